@@ -1,0 +1,31 @@
+# Two entry points on a fresh clone (needs only Python 3.11 and make):
+#   make demo  - create .venv, install, build the demo release on embedded DuckDB, print its summary
+#   make test  - create .venv, install, run the whole test suite (what CI runs)
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DB ?= demo.duckdb
+
+.PHONY: demo test lint clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(BIN)/.installed
+	cd demo && ../$(BIN)/dbt deps --profiles-dir profiles --quiet
+	cd demo && DBT_DEID_DUCKDB_PATH=$(DEMO_DB) ../$(BIN)/dbt build --profiles-dir profiles
+	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
+
+test: $(BIN)/.installed
+	$(BIN)/ruff check src tests bench python_models demo/models integration_tests/models
+	$(BIN)/pytest -q
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check src tests bench python_models demo/models integration_tests/models
+
+clean:
+	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/*.duckdb \
+		integration_tests/target integration_tests/dbt_packages integration_tests/logs

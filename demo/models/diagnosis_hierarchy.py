@@ -1,0 +1,8 @@
+"""Diagnosis hierarchy MRDx -> DIAG3 -> block -> chapter -> '*' of the synthetic code universe."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_deid.demo.discharge import diagnosis_hierarchy
+
+    return diagnosis_hierarchy()

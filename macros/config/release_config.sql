@@ -1,0 +1,268 @@
+{#- Parse and validate the release declared in var('deid_release') (or passed in).
+    Every bad value raises one compiler error naming the setting. Returns a normalized dict:
+    name, source, record_id, direct_identifiers, qis (list of dicts), qi_names, combinations,
+    protected_combinations, k, tau, max_suppression, algorithm, missing_label. -#}
+{% macro release_config(release=none) -%}
+  {{ return(adapter.dispatch('release_config', 'dbt_deid')(release)) }}
+{%- endmacro %}
+
+{% macro _config_error(setting, message) -%}
+  {{ exceptions.raise_compiler_error("dbt_deid release setting '" ~ setting ~ "': " ~ message) }}
+{%- endmacro %}
+
+{% macro _is_fraction(value) -%}
+  {{ return(value is number and value is not boolean and value >= 0 and value <= 1) }}
+{%- endmacro %}
+
+{% macro _is_list(value) -%}
+  {{ return(value is iterable and value is not string and value is not mapping) }}
+{%- endmacro %}
+
+{% macro default__release_config(release) -%}
+  {%- set raw = release if release is not none else var('deid_release', none) -%}
+  {%- if raw is none or raw is not mapping -%}
+    {{ dbt_deid._config_error('deid_release', 'declare the release as a mapping in var deid_release') }}
+  {%- endif -%}
+  {%- set qis_raw = raw.get('quasi_identifiers') -%}
+  {%- if qis_raw is not mapping or qis_raw | length == 0 -%}
+    {{ dbt_deid._config_error('quasi_identifiers', 'must be a non-empty mapping of column -> settings') }}
+  {%- endif -%}
+  {%- set qis = [] -%}
+  {%- for name, spec0 in qis_raw.items() -%}
+    {%- set spec = spec0 if spec0 is not none else {} -%}
+    {%- set where = 'quasi_identifiers.' ~ name -%}
+    {%- if spec is not mapping -%}{{ dbt_deid._config_error(where, 'must be a mapping') }}{%- endif -%}
+    {%- set level = spec.get('level', 0) -%}
+    {%- if level is not integer or level is boolean or level < 0 -%}
+      {{ dbt_deid._config_error(where ~ '.level', 'must be a non-negative integer, got ' ~ level) }}
+    {%- endif -%}
+    {%- set weight = spec.get('weight', 1.0) -%}
+    {%- if not dbt_deid._is_fraction(weight) -%}
+      {{ dbt_deid._config_error(where ~ '.weight', 'must be a number in [0, 1], got ' ~ weight) }}
+    {%- endif -%}
+    {%- set hierarchy = spec.get('hierarchy') -%}
+    {%- set rule = spec.get('rule') -%}
+    {%- if hierarchy is not none and rule is not none -%}
+      {{ dbt_deid._config_error(where, 'give either hierarchy or rule, not both') }}
+    {%- endif -%}
+    {%- if hierarchy is not none and (hierarchy is not string or hierarchy | length == 0) -%}
+      {{ dbt_deid._config_error(where ~ '.hierarchy', 'must be the name of a model or seed') }}
+    {%- endif -%}
+    {%- if rule is not none -%}
+      {%- do dbt_deid._validate_rule(where ~ '.rule', rule) -%}
+      {%- if level > rule['levels'] | length -%}
+        {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but the rule defines ' ~ (rule['levels'] | length) ~ ' levels') }}
+      {%- endif -%}
+    {%- endif -%}
+    {%- if hierarchy is none and rule is none and level != 0 -%}
+      {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but no hierarchy or rule is given') }}
+    {%- endif -%}
+    {%- set cap = spec.get('suppression_cap') -%}
+    {%- if cap is not none and not dbt_deid._is_fraction(cap) -%}
+      {{ dbt_deid._config_error(where ~ '.suppression_cap', 'must be a number in [0, 1], got ' ~ cap) }}
+    {%- endif -%}
+    {%- do qis.append({'name': name, 'level': level, 'weight': weight, 'hierarchy': hierarchy,
+                       'rule': rule, 'cap': cap, 'derived_from': spec.get('derived_from')}) -%}
+  {%- endfor -%}
+  {%- set qi_names = qis | map(attribute='name') | list -%}
+
+  {%- set caps = raw.get('column_suppression_cap') -%}
+  {%- if caps is not none -%}
+    {%- for q in qis -%}
+      {%- if caps is mapping -%}
+        {%- if q.name in caps -%}
+          {%- if not dbt_deid._is_fraction(caps[q.name]) -%}
+            {{ dbt_deid._config_error('column_suppression_cap.' ~ q.name, 'must be a number in [0, 1], got ' ~ caps[q.name]) }}
+          {%- endif -%}
+          {%- do q.update({'cap': caps[q.name]}) -%}
+        {%- endif -%}
+      {%- elif not dbt_deid._is_fraction(caps) -%}
+        {{ dbt_deid._config_error('column_suppression_cap', 'must be a number in [0, 1] or a mapping column -> number, got ' ~ caps) }}
+      {%- elif q.cap is none -%}
+        {%- do q.update({'cap': caps}) -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if caps is mapping -%}
+      {%- for col in caps -%}
+        {%- if col not in qi_names -%}{{ dbt_deid._config_error('column_suppression_cap', 'names unknown column ' ~ col) }}{%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- set combos_raw = raw.get('combinations', [qi_names]) -%}
+  {%- if not dbt_deid._is_list(combos_raw) or combos_raw | length == 0 -%}
+    {{ dbt_deid._config_error('combinations', 'must be a non-empty list of lists of quasi-identifier names') }}
+  {%- endif -%}
+  {%- set combos = [] -%}
+  {%- for c in combos_raw -%}
+    {%- set where = 'combinations[' ~ loop.index ~ ']' -%}
+    {%- if not dbt_deid._is_list(c) or c | length == 0 -%}
+      {{ dbt_deid._config_error(where, 'must be a non-empty list of quasi-identifier names') }}
+    {%- endif -%}
+    {%- for col in c -%}
+      {%- if col not in qi_names -%}
+        {{ dbt_deid._config_error(where, 'names unknown column ' ~ col ~ '; declared quasi-identifiers are ' ~ qi_names | join(', ')) }}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if (c | unique | list | length) != (c | length) -%}
+      {{ dbt_deid._config_error(where, 'repeats a column') }}
+    {%- endif -%}
+    {%- do combos.append(c | list) -%}
+  {%- endfor -%}
+
+  {%- set tau = raw.get('tau') -%}
+  {%- set k_raw = raw.get('k') -%}
+  {%- if tau is none and k_raw is none -%}
+    {{ dbt_deid._config_error('tau', 'give the threshold tau (k = ceil(1/tau)) or k') }}
+  {%- endif -%}
+  {%- if tau is not none -%}
+    {%- if tau is not number or tau is boolean or tau <= 0 or tau > 1 -%}
+      {{ dbt_deid._config_error('tau', 'must be a number in (0, 1], got ' ~ tau) }}
+    {%- endif -%}
+    {%- set k = ((1.0 / tau) | round(9) | round(0, 'ceil')) | int -%}
+    {%- if k_raw is not none and k_raw != k -%}
+      {{ dbt_deid._config_error('k', 'is ' ~ k_raw ~ ' but tau ' ~ tau ~ ' gives k = ceil(1/tau) = ' ~ k) }}
+    {%- endif -%}
+  {%- else -%}
+    {%- if k_raw is not integer or k_raw is boolean -%}
+      {{ dbt_deid._config_error('k', 'must be an integer >= 2, got ' ~ k_raw) }}
+    {%- endif -%}
+    {%- set k = k_raw -%}
+    {%- set tau = (1.0 / k) if k > 0 else 0 -%}
+  {%- endif -%}
+  {%- if k < 2 -%}
+    {{ dbt_deid._config_error('k', 'must be >= 2 (tau <= 0.5); got k = ' ~ k ~ ': with k = 1 every record is its own class') }}
+  {%- endif -%}
+
+  {%- set max_sup = raw.get('max_suppression', 1.0) -%}
+  {%- if not dbt_deid._is_fraction(max_sup) -%}
+    {{ dbt_deid._config_error('max_suppression', 'must be a number in [0, 1], got ' ~ max_sup) }}
+  {%- endif -%}
+  {%- set algorithm = raw.get('algorithm', 'combinations') -%}
+  {%- if algorithm not in ['combinations', 'complete'] -%}
+    {{ dbt_deid._config_error('algorithm', 'must be combinations or complete, got ' ~ algorithm) }}
+  {%- endif -%}
+  {%- set source = raw.get('source') -%}
+  {%- if source is none or not (source is string or (source is mapping and 'source_name' in source and 'table' in source)) -%}
+    {{ dbt_deid._config_error('source', 'must be a model/seed name or {source_name: ..., table: ...}') }}
+  {%- endif -%}
+  {%- set record_id = raw.get('record_id') -%}
+  {%- if record_id is not string or record_id | length == 0 -%}
+    {{ dbt_deid._config_error('record_id', 'must name a unique, non-null column of the source') }}
+  {%- endif -%}
+  {%- if record_id in qi_names -%}
+    {{ dbt_deid._config_error('record_id', record_id ~ ' cannot be a quasi-identifier') }}
+  {%- endif -%}
+  {%- set direct = raw.get('direct_identifiers', []) or [] -%}
+  {%- if not dbt_deid._is_list(direct) -%}
+    {{ dbt_deid._config_error('direct_identifiers', 'must be a list of column names') }}
+  {%- endif -%}
+  {%- for col in direct -%}
+    {%- if col in qi_names -%}
+      {{ dbt_deid._config_error('direct_identifiers', col ~ ' is also a quasi-identifier') }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set missing_label = raw.get('missing_label', '<missing>') -%}
+  {%- if missing_label is not string or missing_label | length == 0 -%}
+    {{ dbt_deid._config_error('missing_label', 'must be a non-empty string') }}
+  {%- endif -%}
+
+  {%- if algorithm == 'complete' -%}
+    {%- set used = [] -%}
+    {%- for q in qi_names -%}
+      {%- for c in combos -%}{%- if q in c and q not in used -%}{%- do used.append(q) -%}{%- endif -%}{%- endfor -%}
+    {%- endfor -%}
+    {%- set protected = [used] -%}
+  {%- else -%}
+    {%- set protected = combos -%}
+  {%- endif -%}
+  {{ return({
+      'name': raw.get('name', 'release'), 'source': source, 'record_id': record_id,
+      'direct_identifiers': direct | list, 'qis': qis, 'qi_names': qi_names,
+      'combinations': combos, 'protected_combinations': protected, 'k': k, 'tau': tau,
+      'max_suppression': max_sup, 'algorithm': algorithm, 'missing_label': missing_label,
+  }) }}
+{%- endmacro %}
+
+{% macro _validate_rule(where, rule) -%}
+  {%- if rule is not mapping or rule.get('type') not in ['interval', 'prefix', 'date'] -%}
+    {{ dbt_deid._config_error(where, 'must be a mapping with type interval, prefix or date') }}
+  {%- endif -%}
+  {%- set levels = rule.get('levels') -%}
+  {%- if not dbt_deid._is_list(levels) or levels | length == 0 -%}
+    {{ dbt_deid._config_error(where ~ '.levels', 'must be a non-empty list') }}
+  {%- endif -%}
+  {%- for lv in levels -%}
+    {%- set w = where ~ '.levels[' ~ loop.index ~ ']' -%}
+    {%- if lv is not mapping -%}{{ dbt_deid._config_error(w, 'must be a mapping') }}{%- endif -%}
+    {%- if rule.type == 'interval' -%}
+      {%- if lv.get('breaks') is not none -%}
+        {%- if not dbt_deid._is_list(lv.breaks) or lv.breaks | length == 0 -%}
+          {{ dbt_deid._config_error(w ~ '.breaks', 'must be a non-empty list of increasing numbers') }}
+        {%- endif -%}
+        {%- for b in lv.breaks -%}
+          {%- if b is not number or (not loop.first and b <= loop.previtem) -%}
+            {{ dbt_deid._config_error(w ~ '.breaks', 'must be a non-empty list of increasing numbers') }}
+          {%- endif -%}
+        {%- endfor -%}
+      {%- elif lv.get('width') is not number or lv.get('width') <= 0 -%}
+        {{ dbt_deid._config_error(w ~ '.width', 'must be a positive number (or give breaks), got ' ~ lv.get('width')) }}
+      {%- endif -%}
+      {%- for key in ['top_code', 'bottom_code', 'offset'] -%}
+        {%- if lv.get(key) is not none and lv.get(key) is not number -%}
+          {{ dbt_deid._config_error(w ~ '.' ~ key, 'must be a number') }}
+        {%- endif -%}
+      {%- endfor -%}
+      {%- if lv.get('label', 'range') not in ['range', 'lower', 'index'] -%}
+        {{ dbt_deid._config_error(w ~ '.label', 'must be range, lower or index') }}
+      {%- endif -%}
+    {%- elif rule.type == 'prefix' -%}
+      {%- if lv.get('length') is not integer or lv.get('length') < 0 -%}
+        {{ dbt_deid._config_error(w ~ '.length', 'must be a non-negative integer') }}
+      {%- endif -%}
+    {%- elif lv.get('trunc') not in ['week', 'month', 'quarter', 'year'] -%}
+      {{ dbt_deid._config_error(w ~ '.trunc', 'must be week, month, quarter or year') }}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- The relation the release reads: ref(name) or source(source_name, table). -#}
+{% macro release_source(cfg) -%}
+  {{ return(adapter.dispatch('release_source', 'dbt_deid')(cfg)) }}
+{%- endmacro %}
+
+{% macro default__release_source(cfg) -%}
+  {%- if cfg.source is mapping -%}
+    {{ return(source(cfg.source.source_name, cfg.source.table)) }}
+  {%- else -%}
+    {{ return(ref(cfg.source)) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Quote a column name unless it is a plain lower-case identifier. -#}
+{% macro ident(name) -%}
+  {{ return(adapter.dispatch('ident', 'dbt_deid')(name)) }}
+{%- endmacro %}
+
+{% macro default__ident(name) -%}
+  {%- if modules.re.match('^[a-z_][a-z0-9_]*$', name) -%}{{ return(name) }}{%- else -%}{{ return(adapter.quote(name)) }}{%- endif -%}
+{%- endmacro %}
+
+{#- Escape a string literal. -#}
+{% macro literal(value) -%}
+  {{ return(adapter.dispatch('literal', 'dbt_deid')(value)) }}
+{%- endmacro %}
+
+{% macro default__literal(value) -%}
+  {{ return("'" ~ (value | string | replace("'", "''")) ~ "'") }}
+{%- endmacro %}
+
+{#- True when the project declares a release (var deid_release); the package's release models
+    are disabled otherwise, so the package can be used for its macros and tests alone. -#}
+{% macro release_enabled() -%}
+  {{ return(adapter.dispatch('release_enabled', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__release_enabled() -%}
+  {{ return(var('deid_release', none) is not none) }}
+{%- endmacro %}

@@ -1,0 +1,40 @@
+{#- Record-level generalization: the record id and, for every QI, the value at its released
+    level (`<qi>`) and the original value (`<qi>__original`), both as strings. A NULL source
+    value is a missing value and becomes the release's missing label at every level, so it stays
+    distinguishable from a suppressed cell (NULL) in the published table. -#}
+{% macro generalize_sql(cfg, hierarchy_relation) -%}
+  {{ return(adapter.dispatch('generalize_sql', 'dbt_deid')(cfg, hierarchy_relation)) }}
+{%- endmacro %}
+
+{% macro default__generalize_sql(cfg, hierarchy_relation) -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set s = dbt.type_string() -%}
+  select
+    src.{{ dbt_deid.ident(cfg.record_id) }} as {{ dbt_deid.ident(cfg.record_id) }}
+    {%- for q in cfg.qis %}
+    {%- set col = dbt_deid.ident(q.name) %}
+    , case when src.{{ col }} is null then {{ miss }} else h{{ loop.index }}.generalized_value end as {{ col }}
+    , case when src.{{ col }} is null then {{ miss }} else cast(src.{{ col }} as {{ s }}) end as {{ dbt_deid.ident(q.name ~ '__original') }}
+    {%- endfor %}
+  from {{ src }} as src
+  {%- for q in cfg.qis %}
+  left join (
+    select original_value, generalized_value from {{ hierarchy_relation }}
+    where qi_name = {{ dbt_deid.literal(q.name) }} and level = {{ q.level }}
+  ) as h{{ loop.index }}
+    on h{{ loop.index }}.original_value = cast(src.{{ dbt_deid.ident(q.name) }} as {{ s }})
+  {%- endfor %}
+{%- endmacro %}
+
+{#- The pattern table: distinct tuples of `columns` with their record count `n`. -#}
+{% macro pattern_counts_sql(relation, columns) -%}
+  {{ return(adapter.dispatch('pattern_counts_sql', 'dbt_deid')(relation, columns)) }}
+{%- endmacro %}
+
+{% macro default__pattern_counts_sql(relation, columns) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  select {{ cols | join(', ') }}, count(*) as n
+  from {{ relation }}
+  group by {{ cols | join(', ') }}
+{%- endmacro %}

@@ -1,0 +1,66 @@
+{#- The long hierarchy table of a release: one row per (qi_name, level, original_value) with its
+    generalized_value. Lookup hierarchies (seeds or models whose first column is the original
+    value and whose next columns are levels 1, 2, ...) are unpivoted; rule-based QIs are
+    materialized from the distinct source values. Validates duplicate keys, missing levels and
+    NULL generalizations, naming the model, column and value. -#}
+{% macro hierarchy_sql(cfg) -%}
+  {{ return(adapter.dispatch('hierarchy_sql', 'dbt_deid')(cfg)) }}
+{%- endmacro %}
+
+{% macro default__hierarchy_sql(cfg) -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set parts = [] -%}
+  {%- for q in cfg.qis -%}
+    {%- if q.hierarchy is not none -%}
+      {%- set h = ref(q.hierarchy) -%}
+      {%- if execute -%}
+        {%- set cols = adapter.get_columns_in_relation(h) -%}
+        {%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}
+        {%- for col in cols -%}
+          {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ loop.index0 ~ " as level, cast(" ~ adapter.quote(cols[0].name) ~ " as " ~ s ~ ") as original_value, cast(" ~ adapter.quote(col.name) ~ " as " ~ s ~ ") as generalized_value from " ~ h) -%}
+        {%- endfor -%}
+      {%- endif -%}
+    {%- else -%}
+      {%- set col = dbt_deid.ident(q.name) -%}
+      {%- set n_levels = (q.rule['levels'] | length + 1) if q.rule is not none else 1 -%}
+      {%- for level in range(n_levels) -%}
+        {%- set expr = dbt_deid.rule_level_sql(q.rule, level, 'v') if q.rule is not none else 'cast(v as ' ~ s ~ ')' -%}
+        {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ level ~ " as level, cast(v as " ~ s ~ ") as original_value, " ~ expr ~ " as generalized_value from (select distinct " ~ col ~ " as v from " ~ src ~ " where " ~ col ~ " is not null) as d") -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if parts | length == 0 -%}
+    {{ return("select cast(null as " ~ s ~ ") as qi_name, 0 as level, cast(null as " ~ s ~ ") as original_value, cast(null as " ~ s ~ ") as generalized_value where 1 = 0") }}
+  {%- endif -%}
+  {{ return(parts | join('\nunion all\n')) }}
+{%- endmacro %}
+
+{#- Checks of a lookup hierarchy: enough levels for the released level, no duplicate original
+    value, no NULL in any level. Raises an error naming the QI, the hierarchy and the value. -#}
+{% macro assert_lookup_hierarchy(q, relation, cols) -%}
+  {{ return(adapter.dispatch('assert_lookup_hierarchy', 'dbt_deid')(q, relation, cols)) }}
+{%- endmacro %}
+
+{% macro default__assert_lookup_hierarchy(q, relation, cols) -%}
+  {%- set where = "model " ~ this.identifier ~ ": hierarchy '" ~ q.hierarchy ~ "' of column '" ~ q.name ~ "'" -%}
+  {%- if cols | length < q.level + 1 -%}
+    {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
+  {%- endif -%}
+  {%- set key = adapter.quote(cols[0].name) -%}
+  {%- set dup -%}
+    select cast({{ key }} as {{ dbt.type_string() }}) as v, count(*) as n from {{ relation }} group by {{ key }} having count(*) > 1 order by 1 limit 3
+  {%- endset -%}
+  {%- set rows = run_query(dup).rows -%}
+  {%- if rows | length > 0 -%}
+    {{ exceptions.raise_compiler_error(where ~ " has duplicate key value '" ~ rows[0][0] ~ "' (" ~ rows[0][1] ~ " rows)") }}
+  {%- endif -%}
+  {%- set nulls = [] -%}
+  {%- for col in cols -%}
+    {%- do nulls.append("select " ~ loop.index0 ~ " as level, cast(" ~ key ~ " as " ~ dbt.type_string() ~ ") as v from " ~ relation ~ " where " ~ adapter.quote(col.name) ~ " is null") -%}
+  {%- endfor -%}
+  {%- set rows = run_query("select level, v from (" ~ nulls | join(' union all ') ~ ") as x order by level, v limit 1").rows -%}
+  {%- if rows | length > 0 -%}
+    {{ exceptions.raise_compiler_error(where ~ " has an empty value at level " ~ rows[0][0] ~ " for key '" ~ rows[0][1] ~ "'") }}
+  {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,185 @@
+{#- Equivalence classes and prosecutor risk (seed 000 "Equivalence Classes"; seed 003: risk of a
+    record is 1/f_j, the release's maximum risk 1/min f_j). NULL (suppressed) is its own
+    category in GROUP BY / PARTITION BY, so the fully suppressed class is a class too. -#}
+
+{#- Per-record risk: for each record, its smallest class size over `combinations` and the
+    prosecutor risk 1/f_j of that class. -#}
+{% macro record_risk_sql(relation, record_id, combinations) -%}
+  {{ return(adapter.dispatch('record_risk_sql', 'dbt_deid')(relation, record_id, combinations)) }}
+{%- endmacro %}
+
+{% macro default__record_risk_sql(relation, record_id, combinations) -%}
+  {%- set sizes = [] -%}
+  {%- for b in combinations -%}
+    {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+    {%- do sizes.append('count(*) over (partition by ' ~ cols | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  select {{ dbt_deid.ident(record_id) }},
+    {% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as smallest_class_size,
+    1.0 / {% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as prosecutor_risk
+  from {{ relation }}
+{%- endmacro %}
+
+{#- Class sizes f_j of one combination: one row per class (size column `f`), no values. -#}
+{% macro class_sizes_sql(relation, combination) -%}
+  {{ return(adapter.dispatch('class_sizes_sql', 'dbt_deid')(relation, combination)) }}
+{%- endmacro %}
+
+{% macro default__class_sizes_sql(relation, combination) -%}
+  {%- set cols = [] -%}{%- for c in combination -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  select count(*) as f from {{ relation }} group by {{ cols | join(', ') }}
+{%- endmacro %}
+
+{#- Risk summary per combination: classes, smallest class, max risk 1/min f_j, mean risk
+    (mean over records of 1/f_j = classes / records), records and share of records above tau
+    (1/f_j > tau, i.e. f_j < k = ceil(1/tau)). -#}
+{% macro risk_summary_sql(relation, combinations, k, tau, stage) -%}
+  {{ return(adapter.dispatch('risk_summary_sql', 'dbt_deid')(relation, combinations, k, tau, stage)) }}
+{%- endmacro %}
+
+{% macro default__risk_summary_sql(relation, combinations, k, tau, stage) -%}
+  {%- for b in combinations %}
+  select
+    {{ dbt_deid.literal(stage) }} as stage,
+    {{ dbt_deid.literal(b | join('+')) }} as combination,
+    {{ k }} as k,
+    {{ tau }} as tau,
+    cast(sum(f) as {{ dbt.type_bigint() }}) as records,
+    count(*) as classes,
+    min(f) as smallest_class,
+    1.0 / min(f) as max_risk,
+    1.0 * count(*) / sum(f) as mean_risk,
+    cast(sum(case when f < {{ k }} then 1 else 0 end) as {{ dbt.type_bigint() }}) as classes_below_k,
+    cast(sum(case when f < {{ k }} then f else 0 end) as {{ dbt.type_bigint() }}) as records_above_tau,
+    1.0 * sum(case when f < {{ k }} then f else 0 end) / sum(f) as share_above_tau
+  from ({{ dbt_deid.class_sizes_sql(relation, b) }}) as classes
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+  {%- endfor %}
+{%- endmacro %}
+
+{#- The exact prosecutor check of a combination: for every distinct true tuple (columns
+    `<qi>__generalized`), the number of released records consistent with it, a suppressed
+    (NULL) cell being consistent with anything. Computed per suppression mask: released records
+    with mask m match a true tuple when they agree on the unsuppressed columns. Output: one row
+    per true tuple with `n_true` (records with that tuple) and `consistent`; no QI values are
+    selected by callers that report failures. Needs `execute` (the masks are read first). -#}
+{% macro exact_consistent_sql(relation, combination) -%}
+  {{ return(adapter.dispatch('exact_consistent_sql', 'dbt_deid')(relation, combination)) }}
+{%- endmacro %}
+
+{% macro default__exact_consistent_sql(relation, combination) -%}
+  {%- set pub = [] -%}{%- set tru = [] -%}
+  {%- for c in combination -%}
+    {%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}
+  {%- endfor -%}
+  {%- set masks = [] -%}
+  {%- if execute -%}
+    {%- set flags = [] -%}
+    {%- for c in pub -%}{%- do flags.append('case when ' ~ c ~ ' is null then 1 else 0 end') -%}{%- endfor -%}
+    {%- set rows = run_query('select distinct ' ~ flags | join(', ') ~ ' from ' ~ relation).rows -%}
+    {%- for r in rows -%}{%- do masks.append(r | list) -%}{%- endfor -%}
+  {%- endif -%}
+  with truth as (
+    select {% for i in range(tru | length) %}{{ tru[i] }} as t{{ i }}, {% endfor %}count(*) as n_true
+    from {{ relation }} group by {{ tru | join(', ') }}
+  ),
+  released as (
+    select {% for i in range(pub | length) %}{{ pub[i] }} as p{{ i }}, {% endfor %}count(*) as n
+    from {{ relation }} group by {{ pub | join(', ') }}
+  ),
+  matches as (
+    select {% for i in range(tru | length) %}t{{ i }}, {% endfor %}0 as n from truth where 1 = 0
+    {%- for m in masks %}
+    {%- set kept = [] -%}{%- for i in range(m | length) -%}{%- if m[i] == 0 -%}{%- do kept.append(i) -%}{%- endif -%}{%- endfor %}
+    union all
+    select {% for i in range(tru | length) %}t.t{{ i }}, {% endfor %}g.n
+    from truth as t
+    {%- if kept | length == 0 %}
+    cross join (select sum(n) as n from released where {% for i in range(m | length) %}p{{ i }} is null{% if not loop.last %} and {% endif %}{% endfor %}) as g
+    {%- else %}
+    inner join (
+      select {% for i in kept %}p{{ i }}, {% endfor %}sum(n) as n from released
+      where {% for i in range(m | length) %}p{{ i }} is {{ 'null' if m[i] == 1 else 'not null' }}{% if not loop.last %} and {% endif %}{% endfor %}
+      group by {% for i in kept %}p{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
+    ) as g on {% for i in kept %}g.p{{ i }} = t.t{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
+    {%- endif %}
+    {%- endfor %}
+  )
+  select {% for i in range(tru | length) %}t.t{{ i }}, {% endfor %}t.n_true, coalesce(m.consistent, 0) as consistent
+  from truth as t
+  left join (
+    select {% for i in range(tru | length) %}t{{ i }}, {% endfor %}sum(n) as consistent from matches
+    group by {% for i in range(tru | length) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
+  ) as m on {% for i in range(tru | length) %}m.t{{ i }} = t.t{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
+{%- endmacro %}
+
+{#- Exact summary per combination: smallest consistent set and records whose consistent set is
+    below k. -#}
+{% macro exact_risk_summary_sql(relation, combinations, k) -%}
+  {{ return(adapter.dispatch('exact_risk_summary_sql', 'dbt_deid')(relation, combinations, k)) }}
+{%- endmacro %}
+
+{% macro default__exact_risk_summary_sql(relation, combinations, k) -%}
+  {%- for b in combinations %}
+  select {{ dbt_deid.literal(b | join('+')) }} as combination,
+    {{ k }} as k,
+    min(consistent) as min_consistent,
+    cast(sum(case when consistent < {{ k }} then n_true else 0 end) as {{ dbt.type_bigint() }}) as records_below_k
+  from ({{ dbt_deid.exact_consistent_sql(relation, b) }}) as x
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+  {%- endfor %}
+{%- endmacro %}
+
+{#- Information loss per QI and for the whole release (seed 000 "Measuring Information Loss"):
+    suppressed cells and their share, records with any suppressed QI and their share, and
+    non-uniform entropy: for each record and QI, -log2 of the share of records with its original
+    value among the records that share its released value (a suppressed cell's released value
+    covers all records). -#}
+{% macro information_loss_sql(cfg, suppressed) -%}
+  {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed)) }}
+{%- endmacro %}
+
+{% macro default__information_loss_sql(cfg, suppressed) -%}
+  {%- set any_null = [] -%}
+  {%- for q in cfg.qi_names -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
+  with totals as (select count(*) as n from {{ suppressed }})
+  {%- for q in cfg.qi_names %}
+  {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(q ~ '__original') %}
+  , e{{ loop.index }} as (
+    select coalesce(sum(o_r.n_or * -ln(1.0 * o_r.n_or / rr.n_r)) / ln(2.0), 0) as entropy
+    from (select {{ o }} as o, {{ r }} as r, count(*) as n_or from {{ suppressed }} where {{ r }} is not null group by {{ o }}, {{ r }}) as o_r
+    inner join (select {{ r }} as r, count(*) as n_r from {{ suppressed }} where {{ r }} is not null group by {{ r }}) as rr on rr.r = o_r.r
+  )
+  , s{{ loop.index }} as (
+    select coalesce(sum(sup.n_sup * -ln(1.0 * allo.n_o / t.n)) / ln(2.0), 0) as entropy
+    from (select {{ o }} as o, count(*) as n_sup from {{ suppressed }} where {{ r }} is null group by {{ o }}) as sup
+    inner join (select {{ o }} as o, count(*) as n_o from {{ suppressed }} group by {{ o }}) as allo on allo.o = sup.o
+    cross join totals as t
+  )
+  {%- endfor %}
+  {%- for q in cfg.qi_names %}
+  select {{ dbt_deid.literal(q) }} as column_name,
+    {{ loop.index }} as column_order,
+    t.n as records,
+    (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) as suppressed_cells,
+    1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_cells_suppressed,
+    (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) as records_with_suppression,
+    1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_records_with_suppression,
+    (select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}) as non_uniform_entropy
+  from totals as t
+  union all
+  {%- endfor %}
+  select '(all quasi-identifiers)' as column_name,
+    0 as column_order,
+    t.n as records,
+    ({% for q in cfg.qi_names %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) as suppressed_cells,
+    1.0 * ({% for q in cfg.qi_names %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) / (t.n * {{ cfg.qi_names | length }}) as share_cells_suppressed,
+    (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) as records_with_suppression,
+    1.0 * (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) / t.n as share_records_with_suppression,
+    ({% for q in cfg.qi_names %}(select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}){% if not loop.last %} + {% endif %}{% endfor %}) as non_uniform_entropy
+  from totals as t
+{%- endmacro %}

@@ -1,0 +1,5 @@
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.publish_sql(cfg, ref('deid_release_gate')) }}
+{%- endif %}

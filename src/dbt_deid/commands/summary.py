@@ -1,0 +1,98 @@
+"""``python -m dbt_deid summary``: print a built release's risk summary and information loss.
+
+Reads the tables the release models wrote (``deid_risk_summary``, ``deid_information_loss``,
+``deid_release_parameters`` and the row counts of the source and ``deid_published``) from a
+DuckDB database file. Figures only: no quasi-identifier values are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dbt_deid.errors import DataError
+
+
+def _fmt_share(x: float | None) -> str:
+    return "-" if x is None else f"{100 * float(x):.2f}%"
+
+
+def render_summary(database: str | Path, schema: str = "main") -> str:
+    """The summary text of the release in ``database`` (a DuckDB file)."""
+    import duckdb
+
+    path = Path(database)
+    if not path.exists():
+        raise FileNotFoundError(f"database {str(path)!r} does not exist; run the release first")
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = {r[0] for r in con.execute(
+            "select table_name from information_schema.tables where table_schema = ?", [schema]
+        ).fetchall()}
+        for needed in ("deid_risk_summary", "deid_information_loss", "deid_release_parameters"):
+            if needed not in tables:
+                raise DataError(
+                    f"table {schema}.{needed} is missing from {path}; build the release"
+                )
+        params = dict(con.execute(
+            f"select setting, value from {schema}.deid_release_parameters order by setting_order"
+        ).fetchall())
+        lines = [
+            f"Release {params.get('release')}: algorithm {params.get('algorithm')},"
+            f" tau = {params.get('tau')} (k = {params.get('k')}),"
+            f" MaxSup = {_fmt_share(float(params.get('max_suppression', 1)))}",
+        ]
+        published = "deid_published" in tables
+        if published:
+            n_pub = con.execute(f"select count(*) from {schema}.deid_published").fetchone()[0]
+            lines.append(f"Published table {schema}.deid_published: {n_pub} records")
+        else:
+            lines.append("Published table: NOT BUILT (a gate failed or the release did not run)")
+        lines.append("")
+        lines.append(
+            "Risk per combination (prosecutor risk 1/f_j; suppressed value = own category)"
+        )
+        header = (f"  {'combination':<40} {'stage':<12} {'classes':>8} {'min f':>6} "
+                  f"{'max risk':>9} {'mean risk':>10} {'> tau':>8} {'exact min':>10}")
+        lines.append(header)
+        for row in con.execute(
+            f"select combination, stage, classes, smallest_class, max_risk, mean_risk,"
+            f" share_above_tau, min_consistent_exact from {schema}.deid_risk_summary"
+            f" order by combination, stage"
+        ).fetchall():
+            comb, stage, classes, small, max_risk, mean_risk, above, exact = row
+            lines.append(
+                f"  {comb:<40} {stage:<12} {classes:>8} {small:>6} {max_risk:>9.3f}"
+                f" {mean_risk:>10.4f} {_fmt_share(above):>8} "
+                f"{('-' if exact is None else int(exact)):>10}"
+            )
+        lines.append("")
+        lines.append("Information loss (cells suppressed; records with a suppressed value)")
+        lines.append(
+            f"  {'column':<26} {'cells':>9} {'% cells':>8} {'% records':>10} {'entropy':>12}"
+        )
+        for row in con.execute(
+            f"select column_name, suppressed_cells, share_cells_suppressed,"
+            f" share_records_with_suppression, non_uniform_entropy"
+            f" from {schema}.deid_information_loss order by column_order"
+        ).fetchall():
+            name, cells, share_cells, share_records, entropy = row
+            lines.append(
+                f"  {name:<26} {cells:>9} {_fmt_share(share_cells):>8}"
+                f" {_fmt_share(share_records):>10} {entropy:>12.0f}"
+            )
+        return "\n".join(lines)
+    finally:
+        con.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    print(render_summary(args.database, args.schema))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("summary", help="print a built release's risk summary and information loss")
+    p.add_argument("--database", required=True, help="the DuckDB file the release was built in")
+    p.add_argument("--schema", default="main", help="schema of the release tables (default main)")
+    p.set_defaults(func=run)

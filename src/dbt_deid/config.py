@@ -1,0 +1,288 @@
+"""The release configuration: one documented shape, validated before any work.
+
+A release (seed 000, "Combinations Suppression Algorithm") declares the source, the direct
+identifiers to drop, the quasi-identifiers (QIs) with their hierarchy and released level, the
+weights w[z_b] in [0, 1], the QI combinations B to protect, the threshold tau with
+k = ceil(1/tau), MaxSup (seed 001: the largest share of records allowed to carry a suppressed
+QI) and optional per-column suppression caps (seed 003 used 15%).
+
+The same dictionary is read by the dbt macros (``macros/config/get_release.sql``) and by this
+module; every bad value raises one :class:`ConfigError` naming the setting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt_deid.errors import ConfigError
+
+ALGORITHMS = ("combinations", "complete")
+RULES = ("interval", "prefix", "date")
+DATE_UNITS = ("week", "month", "quarter", "year")
+DEFAULT_MISSING_LABEL = "<missing>"
+
+
+def k_from_tau(tau: float) -> int:
+    """Seed 000: k = ceil(1/tau), the smallest class size whose risk 1/k is at most tau."""
+    if not isinstance(tau, (int, float)) or isinstance(tau, bool) or not 0 < tau <= 1:
+        raise ConfigError(f"tau must be a number in (0, 1], got {tau!r}")
+    # Guard against 1/0.2 = 5.000000000000001 style floating error before ceil.
+    return math.ceil(round(1.0 / tau, 9))
+
+
+def _fraction(value: Any, setting: str, *, open_low: bool = False) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not ok or not (0 < value <= 1 if open_low else 0 <= value <= 1):
+        interval = "(0, 1]" if open_low else "[0, 1]"
+        raise ConfigError(f"{setting} must be a number in {interval}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class QuasiIdentifier:
+    """One QI: its source column, how it is generalized, and its suppression weight."""
+
+    name: str
+    level: int = 0
+    weight: float = 1.0
+    hierarchy: str | None = None
+    rule: Mapping[str, Any] | None = None
+    suppression_cap: float | None = None
+    derived_from: str | None = None
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """A validated release. ``k`` is always set (given directly or as ceil(1/tau))."""
+
+    name: str
+    quasi_identifiers: Mapping[str, QuasiIdentifier]
+    combinations: tuple[tuple[str, ...], ...]
+    k: int
+    tau: float
+    max_suppression: float = 1.0
+    algorithm: str = "combinations"
+    source: str | None = None
+    record_id: str | None = None
+    direct_identifiers: tuple[str, ...] = ()
+    missing_label: str = DEFAULT_MISSING_LABEL
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def qi_names(self) -> list[str]:
+        return list(self.quasi_identifiers)
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {n: q.weight for n, q in self.quasi_identifiers.items()}
+
+    @property
+    def caps(self) -> dict[str, float]:
+        return {
+            n: q.suppression_cap
+            for n, q in self.quasi_identifiers.items()
+            if q.suppression_cap is not None
+        }
+
+    def protected_combinations(self) -> list[tuple[str, ...]]:
+        """The combinations the suppression works on: B, or one combination of all QIs used
+        in B when the algorithm is "complete" (seed 000, "Evaluation")."""
+        if self.algorithm == "complete":
+            used = [q for q in self.qi_names if any(q in c for c in self.combinations)]
+            return [tuple(used)]
+        return list(self.combinations)
+
+
+def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
+    setting = f"quasi_identifiers.{qi}.rule"
+    if not isinstance(rule, Mapping) or rule.get("type") not in RULES:
+        raise ConfigError(f"{setting} must be a mapping with type one of {RULES}, got {rule!r}")
+    levels = rule.get("levels")
+    if not isinstance(levels, Sequence) or isinstance(levels, str) or not levels:
+        raise ConfigError(f"{setting}.levels must be a non-empty list, got {levels!r}")
+    for i, lv in enumerate(levels, start=1):
+        where = f"{setting}.levels[{i}]"
+        if not isinstance(lv, Mapping):
+            raise ConfigError(f"{where} must be a mapping, got {lv!r}")
+        if rule["type"] == "interval":
+            breaks = lv.get("breaks")
+            if breaks is not None:
+                ok = (
+                    isinstance(breaks, Sequence) and not isinstance(breaks, str) and breaks
+                    and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in breaks)
+                    and all(a < b for a, b in zip(breaks, breaks[1:], strict=False))
+                )
+                if not ok:
+                    raise ConfigError(
+                        f"{where}.breaks must be a non-empty list of increasing numbers"
+                    )
+            else:
+                w = lv.get("width")
+                if not isinstance(w, (int, float)) or isinstance(w, bool) or w <= 0:
+                    raise ConfigError(
+                        f"{where}.width must be a positive number (or give breaks), got {w!r}"
+                    )
+            for key in ("top_code", "bottom_code", "offset"):
+                v = lv.get(key)
+                if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)):
+                    raise ConfigError(f"{where}.{key} must be a number, got {v!r}")
+            if lv.get("label", "range") not in ("range", "index", "lower"):
+                raise ConfigError(f"{where}.label must be range, lower or index")
+        elif rule["type"] == "prefix":
+            n = lv.get("length")
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise ConfigError(f"{where}.length must be a non-negative integer, got {n!r}")
+        elif lv.get("trunc") not in DATE_UNITS:
+            raise ConfigError(f"{where}.trunc must be one of {DATE_UNITS}, got {lv.get('trunc')!r}")
+    return dict(rule)
+
+
+def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
+    setting = f"quasi_identifiers.{name}"
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{setting} must be a mapping, got {spec!r}")
+    unknown = set(spec) - {
+        "level", "weight", "hierarchy", "rule", "suppression_cap", "derived_from",
+        "description",
+    }
+    if unknown:
+        raise ConfigError(f"{setting} has unknown settings {sorted(unknown)}")
+    level = spec.get("level", 0)
+    if not isinstance(level, int) or isinstance(level, bool) or level < 0:
+        raise ConfigError(f"{setting}.level must be a non-negative integer, got {level!r}")
+    weight = _fraction(spec.get("weight", 1.0), f"{setting}.weight")
+    hierarchy, rule = spec.get("hierarchy"), spec.get("rule")
+    if hierarchy is not None and rule is not None:
+        raise ConfigError(f"{setting}: give either hierarchy or rule, not both")
+    if hierarchy is not None and (not isinstance(hierarchy, str) or not hierarchy):
+        raise ConfigError(f"{setting}.hierarchy must be a model or seed name, got {hierarchy!r}")
+    if rule is not None:
+        rule = _validate_rule(name, rule)
+        if level > len(rule["levels"]):
+            raise ConfigError(
+                f"{setting}.level is {level} but the rule defines {len(rule['levels'])} levels"
+            )
+    if hierarchy is None and rule is None and level != 0:
+        raise ConfigError(f"{setting}.level is {level} but no hierarchy or rule is given")
+    cap = spec.get("suppression_cap")
+    if cap is not None:
+        cap = _fraction(cap, f"{setting}.suppression_cap")
+    return QuasiIdentifier(
+        name=name, level=level, weight=weight, hierarchy=hierarchy, rule=rule,
+        suppression_cap=cap, derived_from=spec.get("derived_from"),
+    )
+
+
+def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
+    """Validate a release mapping (the ``dbt_deid.release`` var) and return a ReleaseConfig.
+
+    Raises ConfigError naming the first bad setting.
+    """
+    if not isinstance(raw, Mapping) or not raw:
+        raise ConfigError("release must be a non-empty mapping (var dbt_deid.release)")
+    qis_raw = raw.get("quasi_identifiers")
+    if not isinstance(qis_raw, Mapping) or not qis_raw:
+        raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")
+    qis = {str(n): _validate_qi(str(n), s) for n, s in qis_raw.items()}
+    for q in qis.values():
+        if q.derived_from is not None and q.derived_from not in qis:
+            raise ConfigError(
+                f"quasi_identifiers.{q.name}.derived_from names unknown QI {q.derived_from!r}"
+            )
+
+    combos_raw = raw.get("combinations")
+    if combos_raw is None:
+        combos_raw = [list(qis)]
+    if not isinstance(combos_raw, Sequence) or isinstance(combos_raw, str) or not combos_raw:
+        raise ConfigError("combinations must be a non-empty list of lists of QI names")
+    combos: list[tuple[str, ...]] = []
+    for i, c in enumerate(combos_raw, start=1):
+        if isinstance(c, str) or not isinstance(c, Sequence) or not c:
+            raise ConfigError(f"combinations[{i}] must be a non-empty list of QI names, got {c!r}")
+        for col in c:
+            if col not in qis:
+                raise ConfigError(
+                    f"combinations[{i}] names unknown column {col!r}; declared quasi-identifiers"
+                    f" are {list(qis)}"
+                )
+        if len(set(c)) != len(c):
+            raise ConfigError(f"combinations[{i}] repeats a column: {list(c)}")
+        combos.append(tuple(str(x) for x in c))
+
+    tau_raw, k_raw = raw.get("tau"), raw.get("k")
+    if tau_raw is None and k_raw is None:
+        raise ConfigError("give the threshold tau (k = ceil(1/tau)) or k")
+    if tau_raw is not None:
+        k = k_from_tau(tau_raw)
+        if k_raw is not None and k_raw != k:
+            raise ConfigError(f"k is {k_raw!r} but tau {tau_raw} gives k = ceil(1/tau) = {k}")
+        tau = float(tau_raw)
+    else:
+        if not isinstance(k_raw, int) or isinstance(k_raw, bool):
+            raise ConfigError(f"k must be an integer >= 2, got {k_raw!r}")
+        k, tau = k_raw, 1.0 / k_raw if k_raw else 0.0
+    if k < 2:
+        raise ConfigError(
+            f"k must be >= 2 (tau <= 0.5); got k = {k}: with k = 1 every record is its own class"
+        )
+
+    max_sup = _fraction(raw.get("max_suppression", 1.0), "max_suppression")
+    algorithm = raw.get("algorithm", "combinations")
+    if algorithm not in ALGORITHMS:
+        raise ConfigError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+
+    caps = raw.get("column_suppression_cap")
+    if caps is not None:
+        if isinstance(caps, Mapping):
+            for col, cap in caps.items():
+                if col not in qis:
+                    raise ConfigError(f"column_suppression_cap names unknown column {col!r}")
+                qis[col] = _with_cap(qis[col], _fraction(cap, f"column_suppression_cap.{col}"))
+        else:
+            cap = _fraction(caps, "column_suppression_cap")
+            qis = {n: q if q.suppression_cap is not None else _with_cap(q, cap)
+                   for n, q in qis.items()}
+
+    direct = raw.get("direct_identifiers", []) or []
+    if isinstance(direct, str) or not isinstance(direct, Sequence):
+        raise ConfigError(f"direct_identifiers must be a list of column names, got {direct!r}")
+    for col in direct:
+        if col in qis:
+            raise ConfigError(f"direct_identifiers lists {col!r}, which is also a quasi-identifier")
+    missing_label = raw.get("missing_label", DEFAULT_MISSING_LABEL)
+    if not isinstance(missing_label, str) or not missing_label:
+        raise ConfigError(f"missing_label must be a non-empty string, got {missing_label!r}")
+    record_id = raw.get("record_id")
+    if record_id is not None and record_id in qis:
+        raise ConfigError(f"record_id {record_id!r} cannot be a quasi-identifier")
+
+    known = {
+        "name", "source", "record_id", "direct_identifiers", "quasi_identifiers", "combinations",
+        "tau", "k", "max_suppression", "algorithm", "column_suppression_cap", "missing_label",
+    }
+    return ReleaseConfig(
+        name=str(raw.get("name", "release")),
+        quasi_identifiers=qis,
+        combinations=tuple(combos),
+        k=k,
+        tau=tau,
+        max_suppression=max_sup,
+        algorithm=algorithm,
+        source=raw.get("source"),
+        record_id=record_id,
+        direct_identifiers=tuple(direct),
+        missing_label=missing_label,
+        extra={key: v for key, v in raw.items() if key not in known},
+    )
+
+
+def _with_cap(q: QuasiIdentifier, cap: float) -> QuasiIdentifier:
+    return QuasiIdentifier(
+        name=q.name, level=q.level, weight=q.weight, hierarchy=q.hierarchy, rule=q.rule,
+        suppression_cap=cap, derived_from=q.derived_from,
+    )

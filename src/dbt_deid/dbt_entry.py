@@ -1,0 +1,74 @@
+"""Entry points for the thin dbt Python models: frames in, frames out, no dbt imports needed.
+
+The Python models in ``python_models/`` read their refs, call one function here and return its
+frame. Everything they do is in the core; this module only converts engine relations to pandas
+and the core's results to frames with stable column types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.config import parse_release
+from dbt_deid.errors import DataError
+from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.suppression import run_suppression
+
+
+def to_pandas(relation: Any) -> pd.DataFrame:
+    """A dbt Python model's ``dbt.ref()`` result as pandas, whatever the engine.
+
+    DuckDB relations have ``df()``, Snowpark ``to_pandas()``, Spark ``toPandas()``.
+    """
+    if isinstance(relation, pd.DataFrame):
+        return relation
+    for method in ("df", "to_pandas", "toPandas"):
+        fn = getattr(relation, method, None)
+        if callable(fn):
+            return fn()
+    raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
+
+
+def suppression_map(
+    patterns: Any, release: dict[str, Any], *, model: str = "deid_suppression_map",
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Run the release's suppression on its pattern table; return the suppression map.
+
+    ``patterns`` is ``deid_patterns`` (QI columns plus ``n``). The map has, for each pattern with
+    a suppressed cell, one row per variant: the pattern's QI values, ``n``, ``rank_from``,
+    ``rank_to`` and one boolean ``<qi>__suppressed`` per QI (see
+    :meth:`dbt_deid.suppression.SuppressionResult.suppression_map`).
+    """
+    cfg = parse_release(release)
+    frame = to_pandas(patterns)
+    frame.columns = [str(c) for c in frame.columns]
+    if len(frame) == 0:
+        raise DataError(f"model {model}: the pattern table is empty; nothing to release")
+    log = logger or dbt_logger()
+    result = run_suppression(
+        frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
+        logger=log,
+    )
+    out = result.suppression_map()
+    log.info(
+        f"dbt_deid: {model}: {result.stats.cells} cells suppressed"
+        f" ({result.stats.phase1_cells} in phase 1, {result.stats.phase2_cells} in phase 2,"
+        f" {result.stats.growth_records} records moved to fully suppressed classes),"
+        f" {len(out)} map rows"
+    )
+    columns: dict[str, Any] = {}
+    for q in cfg.qi_names:
+        columns[q] = pd.Series(out[q].to_numpy(dtype=object) if len(out) else [], dtype=object)
+    for c in ("n", "rank_from", "rank_to"):
+        columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
+    for q in cfg.qi_names:
+        flag = f"{q}__suppressed"
+        columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
+    frame_out = pd.DataFrame(columns)
+    for q in cfg.qi_names:  # empty maps still need string-typed key columns
+        frame_out[q] = frame_out[q].astype("string")
+    return frame_out

@@ -1,0 +1,1 @@
+"""Seeded synthetic data generators for demos, tests and benchmarks."""

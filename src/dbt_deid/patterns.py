@@ -1,0 +1,121 @@
+"""The compact pattern table: distinct QI tuples with their record counts.
+
+The warehouse builds it with one ``GROUP BY`` (``models/deid_patterns.sql``); the Python core
+works only on it. Values are integer-coded per column (codes follow the sorted labels, so every
+run is deterministic); code ``SUPPRESSED`` (-1) marks a suppressed cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import DataError
+
+SUPPRESSED = -1
+COUNT_COLUMN = "n"
+
+
+@dataclass
+class PatternTable:
+    """Integer-coded patterns.
+
+    ``codes[i, j]`` is the code of column ``columns[j]`` in pattern ``i`` (-1 when suppressed),
+    ``labels[j][code]`` its label, ``counts[i]`` the number of records with the pattern and
+    ``origin[i]`` the row of the input pattern table it came from (patterns are split when only
+    some of their records are suppressed).
+    """
+
+    columns: list[str]
+    codes: np.ndarray
+    counts: np.ndarray
+    labels: list[np.ndarray]
+    origin: np.ndarray
+
+    @property
+    def n_records(self) -> int:
+        return int(self.counts.sum())
+
+    def col(self, name: str) -> int:
+        return self.columns.index(name)
+
+    def copy(self) -> PatternTable:
+        return PatternTable(
+            list(self.columns), self.codes.copy(), self.counts.copy(), list(self.labels),
+            self.origin.copy(),
+        )
+
+    @classmethod
+    def from_frame(
+        cls, frame: pd.DataFrame, columns: Sequence[str], count_column: str | None = COUNT_COLUMN
+    ) -> PatternTable:
+        """Encode a pattern table (or a record table when ``count_column`` is None).
+
+        Null cells in the input are treated as already suppressed.
+        """
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise DataError(
+                f"pattern table has no column(s) {missing}; it has {list(frame.columns)}"
+            )
+        if len(frame) == 0:
+            raise DataError("pattern table is empty: the release has no records")
+        if count_column is None:
+            counts = np.ones(len(frame), dtype=np.int64)
+        else:
+            if count_column not in frame.columns:
+                raise DataError(f"pattern table has no count column {count_column!r}")
+            counts = frame[count_column].to_numpy(dtype=np.int64)
+            if (counts <= 0).any():
+                raise DataError(f"pattern table column {count_column!r} has a count <= 0")
+        codes = np.empty((len(frame), len(columns)), dtype=np.int32)
+        labels: list[np.ndarray] = []
+        for j, c in enumerate(columns):
+            values = frame[c]
+            null = values.isna().to_numpy()
+            as_str = values.astype(object).where(~values.isna(), None)
+            uniq = np.array(sorted({str(v) for v in as_str[~null]}), dtype=object)
+            lookup = {v: i for i, v in enumerate(uniq)}
+            col_codes = np.fromiter(
+                (lookup[str(v)] if v is not None else SUPPRESSED for v in as_str),
+                dtype=np.int32, count=len(frame),
+            )
+            codes[:, j] = col_codes
+            labels.append(uniq)
+        return cls(list(columns), codes, counts, labels, np.arange(len(frame), dtype=np.int64))
+
+    def decode(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Labels as a frame, ``None`` for suppressed cells."""
+        cols = list(columns or self.columns)
+        out = {}
+        for c in cols:
+            j = self.col(c)
+            lab = np.append(self.labels[j], None)  # index -1 -> None
+            out[c] = lab[self.codes[:, j]]
+        frame = pd.DataFrame(out, dtype=object)
+        frame[COUNT_COLUMN] = self.counts
+        return frame
+
+    def split(self, rows: np.ndarray, take: np.ndarray) -> np.ndarray:
+        """Split ``take[i]`` records off pattern ``rows[i]`` into new pattern rows.
+
+        Returns the indices of the new rows (same codes, counts ``take``). Where ``take`` equals
+        the whole count, the row itself is returned instead of a copy.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        take = np.asarray(take, dtype=np.int64)
+        whole = take >= self.counts[rows]
+        result = rows.copy()
+        part = ~whole
+        if part.any():
+            src = rows[part]
+            start = len(self.counts)
+            self.codes = np.vstack([self.codes, self.codes[src]])
+            self.counts = np.concatenate([self.counts, take[part]])
+            self.origin = np.concatenate([self.origin, self.origin[src]])
+            self.counts[src] -= take[part]
+            result[part] = np.arange(start, start + part.sum())
+        return result

@@ -1,0 +1,314 @@
+"""Self-contained HTML release report (issue 6).
+
+One file, readable offline: figures are matplotlib PNGs (Agg backend) embedded as base64
+``data:`` URIs, tables are plain HTML, the only style is an inline ``<style>`` block.
+
+The report shows aggregate figures only. It never prints a quasi-identifier value of a class
+smaller than k: the only category labels it prints come from breakdowns in which every shown
+category holds at least k records (smaller ones are pooled as "other (n < k)"), and areas are
+named only when they hold at least k released records.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from dbt_deid.errors import DataError  # noqa: E402
+from dbt_deid.risk.assessment import RiskAssessment  # noqa: E402
+from dbt_deid.risk.diagnostics import OTHER, binned_histogram  # noqa: E402
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
+max-width:60em;color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;
+margin-top:1.8em}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;
+padding:.25em .6em;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}
+.ok{color:#14682a;font-weight:bold}.bad{color:#a11;font-weight:bold}.note{color:#555;
+font-size:.92em}img{max-width:100%}
+"""
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "&ndash;"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return "&ndash;"
+        if v == int(v) and abs(v) >= 1:
+            return f"{int(v):,}"
+        return f"{v:.4g}"
+    return _esc(value)
+
+
+def _pct(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "&ndash;"
+    return f"{100.0 * float(value):.2f}%"
+
+
+def _table(frame: pd.DataFrame, pct: Sequence[str] = (), left: Sequence[str] = ()) -> str:
+    head = "".join(
+        f'<th class="{"l" if c in left else ""}">{_esc(c)}</th>' for c in frame.columns
+    )
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = []
+        for c, v in zip(frame.columns, rec, strict=True):
+            text = _pct(v) if c in pct else _fmt(v)
+            cells.append(f'<td class="{"l" if c in left else ""}">{text}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _kv(rows: Iterable[tuple[str, str]]) -> str:
+    body = "".join(f'<tr><th class="l">{_esc(k)}</th><td>{v}</td></tr>' for k, v in rows)
+    return f"<table><tbody>{body}</tbody></table>"
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="figure" src="data:image/png;base64,{data}">'
+
+
+def _cdf_figure(a: RiskAssessment) -> str:
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    cdf = a.cdf
+    x = np.concatenate([[0.0], cdf["risk"].to_numpy()])
+    y = np.concatenate([[0.0], cdf["cumulative_share"].to_numpy()])
+    ax.step(x, y, where="post", label="class = same published values")
+    if a.exact_cdf is not None:
+        ex = np.concatenate([[0.0], a.exact_cdf["risk"].to_numpy()])
+        ey = np.concatenate([[0.0], a.exact_cdf["cumulative_share"].to_numpy()])
+        ax.step(ex, ey, where="post", linestyle="--", label="exact (consistent records)")
+    ax.axvline(a.tau, color="#a11", linestyle=":", label=f"tau = {a.tau:.3g}")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("record re-identification risk 1/f")
+    ax.set_ylabel("share of records at or below")
+    ax.set_title("Cumulative distribution of record risk (seed 003 Figure 4)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    return _png(fig)
+
+
+def _histogram_figure(binned: pd.DataFrame, k: int) -> str:
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    colors = ["#c44" if i < k - 1 else "#48a" for i in range(len(binned))]
+    ax.bar(range(len(binned)), binned["records"], color=colors)
+    ax.set_xticks(range(len(binned)), binned["bin"], rotation=45, ha="right", fontsize=8)
+    ax.set_xlabel("equivalence class size (red: below k)")
+    ax.set_ylabel("records")
+    ax.set_title("Records by class size")
+    return _png(fig)
+
+
+def _suppression_figure(sup: pd.DataFrame) -> str:
+    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * len(sup)))
+    y = np.arange(len(sup))
+    ax.barh(y, 100 * sup["suppressed_share"], color="#48a", label="suppressed")
+    ax.barh(y, 100 * sup["missing_share"], left=100 * sup["suppressed_share"], color="#bbb",
+            label="missing in source")
+    ax.set_yticks(y, sup["column"], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("% of records")
+    ax.legend(fontsize=8)
+    ax.set_title("Suppression and missingness by column")
+    return _png(fig)
+
+
+def _safe_breakdown(frame: pd.DataFrame, by: str, k: int) -> pd.DataFrame:
+    """Defensive re-check: every named category must hold >= k records."""
+    bad = (frame[by] != OTHER) & (frame["records"] < k)
+    if bad.any():  # pragma: no cover - suppression_by already pools them
+        raise DataError("breakdown has a category smaller than k; refusing to print it")
+    return frame
+
+
+def render_report(assessment: RiskAssessment, *, title: str | None = None) -> str:
+    """The report as an HTML string (see the module docstring for what it may contain)."""
+    a = assessment
+    p = a.prosecutor
+    k = a.k
+    parts: list[str] = []
+    title = title or f"Re-identification risk report: {a.name}"
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts.append(f"<h1>{_esc(title)}</h1>")
+    parts.append(f'<p class="note">Generated {now} by dbt_deid. Aggregate figures only: no'
+                 f" quasi-identifier value of a class smaller than k = {k} is shown.</p>")
+
+    verdict = p.ok
+    cls = "ok" if verdict else "bad"
+    word = "meets" if verdict else "does NOT meet"
+    parts.append(f'<p class="{cls}">The release {word} the threshold: maximum prosecutor risk'
+                 f" {p.stats.max_risk:.4g} vs tau = {a.tau:.4g} (k = {k}).</p>")
+
+    parts.append("<h2>Release and threshold</h2>")
+    rows = [
+        ("Records", _fmt(p.n_records)),
+        ("Equivalence classes", _fmt(p.n_classes)),
+        ("Quasi-identifiers", _esc(", ".join(a.qi))),
+        ("tau (max acceptable risk)", _fmt(a.tau)),
+        ("k = ceil(1/tau)", _fmt(k)),
+    ]
+    if a.preset is not None:
+        rows += [("Release context", _esc(a.preset.title)),
+                 ("Uniqueness threshold", _pct(a.preset.uniqueness))]
+    parts.append(_kv(rows))
+    if a.preset is not None:
+        parts.append(f"<p><b>Why this threshold.</b> {_esc(a.preset.justification)}</p>")
+
+    parts.append("<h2>Prosecutor risk (seed 000 attack 3, seed 003)</h2>")
+    s = p.stats
+    rows = [
+        ("Maximum risk 1/min f", _fmt(s.max_risk)),
+        ("Smallest class", _fmt(s.smallest_class)),
+        ("Mean record risk", _fmt(s.mean_risk)),
+        ("Records with risk above tau", f"{_fmt(s.records_above_tau)}"
+                                        f" ({_pct(s.share_above_tau)})"),
+        ("Sample uniques", f"{_fmt(a.sample_uniques)} ({_pct(a.sample_uniques / p.n_records)})"),
+    ]
+    if p.exact is not None:
+        e = p.exact
+        rows += [
+            ("Exact: smallest consistent set", _fmt(e.smallest_class)),
+            ("Exact: maximum risk", _fmt(e.max_risk)),
+            ("Exact: records above tau", f"{_fmt(e.records_above_tau)}"
+                                         f" ({_pct(e.share_above_tau)})"),
+        ]
+    parts.append(_kv(rows))
+    parts.append('<p class="note">Suppressed values form their own category; the exact rows'
+                 " count the published records consistent with each record's true values, a"
+                 " suppressed cell matching anything.</p>")
+
+    if a.population is not None:
+        pr = a.population
+        parts.append("<h2>Journalist and marketer risk (seed 000 equations 2-3)</h2>")
+        rows = [
+            ("Population from", _esc(pr.source)),
+            ("Population size N", _fmt(pr.population_size)),
+            ("Sampling fraction n/N", _fmt(pr.sampling_fraction)),
+            ("Journalist maximum risk 1/min F", _fmt(pr.journalist.max_risk)),
+            ("Journalist: records above tau", f"{_fmt(pr.journalist.records_above_tau)}"
+                                              f" ({_pct(pr.journalist.share_above_tau)})"),
+            ("Marketer: expected correct matches sum f/F", _fmt(pr.marketer_expected_matches)),
+            ("Marketer risk (share of records)", _fmt(pr.marketer_risk)),
+        ]
+        if pr.marketer_bound is not None:
+            rows.append(("Bound |Q| alpha (equation 3)", _fmt(pr.marketer_bound)))
+        parts.append(_kv(rows))
+
+    if a.uniqueness is not None:
+        u = a.uniqueness
+        parts.append("<h2>Uniqueness (seed 002; Zayatz 1991, Pitman / Hoshino 2001)</h2>")
+        rows = [
+            ("Sample uniqueness", _pct(u.sample_uniqueness)),
+            ("Population uniqueness, Zayatz", _pct(u.zayatz_uniqueness)),
+            ("Population uniqueness, Pitman", _pct(u.pitman_uniqueness)),
+            ("Selected (Dankar et al. 2012 rule)", f"{_esc(u.method)}:"
+                                                   f" {_pct(u.population_uniqueness)}"),
+        ]
+        if a.preset is not None:
+            ok = u.population_uniqueness <= a.preset.uniqueness
+            rows.append(("Within the context's uniqueness threshold", _fmt(ok)))
+        parts.append(_kv(rows))
+
+    parts.append("<h2>Distribution of record risk (seed 003 'Perform Diagnostics')</h2>")
+    parts.append(_cdf_figure(a))
+    marks = pd.DataFrame(
+        [{"risk at or below": float(m), "share of records": v}
+         for m, v in a.cdf_marks().items()]
+    )
+    parts.append(_table(marks, pct=["share of records"]))
+
+    parts.append("<h2>Equivalence class sizes</h2>")
+    binned = binned_histogram(a.histogram, k)
+    parts.append(_histogram_figure(binned, k))
+    parts.append(_table(binned, left=["bin"]))
+
+    parts.append("<h2>Suppression and information loss</h2>")
+    il = a.information_loss
+    parts.append(_kv([
+        ("QI cells suppressed", f"{_fmt(il['cells_suppressed'])} of {_fmt(il['cells'])}"
+                                f" ({_pct(il['cells_suppressed_share'])})"),
+        ("Records with any suppressed QI", f"{_fmt(il['records_with_suppression'])}"
+                                           f" ({_pct(il['records_with_suppression_share'])})"),
+    ]))
+    by_count = pd.DataFrame(
+        [{"suppressed QIs per record": m, "records": v}
+         for m, v in il["records_by_suppressed_qis"].items()]
+    )
+    parts.append(_table(by_count))
+    parts.append(_suppression_figure(a.suppression))
+    parts.append(_table(a.suppression, pct=["suppressed_share", "missing_share"],
+                        left=["column"]))
+
+    if a.breakdown is not None and a.breakdown_by is not None:
+        by = a.breakdown_by
+        bd = _safe_breakdown(a.breakdown, by, k)
+        parts.append(f"<h2>Suppression by {_esc(by)}</h2>")
+        parts.append(f'<p class="note">Categories with fewer than k = {k} records are pooled'
+                     f" as &ldquo;{_esc(OTHER)}&rdquo;.</p>")
+        share_cols = [c for c in bd.columns if c not in (by, "records")]
+        parts.append(_table(bd, pct=share_cols, left=[by]))
+
+    if a.areas is not None:
+        ar = a.areas
+        parts.append("<h2>Small geographic areas (seed 002 equations 1-4)</h2>")
+        parts.append(_kv([
+            ("MaxCombs", _fmt(ar.maxcombs)),
+            ("Areas", _fmt(len(ar.table))),
+            ("Flagged at 5% uniqueness", _fmt(ar.flagged_05)),
+            ("Flagged at 20% uniqueness", _fmt(ar.flagged_20)),
+        ]))
+        for w in ar.warnings:
+            parts.append(f'<p class="bad">Warning: {_esc(w)}</p>')
+        if "records" in ar.table.columns:
+            shown = ar.table[ar.table["records"] >= k]
+            hidden = len(ar.table) - len(shown)
+            cols = ["area", "population", "records", "p_05", "p_20", "flag_05", "flag_20"]
+            parts.append(_table(shown[cols], left=["area"]))
+            if hidden:
+                parts.append(f'<p class="note">{hidden} area(s) with fewer than k = {k}'
+                             " released records are not named.</p>")
+
+    body = "\n".join(parts)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{_esc(title)}</title><style>{_STYLE}</style></head>"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+def write_report(
+    assessment: RiskAssessment, path: str | Path, *, title: str | None = None
+) -> Path:
+    """Write :func:`render_report` to ``path`` (UTF-8) and return the path."""
+    out = Path(path)
+    out.write_text(render_report(assessment, title=title), encoding="utf-8")
+    return out

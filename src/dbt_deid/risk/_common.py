@@ -1,0 +1,61 @@
+"""Shared checks for pattern tables given as DataFrames.
+
+A pattern table holds one row per distinct quasi-identifier (QI) tuple with its record count in
+``count_column`` (``n`` by default, :data:`dbt_deid.patterns.COUNT_COLUMN`); with
+``count_column=None`` every row is one record. A suppressed cell is ``None``/``NaN``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.config import k_from_tau
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.patterns import COUNT_COLUMN
+
+__all__ = ["COUNT_COLUMN", "check_qi", "check_tau", "record_counts", "suppressed_mask"]
+
+
+def check_qi(frame: pd.DataFrame, qi: Sequence[str], what: str = "pattern table") -> list[str]:
+    """The QI list, checked against the frame's columns (non-empty, no repeats)."""
+    cols = [str(c) for c in qi]
+    if not cols:
+        raise ConfigError("give at least one quasi-identifier column")
+    if len(set(cols)) != len(cols):
+        raise ConfigError(f"quasi-identifier list repeats a column: {cols}")
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise DataError(f"{what} has no column(s) {missing}; it has {list(frame.columns)}")
+    if len(frame) == 0:
+        raise DataError(f"{what} is empty: there are no records to measure")
+    return cols
+
+
+def check_tau(tau: float) -> int:
+    """tau in (0, 1] and its k = ceil(1/tau) (seed 000), via :func:`dbt_deid.config.k_from_tau`."""
+    return k_from_tau(tau)
+
+
+def record_counts(
+    frame: pd.DataFrame, count_column: str | None = COUNT_COLUMN, what: str = "pattern table"
+) -> np.ndarray:
+    """Records per row: ``frame[count_column]`` (positive integers) or ones."""
+    if count_column is None:
+        return np.ones(len(frame), dtype=np.int64)
+    if count_column not in frame.columns:
+        raise DataError(f"{what} has no count column {count_column!r}")
+    raw = pd.to_numeric(frame[count_column], errors="coerce")
+    if raw.isna().any():
+        raise DataError(f"{what} column {count_column!r} has a missing or non-numeric count")
+    values = raw.to_numpy(dtype=float)
+    if (values <= 0).any() or (values != np.floor(values)).any():
+        raise DataError(f"{what} column {count_column!r} must hold positive whole counts")
+    return values.astype(np.int64)
+
+
+def suppressed_mask(frame: pd.DataFrame, cols: Sequence[str]) -> np.ndarray:
+    """Boolean (rows x cols): True where the cell is suppressed (None/NaN)."""
+    return frame[list(cols)].isna().to_numpy()

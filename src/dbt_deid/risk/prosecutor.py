@@ -1,0 +1,180 @@
+"""Prosecutor risk on a released pattern table (seed 000 attack 3; seed 003 "Evaluate Actual Risk").
+
+The intruder knows the target is in the release and picks one of the f_j records of the target's
+equivalence class at random: the record risk is 1/f_j. The release risk is the worst case
+1/min_j f_j (seed 003); the mean record risk is |J|/n and the share of records above tau is the
+share in classes smaller than k = ceil(1/tau) (seed 000).
+
+Two class definitions are reported, both from :mod:`dbt_deid.verify`:
+
+* ``class_sizes``: a suppressed value is its own category (sufficient check);
+* ``exact_consistent_counts`` (when the true values are given): the number of released records
+  consistent with a record's true values, a suppressed cell matching anything (definitive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import DataError
+from dbt_deid.risk._common import COUNT_COLUMN, check_qi, check_tau, record_counts
+from dbt_deid.verify import class_sizes, exact_consistent_counts
+
+
+@dataclass(frozen=True)
+class RiskStats:
+    """Aggregate figures of a per-record risk vector (weighted by record counts)."""
+
+    max_risk: float
+    mean_risk: float
+    records_above_tau: int
+    share_above_tau: float
+    smallest_class: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "max_risk": self.max_risk,
+            "mean_risk": self.mean_risk,
+            "records_above_tau": self.records_above_tau,
+            "share_above_tau": self.share_above_tau,
+            "smallest_class": self.smallest_class,
+        }
+
+
+def risk_stats(sizes: np.ndarray, weights: np.ndarray, tau: float) -> RiskStats:
+    """Max 1/min f, mean of 1/f over records, and records with 1/f > tau.
+
+    For whole class sizes 1/f > tau is f < k = ceil(1/tau); the comparison is done as
+    f * tau < 1 (with a 1e-9 tolerance) so estimated, fractional sizes work too.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    w = np.asarray(weights, dtype=np.int64)
+    n = int(w.sum())
+    risk = 1.0 / sizes
+    above = int(w[sizes * tau < 1.0 - 1e-9].sum())
+    return RiskStats(
+        max_risk=float(risk.max()),
+        mean_risk=float((risk * w).sum() / n),
+        records_above_tau=above,
+        share_above_tau=above / n,
+        smallest_class=int(np.floor(sizes.min())),
+    )
+
+
+@dataclass(frozen=True)
+class ProsecutorRisk:
+    """Prosecutor risk of one release on one QI set.
+
+    ``class_size``/``record_risk`` are per input row (suppressed = own category);
+    ``consistent``/``exact_risk`` per row when the true values were given, else None.
+    """
+
+    qi: tuple[str, ...]
+    tau: float
+    k: int
+    n_records: int
+    n_classes: int
+    stats: RiskStats
+    class_size: np.ndarray = field(repr=False)
+    record_risk: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    exact: RiskStats | None = None
+    consistent: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def exact_risk(self) -> np.ndarray | None:
+        return None if self.consistent is None else 1.0 / self.consistent
+
+    @property
+    def ok(self) -> bool:
+        """Max risk at or below tau on both class definitions (seed 000)."""
+        worst = self.stats if self.exact is None else self.exact
+        return self.stats.smallest_class >= self.k and worst.smallest_class >= self.k
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "qi": list(self.qi),
+            "tau": self.tau,
+            "k": self.k,
+            "records": self.n_records,
+            "classes": self.n_classes,
+            **self.stats.to_dict(),
+            "ok": self.ok,
+        }
+        out["exact"] = None if self.exact is None else self.exact.to_dict()
+        return out
+
+
+def prosecutor_risk(
+    published: pd.DataFrame,
+    qi: Sequence[str],
+    tau: float,
+    *,
+    count_column: str | None = COUNT_COLUMN,
+    true_values: pd.DataFrame | None = None,
+) -> ProsecutorRisk:
+    """Prosecutor risk 1/f_j per record and its max, mean and share above tau.
+
+    ``published`` is the released pattern table (null = suppressed). ``true_values``, when
+    given, is aligned row by row with ``published`` (same records, original values) and adds
+    the exact variant (risk 1 / number of released records consistent with the true values).
+    """
+    cols = check_qi(published, qi)
+    k = check_tau(tau)
+    w = record_counts(published, count_column)
+    sizes = class_sizes(published, cols, w)
+    stats = risk_stats(sizes, w, tau)
+    n_classes = len(published[cols].astype(object).where(published[cols].notna(), None)
+                    .drop_duplicates())
+    exact = consistent = None
+    if true_values is not None:
+        check_qi(true_values, cols, "true-values table")
+        if len(true_values) != len(published):
+            raise DataError(
+                f"true-values table has {len(true_values)} rows but the release has"
+                f" {len(published)}; they must be aligned row by row"
+            )
+        if true_values[cols].isna().to_numpy().any():
+            raise DataError("true-values table has null quasi-identifier cells")
+        consistent = exact_consistent_counts(true_values, published, cols, w)
+        if (consistent < 1).any():
+            raise DataError(
+                "a true record is consistent with no released record: the tables are not"
+                " aligned (row i must be the same record in both)"
+            )
+        exact = risk_stats(consistent, w, tau)
+    return ProsecutorRisk(
+        qi=tuple(cols), tau=float(tau), k=k, n_records=int(w.sum()), n_classes=n_classes,
+        stats=stats, class_size=sizes, record_risk=1.0 / sizes, counts=w, exact=exact,
+        consistent=consistent,
+    )
+
+
+def prosecutor_table(
+    published: pd.DataFrame,
+    qi: Sequence[str],
+    tau: float,
+    *,
+    count_column: str | None = COUNT_COLUMN,
+    true_values: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The pattern table with ``class_size``, ``risk`` and ``above_tau`` per row added
+    (plus ``consistent`` and ``exact_risk`` when the true values are given)."""
+    res = prosecutor_risk(
+        published, qi, tau, count_column=count_column, true_values=true_values
+    )
+    out = published.copy()
+    if count_column is None:
+        out[COUNT_COLUMN] = res.counts
+    out["class_size"] = res.class_size
+    out["risk"] = res.record_risk
+    out["above_tau"] = res.class_size < res.k
+    if res.consistent is not None:
+        out["consistent"] = res.consistent
+        out["exact_risk"] = 1.0 / res.consistent
+    return out

@@ -1,0 +1,420 @@
+"""Seed 000's combinations cell-suppression algorithm, run on the pattern table.
+
+El Emam et al. (2011), "Combinations Suppression Algorithm" (Figure 4) and "Suppression
+Algorithm Walkthrough" (Figures 5-7):
+
+* Phase 1 (steps 1.1-1.4): every value l[z_b] of every QI used by a combination whose support
+  sup(l[z_b]) < k is suppressed in every record.
+* Phase 2 (steps 2.1-2.7): combinations with moles (equivalence classes smaller than k) are
+  ordered by their number of moles M_b, largest first. Within a combination the values on its QIs
+  are visited by increasing weighted support wsup(l[z_b]) = sup(l[z_b]) x w[z_b]; each value is
+  suppressed in the classes smaller than k that contain it, until the combination has no mole.
+
+Two additions make the published guarantee hold, which the paper leaves implicit:
+
+* A suppressed cell is its own category when classes are formed, so the records whose every QI
+  of a combination is suppressed form a class too. When it is smaller than k it is grown by fully
+  suppressing records taken from classes that stay at k or above (cheapest records first: those
+  with the fewest unsuppressed cells in the combination).
+* Suppressing a value for one combination can shrink a class of another (sdcMicro issue #352), so
+  phase 2 is repeated over all combinations until none has a class smaller than k.
+
+The "complete" algorithm of the paper's evaluation is the same procedure with one combination of
+all QIs (:func:`run_suppression` with ``algorithm="complete"``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.patterns import SUPPRESSED, PatternTable
+from dbt_deid.progress import Logger, get_logger
+
+MAX_PASSES = 1000
+_INT64_SAFE = 2**62
+
+
+@dataclass
+class SuppressionStats:
+    """Counts of what each step did (cells are record-level cells)."""
+
+    phase1_cells: int = 0
+    phase2_cells: int = 0
+    growth_records: int = 0
+    growth_cells: int = 0
+    passes: int = 0
+    phase1_seconds: float = 0.0
+    phase2_seconds: float = 0.0
+    combination_order: list[tuple[str, ...]] = field(default_factory=list)
+
+    @property
+    def cells(self) -> int:
+        return self.phase1_cells + self.phase2_cells + self.growth_cells
+
+
+@dataclass
+class SuppressionResult:
+    """The suppressed pattern table and the statistics of the run."""
+
+    table: PatternTable
+    input_table: PatternTable
+    k: int
+    combinations: list[tuple[str, ...]]
+    stats: SuppressionStats
+
+    def published(self) -> pd.DataFrame:
+        """Released patterns (None = suppressed) with counts; several rows may share a tuple."""
+        return self.table.decode()
+
+    def suppression_map(self, *, only_suppressed: bool = True) -> pd.DataFrame:
+        """The map SQL joins back onto the records.
+
+        One row per (input pattern, variant): the input pattern's values, the variant's record
+        count ``n`` and its record ranks ``rank_from``..``rank_to`` (1-based, inclusive, in the
+        order SQL numbers the pattern's records), and ``<column>__suppressed`` flags. With
+        ``only_suppressed`` the input patterns with no suppressed cell are left out (SQL keeps
+        their values as they are).
+        """
+        t = self.table
+        order = np.lexsort((np.arange(len(t.counts)), t.origin))
+        origin = t.origin[order]
+        counts = t.counts[order]
+        suppressed = t.codes[order] == SUPPRESSED
+        # Merge consecutive variants of one origin that carry the same mask.
+        keep = np.ones(len(order), dtype=bool)
+        same_origin = origin[1:] == origin[:-1]
+        same_mask = (suppressed[1:] == suppressed[:-1]).all(axis=1)
+        merge = np.concatenate([[False], same_origin & same_mask])
+        group = np.cumsum(~merge) - 1
+        counts = np.bincount(group, weights=counts).astype(np.int64)
+        keep = ~merge
+        origin, suppressed = origin[keep], suppressed[keep]
+        ends = np.empty(len(counts), dtype=np.int64)
+        starts_of_origin = np.concatenate([[True], origin[1:] != origin[:-1]])
+        running = 0
+        for i, c in enumerate(counts):
+            if starts_of_origin[i]:
+                running = 0
+            running += c
+            ends[i] = running
+        frame = self.input_table.decode().iloc[origin].reset_index(drop=True)
+        frame = frame.drop(columns=["n"])
+        frame.insert(0, "pattern_index", origin)
+        frame["n"] = counts
+        frame["rank_from"] = ends - counts + 1
+        frame["rank_to"] = ends
+        for j, c in enumerate(t.columns):
+            frame[f"{c}__suppressed"] = suppressed[:, j]
+        if only_suppressed:
+            any_sup = pd.Series(suppressed.any(axis=1)).groupby(origin).transform("any")
+            frame = frame[any_sup.to_numpy()].reset_index(drop=True)
+        return frame
+
+
+def _mixed_radix(cards: Sequence[int]) -> tuple[np.ndarray, bool]:
+    """Multipliers so that key = sum((code + 1) * mult) is unique per tuple; suppressed -> 0."""
+    mults: list[int] = []
+    m = 1
+    for card in reversed(cards):
+        mults.append(m)
+        m *= card + 1
+    mults.reverse()
+    fits = m < _INT64_SAFE
+    return np.array(mults, dtype=np.int64 if fits else object), fits
+
+
+class _ClassIndex:
+    """Equivalence classes of one combination (suppressed cells as their own category),
+    updated incrementally as cells are suppressed."""
+
+    def __init__(self, table: PatternTable, cols: np.ndarray, spare: int) -> None:
+        self.table = table
+        self.cols = cols
+        cards = [len(table.labels[j]) for j in cols]
+        self.mults, fits = _mixed_radix(cards)
+        digits = table.codes[:, cols].astype(np.int64) + 1
+        if fits:
+            self.keys = digits @ self.mults
+        else:  # Python integers: slower, exact for any number of categories
+            self.keys = (digits.astype(object) * self.mults).sum(axis=1)
+        uniq, cid = np.unique(self.keys, return_inverse=True)
+        self.cid = cid.astype(np.int64)
+        self.n_classes = len(uniq)
+        self.size = np.zeros(self.n_classes + spare + 1, dtype=np.int64)
+        self.size[: self.n_classes] = np.bincount(self.cid, weights=table.counts).astype(np.int64)
+        self.key2cid: dict[object, int] = dict(
+            zip(uniq.tolist(), range(self.n_classes), strict=True)
+        )
+
+    def _cid_of(self, keys: np.ndarray) -> np.ndarray:
+        out = np.empty(len(keys), dtype=np.int64)
+        for i, key in enumerate(keys.tolist()):
+            c = self.key2cid.get(key)
+            if c is None:
+                c = self.n_classes
+                self.key2cid[key] = c
+                self.n_classes += 1
+                if c >= len(self.size):
+                    self.size = np.concatenate([self.size, np.zeros(len(self.size), np.int64)])
+            out[i] = c
+        return out
+
+    def suppress(self, rows: np.ndarray, pos: int, code: int) -> None:
+        """Suppress column ``cols[pos]`` (currently ``code``) in pattern ``rows``."""
+        counts = self.table.counts[rows]
+        np.subtract.at(self.size, self.cid[rows], counts)
+        new_keys = self.keys[rows] - (code + 1) * self.mults[pos]
+        new_cid = self._cid_of(new_keys)
+        np.add.at(self.size, new_cid, counts)
+        self.keys[rows] = new_keys
+        self.cid[rows] = new_cid
+        self.table.codes[rows, self.cols[pos]] = SUPPRESSED
+
+    def mole_rows(self, k: int) -> np.ndarray:
+        return np.nonzero(self.size[self.cid] < k)[0]
+
+
+def count_moles(table: PatternTable, cols: Sequence[int], k: int) -> tuple[int, int]:
+    """M_b: the number of classes smaller than k, and the records in them."""
+    idx = _ClassIndex(table, np.asarray(cols), 0)
+    sizes = idx.size[: idx.n_classes]
+    small = sizes[(sizes > 0) & (sizes < k)]
+    return len(small), int(small.sum())
+
+
+def phase1(table: PatternTable, cols: Sequence[int], k: int) -> int:
+    """Phase 1: suppress, in every record, each value whose support is below k.
+
+    Returns the number of record cells suppressed.
+    """
+    cells = 0
+    for j in cols:
+        col = table.codes[:, j]
+        ok = col != SUPPRESSED
+        support = np.bincount(col[ok], weights=table.counts[ok], minlength=len(table.labels[j]))
+        rare = (support > 0) & (support < k)
+        if rare.any():
+            hit = ok & rare[np.where(ok, col, 0)]
+            cells += int(table.counts[hit].sum())
+            table.codes[hit, j] = SUPPRESSED
+    return cells
+
+
+def _phase2_combination(
+    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int
+) -> tuple[int, int, int]:
+    """Phase 2 for one combination, then growth of its fully suppressed class.
+
+    Returns (cells suppressed in phase 2, records moved into the fully suppressed class, cells
+    suppressed by that growth).
+    """
+    idx = _ClassIndex(table, cols, spare=0)
+    moles = idx.mole_rows(k)
+    if len(moles) == 0:
+        return 0, 0, 0
+    idx.size = np.concatenate([idx.size, np.zeros(len(moles) * len(cols), np.int64)])
+    counts = table.counts
+    # Weighted supports over all records (step 2.5 orders values by them).
+    entries: list[tuple[float, int, str, int]] = []
+    rows_by_value: list[dict[int, np.ndarray]] = []
+    for pos, j in enumerate(cols):
+        col = table.codes[:, j]
+        ok = col != SUPPRESSED
+        support = np.bincount(col[ok], weights=counts[ok], minlength=len(table.labels[j]))
+        mcodes = table.codes[moles, j]
+        present = mcodes != SUPPRESSED
+        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
+        codes_sorted = table.codes[rows_sorted, j]
+        if len(codes_sorted) == 0:
+            rows_by_value.append({})
+            continue
+        uniq, starts = np.unique(codes_sorted, return_index=True)
+        ends = np.append(starts[1:], len(codes_sorted))
+        rows_by_value.append(
+            {int(c): rows_sorted[s:e] for c, s, e in zip(uniq, starts, ends, strict=True)}
+        )
+        labels = table.labels[j]
+        for c in uniq.tolist():
+            entries.append((float(support[c]) * float(weights[pos]), pos, str(labels[c]), c))
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+
+    cells = 0
+    for _wsup, pos, _label, code in entries:
+        rows = rows_by_value[pos][code]
+        small = idx.size[idx.cid[rows]] < k
+        if not small.any():
+            continue
+        sel = rows[small]
+        cells += int(counts[sel].sum())
+        idx.suppress(sel, pos, code)
+
+    moved, growth_cells = _grow_fully_suppressed(table, idx, k)
+    return cells, moved, growth_cells
+
+
+def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tuple[int, int]:
+    """Bring the class of records whose every QI of the combination is suppressed up to k.
+
+    An adversary who knows a target's true values rules out every record that contradicts them,
+    so a handful of fully suppressed records is still a small class. Records are taken, cheapest
+    first (fewest unsuppressed cells in the combination, then the largest classes), from classes
+    that stay at k or above; if that is not enough, whole classes are taken.
+    """
+    full = idx.key2cid.get(0)
+    if full is None:
+        return 0, 0
+    have = int(idx.size[full])
+    if have == 0 or have >= k:
+        return 0, 0
+    need = k - have
+    n_cls = idx.n_classes
+    sizes = idx.size[:n_cls]
+    unsup = (table.codes[:, idx.cols] != SUPPRESSED).sum(axis=1)
+    cost = np.zeros(n_cls, dtype=np.int64)
+    cost[idx.cid] = unsup  # every pattern of a class has the same cells in the combination
+    order_rows = np.argsort(idx.cid, kind="stable")
+    bounds = np.searchsorted(idx.cid[order_rows], np.arange(n_cls + 1))
+    takes_rows: list[int] = []
+    takes_n: list[int] = []
+
+    def take_from(c: int, amount: int) -> int:
+        got = 0
+        for r in order_rows[bounds[c] : bounds[c + 1]]:
+            if got == amount:
+                break
+            t = min(int(table.counts[r]), amount - got)
+            if t > 0:
+                takes_rows.append(int(r))
+                takes_n.append(t)
+                got += t
+        return got
+
+    classes = np.arange(n_cls)
+    donors = classes[(sizes > k) & (classes != full)]
+    for c in donors[np.lexsort((donors, -sizes[donors], cost[donors]))]:
+        need -= take_from(int(c), min(need, int(sizes[c]) - k))
+        if need == 0:
+            break
+    if need > 0:
+        spare = classes[(sizes >= k) & (classes != full)]
+        taken = {r for r in takes_rows}
+        for c in spare[np.lexsort((spare, sizes[spare], cost[spare]))]:
+            rest = int(sizes[c]) - sum(
+                n for r, n in zip(takes_rows, takes_n, strict=True) if idx.cid[r] == c
+            )
+            if rest <= 0 or any(idx.cid[r] == c for r in taken):
+                continue
+            need -= take_from(int(c), rest)
+            if need <= 0:
+                break
+    if need > 0:
+        raise DataError(
+            f"only {table.n_records} records: a combination cannot reach k = {k} even with every"
+            " record fully suppressed"
+        )
+    rows = np.array(takes_rows, dtype=np.int64)
+    amounts = np.array(takes_n, dtype=np.int64)
+    growth_cells = int((unsup[rows] * amounts).sum())
+    new_rows = table.split(rows, amounts)
+    for j in idx.cols:
+        table.codes[new_rows, j] = SUPPRESSED
+    return int(amounts.sum()), growth_cells
+
+
+def run_suppression(
+    patterns: pd.DataFrame | PatternTable,
+    k: int,
+    combinations: Sequence[Sequence[str]],
+    weights: Mapping[str, float] | None = None,
+    *,
+    algorithm: str = "combinations",
+    count_column: str | None = "n",
+    logger: Logger | None = None,
+) -> SuppressionResult:
+    """Run the combinations (or complete) suppression algorithm.
+
+    ``patterns`` is the pattern table (QI columns plus a count column; ``count_column=None``
+    for one row per record). Returns the suppressed table; nothing in the input is modified.
+    """
+    log = logger or get_logger()
+    if not isinstance(k, int) or isinstance(k, bool) or k < 2:
+        raise ConfigError(f"k must be an integer >= 2, got {k!r}")
+    if algorithm not in ("combinations", "complete"):
+        raise ConfigError(f"algorithm must be combinations or complete, got {algorithm!r}")
+    combos = [tuple(c) for c in combinations]
+    if not combos or any(len(c) == 0 for c in combos):
+        raise ConfigError("combinations must be a non-empty list of non-empty column lists")
+    used = list(dict.fromkeys(col for c in combos for col in c))
+    if algorithm == "complete":
+        combos = [tuple(used)]
+    if isinstance(patterns, PatternTable):
+        source = patterns
+    else:
+        unknown = [c for c in used if c not in patterns.columns]
+        if unknown:
+            raise ConfigError(
+                f"combination names unknown column(s) {unknown};"
+                f" columns are {list(patterns.columns)}"
+            )
+        source = PatternTable.from_frame(patterns, used, count_column)
+    weights = dict(weights or {})
+    for col, w in weights.items():
+        if col not in source.columns:
+            raise ConfigError(f"weight given for unknown column {col!r}")
+        if not isinstance(w, (int, float)) or not 0 <= w <= 1:
+            raise ConfigError(f"weight of {col!r} must be in [0, 1], got {w!r}")
+    if source.n_records < k:
+        raise DataError(f"the data has {source.n_records} records, fewer than k = {k}")
+
+    table = source.copy()
+    stats = SuppressionStats()
+    col_idx = {c: table.col(c) for c in used}
+    t0 = time.perf_counter()
+    stats.phase1_cells = phase1(table, [col_idx[c] for c in used], k)
+    stats.phase1_seconds = time.perf_counter() - t0
+    log.info(
+        f"dbt_deid: phase 1 suppressed {stats.phase1_cells} cells in {len(used)} QIs"
+        f" (k = {k}, {len(table.counts)} patterns, {table.n_records} records)"
+    )
+    t1 = time.perf_counter()
+    while True:
+        moles = [(count_moles(table, [col_idx[c] for c in b], k)[0], i, b)
+                 for i, b in enumerate(combos)]
+        todo = sorted((m for m in moles if m[0] > 0), key=lambda m: (-m[0], m[1]))
+        if not todo:
+            break
+        stats.passes += 1
+        if stats.passes > MAX_PASSES:  # pragma: no cover - each pass suppresses at least a cell
+            raise DataError("suppression did not converge")
+        for n_moles, _i, b in todo:
+            if stats.passes == 1:
+                stats.combination_order.append(b)
+            cols = np.array([col_idx[c] for c in b])
+            w = np.array([float(weights.get(c, 1.0)) for c in b])
+            cells, moved, gcells = _phase2_combination(table, cols, w, k)
+            stats.phase2_cells += cells
+            stats.growth_records += moved
+            stats.growth_cells += gcells
+            log.info(
+                f"dbt_deid: pass {stats.passes}, combination {'+'.join(b)}: {n_moles} moles,"
+                f" {cells} cells suppressed, {moved} records moved to the fully suppressed class"
+            )
+    stats.phase2_seconds = time.perf_counter() - t1
+    return SuppressionResult(table, source, k, combos, stats)
+
+
+def verify_result(result: SuppressionResult) -> list:
+    """Run :func:`dbt_deid.verify.check_release` on a result (true = input values)."""
+    from dbt_deid.verify import check_release
+
+    published = result.table.decode().drop(columns=["n"])
+    truth = result.input_table.decode().drop(columns=["n"]).iloc[result.table.origin]
+    return check_release(
+        truth.reset_index(drop=True), published, result.combinations, result.k, result.table.counts
+    )
