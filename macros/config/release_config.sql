@@ -131,7 +131,7 @@
     {%- set tau = (1.0 / k) if k > 0 else 0 -%}
   {%- endif -%}
   {%- if k < 2 -%}
-    {{ dbt_deid._config_error('k', 'must be >= 2 (tau <= 0.5); got k = ' ~ k ~ ': with k = 1 every record is its own class') }}
+    {{ dbt_deid._config_error('k', 'must be >= 2 (tau < 1); got k = ' ~ k ~ ': with k = 1 every record is its own class') }}
   {%- endif -%}
 
   {%- set max_sup = raw.get('max_suppression', 1.0) -%}

@@ -228,7 +228,7 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
         k, tau = k_raw, 1.0 / k_raw if k_raw else 0.0
     if k < 2:
         raise ConfigError(
-            f"k must be >= 2 (tau <= 0.5); got k = {k}: with k = 1 every record is its own class"
+            f"k must be >= 2 (tau < 1); got k = {k}: with k = 1 every record is its own class"
         )
 
     max_sup = _fraction(raw.get("max_suppression", 1.0), "max_suppression")

@@ -364,8 +364,9 @@ def run_suppression(
             )
         source = PatternTable.from_frame(patterns, used, count_column)
     weights = dict(weights or {})
+    known = set(source.columns) if isinstance(patterns, PatternTable) else set(patterns.columns)
     for col, w in weights.items():
-        if col not in source.columns:
+        if col not in known:
             raise ConfigError(f"weight given for unknown column {col!r}")
         if not isinstance(w, (int, float)) or not 0 <= w <= 1:
             raise ConfigError(f"weight of {col!r} must be in [0, 1], got {w!r}")

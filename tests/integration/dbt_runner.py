@@ -1,0 +1,79 @@
+"""Run dbt on the consumer projects (``demo/``, ``integration_tests/``) in a subprocess.
+
+Each call gets its own DuckDB file, target and log folders under a pytest ``tmp_path``, so tests
+never share state. ``dbt deps`` runs once per project per session (it links ``../``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "demo"
+INTEGRATION = REPO / "integration_tests"
+DBT = str(Path(sys.executable).parent / "dbt")
+_deps_done: set[Path] = set()
+
+
+@dataclass
+class DbtRun:
+    returncode: int
+    output: str
+    database: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def tables(self) -> set[str]:
+        if not self.database.exists():
+            return set()
+        with duckdb.connect(str(self.database), read_only=True) as con:
+            return {r[0] for r in con.execute(
+                "select table_name from information_schema.tables"
+            ).fetchall()}
+
+    def query(self, sql: str) -> pd.DataFrame:
+        with duckdb.connect(str(self.database), read_only=True) as con:
+            return con.execute(sql).df()
+
+
+def project_vars(project: Path) -> dict[str, Any]:
+    """The vars block of a project's dbt_project.yml (to derive test releases from)."""
+    return yaml.safe_load((project / "dbt_project.yml").read_text())["vars"]
+
+
+def deps(project: Path) -> None:
+    if project in _deps_done:
+        return
+    subprocess.run(
+        [DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project, check=True,
+        capture_output=True, text=True,
+    )
+    _deps_done.add(project)
+
+
+def run_dbt(
+    project: Path, args: list[str], tmp: Path, variables: dict[str, Any] | None = None,
+    database: Path | None = None,
+) -> DbtRun:
+    """Run ``dbt <args>`` in ``project`` with its own DuckDB file under ``tmp``."""
+    deps(project)
+    db = database or tmp / "release.duckdb"
+    cmd = [DBT, *args, "--profiles-dir", "profiles", "--target-path", str(tmp / "target"),
+           "--log-path", str(tmp / "logs")]
+    if variables:
+        cmd += ["--vars", json.dumps(variables)]
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+    return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)

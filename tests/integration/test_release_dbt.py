@@ -1,0 +1,214 @@
+"""dbt integration: the release on embedded DuckDB, its gates, and bad inputs (issue 2).
+
+Runs ``dbt build`` in the consumer projects (``demo/``, ``integration_tests/``), which install
+the package through ``packages.yml`` (``local: ../``) and the Python core from this checkout.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dbt_deid.commands.summary import render_summary
+from tests.independent_check import smallest_class, smallest_consistent_set
+from tests.integration.dbt_runner import DEMO, INTEGRATION, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+QIS = ["province", "los_days", "age", "gender", "mrdx", "cci_code"]
+
+
+@pytest.fixture(scope="module")
+def demo_build(tmp_path_factory) -> tuple:
+    tmp = tmp_path_factory.mktemp("demo")
+    run = run_dbt(DEMO, ["build"], tmp)  # the demo exactly as `make demo` builds it
+    variables = project_vars(DEMO)
+    assert run.ok, run.output[-4000:]
+    return run, variables["deid_release"]
+
+
+def test_demo_publishes_with_gates_passing(demo_build) -> None:
+    run, release = demo_build
+    assert "deid_published" in run.tables()
+    assert "PASS=" in run.output and "ERROR=0" in run.output
+    assert "dbt_deid: phase 1 suppressed" in run.output  # progress through dbt's logger
+
+
+def test_published_table_holds_the_guarantee(demo_build) -> None:
+    """Independent check on the published table: classes (suppressed = own category) and the
+    exact consistent sets against every record's true values, for every combination."""
+    run, release = demo_build
+    k = 5
+    published = run.query("select * from deid_published")
+    truth = run.query(
+        "select " + ", ".join(f"{q}__generalized as {q}" for q in QIS) + " from deid_suppressed"
+    )
+    for b in release["combinations"]:
+        assert smallest_class(published, b) >= k, b
+        assert smallest_consistent_set(truth, published, b) >= k, b
+
+
+def test_published_rows_and_columns(demo_build) -> None:
+    run, release = demo_build
+    source = run.query("select * from discharge_abstracts")
+    published = run.query("select * from deid_published")
+    assert len(published) == len(source)
+    for col in release["direct_identifiers"]:
+        assert col not in published.columns
+    expected_cols = [c for c in source.columns if c not in release["direct_identifiers"]]
+    assert list(published.columns) == expected_cols
+    others = [c for c in expected_cols if c not in QIS]
+    key = ["admission_date", "total_cost_cad", "discharge_disposition", "cmg"]
+    a = source[others].sort_values(key).reset_index(drop=True)
+    b = published[others].sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_released_values_are_true_or_suppressed_and_missing_is_distinct(demo_build) -> None:
+    run, _ = demo_build
+    s = run.query("select * from deid_suppressed")
+    for q in QIS:
+        kept = s[q].notna()
+        assert (s.loc[kept, q] == s.loc[kept, f"{q}__generalized"]).all(), q
+    source = run.query("select abstract_id, cci_code from discharge_abstracts")
+    merged = s.merge(source, on="abstract_id", suffixes=("", "_src"))
+    no_intervention = merged["cci_code_src"].isna()
+    assert no_intervention.mean() > 0.3
+    released = merged.loc[no_intervention, "cci_code"]
+    assert set(released.dropna()) == {"<missing>"}
+    assert released.notna().mean() > 0.9  # missing stays a published category, not a NULL
+
+
+def test_risk_summary_and_summary_printer(demo_build) -> None:
+    run, release = demo_build
+    summary = run.query("select * from deid_risk_summary where stage = 'published'")
+    assert len(summary) == len(release["combinations"])
+    assert (summary["smallest_class"] >= 5).all()
+    assert (summary["min_consistent_exact"] >= 5).all()
+    assert (summary["max_risk"] <= 0.2 + 1e-12).all()
+    loss = run.query("select * from deid_information_loss")
+    assert set(loss["column_name"]) == set(QIS) | {"(all quasi-identifiers)"}
+    text = render_summary(run.database)
+    assert "deid_published: 50000 records" in text and "exact min" in text
+
+
+@pytest.fixture(scope="module")
+def it_database(tmp_path_factory) -> Path:
+    """integration_tests with its seeds and source built once; tests copy the file."""
+    tmp = tmp_path_factory.mktemp("it_base")
+    run = run_dbt(INTEGRATION, ["build", "--exclude", "package:dbt_deid"], tmp)
+    assert run.ok, run.output[-3000:]
+    return run.database
+
+
+def _release(**changes) -> dict:
+    variables = project_vars(INTEGRATION)
+    release = copy.deepcopy(variables["deid_release"])
+    for key, value in changes.items():
+        if value is None:
+            release.pop(key, None)
+        else:
+            release[key] = value
+    variables["deid_release"] = release
+    return variables
+
+
+def _build_release(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
+    db = tmp / "release.duckdb"
+    shutil.copy(it_database, db)
+    return run_dbt(INTEGRATION, [command, "--select", "package:dbt_deid"], tmp, variables, db)
+
+
+def test_integration_release_passes(it_database, tmp_path) -> None:
+    run = _build_release(it_database, tmp_path, _release())
+    assert run.ok, run.output[-3000:]
+    published = run.query("select * from deid_published")
+    assert len(published) == 4000
+    assert published["admission_date"].str.match(r"^\d{4}-\d{2}-01$").all()
+
+
+def test_unreachable_max_suppression_blocks_publish(it_database, tmp_path) -> None:
+    run = _build_release(it_database, tmp_path, _release(max_suppression=0.001))
+    assert not run.ok
+    assert "deid_max_suppression" in run.output
+    tables = run.tables()
+    assert "deid_published" not in tables
+    assert {"deid_risk_summary", "deid_information_loss"} <= tables  # diagnostics still built
+
+
+def test_dbt_run_does_not_gate(it_database, tmp_path) -> None:
+    """`dbt run` runs no tests: it publishes even when a gate would fail (README says so)."""
+    run = _build_release(it_database, tmp_path, _release(max_suppression=0.001), command="run")
+    assert run.ok
+    assert "deid_published" in run.tables()
+
+
+def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -> None:
+    variables = _release(max_suppression=0.001, column_suppression_cap=0.0001)
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--store-failures"],
+                  tmp_path, variables, db)
+    assert not run.ok
+    failures = [t for t in run.tables() if "deid_max_suppression" in t or "column_supp" in t]
+    assert failures
+    allowed = {"records", "records_with_suppression", "share_records_with_suppression",
+               "max_suppression", "column_name", "suppressed_cells", "share_suppressed", "cap"}
+    for table in failures:
+        frame = run.query(f'select * from "{table}"')
+        assert set(frame.columns) <= allowed, frame.columns
+        if "column_name" in frame.columns:
+            assert set(frame["column_name"]) <= set(project_vars(INTEGRATION)["deid_release"]
+                                                   ["quasi_identifiers"])
+
+
+QI_BASE = project_vars(INTEGRATION)["deid_release"]["quasi_identifiers"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"tau": 1}, "'k': must be >= 2"),
+        ({"tau": 0}, "'tau': must be a number in (0, 1]"),
+        ({"tau": 1.5}, "'tau': must be a number in (0, 1]"),
+        ({"max_suppression": 1.5}, "'max_suppression': must be a number in [0, 1]"),
+        ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column zip"),
+        ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
+         "'quasi_identifiers.gender.weight'"),
+    ],
+)
+def test_bad_settings_fail_before_any_work(it_database, tmp_path, changes, message) -> None:
+    run = _build_release(it_database, tmp_path, _release(**changes))
+    assert not run.ok
+    assert message in run.output, run.output[-2000:]
+    assert "deid_published" not in run.tables()
+    assert "deid_generalized" not in run.tables()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"quasi_identifiers": {**QI_BASE, "province": {"hierarchy": "gender_hierarchy",
+                                                        "level": 1}}},
+         "column 'province' value 'AB' is missing from hierarchy 'gender_hierarchy'"),
+        ({"quasi_identifiers": {**QI_BASE, "province": {"hierarchy":
+                                                        "hierarchy_with_duplicate_key",
+                                                        "level": 1}}},
+         "has duplicate key value 'NB'"),
+        ({"source": "empty_discharge_abstracts"}, "has no records; nothing to release"),
+        ({"quasi_identifiers": {**QI_BASE, "zip": {"level": 0}}},
+         "names column 'zip', which is not in source"),
+        ({"record_id": "gender_typo"}, "names column 'gender_typo', which is not in source"),
+    ],
+)
+def test_bad_data_gives_one_clear_error_and_nothing_published(
+    it_database, tmp_path, changes, message
+) -> None:
+    run = _build_release(it_database, tmp_path, _release(**changes))
+    assert not run.ok
+    assert message in run.output, run.output[-3000:]
+    assert "deid_published" not in run.tables()

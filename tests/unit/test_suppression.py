@@ -1,0 +1,252 @@
+"""Seed 000's combinations suppression: conformance cases and the release guarantee."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.patterns import PatternTable
+from dbt_deid.suppression import phase1, run_suppression, verify_result
+from dbt_deid.verify import check_release, exact_consistent_counts
+from tests.independent_check import smallest_class, smallest_consistent_set
+
+WALK = ["sex", "year_of_birth", "diagnosis"]
+
+
+def _records(result) -> pd.DataFrame:
+    """One row per input record (count_column=None), in input order."""
+    order = np.argsort(result.table.origin, kind="stable")
+    return result.published().iloc[order].reset_index(drop=True)
+
+
+def _expected(path) -> pd.DataFrame:
+    """Expected output with "" for a suppressed cell (the conformance convention)."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def test_walkthrough_phase1_matches_figure_6(conformance_dir) -> None:
+    case = conformance_dir / "walkthrough_k3"
+    data = pd.read_csv(case / "input.csv", dtype=str)
+    table = PatternTable.from_frame(data, WALK, count_column=None)
+    cells = phase1(table, [0, 1, 2], 3)
+    got = table.decode().fillna("")
+    expected = _expected(case / "expected_after_phase1.csv")
+    assert cells == 7
+    for c in WALK:
+        assert got[c].tolist() == expected[c].tolist(), c
+
+
+def test_walkthrough_final_matches_figure_7(conformance_dir) -> None:
+    case = conformance_dir / "walkthrough_k3"
+    data = pd.read_csv(case / "input.csv", dtype=str)
+    result = run_suppression(data, 3, [WALK], count_column=None)
+    got = _records(result).fillna("")
+    expected = _expected(case / "expected_after_phase2.csv")
+    for c in WALK:
+        assert got[c].tolist() == expected[c].tolist(), c
+    assert result.stats.cells == 18
+    assert int((got[WALK] == "").any(axis=1).sum()) == 9
+    assert (got["sex"] != "").all()
+
+
+TABLE6 = pd.DataFrame(
+    {
+        "prov_all": ["ON"] * 4,
+        "age_group": ["50-59"] * 4,
+        "gender_code": ["M"] * 4,
+        "mrdx": ["B022", "B022", "C793", "C793"],
+        "cmg_code": ["013", "033", "013", "033"],
+    }
+)
+T6_COMBOS = [
+    ["prov_all", "age_group", "gender_code", "mrdx"],
+    ["prov_all", "age_group", "gender_code", "cmg_code"],
+]
+
+
+def test_table6_combinations_suppresses_nothing() -> None:
+    result = run_suppression(TABLE6, 2, T6_COMBOS, count_column=None)
+    assert result.stats.cells == 0
+    assert _records(result)[list(TABLE6.columns)].notna().all().all()
+
+
+def test_table6_complete_suppresses_four_cells_in_one_column() -> None:
+    result = run_suppression(TABLE6, 2, T6_COMBOS, count_column=None, algorithm="complete")
+    got = _records(result)
+    assert result.stats.cells == 4
+    nulls = got.isna().sum()
+    assert sorted(nulls[nulls > 0].items()) in ([("mrdx", 4)], [("cmg_code", 4)])
+    assert all(c.ok for c in verify_result(result))
+
+
+def test_table6_from_shared_file(conformance_dir) -> None:
+    data = pd.read_csv(conformance_dir / "combinations_vs_complete_k2" / "input.csv", dtype=str)
+    assert run_suppression(data, 2, T6_COMBOS, count_column=None).stats.cells == 0
+    complete = run_suppression(data, 2, T6_COMBOS, count_column=None, algorithm="complete")
+    assert complete.stats.cells == 4
+
+
+def test_fully_suppressed_class_is_grown_to_k() -> None:
+    # Phase 1 suppresses the two singleton records entirely: a fully suppressed class of 2 < k.
+    data = pd.DataFrame(
+        {"a": ["x"] * 5 + ["y"] * 5 + ["p", "q"], "b": ["1"] * 5 + ["2"] * 5 + ["8", "9"]}
+    )
+    result = run_suppression(data, 3, [["a", "b"]], count_column=None)
+    got = _records(result)
+    full = got[["a", "b"]].isna().all(axis=1)
+    assert int(full.sum()) == 3
+    assert result.stats.growth_records == 1
+    assert smallest_class(got, ["a", "b"]) >= 3
+    assert smallest_consistent_set(data, got, ["a", "b"]) >= 3
+
+
+def _random_frame(rng: np.random.Generator, n: int, cards: list[int]) -> pd.DataFrame:
+    cols = {}
+    for j, card in enumerate(cards):
+        p = rng.dirichlet(np.full(card, 0.6))
+        cols[f"q{j}"] = rng.choice([f"v{j}_{i}" for i in range(card)], size=n, p=p)
+    return pd.DataFrame(cols)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_guarantee_holds_on_random_overlapping_combinations(seed: int) -> None:
+    """Every combination reaches k, by class and by exact consistent count (sdcMicro #352)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 200))
+    cards = [int(c) for c in rng.integers(2, 9, size=5)]
+    data = _random_frame(rng, n, cards)
+    cols = list(data.columns)
+    combos = [list(rng.choice(cols, size=int(rng.integers(2, 5)), replace=False))
+              for _ in range(int(rng.integers(1, 4)))]
+    k = int(rng.integers(2, 6))
+    weights = {c: float(rng.uniform(0.2, 1.0)) for c in cols}
+    algorithm = "complete" if seed % 5 == 0 else "combinations"
+    result = run_suppression(data, k, combos, weights, count_column=None, algorithm=algorithm)
+    got = _records(result)
+    assert len(got) == n
+    for b in result.combinations:
+        assert smallest_class(got, b) >= k
+        assert smallest_consistent_set(data, got, b) >= k
+    # Released values are the true values or suppressed, never anything else.
+    for c in result.table.columns:
+        kept = got[c].notna()
+        assert (got.loc[kept, c] == data.loc[kept, c]).all()
+
+
+def test_pattern_table_input_gives_the_same_guarantee() -> None:
+    rng = np.random.default_rng(3)
+    data = _random_frame(rng, 400, [3, 4, 6, 5])
+    combos = [["q0", "q1", "q2"], ["q1", "q2", "q3"], ["q0", "q3"]]
+    patterns = data.value_counts().reset_index(name="n")
+    result = run_suppression(patterns, 4, combos)
+    assert result.input_table.n_records == 400
+    checks = verify_result(result)
+    assert all(c.ok for c in checks), checks
+    assert int(result.table.counts.sum()) == 400
+
+
+def test_suppression_map_reconstructs_the_records() -> None:
+    """Apply the map the way SQL does (rank records inside a pattern) and compare."""
+    rng = np.random.default_rng(11)
+    data = _random_frame(rng, 300, [2, 3, 7, 4])
+    data["rid"] = np.arange(len(data))
+    cols = ["q0", "q1", "q2", "q3"]
+    combos = [["q0", "q1", "q2"], ["q2", "q3"]]
+    patterns = data[cols].value_counts().reset_index(name="n")
+    result = run_suppression(patterns, 5, combos)
+    smap = result.suppression_map()
+    assert ((smap["rank_to"] - smap["rank_from"] + 1) == smap["n"]).all()
+    ranked = data.sort_values("rid").copy()
+    ranked["rank"] = ranked.groupby(cols).cumcount() + 1
+    merged = ranked.merge(smap, on=cols, how="left")
+    hit = merged["rank_from"].isna() | merged["rank"].between(merged["rank_from"], merged["rank_to"])
+    merged = merged[hit].drop_duplicates("rid").sort_values("rid")
+    assert len(merged) == len(data)
+    released = merged[cols].copy()
+    for c in cols:
+        flag = merged[f"{c}__suppressed"].fillna(False).astype(bool).to_numpy()
+        released.loc[flag, c] = None
+    released = released.reset_index(drop=True)
+    truth = data[cols].reset_index(drop=True)
+    for b in combos:
+        assert smallest_class(released, b) >= 5
+        assert smallest_consistent_set(truth, released, b) >= 5
+    assert int(released.isna().sum().sum()) == result.stats.cells
+
+
+def test_weight_orders_suppression() -> None:
+    """wsup = sup x w: the column with the lower weight has its values suppressed first."""
+    data = pd.DataFrame(
+        {"a": ["x"] * 3 + ["y"] * 6 + ["x", "x"], "b": ["p"] * 3 + ["q"] * 3 + ["r"] * 3 + ["q", "r"]}
+    )
+    protect_a = _records(run_suppression(data, 2, [["a", "b"]], {"a": 1.0, "b": 0.1},
+                                         count_column=None))
+    protect_b = _records(run_suppression(data, 2, [["a", "b"]], {"a": 0.1, "b": 1.0},
+                                         count_column=None))
+    assert protect_a["a"].notna().all()
+    assert int(protect_a["b"].isna().sum()) == 2
+    assert int(protect_b["a"].isna().sum()) == 2
+
+
+def test_verify_matches_independent_check() -> None:
+    rng = np.random.default_rng(5)
+    truth = _random_frame(rng, 150, [3, 3, 4])
+    published = truth.copy()
+    mask = rng.random(published.shape) < 0.3
+    published = published.mask(mask)
+    b = ["q0", "q1", "q2"]
+    exact = exact_consistent_counts(truth, published, b)
+    assert int(exact.min()) == smallest_consistent_set(truth, published, b)
+    check = check_release(truth, published, [b], 3)[0]
+    assert check.smallest_class == smallest_class(published, b)
+
+
+def test_wildcard_matching_tools_would_misreport() -> None:
+    """Counting a suppressed cell as matching other records' released values can report
+    k-anonymity while a record stays unique on its true values; the exact count sees it."""
+    truth = pd.DataFrame({"a": ["x", "x", "y"], "b": ["1", "1", "2"]})
+    published = pd.DataFrame({"a": ["x", "x", None], "b": ["1", "1", "2"]})
+    # A wildcard-matching tool counts record 3 as matching records 1-2 on `a` ... but its true
+    # value `b = 2` is consistent with only itself.
+    assert smallest_consistent_set(truth, published, ["a", "b"]) == 1
+    assert int(exact_consistent_counts(truth, published, ["a", "b"]).min()) == 1
+    assert check_release(truth, published, [["a", "b"]], 2)[0].ok is False
+
+
+def test_adult_release_holds_the_guarantee(adult_dir) -> None:
+    data = pd.read_csv(adult_dir / "adult.csv", sep=";", dtype=str)
+    combos = [["sex", "age", "race", "marital-status"], ["age", "education", "native-country"],
+              ["workclass", "occupation", "age", "sex"]]
+    patterns = data.value_counts().reset_index(name="n")
+    for algorithm in ("combinations", "complete"):
+        result = run_suppression(patterns, 5, combos, algorithm=algorithm)
+        assert all(c.ok for c in verify_result(result)), algorithm
+        assert int(result.table.counts.sum()) == len(data)
+    comb = run_suppression(patterns, 5, combos)
+    complete = run_suppression(patterns, 5, combos, algorithm="complete")
+    assert comb.stats.cells < complete.stats.cells
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"k": 1}, ConfigError, "k must be an integer >= 2"),
+        ({"combinations": [["a", "zip"]]}, ConfigError, "unknown column(s) ['zip']"),
+        ({"combinations": []}, ConfigError, "non-empty"),
+        ({"weights": {"a": 1.5}}, ConfigError, "weight of 'a'"),
+        ({"k": 50}, DataError, "fewer than k = 50"),
+    ],
+)
+def test_bad_input(kwargs: dict, error: type, message: str) -> None:
+    data = pd.DataFrame({"a": list("xxyy"), "b": list("1212")})
+    args = {"k": 2, "combinations": [["a", "b"]], "weights": None, **kwargs}
+    with pytest.raises(error) as err:
+        run_suppression(data, args["k"], args["combinations"], args["weights"], count_column=None)
+    assert message in str(err.value)
+
+
+def test_empty_pattern_table_is_an_error() -> None:
+    with pytest.raises(DataError, match="empty"):
+        run_suppression(pd.DataFrame({"a": [], "n": []}), 2, [["a"]])
