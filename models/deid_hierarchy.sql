@@ -3,3 +3,4 @@
 {%- set cfg = dbt_deid.release_config() -%}
 {{ dbt_deid.hierarchy_sql(cfg) }}
 {%- endif %}
+-- depends_on: {{ ref('deid_release_plan') }}

@@ -4,6 +4,7 @@
 {%- set rows = [
     ('release', cfg.name),
     ('algorithm', cfg.algorithm),
+    ('preset', cfg.preset or 'none'),
     ('tau', cfg.tau),
     ('k', cfg.k),
     ('max_suppression', cfg.max_suppression),
@@ -12,9 +13,11 @@
     ('missing_label', cfg.missing_label),
     ('dbt_deid_version', '0.1.0'),
 ] -%}
-{%- for b in cfg.combinations -%}{%- do rows.append(('combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- for b in cfg.combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- do rows.append(('released_quasi_identifiers', cfg.released_qis | join(', '))) -%}
 {%- for q in cfg.qis -%}
-  {%- do rows.append(('qi.' ~ q.name, 'level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
+  {%- do rows.append(('qi.' ~ q.name, 'column ' ~ q.column ~ ', level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
 {%- endfor -%}
 {%- for name, value in rows %}
 select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as setting, {{ dbt_deid.literal(value) }} as value

@@ -1,7 +1,11 @@
 {#- Parse and validate the release declared in var('deid_release') (or passed in).
     Every bad value raises one compiler error naming the setting. Returns a normalized dict:
-    name, source, record_id, direct_identifiers, qis (list of dicts), qi_names, combinations,
-    protected_combinations, k, tau, max_suppression, algorithm, missing_label. -#}
+    name, source, record_id, direct_identifiers, qis (list of dicts with name, level, weight,
+    hierarchy, rule, cap, column), qi_names, k, tau, max_suppression, algorithm, missing_label,
+    and from the release plan (at execute time; empty while parsing): combinations (every
+    combination the gates verify), protected_combinations (those the suppression works on) and
+    released_qis. Combinations and hierarchical QIs are expanded by the core: see
+    release_plan(). -#}
 {% macro release_config(release=none) -%}
   {{ return(adapter.dispatch('release_config', 'dbt_deid')(release)) }}
 {%- endmacro %}
@@ -61,8 +65,12 @@
     {%- if cap is not none and not dbt_deid._is_fraction(cap) -%}
       {{ dbt_deid._config_error(where ~ '.suppression_cap', 'must be a number in [0, 1], got ' ~ cap) }}
     {%- endif -%}
+    {%- set column = spec.get('column', name) -%}
+    {%- if column is not string or column | length == 0 -%}
+      {{ dbt_deid._config_error(where ~ '.column', 'must name a source column') }}
+    {%- endif -%}
     {%- do qis.append({'name': name, 'level': level, 'weight': weight, 'hierarchy': hierarchy,
-                       'rule': rule, 'cap': cap, 'derived_from': spec.get('derived_from')}) -%}
+                       'rule': rule, 'cap': cap, 'column': column}) -%}
   {%- endfor -%}
   {%- set qi_names = qis | map(attribute='name') | list -%}
 
@@ -89,28 +97,16 @@
     {%- endif -%}
   {%- endif -%}
 
-  {%- set combos_raw = raw.get('combinations', [qi_names]) -%}
-  {%- if not dbt_deid._is_list(combos_raw) or combos_raw | length == 0 -%}
-    {{ dbt_deid._config_error('combinations', 'must be a non-empty list of lists of quasi-identifier names') }}
+  {#- combinations, hierarchical_qis, demographics, weights and algorithm are validated and
+      expanded by the Python core in the deid_release_plan model (one implementation); SQL reads
+      the plan with dbt_deid.release_plan(). -#}
+  {#- Threshold presets (seeds 002/003; dbt_deid.risk.thresholds): tau when none is given. -#}
+  {%- set preset = raw.get('preset') -%}
+  {%- set preset_tau = {'public': 0.05, 'agreement': 0.2, 'audited': 1.0 / 3.0} -%}
+  {%- if preset is not none and preset not in preset_tau -%}
+    {{ dbt_deid._config_error('preset', 'must be public, agreement or audited, got ' ~ preset) }}
   {%- endif -%}
-  {%- set combos = [] -%}
-  {%- for c in combos_raw -%}
-    {%- set where = 'combinations[' ~ loop.index ~ ']' -%}
-    {%- if not dbt_deid._is_list(c) or c | length == 0 -%}
-      {{ dbt_deid._config_error(where, 'must be a non-empty list of quasi-identifier names') }}
-    {%- endif -%}
-    {%- for col in c -%}
-      {%- if col not in qi_names -%}
-        {{ dbt_deid._config_error(where, 'names unknown column ' ~ col ~ '; declared quasi-identifiers are ' ~ qi_names | join(', ')) }}
-      {%- endif -%}
-    {%- endfor -%}
-    {%- if (c | unique | list | length) != (c | length) -%}
-      {{ dbt_deid._config_error(where, 'repeats a column') }}
-    {%- endif -%}
-    {%- do combos.append(c | list) -%}
-  {%- endfor -%}
-
-  {%- set tau = raw.get('tau') -%}
+  {%- set tau = raw.get('tau', preset_tau[preset] if preset is not none and raw.get('k') is none else none) -%}
   {%- set k_raw = raw.get('k') -%}
   {%- if tau is none and k_raw is none -%}
     {{ dbt_deid._config_error('tau', 'give the threshold tau (k = ceil(1/tau)) or k') }}
@@ -139,9 +135,6 @@
     {{ dbt_deid._config_error('max_suppression', 'must be a number in [0, 1], got ' ~ max_sup) }}
   {%- endif -%}
   {%- set algorithm = raw.get('algorithm', 'combinations') -%}
-  {%- if algorithm not in ['combinations', 'complete'] -%}
-    {{ dbt_deid._config_error('algorithm', 'must be combinations or complete, got ' ~ algorithm) }}
-  {%- endif -%}
   {%- set source = raw.get('source') -%}
   {%- if source is none or not (source is string or (source is mapping and 'source_name' in source and 'table' in source)) -%}
     {{ dbt_deid._config_error('source', 'must be a model/seed name or {source_name: ..., table: ...}') }}
@@ -167,19 +160,30 @@
     {{ dbt_deid._config_error('missing_label', 'must be a non-empty string') }}
   {%- endif -%}
 
-  {%- if algorithm == 'complete' -%}
-    {%- set used = [] -%}
-    {%- for q in qi_names -%}
-      {%- for c in combos -%}{%- if q in c and q not in used -%}{%- do used.append(q) -%}{%- endif -%}{%- endfor -%}
-    {%- endfor -%}
-    {%- set protected = [used] -%}
-  {%- else -%}
-    {%- set protected = combos -%}
+  {%- set sample = raw.get('sample') -%}
+  {%- if sample is not none -%}
+    {%- if sample is not mapping -%}{{ dbt_deid._config_error('sample', 'must be a mapping {fraction, slot, seed}') }}{%- endif -%}
+    {%- set f = sample.get('fraction') -%}
+    {%- if f is not number or f is boolean or f <= 0 or f > 1 -%}
+      {{ dbt_deid._config_error('sample.fraction', 'must be a number in (0, 1], got ' ~ f) }}
+    {%- endif -%}
+    {%- set slot = sample.get('slot', 0) -%}
+    {%- if slot is not integer or slot is boolean or slot < 0 or (slot + 1) * f > 1.000000001 -%}
+      {{ dbt_deid._config_error('sample.slot', 'must be an integer >= 0 with (slot + 1) x fraction <= 1, got ' ~ slot) }}
+    {%- endif -%}
+    {%- set seed = sample.get('seed', 0) -%}
+    {%- if seed is not integer or seed is boolean -%}
+      {{ dbt_deid._config_error('sample.seed', 'must be an integer') }}
+    {%- endif -%}
+    {%- set sample = {'fraction': f, 'slot': slot, 'seed': seed} -%}
   {%- endif -%}
   {{ return({
-      'name': raw.get('name', 'release'), 'source': source, 'record_id': record_id,
+      'name': raw.get('name', 'release'), 'sample': sample, 'source': source, 'record_id': record_id,
       'direct_identifiers': direct | list, 'qis': qis, 'qi_names': qi_names,
-      'combinations': combos, 'protected_combinations': protected, 'k': k, 'tau': tau,
+      'combinations': dbt_deid.release_plan('verified'),
+      'protected_combinations': dbt_deid.release_plan('protected'),
+      'released_qis': dbt_deid.release_plan('released'),
+      'k': k, 'tau': tau, 'preset': preset,
       'max_suppression': max_sup, 'algorithm': algorithm, 'missing_label': missing_label,
   }) }}
 {%- endmacro %}
@@ -265,4 +269,48 @@
 
 {% macro default__release_enabled() -%}
   {{ return(var('deid_release', none) is not none) }}
+{%- endmacro %}
+
+{#- The release plan written by the deid_release_plan model (the Python core expands the
+    combinations of Tables 4, 5, 7 and 8 there). kind: 'protected' or 'verified' return a list of
+    combinations (lists of QI names), 'released' the published QIs in order, 'propagation' a
+    list of [source, target]. Empty when not executing (parse time). -#}
+{% macro release_plan(kind) -%}
+  {{ return(adapter.dispatch('release_plan', 'dbt_deid')(kind)) }}
+{%- endmacro %}
+
+{% macro default__release_plan(kind) -%}
+  {%- set plan = ref('deid_release_plan') -%}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- set rows = run_query("select item, position, column_name from " ~ plan ~ " where kind = " ~ dbt_deid.literal(kind) ~ " order by item, position").rows -%}
+  {%- set items = {} -%}
+  {%- set order = [] -%}
+  {%- for r in rows -%}
+    {%- if r[0] not in items -%}{%- do items.update({r[0]: []}) -%}{%- do order.append(r[0]) -%}{%- endif -%}
+    {%- do items[r[0]].append(r[2]) -%}
+  {%- endfor -%}
+  {%- set out = [] -%}
+  {%- for i in order -%}{%- do out.append(items[i]) -%}{%- endfor -%}
+  {%- if kind == 'released' -%}{{ return(out[0] if out else []) }}{%- endif -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- What the release reads: the source relation, or, with `sample: {fraction, slot, seed}`, the
+    records whose seeded hash of the record id falls in slot `slot` (hash range
+    [slot x fraction, (slot + 1) x fraction)). Releases with the same seed and fraction and
+    different slots are disjoint random samples (seed 000: the geographic and clinical PUMFs are
+    two non-overlapping 10% samples), reproducible for the seed. -#}
+{% macro release_input(cfg) -%}
+  {{ return(adapter.dispatch('release_input', 'dbt_deid')(cfg)) }}
+{%- endmacro %}
+
+{% macro default__release_input(cfg) -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- if cfg.sample is none -%}{{ return(src) }}{%- endif -%}
+  {%- set scale = 4294967296 -%}
+  {%- set lo = (cfg.sample.slot * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
+  {%- set hi = ((cfg.sample.slot + 1) * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
+  {%- set h = 'substr(' ~ dbt.hash(dbt.concat([dbt_deid.literal(cfg.sample.seed ~ ':'), 'cast(' ~ dbt_deid.ident(cfg.record_id) ~ ' as ' ~ dbt.type_string() ~ ')'])) ~ ', 1, 8)' -%}
+  {%- set cond = h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '') -%}
+  {{ return('(select * from ' ~ src ~ ' where ' ~ cond ~ ')') }}
 {%- endmacro %}

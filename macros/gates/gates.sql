@@ -13,7 +13,7 @@
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.protected_combinations -%}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
   select combination, k, classes_below_k as small_classes, records_above_tau as records_in_small_classes, smallest_class
   from ({{ dbt_deid.risk_summary_sql(model, combos, k, 1.0 / k, 'gate') }}) as s
@@ -32,7 +32,7 @@
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.protected_combinations -%}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
   select combination, k, min_consistent, records_below_k
   from ({{ dbt_deid.exact_risk_summary_sql(model, combos, k) }}) as s
@@ -51,7 +51,7 @@
   select 'no release declared in var deid_release' as error
   {%- else -%}
   {%- set limit = max_suppression if max_suppression is not none else cfg.max_suppression -%}
-  {%- set cols = columns if columns is not none else cfg.qi_names -%}
+  {%- set cols = columns if columns is not none else cfg.released_qis -%}
   {%- set any_null = [] -%}
   {%- for c in cols -%}{%- do any_null.append(dbt_deid.ident(c) ~ ' is null') -%}{%- endfor -%}
   select records, records_with_suppression, share_records_with_suppression, {{ limit }} as max_suppression
@@ -99,7 +99,8 @@
   {%- endif %}
 {% endmacro %}
 
-{#- Records are never silently dropped: the model has as many rows as the release source. -#}
+{#- Records are never silently dropped: the model has as many rows as the release input (the
+    source, or its sample when the release sets `sample`). -#}
 {% test deid_row_count_matches_source(model) %}
   {{ adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid')(model) }}
 {% endtest %}
@@ -111,7 +112,7 @@
   {%- else -%}
   select m.records as model_records, s.records as source_records
   from (select count(*) as records from {{ model }}) as m
-  cross join (select count(*) as records from {{ dbt_deid.release_source(cfg) }}) as s
+  cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
   where m.records <> s.records
   {%- endif %}
 {% endmacro %}

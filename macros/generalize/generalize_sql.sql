@@ -7,14 +7,14 @@
 {%- endmacro %}
 
 {% macro default__generalize_sql(cfg, hierarchy_relation) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- set src = dbt_deid.release_input(cfg) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set s = dbt.type_string() -%}
   select
     src.{{ dbt_deid.ident(cfg.record_id) }} as {{ dbt_deid.ident(cfg.record_id) }}
     {%- for q in cfg.qis %}
-    {%- set col = dbt_deid.ident(q.name) %}
-    , case when src.{{ col }} is null then {{ miss }} else h{{ loop.index }}.generalized_value end as {{ col }}
+    {%- set col = dbt_deid.ident(q.column) %}
+    , case when src.{{ col }} is null then {{ miss }} else h{{ loop.index }}.generalized_value end as {{ dbt_deid.ident(q.name) }}
     , case when src.{{ col }} is null then {{ miss }} else cast(src.{{ col }} as {{ s }}) end as {{ dbt_deid.ident(q.name ~ '__original') }}
     {%- endfor %}
   from {{ src }} as src
@@ -23,7 +23,7 @@
     select original_value, generalized_value from {{ hierarchy_relation }}
     where qi_name = {{ dbt_deid.literal(q.name) }} and level = {{ q.level }}
   ) as h{{ loop.index }}
-    on h{{ loop.index }}.original_value = cast(src.{{ dbt_deid.ident(q.name) }} as {{ s }})
+    on h{{ loop.index }}.original_value = cast(src.{{ dbt_deid.ident(q.column) }} as {{ s }})
   {%- endfor %}
 {%- endmacro %}
 

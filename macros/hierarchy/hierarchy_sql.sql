@@ -8,7 +8,8 @@
 {%- endmacro %}
 
 {% macro default__hierarchy_sql(cfg) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- if execute -%}{%- do dbt_deid.assert_source_columns(cfg) -%}{%- endif -%}
+  {%- set src = dbt_deid.release_input(cfg) -%}
   {%- set s = dbt.type_string() -%}
   {%- set parts = [] -%}
   {%- for q in cfg.qis -%}
@@ -22,11 +23,11 @@
         {%- endfor -%}
       {%- endif -%}
     {%- else -%}
-      {%- set col = dbt_deid.ident(q.name) -%}
+      {%- set col = dbt_deid.ident(q.column) -%}
       {%- set n_levels = (q.rule['levels'] | length + 1) if q.rule is not none else 1 -%}
       {%- for level in range(n_levels) -%}
         {%- set expr = dbt_deid.rule_level_sql(q.rule, level, 'v') if q.rule is not none else 'cast(v as ' ~ s ~ ')' -%}
-        {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ level ~ " as level, cast(v as " ~ s ~ ") as original_value, " ~ expr ~ " as generalized_value from (select distinct " ~ col ~ " as v from " ~ src ~ " where " ~ col ~ " is not null) as d") -%}
+        {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ level ~ " as level, cast(v as " ~ s ~ ") as original_value, " ~ expr ~ " as generalized_value from (select distinct " ~ col ~ " as v from " ~ src ~ " as s_in where " ~ col ~ " is not null) as d") -%}
       {%- endfor -%}
     {%- endif -%}
   {%- endfor -%}

@@ -32,7 +32,8 @@
 
 {#- Risk summary per combination: classes, smallest class, max risk 1/min f_j, mean risk
     (mean over records of 1/f_j = classes / records), records and share of records above tau
-    (1/f_j > tau, i.e. f_j < k = ceil(1/tau)). -#}
+    (1/f_j > tau, i.e. f_j < k = ceil(1/tau)), and the discernibility metric sum f_j^2 (classes
+    formed with a suppressed value as its own category). -#}
 {% macro risk_summary_sql(relation, combinations, k, tau, stage) -%}
   {{ return(adapter.dispatch('risk_summary_sql', 'dbt_deid')(relation, combinations, k, tau, stage)) }}
 {%- endmacro %}
@@ -51,7 +52,8 @@
     1.0 * count(*) / sum(f) as mean_risk,
     cast(sum(case when f < {{ k }} then 1 else 0 end) as {{ dbt.type_bigint() }}) as classes_below_k,
     cast(sum(case when f < {{ k }} then f else 0 end) as {{ dbt.type_bigint() }}) as records_above_tau,
-    1.0 * sum(case when f < {{ k }} then f else 0 end) / sum(f) as share_above_tau
+    1.0 * sum(case when f < {{ k }} then f else 0 end) / sum(f) as share_above_tau,
+    sum(1.0 * f * f) as discernibility
   from ({{ dbt_deid.class_sizes_sql(relation, b) }}) as classes
   {%- if not loop.last %}
   union all
@@ -138,16 +140,19 @@
     suppressed cells and their share, records with any suppressed QI and their share, and
     non-uniform entropy: for each record and QI, -log2 of the share of records with its original
     value among the records that share its released value (a suppressed cell's released value
-    covers all records). -#}
-{% macro information_loss_sql(cfg, suppressed) -%}
-  {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed)) }}
+    covers all records). With the hierarchy relation, precision Prec (Sweeney; seed 003):
+    1 - mean over cells of level/height, a suppressed cell counting as the full height. -#}
+{% macro information_loss_sql(cfg, suppressed, hierarchy=none) -%}
+  {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed, hierarchy)) }}
 {%- endmacro %}
 
-{% macro default__information_loss_sql(cfg, suppressed) -%}
+{% macro default__information_loss_sql(cfg, suppressed, hierarchy) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
   {%- set any_null = [] -%}
-  {%- for q in cfg.qi_names -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
+  {%- for q in qis -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
   with totals as (select count(*) as n from {{ suppressed }})
-  {%- for q in cfg.qi_names %}
+  {%- for q in qis %}
   {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(q ~ '__original') %}
   , e{{ loop.index }} as (
     select coalesce(sum(o_r.n_or * -ln(1.0 * o_r.n_or / rr.n_r)) / ln(2.0), 0) as entropy
@@ -161,7 +166,7 @@
     cross join totals as t
   )
   {%- endfor %}
-  {%- for q in cfg.qi_names %}
+  {%- for q in qis %}
   select {{ dbt_deid.literal(q) }} as column_name,
     {{ loop.index }} as column_order,
     t.n as records,
@@ -169,17 +174,30 @@
     1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_cells_suppressed,
     (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) as records_with_suppression,
     1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_records_with_suppression,
-    (select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}) as non_uniform_entropy
+    (select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}) as non_uniform_entropy,
+    {{ dbt_deid._precision_sql(cfg, q, suppressed, hierarchy) }} as precision
   from totals as t
   union all
   {%- endfor %}
   select '(all quasi-identifiers)' as column_name,
     0 as column_order,
     t.n as records,
-    ({% for q in cfg.qi_names %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) as suppressed_cells,
-    1.0 * ({% for q in cfg.qi_names %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) / (t.n * {{ cfg.qi_names | length }}) as share_cells_suppressed,
+    ({% for q in qis %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) as suppressed_cells,
+    1.0 * ({% for q in qis %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) / (t.n * {{ qis | length }}) as share_cells_suppressed,
     (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) as records_with_suppression,
     1.0 * (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) / t.n as share_records_with_suppression,
-    ({% for q in cfg.qi_names %}(select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}){% if not loop.last %} + {% endif %}{% endfor %}) as non_uniform_entropy
+    ({% for q in qis %}(select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}){% if not loop.last %} + {% endif %}{% endfor %}) as non_uniform_entropy,
+    ({% for q in qis %}{{ dbt_deid._precision_sql(cfg, q, suppressed, hierarchy) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ qis | length }} as precision
   from totals as t
+{%- endmacro %}
+
+{#- Prec of one released QI: 1 - ((unsuppressed cells x level / height) + suppressed cells) / n. -#}
+{% macro _precision_sql(cfg, q, suppressed, hierarchy) -%}
+  {%- if hierarchy is none -%}{{ return('cast(null as ' ~ dbt.type_float() ~ ')') }}{%- endif -%}
+  {%- set spec = (cfg.qis | selectattr('name', 'equalto', q) | list)[0] -%}
+  {%- set sql -%}
+  (select 1.0 - (1.0 * (count(*) - count({{ dbt_deid.ident(q) }})) + 1.0 * count({{ dbt_deid.ident(q) }}) * {{ spec.level }} / nullif(max(hh.height), 0)) / count(*)
+   from {{ suppressed }} cross join (select max(level) as height from {{ hierarchy }} where qi_name = {{ dbt_deid.literal(q) }}) as hh)
+  {%- endset -%}
+  {{ return(sql) }}
 {%- endmacro %}

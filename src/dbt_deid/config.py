@@ -18,6 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.families import (
+    Family,
+    generate_combinations,
+    parse_family,
+    propagation_pairs,
+    released_order,
+)
 
 ALGORITHMS = ("combinations", "complete")
 RULES = ("interval", "prefix", "date")
@@ -52,6 +59,12 @@ class QuasiIdentifier:
     rule: Mapping[str, Any] | None = None
     suppression_cap: float | None = None
     derived_from: str | None = None
+    column: str | None = None
+
+    @property
+    def source_column(self) -> str:
+        """The source column this QI is computed from (several QIs may share one)."""
+        return self.column or self.name
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,8 @@ class ReleaseConfig:
     record_id: str | None = None
     direct_identifiers: tuple[str, ...] = ()
     missing_label: str = DEFAULT_MISSING_LABEL
+    families: tuple[Family, ...] = ()
+    demographics: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -94,6 +109,27 @@ class ReleaseConfig:
             used = [q for q in self.qi_names if any(q in c for c in self.combinations)]
             return [tuple(used)]
         return list(self.combinations)
+
+    def verified_combinations(self) -> list[tuple[str, ...]]:
+        """Every combination an adversary may know, checked by the gates after propagation:
+        the declared/generated combinations plus, for hierarchical QIs, demographics x each
+        level at or above the suppression level (levels covered by propagation included)."""
+        combos = list(self.combinations)
+        if self.families and self.explicit_combinations is None:
+            combos = generate_combinations(self.demographics, self.families, verified=True)
+        return list(dict.fromkeys(combos))
+
+    @property
+    def explicit_combinations(self) -> Any:
+        return self.extra.get("_explicit_combinations")
+
+    def propagation(self) -> list[tuple[str, str]]:
+        """(source, target) suppression propagation pairs of the hierarchical QIs."""
+        return propagation_pairs(self.families)
+
+    def released_qis(self) -> list[str]:
+        """QIs in the published table (family levels finer than M are not released)."""
+        return released_order(self.families, self.qi_names)
 
 
 def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
@@ -148,7 +184,7 @@ def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
         raise ConfigError(f"{setting} must be a mapping, got {spec!r}")
     unknown = set(spec) - {
         "level", "weight", "hierarchy", "rule", "suppression_cap", "derived_from",
-        "description",
+        "description", "column",
     }
     if unknown:
         raise ConfigError(f"{setting} has unknown settings {sorted(unknown)}")
@@ -172,9 +208,12 @@ def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
     cap = spec.get("suppression_cap")
     if cap is not None:
         cap = _fraction(cap, f"{setting}.suppression_cap")
+    column = spec.get("column")
+    if column is not None and (not isinstance(column, str) or not column):
+        raise ConfigError(f"{setting}.column must name a source column, got {column!r}")
     return QuasiIdentifier(
         name=name, level=level, weight=weight, hierarchy=hierarchy, rule=rule,
-        suppression_cap=cap, derived_from=spec.get("derived_from"),
+        suppression_cap=cap, derived_from=spec.get("derived_from"), column=column,
     )
 
 
@@ -195,9 +234,30 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
                 f"quasi_identifiers.{q.name}.derived_from names unknown QI {q.derived_from!r}"
             )
 
-    combos_raw = raw.get("combinations")
+    fams_raw = raw.get("hierarchical_qis") or {}
+    if not isinstance(fams_raw, Mapping):
+        raise ConfigError("hierarchical_qis must be a mapping of family name -> settings")
+    families = tuple(parse_family(str(n), f, list(qis)) for n, f in fams_raw.items())
+    in_families = [lv for f in families for lv in f.levels]
+    if len(set(in_families)) != len(in_families):
+        raise ConfigError("hierarchical_qis: a quasi-identifier belongs to two families")
+    demo_raw = raw.get("demographics")
+    if demo_raw is None:
+        demo_raw = [q for q in qis if q not in in_families]
+    if isinstance(demo_raw, str) or not isinstance(demo_raw, Sequence):
+        raise ConfigError("demographics must be a list of quasi-identifier names")
+    for col in demo_raw:
+        if col not in qis:
+            raise ConfigError(f"demographics names unknown quasi-identifier {col!r}")
+        if col in in_families:
+            raise ConfigError(f"demographics lists {col!r}, a level of a hierarchical QI")
+    explicit = raw.get("combinations")
+    combos_raw = explicit
     if combos_raw is None:
-        combos_raw = [list(qis)]
+        combos_raw = (
+            [list(c) for c in generate_combinations(demo_raw, families)] if families
+            else [list(qis)]
+        )
     if not isinstance(combos_raw, Sequence) or isinstance(combos_raw, str) or not combos_raw:
         raise ConfigError("combinations must be a non-empty list of lists of QI names")
     combos: list[tuple[str, ...]] = []
@@ -215,6 +275,18 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
         combos.append(tuple(str(x) for x in c))
 
     tau_raw, k_raw = raw.get("tau"), raw.get("k")
+    preset = raw.get("preset")
+    if preset is not None:
+        from dbt_deid.risk.thresholds import threshold_preset
+
+        try:
+            chosen = threshold_preset(preset)
+        except Exception as exc:
+            raise ConfigError(
+                f"preset must be public, agreement or audited, got {preset!r}"
+            ) from exc
+        if tau_raw is None and k_raw is None:
+            tau_raw = chosen.tau
     if tau_raw is None and k_raw is None:
         raise ConfigError("give the threshold tau (k = ceil(1/tau)) or k")
     if tau_raw is not None:
@@ -264,7 +336,11 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
     known = {
         "name", "source", "record_id", "direct_identifiers", "quasi_identifiers", "combinations",
         "tau", "k", "max_suppression", "algorithm", "column_suppression_cap", "missing_label",
+        "preset",
     }
+    known |= {"hierarchical_qis", "demographics"}
+    extra = {key: v for key, v in raw.items() if key not in known}
+    extra["_explicit_combinations"] = explicit
     return ReleaseConfig(
         name=str(raw.get("name", "release")),
         quasi_identifiers=qis,
@@ -277,12 +353,14 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
         record_id=record_id,
         direct_identifiers=tuple(direct),
         missing_label=missing_label,
-        extra={key: v for key, v in raw.items() if key not in known},
+        families=families,
+        demographics=tuple(demo_raw),
+        extra=extra,
     )
 
 
 def _with_cap(q: QuasiIdentifier, cap: float) -> QuasiIdentifier:
     return QuasiIdentifier(
         name=q.name, level=q.level, weight=q.weight, hierarchy=q.hierarchy, rule=q.rule,
-        suppression_cap=cap, derived_from=q.derived_from,
+        suppression_cap=cap, derived_from=q.derived_from, column=q.column,
     )

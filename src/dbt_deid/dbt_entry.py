@@ -51,13 +51,15 @@ def suppression_map(
     log = logger or dbt_logger()
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
-        logger=log,
+        logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
+        verify_combinations=cfg.verified_combinations(), families=cfg.families,
     )
     out = result.suppression_map()
     log.info(
         f"dbt_deid: {model}: {result.stats.cells} cells suppressed"
         f" ({result.stats.phase1_cells} in phase 1, {result.stats.phase2_cells} in phase 2,"
-        f" {result.stats.growth_records} records moved to fully suppressed classes),"
+        f" {result.stats.growth_records} records moved to fully suppressed classes,"
+        f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
         f" {len(out)} map rows"
     )
     columns: dict[str, Any] = {}
@@ -72,3 +74,31 @@ def suppression_map(
     for q in cfg.qi_names:  # empty maps still need string-typed key columns
         frame_out[q] = frame_out[q].astype("string")
     return frame_out
+
+
+def release_plan(release: dict[str, Any]) -> pd.DataFrame:
+    """The release plan as rows, for the SQL models and gates and for auditors.
+
+    ``kind`` is ``protected`` (combinations the suppression works on), ``verified`` (every
+    combination an adversary may know, checked by the gates), ``released`` (QIs in the
+    published table, in order) or ``propagation`` (position 0 = source, 1 = target).
+    """
+    cfg = parse_release(release)
+    rows: list[tuple[str, int, int, str]] = []
+    for kind, combos in (("protected", cfg.protected_combinations()),
+                         ("verified", cfg.verified_combinations())):
+        for i, b in enumerate(combos, start=1):
+            rows += [(kind, i, j, col) for j, col in enumerate(b)]
+    rows += [("released", 1, j, q) for j, q in enumerate(cfg.released_qis())]
+    for i, (src, dst) in enumerate(cfg.propagation(), start=1):
+        rows += [("propagation", i, 0, src), ("propagation", i, 1, dst)]
+    return pd.DataFrame(rows, columns=["kind", "item", "position", "column_name"]).astype(
+        {"kind": "string", "item": "int64", "position": "int64", "column_name": "string"}
+    )
+
+
+def algorithm_comparison(patterns: Any, release: dict[str, Any]) -> pd.DataFrame:
+    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison)."""
+    from dbt_deid.comparison import compare_algorithms
+
+    return compare_algorithms(to_pandas(patterns), release, logger=dbt_logger())

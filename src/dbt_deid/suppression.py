@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.families import Family, check_total_orders, propagate
 from dbt_deid.patterns import SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
 
@@ -48,6 +49,7 @@ class SuppressionStats:
     phase2_cells: int = 0
     growth_records: int = 0
     growth_cells: int = 0
+    propagated_cells: int = 0
     passes: int = 0
     phase1_seconds: float = 0.0
     phase2_seconds: float = 0.0
@@ -55,7 +57,7 @@ class SuppressionStats:
 
     @property
     def cells(self) -> int:
-        return self.phase1_cells + self.phase2_cells + self.growth_cells
+        return self.phase1_cells + self.phase2_cells + self.growth_cells + self.propagated_cells
 
 
 @dataclass
@@ -67,6 +69,7 @@ class SuppressionResult:
     k: int
     combinations: list[tuple[str, ...]]
     stats: SuppressionStats
+    verify_combinations: list[tuple[str, ...]] = field(default_factory=list)
 
     def published(self) -> pd.DataFrame:
         """Released patterns (None = suppressed) with counts; several rows may share a tuple."""
@@ -336,11 +339,19 @@ def run_suppression(
     algorithm: str = "combinations",
     count_column: str | None = "n",
     logger: Logger | None = None,
+    propagation: Sequence[tuple[str, str]] = (),
+    columns: Sequence[str] = (),
+    verify_combinations: Sequence[Sequence[str]] = (),
+    families: Sequence[Family] = (),
 ) -> SuppressionResult:
     """Run the combinations (or complete) suppression algorithm.
 
     ``patterns`` is the pattern table (QI columns plus a count column; ``count_column=None``
-    for one row per record). Returns the suppressed table; nothing in the input is modified.
+    for one row per record). ``propagation`` pairs (source, target) suppress ``target`` in a
+    record whenever ``source`` is suppressed (hierarchical QIs, :mod:`dbt_deid.families`); they
+    are applied after every pass and the passes repeat until no combination has a class smaller
+    than k. ``columns`` are further QIs carried in the result (e.g. released levels that are
+    only suppressed by propagation). Returns the suppressed table; the input is not modified.
     """
     log = logger or get_logger()
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
@@ -353,16 +364,20 @@ def run_suppression(
     used = list(dict.fromkeys(col for c in combos for col in c))
     if algorithm == "complete":
         combos = [tuple(used)]
+    carried = list(dict.fromkeys(
+        [*used, *columns, *(c for pair in propagation for c in pair),
+         *(c for b in verify_combinations for c in b)]
+    ))
     if isinstance(patterns, PatternTable):
         source = patterns
     else:
-        unknown = [c for c in used if c not in patterns.columns]
+        unknown = [c for c in carried if c not in patterns.columns]
         if unknown:
             raise ConfigError(
                 f"combination names unknown column(s) {unknown};"
                 f" columns are {list(patterns.columns)}"
             )
-        source = PatternTable.from_frame(patterns, used, count_column)
+        source = PatternTable.from_frame(patterns, carried, count_column)
     weights = dict(weights or {})
     known = set(source.columns) if isinstance(patterns, PatternTable) else set(patterns.columns)
     for col, w in weights.items():
@@ -373,6 +388,7 @@ def run_suppression(
     if source.n_records < k:
         raise DataError(f"the data has {source.n_records} records, fewer than k = {k}")
 
+    check_total_orders(source, families)
     table = source.copy()
     stats = SuppressionStats()
     col_idx = {c: table.col(c) for c in used}
@@ -385,6 +401,7 @@ def run_suppression(
     )
     t1 = time.perf_counter()
     while True:
+        stats.propagated_cells += propagate(table, propagation)
         moles = [(count_moles(table, [col_idx[c] for c in b], k)[0], i, b)
                  for i, b in enumerate(combos)]
         todo = sorted((m for m in moles if m[0] > 0), key=lambda m: (-m[0], m[1]))
@@ -407,7 +424,8 @@ def run_suppression(
                 f" {cells} cells suppressed, {moved} records moved to the fully suppressed class"
             )
     stats.phase2_seconds = time.perf_counter() - t1
-    return SuppressionResult(table, source, k, combos, stats)
+    checks = [tuple(b) for b in verify_combinations] or combos
+    return SuppressionResult(table, source, k, combos, stats, list(dict.fromkeys(checks)))
 
 
 def verify_result(result: SuppressionResult) -> list:
@@ -416,6 +434,7 @@ def verify_result(result: SuppressionResult) -> list:
 
     published = result.table.decode().drop(columns=["n"])
     truth = result.input_table.decode().drop(columns=["n"]).iloc[result.table.origin]
+    combos = result.verify_combinations or result.combinations
     return check_release(
-        truth.reset_index(drop=True), published, result.combinations, result.k, result.table.counts
+        truth.reset_index(drop=True), published, combos, result.k, result.table.counts
     )

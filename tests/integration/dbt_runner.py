@@ -35,12 +35,13 @@ class DbtRun:
     def ok(self) -> bool:
         return self.returncode == 0
 
-    def tables(self) -> set[str]:
+    def tables(self, schema: str = "main") -> set[str]:
         if not self.database.exists():
             return set()
         with duckdb.connect(str(self.database), read_only=True) as con:
             return {r[0] for r in con.execute(
-                "select table_name from information_schema.tables"
+                "select table_name from information_schema.tables where table_schema = ?",
+                [schema],
             ).fetchall()}
 
     def query(self, sql: str) -> pd.DataFrame:

@@ -154,12 +154,13 @@ def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -
     run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--store-failures"],
                   tmp_path, variables, db)
     assert not run.ok
-    failures = [t for t in run.tables() if "deid_max_suppression" in t or "column_supp" in t]
-    assert failures
+    audit = "main_dbt_test__audit"
+    failures = [t for t in run.tables(audit) if "deid_max_suppression" in t or "column_supp" in t]
+    assert len(failures) == 2
     allowed = {"records", "records_with_suppression", "share_records_with_suppression",
                "max_suppression", "column_name", "suppressed_cells", "share_suppressed", "cap"}
     for table in failures:
-        frame = run.query(f'select * from "{table}"')
+        frame = run.query(f'select * from {audit}."{table}"')
         assert set(frame.columns) <= allowed, frame.columns
         if "column_name" in frame.columns:
             assert set(frame["column_name"]) <= set(project_vars(INTEGRATION)["deid_release"]
@@ -176,9 +177,10 @@ QI_BASE = project_vars(INTEGRATION)["deid_release"]["quasi_identifiers"]
         ({"tau": 0}, "'tau': must be a number in (0, 1]"),
         ({"tau": 1.5}, "'tau': must be a number in (0, 1]"),
         ({"max_suppression": 1.5}, "'max_suppression': must be a number in [0, 1]"),
-        ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column zip"),
+        ({"combinations": [["age", "zip"]]}, "combinations[1] names unknown column 'zip'"),
         ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
          "'quasi_identifiers.gender.weight'"),
+        ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
     ],
 )
 def test_bad_settings_fail_before_any_work(it_database, tmp_path, changes, message) -> None:
@@ -212,3 +214,59 @@ def test_bad_data_gives_one_clear_error_and_nothing_published(
     assert not run.ok
     assert message in run.output, run.output[-3000:]
     assert "deid_published" not in run.tables()
+
+
+def test_two_disjoint_seeded_samples(it_database, tmp_path) -> None:
+    """Seed 000's two PUMFs: non-overlapping random samples, each behind its own gates."""
+    ids = []
+    for slot in (0, 1):
+        tmp = tmp_path / f"slot{slot}"
+        tmp.mkdir()
+        sample = {"fraction": 0.4, "slot": slot, "seed": 2011}
+        run = _build_release(it_database, tmp, _release(sample=sample))
+        assert run.ok, run.output[-3000:]
+        got = set(run.query("select abstract_id from deid_suppressed")["abstract_id"])
+        published = run.query("select count(*) as n from deid_published")["n"][0]
+        assert published == len(got)
+        assert 1400 < len(got) < 1800  # about 40% of 4000
+        ids.append(got)
+    assert not ids[0] & ids[1]
+    (tmp_path / "again").mkdir()
+    again = _build_release(it_database, tmp_path / "again",
+                           _release(sample={"fraction": 0.4, "slot": 0, "seed": 2011}))
+    assert set(again.query("select abstract_id from deid_suppressed")["abstract_id"]) == ids[0]
+
+
+def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
+    """Diagnosis released as MRDx, CMG, block and chapter; adversary at CMG (Table 8)."""
+    qis = {**QI_BASE,
+           "mrdx": {"hierarchy": "diagnosis_hierarchy", "level": 0},
+           "cmg": {"level": 0},
+           "diag_block": {"column": "mrdx", "hierarchy": "diagnosis_hierarchy", "level": 2},
+           "diag_chapter": {"column": "mrdx", "hierarchy": "diagnosis_hierarchy", "level": 3}}
+    variables = _release(
+        quasi_identifiers=qis, combinations=None,
+        demographics=["province", "age", "gender"],
+        hierarchical_qis={"diagnosis": {
+            "levels": ["mrdx", "cmg", "diag_block", "diag_chapter"],
+            "generalizes": {"diag_block": "mrdx", "diag_chapter": "diag_block"},
+            "adversary_level": "cmg"}},
+    )
+    variables["deid_release"].pop("combinations", None)
+    run = _build_release(it_database, tmp_path, variables)
+    assert run.ok, run.output[-3000:]
+    published = run.query("select * from deid_published")
+    cols = list(published.columns)
+    assert cols.index("mrdx") + 1 == cols.index("diag_block")  # levels replace the source column
+    assert {"cmg", "diag_chapter"} <= set(cols)
+    plan = run.query("select * from deid_release_plan where kind = 'verified'")
+    verified = [list(g.sort_values("position")["column_name"]) for _, g in plan.groupby("item")]
+    assert ["province", "age", "gender", "diag_chapter"] in verified
+    s = run.query("select * from deid_suppressed")
+    assert s.loc[s["diag_block"].isna(), "diag_chapter"].isna().all()
+    assert s.loc[s["diag_block"].isna() | s["cmg"].isna(), "mrdx"].isna().all()
+    truth = s[[f"{q}__generalized" for q in ["province", "age", "gender", "diag_chapter"]]]
+    truth.columns = ["province", "age", "gender", "diag_chapter"]
+    b = ["province", "age", "gender", "diag_chapter"]
+    assert smallest_class(published, b) >= 5
+    assert smallest_consistent_set(truth, published, b) >= 5

@@ -161,7 +161,8 @@ def test_suppression_map_reconstructs_the_records() -> None:
     ranked = data.sort_values("rid").copy()
     ranked["rank"] = ranked.groupby(cols).cumcount() + 1
     merged = ranked.merge(smap, on=cols, how="left")
-    hit = merged["rank_from"].isna() | merged["rank"].between(merged["rank_from"], merged["rank_to"])
+    in_range = merged["rank"].between(merged["rank_from"], merged["rank_to"])
+    hit = merged["rank_from"].isna() | in_range
     merged = merged[hit].drop_duplicates("rid").sort_values("rid")
     assert len(merged) == len(data)
     released = merged[cols].copy()
@@ -179,7 +180,8 @@ def test_suppression_map_reconstructs_the_records() -> None:
 def test_weight_orders_suppression() -> None:
     """wsup = sup x w: the column with the lower weight has its values suppressed first."""
     data = pd.DataFrame(
-        {"a": ["x"] * 3 + ["y"] * 6 + ["x", "x"], "b": ["p"] * 3 + ["q"] * 3 + ["r"] * 3 + ["q", "r"]}
+        {"a": ["x"] * 3 + ["y"] * 6 + ["x", "x"],
+         "b": ["p"] * 3 + ["q"] * 3 + ["r"] * 3 + ["q", "r"]}
     )
     protect_a = _records(run_suppression(data, 2, [["a", "b"]], {"a": 1.0, "b": 0.1},
                                          count_column=None))

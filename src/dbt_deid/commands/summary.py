@@ -81,6 +81,43 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                 f"  {name:<26} {cells:>9} {_fmt_share(share_cells):>8}"
                 f" {_fmt_share(share_records):>10} {entropy:>12.0f}"
             )
+        if "deid_algorithm_comparison" in tables:
+            lines.append("")
+            lines.append("Combinations vs complete (seed 000 'Evaluation'; same pattern table)")
+            lines.append(
+                f"  {'algorithm':<14} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
+                f" {'min f':>6} {'exact min':>10}"
+            )
+            for row in con.execute(
+                f"select algorithm, share_cells_suppressed, share_records_with_suppression,"
+                f" suppression_entropy, smallest_class, min_consistent_exact, selected"
+                f" from {schema}.deid_algorithm_comparison"
+                f" where column_name = '(all quasi-identifiers)' order by algorithm desc"
+            ).fetchall():
+                alg, cells, recs, bits, small, exact, selected = row
+                mark = " (used)" if selected else ""
+                lines.append(
+                    f"  {alg + mark:<14} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
+                    f" {bits:>13.0f} {small:>6} {exact:>10}"
+                )
+        if "deid_text_risk_assessment" in tables:
+            lines.append("")
+            lines.append("Text release (seed 004): probability of re-identification, 95% interval")
+            lines.append(
+                f"  {'measure':<18} {'mean':>9} {'lower':>9} {'upper':>9} {'limit':>9}  gate"
+            )
+            for row in con.execute(
+                f"select measure, mean, lower, upper, \"limit\", passed"
+                f" from {schema}.deid_text_risk_assessment order by measure"
+            ).fetchall():
+                measure, mean, lower, upper, limit, passed = row
+                gate = "-" if passed is None else ("pass" if passed else "FAIL")
+                lim = "-" if limit is None else f"{limit:.5f}"
+                lines.append(
+                    f"  {measure:<18} {mean:>9.5f} {lower:>9.5f} {upper:>9.5f} {lim:>9}  {gate}"
+                )
+            published = "deid_text_published" in tables
+            lines.append(f"  deid_text_published: {'built' if published else 'NOT BUILT'}")
         return "\n".join(lines)
     finally:
         con.close()

@@ -80,9 +80,11 @@ def code_universe(seed: int = 2011) -> CodeUniverse:
         chapter_of3 += [f"Chapter {ch}"] * n
     diag3_arr = np.array(diag3)
     # Blocks: contiguous runs of 3-character codes inside a chapter (195 blocks).
-    cuts = np.sort(rng.choice(np.arange(1, N_DIAG3), size=N_BLOCKS - 1, replace=False))
+    # Every chapter start is a cut, so blocks nest in chapters (a total order).
     chapter_starts = np.flatnonzero(np.r_[True, np.array(chapter_of3[1:]) != chapter_of3[:-1]])
-    cuts = np.unique(np.r_[cuts, chapter_starts[1:]])[: N_BLOCKS - 1]
+    others = np.setdiff1d(np.arange(1, N_DIAG3), chapter_starts)
+    extra_cuts = rng.choice(others, size=N_BLOCKS - len(chapter_starts), replace=False)
+    cuts = np.sort(np.r_[chapter_starts[1:], extra_cuts])
     block_id = np.searchsorted(cuts, np.arange(N_DIAG3), side="right")
     block_label = np.empty(N_DIAG3, dtype=object)
     for b in np.unique(block_id):

@@ -1,0 +1,233 @@
+"""Disclosing all levels of a hierarchical QI (seed 000, "Disclosing All Levels of the Hierarchy",
+Tables 4, 5, 7 and 8).
+
+A *family* is one concept released as several columns, ranked from finest to coarsest, e.g.
+diagnosis: MRDx (0), CMG (1), block (2), chapter (3). ``generalizes`` links a level to the finer
+level it is a total-order generalization of (block -> MRDx, chapter -> block); a level without a
+link (CMG) is derived from the finest level but not a generalization of any other (a non-total
+order). Every level can be derived from the finest one.
+
+Table 4, with Q the adversary's knowledge level and M the most detailed level analysts need:
+
+* M >= Q: suppress at S = M and release only levels at or above M;
+* M < Q: suppress at S = Q and release level M too, except where it generalizes to a suppressed
+  value at Q (downward propagation).
+
+The levels evaluated by the suppression are those at or above S that are not total-order
+generalizations of another evaluated level (Table 8: CMG and block, not chapter). The generated
+combinations cross the demographic QIs with one evaluated level of each family (Tables 5, 7, 8).
+
+Propagation (applied to the pattern table, repeated with the suppression until stable): when an
+evaluated level is suppressed in a record, every released level finer than it (from which it can
+be derived) is suppressed, and every level that generalizes it in the total order is suppressed
+(Table 5: block suppressions carried to chapter), so those levels need no evaluation of their own.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.patterns import SUPPRESSED, PatternTable
+
+
+@dataclass(frozen=True)
+class Family:
+    """One hierarchical QI released at several levels."""
+
+    name: str
+    levels: tuple[str, ...]
+    generalizes: Mapping[str, str]
+    adversary_rank: int
+    analyst_rank: int
+    evaluate_all: bool = False
+
+    @property
+    def suppression_rank(self) -> int:
+        """S = max(M, Q) (Table 4)."""
+        return max(self.adversary_rank, self.analyst_rank)
+
+    def rank(self, level: str) -> int:
+        return self.levels.index(level)
+
+    def generalizations_of(self, level: str) -> set[str]:
+        """Levels that generalize ``level`` in the total order (transitively)."""
+        out: set[str] = set()
+        frontier = {level}
+        while frontier:
+            nxt = {g for g, f in self.generalizes.items() if f in frontier} - out
+            out |= nxt
+            frontier = nxt
+        return out
+
+    def finer_than(self, level: str) -> set[str]:
+        """Levels from which ``level`` can be derived: the finest level and the total-order
+        chain below ``level``."""
+        out: set[str] = set()
+        cur = level
+        while cur in self.generalizes:
+            cur = self.generalizes[cur]
+            out.add(cur)
+        if level != self.levels[0]:
+            out.add(self.levels[0])
+        return out
+
+    @property
+    def released(self) -> tuple[str, ...]:
+        """Levels in the published table: rank >= M."""
+        return tuple(lv for lv in self.levels if self.rank(lv) >= self.analyst_rank)
+
+    @property
+    def verified(self) -> tuple[str, ...]:
+        """Levels an adversary may know (rank >= S): every combination with one of them must
+        reach k after propagation."""
+        s = self.suppression_rank
+        return tuple(lv for lv in self.levels if self.rank(lv) >= s)
+
+    @property
+    def evaluated(self) -> tuple[str, ...]:
+        """Levels the suppression works on: verified levels that do not generalize another
+        verified level (their classes follow from propagation)."""
+        verified = set(self.verified)
+        if self.evaluate_all:  # Table 7: every disclosed level evaluated, no upward propagation
+            return self.verified
+        return tuple(
+            lv for lv in self.verified
+            if not (self.finer_than(lv) & verified and self._is_total_generalization(lv, verified))
+        )
+
+    def _is_total_generalization(self, level: str, among: set[str]) -> bool:
+        cur = level
+        while cur in self.generalizes:
+            cur = self.generalizes[cur]
+            if cur in among:
+                return True
+        return False
+
+
+def parse_family(name: str, spec: Mapping, qi_names: Sequence[str]) -> Family:
+    """Validate ``hierarchical_qis.<name>``; each bad value names its setting."""
+    where = f"hierarchical_qis.{name}"
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where} must be a mapping")
+    levels = spec.get("levels")
+    if not isinstance(levels, Sequence) or isinstance(levels, str) or len(levels) < 1:
+        raise ConfigError(f"{where}.levels must be a non-empty list of QI names, finest first")
+    for lv in levels:
+        if lv not in qi_names:
+            raise ConfigError(f"{where}.levels names unknown quasi-identifier {lv!r}")
+    if len(set(levels)) != len(levels):
+        raise ConfigError(f"{where}.levels repeats a level")
+    gen = spec.get("generalizes", {}) or {}
+    if not isinstance(gen, Mapping):
+        raise ConfigError(f"{where}.generalizes must map a level to the finer level it generalizes")
+    for coarse, fine in gen.items():
+        if coarse not in levels or fine not in levels:
+            raise ConfigError(f"{where}.generalizes links {coarse!r} -> {fine!r}: not both levels")
+        if levels.index(coarse) <= levels.index(fine):
+            raise ConfigError(f"{where}.generalizes: {coarse!r} must be coarser than {fine!r}")
+
+    def _rank(key: str, default: int) -> int:
+        value = spec.get(key, default)
+        if isinstance(value, str):
+            if value not in levels:
+                raise ConfigError(f"{where}.{key} names unknown level {value!r}")
+            return list(levels).index(value)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(levels):
+            raise ConfigError(f"{where}.{key} must be a level name or rank 0..{len(levels) - 1}")
+        return value
+
+    evaluate_all = spec.get("evaluate_all_levels", False)
+    if not isinstance(evaluate_all, bool):
+        raise ConfigError(f"{where}.evaluate_all_levels must be true or false")
+    unknown = set(spec) - {"levels", "generalizes", "adversary_level", "analyst_level",
+                           "evaluate_all_levels", "description"}
+    if unknown:
+        raise ConfigError(f"{where} has unknown settings {sorted(unknown)}")
+    return Family(
+        name=name, levels=tuple(levels), generalizes=dict(gen),
+        adversary_rank=_rank("adversary_level", 0), analyst_rank=_rank("analyst_level", 0),
+        evaluate_all=evaluate_all,
+    )
+
+
+def generate_combinations(
+    demographics: Sequence[str], families: Sequence[Family], *, verified: bool = False
+) -> list[tuple[str, ...]]:
+    """Demographics x one evaluated (or verified) level of each family (Tables 5, 7, 8)."""
+    choices = [f.verified if verified else f.evaluated for f in families]
+    if not choices:
+        return [tuple(demographics)]
+    return [tuple(demographics) + tuple(pick) for pick in itertools.product(*choices)]
+
+
+def propagation_pairs(families: Sequence[Family]) -> list[tuple[str, str]]:
+    """(source, target): when ``source`` (an evaluated level) is suppressed, suppress ``target``."""
+    pairs: list[tuple[str, str]] = []
+    for fam in families:
+        released = set(fam.released)
+        for ev in fam.verified:
+            targets = fam.finer_than(ev)
+            if not fam.evaluate_all:
+                targets = targets | fam.generalizations_of(ev)
+            for target in sorted(targets & released):
+                pairs.append((ev, target))
+    return pairs
+
+
+def propagate(table: PatternTable, pairs: Sequence[tuple[str, str]]) -> int:
+    """Apply the pairs to a pattern table until nothing changes; return record cells suppressed."""
+    cells = 0
+    index = {c: i for i, c in enumerate(table.columns)}
+    usable = [(index[s], index[t]) for s, t in pairs if s in index and t in index]
+    changed = True
+    while changed:
+        changed = False
+        for s, t in usable:
+            hit = (table.codes[:, s] == SUPPRESSED) & (table.codes[:, t] != SUPPRESSED)
+            if hit.any():
+                cells += int(table.counts[hit].sum())
+                table.codes[hit, t] = SUPPRESSED
+                changed = True
+    return cells
+
+
+def released_order(families: Sequence[Family], qi_names: Sequence[str]) -> list[str]:
+    """QIs in the published table: family levels below M are not released."""
+    dropped = {lv for f in families for lv in f.levels if lv not in f.released}
+    return [q for q in qi_names if q not in dropped]
+
+
+__all__ = [
+    "Family", "generate_combinations", "parse_family", "propagate", "propagation_pairs",
+    "released_order",
+]
+
+
+def check_total_orders(table: PatternTable, families: Sequence[Family]) -> None:
+    """Each ``generalizes`` link must be a function: one coarser value per finer value.
+
+    Propagating suppressions upward instead of evaluating the coarser level (Table 5) is only
+    sound for a total order; raises DataError naming the columns and a finer value that maps to
+    two coarser values.
+    """
+    index = {c: i for i, c in enumerate(table.columns)}
+    for fam in families:
+        for coarse, fine in fam.generalizes.items():
+            if coarse not in index or fine not in index:
+                continue
+            f, c = table.codes[:, index[fine]], table.codes[:, index[coarse]]
+            ok = (f != SUPPRESSED) & (c != SUPPRESSED)
+            pairs = np.unique(np.stack([f[ok], c[ok]], axis=1), axis=0)
+            dup = pairs[np.r_[pairs[1:, 0] == pairs[:-1, 0], False]] if len(pairs) else pairs
+            if len(dup):
+                value = table.labels[index[fine]][dup[0, 0]]
+                raise DataError(
+                    f"hierarchical_qis.{fam.name}: {coarse!r} does not generalize {fine!r} in a"
+                    f" total order: value {value!r} of column {fine!r} maps to more than one"
+                    f" value of column {coarse!r}"
+                )
