@@ -152,11 +152,24 @@ def _safe_breakdown(frame: pd.DataFrame, by: str, k: int) -> pd.DataFrame:
 
 def render_report(assessment: RiskAssessment, *, title: str | None = None) -> str:
     """The report as an HTML string (see the module docstring for what it may contain)."""
+    title = title or f"Re-identification risk report: {assessment.name}"
+    return _document(title, "\n".join(_sections(assessment, title)))
+
+
+def _document(title: str, body: str) -> str:
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{_esc(title)}</title><style>{_STYLE}</style></head>"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+def _sections(assessment: RiskAssessment, title: str) -> list[str]:
+    """The report's HTML parts for one assessment, from its ``<h1>`` title on."""
     a = assessment
     p = a.prosecutor
     k = a.k
     parts: list[str] = []
-    title = title or f"Re-identification risk report: {a.name}"
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f"<h1>{_esc(title)}</h1>")
     parts.append(f'<p class="note">Generated {now} by dbt_deid. Aggregate figures only: no'
@@ -297,12 +310,7 @@ def render_report(assessment: RiskAssessment, *, title: str | None = None) -> st
                 parts.append(f'<p class="note">{hidden} area(s) with fewer than k = {k}'
                              " released records are not named.</p>")
 
-    body = "\n".join(parts)
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{_esc(title)}</title><style>{_STYLE}</style></head>"
-        f"<body>\n{body}\n</body></html>\n"
-    )
+    return parts
 
 
 def write_report(
@@ -311,4 +319,62 @@ def write_report(
     """Write :func:`render_report` to ``path`` (UTF-8) and return the path."""
     out = Path(path)
     out.write_text(render_report(assessment, title=title), encoding="utf-8")
+    return out
+
+
+def render_release_report(
+    assessments: Sequence[RiskAssessment],
+    *,
+    title: str,
+    breakdowns: dict[str, pd.DataFrame] | None = None,
+    k: int | None = None,
+) -> str:
+    """One self-contained document for a release with several protected combinations: an
+    overview table, then the sections of :func:`render_report` for each combination's
+    assessment, then the suppression breakdowns (``{by column: suppression_by frame}``, whose
+    categories below k are already pooled; re-checked here)."""
+    if not assessments:
+        raise DataError("no assessment to report")
+    k = k if k is not None else assessments[0].k
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [f"<h1>{_esc(title)}</h1>",
+             f'<p class="note">Generated {now} by dbt_deid. Aggregate figures only: no'
+             f" quasi-identifier value of a class smaller than k = {k} is shown. One section per"
+             " protected combination of quasi-identifiers.</p>"]
+    overview = pd.DataFrame([{
+        "combination": "+".join(a.qi),
+        "records": a.prosecutor.n_records,
+        "classes": a.prosecutor.n_classes,
+        "smallest class": a.prosecutor.stats.smallest_class,
+        "max risk": a.prosecutor.stats.max_risk,
+        "records above tau": a.prosecutor.stats.records_above_tau,
+        "meets tau": bool(a.prosecutor.ok),
+    } for a in assessments])
+    parts.append("<h2>Overview</h2>")
+    parts.append(_table(overview, left=["combination"]))
+    for a in assessments:
+        parts.extend(_sections(a, f"Combination {'+'.join(a.qi)}"))
+    for by, frame in (breakdowns or {}).items():
+        bd = _safe_breakdown(frame, by, k)
+        parts.append(f"<h1>Suppression by {_esc(by)}</h1>")
+        parts.append(f'<p class="note">Categories with fewer than k = {k} records are pooled'
+                     f" as &ldquo;{_esc(OTHER)}&rdquo;; a pool smaller than k shows its record"
+                     " count only.</p>")
+        share_cols = [c for c in bd.columns if c not in (by, "records")]
+        parts.append(_table(bd, pct=share_cols, left=[by]))
+    return _document(title, "\n".join(parts))
+
+
+def write_release_report(
+    assessments: Sequence[RiskAssessment],
+    path: str | Path,
+    *,
+    title: str,
+    breakdowns: dict[str, pd.DataFrame] | None = None,
+) -> Path:
+    """Write :func:`render_release_report` to ``path`` (UTF-8, parent folders created)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns),
+                   encoding="utf-8")
     return out

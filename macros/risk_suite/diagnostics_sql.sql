@@ -1,0 +1,153 @@
+{#- Diagnostics of the risk-measurement suite (seed 003 "Perform Diagnostics", seed 000
+    information loss). Figures only: class sizes, risks and counts, plus category labels of
+    breakdowns that hold at least k records. -#}
+
+{#- Column names of a combination at a stage: `original` reads `<qi>__original` of
+    deid_generalized, the other stages the released columns `<qi>`. -#}
+{% macro risk_stage_columns(combination, stage) -%}
+  {{ return(adapter.dispatch('risk_stage_columns', 'dbt_deid')(combination, stage)) }}
+{%- endmacro %}
+
+{% macro default__risk_stage_columns(combination, stage) -%}
+  {%- set out = [] -%}
+  {%- for c in combination -%}{%- do out.append(c ~ '__original' if stage == 'original' else c) -%}{%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- Class-size histogram of one stage: per combination and class size f, the classes and the
+    records in them (reuses class_sizes_sql; a suppressed value is its own category). -#}
+{% macro class_size_histogram_sql(relation, combinations, stage) -%}
+  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage)) }}
+{%- endmacro %}
+
+{% macro default__class_size_histogram_sql(relation, combinations, stage) -%}
+  {%- for b in combinations %}
+  select {{ dbt_deid.literal(stage) }} as stage,
+    {{ dbt_deid.literal(b | join('+')) }} as combination,
+    f as class_size,
+    cast(count(*) as {{ dbt.type_bigint() }}) as classes,
+    cast(sum(f) as {{ dbt.type_bigint() }}) as records
+  from ({{ dbt_deid.class_sizes_sql(relation, dbt_deid.risk_stage_columns(b, stage)) }}) as c
+  group by f
+  {%- if not loop.last %}
+  union all
+  {%- endif %}
+  {%- endfor %}
+{%- endmacro %}
+
+{#- Seed 003 Figure 4, the cumulative distribution of record risk of one stage: for every risk
+    value r = 1/f, the records at r, and the records and share of records at or below r. One
+    series per combination (prosecutor risk 1/f_j of the record's class) and one for the whole
+    release, `(all combinations)`: the record's largest risk over the combinations
+    (record_risk_sql's smallest class). -#}
+{% macro risk_cdf_sql(relation, record_id, combinations, stage) -%}
+  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage)) }}
+{%- endmacro %}
+
+{% macro default__risk_cdf_sql(relation, record_id, combinations, stage) -%}
+  {%- set stage_combos = [] -%}
+  {%- for b in combinations -%}{%- do stage_combos.append(dbt_deid.risk_stage_columns(b, stage)) -%}{%- endfor -%}
+  with at_size as (
+    {%- for b in combinations %}
+    select {{ dbt_deid.literal(b | join('+')) }} as combination, f, sum(f) as records
+    from ({{ dbt_deid.class_sizes_sql(relation, stage_combos[loop.index0]) }}) as c
+    group by f
+    union all
+    {%- endfor %}
+    select '(all combinations)' as combination, smallest_class_size as f, count(*) as records
+    from ({{ dbt_deid.record_risk_sql(relation, record_id, stage_combos) }}) as r
+    group by smallest_class_size
+  )
+  select {{ dbt_deid.literal(stage) }} as stage,
+    combination,
+    1.0 / f as risk,
+    f as class_size,
+    cast(records as {{ dbt.type_bigint() }}) as records,
+    cast(sum(records) over (partition by combination order by f desc rows between unbounded preceding and current row) as {{ dbt.type_bigint() }}) as cumulative_records,
+    1.0 * sum(records) over (partition by combination order by f desc rows between unbounded preceding and current row)
+      / sum(records) over (partition by combination) as cumulative_share
+  from at_size
+{%- endmacro %}
+
+{#- Suppression and missingness of the quasi-identifiers (released values, NULL = suppressed;
+    the missing label = missing in the source), over all records (`by_column` = '(none)') and per
+    category of each `by` column's released value. Categories with fewer than k records are
+    pooled as 'other (n < k)' (a suppressed `by` value is the category '(suppressed)'); when the
+    pool itself holds fewer than k records only its record count is kept (shares NULL). One row
+    per by column, category and QI. -#}
+{% macro suppression_by_sql(cfg, relation, by_columns) -%}
+  {{ return(adapter.dispatch('suppression_by_sql', 'dbt_deid')(cfg, relation, by_columns)) }}
+{%- endmacro %}
+
+{% macro default__suppression_by_sql(cfg, relation, by_columns) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  with grouped as (
+    select '(none)' as by_column, '(all records)' as category{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
+    from {{ relation }} as r
+    {%- for b in by_columns %}
+    union all
+    select {{ dbt_deid.literal(b) }} as by_column,
+      case when n.n < {{ cfg.k }} then 'other (n < k)' else n.category end as category{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
+    from (select *, coalesce(cast({{ dbt_deid.ident(b) }} as {{ s }}), '(suppressed)') as deid_category__ from {{ relation }}) as r
+    inner join (
+      select coalesce(cast({{ dbt_deid.ident(b) }} as {{ s }}), '(suppressed)') as category, count(*) as n
+      from {{ relation }} group by 1
+    ) as n on n.category = r.deid_category__
+    {%- endfor %}
+  ),
+  per_column as (
+    {%- for q in cfg.qi_names %}
+    select by_column, category, {{ dbt_deid.literal(q) }} as column_name, {{ loop.index }} as column_order,
+      count(*) as records,
+      sum(case when {{ dbt_deid.ident(q) }} is null then 1 else 0 end) as suppressed,
+      sum(case when {{ dbt_deid.ident(q) }} = {{ miss }} then 1 else 0 end) as missing
+    from grouped group by by_column, category
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+  )
+  select by_column, category, column_name, column_order,
+    cast(records as {{ dbt.type_bigint() }}) as records,
+    case when records >= {{ cfg.k }} then cast(suppressed as {{ dbt.type_bigint() }}) end as suppressed,
+    case when records >= {{ cfg.k }} then 1.0 * suppressed / records end as suppressed_share,
+    case when records >= {{ cfg.k }} then cast(missing as {{ dbt.type_bigint() }}) end as missing,
+    case when records >= {{ cfg.k }} then 1.0 * missing / records end as missing_share
+  from per_column
+{%- endmacro %}
+
+{#- The population relation (var deid_release.population: one row per person, or per pattern
+    with `population_count_column`) generalized to the release's levels through deid_hierarchy:
+    one row per distinct tuple of `<qi>` with its count `n`. NULL becomes the missing label; a
+    value absent from the hierarchy becomes '(not in hierarchy)' (it matches no released value).
+    Without a population relation the model is empty (the estimators then use the sampling
+    fraction or population size). -#}
+{% macro population_patterns_sql(rcfg, hierarchy_relation) -%}
+  {{ return(adapter.dispatch('population_patterns_sql', 'dbt_deid')(rcfg, hierarchy_relation)) }}
+{%- endmacro %}
+
+{% macro default__population_patterns_sql(rcfg, hierarchy_relation) -%}
+  {%- set cfg = rcfg.release -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- if rcfg.population is none %}
+  select {% for q in cfg.qi_names %}cast(null as {{ s }}) as {{ dbt_deid.ident(q) }}, {% endfor %}cast(0 as {{ dbt.type_bigint() }}) as n
+  where 1 = 0
+  {%- else %}
+  {%- set w = ('p.' ~ dbt_deid.ident(rcfg.population_count_column)) if rcfg.population_count_column else '1' %}
+  select
+    {%- for q in cfg.qis %}
+    case when p.{{ dbt_deid.ident(q.column) }} is null then {{ miss }} else coalesce(h{{ loop.index }}.generalized_value, '(not in hierarchy)') end as {{ dbt_deid.ident(q.name) }},
+    {%- endfor %}
+    cast(sum({{ w }}) as {{ dbt.type_bigint() }}) as n
+  from {{ ref(rcfg.population) }} as p
+  {%- for q in cfg.qis %}
+  left join (
+    select original_value, generalized_value from {{ hierarchy_relation }}
+    where qi_name = {{ dbt_deid.literal(q.name) }} and level = {{ q.level }}
+  ) as h{{ loop.index }} on h{{ loop.index }}.original_value = cast(p.{{ dbt_deid.ident(q.column) }} as {{ s }})
+  {%- endfor %}
+  group by {% for q in cfg.qis %}{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}
+  {%- endif %}
+{%- endmacro %}

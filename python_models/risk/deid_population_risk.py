@@ -1,0 +1,23 @@
+"""Thin dbt Python model: journalist and marketer risk of the published release.
+
+Seed 000 equations 2-3: journalist risk 1/F_j (F_j the population size of a released class, a
+suppressed cell matching every value) and marketer risk sum_j f_j / F_j (bound |Q| alpha), per
+protected combination, from the population relation (``deid_population_patterns``) or, when the
+release gives none, F_j = f_j / alpha from ``sampling_fraction`` / ``population_size``. Built only
+when the release gives one of these.
+"""
+
+import json
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_deid.dbt_entry import to_pandas
+    from dbt_deid.progress import dbt_logger
+    from dbt_deid.risk.dbt_frames import population_risk_frame
+
+    release = json.loads(dbt.config.get("deid_release_json"))
+    return population_risk_frame(
+        to_pandas(dbt.ref("deid_suppressed")), to_pandas(dbt.ref("deid_population_patterns")),
+        release, logger=dbt_logger(),
+    )

@@ -1,0 +1,30 @@
+"""Thin dbt Python model: writes the release's self-contained HTML report, returns its index.
+
+Reads the suppressed records (released values and the true values at the released level), the
+population patterns and the small-area inputs; measures every protected combination with the
+core (:func:`dbt_deid.risk.dbt_frames.release_assessments`: prosecutor risk and its exact
+variant, seed 000 equations 2-3 when population information is configured, Zayatz/Pitman
+uniqueness, seed 003 diagnostics, seed 002 small areas) and writes one HTML file to the
+configured ``report_path`` (default ``reports/<release name>.html`` relative to the dbt project
+directory). The returned frame has one row: release, path, bytes, sha256, sections.
+"""
+
+import json
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    from dbt_deid.dbt_entry import to_pandas
+    from dbt_deid.progress import dbt_logger
+    from dbt_deid.report.dbt_report import write_dbt_report
+
+    release = json.loads(dbt.config.get("deid_release_json"))
+    return write_dbt_report(
+        to_pandas(dbt.ref("deid_suppressed")),
+        to_pandas(dbt.ref("deid_population_patterns")),
+        to_pandas(dbt.ref("deid_small_area_inputs")),
+        release,
+        path=dbt.config.get("report_path"),
+        project_dir=dbt.config.get("report_project_dir"),
+        logger=dbt_logger(),
+    )

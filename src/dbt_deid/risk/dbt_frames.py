@@ -1,0 +1,297 @@
+"""Frames for the thin dbt Python models of the risk-measurement suite (issue 6).
+
+Each function takes the engine relations the Python model read (converted with
+:func:`dbt_deid.dbt_entry.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
+core and returns a frame with stable column types. Nothing here imports dbt. Logging is counts
+only (no quasi-identifier values).
+
+* :func:`population_risk_frame`: journalist risk 1/F_j and marketer risk sum_j f_j/F_j
+  (seed 000 equations 2-3) per combination.
+* :func:`uniqueness_frame`: sample uniqueness and the Zayatz / Pitman population-uniqueness
+  estimates with the Dankar et al. (2012) selection rule, per combination.
+* :func:`small_areas_frame`: seed 002's logistic models (equations 1-4) per area and level.
+* :func:`threshold_presets_frame`: the release contexts and the one the release chose.
+* :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
+  combination, for the HTML report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from dbt_deid.config import ReleaseConfig, parse_release
+from dbt_deid.errors import ConfigError
+from dbt_deid.progress import Logger, get_logger
+from dbt_deid.risk.assessment import RiskAssessment, assess_release
+from dbt_deid.risk.geography import AreaAssessment, assess_areas
+from dbt_deid.risk.population import population_risk
+from dbt_deid.risk.thresholds import PRESETS, ThresholdPreset, threshold_preset
+from dbt_deid.risk.uniqueness import estimate_uniqueness
+
+SMALL_AREA_COLUMNS = [
+    "area_level", "area", "population", "records", "maxcombs", "m_scaled", "s_scaled", "p_05",
+    "p_20", "flag_05", "flag_20", "threshold", "flagged", "in_fitted_range",
+]
+
+
+def _strings(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def released_frames(
+    suppressed: pd.DataFrame, cfg: ReleaseConfig
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(published, true values) from ``deid_suppressed``: the released ``<qi>`` columns (None =
+    suppressed) and the true values at the released level ``<qi>__generalized`` renamed to
+    ``<qi>``, one row per record (no count column)."""
+    frame = _strings(suppressed)
+    qi = cfg.qi_names
+    published = frame[qi].astype(object)
+    published = published.where(published.notna(), None)
+    truth = frame[[f"{q}__generalized" for q in qi]].astype(object)
+    truth.columns = qi
+    return published, truth
+
+
+def _population_args(
+    release: Mapping[str, Any], population: pd.DataFrame | None
+) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "sampling_fraction": release.get("sampling_fraction"),
+        "population_size": release.get("population_size"),
+        "population": None,
+    }
+    if population is not None and len(population) > 0:
+        args["population"] = _strings(population)
+        args["sampling_fraction"] = args["population_size"] = None
+    return args
+
+
+def _population_size(pop: pd.DataFrame) -> float:
+    return float(pd.to_numeric(pop["n"]).sum())
+
+
+def population_risk_frame(
+    suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
+    *, logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Journalist and marketer risk per protected combination (seed 000 equations 2-3).
+
+    ``population`` is ``deid_population_patterns`` (QI tuples at the released levels with
+    counts ``n``); when empty, F_j is estimated as f_j / alpha from the release's
+    ``sampling_fraction`` or ``population_size``. A suppressed released cell matches every
+    population value.
+    """
+    log = logger or get_logger()
+    cfg = parse_release(release)
+    published, _ = released_frames(suppressed, cfg)
+    args = _population_args(release, population)
+    rows = []
+    for combo in cfg.verified_combinations():
+        pr = population_risk(
+            published, list(combo), cfg.tau, count_column=None,
+            population=args["population"], population_count_column="n",
+            sampling_fraction=args["sampling_fraction"],
+            population_size=args["population_size"], logger=log,
+        )
+        rows.append({"combination": "+".join(combo), "tau": cfg.tau, "k": cfg.k,
+                     "records": pr.n_records, **pr.to_dict()})
+        log.info(f"dbt_deid: deid_population_risk: {'+'.join(combo)}: journalist max risk"
+                 f" {pr.journalist.max_risk:.4g}, marketer risk {pr.marketer_risk:.4g}")
+    out = pd.DataFrame(rows)
+    for c in ("population_classes", "marketer_bound_q_alpha"):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype("float64")
+    return out
+
+
+def uniqueness_frame(
+    suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
+    *, logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Sample and population uniqueness per protected combination (seed 002 "Estimating
+    Uniqueness": Zayatz 1991; Pitman sampling formula, Hoshino 2001; selection rule of Dankar
+    et al. 2012). N is the population relation's size, else ``population_size`` or n / alpha."""
+    log = logger or get_logger()
+    cfg = parse_release(release)
+    published, _ = released_frames(suppressed, cfg)
+    args = _population_args(release, population)
+    size = args["population_size"]
+    if args["population"] is not None:
+        size = _population_size(args["population"])
+    rows = []
+    for i, combo in enumerate(cfg.verified_combinations(), start=1):
+        log.info(f"dbt_deid: deid_uniqueness: combination {i} of"
+                 f" {len(cfg.verified_combinations())} ({len(published)} records)")
+        est = estimate_uniqueness(published, list(combo), count_column=None,
+                                  sampling_fraction=None if size is not None
+                                  else args["sampling_fraction"],
+                                  population_size=size)
+        rows.append({"combination": "+".join(combo), **est.to_dict()})
+    out = pd.DataFrame(rows)
+    for c in ("pitman_population_uniques", "pitman_population_uniqueness", "pitman_theta",
+              "pitman_alpha"):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype("float64")
+    return out
+
+
+def small_area_assessments(
+    inputs: pd.DataFrame, *, cutoff: float = 0.5, logger: Logger | None = None,
+) -> dict[int, AreaAssessment]:
+    """Seed 002 equations 1-4 on ``deid_small_area_inputs``, one assessment per area level."""
+    log = logger or get_logger()
+    frame = _strings(inputs)
+    out: dict[int, AreaAssessment] = {}
+    if len(frame) == 0:
+        return out
+    maxcombs = int(pd.to_numeric(frame["maxcombs"]).max())
+    missing = int(pd.to_numeric(frame["source_areas_without_population"]).max())
+    if missing:
+        warn = getattr(log, "warning", log.info)
+        warn(f"dbt_deid geography: {missing} area code(s) of the source have no population in"
+             " the areas relation; they are left out of the area populations")
+    for level, part in frame.groupby("area_level", sort=True):
+        out[int(level)] = assess_areas(
+            part.reset_index(drop=True), maxcombs, area_column="area",
+            population_column="population", records_column="records", cutoff=cutoff,
+            logger=log,
+        )
+    return out
+
+
+def small_areas_frame(
+    inputs: pd.DataFrame, release: Mapping[str, Any], *, logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Areas at the released level of the geography and above, with seed 002's predicted
+    probabilities of uniqueness above 5% / 20% (equations 3-4) and ``flagged`` at the release's
+    threshold. Empty (with the columns) when the release declares no ``small_areas``."""
+    sa = release.get("small_areas") or {}
+    if not sa:
+        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in [
+            ("area_level", "int64"), ("area", "string"), ("population", "float64"),
+            ("records", "int64"), ("maxcombs", "int64"), ("m_scaled", "float64"),
+            ("s_scaled", "float64"), ("p_05", "float64"), ("p_20", "float64"),
+            ("flag_05", "bool"), ("flag_20", "bool"), ("threshold", "float64"),
+            ("flagged", "bool"), ("in_fitted_range", "bool")]})
+    threshold = float(sa.get("threshold", 0.05))
+    if threshold not in (0.05, 0.2):
+        raise ConfigError(f"small_areas.threshold must be 0.05 or 0.2, got {threshold!r}")
+    flag = "flag_05" if threshold == 0.05 else "flag_20"
+    parts = []
+    for level, a in small_area_assessments(
+        inputs, cutoff=float(sa.get("cutoff", 0.5)), logger=logger
+    ).items():
+        t = a.table.copy()
+        t.insert(0, "area_level", level)
+        t["threshold"] = threshold
+        t["flagged"] = t[flag].astype(bool)
+        parts.append(t)
+    out = pd.concat(parts, ignore_index=True)[SMALL_AREA_COLUMNS]
+    out["area"] = out["area"].astype("string")
+    out["records"] = out["records"].astype("int64")
+    out["maxcombs"] = out["maxcombs"].astype("int64")
+    (logger or get_logger()).info(
+        f"dbt_deid: deid_small_areas: {int(out['flagged'].sum())} of {len(out)} areas flagged"
+        f" at {threshold:.0%} uniqueness"
+    )
+    return out
+
+
+def release_preset(release: Mapping[str, Any]) -> ThresholdPreset | None:
+    """The preset the release names (``preset``), with the release's tau as an override when
+    it differs from the preset's."""
+    name = release.get("preset")
+    if name is None:
+        return None
+    cfg = parse_release(release)
+    base = threshold_preset(str(name))
+    tau = None if abs(base.tau - cfg.tau) < 1e-9 else cfg.tau
+    return threshold_preset(str(name), tau=tau)
+
+
+def threshold_presets_frame(release: Mapping[str, Any]) -> pd.DataFrame:
+    """Every release context (seed 000, 002, 003) with tau, k, the uniqueness threshold and the
+    justification; ``chosen`` marks the release's ``preset`` and ``release_tau``/``release_k``
+    record what the release actually uses (an override is noted in the justification)."""
+    cfg = parse_release(release)
+    chosen = release_preset(release)
+    rows = []
+    for name, preset in PRESETS.items():
+        p = chosen if chosen is not None and chosen.name == name else preset
+        rows.append({
+            "preset": name, "title": p.title, "tau": p.tau, "k": p.k,
+            "uniqueness_threshold": p.uniqueness, "justification": p.justification,
+            "chosen": chosen is not None and chosen.name == name,
+            "overridden": ", ".join(p.overridden), "release": cfg.name,
+            "release_tau": cfg.tau, "release_k": cfg.k,
+        })
+    return pd.DataFrame(rows)
+
+
+def release_assessments(
+    suppressed: pd.DataFrame, population: pd.DataFrame | None, areas: pd.DataFrame | None,
+    release: Mapping[str, Any], *, logger: Logger | None = None,
+) -> list[RiskAssessment]:
+    """One assessment per protected combination of the released records (prosecutor risk with
+    the exact consistent-set variant, journalist/marketer risk and uniqueness when population
+    information is configured, diagnostics); the small-area assessment at the released level
+    goes with the first combination that contains the geography column."""
+    log = logger or get_logger()
+    cfg = parse_release(release)
+    published, truth = released_frames(suppressed, cfg)
+    args = _population_args(release, population)
+    has_pop = any(args[k] is not None for k in args)
+    sa = release.get("small_areas") or {}
+    area_by_level = (small_area_assessments(areas, cutoff=float(sa.get("cutoff", 0.5)),
+                                            logger=log)
+                     if sa and areas is not None and len(areas) else {})
+    released_level = int(cfg.quasi_identifiers[sa["geography_column"]].level) if sa else 0
+    area = area_by_level.get(released_level)
+    preset = release_preset(release)
+    combos = cfg.verified_combinations()
+    out = []
+    for i, combo in enumerate(combos, start=1):
+        log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"
+                 f" ({len(published)} records, {len(combo)} quasi-identifiers)")
+        geo_here = area is not None and sa["geography_column"] in combo
+        out.append(assess_release(
+            published, list(combo), cfg.tau, count_column=None, true_values=truth,
+            population=args["population"], population_count_column="n",
+            sampling_fraction=args["sampling_fraction"] if has_pop else None,
+            population_size=args["population_size"] if has_pop else None,
+            missing_values=("", cfg.missing_label), preset=preset,
+            areas=area if geo_here else None, name=f"{cfg.name}: {'+'.join(combo)}",
+            logger=log,
+        ))
+        if geo_here:
+            area = None
+    return out
+
+
+def breakdown_frames(
+    suppressed: pd.DataFrame, release: Mapping[str, Any]
+) -> dict[str, pd.DataFrame]:
+    """Suppression of every QI by each ``report.by`` column (categories < k pooled)."""
+    from dbt_deid.risk.diagnostics import suppression_by
+
+    cfg = parse_release(release)
+    by = (release.get("report") or {}).get("by") or []
+    by = [by] if isinstance(by, str) else list(by)
+    published, _ = released_frames(suppressed, cfg)
+    return {
+        b: suppression_by(published, cfg.qi_names, b, cfg.k, count_column=None,
+                          missing_values=("", cfg.missing_label))
+        for b in by
+    }
+
+
+__all__ = [
+    "breakdown_frames", "population_risk_frame", "release_assessments", "release_preset",
+    "released_frames", "small_area_assessments", "small_areas_frame", "threshold_presets_frame",
+    "uniqueness_frame",
+]
+

@@ -1,0 +1,163 @@
+"""dbt layer of the risk-measurement suite (issue 6) on the integration_tests project.
+
+Builds the release with the risk models, compares the SQL risk CDF and class-size histogram with
+the core (:mod:`dbt_deid.risk`) on the same published table, checks the HTML report (exists,
+parses, no QI value of a class smaller than k) and the small-area gate (fails when a flagged area
+would be published, passes with the remedy).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.risk import class_size_histogram, prosecutor_risk, risk_cdf
+from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+SELECT = ["--select", "+deid_published", "+deid_risk_cdf", "+deid_class_size_histogram",
+          "+deid_suppression_by", "+deid_release_report", "+deid_small_areas",
+          "+deid_threshold_presets", "+deid_uniqueness", "+deid_population_risk"]
+
+
+def _release(tmp: Path, **extra: Any) -> dict[str, Any]:
+    variables = project_vars(INTEGRATION)
+    release = copy.deepcopy(variables["deid_release"])
+    release["report"] = {"by": ["province", "age"], "path": str(tmp / "report.html")}
+    release.update(extra)
+    variables["deid_release"] = release
+    return variables
+
+
+def _small_areas(remedy: str) -> dict[str, Any]:
+    return {"geography_column": "province", "areas": "it_small_areas",
+            "hierarchy": "province_hierarchy", "threshold": 0.05, "remedy": remedy,
+            "maxcombs": 40000, "coarser_level": 2}
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[str] = []
+        self.tags = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags += 1
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.cells.append(data.strip())
+
+
+def _gate_rows(run_tmp: Path, variables: dict[str, Any], database: Path) -> int:
+    sql = ("select count(*) as n from ({{ adapter.dispatch('test_deid_small_areas', 'dbt_deid')"
+           "(ref('deid_release_gate')) }}) as gate")
+    run = run_dbt(INTEGRATION, ["show", "--inline", sql, "--output", "json"], run_tmp,
+                  variables, database=database)
+    assert run.ok, run.output
+    match = re.search(r'"n":\s*(\d+)', run.output)
+    assert match, run.output
+    return int(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[DbtRun, dict[str, Any], Path]:
+    tmp = tmp_path_factory.mktemp("risk_suite")
+    variables = _release(tmp, preset="agreement", sampling_fraction=0.1,
+                         small_areas=_small_areas("none"))
+    run = run_dbt(INTEGRATION, ["build", *SELECT], tmp, variables)
+    return run, variables, tmp
+
+
+def test_sql_cdf_and_histogram_match_core(built: tuple[DbtRun, dict[str, Any], Path]) -> None:
+    run, variables, _ = built
+    assert "deid_risk_cdf" in run.tables(), run.output
+    release = variables["deid_release"]
+    published = run.query("select * from deid_suppressed")
+    for combo in release["combinations"]:
+        name = "+".join(combo)
+        frame = published[combo].astype(object).where(published[combo].notna(), None)
+        core = prosecutor_risk(frame, combo, release["tau"], count_column=None)
+        want = risk_cdf(core.record_risk)
+        got = run.query(f"select risk, records, cumulative_share from deid_risk_cdf where"
+                        f" stage = 'published' and combination = '{name}' order by risk")
+        assert np.allclose(got["risk"], want["risk"])
+        assert list(got["records"]) == list(want["records"])
+        assert np.allclose(got["cumulative_share"], want["cumulative_share"])
+        hist_want = class_size_histogram(core.class_size)
+        hist_got = run.query(f"select class_size, classes, records from deid_class_size_histogram"
+                             f" where stage = 'published' and combination = '{name}'"
+                             " order by class_size")
+        pd.testing.assert_frame_equal(hist_got.astype("int64"), hist_want.astype("int64"),
+                                      check_dtype=False)
+
+
+def test_diagnostics_pool_small_categories_and_record_preset(
+    built: tuple[DbtRun, dict[str, Any], Path],
+) -> None:
+    run, variables, _ = built
+    k = 5
+    by = run.query("select * from deid_suppression_by where by_column <> '(none)'")
+    named = by[by["category"] != "other (n < k)"]
+    assert (named["records"] >= k).all()
+    assert set(by["by_column"]) == {"province", "age"}
+    presets = run.query("select preset, chosen, tau from deid_threshold_presets")
+    assert presets.loc[presets["chosen"], "preset"].tolist() == ["agreement"]
+    uniq = run.query("select * from deid_uniqueness")
+    assert len(uniq) == len(variables["deid_release"]["combinations"])
+    pop = run.query("select * from deid_population_risk")
+    assert (pop["journalist_max_risk"] <= pop["tau"] * 0.1 + 1e-9).all()
+
+
+def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], Path]) -> None:
+    run, variables, tmp = built
+    path = tmp / "report.html"
+    assert path.exists(), run.output
+    index = run.query("select * from deid_release_report")
+    assert Path(index["path"][0]) == path.resolve()
+    text = path.read_text(encoding="utf-8")
+    parser = _Text()
+    parser.feed(text)
+    assert parser.tags > 50 and "<script" not in text and "http://" not in text
+    cells = set(parser.cells)
+    # every QI value whose category alone holds fewer than k records (so every class holding
+    # it is smaller than k), at the original, generalized and published stage
+    k = 5
+    generalized = run.query("select * from deid_suppressed")
+    leaked = []
+    for q in variables["deid_release"]["quasi_identifiers"]:
+        for col in (q, f"{q}__generalized", f"{q}__original"):
+            counts = generalized[col].dropna().astype(str).value_counts()
+            for value in counts[counts < k].index:
+                if len(value) >= 2 and not re.fullmatch(r"[\d.,%-]+", value) and value in cells:
+                    leaked.append((col, value))
+    assert not leaked
+
+
+def test_small_area_gate_fails_then_passes_with_remedy(
+    built: tuple[DbtRun, dict[str, Any], Path], tmp_path: Path,
+) -> None:
+    run, variables, tmp = built
+    flagged = run.query("select area_level, area from deid_small_areas where flagged")
+    assert len(flagged) > 0, run.output
+    assert _gate_rows(tmp / "show", variables, run.database) > 0
+
+    fixed = copy.deepcopy(variables)
+    rel = fixed["deid_release"]
+    rel["small_areas"] = _small_areas("suppress")
+    rel["quasi_identifiers"]["province"]["hierarchy"] = "deid_small_area_hierarchy"
+    rel["report"]["path"] = str(tmp_path / "report.html")
+    fixed_run = run_dbt(INTEGRATION, ["build", "--select", "+deid_published",
+                                      "+deid_small_areas"], tmp_path, fixed)
+    assert fixed_run.ok, fixed_run.output
+    assert _gate_rows(tmp_path / "show", fixed, fixed_run.database) == 0
+    published = fixed_run.query("select distinct province from deid_published")
+    assert not set(published["province"].dropna()) & set(flagged["area"])
