@@ -1,0 +1,203 @@
+"""The dbt layer of text de-identification risk (seed 004, Scaiano, El Emam et al. 2016).
+
+Builds the package's text models in ``integration_tests/`` on the synthetic corpus of
+``dbt_deid.text_risk.demo_corpus`` / ``rule_detector`` (60 notes, 2,000 Monte Carlo draws) and
+checks: a low miss rate passes both gates and publishes redacted documents; a high direct miss
+rate fails the direct gate (section 2.3.9.1) and publishes nothing; the SQL counts (steps 1-6)
+and the assessment equal the Python core's on the same corpus; bad input fails with one clear
+message; a bad setting fails at parse time naming the setting.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from dbt_deid.text_risk import (
+    DEMO_TYPES,
+    all_or_nothing_recall,
+    annotation_outcomes,
+    annotation_tokens,
+    assess_frame,
+    direct_counts,
+    document_type_counts,
+    masking_recall,
+    micro_recall,
+    quasi_counts,
+    validate_inputs,
+)
+from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+ITERATIONS = 2000
+SEED = 11
+BUILD = ["build", "--select", "+tag:deid_text"]
+
+
+def text_vars(release: dict[str, Any] | None = None, **text: Any) -> dict[str, Any]:
+    """The project's vars plus a text release on the demo corpus and ``text_*`` vars."""
+    variables = project_vars(INTEGRATION)
+    variables["deid_text_release"] = {
+        "name": "integration_text", "documents": "text_documents",
+        "annotations": "text_annotations", "detections": "text_detections",
+        "iterations": ITERATIONS, "seed": SEED, **(release or {}),
+    }
+    variables.update({"text_rows": 60, "text_seed": 3, "text_detector_seed": 5, **text})
+    return variables
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> DbtRun:
+    """No detection dropped: every identifier masked."""
+    tmp = tmp_path_factory.mktemp("text_pass")
+    return run_dbt(INTEGRATION, BUILD, tmp, text_vars(text_miss_rate=0.0))
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory: pytest.TempPathFactory) -> DbtRun:
+    """30% of first names missed, other types 5%, every third detection trimmed by one character."""
+    tmp = tmp_path_factory.mktemp("text_fail")
+    miss = {t: 0.05 for t in DEMO_TYPES} | {"FIRST_NAME": 0.3}
+    return run_dbt(
+        INTEGRATION, BUILD, tmp,
+        text_vars({"detections": "text_detections_trimmed"}, text_miss_rate=miss),
+    )
+
+
+def _assessment(run: DbtRun) -> pd.DataFrame:
+    return run.query("select * from deid_text_risk_assessment").set_index("measure")
+
+
+def test_low_miss_rate_passes_and_publishes(passing: DbtRun) -> None:
+    assert passing.ok, passing.output[-3000:]
+    assert "deid_text_published" in passing.tables()
+    result = _assessment(passing)
+    assert bool(result.loc["direct", "passed"]) and bool(result.loc["quasi", "passed"])
+    published = passing.query("select doc_id, text, spans_replaced from deid_text_published")
+    documents = passing.query("select doc_id, text from text_documents")
+    detections = passing.query("select doc_id, start, \"end\" from text_detections")
+    assert sorted(published["doc_id"]) == sorted(documents["doc_id"])
+    original = dict(zip(documents["doc_id"], documents["text"], strict=True))
+    redacted = dict(zip(published["doc_id"], published["text"], strict=True))
+    for doc, start, end in detections.itertuples(index=False):
+        assert original[doc][start:end] not in redacted[doc]  # no detected span text left
+    # every digit in the demo notes belongs to an identifier; placeholders are [TYPE]
+    assert not published["text"].str.contains(r"\d").any()
+    assert published["text"].str.contains(r"\[FIRST_NAME\]|\[LAST_NAME\]").all()
+    assert int(published["spans_replaced"].sum()) == len(detections)  # demo spans never overlap
+
+
+def test_high_miss_rate_fails_direct_gate_and_publishes_nothing(failing: DbtRun) -> None:
+    assert not failing.ok
+    assert "FAIL 1 dbt_deid_deid_text_direct_risk" in failing.output
+    assert "deid_text_published" not in failing.tables()
+    result = _assessment(failing)
+    assert not bool(result.loc["direct", "passed"])
+    assert result.loc["direct", "upper"] > result.loc["direct_benchmark", "upper"]
+
+
+def _core(run: DbtRun, detections: str) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    inputs = validate_inputs(
+        run.query("select * from text_documents"), run.query("select * from text_annotations"),
+        run.query(f"select * from {detections}"),
+    )
+    outcomes = annotation_outcomes(inputs.documents, inputs.annotations, inputs.detections)
+    tokens = annotation_tokens(inputs.documents, inputs.annotations)
+    return outcomes, tokens, inputs.n_documents
+
+
+def _sorted(frame: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
+    out = frame[columns].sort_values(keys).reset_index(drop=True)
+    for c in columns:
+        if out[c].dtype.kind in "iufb":
+            out[c] = out[c].astype("int64") if out[c].dtype.kind != "f" else out[c]
+        else:
+            out[c] = out[c].astype(str)
+    return out
+
+
+@pytest.mark.parametrize(("run_name", "detections"), [
+    ("passing", "text_detections"), ("failing", "text_detections_trimmed"),
+])
+def test_sql_counts_equal_core(
+    run_name: str, detections: str, request: pytest.FixtureRequest
+) -> None:
+    run: DbtRun = request.getfixturevalue(run_name)
+    outcomes, tokens, n = _core(run, detections)
+    if run_name == "failing":  # the comparison must see misses, partial masks and label swaps
+        assert (~outcomes["caught"]).any()
+        assert (outcomes["caught"] != outcomes["caught_typed"]).any()
+        assert ((outcomes["tokens_masked"] > 0) & ~outcomes["caught"]).any()
+
+    keys = ["doc_id", "annotation_id", "token_start"]
+    sql_tokens = run.query("select * from deid_text_tokens")
+    pd.testing.assert_frame_equal(
+        _sorted(sql_tokens, keys, [*keys, "token_end"]), _sorted(tokens, keys, [*keys, "token_end"])
+    )
+    cols = ["doc_id", "annotation_id", "type", "kind", "value", "tokens", "tokens_masked",
+            "caught", "caught_typed"]
+    pd.testing.assert_frame_equal(
+        _sorted(run.query("select * from deid_text_annotation_outcomes"), cols[:2], cols),
+        _sorted(outcomes, cols[:2], cols),
+    )
+    cols = ["doc_id", "type", "kind", "instances", "caught"]
+    pd.testing.assert_frame_equal(
+        _sorted(run.query("select * from deid_text_document_type_counts"), cols[:2], cols),
+        _sorted(document_type_counts(outcomes), cols[:2], cols),
+    )
+    py_direct, py_quasi = direct_counts(outcomes), quasi_counts(outcomes)
+    sql_direct = run.query("select * from deid_text_direct_counts")
+    sql_quasi = run.query("select * from deid_text_quasi_counts")
+    cols = ["type", "s", "s_caught"]
+    pd.testing.assert_frame_equal(
+        _sorted(sql_direct, ["type"], cols), _sorted(py_direct, ["type"], cols)
+    )
+    assert sql_quasi.astype("int64").to_dict("records") == py_quasi.to_dict("records")
+    assert int(run.query("select n from deid_text_corpus_size")["n"].iloc[0]) == n
+
+    recall = run.query("select * from deid_text_recall")
+    for row in recall.itertuples(index=False):
+        kind = None if row.kind == "*" else row.kind
+        types = None if row.type == "*" else [row.type]
+        assert math.isclose(row.micro_recall, micro_recall(outcomes, kind=kind, types=types))
+        assert math.isclose(row.masking_recall, masking_recall(outcomes, kind=kind, types=types))
+        assert math.isclose(
+            row.all_or_nothing_recall, all_or_nothing_recall(outcomes, kind=kind, types=types)
+        )
+    assert len(recall) == 1 + 2 + outcomes["type"].nunique()
+
+    # the thin Python model is assess_frame on these counts, same settings, same draws
+    expected = assess_frame(py_direct, py_quasi, n, iterations=ITERATIONS, seed=SEED)
+    got = _assessment(run).loc[expected["measure"]].reset_index()
+    for c in ["point", "mean", "lower", "upper", "limit"]:
+        assert got[c].to_numpy() == pytest.approx(expected[c].to_numpy(), nan_ok=True)
+
+
+def test_span_beyond_document_fails_clearly(tmp_path: Path) -> None:
+    run = run_dbt(
+        INTEGRATION, BUILD, tmp_path, text_vars({"annotations": "text_annotations_bad_span"}),
+    )
+    assert not run.ok
+    assert (
+        "model deid_text_documents: table 'annotations' (text_annotations_bad_span) column 'end'"
+        in run.output
+    )
+    assert "exceeds the document length" in run.output
+    assert "annotation 'note0001-a01' of document 'note0001'" in run.output
+    assert "deid_text_published" not in run.tables()
+    assert "deid_text_risk_assessment" not in run.tables()
+    value = run.query("select value from text_annotations where annotation_id = 'note0001-a01'")
+    assert value["value"].iloc[0] not in run.output  # ids only, never the identifier
+
+
+def test_bad_setting_names_it(tmp_path: Path) -> None:
+    run = run_dbt(
+        INTEGRATION, ["parse"], tmp_path, text_vars({"attempt": [0.5, 0.2, 0.9]}),
+    )
+    assert not run.ok
+    assert "dbt_deid text release setting 'attempt': needs low <= mode <= high" in run.output
