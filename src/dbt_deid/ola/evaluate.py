@@ -1,0 +1,352 @@
+"""Node evaluation on the compact pattern table (El Emam et al. 2009; seed 001 "Base Algorithm").
+
+A node passes when the records in equivalence classes smaller than k (the records that would be
+suppressed) are at most MaxSup of all records. The source records are never re-read: the
+evaluator holds the integer-coded pattern table (distinct QI tuples with counts) and, for every
+evaluated node, its *generalized* pattern table (distinct generalized tuples with counts, rows
+sorted by class key). A new node is derived from the smallest cached table of a node it
+generalizes, by mapping each column's codes through a level-to-level lookup array and merging
+rows with equal mixed-radix int64 keys: a table is held as sorted keys with fixed strides, so
+deriving a node from a specialization only rewrites the digits of the QIs whose level changes,
+then sorts and sums (``np.add.reduceat``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.ola.hierarchies import Hierarchy
+from dbt_deid.ola.lattice import Node
+
+_DENSE_KEYS = 1 << 22  # use bincount over the whole key space up to this many keys
+_NONE = np.iinfo(np.int64).max
+_KEY_LIMIT = 1 << 62
+
+
+class ClassTable:
+    """A generalized pattern table: the equivalence classes of one node.
+
+    ``counts[i]`` is the size of class i; ``codes[i, j]`` the code of QI j at the node's level.
+    When the key space fits int64, the table is held as sorted int64 keys
+    ``sum_j code_j * strides[j]`` (fixed strides from the hierarchies' leaf counts, so a key
+    stays comparable across nodes) and ``codes`` is decoded on demand.
+    """
+
+    __slots__ = ("node", "counts", "keys", "_codes", "_strides", "_radices")
+
+    def __init__(
+        self,
+        node: Node,
+        counts: np.ndarray,
+        *,
+        codes: np.ndarray | None = None,
+        keys: np.ndarray | None = None,
+        strides: np.ndarray | None = None,
+        radices: np.ndarray | None = None,
+    ) -> None:
+        self.node = node
+        self.counts = counts
+        self.keys = keys
+        self._codes = codes
+        self._strides = strides
+        self._radices = radices
+
+    @property
+    def codes(self) -> np.ndarray:
+        if self._codes is None:
+            assert self.keys is not None and self._strides is not None
+            out = np.empty((len(self.keys), len(self._strides)), dtype=np.int32)
+            for j, (s, r) in enumerate(zip(self._strides, self._radices, strict=True)):
+                out[:, j] = (self.keys // s) % r
+            self._codes = out
+        return self._codes
+
+    def column(self, j: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Codes of QI j (of the selected rows only, when given)."""
+        if self._codes is not None or self.keys is None:
+            col = self.codes[:, j]
+            return col if rows is None else col[rows]
+        keys = self.keys if rows is None else self.keys[rows]
+        return (keys // self._strides[j]) % self._radices[j]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the table's arrays."""
+        held = self.keys if self.keys is not None else self._codes
+        return int(held.nbytes) + int(self.counts.nbytes)
+
+    def suppressed(self, k: int) -> int:
+        """Records in classes smaller than k."""
+        c = self.counts
+        return int(c[c < k].sum())
+
+
+def group_keys(
+    keys: np.ndarray, counts: np.ndarray, key_bits: int = 63, count_bits: int = 63
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge equal non-negative keys, summing counts; keys come out sorted.
+
+    When ``key_bits + count_bits <= 63`` (keys < 2**key_bits, counts < 2**count_bits) each key
+    and its count are packed into one int64 and sorted in place (``np.sort`` is several times
+    faster than ``np.argsort``); otherwise an argsort is used."""
+    if key_bits + count_bits <= 63:
+        packed = (keys << count_bits) | counts
+        packed.sort()
+        sk = packed >> count_bits
+        new = np.empty(len(sk), dtype=bool)
+        new[0] = True
+        np.not_equal(sk[1:], sk[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        return sk[starts], _segment_sums(packed & ((1 << count_bits) - 1), starts)
+    order = np.argsort(keys)
+    sk = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sk[1:] != sk[:-1])))
+    return sk[starts], _segment_sums(counts[order], starts)
+
+
+def _segment_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of ``values`` over the segments beginning at ``starts`` (a cumulative-sum
+    difference; faster than ``np.add.reduceat``)."""
+    cs = np.cumsum(values)
+    ends = cs[np.append(starts[1:], len(values)) - 1]
+    out = np.empty_like(ends)
+    out[0] = ends[0]
+    np.subtract(ends[1:], ends[:-1], out=out[1:])
+    return out
+
+
+def aggregate(codes: np.ndarray, counts: np.ndarray, radices: Sequence[int]) -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """Merge rows with equal code tuples, summing counts; rows come out sorted by key
+    ``sum(code_j * stride_j)`` (strides: mixed radix over ``radices``, last column fastest)."""
+    d = codes.shape[1]
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    if space >= 1 << 62:  # keys would overflow int64: sort whole rows
+        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+        sums = np.bincount(inverse.ravel(), weights=counts, minlength=len(uniq))
+        return uniq.astype(np.int32), sums.astype(np.int64)
+    strides = np.empty(d, dtype=np.int64)
+    s = 1
+    for j in range(d - 1, -1, -1):
+        strides[j] = s
+        s *= max(int(radices[j]), 1)
+    keys = codes[:, 0].astype(np.int64) * strides[0]
+    for j in range(1, d):
+        keys += codes[:, j].astype(np.int64) * strides[j]
+    if space <= max(_DENSE_KEYS, 2 * len(keys)):
+        sums = np.bincount(keys, weights=counts, minlength=space)
+        ukeys = np.flatnonzero(sums)
+        out_counts = sums[ukeys].astype(np.int64)
+    else:
+        ukeys, inverse = np.unique(keys, return_inverse=True)
+        out_counts = np.bincount(inverse, weights=counts, minlength=len(ukeys)).astype(np.int64)
+    out = np.empty((len(ukeys), d), dtype=np.int32)
+    for j in range(d):
+        out[:, j] = (ukeys // strides[j]) % max(int(radices[j]), 1)
+    return out, out_counts
+
+
+def allowed_suppression(max_suppression: float, n_records: int) -> int:
+    """MaxSup as a number of records: floor(MaxSup * n) (guarded against float error)."""
+    return math.floor(round(max_suppression * n_records, 9))
+
+
+def check_k_and_max_suppression(k: object, max_suppression: object) -> None:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ConfigError(f"k must be an integer >= 2, got {k!r}")
+    ok = isinstance(max_suppression, (int, float)) and not isinstance(max_suppression, bool)
+    if not ok or not 0 <= max_suppression <= 1:
+        raise ConfigError(f"max_suppression must be a number in [0, 1], got {max_suppression!r}")
+
+
+class NodeEvaluator:
+    """Evaluates lattice nodes on an integer-coded pattern table.
+
+    ``codes[i, j]``: leaf code of QI j in pattern i (see :meth:`Hierarchy.encode`);
+    ``counts[i]``: records with pattern i. ``cache_bytes`` bounds the memory held by cached
+    generalized tables; the oldest tables are dropped first.
+    """
+
+    def __init__(
+        self,
+        hierarchies: Sequence[Hierarchy],
+        codes: np.ndarray,
+        counts: np.ndarray,
+        k: int,
+        max_suppression: float,
+        cache_bytes: int = 512 * 2**20,
+    ) -> None:
+        check_k_and_max_suppression(k, max_suppression)
+        self.hierarchies = list(hierarchies)
+        self.k = int(k)
+        self.max_suppression = float(max_suppression)
+        codes = np.ascontiguousarray(codes, dtype=np.int32)
+        counts = np.asarray(counts, dtype=np.int64)
+        if codes.ndim != 2 or codes.shape[1] != len(self.hierarchies):
+            raise DataError("pattern codes must have one column per hierarchy")
+        if len(counts) != len(codes) or len(codes) == 0:
+            raise DataError("the pattern table is empty or its counts do not match its rows")
+        if (counts <= 0).any():
+            raise DataError("the pattern table has a count <= 0")
+        leaves = tuple(0 for _ in self.hierarchies)
+        radices = [max(h.n_leaves, 1) for h in self.hierarchies]
+        if math.prod(radices) < _KEY_LIMIT:
+            self._radices = np.array(radices, dtype=np.int64)
+            self._strides = np.ones(len(radices), dtype=np.int64)
+            for j in range(len(radices) - 2, -1, -1):
+                self._strides[j] = self._strides[j + 1] * radices[j + 1]
+            keys = codes.astype(np.int64) @ self._strides
+            self._key_bits = int(math.prod(radices) - 1).bit_length()
+            self._count_bits = max(int(counts.sum()).bit_length(), 1)
+            ukeys, ucounts = group_keys(keys, counts, self._key_bits, self._count_bits)
+            self.leaf_table = self._keyed(leaves, ukeys, ucounts)
+        else:  # the key space overflows int64: whole rows of codes
+            self._radices = self._strides = None
+            u, c = aggregate(codes, counts, radices)
+            self.leaf_table = ClassTable(leaves, c, codes=u)
+        self.n_records = int(counts.sum())
+        self.allowed = allowed_suppression(self.max_suppression, self.n_records)
+        self.cache_bytes = cache_bytes
+        self._cache: OrderedDict[Node, ClassTable] = OrderedDict()
+        self._bytes = 0
+        # lookup arrays over every table ever cached (slot i: node, classes; _NONE once evicted)
+        self._slots: list[Node] = []
+        self._slot_of: dict[Node, int] = {}
+        self._nodes = np.zeros((64, len(self.hierarchies)), dtype=np.int32)
+        self._rows = np.full(64, _NONE, dtype=np.int64)
+        self.tables_built = 0
+        self._deltas: dict[tuple[int, int, int], np.ndarray] = {}
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        hierarchies: dict[str, Hierarchy],
+        k: int,
+        max_suppression: float,
+        count_column: str | None = "n",
+    ) -> NodeEvaluator:
+        """From a pattern table (``count_column`` holds the counts) or a record table
+        (``count_column=None``); the QIs are the keys of ``hierarchies``, in order."""
+        missing = [c for c in hierarchies if c not in frame.columns]
+        if missing:
+            raise DataError(
+                f"table has no column(s) {missing} named by the hierarchies; it has"
+                f" {list(frame.columns)}"
+            )
+        if len(frame) == 0:
+            raise DataError("the table has no records")
+        if count_column is None:
+            counts = np.ones(len(frame), dtype=np.int64)
+        else:
+            if count_column not in frame.columns:
+                raise DataError(f"pattern table has no count column {count_column!r}")
+            counts = pd.to_numeric(frame[count_column], errors="raise").to_numpy(dtype=np.int64)
+        codes = np.empty((len(frame), len(hierarchies)), dtype=np.int32)
+        for j, (c, h) in enumerate(hierarchies.items()):
+            codes[:, j] = h.encode(frame[c])
+        return cls(list(hierarchies.values()), codes, counts, k, max_suppression)
+
+    # -- tables ------------------------------------------------------------------------------
+    def _base_for(self, node: Node) -> ClassTable:
+        """The cached table of a specialization of ``node`` with the fewest classes."""
+        m = len(self._slots)
+        if m == 0:
+            return self.leaf_table
+        ok = (self._nodes[:m] <= np.asarray(node, dtype=np.int32)).all(axis=1)
+        rows = np.where(ok, self._rows[:m], _NONE)
+        best = int(np.argmin(rows))
+        if rows[best] >= len(self.leaf_table.counts):
+            return self.leaf_table
+        return self._cache[self._slots[best]]
+
+    def table(self, node: Node) -> ClassTable:
+        """The generalized pattern table of ``node``, rolled up from the closest cached
+        specialization (the one with fewest classes)."""
+        node = tuple(map(int, node))
+        hit = self._cache.get(node)
+        if hit is not None:
+            return hit
+        if node == self.leaf_table.node:
+            return self.leaf_table
+        if len(node) != len(self.hierarchies) or not all(
+            0 <= lvl <= h.height for h, lvl in zip(self.hierarchies, node, strict=True)
+        ):
+            raise ConfigError(f"node {node} is outside the hierarchies' levels")
+        base = self._base_for(node)
+        if base is self.leaf_table:
+            # no evaluated specialization: go through the "one level up" node min(node, 1),
+            # cached and shared by every node raising the same QIs
+            step = tuple(min(v, 1) for v in node)
+            if step != node and sum(step) > 1:
+                base = self.table(step)
+        changed = [j for j, (a, b) in enumerate(zip(base.node, node, strict=True)) if a != b]
+        if base.keys is not None:
+            # change only the digits of the columns whose level differs
+            keys = base.keys
+            for j in changed:
+                c = base.keys // self._strides[j] if self._strides[j] > 1 else base.keys
+                if j > 0:
+                    c = c % self._radices[j]
+                keys = keys + self._delta(j, base.node[j], node[j])[c]
+            ukeys, ucounts = group_keys(keys, base.counts, self._key_bits, self._count_bits)
+            result = self._keyed(node, ukeys, ucounts)
+        else:
+            mapped = base.codes.copy()
+            for j in changed:
+                mapped[:, j] = self.hierarchies[j].up(base.node[j], node[j])[mapped[:, j]]
+            radices = [len(h.labels[lvl]) for h, lvl in zip(self.hierarchies, node, strict=True)]
+            u, c = aggregate(mapped, base.counts, radices)
+            result = ClassTable(node, c, codes=u)
+        self.tables_built += 1
+        self._store(result)
+        return result
+
+    def _delta(self, j: int, lower: int, upper: int) -> np.ndarray:
+        """Key change of QI j's digit going from level ``lower`` to ``upper``, by code."""
+        key = (j, lower, upper)
+        if key not in self._deltas:
+            up = self.hierarchies[j].up(lower, upper)
+            self._deltas[key] = (up - np.arange(len(up))) * self._strides[j]
+        return self._deltas[key]
+
+    def _keyed(self, node: Node, keys: np.ndarray, counts: np.ndarray) -> ClassTable:
+        return ClassTable(node, counts, keys=keys, strides=self._strides, radices=self._radices)
+
+    def _store(self, t: ClassTable) -> None:
+        nbytes = t.nbytes
+        if nbytes > self.cache_bytes:
+            return
+        m = len(self._slots)
+        if m == len(self._rows):  # grow the lookup arrays
+            self._nodes = np.vstack([self._nodes, np.zeros_like(self._nodes)])
+            self._rows = np.concatenate([self._rows, np.full_like(self._rows, _NONE)])
+        self._cache[t.node] = t
+        self._slot_of[t.node] = m
+        self._slots.append(t.node)
+        self._nodes[m] = t.node
+        self._rows[m] = len(t.counts)
+        self._bytes += nbytes
+        while self._bytes > self.cache_bytes:  # drop the oldest tables
+            old_node, old = self._cache.popitem(last=False)
+            self._bytes -= old.nbytes
+            self._rows[self._slot_of.pop(old_node)] = _NONE
+
+    # -- the criterion -----------------------------------------------------------------------
+    def suppressed(self, node: Node) -> int:
+        """Records in classes smaller than k at ``node`` (the records OLA would suppress)."""
+        return self.table(node).suppressed(self.k)
+
+    def is_passing(self, node: Node) -> bool:
+        """Seed 001 "Base Algorithm": the node passes when the share of records in classes
+        smaller than k is at most MaxSup (``suppressed <= floor(MaxSup * n)``)."""
+        return self.suppressed(node) <= self.allowed

@@ -1,0 +1,119 @@
+"""Information-loss metrics used to choose among the k-minimal nodes (lower is better).
+
+All four are computed from a node's generalized pattern table (:class:`ClassTable`), so the
+value of a node never depends on how its table was derived. Classes smaller than k are the
+records the node would suppress. Notation: n records, d QIs, node levels l_j, hierarchy heights
+h_j, f_j(v) the number of records with original value v of QI j, F_jl(g) the number of records
+whose QI j value generalizes to g at level l.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from dbt_deid.errors import ConfigError
+from dbt_deid.ola.evaluate import ClassTable
+from dbt_deid.ola.hierarchies import Hierarchy
+from dbt_deid.ola.lattice import Node
+
+METRICS = ("entropy", "precision", "discernibility", "loss")
+DEFAULT_METRIC = "entropy"
+
+
+def check_metric(metric: object) -> str:
+    if metric not in METRICS:
+        raise ConfigError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+    return str(metric)
+
+
+class Metrics:
+    """Precomputed per-QI, per-level costs for one pattern table."""
+
+    def __init__(self, hierarchies: Sequence[Hierarchy], leaf_table: ClassTable, k: int) -> None:
+        self.hierarchies = list(hierarchies)
+        self.k = int(k)
+        self.n = int(leaf_table.counts.sum())
+        self.d = len(self.hierarchies)
+        n = float(self.n)
+        self._entropy_base: list[list[float]] = []  # E_jl
+        self._entropy_extra: list[list[np.ndarray]] = []  # D_jl(g) = log2(n / F_jl(g))
+        self._loss: list[list[np.ndarray]] = []  # (leaves(g) - 1) / (leaves - 1)
+        for j, h in enumerate(self.hierarchies):
+            f = np.bincount(leaf_table.codes[:, j], weights=leaf_table.counts,
+                            minlength=h.n_leaves)
+            present = f > 0
+            base, extra, loss = [], [], []
+            for lvl in range(h.height + 1):
+                big_f = np.bincount(h.maps[lvl], weights=f, minlength=len(h.labels[lvl]))
+                g = h.maps[lvl][present]
+                base.append(float(np.sum(f[present] * np.log2(big_f[g] / f[present]))))
+                with np.errstate(divide="ignore"):
+                    extra.append(np.where(big_f > 0, np.log2(n / np.maximum(big_f, 1)), 0.0))
+                denom = h.n_leaves - 1
+                loss.append((h.leaves_under[lvl] - 1) / denom if denom else
+                            np.zeros(len(h.labels[lvl])))
+            self._entropy_base.append(base)
+            self._entropy_extra.append(extra)
+            self._loss.append(loss)
+
+    def entropy(self, t: ClassTable) -> float:
+        """Non-uniform entropy (OLA's metric; Gionis & Tassa):
+        sum over records r and QIs j of -log2( f_j(v_rj) / F_jl(g_rj) ), the information lost
+        about the original value v given its generalization g. A record that would be suppressed
+        counts as generalized to the root (F = n): cost -log2(f_j(v)/n).
+        Computed as sum_j E_jl + sum over suppressed records of sum_j log2(n / F_jl(g)), where
+        E_jl = sum_v f_j(v) log2(F_jl(g(v)) / f_j(v)) (every record at the node's level) and
+        log2(n/F) is the extra cost of going from g to the root."""
+        total = 0.0
+        for j, lvl in enumerate(t.node):
+            total += self._entropy_base[j][lvl]
+        small = t.counts < self.k
+        if small.any():
+            cost = np.zeros(int(small.sum()))
+            for j, lvl in enumerate(t.node):
+                cost += self._entropy_extra[j][lvl][t.column(j, small)]
+            total += float(np.sum(t.counts[small] * cost))
+        return total
+
+    def precision(self, t: ClassTable) -> float:
+        """Sweeney's precision loss (seed 003 "precision information-loss metric"):
+        (1/d) sum_j l_j / h_j, how far up its hierarchy each QI went (1 - Prec). A QI whose
+        hierarchy has height 0 contributes 0. Node-level: suppression is not counted."""
+        return sum(
+            (lvl / h.height if h.height else 0.0)
+            for lvl, h in zip(t.node, self.hierarchies, strict=True)
+        ) / self.d
+
+    def discernibility(self, t: ClassTable) -> float:
+        """Discernibility (Bayardo & Agrawal; seed 003): sum over classes of size >= k of
+        |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
+        from all n)."""
+        c = t.counts
+        kept = c[c >= self.k]
+        return float(np.sum(kept * kept) + self.n * c[c < self.k].sum())
+
+    def loss(self, t: ClassTable) -> float:
+        """Loss (Iyengar 2002, as in ARX), averaged over the n*d cells: a cell generalized to g
+        costs (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed
+        cell costs 1."""
+        small = t.counts < self.k
+        keep = ~small
+        cost = np.zeros(int(keep.sum()))
+        for j, lvl in enumerate(t.node):
+            cost += self._loss[j][lvl][t.column(j, keep)]
+        total = float(np.sum(t.counts[keep] * cost)) + float(t.counts[small].sum()) * self.d
+        return total / (self.n * self.d)
+
+    def value(self, metric: str, t: ClassTable) -> float:
+        return float(getattr(self, check_metric(metric))(t))
+
+    def all(self, t: ClassTable) -> dict[str, float]:
+        return {m: self.value(m, t) for m in METRICS}
+
+
+def selection_key(value: float, node: Node) -> tuple[float, int, Node]:
+    """Deterministic order of candidates: metric value (to 12 significant digits, so values
+    that differ only by float rounding tie), then lower height, then lexicographic node."""
+    return (float(f"{value:.12g}"), sum(node), tuple(node))

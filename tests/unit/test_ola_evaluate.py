@@ -1,0 +1,177 @@
+"""Node evaluation, metrics and node choice of OLA, checked against brute force on records."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.errors import ConfigError
+from dbt_deid.ola import run_ola
+from dbt_deid.ola.evaluate import NodeEvaluator
+from dbt_deid.ola.lattice import Lattice
+from dbt_deid.ola.metrics import METRICS, Metrics
+from dbt_deid.ola.synthetic import random_problem
+
+
+def _brute(frame, hierarchies, node, k):
+    """Every quantity straight from the records and the formulas (no shortcuts)."""
+    n = len(frame)
+    gen = {}
+    for (c, h), lvl in zip(hierarchies.items(), node, strict=True):
+        gen[c] = h.labels[lvl][h.maps[lvl][h.encode(frame[c])]]
+    g = pd.DataFrame(gen)
+    size = g.groupby(list(gen)).size().rename("size")
+    size = g.join(size, on=list(gen))["size"].to_numpy()
+    small = size < k
+    suppressed = int(small.sum())
+    entropy = 0.0
+    loss = 0.0
+    for (c, h), lvl in zip(hierarchies.items(), node, strict=True):
+        orig = frame[c].astype(str).to_numpy()
+        f = pd.Series(orig).map(pd.Series(orig).value_counts()).to_numpy()
+        big_f = pd.Series(gen[c]).map(pd.Series(gen[c]).value_counts()).to_numpy()
+        cost = np.where(small, -np.log2(f / n), -np.log2(f / big_f))
+        entropy += float(cost.sum())
+        leaves = pd.Series(h.labels[lvl][h.maps[lvl]]).value_counts()
+        under = pd.Series(gen[c]).map(leaves).to_numpy()
+        cell = (under - 1) / (h.n_leaves - 1) if h.n_leaves > 1 else np.zeros(n)
+        loss += float(np.where(small, 1.0, cell).sum())
+    kept = g[~small].groupby(list(gen)).size().to_numpy()
+    disc = float((kept ** 2).sum() + n * suppressed)
+    prec = sum(lvl / h.height if h.height else 0.0
+               for lvl, h in zip(node, hierarchies.values(), strict=True)) / len(node)
+    return suppressed, {"entropy": entropy, "precision": prec, "discernibility": disc,
+                        "loss": loss / (n * len(node))}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_every_node_matches_brute_force(seed: int) -> None:
+    frame, hierarchies = random_problem(seed, n_qis=3, n_records=150)
+    k = 3
+    ev = NodeEvaluator.from_frame(frame, hierarchies, k, 0.1, count_column=None)
+    metrics = Metrics(ev.hierarchies, ev.leaf_table, k)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    for node in lattice.all_nodes():
+        suppressed, want = _brute(frame, hierarchies, node, k)
+        t = ev.table(node)
+        assert int(t.counts.sum()) == len(frame)
+        assert t.suppressed(k) == suppressed, node
+        assert ev.is_passing(node) == (suppressed <= math.floor(0.1 * len(frame)))
+        for m in METRICS:
+            assert metrics.value(m, t) == pytest.approx(want[m], rel=1e-9, abs=1e-9), (node, m)
+
+
+def test_rolled_up_tables_equal_fresh_ones() -> None:
+    frame, hierarchies = random_problem(7, n_qis=4, n_records=300)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    nodes = list(lattice.all_nodes())
+    warm = NodeEvaluator.from_frame(frame, hierarchies, 2, 0.0, count_column=None)
+    for node in nodes:  # bottom-up: each table rolled up from a cached specialization
+        warm.table(node)
+    for node in reversed(nodes):
+        fresh = NodeEvaluator.from_frame(frame, hierarchies, 2, 0.0, count_column=None)
+        a, b = warm.table(node), fresh.table(node)
+        np.testing.assert_array_equal(a.counts, b.counts)
+        np.testing.assert_array_equal(a.codes, b.codes)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("metric", METRICS)
+def test_ola_matches_exhaustive_search(seed: int, metric: str) -> None:
+    rng = np.random.default_rng(seed)
+    frame, hierarchies = random_problem(seed, n_qis=int(rng.integers(2, 5)), n_records=250)
+    k = int(rng.integers(2, 8))
+    max_sup = float(rng.choice([0.0, 0.02, 0.1, 0.3]))
+    args = (frame, hierarchies, k, max_sup, metric)
+    ola = run_ola(*args, count_column=None, all_metrics=True)
+    full = run_ola(*args, count_column=None, search="exhaustive", all_metrics=True)
+    assert [r.node for r in ola.k_minimal] == [r.node for r in full.k_minimal]
+    assert ola.chosen == full.chosen
+    assert ola.metric_value == full.metric_value
+    assert ola.suppressed == full.suppressed
+    assert ola.evaluated <= full.evaluated == full.lattice_size
+    if ola.chosen is not None:
+        assert ola.suppressed <= math.floor(max_sup * len(frame))
+        # the chosen node is the best k-minimal node under the metric
+        assert ola.metric_value == min(r.metrics[metric] for r in full.k_minimal)
+
+
+def test_pattern_table_and_records_agree() -> None:
+    frame, hierarchies = random_problem(3, n_qis=3, n_records=400)
+    patterns = frame.groupby(list(hierarchies)).size().reset_index(name="n")
+    a = run_ola(patterns, hierarchies, 4, 0.05)
+    b = run_ola(frame, hierarchies, 4, 0.05, count_column=None)
+    assert a.chosen == b.chosen and a.metric_value == b.metric_value
+    assert a.suppressed == b.suppressed
+
+
+def test_result_frames_and_apply() -> None:
+    frame, hierarchies = random_problem(5, n_qis=3, n_records=300)
+    hier_frames = {
+        c: pd.DataFrame([[h.labels[lvl][h.maps[lvl][i]] for lvl in range(h.height + 1)]
+                         for i in range(h.n_leaves)])
+        for c, h in hierarchies.items()
+    }
+    r = run_ola(frame, hier_frames, 3, 0.05, "loss", {"q0": 1}, count_column=None)
+    assert r.chosen is not None and r.chosen[0] <= 1
+    levels = r.chosen_levels_frame()
+    assert list(levels["column"]) == ["q0", "q1", "q2"]
+    assert list(levels["level"]) == list(r.chosen)
+    assert levels["max_level"].iloc[0] == 1
+    report = r.node_report_frame()
+    assert len(report) == len(r.k_minimal) and report["chosen"].sum() == 1
+    assert report.loc[report["chosen"], "loss"].iloc[0] == r.metric_value
+    out = r.apply(frame, count_column=None)
+    assert int(out["suppressed"].sum()) == r.suppressed
+    kept = out[~out["suppressed"]]
+    assert kept.groupby(list(hierarchies)).size().min() >= 3
+    assert out.loc[out["suppressed"], list(hierarchies)].isna().all().all()
+
+
+@pytest.mark.parametrize(
+    ("k", "sup", "metric", "match"),
+    [(1, 0.1, "entropy", "k must be"), (3, 1.5, "entropy", "max_suppression"),
+     (3, -0.1, "entropy", "max_suppression"), (3, 0.1, "bogus", "metric")],
+)
+def test_bad_settings(k, sup, metric, match) -> None:
+    frame, hierarchies = random_problem(1)
+    with pytest.raises(ConfigError, match=match):
+        run_ola(frame, hierarchies, k, sup, metric, count_column=None)
+
+
+def test_no_passing_node_when_k_exceeds_records() -> None:
+    frame, hierarchies = random_problem(2, n_records=10)
+    r = run_ola(frame, hierarchies, 11, 0.5, count_column=None)
+    assert r.chosen is None and r.k_minimal == [] and r.evaluated == 1
+    assert r.chosen_levels_frame()["level"].isna().all()
+
+
+def test_wide_key_fallback_gives_the_same_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dbt_deid.ola import evaluate
+
+    frame, hierarchies = random_problem(11, n_qis=4, n_records=300)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    keyed = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    monkeypatch.setattr(evaluate, "_KEY_LIMIT", 1)
+    rows = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    assert keyed.leaf_table.keys is not None and rows.leaf_table.keys is None
+    for node in lattice.all_nodes():
+        a, b = keyed.table(node), rows.table(node)
+        np.testing.assert_array_equal(a.counts, b.counts)
+        np.testing.assert_array_equal(a.codes, b.codes)
+
+
+def test_tiny_cache_gives_the_same_search() -> None:
+    frame, hierarchies = random_problem(4, n_qis=4, n_records=300)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    from dbt_deid.ola.search import ola_search
+
+    big = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    tiny = NodeEvaluator(big.hierarchies, big.leaf_table.codes, big.leaf_table.counts, 3, 0.05,
+                         cache_bytes=64)
+    a, b = ola_search(lattice, big.is_passing), ola_search(lattice, tiny.is_passing)
+    assert a.k_minimal == b.k_minimal and a.evaluations == b.evaluations
+    assert tiny._bytes <= 64 < big._bytes
