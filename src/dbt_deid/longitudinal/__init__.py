@@ -1,0 +1,30 @@
+"""LOLA: risk-based de-identification of longitudinal claims (seed 001, the Heritage Health
+Prize release).
+
+Modules: :mod:`generator` (synthetic HHP-like patients and claims), :mod:`hierarchies`
+(Table 4), :mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation,
+stigmatized-patient removal, provider suppression), :mod:`power` (adversary power p_ih),
+:mod:`encoding` (integer codes per level), :mod:`matching` (knowledge draws and indexed match
+counting), :mod:`bootstrap` (node evaluation), :mod:`search` (LOLA on OLA's lattice search),
+:mod:`attack` (simulated attack 1, marketer risk), :mod:`demo` (end-to-end run).
+"""
+
+from dbt_deid.longitudinal.attack import AttackResult, marketer_risk, simulate_attack1
+from dbt_deid.longitudinal.bootstrap import (
+    BootstrapResult,
+    NodeEvaluator,
+    k_for_sample,
+    max_sup_from_risk_exposure,
+    power_matrix,
+)
+from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
+from dbt_deid.longitudinal.generator import HHPData, generate_hhp
+from dbt_deid.longitudinal.power import adversary_power, power_formula
+from dbt_deid.longitudinal.search import LolaResult, lola_search, non_uniform_entropy
+
+__all__ = [
+    "AttackResult", "BootstrapResult", "EncodedData", "HHPData", "LolaResult",
+    "LongitudinalSpec", "NodeEvaluator", "adversary_power", "encode", "generate_hhp",
+    "k_for_sample", "lola_search", "marketer_risk", "max_sup_from_risk_exposure",
+    "non_uniform_entropy", "power_formula", "power_matrix", "simulate_attack1",
+]

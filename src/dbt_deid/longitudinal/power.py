@@ -1,0 +1,115 @@
+"""The power of the adversary, p_ih, per patient i and claim quasi-identifier h (seed 001,
+"Adversary Knowledge and Power").
+
+The paper requires p_ih to increase monotonically with the patient's number of claims n_i and
+to decrease monotonically with the diversity of QI h's values across the patient's claims,
+capped at p_max = max(p_ih) = 5; its formula is in Multimedia Appendix 1, which we do not have.
+We define (documented, tested for monotonicity):
+
+    D_ih = H_ih / ln(n_i)  (normalized Shannon entropy of h's values over i's claims;
+                            0 when n_i = 1 or all values are equal, 1 when all differ)
+    s_ih = scale * log2(1 + n_i) * (1.5 - D_ih)
+    p_ih = min(p_max, n_i, max(1, ceil(s_ih)))
+
+log2(1 + n) grows with n but slowly (knowing a few claims of a patient with many claims is
+plausible, knowing all of them is not); a patient whose claims repeat one value (D = 0) gets
+three times the power of one whose values all differ (D = 1), since knowing one such claim
+predicts the others. Examples with scale 1: n = 1 -> 1; n = 3, D = 0 -> 3; n = 7, D = 1 -> 2;
+n = 11, D = 0.5 -> 4; n = 31, D = 0 -> 5 (the cap).
+
+The diversity is computed on the values as given (normally the original, ungeneralized values),
+so the power does not change from one lattice node to another. A user may instead pass their
+own p_ih table (:func:`check_power`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import ConfigError, DataError
+
+DEFAULT_P_MAX = 5
+
+
+def power_formula(
+    n_claims: np.ndarray | float,
+    diversity: np.ndarray | float,
+    p_max: int = DEFAULT_P_MAX,
+    scale: float = 1.0,
+) -> np.ndarray:
+    """p = min(p_max, n, max(1, ceil(scale * log2(1 + n) * (1.5 - D)))), element-wise."""
+    n = np.asarray(n_claims, dtype=np.float64)
+    d = np.clip(np.asarray(diversity, dtype=np.float64), 0.0, 1.0)
+    s = scale * np.log2(1.0 + n) * (1.5 - d)
+    p = np.maximum(1.0, np.ceil(s - 1e-9))
+    return np.minimum(np.minimum(p, p_max), np.maximum(n, 1)).astype(np.int64)
+
+
+def _check_p_max(p_max: object) -> int:
+    if isinstance(p_max, bool) or not isinstance(p_max, (int, np.integer)) or p_max < 1:
+        raise ConfigError(f"p_max must be a positive integer, got {p_max!r}")
+    return int(p_max)
+
+
+def diversity(claims: pd.DataFrame, qi: str, member: str = "member_id") -> pd.Series:
+    """D_ih for one QI: normalized entropy of the QI's values over each patient's claims
+    (missing is a value of its own)."""
+    codes, _ = pd.factorize(claims[qi], use_na_sentinel=False)
+    frame = pd.DataFrame({"m": claims[member].to_numpy(), "v": codes})
+    cnt = frame.groupby(["m", "v"], sort=False).size()
+    c = cnt.to_numpy(dtype=np.float64)
+    members = cnt.index.get_level_values(0)
+    clogc = pd.Series(c * np.log(c)).groupby(members.to_numpy(), sort=False).sum()
+    n = pd.Series(c).groupby(members.to_numpy(), sort=False).sum()
+    n = n.reindex(clogc.index)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.log(n.to_numpy()) - clogc.to_numpy() / n.to_numpy()
+        d = np.where(n.to_numpy() > 1, h / np.log(np.maximum(n.to_numpy(), 2)), 0.0)
+    return pd.Series(np.clip(d, 0.0, 1.0), index=clogc.index, name=qi)
+
+
+def adversary_power(
+    claims: pd.DataFrame,
+    qis: Sequence[str],
+    *,
+    p_max: int = DEFAULT_P_MAX,
+    scale: float = 1.0,
+    member: str = "member_id",
+) -> pd.DataFrame:
+    """p_ih for every patient with claims (index: member id) and claim QI h (one int column per
+    QI), by :func:`power_formula`. Also returns ``n_claims``."""
+    p_max = _check_p_max(p_max)
+    if not scale > 0:
+        raise ConfigError(f"power scale must be positive, got {scale!r}")
+    missing = [c for c in [member, *qis] if c not in claims.columns]
+    if missing:
+        raise DataError(f"adversary_power: column(s) {missing} not in the claims")
+    n = claims.groupby(member, sort=False).size()
+    out = pd.DataFrame(index=n.index)
+    out.index.name = member
+    out["n_claims"] = n.to_numpy()
+    for q in qis:
+        d = diversity(claims, q, member).reindex(n.index)
+        out[q] = power_formula(n.to_numpy(), d.to_numpy(), p_max, scale)
+    return out
+
+
+def check_power(power: pd.DataFrame, qis: Sequence[str], members: pd.Index) -> pd.DataFrame:
+    """Validate a user-supplied p_ih table: indexed by member id, one column of integers >= 0
+    per claim QI, a row for every patient in ``members``. Values above a patient's number of
+    claims are allowed (the draw takes at most n_i values)."""
+    missing = [q for q in qis if q not in power.columns]
+    if missing:
+        raise DataError(f"power table lacks column(s) {missing} (one per claim QI)")
+    absent = int((~members.isin(power.index)).sum())
+    if absent:
+        raise DataError(f"power table has no row for {absent} patient(s)")
+    sub = power.loc[members, list(qis)]
+    for q in qis:
+        col = pd.to_numeric(sub[q], errors="coerce")
+        if col.isna().any() or (col < 0).any() or (col != np.floor(col)).any():
+            raise DataError(f"power column {q!r} must hold integers >= 0")
+    return sub.astype(np.int64)

@@ -1,0 +1,198 @@
+"""Adversary power, match counting, bootstrap node evaluation, LOLA search and attacks
+(seed 001, "Adversary Knowledge and Power", "Node Computation", "Empirical Evaluation")."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.cli import main
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.longitudinal.attack import (
+    expected_marketer_risk,
+    marketer_risk,
+    simulate_attack1,
+)
+from dbt_deid.longitudinal.bootstrap import (
+    NodeEvaluator,
+    k_for_sample,
+    max_sup_from_risk_exposure,
+    power_matrix,
+)
+from dbt_deid.longitudinal.encoding import encode
+from dbt_deid.longitudinal.generator import generate_hhp
+from dbt_deid.longitudinal.hierarchies import default_hierarchies
+from dbt_deid.longitudinal.matching import NodeIndex, brute_force_count, draw_knowledge
+from dbt_deid.longitudinal.power import adversary_power, check_power, power_formula
+from dbt_deid.longitudinal.preprocess import truncate_claims
+from dbt_deid.longitudinal.search import lattice_for, lola_search, non_uniform_entropy
+from dbt_deid.ola.lattice import Lattice
+
+TOP = (3, 2, 4, 3)
+
+
+@pytest.fixture(scope="module")
+def small():
+    d = generate_hhp(120, 11)
+    data = encode(d.patients, d.claims, default_hierarchies())
+    return d, data
+
+
+# -- power -------------------------------------------------------------------------------------
+def test_power_monotone_capped_and_bounded():
+    n = np.arange(1, 400)
+    for d in (0.0, 0.3, 0.7, 1.0):
+        p = power_formula(n, np.full(len(n), d))
+        assert (np.diff(p) >= 0).all()  # increasing with the number of claims
+        assert (p <= 5).all() and (p >= 1).all() and (p <= n).all()
+    div = np.linspace(0, 1, 50)
+    for k in (2, 5, 11, 40, 200):
+        p = power_formula(np.full(50, k), div)
+        assert (np.diff(p) <= 0).all()  # decreasing with diversity
+    assert power_formula(1000, 0.0, p_max=15).item() == 15
+    assert power_formula(1000, 0.0).item() == 5
+    assert power_formula(7, 0.0).item() > power_formula(7, 1.0).item()
+
+
+def test_adversary_power_from_claims_and_user_table():
+    claims = pd.DataFrame({
+        "member_id": [1] * 8 + [2] * 8 + [3],
+        "specialty": ["A"] * 8 + list("ABCDEFGH") + ["A"],
+    })
+    p = adversary_power(claims, ["specialty"])
+    assert p.loc[1, "specialty"] > p.loc[2, "specialty"]  # same n, less diversity
+    assert p.loc[3, "specialty"] == 1 and list(p["n_claims"]) == [8, 8, 1]
+    with pytest.raises(ConfigError, match="p_max"):
+        adversary_power(claims, ["specialty"], p_max=0)
+    user = pd.DataFrame({"specialty": [2, 1, 1]}, index=[1, 2, 3])
+    assert check_power(user, ["specialty"], pd.Index([1, 2, 3]))["specialty"].tolist() == [2, 1, 1]
+    with pytest.raises(DataError, match="no row"):
+        check_power(user, ["specialty"], pd.Index([1, 2, 4]))
+    with pytest.raises(DataError, match="integers"):
+        check_power(user.assign(specialty=[1.5, 1, 1]), ["specialty"], pd.Index([1, 2, 3]))
+
+
+# -- matching ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["values", "whole_claim", "ordered_pair"])
+def test_match_counts_equal_brute_force(small, variant):
+    _, data = small
+    rng = np.random.default_rng(5)
+    power = rng.integers(0, 3, (data.n_patients, len(data.spec.claim_qis)))
+    know = draw_knowledge(data, rng.integers(0, data.n_patients, 40), power, rng, variant)
+    for node in [(3, 2, 4, 3), (1, 1, 2, 2)]:
+        counts = NodeIndex(data, node, variant=variant).count_matches(data, know)
+        brute = [brute_force_count(data, node, data, know, e) for e in range(know.size)]
+        assert counts.tolist() == brute
+        assert (counts >= 1).all()  # a patient always matches its own knowledge
+    assert max(counts) > 1  # the check is not trivial
+
+
+def test_knowledge_draw_respects_power(small):
+    _, data = small
+    rng = np.random.default_rng(1)
+    power = np.full((data.n_patients, len(data.spec.claim_qis)), 3)
+    pats = rng.integers(0, data.n_patients, 50)
+    know = draw_knowledge(data, pats, power, rng)
+    for q in data.spec.claim_qis:
+        e, rows = know.picks[q]
+        per = np.bincount(e, minlength=50)
+        assert (per == np.minimum(3, data.claims_per_patient[pats])).all()
+        assert (data.claim_patient[rows] == pats[e]).all()  # the patient's own claims
+        assert len(set(zip(e.tolist(), rows.tolist(), strict=True))) == len(e)  # no replacement
+
+
+# -- bootstrap ---------------------------------------------------------------------------------
+def test_k_and_max_sup_helpers():
+    assert k_for_sample(0.05, 0.2) == 4 and k_for_sample(0.05, 1.0) == 20
+    assert max_sup_from_risk_exposure(0.05) == pytest.approx(0.008)
+    with pytest.raises(ConfigError):
+        max_sup_from_risk_exposure(0)
+
+
+def _evaluator(data, power, seed=3, **kw):
+    opts = {"k": 2, "max_sup": 0.5, "n_bootstrap": 150, "n_iterations": 30, "seed": seed}
+    opts.update(kw)
+    return NodeEvaluator(data, power, **opts)
+
+
+def test_bootstrap_reproducible_and_monotone(small):
+    d, data = small
+    power = power_matrix(data, None, d.claims)
+    a, b = _evaluator(data, power), _evaluator(data, power)
+    chain = [(0, 0, 0, 0), (1, 0, 1, 1), (2, 1, 2, 2), TOP]
+    ra = [a.evaluate(n) for n in chain]
+    rb = [b.evaluate(n) for n in chain]
+    assert [(r.mean, r.ci_low, r.ci_high) for r in ra] == [(r.mean, r.ci_low, r.ci_high)
+                                                           for r in rb]
+    means = [r.mean for r in ra]
+    assert all(x >= y for x, y in zip(means, means[1:], strict=False))
+    assert all(r.ci_low <= r.mean <= r.ci_high for r in ra)
+    c = _evaluator(data, power, seed=4)
+    assert not np.array_equal(c.knowledge.patient, a.knowledge.patient)
+
+
+def test_lola_matches_exhaustive_search(small):
+    d, data = small
+    power = np.minimum(power_matrix(data, None, d.claims), 1)
+    probe = _evaluator(data, power)
+    mid = probe.evaluate((2, 1, 2, 2)).mean
+    lattice = Lattice(data.spec.dimension_names, (1, 0, 1, 1), (3, 2, 3, 3))
+    ola = lola_search(data, _evaluator(data, power, max_sup=mid), lattice)
+    full = lola_search(data, _evaluator(data, power, max_sup=mid), lattice, exhaustive=True)
+    assert ola.chosen is not None and ola.chosen == full.chosen
+    assert sorted(ola.candidates) == sorted(full.candidates)
+    assert ola.evaluated <= full.evaluated == lattice.size
+    best = min(full.candidates, key=lambda c: c[1])
+    assert ola.entropy == pytest.approx(best[1])
+    assert ola.evaluations[ola.chosen].candidate
+
+
+def test_entropy_grows_with_generalization(small):
+    _, data = small
+    assert non_uniform_entropy(data, (0, 0, 0, 0)) == 0.0
+    e = [non_uniform_entropy(data, n) for n in [(1, 0, 0, 0), (2, 0, 0, 0), (2, 1, 1, 0), TOP]]
+    assert all(x <= y for x, y in zip(e, e[1:], strict=False))
+    assert e[0] > 0 and e[-1] > e[1]
+    assert lattice_for(data).size == 4 * 3 * 5 * 4
+
+
+# -- attacks -----------------------------------------------------------------------------------
+def test_attack1_sanity(small):
+    d, d1 = small
+    kept, _ = truncate_claims(d.claims, 80)
+    d2 = d1.subset_claims(np.isin(d1.claim_ids, kept["claim_id"].to_numpy()))
+    power = power_matrix(d1, None, d.claims)
+    r = simulate_attack1(d1, d2, TOP, power, alpha=1.0, iterations=400, seed=2)
+    assert r.members_drawn == 400 and 0 < r.success_rate <= 1
+    assert r.target_matched <= r.members_drawn
+    assert abs(r.success_rate - r.expected_rate) < 0.1
+    low = simulate_attack1(d1, d2, TOP, power, alpha=0.1, iterations=400, seed=2)
+    assert low.success_rate <= 0.1 + 0.05 and low.members_drawn < 100
+    # no truncation: every target matches itself in D2
+    same = simulate_attack1(d1, d1, TOP, power, alpha=1.0, iterations=200, seed=1)
+    assert same.target_matched == 200
+    # more generalization cannot make the attack more successful in expectation
+    fine = simulate_attack1(d1, d1, (0, 0, 0, 0), power, alpha=1.0, iterations=200, seed=1)
+    assert fine.expected_rate >= same.expected_rate
+
+
+def test_marketer_risk_closed_form():
+    f = pd.Series({"a": 2, "b": 3})
+    big = pd.Series({"a": 4, "b": 30, "c": 10})
+    assert marketer_risk(f, big) == pytest.approx((2 / 4 + 3 / 30) / 5)
+    assert expected_marketer_risk(big) == pytest.approx(3 / 44)
+    with pytest.raises(DataError):
+        marketer_risk(pd.Series({"z": 1}), big)
+
+
+def test_cli_lola_demo(capsys):
+    code = main(["lola-demo", "--patients", "300", "--bootstrap", "200", "--iterations", "20",
+                 "--attack-iterations", "300", "--max-sup", "0.9"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["k"] == 4 and out["lola"]["chosen_node"] is not None
+    assert 0 <= out["attack1"]["success_rate"] <= 1
+    assert main(["lola-demo", "--patients", "0"]) == 2
