@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB ?= demo.duckdb
 
-.PHONY: demo test lint clean
+.PHONY: demo test
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +22,3 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench python_models demo/models integration_tests/models
 	$(BIN)/pytest -q
-
-lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests bench python_models demo/models integration_tests/models
-
-clean:
-	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/*.duckdb \
-		integration_tests/target integration_tests/dbt_packages integration_tests/logs
