@@ -85,7 +85,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             lines.append("")
             lines.append("Combinations vs complete (seed 000 'Evaluation'; same pattern table)")
             lines.append(
-                f"  {'algorithm':<14} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
+                f"  {'algorithm':<21} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
                 f" {'min f':>6} {'exact min':>10}"
             )
             for row in con.execute(
@@ -97,7 +97,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                 alg, cells, recs, bits, small, exact, selected = row
                 mark = " (used)" if selected else ""
                 lines.append(
-                    f"  {alg + mark:<14} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
+                    f"  {alg + mark:<21} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
                     f" {bits:>13.0f} {small:>6} {exact:>10}"
                 )
         if "deid_text_risk_assessment" in tables:
