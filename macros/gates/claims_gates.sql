@@ -1,0 +1,52 @@
+{#- The claims release gates (LOLA, seed 001): generic tests with severity error, attached to
+    deid_claims_release_gate so that `dbt build` skips deid_claims_published_patients and
+    deid_claims_published_claims when one fails. Failure rows carry the measure, the node, the
+    figures and a `reason`; a missing measure row fails the gate. Limits come from var
+    deid_claims_release (claims_release_config), not from the table. -#}
+
+{#- Node risk ("Node Computation", equation 5): LOLA found a node, and its bootstrap mean (or
+    upper 95% limit with gate_on: upper) of the share of high-risk patients is <= MaxSup. -#}
+{% test deid_claims_node_risk(model) %}
+  {{ adapter.dispatch('test_deid_claims_node_risk', 'dbt_deid')(model) }}
+{% endtest %}
+
+{% macro default__test_deid_claims_node_risk(model) %}
+  {%- if not dbt_deid.claims_release_enabled() %}
+select 'no claims release declared in var deid_claims_release' as reason
+  {%- else -%}
+  {%- set cfg = dbt_deid.claims_release_config() %}
+with g as (select * from {{ model }} where measure = 'node_risk')
+select 'node_risk' as measure, g.node, g.mean, g.ci_low, g.ci_high,
+    {{ cfg.max_sup_value }} as max_sup,
+    case
+      when g.node is null then 'LOLA evaluated no node'
+      when not g.node_found then 'no lattice node has a bootstrap mean <= MaxSup ' || '{{ cfg.max_sup_value }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')'
+      else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "bootstrap mean" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_sup_value }}'
+    end as reason
+from (select 1 as one) as x
+left join g on 1 = 1
+where g.node is null or not g.node_found
+   or not ({{ 'g.ci_high' if cfg.gate_on == 'upper' else 'g.mean' }} <= {{ cfg.max_sup_value }})
+  {%- endif %}
+{% endmacro %}
+
+{#- Attack 1 ("Empirical Evaluation"): the simulated success rate at the release node is <=
+    attack_tau (default tau). -#}
+{% test deid_claims_attack_risk(model) %}
+  {{ adapter.dispatch('test_deid_claims_attack_risk', 'dbt_deid')(model) }}
+{% endtest %}
+
+{% macro default__test_deid_claims_attack_risk(model) %}
+  {%- if not dbt_deid.claims_release_enabled() %}
+select 'no claims release declared in var deid_claims_release' as reason
+  {%- else -%}
+  {%- set cfg = dbt_deid.claims_release_config() %}
+with g as (select * from {{ model }} where measure = 'attack1')
+select 'attack1' as measure, g.node, g.value as success_rate, {{ cfg.attack_tau }} as attack_tau,
+    case when g.value is null then 'the simulated attack did not run'
+         else 'simulated attack 1 succeeds at rate ' || cast(g.value as varchar) || ' > {{ cfg.attack_tau }} at node ' || g.node end as reason
+from (select 1 as one) as x
+left join g on 1 = 1
+where g.value is null or not (g.value <= {{ cfg.attack_tau }})
+  {%- endif %}
+{% endmacro %}

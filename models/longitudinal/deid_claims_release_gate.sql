@@ -1,0 +1,25 @@
+{{ config(enabled=dbt_deid.claims_release_enabled(), materialized='view', tags=["deid_claims"]) }}
+{%- if dbt_deid.claims_release_enabled() -%}
+{%- set cfg = dbt_deid.claims_release_config() -%}
+{#- The claims gate: the two gates (dbt tests, severity error) are attached to this view, and
+    only the publish models read it, so `dbt build` skips publishing when a gate fails while
+    the node report, the attack and the preprocessing report still build. One row per measure:
+    node_risk (the release node's bootstrap mean, or its upper 95% limit with gate_on: upper,
+    against MaxSup), attack1 (simulated success rate against attack_tau), marketer (attack 2,
+    closed form, against tau; informational). -#}
+select 'node_risk' as measure, l.node, l.chosen as node_found,
+    {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} as value,
+    l.mean, l.ci_low, l.ci_high,
+    cast({{ cfg.max_sup_value }} as double) as "limit",
+    l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_sup_value }} as passed
+from {{ ref('deid_claims_lola') }} as l
+where l.release_node
+union all
+select 'attack1', a.node, null, a.success_rate, a.expected_rate, null, null,
+    cast({{ cfg.attack_tau }} as double), a.success_rate <= {{ cfg.attack_tau }}
+from {{ ref('deid_claims_attack') }} as a
+union all
+select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as double),
+    a.marketer_risk <= {{ cfg.tau }}
+from {{ ref('deid_claims_attack') }} as a
+{%- endif %}

@@ -1,0 +1,7 @@
+{{ config(enabled=dbt_deid.claims_release_enabled(), materialized='view', tags=["deid_claims"]) }}
+{%- if dbt_deid.claims_release_enabled() -%}
+{%- set cfg = dbt_deid.claims_release_config() -%}
+{#- The pseudonymized claims without the patients flagged in deid_claims_stigmatized_members. -#}
+select * from {{ ref('deid_claims_pseudonymized_claims') }}
+where {{ dbt_deid.ident(cfg.member_id) }} not in (select member_id from {{ ref('deid_claims_stigmatized_members') }})
+{%- endif %}

@@ -1,0 +1,25 @@
+"""Thin dbt Python model: the claims with keyed pseudonyms (seed 001, "Creating Pseudonyms").
+
+Reads ``deid_claims_input_claims`` and replaces the ids listed under
+``pseudonymize.claims`` of var ``deid_claims_release`` by HMAC-SHA256
+pseudonyms. The key is read by the core from the
+environment variable named by ``key_env`` (default ``DBT_DEID_PSEUDONYM_KEY``): it is never in the
+configuration, the compiled code, the logs or a table. A missing key fails the model with a
+message naming the variable, and nothing downstream builds.
+"""
+
+import json
+from typing import Any
+
+
+def model(dbt: Any, session: Any) -> Any:
+    """Pseudonymize the claims; only counts are logged."""
+    dbt.config(materialized="table")
+    from dbt_deid.dbt_entry import to_pandas
+    from dbt_deid.longitudinal.dbt_models import pseudonymize_table
+    from dbt_deid.progress import dbt_logger
+
+    release = json.loads(dbt.config.get("deid_claims_release_json"))
+    frame = to_pandas(dbt.ref("deid_claims_input_claims"))
+    name = "deid_claims_pseudonymized_claims"
+    return pseudonymize_table(frame, release, "claims", model=name, logger=dbt_logger())

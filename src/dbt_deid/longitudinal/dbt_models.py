@@ -1,0 +1,254 @@
+"""Entry points of the claims release's thin dbt Python models (LOLA, seed 001: El Emam et al.,
+the Heritage Health Prize release): frames in, frames out, no dbt imports.
+
+The SQL models do every preprocessing step the core documents as SQL-able ("Preprocessing of
+Claims Data": top-coding, truncation, stigmatized-patient removal, provider suppression); the
+Python models call these functions for the steps that are not: the keyed pseudonyms (the key
+would otherwise land in compiled SQL), the adversary power, the bootstrap node evaluation and
+the LOLA search ("Adversary Knowledge and Power", "Node Computation"), and the simulated attack
+("Empirical Evaluation"). Settings are var ``deid_claims_release`` (validated in Jinja by
+``claims_release_config``); :func:`claims_settings` fills the same defaults. Only counts are
+logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import DataError
+from dbt_deid.longitudinal.attack import marketer_risk, simulate_attack1
+from dbt_deid.longitudinal.bootstrap import (
+    NodeEvaluator,
+    k_for_sample,
+    max_sup_from_risk_exposure,
+    power_matrix,
+)
+from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
+from dbt_deid.longitudinal.hierarchies import generalize
+from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV, pseudonymize
+from dbt_deid.longitudinal.search import lola_search
+from dbt_deid.progress import Logger, get_logger
+
+CLAIM_ID = "claim_id"
+
+
+def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The release settings with the defaults of the Jinja macro ``claims_release_config``
+    (which has already rejected bad values)."""
+    member = raw.get("member_id") or "member_id"
+    hier = dict(raw.get("hierarchies") or {})
+    demo = list(raw.get("demographic_qis") or [])
+    claim = list(raw.get("claim_qis") or [])
+    dims_raw = raw.get("dimensions")
+    if dims_raw:
+        dims = [(str(d), tuple(cols)) for d, cols in dims_raw.items()]
+    else:
+        dims = [(q, (q,)) for q in [*demo, *claim] if q in hier]
+    pseudo = dict(raw.get("pseudonymize") or {})
+    tau = float(raw.get("tau") if raw.get("tau") is not None else 0.05)
+    max_sup = raw.get("max_sup")
+    return {
+        "member_id": member,
+        "claim_id": raw.get("claim_id") or "claim_id",
+        "demographic_qis": demo,
+        "claim_qis": claim,
+        "hierarchies": hier,
+        "dimensions": dims,
+        "pseudonymize": {t: list(pseudo.get(t) or [member]) for t in ("patients", "claims")},
+        "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
+        "tau": tau,
+        "alpha": float(raw.get("alpha") if raw.get("alpha") is not None else 1.0),
+        "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
+        "p_max": int(raw.get("p_max") or 5),
+        "power_scale": float(raw.get("power_scale") or 1.0),
+        "bootstrap": int(raw.get("bootstrap") or 10_000),
+        "iterations": int(raw.get("iterations") or 1_000),
+        "seed": int(raw.get("seed") or 0),
+        "variant": raw.get("variant") or "values",
+        "attack_iterations": int(raw.get("attack_iterations") or 10_000),
+        "attack_tau": float(raw["attack_tau"]) if raw.get("attack_tau") is not None else tau,
+    }
+
+
+def pseudonymize_table(
+    frame: pd.DataFrame, release: Mapping[str, Any], table: str, *, model: str,
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Seed 001 "Creating Pseudonyms": replace the ids listed under ``pseudonymize.<table>`` by
+    keyed HMAC-SHA256 pseudonyms (:func:`dbt_deid.longitudinal.pseudonyms.pseudonymize`; the
+    key is read from the environment variable ``key_env`` and never leaves the core). Equal ids
+    get equal pseudonyms in both tables (the domain is the column name)."""
+    cfg = claims_settings(release)
+    frame.columns = [str(c) for c in frame.columns]
+    columns = cfg["pseudonymize"][table]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"model {model}: the {table} lack id column(s) {missing}")
+    out, rep = pseudonymize(frame, columns, key_env=cfg["key_env"])
+    (logger or get_logger()).info(
+        f"dbt_deid: {model}: {rep.rows_out} rows, "
+        + ", ".join(f"{k} {v}" for k, v in rep.changed.items())
+    )
+    return out
+
+
+def _hierarchy_frames(
+    long: pd.DataFrame, columns: Sequence[str], data: Mapping[str, pd.Series]
+) -> dict[str, pd.DataFrame]:
+    """``deid_claims_hierarchy`` (qi_name, level, original_value, generalized_value) back to one
+    frame per QI with ``level_0 .. level_h``; ``level_0`` takes the data column's type (the
+    values were cast to strings in SQL)."""
+    out: dict[str, pd.DataFrame] = {}
+    for q in columns:
+        part = long.loc[long["qi_name"] == q]
+        if part.empty:
+            raise DataError(f"hierarchy of {q!r} is empty")
+        wide = part.pivot(index="original_value", columns="level", values="generalized_value")
+        wide = wide.sort_index(axis=1)
+        wide.columns = [f"level_{int(c)}" for c in wide.columns]
+        wide = wide.reset_index(drop=True)
+        if pd.api.types.is_numeric_dtype(data[q]):
+            wide["level_0"] = pd.to_numeric(wide["level_0"], errors="raise")
+        else:
+            wide["level_0"] = wide["level_0"].astype(str)
+        out[q] = wide
+    return out
+
+
+def _inputs(
+    patients: pd.DataFrame, claims: pd.DataFrame, hierarchy: pd.DataFrame,
+    cfg: Mapping[str, Any],
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame], LongitudinalSpec]:
+    patients = patients.copy()
+    claims = claims.copy()
+    patients.columns = [str(c) for c in patients.columns]
+    claims.columns = [str(c) for c in claims.columns]
+    if cfg["claim_id"] != CLAIM_ID:
+        claims = claims.drop(columns=[CLAIM_ID], errors="ignore")
+        claims = claims.rename(columns={cfg["claim_id"]: CLAIM_ID})
+    hierarchy = hierarchy.copy()
+    hierarchy.columns = [str(c) for c in hierarchy.columns]
+    hier_cols = list(cfg["hierarchies"])
+    data = {q: (patients[q] if q in cfg["demographic_qis"] else claims[q]) for q in hier_cols}
+    frames = _hierarchy_frames(hierarchy, hier_cols, data)
+    spec = LongitudinalSpec(
+        demographic_qis=tuple(cfg["demographic_qis"]), claim_qis=tuple(cfg["claim_qis"]),
+        dimensions=tuple(cfg["dimensions"]), member=cfg["member_id"],
+    )
+    return patients, claims, frames, spec
+
+
+def _node(node: Sequence[int]) -> str:
+    return ",".join(str(int(v)) for v in node)
+
+
+def lola_frame(
+    patients: pd.DataFrame, claims: pd.DataFrame, hierarchy: pd.DataFrame,
+    release: Mapping[str, Any], *, model: str = "deid_claims_lola",
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """LOLA on the released claims D2 (seed 001, "Node Computation"): adversary power p_ih from
+    D2, k = alpha * ceil(1/tau) (equation 3), MaxSup (given or 0.0004 / tau), bootstrap node
+    evaluation (B, I, seed, variant) and OLA's search. One row per evaluated node: ``node``,
+    ``level__<dimension>``, ``mean``, ``ci_low``, ``ci_high`` (95% percentile interval),
+    ``candidate`` (mean <= MaxSup), ``k_minimal``, ``entropy`` (k-minimal nodes), ``chosen``
+    (LOLA's node) and ``release_node`` (the chosen node, or the top node when none passes: the
+    node the release is generalized to and attacked at; the gate then fails)."""
+    cfg = claims_settings(release)
+    log = logger or get_logger()
+    patients, claims, frames, spec = _inputs(patients, claims, hierarchy, cfg)
+    if len(patients) == 0 or len(claims) == 0:
+        raise DataError(f"model {model}: no patients or no claims left to release")
+    data = encode(patients, claims, frames, spec)
+    power = power_matrix(data, None, claims, cfg["p_max"]) if cfg["power_scale"] == 1.0 else (
+        _scaled_power(data, claims, cfg))
+    k = k_for_sample(cfg["tau"], cfg["alpha"])
+    log.info(f"dbt_deid: {model}: {data.n_patients} patients, {data.n_claims} claims, k = {k},"
+             f" B = {cfg['bootstrap']}, I = {cfg['iterations']}")
+    ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_sup"], n_bootstrap=cfg["bootstrap"],
+                       n_iterations=cfg["iterations"], seed=cfg["seed"],
+                       variant=cfg["variant"], logger=log)
+    result = lola_search(data, ev, logger=log)
+    top = tuple(data.dimension_heights())
+    ev.evaluate(top)
+    release_node = result.chosen or top
+    kmin = dict(result.candidates)
+    rows = []
+    for node, res in sorted(ev.results.items()):
+        row: dict[str, Any] = {"node": _node(node), "node_height": int(sum(node))}
+        for (dim, _), lvl in zip(spec.dimensions, node, strict=True):
+            row[f"level__{dim}"] = int(lvl)
+        row.update({
+            "mean": res.mean, "ci_low": res.ci_low, "ci_high": res.ci_high,
+            "pool_share": res.pool_share, "candidate": bool(res.candidate),
+            "k_minimal": node in kmin, "entropy": kmin.get(node),
+            "chosen": node == result.chosen, "release_node": node == release_node,
+            "k": int(res.k), "max_sup": float(res.max_sup), "n_bootstrap": res.n_bootstrap,
+            "n_iterations": res.n_iterations, "lattice_size": int(result.lattice_size),
+        })
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["entropy"] = out["entropy"].astype("float64")
+    log.info(f"dbt_deid: {model}: {len(rows)} of {result.lattice_size} nodes evaluated,"
+             f" {len(kmin)} k-minimal, {'a node' if result.chosen else 'no node'} passes")
+    return out
+
+
+def _scaled_power(data: EncodedData, claims: pd.DataFrame, cfg: Mapping[str, Any]) -> np.ndarray:
+    from dbt_deid.longitudinal.power import adversary_power
+
+    power = adversary_power(claims, list(data.spec.claim_qis), p_max=cfg["p_max"],
+                            scale=cfg["power_scale"], member=data.spec.member)
+    return power_matrix(data, power.reindex(data.members, fill_value=0), None, cfg["p_max"])
+
+
+def attack_frame(
+    patients: pd.DataFrame, d1: pd.DataFrame, d2_ids: pd.DataFrame, hierarchy: pd.DataFrame,
+    lola: pd.DataFrame, release: Mapping[str, Any], *, model: str = "deid_claims_attack",
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Seed 001 "Empirical Evaluation" at the release node: attack 1 (nosey neighbour;
+    knowledge drawn from D1 with p_ih computed on D1, matched against D2) and the closed-form
+    marketer risk of attack 2 on the generalized demographics (population classes estimated as
+    f / alpha). One row."""
+    cfg = claims_settings(release)
+    log = logger or get_logger()
+    patients, d1, frames, spec = _inputs(patients, d1, hierarchy, cfg)
+    enc1 = encode(patients, d1, frames, spec)
+    kept = d2_ids.iloc[:, 0].to_numpy()
+    enc2 = enc1.subset_claims(np.isin(enc1.claim_ids, kept))
+    power = power_matrix(enc1, None, d1, cfg["p_max"]) if cfg["power_scale"] == 1.0 else (
+        _scaled_power(enc1, d1, cfg))
+    row = lola.loc[lola["release_node"].astype(bool)]
+    if len(row) != 1:
+        raise DataError(f"model {model}: deid_claims_lola has {len(row)} release nodes")
+    node = tuple(int(row[f"level__{d}"].iloc[0]) for d, _ in spec.dimensions)
+    res = simulate_attack1(enc1, enc2, node, power, alpha=cfg["alpha"],
+                           iterations=cfg["attack_iterations"], seed=cfg["seed"],
+                           variant=cfg["variant"])
+    levels = spec.levels(node)
+    demo = pd.DataFrame(index=patients.index)
+    for q in spec.demographic_qis:
+        v = patients[q]
+        demo[q] = (generalize(v, frames[q], levels[q]) if q in frames and levels[q] else v)
+        demo[q] = demo[q].astype(object).where(demo[q].notna(), "<missing>")
+    if len(spec.demographic_qis):
+        f = demo.groupby(list(spec.demographic_qis), observed=True).size()
+        population = np.maximum(np.rint(f / cfg["alpha"]), f).astype(np.int64)
+        market = marketer_risk(f, population)
+    else:
+        market = float("nan")
+    log.info(f"dbt_deid: {model}: {res.iterations} simulated attacks, {res.successes} successes")
+    return pd.DataFrame([{
+        "node": _node(node), "alpha": cfg["alpha"], "iterations": res.iterations,
+        "successes": res.successes, "success_rate": res.success_rate,
+        "expected_rate": res.expected_rate, "members_drawn": res.members_drawn,
+        "target_matched": res.target_matched, "median_matching_set": res.median_matching_set,
+        "variant": res.variant, "attack_tau": cfg["attack_tau"],
+        "passed": bool(res.success_rate <= cfg["attack_tau"]),
+        "marketer_risk": market,
+    }])

@@ -1,0 +1,179 @@
+"""The dbt layer of LOLA for longitudinal claims (seed 001, El Emam et al., the Heritage Health
+Prize release).
+
+Builds the claims models in ``integration_tests/`` on 1,000 synthetic HHP-like patients
+(``dbt_deid.longitudinal.generate_hhp``) with a small bootstrap (B = 1,000, I = 100) and checks:
+a passing release publishes both tables and the pseudonym key appears in no table, no compiled
+file under the target dir, no dbt log and no output; a lower MaxSup or a stricter attack bar
+fails a gate and publishes nothing; a missing key fails with a clear message and publishes
+nothing; the preprocessing report equals the core's StepReports; a bad setting fails at parse
+time naming it. MaxSup is 0.6, not the paper's 0.8%: the synthetic data are too identifying for
+any node to meet 0.8% (see README).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from dbt_deid.longitudinal.generator import generate_hhp
+from dbt_deid.longitudinal.preprocess import preprocess
+from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+KEY_ENV = "DBT_DEID_PSEUDONYM_KEY"
+KEY = "lola-test-key-" + secrets.token_hex(16)
+PATIENTS = 1000
+SEED = 0
+BUILD = ["build", "--select", "+tag:deid_claims"]
+PUBLISHED = {"deid_claims_published_patients", "deid_claims_published_claims"}
+
+
+def claims_vars(**release: Any) -> dict[str, Any]:
+    """The project's vars plus a claims release on the generator's tables."""
+    variables = project_vars(INTEGRATION)
+    variables["claims_patients"] = PATIENTS
+    variables["claims_seed"] = SEED
+    variables["deid_claims_release"] = {
+        "name": "integration_claims", "patients": "claims_patients", "claims": "claims_claims",
+        "demographic_qis": ["age", "sex", "dih_y2", "dih_y3"],
+        "claim_qis": ["specialty", "place_of_service", "procedure_group",
+                      "primary_condition_group", "los", "dsfc"],
+        "hierarchies": {"age": "claims_age_hierarchy",
+                        "dih_y2": "claims_days_in_hospital_hierarchy",
+                        "dih_y3": "claims_days_in_hospital_hierarchy",
+                        "los": "claims_los_hierarchy", "dsfc": "claims_dsfc_hierarchy"},
+        "dimensions": {"age": ["age"], "days_in_hospital": ["dih_y2", "dih_y3"],
+                       "los": ["los"], "dsfc": ["dsfc"]},
+        "pseudonymize": {"patients": ["member_id", "pcp_id"],
+                         "claims": ["member_id", "provider_id", "vendor_id", "pcp_id"]},
+        "stigmatized_codes": "claims_stigmatized_codes",
+        "top_code": {"claims": ["pay_delay"], "patients": ["dih_y2", "dih_y3"]},
+        "provider_ids": ["provider_id", "vendor_id", "pcp_id"],
+        "provider_pattern": ["place_of_service", "specialty", "procedure_group",
+                             "primary_condition_group"],
+        "release_columns": {"claims": ["year", "pay_delay", "charlson_index"]},
+        "tau": 0.05, "alpha": 0.2, "max_sup": 0.6, "attack_tau": 0.25,
+        "bootstrap": 1000, "iterations": 100, "seed": 0, "attack_iterations": 2000,
+        **release,
+    }
+    return variables
+
+
+def _build(tmp: Path, key: str | None, args: list[str] | None = None, **release: Any) -> DbtRun:
+    with pytest.MonkeyPatch.context() as mp:
+        if key is None:
+            mp.delenv(KEY_ENV, raising=False)
+        else:
+            mp.setenv(KEY_ENV, key)
+        return run_dbt(INTEGRATION, args or BUILD, tmp, claims_vars(**release))
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
+    tmp = tmp_path_factory.mktemp("lola_pass")
+    yield _build(tmp, KEY), tmp
+
+
+def test_passing_release_publishes_both_tables(passing: tuple[DbtRun, Path]) -> None:
+    run, _ = passing
+    assert run.ok, run.output[-3000:]
+    assert run.tables() >= PUBLISHED
+    gate = run.query("select * from deid_claims_release_gate").set_index("measure")
+    assert bool(gate.loc["node_risk", "passed"]) and bool(gate.loc["attack1", "passed"])
+    patients = run.query("select * from deid_claims_published_patients")
+    claims = run.query("select * from deid_claims_published_claims")
+    assert len(patients) == len(run.query("select * from deid_claims_patients_preprocessed"))
+    assert len(claims) == len(run.query("select claim_id from deid_claims_d2"))
+    assert set(claims["member_id"]) <= set(patients["member_id"])
+    raw = run.query("select cast(member_id as varchar) as m from claims_patients")
+    assert not set(raw["m"]) & set(patients["member_id"])  # pseudonyms, not ids
+    assert "claim_id" not in claims.columns and "age_group" not in patients.columns
+    levels = run.query("select column_name, level from deid_claims_levels")
+    level = dict(zip(levels["column_name"], levels["level"], strict=True))
+    if level["age"] > 0:
+        assert not patients["age"].astype(str).str.fullmatch(r"\d+").all()
+    lola = run.query("select * from deid_claims_lola")
+    assert int(lola["chosen"].sum()) == 1 and int(lola["release_node"].sum()) == 1
+    assert ((lola["ci_low"] <= lola["mean"]) & (lola["mean"] <= lola["ci_high"])).all()
+
+
+def test_key_never_written(passing: tuple[DbtRun, Path]) -> None:
+    run, tmp = passing
+    assert KEY not in run.output
+    for path in tmp.rglob("*"):
+        if path.is_file() and path.suffix != ".duckdb" and not path.name.endswith(".wal"):
+            assert KEY not in path.read_text(errors="ignore"), path
+    assert (tmp / "target" / "compiled").exists() and (tmp / "logs" / "dbt.log").exists()
+    with duckdb.connect(str(run.database), read_only=True) as con:
+        tables = con.execute(
+            "select table_name, column_name from information_schema.columns"
+            " where table_schema = 'main' and data_type = 'VARCHAR'").fetchall()
+        for table, column in tables:
+            hits = con.execute(
+                f'select count(*) from "{table}" where strpos("{column}", ?) > 0', [KEY]
+            ).fetchone()
+            assert hits == (0,), (table, column)
+
+
+def test_report_matches_core_step_reports(passing: tuple[DbtRun, Path]) -> None:
+    run, _ = passing
+    report = run.query("select * from deid_claims_preprocessing_report")
+    core = preprocess(generate_hhp(PATIENTS, SEED), environ={KEY_ENV: KEY})
+    by_step: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in report.itertuples(index=False):
+        d = by_step.setdefault((r.step, r.table_name), {"rows_in": r.rows_in,
+                                                        "rows_out": r.rows_out})
+        d[r.measure] = r.value
+    tables = ["patients", "claims", "patients", "claims", "patients", "patients", "claims",
+              "claims"]
+    for rep, table in zip(core.reports, tables, strict=True):
+        got = by_step[(rep.step, table)]
+        assert (got["rows_in"], got["rows_out"]) == (rep.rows_in, rep.rows_out), rep.step
+        if rep.step == "remove_stigmatized":
+            got = {**got, **by_step[(rep.step, "claims")]}
+        for k, v in rep.as_dict().items():
+            if k in ("step", "rows_in", "rows_out", "n_codes"):
+                continue
+            assert float(got[k]) == pytest.approx(float(v)), (rep.step, k)
+    d2 = run.query("select count(*) as n from deid_claims_d2")["n"].iloc[0]
+    assert int(d2) == len(core.claims)
+    assert len(run.query("select * from deid_claims_published_patients")) == len(core.patients)
+
+
+def _assert_nothing_published(run: DbtRun) -> None:
+    assert not run.ok
+    assert not PUBLISHED & run.tables()
+
+
+def test_lower_max_sup_fails_node_gate(tmp_path: Path) -> None:
+    run = _build(tmp_path, KEY, max_sup=0.3)
+    _assert_nothing_published(run)
+    assert "FAIL 1 dbt_deid_deid_claims_node_risk" in run.output
+    gate = run.query("select * from deid_claims_release_gate").set_index("measure")
+    assert not bool(gate.loc["node_risk", "passed"])
+
+
+def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
+    run = _build(tmp_path, KEY, attack_tau=0.02)
+    _assert_nothing_published(run)
+    assert "FAIL 1 dbt_deid_deid_claims_attack_risk" in run.output
+    assert "dbt_deid_deid_claims_node_risk" in run.output
+
+
+def test_missing_key_fails_clearly(tmp_path: Path) -> None:
+    run = _build(tmp_path, None)
+    _assert_nothing_published(run)
+    assert f"environment variable {KEY_ENV} (the pseudonym key) is not set" in run.output
+
+
+def test_bad_setting_fails_at_parse_naming_it(tmp_path: Path) -> None:
+    run = _build(tmp_path, KEY, ["parse"], gate_on="median")
+    assert not run.ok
+    assert "dbt_deid claims release setting 'gate_on'" in run.output
