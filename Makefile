@@ -16,7 +16,9 @@ $(BIN)/.installed: pyproject.toml
 
 demo: $(BIN)/.installed
 	cd demo && ../$(BIN)/dbt deps --profiles-dir profiles --quiet
-	cd demo && DBT_DEID_DUCKDB_PATH=$(DEMO_DB) ../$(BIN)/dbt build --profiles-dir profiles
+	cd demo && DBT_DEID_DUCKDB_PATH=$(DEMO_DB) \
+		DBT_DEID_PSEUDONYM_KEY=$${DBT_DEID_PSEUDONYM_KEY:-demo-only-not-secret-lola-claims-key} \
+		../$(BIN)/dbt build --profiles-dir profiles
 	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
 
 test: $(BIN)/.installed

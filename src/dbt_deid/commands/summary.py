@@ -100,6 +100,38 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                     f"  {alg + mark:<21} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
                     f" {bits:>13.0f} {small:>6} {exact:>10}"
                 )
+        if "deid_claims_lola" in tables:
+            lines.append("")
+            lines.append("Claims release (LOLA, seed 001): bootstrap node evaluation")
+            chosen = con.execute(
+                f"select node, mean, ci_low, ci_high, k, max_sup, lattice_size"
+                f" from {schema}.deid_claims_lola where chosen"
+            ).fetchall()
+            evaluated = con.execute(f"select count(*) from {schema}.deid_claims_lola").fetchone()[0]
+            if chosen:
+                node, mean, lo, hi, k_c, max_sup, size = chosen[0]
+                lines.append(
+                    f"  chosen node {node} (levels age, days in hospital, LOS, days since first"
+                    f" claim): high-risk share {mean:.3f} [95% {lo:.3f}, {hi:.3f}]"
+                    f" <= MaxSup {max_sup}; k = {k_c}; {evaluated} of {size} nodes evaluated"
+                )
+            else:
+                lines.append(f"  no node passes ({evaluated} nodes evaluated)")
+            if "deid_claims_attack" in tables:
+                for rate, tau_a, passed, marketer in con.execute(
+                    f"select success_rate, attack_tau, passed, marketer_risk"
+                    f" from {schema}.deid_claims_attack"
+                ).fetchall():
+                    lines.append(
+                        f"  simulated attack 1 success {rate:.3f} (bar {tau_a},"
+                        f" {'pass' if passed else 'FAIL'}); marketer risk {marketer:.4f}"
+                    )
+            for name in ("deid_claims_published_patients", "deid_claims_published_claims"):
+                if name in tables:
+                    n = con.execute(f"select count(*) from {schema}.{name}").fetchone()[0]
+                    lines.append(f"  {name}: {n} rows")
+                else:
+                    lines.append(f"  {name}: NOT BUILT")
         if "deid_text_risk_assessment" in tables:
             lines.append("")
             lines.append("Text release (seed 004): probability of re-identification, 95% interval")
