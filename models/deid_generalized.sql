@@ -4,5 +4,8 @@
 {%- if execute -%}
   {%- do dbt_deid.assert_release_inputs(cfg, ref('deid_hierarchy')) -%}
 {%- endif -%}
+{%- if dbt_deid.ola_enabled() %}
+-- depends_on: {{ ref('deid_ola_levels') }} (the levels chosen by OLA)
+{% endif -%}
 {{ dbt_deid.generalize_sql(cfg, ref('deid_hierarchy')) }}
 {%- endif %}

@@ -106,7 +106,8 @@
   {%- if preset is not none and preset not in preset_tau -%}
     {{ dbt_deid._config_error('preset', 'must be public, agreement or audited, got ' ~ preset) }}
   {%- endif -%}
-  {%- set tau = raw.get('tau', preset_tau[preset] if preset is not none and raw.get('k') is none else none) -%}
+  {%- set pop_k = dbt_deid._population_k(raw) -%}
+  {%- set tau = (1.0 / pop_k) if pop_k is not none else raw.get('tau', preset_tau[preset] if preset is not none and raw.get('k') is none else none) -%}
   {%- set k_raw = raw.get('k') -%}
   {%- if tau is none and k_raw is none -%}
     {{ dbt_deid._config_error('tau', 'give the threshold tau (k = ceil(1/tau)) or k') }}
@@ -127,7 +128,7 @@
     {%- set tau = (1.0 / k) if k > 0 else 0 -%}
   {%- endif -%}
   {%- if k < 2 -%}
-    {{ dbt_deid._config_error('k', 'must be >= 2 (tau < 1); got k = ' ~ k ~ ': with k = 1 every record is its own class') }}
+    {{ dbt_deid._config_error('k', 'must be >= 2 (tau < 1); got k = ' ~ k ~ ((' (population_threshold ' ~ raw.population_threshold ~ ' x sampling_fraction ' ~ raw.sampling_fraction ~ ')') if pop_k is not none else '') ~ ': with k = 1 every record is its own class') }}
   {%- endif -%}
 
   {%- set max_sup = raw.get('max_suppression', 1.0) -%}
@@ -186,6 +187,30 @@
       'k': k, 'tau': tau, 'preset': preset,
       'max_suppression': max_sup, 'algorithm': algorithm, 'missing_label': missing_label,
   }) }}
+{%- endmacro %}
+
+{#- k from the population (seed 001 equation 3): k = ceil(alpha x F_j) with F_j the release's
+    population_threshold (smallest population class allowed, risk 1/F_j) and alpha its
+    sampling_fraction in (0, 1]. Assumes a large sample (f_j = alpha F_j holds for large classes
+    only). None when population_threshold is absent. Mirrors dbt_deid.config._population_k. -#}
+{% macro _population_k(raw) -%}
+  {%- set f = raw.get('population_threshold') -%}
+  {%- if f is none -%}{{ return(none) }}{%- endif -%}
+  {%- if raw.get('tau') is not none or raw.get('k') is not none -%}
+    {{ dbt_deid._config_error('population_threshold', 'give either population_threshold with sampling_fraction, or tau / k, not both') }}
+  {%- endif -%}
+  {%- if f is not integer or f is boolean or f < 1 -%}
+    {{ dbt_deid._config_error('population_threshold', 'must be an integer >= 1 (the smallest population class size F_j allowed), got ' ~ f) }}
+  {%- endif -%}
+  {%- set alpha = raw.get('sampling_fraction') -%}
+  {%- if alpha is none -%}
+    {{ dbt_deid._config_error('sampling_fraction', 'is required with population_threshold (k = ceil(sampling_fraction x population_threshold))') }}
+  {%- endif -%}
+  {%- if alpha is not number or alpha is boolean or alpha <= 0 or alpha > 1 -%}
+    {{ dbt_deid._config_error('sampling_fraction', 'must be a number in (0, 1], got ' ~ alpha) }}
+  {%- endif -%}
+  {%- set k = ((alpha * f) | round(9) | round(0, 'ceil')) | int -%}
+  {{ return([k, 1] | max) }}
 {%- endmacro %}
 
 {% macro _validate_rule(where, rule) -%}

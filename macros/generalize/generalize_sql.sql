@@ -1,12 +1,15 @@
 {#- Record-level generalization: the record id and, for every QI, the value at its released
     level (`<qi>`) and the original value (`<qi>__original`), both as strings. A NULL source
     value is a missing value and becomes the release's missing label at every level, so it stays
-    distinguishable from a suppressed cell (NULL) in the published table. -#}
-{% macro generalize_sql(cfg, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('generalize_sql', 'dbt_deid')(cfg, hierarchy_relation)) }}
+    distinguishable from a suppressed cell (NULL) in the published table. `levels` (QI -> level)
+    overrides the released levels; by default each QI is at its configured `level`, or with
+    `generalization.search: ola` at the level OLA chose (dbt_deid.released_levels()). -#}
+{% macro generalize_sql(cfg, hierarchy_relation, levels=none) -%}
+  {{ return(adapter.dispatch('generalize_sql', 'dbt_deid')(cfg, hierarchy_relation, levels)) }}
 {%- endmacro %}
 
-{% macro default__generalize_sql(cfg, hierarchy_relation) -%}
+{% macro default__generalize_sql(cfg, hierarchy_relation, levels=none) -%}
+  {%- set levels = levels if levels is not none else dbt_deid.released_levels() -%}
   {%- set src = dbt_deid.release_input(cfg) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set s = dbt.type_string() -%}
@@ -21,7 +24,7 @@
   {%- for q in cfg.qis %}
   left join (
     select original_value, generalized_value from {{ hierarchy_relation }}
-    where qi_name = {{ dbt_deid.literal(q.name) }} and level = {{ q.level }}
+    where qi_name = {{ dbt_deid.literal(q.name) }} and level = {{ levels.get(q.name, q.level) }}
   ) as h{{ loop.index }}
     on h{{ loop.index }}.original_value = cast(src.{{ dbt_deid.ident(q.column) }} as {{ s }})
   {%- endfor %}

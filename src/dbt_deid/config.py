@@ -40,6 +40,33 @@ def k_from_tau(tau: float) -> int:
     return math.ceil(round(1.0 / tau, 9))
 
 
+def _population_k(raw: Mapping[str, Any]) -> int | None:
+    """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (seed 001 eq. 3,
+    k = ceil(alpha F_j), under its large-sample assumption; see
+    :func:`dbt_deid.ola.population.k_from_population`); None when no population_threshold."""
+    f = raw.get("population_threshold")
+    if f is None:
+        return None
+    if raw.get("tau") is not None or raw.get("k") is not None:
+        raise ConfigError(
+            "population_threshold: give either population_threshold with sampling_fraction,"
+            " or tau / k, not both"
+        )
+    if not isinstance(f, int) or isinstance(f, bool) or f < 1:
+        raise ConfigError(
+            f"population_threshold must be an integer >= 1 (the smallest population class size"
+            f" F_j allowed), got {f!r}"
+        )
+    alpha = raw.get("sampling_fraction")
+    if alpha is None:
+        raise ConfigError("sampling_fraction is required with population_threshold"
+                          " (k = ceil(sampling_fraction x population_threshold))")
+    alpha = _fraction(alpha, "sampling_fraction", open_low=True)
+    from dbt_deid.ola.population import k_from_population
+
+    return k_from_population(f, alpha)
+
+
 def _fraction(value: Any, setting: str, *, open_low: bool = False) -> float:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not ok or not (0 < value <= 1 if open_low else 0 <= value <= 1):
@@ -276,6 +303,9 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
 
     tau_raw, k_raw = raw.get("tau"), raw.get("k")
     preset = raw.get("preset")
+    pop_k = _population_k(raw)
+    if pop_k is not None:
+        tau_raw = 1.0 / pop_k
     if preset is not None:
         from dbt_deid.risk.thresholds import threshold_preset
 
@@ -299,8 +329,10 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
             raise ConfigError(f"k must be an integer >= 2, got {k_raw!r}")
         k, tau = k_raw, 1.0 / k_raw if k_raw else 0.0
     if k < 2:
+        pop = (f" (population_threshold {raw.get('population_threshold')} x sampling_fraction"
+               f" {raw.get('sampling_fraction')})" if pop_k is not None else "")
         raise ConfigError(
-            f"k must be >= 2 (tau < 1); got k = {k}: with k = 1 every record is its own class"
+            f"k must be >= 2 (tau < 1); got k = {k}{pop}: with k = 1 every record is its own class"
         )
 
     max_sup = _fraction(raw.get("max_suppression", 1.0), "max_suppression")

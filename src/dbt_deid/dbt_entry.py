@@ -49,6 +49,15 @@ def suppression_map(
     if len(frame) == 0:
         raise DataError(f"model {model}: the pattern table is empty; nothing to release")
     log = logger or dbt_logger()
+    from dbt_deid.ola.dbt import ola_settings, record_suppression_map
+
+    ola = ola_settings(release)
+    if ola is not None and ola.suppression == "records":
+        # OLA's record-level suppression on the chosen node's pattern table (seed 001)
+        out = record_suppression_map(frame, cfg.qi_names, cfg.k)
+        log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
+                 f" with every quasi-identifier suppressed")
+        return _typed_map(out, cfg.qi_names)
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
         logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
@@ -62,16 +71,21 @@ def suppression_map(
         f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
         f" {len(out)} map rows"
     )
+    return _typed_map(out, cfg.qi_names)
+
+
+def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
+    """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
     columns: dict[str, Any] = {}
-    for q in cfg.qi_names:
+    for q in qi_names:
         columns[q] = pd.Series(out[q].to_numpy(dtype=object) if len(out) else [], dtype=object)
     for c in ("n", "rank_from", "rank_to"):
         columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
-    for q in cfg.qi_names:
+    for q in qi_names:
         flag = f"{q}__suppressed"
         columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
     frame_out = pd.DataFrame(columns)
-    for q in cfg.qi_names:  # empty maps still need string-typed key columns
+    for q in qi_names:  # empty maps still need string-typed key columns
         frame_out[q] = frame_out[q].astype("string")
     return frame_out
 
@@ -101,4 +115,7 @@ def algorithm_comparison(patterns: Any, release: dict[str, Any]) -> pd.DataFrame
     """Combinations vs complete on the release's pattern table (see dbt_deid.comparison)."""
     from dbt_deid.comparison import compare_algorithms
 
-    return compare_algorithms(to_pandas(patterns), release, logger=dbt_logger())
+    frame = to_pandas(patterns)
+    # The exact consistent-set check of both algorithms is quadratic in the number of masks
+    # x patterns; above 200,000 patterns it is left to the release gate (selected algorithm).
+    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000)

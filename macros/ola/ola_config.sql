@@ -1,0 +1,90 @@
+{#- The release's `generalization` block (issue 4): absent or `search: fixed` = every QI at its
+    configured level; `search: ola` = OLA (seed 001 "Base Algorithm") chooses the released
+    levels, each QI's `level` being its minimum, `max_levels` its maximum acceptable level
+    (seed 003 Table 2). Returns none for fixed levels, else {metric, max_levels, suppression}.
+    Bad values raise one compiler error naming the setting (the Python core validates the same
+    block in dbt_deid.ola.dbt.ola_settings). -#}
+{% macro ola_config() -%}
+  {{ return(adapter.dispatch('ola_config', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__ola_config() -%}
+  {%- set raw = (var('deid_release', none) or {}).get('generalization') -%}
+  {%- if raw is none -%}{{ return(none) }}{%- endif -%}
+  {%- if raw is not mapping -%}
+    {{ dbt_deid._config_error('generalization', 'must be a mapping {search, metric, max_levels, suppression}') }}
+  {%- endif -%}
+  {%- for key in raw -%}
+    {%- if key not in ['search', 'metric', 'max_levels', 'suppression'] -%}
+      {{ dbt_deid._config_error('generalization', 'has unknown setting ' ~ key) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set search = raw.get('search', 'fixed') -%}
+  {%- if search not in ['fixed', 'ola'] -%}
+    {{ dbt_deid._config_error('generalization.search', 'must be fixed or ola, got ' ~ search) }}
+  {%- endif -%}
+  {%- if search == 'fixed' -%}
+    {%- if raw | length > 1 -%}
+      {{ dbt_deid._config_error('generalization', 'metric, max_levels and suppression need search: ola') }}
+    {%- endif -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set metric = raw.get('metric', 'entropy') -%}
+  {%- if metric not in ['entropy', 'precision', 'discernibility', 'loss'] -%}
+    {{ dbt_deid._config_error('generalization.metric', 'must be entropy, precision, discernibility or loss, got ' ~ metric) }}
+  {%- endif -%}
+  {%- set suppression = raw.get('suppression', 'records') -%}
+  {%- if suppression not in ['records', 'cells'] -%}
+    {{ dbt_deid._config_error('generalization.suppression', 'must be records or cells, got ' ~ suppression) }}
+  {%- endif -%}
+  {%- set max_levels = raw.get('max_levels') or {} -%}
+  {%- if max_levels is not mapping -%}
+    {{ dbt_deid._config_error('generalization.max_levels', 'must be a mapping quasi-identifier -> level') }}
+  {%- endif -%}
+  {%- set qis = var('deid_release').get('quasi_identifiers') or {} -%}
+  {%- for q, lvl in max_levels.items() -%}
+    {%- if q not in qis -%}
+      {{ dbt_deid._config_error('generalization.max_levels', 'names unknown quasi-identifier ' ~ q) }}
+    {%- endif -%}
+    {%- if lvl is not integer or lvl is boolean or lvl < ((qis[q] or {}).get('level', 0)) -%}
+      {{ dbt_deid._config_error('generalization.max_levels.' ~ q, 'must be an integer >= the minimum level quasi_identifiers.' ~ q ~ '.level, got ' ~ lvl) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({'metric': metric, 'max_levels': max_levels, 'suppression': suppression}) }}
+{%- endmacro %}
+
+{#- True when the release declares generalization.search: ola (enables the OLA models). -#}
+{% macro ola_enabled() -%}
+  {{ return(adapter.dispatch('ola_enabled', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__ola_enabled() -%}
+  {%- set release = var('deid_release', none) -%}
+  {%- if release is not mapping or release.get('generalization') is not mapping -%}{{ return(false) }}{%- endif -%}
+  {{ return(release.generalization.get('search') == 'ola') }}
+{%- endmacro %}
+
+{#- The released level of every QI: {} for fixed levels (each QI at its `level`), or with
+    `search: ola` the levels chosen by OLA, read from deid_ola_levels at execute time (like
+    release_plan() reads the plan; empty while parsing). Calling it makes the model depend on
+    deid_ola_levels, whose gate deid_ola_node_found makes `dbt build` skip it when no node
+    passes; under `dbt run` (no tests) it raises the gate's message itself. -#}
+{% macro released_levels() -%}
+  {{ return(adapter.dispatch('released_levels', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__released_levels() -%}
+  {%- set ola = dbt_deid.ola_config() -%}
+  {%- if ola is none -%}{{ return({}) }}{%- endif -%}
+  {%- set rel = ref('deid_ola_levels') -%}
+  {%- if not execute -%}{{ return({}) }}{%- endif -%}
+  {%- set rows = run_query("select qi_name, level, message from " ~ rel ~ " order by qi_order").rows -%}
+  {%- set out = {} -%}
+  {%- for r in rows -%}
+    {%- if r[1] is none -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ (r[2] or 'OLA found no node that passes') ~ " (gate deid_ola_node_found)") }}
+    {%- endif -%}
+    {%- do out.update({r[0]: r[1] | int}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}

@@ -1,0 +1,161 @@
+"""dbt integration of OLA (issue 4, items 3 and 4): the search on the pattern table, the chosen
+levels driving deid_generalized, record-level or cell suppression after it, the gates, the
+"no node passes" gate (seed 003 flow chart) and k from the population (seed 001 eq. 3).
+
+Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB file per test.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dbt_deid.ola import run_ola
+from tests.independent_check import smallest_class
+from tests.integration.dbt_runner import INTEGRATION, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+QIS = ["province", "age", "gender", "admission_date"]
+COMBINATIONS = [["province", "age", "gender"], ["age", "gender", "admission_date"]]
+
+
+def _release(**changes) -> dict:
+    """The integration release narrowed to four QIs with room to search (48 nodes)."""
+    variables = project_vars(INTEGRATION)
+    release = copy.deepcopy(variables["deid_release"])
+    release["quasi_identifiers"] = {
+        "province": {"hierarchy": "province_hierarchy", "level": 0},
+        "age": {"rule": {"type": "interval", "levels": [
+            {"width": 5, "top_code": 90}, {"width": 10, "top_code": 90},
+            {"width": 20, "top_code": 80}]}, "level": 0},
+        "gender": {"hierarchy": "gender_hierarchy", "level": 0},
+        "admission_date": {"rule": {"type": "date", "levels": [
+            {"trunc": "month"}, {"trunc": "quarter"}]}, "level": 1},
+    }
+    release.update(combinations=COMBINATIONS, max_suppression=0.05,
+                   column_suppression_cap=0.05, generalization={"search": "ola"})
+    for key, value in changes.items():
+        if value is None:
+            release.pop(key, None)
+        else:
+            release[key] = value
+    variables["deid_release"] = release
+    return variables
+
+
+@pytest.fixture(scope="module")
+def it_database(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("ola_base")
+    run = run_dbt(INTEGRATION, ["build", "--exclude", "package:dbt_deid"], tmp)
+    assert run.ok, run.output[-3000:]
+    return run.database
+
+
+def _build(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
+    db = tmp / "release.duckdb"
+    shutil.copy(it_database, db)
+    return run_dbt(INTEGRATION, [command, "--select", "package:dbt_deid"], tmp, variables, db)
+
+
+def _independent_hierarchies(long: pd.DataFrame, patterns: pd.DataFrame,
+                             mins: dict[str, int]) -> dict[str, pd.DataFrame]:
+    out = {}
+    for q, lo in mins.items():
+        rows = long[long["qi_name"] == q]
+        top = int(rows["level"].max())
+        wide = rows.pivot(index="original_value", columns="level", values="generalized_value")
+        frame = wide[list(range(lo, top + 1))].drop_duplicates()
+        out[q] = frame[frame[lo].isin(set(patterns[q]))].reset_index(drop=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def records_build(it_database, tmp_path_factory):
+    run = _build(it_database, tmp_path_factory.mktemp("ola_records"), _release())
+    assert run.ok, run.output[-4000:]
+    return run
+
+
+def test_ola_levels_match_run_ola(records_build) -> None:
+    run = records_build
+    levels = run.query("select qi_name, level, min_level from deid_ola_levels order by qi_order")
+    patterns = run.query("select * from deid_ola_patterns")
+    long = run.query("select * from deid_hierarchy")
+    mins = dict(zip(levels["qi_name"], levels["min_level"], strict=True))
+    direct = run_ola(patterns, _independent_hierarchies(long, patterns, mins), k=5,
+                     max_suppression=0.05, metric="entropy")
+    assert direct.chosen is not None
+    chosen = {q: mins[q] + lvl for q, lvl in direct.chosen_levels().items()}
+    assert dict(zip(levels["qi_name"], levels["level"], strict=True)) == chosen
+    report = run.query("select * from deid_ola_search where role = 'k_minimal'")
+    assert len(report) == len(direct.k_minimal) and report["chosen"].sum() == 1
+    assert report.loc[report["chosen"], "suppressed"].item() == direct.suppressed
+
+
+def test_published_uses_chosen_levels_with_record_suppression(records_build) -> None:
+    run = records_build
+    assert "deid_published" in run.tables() and "ERROR=0" in run.output
+    levels = run.query("select qi_name, level from deid_ola_levels")
+    hier = run.query("select * from deid_hierarchy")
+    s = run.query("select * from deid_suppressed")
+    for q, lvl in zip(levels["qi_name"], levels["level"], strict=True):
+        allowed = set(hier.loc[(hier["qi_name"] == q) & (hier["level"] == lvl),
+                               "generalized_value"])
+        assert set(s[f"{q}__generalized"]) <= allowed, q
+    nulls = s[QIS].isna()
+    assert (nulls.all(axis=1) == nulls.any(axis=1)).all()  # record-level: all QIs or none
+    chosen = run.query("select suppressed from deid_ola_search where chosen").iloc[0, 0]
+    suppressed = int(nulls.all(axis=1).sum())
+    assert suppressed == chosen or (0 < chosen < 5 and suppressed == 5)
+    published = run.query("select * from deid_published")
+    for b in COMBINATIONS:
+        assert smallest_class(published, b) >= 5, b
+
+
+def test_cell_suppression_and_population_k(it_database, tmp_path) -> None:
+    """`suppression: cells` runs seed 000's combinations suppression on the chosen node;
+    k from population_threshold 20 and sampling_fraction 0.25 is 5."""
+    variables = _release(
+        tau=None, population_threshold=20, sampling_fraction=0.25,
+        generalization={"search": "ola", "suppression": "cells", "metric": "precision"},
+    )
+    run = _build(it_database, tmp_path, variables)
+    assert run.ok, run.output[-4000:]
+    assert set(run.query("select k from deid_ola_search")["k"]) == {5}
+    s = run.query("select * from deid_suppressed")
+    nulls = s[QIS].isna()
+    assert (nulls.any(axis=1) & ~nulls.all(axis=1)).any()  # cells, not whole records
+    published = run.query("select * from deid_published")
+    for b in COMBINATIONS:
+        assert smallest_class(published, b) >= 5, b
+
+
+def test_no_node_passes_fails_the_gate_with_the_relax_message(it_database, tmp_path) -> None:
+    qis = _release()["deid_release"]["quasi_identifiers"]
+    qis["admission_date"]["level"] = 0
+    variables = _release(
+        quasi_identifiers=qis, max_suppression=0.0,
+        generalization={"search": "ola", "max_levels": dict.fromkeys(QIS, 0)},
+    )
+    run = _build(it_database, tmp_path, variables)
+    assert not run.ok
+    assert "deid_ola_node_found" in run.output
+    tables = run.tables()
+    assert "deid_ola_levels" in tables
+    assert not {"deid_generalized", "deid_published"} & tables
+    message = run.query("select distinct message from deid_ola_levels").iloc[0, 0]
+    assert "MaxSup" in message and "max_suppression to at least" in message
+    assert "tau" in message and "generalization.max_levels" in message
+    assert "province (0 of 2)" in message
+
+
+def test_sampling_fraction_outside_unit_interval_is_an_error(it_database, tmp_path) -> None:
+    variables = _release(tau=None, population_threshold=20, sampling_fraction=1.5)
+    run = _build(it_database, tmp_path, variables, command="compile")
+    assert not run.ok
+    assert "sampling_fraction" in run.output and "(0, 1]" in run.output

@@ -1,0 +1,185 @@
+"""The OLA dbt entry points (dbt_deid.ola.dbt) and k from the population in the release config."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dbt_deid.config import parse_release
+from dbt_deid.dbt_entry import suppression_map
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.ola import run_ola
+from dbt_deid.ola.dbt import (
+    ola_hierarchies,
+    ola_search_frame,
+    ola_settings,
+    record_suppression,
+    record_suppression_map,
+)
+
+AGES = [str(a) for a in range(20, 40)]
+
+
+def _long() -> pd.DataFrame:
+    """deid_hierarchy-like rows: age 0 = value, 1 = decade half, 2 = decade, 3 = *;
+    sex 0 = value, 1 = *."""
+    rows = []
+    for a in AGES:
+        v = int(a)
+        lo5 = v - v % 5
+        for lvl, g in enumerate([a, f"{lo5}-{lo5 + 4}", f"{v - v % 10}s", "*"]):
+            rows.append(("age", lvl, a, g))
+    for s in ("F", "M"):
+        rows += [("sex", 0, s, s), ("sex", 1, s, "*")]
+    return pd.DataFrame(rows, columns=["qi_name", "level", "original_value",
+                                       "generalized_value"])
+
+
+def _patterns() -> pd.DataFrame:
+    rows = [(a, s, 1 + (int(a) + (s == "M")) % 3) for a in AGES for s in ("F", "M")]
+    return pd.DataFrame(rows, columns=["age", "sex", "n"])
+
+
+def _release(**changes) -> dict:
+    release = {
+        "source": "src", "record_id": "id",
+        "quasi_identifiers": {"age": {"rule": {"type": "interval", "levels": [
+            {"width": 5}, {"width": 10}, {"width": 100}]}}, "sex": {"hierarchy": "sex_h"}},
+        "k": 5, "max_suppression": 0.1, "generalization": {"search": "ola"},
+    }
+    release.update(changes)
+    return release
+
+
+def test_settings_defaults_and_errors() -> None:
+    assert ola_settings({"quasi_identifiers": {"a": {}}}) is None
+    assert ola_settings({"generalization": {"search": "fixed"}}) is None
+    s = ola_settings(_release())
+    assert s is not None and (s.metric, s.suppression, dict(s.max_levels)) == (
+        "entropy", "records", {})
+    for bad, setting in (
+        ({"search": "bfs"}, "generalization.search"),
+        ({"search": "ola", "metric": "gain"}, "generalization.metric"),
+        ({"search": "ola", "suppression": "cell"}, "generalization.suppression"),
+        ({"search": "ola", "max_levels": {"zip": 1}}, "generalization.max_levels"),
+        ({"search": "ola", "max_levels": {"age": -1}}, "generalization.max_levels.age"),
+        ({"search": "fixed", "metric": "loss"}, "need search: ola"),
+        ({"search": "ola", "levels": 1}, "unknown settings"),
+    ):
+        with pytest.raises(ConfigError, match=setting):
+            ola_settings(_release(generalization=bad))
+
+
+def test_hierarchies_rebased_restricted_and_missing_label() -> None:
+    patterns = pd.DataFrame({"age": ["20-24", "25-29", "<missing>"], "sex": ["F", "M", "F"],
+                             "n": [3, 4, 5]})
+    hs = ola_hierarchies(_long(), patterns, {"age": 1, "sex": 0}, "<missing>")
+    age = hs["age"]
+    assert list(age.columns) == ["level0", "level1", "level2"]
+    assert age.values.tolist() == [["20-24", "20s", "*"], ["25-29", "20s", "*"],
+                                   ["<missing>"] * 3]
+    assert hs["sex"].values.tolist() == [["F", "*"], ["M", "*"]]
+
+
+def test_hierarchy_that_is_not_a_tree_above_the_minimum_is_an_error() -> None:
+    long = _long()
+    long.loc[(long["qi_name"] == "age") & (long["original_value"] == "24")
+             & (long["level"] == 2), "generalized_value"] = "other"
+    patterns = pd.DataFrame({"age": ["20-24"], "sex": ["F"], "n": [1]})
+    with pytest.raises(DataError, match="not .*tree|a tree"):
+        ola_hierarchies(long, patterns, {"age": 1, "sex": 0}, "<missing>")
+
+
+def test_search_frame_matches_run_ola() -> None:
+    frame = ola_search_frame(_patterns(), _long(), _release(), logger=_Quiet())
+    hs = ola_hierarchies(_long(), _patterns(), {"age": 0, "sex": 0}, "<missing>")
+    direct = run_ola(_patterns(), hs, 5, 0.1)
+    chosen = frame[frame["chosen"]]
+    assert len(chosen) == 1
+    assert (int(chosen["age"].item()), int(chosen["sex"].item())) == direct.chosen
+    assert chosen["suppressed"].item() == direct.suppressed
+    top = frame[frame["role"] == "top"]
+    assert (top["age"].item(), top["sex"].item(), top["height"].item()) == (3, 1, 4)
+    assert frame["message"].isna().all()
+    assert set(frame["k"]) == {5} and set(frame["lattice_size"]) == {8}
+
+
+def test_search_frame_with_minimum_and_maximum_levels() -> None:
+    release = _release(quasi_identifiers={
+        "age": {"rule": {"type": "interval", "levels": [{"width": 5}, {"width": 10},
+                                                         {"width": 100}]}, "level": 1},
+        "sex": {"hierarchy": "sex_h"}}, generalization={"search": "ola",
+                                                         "max_levels": {"age": 2}})
+    patterns = _patterns()
+    lo5 = patterns["age"].astype(int) // 5 * 5
+    patterns["age"] = lo5.astype(str) + "-" + (lo5 + 4).astype(str)
+    patterns = patterns.groupby(["age", "sex"], as_index=False)["n"].sum()
+    frame = ola_search_frame(patterns, _long(), release, logger=_Quiet())
+    assert frame["age"].between(1, 2).all()
+    top = frame[frame["role"] == "top"]
+    assert (top["age"].item(), top["height"].item()) == (2, 2)
+    with pytest.raises(ConfigError, match="max_levels.age must be between the minimum level 1"):
+        ola_search_frame(patterns, _long(), _release(
+            quasi_identifiers=release["quasi_identifiers"],
+            generalization={"search": "ola", "max_levels": {"age": 4}}), logger=_Quiet())
+
+
+def test_no_node_passes_message_names_the_limits() -> None:
+    release = _release(max_suppression=0.0, generalization={
+        "search": "ola", "max_levels": {"age": 0, "sex": 0}})
+    frame = ola_search_frame(_patterns(), _long(), release, logger=_Quiet())
+    assert not frame["chosen"].any()
+    assert list(frame["role"]) == ["top"] and not frame["passes"].item()
+    msg = frame["message"].iloc[0]
+    n = int(_patterns()["n"].sum())
+    small = int(frame["suppressed"].item())
+    assert f"{small} records" in msg and f"of the {n} records" in msg
+    assert "max_suppression to at least" in msg
+    assert "tau:" in msg
+    assert "age (0 of 3), sex (0 of 1)" in msg
+
+
+def test_record_suppression_grows_the_suppressed_class_to_k() -> None:
+    p = pd.DataFrame({"a": ["x", "y", "z", "w"], "n": [2, 9, 6, 5]})
+    assert record_suppression(p, 5).tolist() == [2, 3, 0, 0]  # 2 small + 3 from the largest
+    p2 = pd.DataFrame({"a": ["x", "y", "z"], "n": [1, 5, 5]})
+    assert record_suppression(p2, 5).tolist() == [1, 0, 5]  # whole class of size k
+    assert record_suppression(pd.DataFrame({"a": ["x"], "n": [7]}), 5).tolist() == [0]
+    with pytest.raises(DataError, match="cannot reach k"):
+        record_suppression(pd.DataFrame({"a": ["x", "y"], "n": [1, 2]}), 5)
+    m = record_suppression_map(p, ["a"], 5)
+    assert m.values.tolist() == [["x", 2, 1, 2, True], ["y", 3, 1, 3, True]]
+
+
+def test_suppression_map_in_records_mode() -> None:
+    patterns = pd.DataFrame({"age": ["20s", "30s", "40s"], "sex": ["F", "F", "M"],
+                             "n": [7, 3, 8]})
+    out = suppression_map(patterns, _release(), logger=_Quiet())
+    assert out["age"].tolist() == ["30s", "40s"] and out["n"].tolist() == [3, 2]
+    assert out["age__suppressed"].all() and out["sex__suppressed"].all()
+    cells = suppression_map(patterns, _release(generalization={
+        "search": "ola", "suppression": "cells"}), logger=_Quiet())
+    assert not (cells["age__suppressed"] & cells["sex__suppressed"]).all()
+
+
+def test_population_k() -> None:
+    base = _release(k=None)
+    del base["k"]
+    cfg = parse_release({**base, "population_threshold": 20, "sampling_fraction": 0.25})
+    assert (cfg.k, cfg.tau) == (5, 0.2)
+    assert parse_release({**base, "population_threshold": 20, "sampling_fraction": 0.2}).k == 4
+    with pytest.raises(ConfigError, match=r"sampling_fraction must be a number in \(0, 1\]"):
+        parse_release({**base, "population_threshold": 20, "sampling_fraction": 1.5})
+    with pytest.raises(ConfigError, match="sampling_fraction is required"):
+        parse_release({**base, "population_threshold": 20})
+    with pytest.raises(ConfigError, match="not both"):
+        parse_release({**base, "population_threshold": 20, "sampling_fraction": 0.5, "tau": 0.2})
+    with pytest.raises(ConfigError, match="population_threshold must be an integer"):
+        parse_release({**base, "population_threshold": 0, "sampling_fraction": 0.5})
+    with pytest.raises(ConfigError, match="population_threshold 20 x sampling_fraction 0.05"):
+        parse_release({**base, "population_threshold": 20, "sampling_fraction": 0.05})
+
+
+class _Quiet:
+    def info(self, msg: str) -> None:
+        pass
