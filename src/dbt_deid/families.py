@@ -222,10 +222,12 @@ def check_total_orders(table: PatternTable, families: Sequence[Family]) -> None:
                 continue
             f, c = table.codes[:, index[fine]], table.codes[:, index[coarse]]
             ok = (f != SUPPRESSED) & (c != SUPPRESSED)
-            pairs = np.unique(np.stack([f[ok], c[ok]], axis=1), axis=0)
-            dup = pairs[np.r_[pairs[1:, 0] == pairs[:-1, 0], False]] if len(pairs) else pairs
+            # One int64 per (finer, coarser) pair: unique on a 1-D array is a plain sort.
+            packed = np.unique(f[ok].astype(np.int64) * (2**31) + c[ok].astype(np.int64))
+            fine_codes = packed // (2**31)
+            dup = fine_codes[1:][fine_codes[1:] == fine_codes[:-1]]
             if len(dup):
-                value = table.labels[index[fine]][dup[0, 0]]
+                value = table.labels[index[fine]][int(dup[0])]
                 raise DataError(
                     f"hierarchical_qis.{fam.name}: {coarse!r} does not generalize {fine!r} in a"
                     f" total order: value {value!r} of column {fine!r} maps to more than one"

@@ -42,6 +42,12 @@ class PatternTable:
     def col(self, name: str) -> int:
         return self.columns.index(name)
 
+    def rows_of(self, origin: np.ndarray) -> np.ndarray:
+        """Rows of this table holding the given origins (input-frame row numbers)."""
+        inverse = np.empty(int(self.origin.max()) + 1, dtype=np.int64)
+        inverse[self.origin] = np.arange(len(self.origin))
+        return inverse[origin]
+
     def copy(self) -> PatternTable:
         return PatternTable(
             list(self.columns), self.codes.copy(), self.counts.copy(), list(self.labels),
@@ -76,16 +82,21 @@ class PatternTable:
         for j, c in enumerate(columns):
             values = frame[c]
             null = values.isna().to_numpy()
-            as_str = values.astype(object).where(~values.isna(), None)
-            uniq = np.array(sorted({str(v) for v in as_str[~null]}), dtype=object)
+            # Hash the raw values once (C speed), then str() and sort only the distinct ones;
+            # distinct raw values with the same str() share a label, as before.
+            raw_codes, raw_uniq = pd.factorize(values.astype(object)[~null])
+            as_str = [str(v) for v in raw_uniq]
+            uniq = np.array(sorted(set(as_str)), dtype=object)
             lookup = {v: i for i, v in enumerate(uniq)}
-            col_codes = np.fromiter(
-                (lookup[str(v)] if v is not None else SUPPRESSED for v in as_str),
-                dtype=np.int32, count=len(frame),
-            )
+            rank = np.array([lookup[s] for s in as_str], dtype=np.int32)
+            col_codes = np.full(len(frame), SUPPRESSED, dtype=np.int32)
+            col_codes[~null] = rank[raw_codes]
             codes[:, j] = col_codes
             labels.append(uniq)
-        return cls(list(columns), codes, counts, labels, np.arange(len(frame), dtype=np.int64))
+        # Rows in label order, whatever order the warehouse returned the pattern table in, so
+        # that ties are broken the same way in every run (a release is repeatable).
+        order = np.lexsort(codes.T[::-1]) if len(columns) else np.arange(len(frame))
+        return cls(list(columns), codes[order], counts[order], labels, order.astype(np.int64))
 
     def decode(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """Labels as a frame, ``None`` for suppressed cells."""

@@ -106,7 +106,8 @@ class SuppressionResult:
                 running = 0
             running += c
             ends[i] = running
-        frame = self.input_table.decode().iloc[origin].reset_index(drop=True)
+        rows = self.input_table.rows_of(origin)
+        frame = self.input_table.decode().iloc[rows].reset_index(drop=True)
         frame = frame.drop(columns=["n"])
         frame.insert(0, "pattern_index", origin)
         frame["n"] = counts
@@ -433,7 +434,9 @@ def verify_result(result: SuppressionResult) -> list:
     from dbt_deid.verify import check_release
 
     published = result.table.decode().drop(columns=["n"])
-    truth = result.input_table.decode().drop(columns=["n"]).iloc[result.table.origin]
+    truth = result.input_table.decode().drop(columns=["n"]).iloc[
+        result.input_table.rows_of(result.table.origin)
+    ]
     combos = result.verify_combinations or result.combinations
     return check_release(
         truth.reset_index(drop=True), published, combos, result.k, result.table.counts

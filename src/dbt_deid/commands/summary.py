@@ -98,7 +98,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                 mark = " (used)" if selected else ""
                 lines.append(
                     f"  {alg + mark:<21} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
-                    f" {bits:>13.0f} {small:>6} {exact:>10}"
+                    f" {bits:>13.0f} {small:>6} {('-' if exact is None else exact):>10}"
                 )
         if "deid_claims_lola" in tables:
             lines.append("")

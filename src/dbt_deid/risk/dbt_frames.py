@@ -253,13 +253,23 @@ def release_assessments(
     area = area_by_level.get(released_level)
     preset = release_preset(release)
     combos = cfg.verified_combinations()
+    # Collapse records to (released, true) patterns with counts: same measures, far fewer rows.
+    both = pd.concat([published.add_prefix("p__"), truth.add_prefix("t__")], axis=1)
+    grouped = both.groupby(list(both.columns), dropna=False, sort=False).size()
+    grouped = grouped.reset_index(name="n")
+    published = grouped[[c for c in grouped.columns if c.startswith("p__")]].copy()
+    published.columns = [c[3:] for c in published.columns]
+    published = published.astype(object).where(published.notna(), None)
+    published["n"] = grouped["n"].to_numpy()
+    truth = grouped[[c for c in grouped.columns if c.startswith("t__")]].copy()
+    truth.columns = [c[3:] for c in truth.columns]
     out = []
     for i, combo in enumerate(combos, start=1):
         log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"
                  f" ({len(published)} records, {len(combo)} quasi-identifiers)")
         geo_here = area is not None and sa["geography_column"] in combo
         out.append(assess_release(
-            published, list(combo), cfg.tau, count_column=None, true_values=truth,
+            published, list(combo), cfg.tau, count_column="n", true_values=truth,
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"] if has_pop else None,
             population_size=args["population_size"] if has_pop else None,
