@@ -1,6 +1,7 @@
 """Thin dbt Python model: writes the release's self-contained HTML report, returns its index.
 
-Reads the suppressed records (released values and the true values at the released level), the
+Reads the suppressed patterns (released values and the true values at the released level, with
+their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``), the
 population patterns and the small-area inputs; measures every protected combination with the
 core (:func:`dbt_deid.risk.dbt_frames.release_assessments`: prosecutor risk and its exact
 variant, seed 000 equations 2-3 when population information is configured, Zayatz/Pitman
@@ -20,7 +21,7 @@ def model(dbt, session):
 
     release = json.loads(dbt.config.get("deid_release_json"))
     return write_dbt_report(
-        to_pandas(dbt.ref("deid_suppressed")),
+        to_pandas(dbt.ref("deid_suppressed_patterns")),
         to_pandas(dbt.ref("deid_population_patterns")),
         to_pandas(dbt.ref("deid_small_area_inputs")),
         release,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -80,3 +81,15 @@ def run_dbt(
         env.setdefault("DBT_DEID_PSEUDONYM_KEY", "test-only-not-secret-pseudonym-key")
     proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+
+
+def build_release(
+    base: Path, tmp: Path, variables: dict[str, Any], command: str = "build",
+    extra: list[str] | None = None,
+) -> DbtRun:
+    """Copy the prebuilt integration database ``base`` (seeds and sources) and run ``dbt
+    <command>`` on the package's release models only, with ``variables``."""
+    db = tmp / "release.duckdb"
+    shutil.copy(base, db)
+    args = [command, "--select", "package:dbt_deid", *(extra or [])]
+    return run_dbt(INTEGRATION, args, tmp, variables, db)

@@ -8,7 +8,6 @@ Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB fil
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +15,7 @@ import pytest
 
 from dbt_deid.ola import run_ola
 from tests.independent_check import smallest_class
-from tests.integration.dbt_runner import INTEGRATION, project_vars, run_dbt
+from tests.integration.dbt_runner import INTEGRATION, build_release, project_vars
 
 pytestmark = pytest.mark.dbt
 
@@ -48,18 +47,8 @@ def _release(**changes) -> dict:
     return variables
 
 
-@pytest.fixture(scope="module")
-def it_database(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("ola_base")
-    run = run_dbt(INTEGRATION, ["build", "--exclude", "package:dbt_deid"], tmp)
-    assert run.ok, run.output[-3000:]
-    return run.database
-
-
 def _build(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
-    db = tmp / "release.duckdb"
-    shutil.copy(it_database, db)
-    return run_dbt(INTEGRATION, [command, "--select", "package:dbt_deid"], tmp, variables, db)
+    return build_release(it_database, tmp, variables, command)
 
 
 def _independent_hierarchies(long: pd.DataFrame, patterns: pd.DataFrame,

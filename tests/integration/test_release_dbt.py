@@ -7,7 +7,6 @@ the package through ``packages.yml`` (``local: ../``) and the Python core from t
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +14,13 @@ import pytest
 
 from dbt_deid.commands.summary import render_summary
 from tests.independent_check import smallest_class, smallest_consistent_set
-from tests.integration.dbt_runner import DEMO, INTEGRATION, project_vars, run_dbt
+from tests.integration.dbt_runner import (
+    DEMO,
+    INTEGRATION,
+    build_release,
+    project_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -96,15 +101,6 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
     assert "deid_published: 50000 records" in text and "exact min" in text
 
 
-@pytest.fixture(scope="module")
-def it_database(tmp_path_factory) -> Path:
-    """integration_tests with its seeds and source built once; tests copy the file."""
-    tmp = tmp_path_factory.mktemp("it_base")
-    run = run_dbt(INTEGRATION, ["build", "--exclude", "package:dbt_deid"], tmp)
-    assert run.ok, run.output[-3000:]
-    return run.database
-
-
 def _release(**changes) -> dict:
     variables = project_vars(INTEGRATION)
     release = copy.deepcopy(variables["deid_release"])
@@ -118,9 +114,7 @@ def _release(**changes) -> dict:
 
 
 def _build_release(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
-    db = tmp / "release.duckdb"
-    shutil.copy(it_database, db)
-    return run_dbt(INTEGRATION, [command, "--select", "package:dbt_deid"], tmp, variables, db)
+    return build_release(it_database, tmp, variables, command)
 
 
 def test_integration_release_passes(it_database, tmp_path) -> None:
@@ -149,10 +143,7 @@ def test_dbt_run_does_not_gate(it_database, tmp_path) -> None:
 
 def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -> None:
     variables = _release(max_suppression=0.001, column_suppression_cap=0.0001)
-    db = tmp_path / "release.duckdb"
-    shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--store-failures"],
-                  tmp_path, variables, db)
+    run = build_release(it_database, tmp_path, variables, extra=["--store-failures"])
     assert not run.ok
     audit = "main_dbt_test__audit"
     failures = [t for t in run.tables(audit) if "deid_max_suppression" in t or "column_supp" in t]

@@ -48,13 +48,16 @@ def released_frames(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(published, true values) from ``deid_suppressed``: the released ``<qi>`` columns (None =
     suppressed) and the true values at the released level ``<qi>__generalized`` renamed to
-    ``<qi>``, one row per record (no count column)."""
+    ``<qi>``, one row per record, or one row per pattern with its count ``n`` when the input is
+    ``deid_suppressed_patterns`` (the same GROUP BY done in the warehouse)."""
     frame = _strings(suppressed)
     qi = cfg.qi_names
     published = frame[qi].astype(object)
     published = published.where(published.notna(), None)
     truth = frame[[f"{q}__generalized" for q in qi]].astype(object)
     truth.columns = qi
+    if "n" in frame.columns:
+        published["n"] = pd.to_numeric(frame["n"]).astype("int64").to_numpy()
     return published, truth
 
 
@@ -254,9 +257,12 @@ def release_assessments(
     preset = release_preset(release)
     combos = cfg.verified_combinations()
     # Collapse records to (released, true) patterns with counts: same measures, far fewer rows.
+    weights = (published.pop("n") if "n" in published.columns
+               else pd.Series(1, index=published.index))
     both = pd.concat([published.add_prefix("p__"), truth.add_prefix("t__")], axis=1)
-    grouped = both.groupby(list(both.columns), dropna=False, sort=False).size()
-    grouped = grouped.reset_index(name="n")
+    both["n"] = weights.to_numpy()
+    grouped = both.groupby([c for c in both.columns if c != "n"], dropna=False, sort=False)["n"]
+    grouped = grouped.sum().reset_index(name="n")
     published = grouped[[c for c in grouped.columns if c.startswith("p__")]].copy()
     published.columns = [c[3:] for c in published.columns]
     published = published.astype(object).where(published.notna(), None)
@@ -292,8 +298,9 @@ def breakdown_frames(
     by = (release.get("report") or {}).get("by") or []
     by = [by] if isinstance(by, str) else list(by)
     published, _ = released_frames(suppressed, cfg)
+    counts = "n" if "n" in published.columns else None
     return {
-        b: suppression_by(published, cfg.qi_names, b, cfg.k, count_column=None,
+        b: suppression_by(published, cfg.qi_names, b, cfg.k, count_column=counts,
                           missing_values=("", cfg.missing_label))
         for b in by
     }
