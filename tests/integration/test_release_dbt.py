@@ -7,6 +7,8 @@ the package through ``packages.yml`` (``local: ../``) and the Python core from t
 from __future__ import annotations
 
 import copy
+import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -261,3 +263,15 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     b = ["province", "age", "gender", "diag_chapter"]
     assert smallest_class(published, b) >= 5
     assert smallest_consistent_set(truth, published, b) >= 5
+
+
+def test_k_anonymity_gates_fail_on_an_unsafe_table(it_database, tmp_path) -> None:
+    """The class-size and exact gates must fail on a table that is not 3-anonymous."""
+    variables = {**project_vars(INTEGRATION), "gate_selftest": True}
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "gate_fixture_unsafe", "deid_release_plan"],
+                  tmp_path, variables, db)
+    assert not run.ok
+    assert re.search(r"FAIL \d+ dbt_deid_deid_k_anonymity_gate_fixture_unsafe", run.output)
+    assert re.search(r"FAIL \d+ dbt_deid_deid_exact_k_anonymity_gate_fixture_unsafe", run.output)
