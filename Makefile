@@ -17,7 +17,7 @@ $(BIN)/.installed: pyproject.toml
 demo: $(BIN)/.installed
 	cd demo && ../$(BIN)/dbt deps --profiles-dir profiles --quiet
 	cd demo && DBT_DEID_DUCKDB_PATH=$(DEMO_DB) \
-		DBT_DEID_PSEUDONYM_KEY=$${DBT_DEID_PSEUDONYM_KEY:-demo-only-not-secret-lola-claims-key} \
+		DBT_DEID_PSEUDONYM_KEY=$${DBT_DEID_PSEUDONYM_KEY:-$$(../$(BIN)/python -c 'import secrets; print(secrets.token_hex(32))')} \
 		../$(BIN)/dbt build --profiles-dir profiles
 	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,8 @@ def run_dbt(
     if variables:
         cmd += ["--vars", json.dumps(variables)]
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    if project == DEMO:  # the demo declares a claims release whose pseudonyms need a key
-        env.setdefault("DBT_DEID_PSEUDONYM_KEY", "test-only-not-secret-pseudonym-key")
+    if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
+        env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
 
