@@ -80,18 +80,14 @@ class PatternTable:
         codes = np.empty((len(frame), len(columns)), dtype=np.int32)
         labels: list[np.ndarray] = []
         for j, c in enumerate(columns):
-            values = frame[c]
-            null = values.isna().to_numpy()
-            # Hash the raw values once (C speed), then str() and sort only the distinct ones;
-            # distinct raw values with the same str() share a label, as before.
-            raw_codes, raw_uniq = pd.factorize(values.astype(object)[~null])
+            # Hash the raw values once (C speed; nulls get -1), then str() and sort only the
+            # distinct ones; distinct raw values with the same str() share a label.
+            raw_codes, raw_uniq = pd.factorize(frame[c], use_na_sentinel=True)
             as_str = [str(v) for v in raw_uniq]
             uniq = np.array(sorted(set(as_str)), dtype=object)
             lookup = {v: i for i, v in enumerate(uniq)}
-            rank = np.array([lookup[s] for s in as_str], dtype=np.int32)
-            col_codes = np.full(len(frame), SUPPRESSED, dtype=np.int32)
-            col_codes[~null] = rank[raw_codes]
-            codes[:, j] = col_codes
+            rank = np.array([lookup[s] for s in as_str] + [SUPPRESSED], dtype=np.int32)
+            codes[:, j] = rank[raw_codes]  # index -1 -> the appended SUPPRESSED
             labels.append(uniq)
         # Rows in label order, whatever order the warehouse returned the pattern table in, so
         # that ties are broken the same way in every run (a release is repeatable).
