@@ -20,22 +20,31 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-_NULL = "\x00<suppressed>"
+from dbt_deid.coded import factorize_columns, group_sums, lookup, row_keys
 
 
-def _fill(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
-    return frame[list(cols)].astype(object).where(frame[list(cols)].notna(), _NULL)
+def _weights(published: pd.DataFrame, counts: np.ndarray | None) -> np.ndarray:
+    if counts is None:
+        return np.ones(len(published), np.int64)
+    return np.asarray(counts, np.int64)
+
+
+def class_keys(published: pd.DataFrame, combination: Sequence[str]) -> np.ndarray:
+    """One int64 class key per row of ``published`` on ``combination`` (null = own category)."""
+    (codes,), cards = factorize_columns([published], list(combination))
+    return row_keys(codes, cards)
 
 
 def class_sizes(
     published: pd.DataFrame, combination: Sequence[str], counts: np.ndarray | None = None
 ) -> np.ndarray:
-    """Size of each row's class on ``combination`` (suppressed = its own category)."""
-    cols = list(combination)
-    w = np.ones(len(published), np.int64) if counts is None else np.asarray(counts, np.int64)
-    keys = _fill(published, cols)
-    grouped = pd.Series(w).groupby([keys[c].to_numpy() for c in cols], dropna=False)
-    return grouped.transform("sum").to_numpy(dtype=np.int64)
+    """Size f_j of each row's class on ``combination`` (suppressed = its own category)."""
+    w = _weights(published, counts)
+    if len(published) == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, inverse = np.unique(class_keys(published, combination), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return np.bincount(inverse, weights=w).astype(np.int64)[inverse]
 
 
 def exact_consistent_counts(
@@ -48,29 +57,35 @@ def exact_consistent_counts(
 
     ``published`` holds the released values (null = suppressed) with ``counts`` records per
     row (one per row when None). ``true_values`` rows need not align with ``published``.
+    Values are compared by equality; a null true value matches no released value (it is
+    consistent only with suppressed cells).
     """
     cols = list(combination)
-    w = np.ones(len(published), np.int64) if counts is None else np.asarray(counts, np.int64)
-    pub = published[cols].reset_index(drop=True)
-    mask = pub.isna().to_numpy()
-    truth = true_values[cols].astype(object).reset_index(drop=True)
-    total = np.zeros(len(truth), dtype=np.int64)
-    if len(pub) == 0:
-        return total
-    mask_ids, inverse = np.unique(mask, axis=0, return_inverse=True)
+    w = _weights(published, counts)
+    n_truth = len(true_values)
+    if len(published) == 0 or n_truth == 0:
+        return np.zeros(n_truth, dtype=np.int64)
+    (pub, truth), cards = factorize_columns([published, true_values], cols)
+    # Distinct true tuples: the count depends on the tuple only.
+    full = row_keys(truth, cards)
+    _, first, back = np.unique(full, return_index=True, return_inverse=True)
+    truth_u = truth[first]
+    total = np.zeros(len(first), dtype=np.int64)
+    bits = (pub == -1).astype(np.int64) @ (np.int64(1) << np.arange(len(cols), dtype=np.int64))
+    masks, inverse = np.unique(bits, return_inverse=True)
     inverse = inverse.reshape(-1)
-    for m_i, m in enumerate(mask_ids):
+    for m_i, m in enumerate(masks):
         rows = inverse == m_i
-        keep = [c for c, s in zip(cols, m, strict=True) if not s]
-        n = int(w[rows].sum())
+        keep = [j for j in range(len(cols)) if not (int(m) >> j) & 1]
         if not keep:  # fully suppressed on b: consistent with every record
-            total += n
+            total += int(w[rows].sum())
             continue
-        part = pub.loc[rows, keep].astype(object).assign(_w=w[rows])
-        sums = part.groupby(keep, dropna=False, sort=False)["_w"].sum().rename("_c")
-        merged = truth[keep].merge(sums, left_on=keep, right_index=True, how="left")
-        total += merged["_c"].fillna(0).to_numpy(dtype=np.int64)
-    return total
+        sub_cards = [cards[j] for j in keep]
+        pub_rows = pub[rows][:, keep]
+        keys = row_keys(np.vstack([pub_rows, truth_u[:, keep]]), sub_cards)
+        uniq, sums = group_sums(keys[: len(pub_rows)], w[rows])
+        total += lookup(uniq, sums, keys[len(pub_rows):])
+    return total[back.reshape(-1)]
 
 
 @dataclass(frozen=True)
@@ -102,13 +117,12 @@ def check_release(
     ``true_values`` and ``published`` are aligned row by row (record i's true and released
     values), each row standing for ``counts[i]`` records.
     """
-    w = np.ones(len(published), np.int64) if counts is None else np.asarray(counts, np.int64)
+    w = _weights(published, counts)
     out = []
     for b in combinations:
         sizes = class_sizes(published, b, w)
         small = sizes < k
-        keys = _fill(published.loc[small], list(b))
-        n_small = len(keys.drop_duplicates()) if small.any() else 0
+        n_small = len(np.unique(class_keys(published.loc[small], b))) if small.any() else 0
         exact = exact_consistent_counts(true_values, published, b, w)
         out.append(
             CombinationCheck(
