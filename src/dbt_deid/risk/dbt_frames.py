@@ -52,9 +52,10 @@ def released_frames(
     ``deid_suppressed_patterns`` (the same GROUP BY done in the warehouse)."""
     frame = _strings(suppressed)
     qi = cfg.qi_names
-    published = frame[qi].astype(object)
-    published = published.where(published.notna(), None)
-    truth = frame[[f"{q}__generalized" for q in qi]].astype(object)
+    # Column dtypes are kept (no per-cell object conversion: seconds on a million patterns);
+    # nulls are whatever null the dtype has, and every check treats them as suppressed.
+    published = frame[qi].copy()
+    truth = frame[[f"{q}__generalized" for q in qi]].copy()
     truth.columns = qi
     if "n" in frame.columns:
         published["n"] = pd.to_numeric(frame["n"]).astype("int64").to_numpy()
@@ -256,19 +257,18 @@ def release_assessments(
     area = area_by_level.get(released_level)
     preset = release_preset(release)
     combos = cfg.verified_combinations()
-    # Collapse records to (released, true) patterns with counts: same measures, far fewer rows.
-    weights = (published.pop("n") if "n" in published.columns
-               else pd.Series(1, index=published.index))
-    both = pd.concat([published.add_prefix("p__"), truth.add_prefix("t__")], axis=1)
-    both["n"] = weights.to_numpy()
-    grouped = both.groupby([c for c in both.columns if c != "n"], dropna=False, sort=False)["n"]
-    grouped = grouped.sum().reset_index(name="n")
-    published = grouped[[c for c in grouped.columns if c.startswith("p__")]].copy()
-    published.columns = [c[3:] for c in published.columns]
-    published = published.astype(object).where(published.notna(), None)
-    published["n"] = grouped["n"].to_numpy()
-    truth = grouped[[c for c in grouped.columns if c.startswith("t__")]].copy()
-    truth.columns = [c[3:] for c in truth.columns]
+    if "n" not in published.columns:
+        # Record-level input: collapse to (released, true) patterns with counts (same
+        # measures, far fewer rows). deid_suppressed_patterns is that GROUP BY already.
+        both = pd.concat([published.add_prefix("p__"), truth.add_prefix("t__")], axis=1)
+        both["n"] = 1
+        grouped = both.groupby(list(both.columns[:-1]), dropna=False, sort=False)["n"]
+        grouped = grouped.sum().reset_index(name="n")
+        published = grouped[[c for c in grouped.columns if c.startswith("p__")]].copy()
+        published.columns = [c[3:] for c in published.columns]
+        published["n"] = grouped["n"].to_numpy()
+        truth = grouped[[c for c in grouped.columns if c.startswith("t__")]].copy()
+        truth.columns = [c[3:] for c in truth.columns]
     out = []
     for i, combo in enumerate(combos, start=1):
         log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"

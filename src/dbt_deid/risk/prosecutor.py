@@ -23,7 +23,7 @@ import pandas as pd
 
 from dbt_deid.errors import DataError
 from dbt_deid.risk._common import COUNT_COLUMN, check_qi, check_tau, record_counts
-from dbt_deid.verify import class_sizes, exact_consistent_counts
+from dbt_deid.verify import class_keys, class_sizes, exact_consistent_counts
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,7 @@ def prosecutor_risk(
     w = record_counts(published, count_column)
     sizes = class_sizes(published, cols, w)
     stats = risk_stats(sizes, w, tau)
-    n_classes = len(published[cols].astype(object).where(published[cols].notna(), None)
-                    .drop_duplicates())
+    n_classes = len(np.unique(class_keys(published, cols))) if len(published) else 0
     exact = consistent = None
     if true_values is not None:
         check_qi(true_values, cols, "true-values table")
