@@ -11,77 +11,149 @@ the generalization; the paper's "Entropy (%)" divides such totals by a baseline 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dbt_deid.coded import factorize_columns
 from dbt_deid.config import parse_release
-from dbt_deid.patterns import SUPPRESSED
+from dbt_deid.errors import DataError
+from dbt_deid.patterns import SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.suppression import SuppressionResult, run_suppression, verify_result
-from dbt_deid.verify import class_sizes
+from dbt_deid.suppression import SuppressionResult, run_suppression
+from dbt_deid.verify import check_coded, coded_class_sizes
+
+LOSS_COLUMNS = ["column_name", "suppressed_cells", "share_cells_suppressed",
+                "records_with_suppression", "share_records_with_suppression",
+                "suppression_entropy"]
 
 
-def suppression_loss(result: SuppressionResult, columns: list[str]) -> pd.DataFrame:
-    """Per column (and ``(all quasi-identifiers)``): cells, share, records, entropy bits."""
-    table, source = result.table, result.input_table
-    n = int(table.counts.sum())
-    truth = source.codes[source.rows_of(table.origin)]
+def coded_loss(
+    pub: np.ndarray, truth: np.ndarray, counts: np.ndarray, columns: Sequence[str]
+) -> pd.DataFrame:
+    """Per column (and ``(all quasi-identifiers)``): cells, share, records, entropy bits.
+
+    ``pub`` and ``truth`` are ``rows x columns`` codes (-1 in ``pub`` = suppressed; a -1 in
+    ``truth`` is a null true value, a category of its own), each row standing for ``counts``
+    records. A suppressed cell with true value g costs -log2(|g| / n) bits (seed 000
+    "Measuring Information Loss": its released value covers every record).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
     rows = []
-    any_sup = np.zeros(len(table.counts), dtype=bool)
+    any_sup = np.zeros(len(counts), dtype=bool)
     total_cells = total_bits = 0.0
-    for c in columns:
-        j = table.col(c)
-        sup = table.codes[:, j] == SUPPRESSED
+    for j, c in enumerate(columns):
+        sup = pub[:, j] == SUPPRESSED
         any_sup |= sup
-        freq = np.bincount(
-            truth[:, j][truth[:, j] >= 0], weights=table.counts[truth[:, j] >= 0],
-            minlength=len(table.labels[j]),
-        )
-        g = truth[sup, j]
-        bits = float((table.counts[sup] * -np.log2(np.maximum(freq[g], 1) / n)).sum())
-        cells = float(table.counts[sup].sum())
+        shifted = truth[:, j] + 1  # nulls (-1) get slot 0
+        freq = np.bincount(shifted, weights=counts, minlength=int(shifted.max(initial=0)) + 1)
+        bits = float((counts[sup] * -np.log2(np.maximum(freq[shifted[sup]], 1) / n)).sum())
+        cells = float(counts[sup].sum())
         total_cells += cells
         total_bits += bits
         rows.append((c, int(cells), cells / n, int(cells), cells / n, bits))
-    records = float(table.counts[any_sup].sum())
+    records = float(counts[any_sup].sum())
     rows.insert(0, ("(all quasi-identifiers)", int(total_cells), total_cells / (n * len(columns)),
                     int(records), records / n, total_bits))
-    return pd.DataFrame(rows, columns=["column_name", "suppressed_cells", "share_cells_suppressed",
-                                       "records_with_suppression",
-                                       "share_records_with_suppression", "suppression_entropy"])
+    return pd.DataFrame(rows, columns=LOSS_COLUMNS)
+
+
+def suppression_loss(result: SuppressionResult, columns: list[str]) -> pd.DataFrame:
+    """:func:`coded_loss` of a suppression result (true values = its input patterns)."""
+    table, source = result.table, result.input_table
+    idx = [table.col(c) for c in columns]
+    truth = source.codes[source.rows_of(table.origin)][:, idx].astype(np.int64)
+    return coded_loss(table.codes[:, idx].astype(np.int64), truth, table.counts, columns)
+
+
+@dataclass(frozen=True)
+class _Coded:
+    """A release as codes: released and true values of ``columns``, counts, cardinalities."""
+
+    pub: np.ndarray
+    truth: np.ndarray
+    counts: np.ndarray
+    columns: list[str]
+    cards: list[int]
+
+    def figures(self, released: Sequence[str], verify: Sequence[Sequence[str]], k: int,
+                exact: bool) -> pd.DataFrame:
+        idx = [self.columns.index(c) for c in released]
+        loss = coded_loss(self.pub[:, idx], self.truth[:, idx], self.counts, list(released))
+        sizes = []
+        for b in verify:
+            cols = [self.columns.index(c) for c in b]
+            sizes.append(int(coded_class_sizes(self.pub[:, cols], [self.cards[j] for j in cols],
+                                               self.counts).min()))
+        loss["smallest_class"] = min(sizes)
+        loss["min_consistent_exact"] = (
+            min(c.min_consistent for c in check_coded(
+                self.truth, self.pub, self.cards, self.columns, verify, k, self.counts))
+            if exact else None
+        )
+        return loss
+
+
+def _coded_result(result: SuppressionResult) -> _Coded:
+    table, source = result.table, result.input_table
+    return _Coded(
+        pub=table.codes.astype(np.int64),
+        truth=source.codes[source.rows_of(table.origin)].astype(np.int64),
+        counts=table.counts.astype(np.int64), columns=list(table.columns),
+        cards=[len(lab) for lab in table.labels],
+    )
+
+
+def _coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
+    """``deid_suppressed_patterns`` (``<qi>``, ``<qi>__generalized``, ``n``) as codes."""
+    missing = [c for q in columns for c in (q, f"{q}__generalized") if c not in released.columns]
+    if missing or "n" not in released.columns:
+        raise DataError(f"model deid_algorithm_comparison: the released patterns"
+                        f" (deid_suppressed_patterns) lack column(s) {missing or ['n']}")
+    truth = released[[f"{q}__generalized" for q in columns]].set_axis(list(columns), axis=1)
+    (pub, tru), cards = factorize_columns([released, truth], list(columns))
+    counts = pd.to_numeric(released["n"]).to_numpy(dtype=np.int64)
+    return _Coded(pub, tru, counts, list(columns), cards)
 
 
 def compare_algorithms(
     patterns: pd.DataFrame, release: Mapping[str, Any], logger: Logger | None = None,
-    *, exact: bool = True,
+    *, exact: bool = True, released: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Run the release with both algorithms; one row per (algorithm, column) with the loss,
-    plus the smallest class over the verified combinations (both must reach k)."""
+    plus the smallest class over the verified combinations (both must reach k).
+
+    ``released``: the selected algorithm's result as released patterns
+    (``deid_suppressed_patterns``); its figures are read from it instead of running that
+    algorithm a second time (only the other algorithm runs on ``patterns``).
+    """
     cfg = parse_release(release)
     log = logger or get_logger()
+    verify = cfg.verified_combinations()
     frames = []
+    source: pd.DataFrame | PatternTable = patterns
     for algorithm in ("combinations", "complete"):
-        result = run_suppression(
-            patterns, cfg.k, cfg.combinations, cfg.weights, algorithm=algorithm, logger=log,
-            propagation=cfg.propagation(), columns=cfg.qi_names,
-            verify_combinations=cfg.verified_combinations(), families=cfg.families,
-        )
-        loss = suppression_loss(result, cfg.released_qis())
+        if released is not None and algorithm == cfg.algorithm:
+            coded = _coded_released(released, cfg.qi_names)
+            log.info(f"dbt_deid: {algorithm}: figures of the release itself"
+                     f" ({len(released)} released patterns)")
+        else:
+            result = run_suppression(
+                source, cfg.k, cfg.combinations, cfg.weights, algorithm=algorithm, logger=log,
+                propagation=cfg.propagation(), columns=cfg.qi_names,
+                verify_combinations=verify, families=cfg.families,
+            )
+            source = result.input_table  # encoded once, shared by both runs
+            coded = _coded_result(result)
+            log.info(f"dbt_deid: {algorithm}: {result.stats.cells} cells suppressed")
+        # Class sizes (sufficient) always; the exact check when asked (the release gate checks
+        # the selected algorithm in any case).
+        loss = coded.figures(cfg.released_qis(), verify, cfg.k, exact)
         loss.insert(0, "algorithm", algorithm)
-        # Class sizes (sufficient) on the pattern table; the exact check of the selected
-        # algorithm is the release gate's job, and of both only when asked (it is the slow part).
-        sizes = [
-            int(class_sizes(result.published(), b, result.table.counts).min())
-            for b in result.verify_combinations
-        ]
-        loss["smallest_class"] = min(sizes)
-        loss["min_consistent_exact"] = (
-            min(c.min_consistent for c in verify_result(result)) if exact else None
-        )
         loss["selected"] = algorithm == cfg.algorithm
         frames.append(loss)
-        log.info(f"dbt_deid: {algorithm}: {result.stats.cells} cells suppressed")
     return pd.concat(frames, ignore_index=True)

@@ -119,11 +119,25 @@ def release_plan(release: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def algorithm_comparison(patterns: Any, release: dict[str, Any]) -> pd.DataFrame:
-    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison)."""
+def algorithm_comparison(
+    patterns: Any, release: dict[str, Any], released: Any | None = None
+) -> pd.DataFrame:
+    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
+
+    ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
+    running it again; it is ignored when OLA's record suppression made the release (then the
+    released patterns are not a cell-suppression result).
+    """
     from dbt_deid.comparison import compare_algorithms
+    from dbt_deid.ola.dbt import ola_settings
 
     frame = to_pandas(patterns)
-    # The exact consistent-set check of both algorithms is quadratic in the number of masks
-    # x patterns; above 200,000 patterns it is left to the release gate (selected algorithm).
-    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000)
+    ola = ola_settings(release)
+    if ola is not None and ola.suppression == "records":
+        released = None
+    released_frame = to_pandas(released) if released is not None else None
+    # The exact consistent-set check of both algorithms takes seconds per algorithm at a
+    # million patterns; above 200,000 patterns it is left to the release gate (which checks
+    # the selected algorithm in any case).
+    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000,
+                              released=released_frame)

@@ -430,14 +430,15 @@ def run_suppression(
 
 
 def verify_result(result: SuppressionResult) -> list:
-    """Run :func:`dbt_deid.verify.check_release` on a result (true = input values)."""
-    from dbt_deid.verify import check_release
+    """:func:`dbt_deid.verify.check_release` on a result (true = input values), on the codes
+    (the result and its input share labels, so equal codes are equal values)."""
+    from dbt_deid.verify import check_coded
 
-    published = result.table.decode().drop(columns=["n"])
-    truth = result.input_table.decode().drop(columns=["n"]).iloc[
-        result.input_table.rows_of(result.table.origin)
-    ]
+    table, source = result.table, result.input_table
+    truth = source.codes[source.rows_of(table.origin)].astype(np.int64)
+    cards = [len(lab) for lab in table.labels]
     combos = result.verify_combinations or result.combinations
-    return check_release(
-        truth.reset_index(drop=True), published, combos, result.k, result.table.counts
+    return check_coded(
+        truth, table.codes.astype(np.int64), cards, table.columns, combos, result.k,
+        table.counts.astype(np.int64),
     )

@@ -40,11 +40,17 @@ def class_sizes(
 ) -> np.ndarray:
     """Size f_j of each row's class on ``combination`` (suppressed = its own category)."""
     w = _weights(published, counts)
-    if len(published) == 0:
+    (codes,), cards = factorize_columns([published], list(combination))
+    return coded_class_sizes(codes, cards, w)
+
+
+def coded_class_sizes(codes: np.ndarray, cards: Sequence[int], weights: np.ndarray) -> np.ndarray:
+    """:func:`class_sizes` on integer codes (``rows x columns``, -1 = suppressed)."""
+    if len(codes) == 0:
         return np.zeros(0, dtype=np.int64)
-    _, inverse = np.unique(class_keys(published, combination), return_inverse=True)
+    _, inverse = np.unique(row_keys(codes, cards), return_inverse=True)
     inverse = inverse.reshape(-1)
-    return np.bincount(inverse, weights=w).astype(np.int64)[inverse]
+    return np.bincount(inverse, weights=weights).astype(np.int64)[inverse]
 
 
 def exact_consistent_counts(
@@ -60,30 +66,38 @@ def exact_consistent_counts(
     Values are compared by equality; a null true value matches no released value (it is
     consistent only with suppressed cells).
     """
-    cols = list(combination)
     w = _weights(published, counts)
-    n_truth = len(true_values)
-    if len(published) == 0 or n_truth == 0:
-        return np.zeros(n_truth, dtype=np.int64)
-    (pub, truth), cards = factorize_columns([published, true_values], cols)
+    if len(published) == 0 or len(true_values) == 0:
+        return np.zeros(len(true_values), dtype=np.int64)
+    (pub, truth), cards = factorize_columns([published, true_values], list(combination))
+    return coded_consistent_counts(truth, pub, cards, w)
+
+
+def coded_consistent_counts(
+    truth: np.ndarray, pub: np.ndarray, cards: Sequence[int], weights: np.ndarray
+) -> np.ndarray:
+    """:func:`exact_consistent_counts` on integer codes shared by both arrays (-1 in ``pub`` =
+    suppressed, -1 in ``truth`` = a null true value, equal to no released value)."""
+    if len(pub) == 0 or len(truth) == 0:
+        return np.zeros(len(truth), dtype=np.int64)
+    q = truth.shape[1]
     # Distinct true tuples: the count depends on the tuple only.
-    full = row_keys(truth, cards)
-    _, first, back = np.unique(full, return_index=True, return_inverse=True)
+    _, first, back = np.unique(row_keys(truth, cards), return_index=True, return_inverse=True)
     truth_u = truth[first]
     total = np.zeros(len(first), dtype=np.int64)
-    bits = (pub == -1).astype(np.int64) @ (np.int64(1) << np.arange(len(cols), dtype=np.int64))
+    bits = (pub == -1).astype(np.int64) @ (np.int64(1) << np.arange(q, dtype=np.int64))
     masks, inverse = np.unique(bits, return_inverse=True)
     inverse = inverse.reshape(-1)
     for m_i, m in enumerate(masks):
         rows = inverse == m_i
-        keep = [j for j in range(len(cols)) if not (int(m) >> j) & 1]
+        keep = [j for j in range(q) if not (int(m) >> j) & 1]
         if not keep:  # fully suppressed on b: consistent with every record
-            total += int(w[rows].sum())
+            total += int(weights[rows].sum())
             continue
         sub_cards = [cards[j] for j in keep]
         pub_rows = pub[rows][:, keep]
         keys = row_keys(np.vstack([pub_rows, truth_u[:, keep]]), sub_cards)
-        uniq, sums = group_sums(keys[: len(pub_rows)], w[rows])
+        uniq, sums = group_sums(keys[: len(pub_rows)], weights[rows])
         total += lookup(uniq, sums, keys[len(pub_rows):])
     return total[back.reshape(-1)]
 
@@ -118,21 +132,39 @@ def check_release(
     values), each row standing for ``counts[i]`` records.
     """
     w = _weights(published, counts)
+    cols = list(dict.fromkeys(c for b in combinations for c in b))
+    (pub, truth), cards = factorize_columns([published, true_values], cols)
+    return check_coded(truth, pub, cards, cols, combinations, k, w)
+
+
+def check_coded(
+    truth: np.ndarray,
+    pub: np.ndarray,
+    cards: Sequence[int],
+    columns: Sequence[str],
+    combinations: Sequence[Sequence[str]],
+    k: int,
+    weights: np.ndarray,
+) -> list[CombinationCheck]:
+    """:func:`check_release` on integer codes (``columns`` name the code columns)."""
     out = []
     for b in combinations:
-        sizes = class_sizes(published, b, w)
+        idx = [list(columns).index(c) for c in b]
+        sub_cards = [cards[j] for j in idx]
+        p, t = pub[:, idx], truth[:, idx]
+        sizes = coded_class_sizes(p, sub_cards, weights)
         small = sizes < k
-        n_small = len(np.unique(class_keys(published.loc[small], b))) if small.any() else 0
-        exact = exact_consistent_counts(true_values, published, b, w)
+        n_small = len(np.unique(row_keys(p[small], sub_cards))) if small.any() else 0
+        exact = coded_consistent_counts(t, p, sub_cards, weights)
         out.append(
             CombinationCheck(
                 combination=tuple(b),
                 k=k,
-                smallest_class=int(sizes.min()),
+                smallest_class=int(sizes.min()) if len(sizes) else 0,
                 small_classes=int(n_small),
-                records_in_small_classes=int(w[small].sum()),
-                min_consistent=int(exact.min()),
-                records_below_k_exact=int(w[exact < k].sum()),
+                records_in_small_classes=int(weights[small].sum()),
+                min_consistent=int(exact.min()) if len(exact) else 0,
+                records_below_k_exact=int(weights[exact < k].sum()),
             )
         )
     return out

@@ -124,3 +124,26 @@ def test_comparison_reports_both_algorithms_at_k() -> None:
     assert total.loc["combinations", "selected"] and not total.loc["complete", "selected"]
     assert total.loc["combinations", "suppressed_cells"] <= total.loc["complete",
                                                                         "suppressed_cells"]
+
+
+def test_comparison_reads_the_selected_algorithm_from_the_released_patterns() -> None:
+    """The selected algorithm's figures from deid_suppressed_patterns (released and true values
+    with counts) equal those of running it again on the pattern table."""
+    data = _hierarchical_data(np.random.default_rng(5), 3000)
+    patterns = data.value_counts().reset_index(name="n")
+    cfg = parse_release(_release())
+    result = run_suppression(patterns, cfg.k, cfg.combinations, cfg.weights,
+                             propagation=cfg.propagation(), columns=cfg.qi_names,
+                             verify_combinations=cfg.verified_combinations(),
+                             families=cfg.families)
+    pub = result.published()
+    truth = result.input_table.decode().iloc[result.input_table.rows_of(result.table.origin)]
+    released = pub[cfg.qi_names].reset_index(drop=True)
+    for q in cfg.qi_names:
+        released[f"{q}__generalized"] = truth[q].to_numpy()
+    released["n"] = result.table.counts
+    rerun = compare_algorithms(patterns, _release())
+    read = compare_algorithms(patterns, _release(), released=released)
+    pd.testing.assert_frame_equal(rerun, read, check_dtype=False)
+    with pytest.raises(DataError, match="deid_suppressed_patterns"):
+        compare_algorithms(patterns, _release(), released=released.drop(columns=["n"]))
