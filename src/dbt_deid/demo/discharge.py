@@ -22,11 +22,14 @@ frequent, rare codes are rare (Zipf-like).
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 PAPER_ROWS = 2_375_331
 PROVINCES = ["ON", "BC", "AB", "MB", "SK", "NS", "NB", "NL", "PE", "TERR"]
@@ -183,9 +186,12 @@ def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 201
     age = np.where(young, rng.integers(1, 60, rows), age)
     age = np.where(obstetric, np.clip(np.round(rng.normal(30, 5.5, rows)), 14, 50), age)
     age = np.where(newborn, 0, age).astype(np.int64)
-    gender = rng.choice(GENDERS, size=rows, p=GENDER_SHARE)
-    gender = np.where(obstetric, "F", gender)
-    province = rng.choice(PROVINCES, size=rows, p=np.array(PROVINCE_SHARE) / sum(PROVINCE_SHARE))
+    # Categories are drawn as indices (the same random stream as drawing the labels) and turned
+    # into text by Arrow at the end: building millions of Python/NumPy strings is the slow part.
+    gender = rng.choice(len(GENDERS), size=rows, p=GENDER_SHARE)
+    gender = np.where(obstetric, GENDERS.index("F"), gender)
+    province = rng.choice(len(PROVINCES), size=rows,
+                          p=np.array(PROVINCE_SHARE) / sum(PROVINCE_SHARE))
     los = np.ceil(rng.lognormal(1.2, 1.0, rows)).astype(np.int64)
     los = np.where(newborn, rng.integers(1, 4, rows), los)
     los = np.where(obstetric, rng.integers(1, 5, rows), los)
@@ -196,42 +202,55 @@ def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 201
     o_codes = np.flatnonzero(np.char.startswith(u.mrdx.astype(str), "O"))
     mrdx_idx = np.where(newborn, rng.choice(z38[:4], size=rows), mrdx_idx)
     mrdx_idx = np.where(obstetric, rng.choice(o_codes[:30], size=rows), mrdx_idx)
-    mrdx = u.mrdx[mrdx_idx]
 
     has_cci = rng.random(rows) >= NO_INTERVENTION_SHARE
     cci_idx = rng.choice(len(u.cci), size=rows, p=u.cci_weight)
-    cci = np.where(has_cci, u.cci[cci_idx], None)
 
     # CMG: block x coarse age x intervention flag hashed into 545 groups, 5% noise.
     age_band = np.digitize(age, [1, 18, 65, 80])
     cmg_key = (u.block_index[mrdx_idx] * 7 + age_band * 2 + has_cci) * 2654435761 % N_CMG
     noise = rng.random(rows) < 0.05
     cmg_key = np.where(noise, (cmg_key + rng.integers(1, 5, rows)) % N_CMG, cmg_key)
-    cmg = np.char.add("CMG", np.char.zfill(cmg_key.astype(str), 3))
 
     start = np.datetime64("2008-04-01")
     admission = start + rng.integers(0, 365, rows).astype("timedelta64[D]")
     cost = np.round(los * rng.lognormal(7.0, 0.5, rows), 2)
-    disposition = rng.choice(
-        ["home", "home_with_support", "transfer", "died", "other"], size=rows,
-        p=[0.72, 0.12, 0.09, 0.04, 0.03],
-    )
+    dispositions = ["home", "home_with_support", "transfer", "died", "other"]
+    disposition = rng.choice(len(dispositions), size=rows, p=[0.72, 0.12, 0.09, 0.04, 0.03])
     ids = np.arange(1, rows + 1, dtype=np.int64)
-    hcn = np.char.add("HCN", np.char.zfill((ids * 7919 + seed).astype(str), 10))
-    return pd.DataFrame(
+    cmg_labels = [f"CMG{i:03d}" for i in range(N_CMG)]
+    table = pa.table(
         {
             "abstract_id": ids,
-            "health_card_number": hcn,
-            "patient_name": np.char.add("Patient ", ids.astype(str)),
-            "province": province,
+            "health_card_number": _prefixed("HCN", ids * 7919 + seed, 10),
+            "patient_name": _prefixed("Patient ", ids, 0),
+            "province": _labels(PROVINCES, province),
             "age": age,
-            "gender": gender,
+            "gender": _labels(GENDERS, gender),
             "los_days": los,
-            "mrdx": mrdx,
-            "cmg": cmg,
-            "cci_code": pd.array(cci, dtype=object),
+            "mrdx": _labels(u.mrdx, mrdx_idx),
+            "cmg": _labels(cmg_labels, cmg_key),
+            "cci_code": _labels(u.cci, cci_idx, mask=~has_cci),
             "admission_date": admission.astype("datetime64[s]"),
             "total_cost_cad": cost,
-            "discharge_disposition": disposition,
+            "discharge_disposition": _labels(dispositions, disposition),
         }
     )
+    return table.to_pandas()
+
+
+def _labels(labels: Sequence[str] | np.ndarray, index: np.ndarray,
+            mask: np.ndarray | None = None) -> pa.Array:
+    """``labels[index]`` as an Arrow string array (null where ``mask``)."""
+    out = pc.take(pa.array([str(v) for v in labels], type=pa.string()), pa.array(index))
+    if mask is not None:
+        out = pc.if_else(pa.array(mask), pa.scalar(None, type=pa.string()), out)
+    return out
+
+
+def _prefixed(prefix: str, numbers: np.ndarray, width: int) -> pa.Array:
+    """``prefix`` + the numbers as text, left-padded with zeros to ``width`` digits."""
+    text = pc.cast(pa.array(numbers), pa.string())
+    if width:
+        text = pc.utf8_lpad(text, width=width, padding="0")
+    return pc.binary_join_element_wise(prefix, text, "")
