@@ -86,7 +86,8 @@ def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
     """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
     columns: dict[str, Any] = {}
     for q in qi_names:
-        columns[q] = pd.Series(out[q].to_numpy(dtype=object) if len(out) else [], dtype=object)
+        columns[q] = (out[q].astype("string").reset_index(drop=True) if len(out)
+                      else pd.Series([], dtype="string"))
     for c in ("n", "rank_from", "rank_to"):
         columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
     for q in qi_names:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dbt_deid.errors import DataError
 
@@ -93,6 +95,15 @@ class PatternTable:
         # that ties are broken the same way in every run (a release is repeatable).
         order = np.lexsort(codes.T[::-1]) if len(columns) else np.arange(len(frame))
         return cls(list(columns), codes[order], counts[order], labels, order.astype(np.int64))
+
+    def labels_at(self, column: str, rows: np.ndarray) -> pd.Series:
+        """Labels of ``column`` at ``rows`` as an Arrow-backed string series (null where
+        suppressed): built by Arrow's ``take`` instead of one Python object per cell."""
+        j = self.col(column)
+        codes = self.codes[rows, j]
+        labels = pa.array([str(v) for v in self.labels[j]], type=pa.string())
+        taken = pc.take(labels, pa.array(codes, mask=codes < 0))
+        return pd.Series(pd.arrays.ArrowStringArray(taken), name=column)
 
     def decode(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """Labels as a frame, ``None`` for suppressed cells."""

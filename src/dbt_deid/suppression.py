@@ -98,26 +98,28 @@ class SuppressionResult:
         counts = np.bincount(group, weights=counts).astype(np.int64)
         keep = ~merge
         origin, suppressed = origin[keep], suppressed[keep]
-        ends = np.empty(len(counts), dtype=np.int64)
+        # Running record count within each origin: the variant's last rank.
         starts_of_origin = np.concatenate([[True], origin[1:] != origin[:-1]])
-        running = 0
-        for i, c in enumerate(counts):
-            if starts_of_origin[i]:
-                running = 0
-            running += c
-            ends[i] = running
+        cum = np.cumsum(counts)
+        first = np.flatnonzero(starts_of_origin)
+        before = np.repeat(cum[first] - counts[first], np.diff(np.append(first, len(counts))))
+        ends = cum - before
+        if only_suppressed:  # keep the variants of origins with any suppressed cell
+            any_sup = suppressed.any(axis=1)
+            hit = np.zeros(int(origin.max(initial=-1)) + 1, dtype=bool)
+            hit[origin[any_sup]] = True
+            sel = hit[origin]
+            origin, counts, ends, suppressed = origin[sel], counts[sel], ends[sel], suppressed[sel]
         rows = self.input_table.rows_of(origin)
-        frame = self.input_table.decode().iloc[rows].reset_index(drop=True)
-        frame = frame.drop(columns=["n"])
+        frame = pd.DataFrame(
+            {c: self.input_table.labels_at(c, rows) for c in self.input_table.columns}
+        )
         frame.insert(0, "pattern_index", origin)
         frame["n"] = counts
         frame["rank_from"] = ends - counts + 1
         frame["rank_to"] = ends
         for j, c in enumerate(t.columns):
             frame[f"{c}__suppressed"] = suppressed[:, j]
-        if only_suppressed:
-            any_sup = pd.Series(suppressed.any(axis=1)).groupby(origin).transform("any")
-            frame = frame[any_sup.to_numpy()].reset_index(drop=True)
         return frame
 
 
@@ -157,8 +159,10 @@ class _ClassIndex:
         )
 
     def _cid_of(self, keys: np.ndarray) -> np.ndarray:
-        out = np.empty(len(keys), dtype=np.int64)
-        for i, key in enumerate(keys.tolist()):
+        # Suppressing one value sends many rows to the same class: look up distinct keys only.
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        out = np.empty(len(uniq), dtype=np.int64)
+        for i, key in enumerate(uniq.tolist()):
             c = self.key2cid.get(key)
             if c is None:
                 c = self.n_classes
@@ -167,7 +171,7 @@ class _ClassIndex:
                 if c >= len(self.size):
                     self.size = np.concatenate([self.size, np.zeros(len(self.size), np.int64)])
             out[i] = c
-        return out
+        return out[inverse.reshape(-1)]
 
     def suppress(self, rows: np.ndarray, pos: int, code: int) -> None:
         """Suppress column ``cols[pos]`` (currently ``code``) in pattern ``rows``."""
