@@ -34,8 +34,10 @@
   {%- else -%}
   {%- set combos = combinations if combinations is not none else cfg.combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
+  {#- prune_k = k: only the true tuples that could fall below k are joined (see
+      exact_consistent_sql); each gets its exact count, so the verdict is the full one's. #}
   select combination, k, min_consistent, records_below_k
-  from ({{ dbt_deid.exact_risk_summary_sql(model, combos, k) }}) as s
+  from ({{ dbt_deid.exact_risk_summary_sql(model, combos, k, none, k) }}) as s
   where records_below_k > 0
   {%- endif %}
 {% endmacro %}

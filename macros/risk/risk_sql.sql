@@ -20,25 +20,51 @@
   from {{ relation }}
 {%- endmacro %}
 
-{#- Class sizes f_j of one combination: one row per class (size column `f`), no values. -#}
-{% macro class_sizes_sql(relation, combination) -%}
-  {{ return(adapter.dispatch('class_sizes_sql', 'dbt_deid')(relation, combination)) }}
+{#- DuckDB: the same figures from one GROUP BY to distinct tuples (window sums over patterns,
+    not over records) joined back to the records with null-safe equality (DuckDB hash-joins
+    IS NOT DISTINCT FROM; engines that cannot keep the window form above). -#}
+{% macro duckdb__record_risk_sql(relation, record_id, combinations) -%}
+  {%- set all_cols = [] -%}
+  {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- set sizes = [] -%}
+  {%- for b in combinations -%}
+    {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  with patterns as (
+    select {{ all_cols | join(', ') }}, count(*) as n from {{ relation }} group by {{ all_cols | join(', ') }}
+  ),
+  sized as (
+    select {{ all_cols | join(', ') }},
+      cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as f
+    from patterns
+  )
+  select r.{{ dbt_deid.ident(record_id) }}, s.f as smallest_class_size, 1.0 / s.f as prosecutor_risk
+  from {{ relation }} as r
+  inner join sized as s on {% for c in all_cols %}r.{{ c }} is not distinct from s.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}
 {%- endmacro %}
 
-{% macro default__class_sizes_sql(relation, combination) -%}
+{#- Class sizes f_j of one combination: one row per class (size column `f`), no values.
+    `count_column`: the relation is a pattern table, each row standing for that many records. -#}
+{% macro class_sizes_sql(relation, combination, count_column=none) -%}
+  {{ return(adapter.dispatch('class_sizes_sql', 'dbt_deid')(relation, combination, count_column)) }}
+{%- endmacro %}
+
+{% macro default__class_sizes_sql(relation, combination, count_column=none) -%}
   {%- set cols = [] -%}{%- for c in combination -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  select count(*) as f from {{ relation }} group by {{ cols | join(', ') }}
+  select {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as f from {{ relation }} group by {{ cols | join(', ') }}
 {%- endmacro %}
 
 {#- Risk summary per combination: classes, smallest class, max risk 1/min f_j, mean risk
     (mean over records of 1/f_j = classes / records), records and share of records above tau
     (1/f_j > tau, i.e. f_j < k = ceil(1/tau)), and the discernibility metric sum f_j^2 (classes
-    formed with a suppressed value as its own category). -#}
-{% macro risk_summary_sql(relation, combinations, k, tau, stage) -%}
-  {{ return(adapter.dispatch('risk_summary_sql', 'dbt_deid')(relation, combinations, k, tau, stage)) }}
+    formed with a suppressed value as its own category). `count_column`: the relation is a
+    pattern table (deid_patterns, deid_suppressed_patterns), the same figures from fewer rows. -#}
+{% macro risk_summary_sql(relation, combinations, k, tau, stage, count_column=none) -%}
+  {{ return(adapter.dispatch('risk_summary_sql', 'dbt_deid')(relation, combinations, k, tau, stage, count_column)) }}
 {%- endmacro %}
 
-{% macro default__risk_summary_sql(relation, combinations, k, tau, stage) -%}
+{% macro default__risk_summary_sql(relation, combinations, k, tau, stage, count_column=none) -%}
   {%- for b in combinations %}
   select
     {{ dbt_deid.literal(stage) }} as stage,
@@ -54,7 +80,7 @@
     cast(sum(case when f < {{ k }} then f else 0 end) as {{ dbt.type_bigint() }}) as records_above_tau,
     1.0 * sum(case when f < {{ k }} then f else 0 end) / sum(f) as share_above_tau,
     sum(1.0 * f * f) as discernibility
-  from ({{ dbt_deid.class_sizes_sql(relation, b) }}) as classes
+  from ({{ dbt_deid.class_sizes_sql(relation, b, count_column) }}) as classes
   {%- if not loop.last %}
   union all
   {%- endif %}
@@ -63,19 +89,30 @@
 
 {#- The exact prosecutor check of a combination: for every distinct true tuple (columns
     `<qi>__generalized`), the number of released records consistent with it, a suppressed
-    (NULL) cell being consistent with anything. Computed per suppression mask: released records
-    with mask m match a true tuple when they agree on the unsuppressed columns. Output: one row
-    per true tuple with `n_true` (records with that tuple) and `consistent`; no QI values are
-    selected by callers that report failures. Needs `execute` (the masks are read first). -#}
-{% macro exact_consistent_sql(relation, combination) -%}
-  {{ return(adapter.dispatch('exact_consistent_sql', 'dbt_deid')(relation, combination)) }}
+    (NULL) cell being consistent with anything and a NULL true value equal to no released value.
+    Computed per suppression mask: released records with mask m match a true tuple when they
+    agree on the unsuppressed columns. The relation is grouped once into (released, true, n)
+    patterns (`count_column`: the relation is already a pattern table with that count column).
+    Output: one row per evaluated true tuple with `n_true` (records with that tuple) and
+    `consistent`; no QI values (true tuples are numbered).
+
+    `prune_k`: evaluate only the true tuples that can fall below k. A record whose released
+    row is consistent with its own true values is consistent with every record of its released
+    class; when that class has >= k records the record's true tuple is consistent with >= k
+    records and needs no join. Only tuples none of whose records has such a class are evaluated:
+    the rows returned are exactly the tuples that could fail, each with its exact count, so
+    "no row below k" is the same verdict as the full computation. Needs `execute` (the masks
+    are read first). -#}
+{% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none) -%}
+  {{ return(adapter.dispatch('exact_consistent_sql', 'dbt_deid')(relation, combination, count_column, prune_k)) }}
 {%- endmacro %}
 
-{% macro default__exact_consistent_sql(relation, combination) -%}
+{% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none) -%}
   {%- set pub = [] -%}{%- set tru = [] -%}
   {%- for c in combination -%}
     {%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}
   {%- endfor -%}
+  {%- set q = pub | length -%}
   {%- set masks = [] -%}
   {%- if execute -%}
     {%- set flags = [] -%}
@@ -83,20 +120,46 @@
     {%- set rows = run_query('select distinct ' ~ flags | join(', ') ~ ' from ' ~ relation).rows -%}
     {%- for r in rows -%}{%- do masks.append(r | list) -%}{%- endfor -%}
   {%- endif -%}
-  with truth as (
-    select {% for i in range(tru | length) %}{{ tru[i] }} as t{{ i }}, {% endfor %}count(*) as n_true
-    from {{ relation }} group by {{ tru | join(', ') }}
+  with base as (
+    select {% for i in range(q) %}{{ pub[i] }} as p{{ i }}, {{ tru[i] }} as t{{ i }}, {% endfor %}{% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n
+    from {{ relation }}
+    group by {% for i in range(q) %}{{ pub[i] }}, {{ tru[i] }}{% if not loop.last %}, {% endif %}{% endfor %}
   ),
+  {%- if prune_k is not none %}
+  sized as (
+    select base.*, sum(n) over (partition by {% for i in range(q) %}p{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as f
+    from base
+  ),
+  truth as (
+    select row_number() over (order by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as tid, x.*
+    from (
+      select {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
+      from sized
+      group by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
+      having max(case when f >= {{ prune_k }}{% for i in range(q) %} and (p{{ i }} is null or p{{ i }} = t{{ i }}){% endfor %} then 1 else 0 end) = 0
+    ) as x
+  ),
+  {%- else %}
+  truth as (
+    select row_number() over (order by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as tid, x.*
+    from (
+      select {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
+      from base
+      group by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
+    ) as x
+  ),
+  {%- endif %}
   released as (
-    select {% for i in range(pub | length) %}{{ pub[i] }} as p{{ i }}, {% endfor %}count(*) as n
-    from {{ relation }} group by {{ pub | join(', ') }}
+    select {% for i in range(q) %}p{{ i }}, {% endfor %}sum(n) as n
+    from base
+    group by {% for i in range(q) %}p{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
   ),
   matches as (
-    select {% for i in range(tru | length) %}t{{ i }}, {% endfor %}0 as n from truth where 1 = 0
+    select tid, 0 as n from truth where 1 = 0
     {%- for m in masks %}
     {%- set kept = [] -%}{%- for i in range(m | length) -%}{%- if m[i] == 0 -%}{%- do kept.append(i) -%}{%- endif -%}{%- endfor %}
     union all
-    select {% for i in range(tru | length) %}t.t{{ i }}, {% endfor %}g.n
+    select t.tid, g.n
     from truth as t
     {%- if kept | length == 0 %}
     cross join (select sum(n) as n from released where {% for i in range(m | length) %}p{{ i }} is null{% if not loop.last %} and {% endif %}{% endfor %}) as g
@@ -109,27 +172,27 @@
     {%- endif %}
     {%- endfor %}
   )
-  select {% for i in range(tru | length) %}t.t{{ i }}, {% endfor %}t.n_true, coalesce(m.consistent, 0) as consistent
+  select t.tid, t.n_true, coalesce(m.consistent, 0) as consistent
   from truth as t
-  left join (
-    select {% for i in range(tru | length) %}t{{ i }}, {% endfor %}sum(n) as consistent from matches
-    group by {% for i in range(tru | length) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
-  ) as m on {% for i in range(tru | length) %}m.t{{ i }} = t.t{{ i }}{% if not loop.last %} and {% endif %}{% endfor %}
+  left join (select tid, sum(n) as consistent from matches group by tid) as m on m.tid = t.tid
 {%- endmacro %}
 
 {#- Exact summary per combination: smallest consistent set and records whose consistent set is
-    below k. -#}
-{% macro exact_risk_summary_sql(relation, combinations, k) -%}
-  {{ return(adapter.dispatch('exact_risk_summary_sql', 'dbt_deid')(relation, combinations, k)) }}
+    below k (`count_column`: the relation is a pattern table; `prune_k`: see
+    exact_consistent_sql; the smallest set is then over the evaluated tuples only, NULL when
+    none could fall below k). -#}
+{% macro exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
+  {{ return(adapter.dispatch('exact_risk_summary_sql', 'dbt_deid')(relation, combinations, k, count_column, prune_k)) }}
 {%- endmacro %}
 
-{% macro default__exact_risk_summary_sql(relation, combinations, k) -%}
+{% macro default__exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
   {%- for b in combinations %}
   select {{ dbt_deid.literal(b | join('+')) }} as combination,
     {{ k }} as k,
     min(consistent) as min_consistent,
-    cast(sum(case when consistent < {{ k }} then n_true else 0 end) as {{ dbt.type_bigint() }}) as records_below_k
-  from ({{ dbt_deid.exact_consistent_sql(relation, b) }}) as x
+    cast(coalesce(sum(case when consistent < {{ k }} then n_true else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k,
+    count(*) as tuples_evaluated
+  from ({{ dbt_deid.exact_consistent_sql(relation, b, count_column, prune_k) }}) as x
   {%- if not loop.last %}
   union all
   {%- endif %}

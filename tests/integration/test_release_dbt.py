@@ -275,3 +275,23 @@ def test_k_anonymity_gates_fail_on_an_unsafe_table(it_database, tmp_path) -> Non
     assert not run.ok
     assert re.search(r"FAIL \d+ dbt_deid_deid_k_anonymity_gate_fixture_unsafe", run.output)
     assert re.search(r"FAIL \d+ dbt_deid_deid_exact_k_anonymity_gate_fixture_unsafe", run.output)
+
+
+def test_exact_gate_counts_consistent_records_not_classes(it_database, tmp_path) -> None:
+    """Class sizes are sufficient, the exact count is definitive: on a table where a suppressed
+    record is a class of one but consistent with three records, the k-anonymity gate fails at
+    k = 2 while the exact gate passes, and at k = 3 the exact gate reports exactly the two
+    records whose consistent set is 2 (its pruning skips only records provably >= k)."""
+    variables = {**project_vars(INTEGRATION), "gate_selftest": True}
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "gate_fixture_exact_only",
+                                "deid_release_plan"], tmp_path, variables, db)
+    assert not run.ok
+    assert re.search(r"FAIL \d+ dbt_deid_deid_k_anonymity_gate_fixture_exact_only", run.output)
+    exact = re.findall(r"(PASS|FAIL \d+) dbt_deid_deid_exact_k_anonymity_gate_fixture_exact_only",
+                       run.output)
+    assert sorted(exact) == ["FAIL 1", "PASS"], run.output[-3000:]
+    frame = run.query("select combination, k, min_consistent, records_below_k"
+                      " from main_dbt_test__audit.gate_fixture_exact_only_k3_failures")
+    assert frame.values.tolist() == [["age+gender", 3, 2, 2]]
