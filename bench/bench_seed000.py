@@ -375,31 +375,29 @@ def dbt_bench(rows: int, workdir: Path) -> dict[str, Any]:
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     common = ["--profiles-dir", "profiles", "--target-path", str(workdir / "target"),
               "--log-path", str(workdir / "logs"), "--vars", variables]
-    steps = [
-        ("source", [DBT, "build", "--select", "discharge_abstracts", "diagnosis_hierarchy",
-                    "province_hierarchy", "gender_hierarchy", "--indirect-selection",
-                    "cautious", *common]),
-        # The package's other features (longitudinal claims, text risk, OLA) are not part of
-        # this release and need their own configuration: excluded.
-        ("release", [DBT, "build", "--select", "package:dbt_deid", "--exclude",
-                     "dbt_deid.longitudinal", "dbt_deid.text_risk", "dbt_deid.ola", *common]),
-    ]
+    source_models = ["discharge_abstracts", "diagnosis_hierarchy", "province_hierarchy",
+                     "gender_hierarchy"]
+    # One `dbt build`, as a user runs it: the source models (generator, hierarchies, seeds) and
+    # the release. The package's other features (longitudinal claims, text risk, OLA) are not
+    # part of this release and need their own configuration: excluded.
+    cmd = [DBT, "build", "--select", *source_models, "package:dbt_deid", "--exclude",
+           "dbt_deid.longitudinal", "dbt_deid.text_risk", "dbt_deid.ola", *common]
     out: dict[str, Any] = {"commands": [], "db": db}
-    for name, cmd in steps:
-        log(f"dbt: build {name} models")
-        code, sec, rss, text = run_child(cmd, cwd=DEMO, env=env, out=workdir / f"dbt_{name}.log")
-        shown = " ".join(shlex.quote(c) for c in cmd[1:]).replace(shlex.quote(variables),
-                                                                  "'<vars>'")
-        out["commands"].append(f"cd demo && DBT_DEID_DUCKDB_PATH=... dbt {shown}")
-        out[name] = (sec, rss, code)
-        if code != 0:
-            print(text[-4000:])
-            raise SystemExit(f"dbt build ({name}) failed, log: {workdir / f'dbt_{name}.log'}")
-        log(f"dbt: {name} took {sec:.1f}s (peak RSS {gib(rss)})")
-        results = json.loads((workdir / "target" / "run_results.json").read_text())["results"]
-        out[f"{name}_nodes"] = sorted(
-            ((r["unique_id"].split(".")[-1], float(r["execution_time"])) for r in results),
-            key=lambda x: -x[1])
+    log("dbt: build (source models and release)")
+    code, sec, rss, text = run_child(cmd, cwd=DEMO, env=env, out=workdir / "dbt_build.log")
+    shown = " ".join(shlex.quote(c) for c in cmd[1:]).replace(shlex.quote(variables), "'<vars>'")
+    out["commands"].append(f"cd demo && DBT_DEID_DUCKDB_PATH=... dbt {shown}")
+    out["whole"] = (sec, rss, code)
+    if code != 0:
+        print(text[-4000:])
+        raise SystemExit(f"dbt build failed, log: {workdir / 'dbt_build.log'}")
+    log(f"dbt: build took {sec:.1f}s (peak RSS {gib(rss)})")
+    run = json.loads((workdir / "target" / "run_results.json").read_text())
+    nodes = sorted(((r["unique_id"].split(".")[-1], r["unique_id"].split(".")[1],
+                     float(r["execution_time"])) for r in run["results"]), key=lambda x: -x[2])
+    out["dbt_elapsed"] = float(run["elapsed_time"])
+    out["release_nodes"] = [(n, t) for n, pkg, t in nodes if pkg == "dbt_deid"]
+    out["source_nodes"] = [(n, t) for n, pkg, t in nodes if pkg != "dbt_deid"]
     out["vars"] = variables
     # Independent verification of the published table (seed 000: every verified combination).
     log("dbt: verifying the published table with check_release")
@@ -585,16 +583,17 @@ def main() -> None:
     dbt = None
     if not args.skip_dbt:
         dbt = dbt_bench(rows, workdir)
-        src_s, src_rss, _ = dbt["source"]
-        rel_s, rel_rss, _ = dbt["release"]
+        whole_s, whole_rss, _ = dbt["whole"]
+        src_work = sum(t for _, t in dbt["source_nodes"])
+        rel_work = sum(t for _, t in dbt["release_nodes"])
         print("\n## dbt build of demo/ at the same scale (headline release, tau 0.05)")
         for c in dbt["commands"]:
             print(f"  {c}")
-        print(f"source models (generate {rows} records, hierarchies, seeds): {src_s:.1f}s,"
-              f" peak RSS {gib(src_rss)}")
-        print(f"release models (dbt build --select package:dbt_deid, tests included):"
-              f" {rel_s:.1f}s, peak RSS {gib(rel_rss)}")
-        print(f"whole build: {src_s + rel_s:.1f}s (dbt runs 2 threads: node times overlap)")
+        print(f"whole dbt build (one command: parse, generate {rows} records, hierarchies, seeds,"
+              f" release models and their tests): {whole_s:.1f}s wall, dbt elapsed"
+              f" {dbt['dbt_elapsed']:.1f}s, peak RSS {gib(whole_rss)}")
+        print(f"node time (2 threads overlap): source models {src_work:.1f}s, release models"
+              f" and tests {rel_work:.1f}s")
         print("slowest release nodes (run_results.json execution_time):")
         print(fmt_table(["node", "seconds"],
                         [(n, f"{t:.1f}") for n, t in dbt["release_nodes"][:10]]))
@@ -644,8 +643,7 @@ def main() -> None:
 
     # Targets
     full = rows >= PAPER_ROWS
-    peak = max(maxrss_bytes(), gen_rss, *(dbt[s][1] for s in ("source", "release")) if dbt
-               else [0])
+    peak = max(maxrss_bytes(), gen_rss, dbt["whole"][1] if dbt else 0)
     targets = [
         (f"core <= 10x DuckDB baseline (k=20, {rows} records)", f"{ratio:.1f}x", ratio <= 10),
         ("peak memory <= 4 GiB (max of bench, generator and dbt processes)", gib(peak),
@@ -654,7 +652,7 @@ def main() -> None:
          slopes["combinations"] <= 1.1),
     ]
     if dbt:
-        whole = dbt["source"][0] + dbt["release"][0]
+        whole = dbt["whole"][0]
         targets.append(("whole dbt build <= 60 s", f"{whole:.1f}s", whole <= 60))
         targets.append(("published table verified (all combinations)",
                         "all ok" if all(c.ok for c in dbt["checks"]) else "FAILED",
@@ -700,9 +698,10 @@ def main() -> None:
     ]
     if dbt:
         rows_md += [
-            ("dbt build, source models", f"{dbt['source'][0]:.1f} s"),
-            ("dbt build, release models (package:dbt_deid)", f"{dbt['release'][0]:.1f} s"),
-            ("dbt build, whole", f"{dbt['source'][0] + dbt['release'][0]:.1f} s"),
+            ("dbt build, whole (one command, wall)", f"{dbt['whole'][0]:.1f} s"),
+            ("dbt build, node time of source / release models",
+             f"{sum(t for _, t in dbt['source_nodes']):.1f} s /"
+             f" {sum(t for _, t in dbt['release_nodes']):.1f} s"),
             ("verified combinations (check_release)",
              f"{sum(c.ok for c in dbt['checks'])}/{len(dbt['checks'])} ok"),
         ]
