@@ -62,14 +62,6 @@ def coded_loss(
     return pd.DataFrame(rows, columns=LOSS_COLUMNS)
 
 
-def suppression_loss(result: SuppressionResult, columns: list[str]) -> pd.DataFrame:
-    """:func:`coded_loss` of a suppression result (true values = its input patterns)."""
-    table, source = result.table, result.input_table
-    idx = [table.col(c) for c in columns]
-    truth = source.codes[source.rows_of(table.origin)][:, idx].astype(np.int64)
-    return coded_loss(table.codes[:, idx].astype(np.int64), truth, table.counts, columns)
-
-
 @dataclass(frozen=True)
 class _Coded:
     """A release as codes: released and true values of ``columns``, counts, cardinalities."""
@@ -99,10 +91,10 @@ class _Coded:
 
 
 def _coded_result(result: SuppressionResult) -> _Coded:
-    table, source = result.table, result.input_table
+    table = result.table
     return _Coded(
         pub=table.codes.astype(np.int64),
-        truth=source.codes[source.rows_of(table.origin)].astype(np.int64),
+        truth=result.true_codes(),
         counts=table.counts.astype(np.int64), columns=list(table.columns),
         cards=[len(lab) for lab in table.labels],
     )

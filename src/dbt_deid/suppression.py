@@ -75,6 +75,12 @@ class SuppressionResult:
         """Released patterns (None = suppressed) with counts; several rows may share a tuple."""
         return self.table.decode()
 
+    def true_codes(self) -> np.ndarray:
+        """Codes of the true (input) values of every row of ``table`` (int64, same labels:
+        suppression only turns codes into -1, so equal codes are equal values)."""
+        source = self.input_table
+        return source.codes[source.rows_of(self.table.origin)].astype(np.int64)
+
     def suppression_map(self, *, only_suppressed: bool = True) -> pd.DataFrame:
         """The map SQL joins back onto the records.
 
@@ -438,8 +444,8 @@ def verify_result(result: SuppressionResult) -> list:
     (the result and its input share labels, so equal codes are equal values)."""
     from dbt_deid.verify import check_coded
 
-    table, source = result.table, result.input_table
-    truth = source.codes[source.rows_of(table.origin)].astype(np.int64)
+    table = result.table
+    truth = result.true_codes()
     cards = [len(lab) for lab in table.labels]
     combos = result.verify_combinations or result.combinations
     return check_coded(
