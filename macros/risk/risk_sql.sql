@@ -20,10 +20,14 @@
   from {{ relation }}
 {%- endmacro %}
 
-{#- DuckDB: the same figures from one GROUP BY to distinct tuples (window sums over patterns,
-    not over records) joined back to the records with null-safe equality (DuckDB hash-joins
-    IS NOT DISTINCT FROM; engines that cannot keep the window form above). -#}
-{% macro duckdb__record_risk_sql(relation, record_id, combinations) -%}
+{#- Distinct tuples of every combination's columns with their record count `n` and their
+    smallest class size over the combinations (`smallest_class_size`, window sums over the
+    tuples, not over records). Shared by the risk CDF and DuckDB's record risk. -#}
+{% macro smallest_class_patterns_sql(relation, combinations) -%}
+  {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations)) }}
+{%- endmacro %}
+
+{% macro default__smallest_class_patterns_sql(relation, combinations) -%}
   {%- set all_cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set sizes = [] -%}
@@ -31,17 +35,23 @@
     {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
     {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
   {%- endfor -%}
-  with patterns as (
+  select {{ all_cols | join(', ') }}, n,
+    cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
+  from (
     select {{ all_cols | join(', ') }}, count(*) as n from {{ relation }} group by {{ all_cols | join(', ') }}
-  ),
-  sized as (
-    select {{ all_cols | join(', ') }},
-      cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as f
-    from patterns
-  )
-  select r.{{ dbt_deid.ident(record_id) }}, s.f as smallest_class_size, 1.0 / s.f as prosecutor_risk
+  ) as patterns
+{%- endmacro %}
+
+{#- DuckDB: the same figures from smallest_class_patterns_sql joined back to the records with
+    null-safe equality (DuckDB hash-joins IS NOT DISTINCT FROM; engines that cannot keep the
+    window form above). -#}
+{% macro duckdb__record_risk_sql(relation, record_id, combinations) -%}
+  {%- set all_cols = [] -%}
+  {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  select r.{{ dbt_deid.ident(record_id) }}, s.smallest_class_size, 1.0 / s.smallest_class_size as prosecutor_risk
   from {{ relation }} as r
-  inner join sized as s on {% for c in all_cols %}r.{{ c }} is not distinct from s.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}
+  inner join ({{ dbt_deid.smallest_class_patterns_sql(relation, combinations) }}) as s
+    on {% for c in all_cols %}r.{{ c }} is not distinct from s.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}
 {%- endmacro %}
 
 {#- Class sizes f_j of one combination: one row per class (size column `f`), no values.
@@ -130,25 +140,18 @@
     select base.*, sum(n) over (partition by {% for i in range(q) %}p{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as f
     from base
   ),
-  truth as (
-    select row_number() over (order by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as tid, x.*
-    from (
-      select {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
-      from sized
-      group by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
-      having max(case when f >= {{ prune_k }}{% for i in range(q) %} and (p{{ i }} is null or p{{ i }} = t{{ i }}){% endfor %} then 1 else 0 end) = 0
-    ) as x
-  ),
-  {%- else %}
-  truth as (
-    select row_number() over (order by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as tid, x.*
-    from (
-      select {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
-      from base
-      group by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
-    ) as x
-  ),
   {%- endif %}
+  truth as (
+    select row_number() over (order by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}) as tid, x.*
+    from (
+      select {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
+      from {{ 'sized' if prune_k is not none else 'base' }}
+      group by {% for i in range(q) %}t{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}
+      {%- if prune_k is not none %}
+      having max(case when f >= {{ prune_k }}{% for i in range(q) %} and (p{{ i }} is null or p{{ i }} = t{{ i }}){% endfor %} then 1 else 0 end) = 0
+      {%- endif %}
+    ) as x
+  ),
   released as (
     select {% for i in range(q) %}p{{ i }}, {% endfor %}sum(n) as n
     from base

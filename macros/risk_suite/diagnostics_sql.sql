@@ -47,17 +47,10 @@
 {% macro default__risk_cdf_sql(relation, record_id, combinations, stage) -%}
   {%- set stage_combos = [] -%}
   {%- for b in combinations -%}{%- do stage_combos.append(dbt_deid.risk_stage_columns(b, stage)) -%}{%- endfor -%}
-  {%- set all_cols = [] -%}
-  {%- for b in stage_combos -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
-  {%- set sizes = [] -%}
-  {%- for b in stage_combos -%}
-    {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
-  {%- endfor -%}
   {#- One GROUP BY to distinct tuples of every combination's columns, then classes and the
       records' smallest class from those patterns (each row stands for n records). #}
   with patterns as (
-    select {{ all_cols | join(', ') }}, count(*) as n from {{ relation }} group by {{ all_cols | join(', ') }}
+    {{ dbt_deid.smallest_class_patterns_sql(relation, stage_combos) }}
   ),
   at_size as (
     {%- for b in stage_combos %}
@@ -67,10 +60,7 @@
     union all
     {%- endfor %}
     select '(all combinations)' as combination, smallest_class_size as f, sum(n) as records
-    from (
-      select {% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as smallest_class_size, n
-      from patterns
-    ) as r
+    from patterns
     group by smallest_class_size
   )
   select {{ dbt_deid.literal(stage) }} as stage,
