@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -295,3 +296,25 @@ def test_exact_gate_counts_consistent_records_not_classes(it_database, tmp_path)
     frame = run.query("select combination, k, min_consistent, records_below_k"
                       " from main_dbt_test__audit.gate_fixture_exact_only_k3_failures")
     assert frame.values.tolist() == [["age+gender", 3, 2, 2]]
+
+
+def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
+    """deid_record_risk (on DuckDB: tuple-level windows joined back to the records) against an
+    independent count: for every record, the smallest class over the combinations (suppressed
+    value = own category) and prosecutor risk 1 / that size; one row per record."""
+    run, release = demo_build
+    rid = release["record_id"]
+    frame = run.query(
+        f"select s.*, r.smallest_class_size, r.prosecutor_risk from deid_suppressed as s"
+        f" left join deid_record_risk as r using ({rid})"
+    )
+    assert len(run.query("select * from deid_record_risk")) == len(frame)
+    expected = None
+    for b in release["combinations"]:
+        keys = [tuple(None if pd.isna(v) else v for v in row)
+                for row in frame[list(b)].itertuples(index=False)]
+        counts = Counter(keys)
+        sizes = pd.Series([counts[key] for key in keys])
+        expected = sizes if expected is None else expected.combine(sizes, min)
+    assert frame["smallest_class_size"].tolist() == expected.tolist()
+    assert (frame["prosecutor_risk"] - 1.0 / expected).abs().max() < 1e-12
