@@ -22,11 +22,78 @@
   {{ return(value is iterable and value is not string and value is not mapping) }}
 {%- endmacro %}
 
+{#- Levenshtein distance; the Python twin is dbt_deid.settings_schema.edit_distance. -#}
+{% macro _edit_distance(a, b) -%}
+  {%- set ns = namespace(prev=range((b | length) + 1) | list) -%}
+  {%- for i in range(1, (a | length) + 1) -%}
+    {%- set cur = [i] -%}
+    {%- for j in range(1, (b | length) + 1) -%}
+      {%- do cur.append([ns.prev[j] + 1, cur[j - 1] + 1, ns.prev[j - 1] + (0 if a[i - 1] == b[j - 1] else 1)] | min) -%}
+    {%- endfor -%}
+    {%- set ns.prev = cur -%}
+  {%- endfor -%}
+  {{ return(ns.prev[-1]) }}
+{%- endmacro %}
+
+{#- The known name nearest to `name` within max(2, len // 3) edits (ties: sorted order), or
+    none; the Python twin is dbt_deid.settings_schema.closest_name. -#}
+{% macro _closest_name(name, known) -%}
+  {%- set ns = namespace(best=none, d=none) -%}
+  {%- for k in known | sort -%}
+    {%- set d = dbt_deid._edit_distance(name | string, k) -%}
+    {%- if ns.d is none or d < ns.d -%}{%- set ns.best = k -%}{%- set ns.d = d -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if ns.best is none or ns.d > [2, ((name | string | length) / 3) | int] | max -%}{{ return(none) }}{%- endif -%}
+  {{ return(ns.best) }}
+{%- endmacro %}
+
+{#- Every name of `raw` is a setting of `section` (dbt_deid.settings_schema, generated from the
+    one definition in src/dbt_deid/settings_schema.py), and the required ones are there. An
+    unknown name fails with the closest known one (fail closed: a misspelt setting must not
+    silently fall back to its default). -#}
+{% macro _check_names(where, raw, section, require=true) -%}
+  {%- set spec = dbt_deid.settings_schema().sections[section] -%}
+  {%- set prefix = (where ~ '.') if where else '' -%}
+  {%- for key in raw -%}
+    {%- if key not in spec -%}
+      {%- set hint = dbt_deid._closest_name(key, spec.keys() | list) -%}
+      {{ exceptions.raise_compiler_error("dbt_deid release setting '" ~ prefix ~ key ~ "': unknown setting" ~ ("; did you mean '" ~ prefix ~ hint ~ "'?" if hint is not none else '') ~ " (known here: " ~ (spec.keys() | list | sort | join(', ')) ~ ")") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if require -%}
+    {%- for key, s in spec.items() -%}
+      {%- if s.get('required') and raw.get(key) is none -%}
+        {{ dbt_deid._config_error(prefix ~ key, 'is required: ' ~ s.doc) }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- `value` (or the setting's default when none) if the section allows it. -#}
+{% macro _check_allowed(where, value, section, key) -%}
+  {%- set spec = dbt_deid.settings_schema().sections[section][key] -%}
+  {%- set v = value if value is not none else spec.get('default') -%}
+  {%- set allowed = spec.get('allowed') -%}
+  {%- if allowed is not none and v is not none and (v not in allowed or (v is boolean) != (allowed[0] is boolean)) -%}
+    {{ dbt_deid._config_error(((where ~ '.') if where else '') ~ key, 'must be one of ' ~ allowed | join(', ') ~ ', got ' ~ v) }}
+  {%- endif -%}
+  {{ return(v) }}
+{%- endmacro %}
+
+{#- The default of a setting (dbt_deid.settings_schema). -#}
+{% macro _setting_default(section, key) -%}
+  {{ return(dbt_deid.settings_schema().sections[section][key].get('default')) }}
+{%- endmacro %}
+
 {% macro default__release_config(release) -%}
   {%- set raw = release if release is not none else var('deid_release', none) -%}
   {%- if raw is none or raw is not mapping -%}
     {{ dbt_deid._config_error('deid_release', 'declare the release as a mapping in var deid_release') }}
   {%- endif -%}
+  {%- do dbt_deid._check_names('', raw, 'release') -%}
+  {%- for key in ['sample', 'report', 'small_areas', 'generalization'] -%}
+    {%- if raw.get(key) is mapping -%}{%- do dbt_deid._check_names(key, raw[key], key) -%}{%- endif -%}
+  {%- endfor -%}
   {%- set qis_raw = raw.get('quasi_identifiers') -%}
   {%- if qis_raw is not mapping or qis_raw | length == 0 -%}
     {{ dbt_deid._config_error('quasi_identifiers', 'must be a non-empty mapping of column -> settings') }}
@@ -36,11 +103,12 @@
     {%- set spec = spec0 if spec0 is not none else {} -%}
     {%- set where = 'quasi_identifiers.' ~ name -%}
     {%- if spec is not mapping -%}{{ dbt_deid._config_error(where, 'must be a mapping') }}{%- endif -%}
-    {%- set level = spec.get('level', 0) -%}
+    {%- do dbt_deid._check_names(where, spec, 'quasi_identifier') -%}
+    {%- set level = spec.get('level', dbt_deid._setting_default('quasi_identifier', 'level')) -%}
     {%- if level is not integer or level is boolean or level < 0 -%}
       {{ dbt_deid._config_error(where ~ '.level', 'must be a non-negative integer, got ' ~ level) }}
     {%- endif -%}
-    {%- set weight = spec.get('weight', 1.0) -%}
+    {%- set weight = spec.get('weight', dbt_deid._setting_default('quasi_identifier', 'weight')) -%}
     {%- if not dbt_deid._is_fraction(weight) -%}
       {{ dbt_deid._config_error(where ~ '.weight', 'must be a number in [0, 1], got ' ~ weight) }}
     {%- endif -%}
@@ -97,17 +165,14 @@
     {%- endif -%}
   {%- endif -%}
 
-  {#- combinations, hierarchical_qis, demographics, weights and algorithm are validated and
-      expanded by the Python core in the deid_release_plan model (one implementation); SQL reads
-      the plan with dbt_deid.release_plan(). -#}
-  {#- Threshold presets (seeds 002/003; dbt_deid.risk.thresholds): tau when none is given. -#}
-  {%- set preset = raw.get('preset') -%}
-  {%- set preset_tau = {'public': 0.05, 'agreement': 0.2, 'audited': 1.0 / 3.0} -%}
-  {%- if preset is not none and preset not in preset_tau -%}
-    {{ dbt_deid._config_error('preset', 'must be public, agreement or audited, got ' ~ preset) }}
-  {%- endif -%}
+  {%- do dbt_deid._check_combinations(raw, qi_names) -%}
+  {#- Threshold presets (dbt_deid.settings_schema; justification in dbt_deid.risk.thresholds):
+      tau when none is given. -#}
+  {%- set schema = dbt_deid.settings_schema() -%}
+  {%- set preset = dbt_deid._check_allowed('', raw.get('preset'), 'release', 'preset') -%}
+  {%- set preset_tau = schema.preset_tau[schema.preset_aliases.get(preset, preset)] if preset is not none else none -%}
   {%- set pop_k = dbt_deid._population_k(raw) -%}
-  {%- set tau = (1.0 / pop_k) if pop_k is not none else raw.get('tau', preset_tau[preset] if preset is not none and raw.get('k') is none else none) -%}
+  {%- set tau = (1.0 / pop_k) if pop_k is not none else raw.get('tau', preset_tau if raw.get('k') is none else none) -%}
   {%- set k_raw = raw.get('k') -%}
   {%- if tau is none and k_raw is none -%}
     {{ dbt_deid._config_error('tau', 'give the threshold tau (k = ceil(1/tau)) or k') }}
@@ -131,11 +196,11 @@
     {{ dbt_deid._config_error('k', 'must be >= 2 (tau < 1); got k = ' ~ k ~ ((' (population_threshold ' ~ raw.population_threshold ~ ' x sampling_fraction ' ~ raw.sampling_fraction ~ ')') if pop_k is not none else '') ~ ': with k = 1 every record is its own class') }}
   {%- endif -%}
 
-  {%- set max_sup = raw.get('max_suppression', 1.0) -%}
+  {%- set max_sup = raw.get('max_suppression') -%}
   {%- if not dbt_deid._is_fraction(max_sup) -%}
     {{ dbt_deid._config_error('max_suppression', 'must be a number in [0, 1], got ' ~ max_sup) }}
   {%- endif -%}
-  {%- set algorithm = raw.get('algorithm', 'combinations') -%}
+  {%- set algorithm = dbt_deid._check_allowed('', raw.get('algorithm'), 'release', 'algorithm') -%}
   {%- set source = raw.get('source') -%}
   {%- if source is none or not (source is string or (source is mapping and 'source_name' in source and 'table' in source)) -%}
     {{ dbt_deid._config_error('source', 'must be a model/seed name or {source_name: ..., table: ...}') }}
@@ -144,19 +209,8 @@
   {%- if record_id is not string or record_id | length == 0 -%}
     {{ dbt_deid._config_error('record_id', 'must name a unique, non-null column of the source') }}
   {%- endif -%}
-  {%- if record_id in qi_names -%}
-    {{ dbt_deid._config_error('record_id', record_id ~ ' cannot be a quasi-identifier') }}
-  {%- endif -%}
-  {%- set direct = raw.get('direct_identifiers', []) or [] -%}
-  {%- if not dbt_deid._is_list(direct) -%}
-    {{ dbt_deid._config_error('direct_identifiers', 'must be a list of column names') }}
-  {%- endif -%}
-  {%- for col in direct -%}
-    {%- if col in qi_names -%}
-      {{ dbt_deid._config_error('direct_identifiers', col ~ ' is also a quasi-identifier') }}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- set missing_label = raw.get('missing_label', '<missing>') -%}
+  {%- set roles = dbt_deid._column_roles(raw, qis) -%}
+  {%- set missing_label = raw.get('missing_label', dbt_deid._setting_default('release', 'missing_label')) -%}
   {%- if missing_label is not string or missing_label | length == 0 -%}
     {{ dbt_deid._config_error('missing_label', 'must be a non-empty string') }}
   {%- endif -%}
@@ -180,13 +234,109 @@
   {%- endif -%}
   {{ return({
       'name': raw.get('name', 'release'), 'sample': sample, 'source': source, 'record_id': record_id,
-      'direct_identifiers': direct | list, 'qis': qis, 'qi_names': qi_names,
+      'direct_identifiers': roles.direct_identifiers, 'pass_through': roles.pass_through,
+      'excluded': roles.excluded, 'qis': qis, 'qi_names': qi_names,
       'combinations': dbt_deid.release_plan('verified'),
       'protected_combinations': dbt_deid.release_plan('protected'),
       'released_qis': dbt_deid.release_plan('released'),
       'k': k, 'tau': tau, 'preset': preset,
       'max_suppression': max_sup, 'algorithm': algorithm, 'missing_label': missing_label,
   }) }}
+{%- endmacro %}
+
+
+{#- The column lists of the roles (dbt_deid.config.column_roles is the Python twin): each a
+    list of names, and a column has one role (seed 000 Table 1's variable types). The record id
+    is never published and needs no other role. -#}
+{% macro _column_roles(raw, qis) -%}
+  {%- set owner = {} -%}
+  {%- do owner.update({raw.record_id | lower: 'record_id'}) -%}
+  {%- for q in qis -%}
+    {%- if owner.get(q.column | lower) == 'record_id' -%}
+      {{ dbt_deid._config_error('record_id', raw.record_id ~ ' cannot be a quasi-identifier') }}
+    {%- endif -%}
+    {%- do owner.update({q.column | lower: 'quasi_identifiers.' ~ q.name}) -%}
+  {%- endfor -%}
+  {%- set out = {} -%}
+  {%- for role in ['direct_identifiers', 'pass_through', 'excluded'] -%}
+    {%- set cols = raw.get(role) or [] -%}
+    {%- if not dbt_deid._is_list(cols) -%}
+      {{ dbt_deid._config_error(role, 'must be a list of column names') }}
+    {%- endif -%}
+    {%- for col in cols -%}
+      {%- if col is not string or col | length == 0 -%}
+        {{ dbt_deid._config_error(role, 'must be a list of column names') }}
+      {%- endif -%}
+      {%- set other = owner.get(col | lower) -%}
+      {%- if other is not none -%}
+        {{ dbt_deid._config_error(role, 'lists ' ~ col ~ ', which is already ' ~ other ~ (' (the record id is never published; it needs no other role)' if other == 'record_id' else '') ~ ': give each column one role') }}
+      {%- endif -%}
+      {%- do owner.update({col | lower: role}) -%}
+    {%- endfor -%}
+    {%- do out.update({role: cols | list}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- Explicit combinations name declared QIs (parse time, before any work), and every QI is
+    protected: in a combination, or a level of a hierarchical QI (seed 000 Table 4: covered by
+    its family's verified levels and propagation). The generated combinations of hierarchical
+    QIs are expanded by the core in deid_release_plan. -#}
+{% macro _check_combinations(raw, qi_names) -%}
+  {%- set families = raw.get('hierarchical_qis') or {} -%}
+  {%- if families is not mapping -%}
+    {{ dbt_deid._config_error('hierarchical_qis', 'must be a mapping of family name -> settings') }}
+  {%- endif -%}
+  {%- set covered = [] -%}
+  {%- for fam, spec in families.items() -%}
+    {%- if spec is not mapping -%}{{ dbt_deid._config_error('hierarchical_qis.' ~ fam, 'must be a mapping') }}{%- endif -%}
+    {%- do dbt_deid._check_names('hierarchical_qis.' ~ fam, spec, 'family') -%}
+    {%- set levels = spec.get('levels') -%}
+    {%- if not dbt_deid._is_list(levels) or levels | length == 0 -%}
+      {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'must be a non-empty list of QI names, finest first') }}
+    {%- endif -%}
+    {%- for lv in levels -%}
+      {%- if lv not in qi_names -%}
+        {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'names unknown quasi-identifier ' ~ lv) }}
+      {%- endif -%}
+      {%- do covered.append(lv) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set combos = raw.get('combinations') -%}
+  {%- if combos is none -%}
+    {%- set demo = raw.get('demographics') -%}
+    {%- if demo is not none and not dbt_deid._is_list(demo) -%}
+      {{ dbt_deid._config_error('demographics', 'must be a list of quasi-identifier names') }}
+    {%- endif -%}
+    {%- for q in (demo if demo is not none else qi_names) -%}
+      {%- if q not in qi_names -%}{{ dbt_deid._config_error('demographics', 'names unknown quasi-identifier ' ~ q) }}{%- endif -%}
+      {%- do covered.append(q) -%}
+    {%- endfor -%}
+  {%- else -%}
+    {%- if not dbt_deid._is_list(combos) or combos | length == 0 -%}
+      {{ dbt_deid._config_error('combinations', 'must be a non-empty list of lists of QI names') }}
+    {%- endif -%}
+    {%- for c in combos -%}
+      {%- set where = 'combinations[' ~ loop.index ~ ']' -%}
+      {%- if not dbt_deid._is_list(c) or c | length == 0 -%}
+        {{ dbt_deid._config_error(where, 'must be a non-empty list of QI names, got ' ~ c) }}
+      {%- endif -%}
+      {%- for col in c -%}
+        {%- if col not in qi_names -%}
+          {{ dbt_deid._config_error(where, "names unknown column '" ~ col ~ "'; declared quasi-identifiers are " ~ qi_names | join(', ')) }}
+        {%- endif -%}
+        {%- do covered.append(col) -%}
+      {%- endfor -%}
+      {%- if c | unique | list | length != c | length -%}
+        {{ dbt_deid._config_error(where, 'repeats a column: ' ~ c | join(', ')) }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set unprotected = [] -%}
+  {%- for q in qi_names -%}{%- if q not in covered -%}{%- do unprotected.append(q) -%}{%- endif -%}{%- endfor -%}
+  {%- if unprotected | length > 0 -%}
+    {{ dbt_deid._config_error('combinations', 'quasi-identifier(s) ' ~ unprotected | join(', ') ~ ' are released but in no combination, so nothing would protect them; add them to a combination (or make them pass_through if they are not quasi-identifiers)') }}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- k from the population (seed 001 equation 3): k = ceil(alpha x F_j) with F_j the release's
@@ -214,9 +364,11 @@
 {%- endmacro %}
 
 {% macro _validate_rule(where, rule) -%}
-  {%- if rule is not mapping or rule.get('type') not in ['interval', 'prefix', 'date'] -%}
-    {{ dbt_deid._config_error(where, 'must be a mapping with type interval, prefix or date') }}
+  {%- set types = dbt_deid.settings_schema().sections.rule.type.allowed -%}
+  {%- if rule is not mapping or rule.get('type') not in types -%}
+    {{ dbt_deid._config_error(where, 'must be a mapping with type ' ~ types | join(', ')) }}
   {%- endif -%}
+  {%- do dbt_deid._check_names(where, rule, 'rule') -%}
   {%- set levels = rule.get('levels') -%}
   {%- if not dbt_deid._is_list(levels) or levels | length == 0 -%}
     {{ dbt_deid._config_error(where ~ '.levels', 'must be a non-empty list') }}
@@ -224,6 +376,7 @@
   {%- for lv in levels -%}
     {%- set w = where ~ '.levels[' ~ loop.index ~ ']' -%}
     {%- if lv is not mapping -%}{{ dbt_deid._config_error(w, 'must be a mapping') }}{%- endif -%}
+    {%- do dbt_deid._check_names(w, lv, dbt_deid.settings_schema().rule_level_section[rule.type]) -%}
     {%- if rule.type == 'interval' -%}
       {%- if lv.get('breaks') is not none -%}
         {%- if not dbt_deid._is_list(lv.breaks) or lv.breaks | length == 0 -%}
@@ -242,15 +395,13 @@
           {{ dbt_deid._config_error(w ~ '.' ~ key, 'must be a number') }}
         {%- endif -%}
       {%- endfor -%}
-      {%- if lv.get('label', 'range') not in ['range', 'lower', 'index'] -%}
-        {{ dbt_deid._config_error(w ~ '.label', 'must be range, lower or index') }}
-      {%- endif -%}
+      {%- do dbt_deid._check_allowed(w, lv.get('label'), 'rule_level_interval', 'label') -%}
     {%- elif rule.type == 'prefix' -%}
       {%- if lv.get('length') is not integer or lv.get('length') < 0 -%}
         {{ dbt_deid._config_error(w ~ '.length', 'must be a non-negative integer') }}
       {%- endif -%}
-    {%- elif lv.get('trunc') not in ['week', 'month', 'quarter', 'year'] -%}
-      {{ dbt_deid._config_error(w ~ '.trunc', 'must be week, month, quarter or year') }}
+    {%- else -%}
+      {%- do dbt_deid._check_allowed(w, lv.get('trunc'), 'rule_level_date', 'trunc') -%}
     {%- endif -%}
   {%- endfor -%}
 {%- endmacro %}

@@ -1,108 +1,201 @@
-{#- The release gates: generic tests with severity error, attached to deid_suppressed so that
-    `dbt build` skips the publish model when one fails. They return only counts and the
-    combination or column name, never quasi-identifier values (also with store_failures). -#}
+{#- The release gates. Each gate is one macro returning a query whose rows are the failures (no
+    row = pass): counts, limits and combination or column names only, never quasi-identifier
+    values. The same queries run in two places, so the two can never disagree:
 
-{#- Every protected combination has no class smaller than k, a suppressed value being its own
-    category (sufficient for the guarantee). -#}
+    * as dbt tests with severity error on deid_release_gate (visibility in `dbt build`,
+      `--store-failures`), below;
+    * inside the publish materialization (macros/publish/materialization_deid_publish.sql),
+      against the table about to be published, which refuses to publish on any failure whatever
+      the dbt command, selection or severity (dbt_deid.release_gate_results). -#}
+
+{#- k-anonymity (seed 000 "Measuring the Probability of Re-identification"): every combination
+    has no class smaller than k, a suppressed value being its own category (sufficient for the
+    guarantee). -#}
+{% macro gate_k_anonymity_sql(relation, combinations, k) -%}
+  {{ return(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid')(relation, combinations, k)) }}
+{%- endmacro %}
+
+{% macro default__gate_k_anonymity_sql(relation, combinations, k) -%}
+  select combination, k, classes_below_k as small_classes, records_above_tau as records_in_small_classes, smallest_class
+  from ({{ dbt_deid.risk_summary_sql(relation, combinations, k, 1.0 / k, 'gate') }}) as s
+  where smallest_class < {{ k }}
+{%- endmacro %}
+
+{#- The definitive check: every record's true values are consistent with at least k released
+    records (a suppressed cell is consistent with anything). prune_k = k: only the true tuples
+    that could fall below k are joined (see exact_consistent_sql); each gets its exact count,
+    so the verdict is the full one's. `relation` holds `<qi>` and `<qi>__generalized`. -#}
+{% macro gate_exact_sql(relation, combinations, k) -%}
+  {{ return(adapter.dispatch('gate_exact_sql', 'dbt_deid')(relation, combinations, k)) }}
+{%- endmacro %}
+
+{% macro default__gate_exact_sql(relation, combinations, k) -%}
+  select combination, k, min_consistent, records_below_k
+  from ({{ dbt_deid.exact_risk_summary_sql(relation, combinations, k, none, k) }}) as s
+  where records_below_k > 0
+{%- endmacro %}
+
+{#- MaxSup (seed 001 "Base Algorithm"): the share of records with any suppressed QI is at most
+    max_suppression. -#}
+{% macro gate_max_suppression_sql(relation, max_suppression, columns) -%}
+  {{ return(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid')(relation, max_suppression, columns)) }}
+{%- endmacro %}
+
+{% macro default__gate_max_suppression_sql(relation, max_suppression, columns) -%}
+  {%- set any_null = [] -%}
+  {%- for c in columns -%}{%- do any_null.append(dbt_deid.ident(c) ~ ' is null') -%}{%- endfor -%}
+  select records, records_with_suppression, share_records_with_suppression, {{ max_suppression }} as max_suppression
+  from (
+    select count(*) as records,
+      sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) as records_with_suppression,
+      1.0 * sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) / {{ dbt_deid.nonzero('count(*)') }} as share_records_with_suppression
+    from {{ relation }}
+  ) as s
+  where share_records_with_suppression > {{ max_suppression }}
+{%- endmacro %}
+
+{#- Per-column cap (seed 003: 15%): the share of a column's cells suppressed is at most its
+    cap. `caps` is a list of [column, cap]. -#}
+{% macro gate_column_caps_sql(relation, caps) -%}
+  {{ return(adapter.dispatch('gate_column_caps_sql', 'dbt_deid')(relation, caps)) }}
+{%- endmacro %}
+
+{% macro default__gate_column_caps_sql(relation, caps) -%}
+  {%- if caps | length == 0 -%}
+  select 'none' as column_name, 0 as suppressed_cells, 0.0 as share_suppressed, 1.0 as cap where 1 = 0
+  {%- else -%}
+  select column_name, suppressed_cells, share_suppressed, cap from (
+    {%- for c, cap in caps %}
+    select {{ dbt_deid.literal(c) }} as column_name,
+      sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) as suppressed_cells,
+      1.0 * sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) / {{ dbt_deid.nonzero('count(*)') }} as share_suppressed,
+      {{ cap }} as cap
+    from {{ relation }}
+    {%- if not loop.last %} union all{% endif %}
+    {%- endfor %}
+  ) as s
+  where share_suppressed > cap
+  {%- endif -%}
+{%- endmacro %}
+
+{#- Records are never silently dropped: `relation` has as many rows as the release input (the
+    source, or its sample when the release sets `sample`). -#}
+{% macro gate_row_count_sql(relation, cfg) -%}
+  {{ return(adapter.dispatch('gate_row_count_sql', 'dbt_deid')(relation, cfg)) }}
+{%- endmacro %}
+
+{% macro default__gate_row_count_sql(relation, cfg) -%}
+  select m.records as model_records, s.records as source_records
+  from (select count(*) as records from {{ relation }}) as m
+  cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
+  where m.records <> s.records
+{%- endmacro %}
+
+{#- The release was computed from the input as it is now: every record of the release input is
+    in `truth` (deid_suppressed) with the same original quasi-identifier values. Catches a
+    publish model rebuilt alone (`dbt build -s deid_published`) over a source that changed since
+    the suppression was computed. Counts only. -#}
+{% macro gate_input_unchanged_sql(truth, cfg) -%}
+  {{ return(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid')(truth, cfg)) }}
+{%- endmacro %}
+
+{% macro default__gate_input_unchanged_sql(truth, cfg) -%}
+  {%- set rid = dbt_deid.ident(cfg.record_id) -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set changed = [] -%}
+  {%- for q in cfg.qis -%}
+    {%- do changed.append('not (coalesce(cast(src.' ~ dbt_deid.ident(q.column) ~ ' as ' ~ dbt.type_string() ~ '), ' ~ miss ~ ') = t.' ~ dbt_deid.ident(q.name ~ '__original') ~ ')') -%}
+  {%- endfor -%}
+  select changed_records from (
+    select sum(case when t.{{ rid }} is null or {{ changed | join(' or ') }} then 1 else 0 end) as changed_records
+    from {{ dbt_deid.release_input(cfg) }} as src
+    left join {{ truth }} as t on t.{{ rid }} = src.{{ rid }}
+  ) as s
+  where changed_records > 0
+{%- endmacro %}
+
+{#- The published table is the release the gates checked: the same multiset of released
+    quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
+    for what is written. -#}
+{% macro gate_published_matches_sql(published, truth, columns) -%}
+  {{ return(adapter.dispatch('gate_published_matches_sql', 'dbt_deid')(published, truth, columns)) }}
+{%- endmacro %}
+
+{% macro default__gate_published_matches_sql(published, truth, columns) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  select count(*) as differing_patterns from (
+    select {{ cols | join(', ') }}
+    from (
+      select {{ cols | join(', ') }}, 1 as in_published, 0 as in_checked from {{ published }}
+      union all
+      select {{ cols | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
+    ) as u
+    group by {{ cols | join(', ') }}
+    having sum(in_published) <> sum(in_checked)
+  ) as d
+  having count(*) > 0
+{%- endmacro %}
+
+{#- The dbt tests: the same queries on deid_release_gate, limits from the release. -#}
+
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
   {{ adapter.dispatch('test_deid_k_anonymity', 'dbt_deid')(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_k_anonymity(model, combinations, k) %}
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
-  {%- if cfg is none %}
+  {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
-  {%- set k = k if k is not none else cfg.k -%}
-  select combination, k, classes_below_k as small_classes, records_above_tau as records_in_small_classes, smallest_class
-  from ({{ dbt_deid.risk_summary_sql(model, combos, k, 1.0 / k, 'gate') }}) as s
-  where smallest_class < {{ k }}
+  {{ dbt_deid.gate_k_anonymity_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
   {%- endif %}
 {% endmacro %}
 
-{#- The definitive check: every record's true values are consistent with at least k released
-    records (a suppressed cell is consistent with anything). -#}
 {% test deid_exact_k_anonymity(model, combinations=none, k=none) %}
   {{ adapter.dispatch('test_deid_exact_k_anonymity', 'dbt_deid')(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_exact_k_anonymity(model, combinations, k) %}
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
-  {%- if cfg is none %}
+  {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
-  {%- set k = k if k is not none else cfg.k -%}
-  {#- prune_k = k: only the true tuples that could fall below k are joined (see
-      exact_consistent_sql); each gets its exact count, so the verdict is the full one's. #}
-  select combination, k, min_consistent, records_below_k
-  from ({{ dbt_deid.exact_risk_summary_sql(model, combos, k, none, k) }}) as s
-  where records_below_k > 0
+  {{ dbt_deid.gate_exact_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
   {%- endif %}
 {% endmacro %}
 
-{#- MaxSup: the share of records with any suppressed QI is at most max_suppression. -#}
 {% test deid_max_suppression(model, max_suppression=none, columns=none) %}
   {{ adapter.dispatch('test_deid_max_suppression', 'dbt_deid')(model, max_suppression, columns) }}
 {% endtest %}
 
 {% macro default__test_deid_max_suppression(model, max_suppression, columns) %}
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
-  {%- if cfg is none %}
+  {%- if cfg is none and (max_suppression is none or columns is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set limit = max_suppression if max_suppression is not none else cfg.max_suppression -%}
-  {%- set cols = columns if columns is not none else cfg.released_qis -%}
-  {%- set any_null = [] -%}
-  {%- for c in cols -%}{%- do any_null.append(dbt_deid.ident(c) ~ ' is null') -%}{%- endfor -%}
-  select records, records_with_suppression, share_records_with_suppression, {{ limit }} as max_suppression
-  from (
-    select count(*) as records,
-      sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) as records_with_suppression,
-      1.0 * sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) / count(*) as share_records_with_suppression
-    from {{ model }}
-  ) as s
-  where share_records_with_suppression > {{ limit }}
+  {{ dbt_deid.gate_max_suppression_sql(model, max_suppression if max_suppression is not none else cfg.max_suppression, columns if columns is not none else cfg.released_qis) }}
   {%- endif %}
 {% endmacro %}
 
-{#- Per-column cap (seed 003: 15%): the share of a column's cells suppressed is at most its cap. -#}
 {% test deid_column_suppression_cap(model, caps=none) %}
   {{ adapter.dispatch('test_deid_column_suppression_cap', 'dbt_deid')(model, caps) }}
 {% endtest %}
 
 {% macro default__test_deid_column_suppression_cap(model, caps) %}
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
-  {%- if cfg is none %}
+  {%- if cfg is none and caps is none %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
   {%- set pairs = [] -%}
   {%- if caps is not none -%}
-    {%- for c, cap in caps.items() -%}{%- do pairs.append((c, cap)) -%}{%- endfor -%}
+    {%- for c, cap in caps.items() -%}{%- do pairs.append([c, cap]) -%}{%- endfor -%}
   {%- else -%}
-    {%- for q in cfg.qis -%}{%- if q.cap is not none -%}{%- do pairs.append((q.name, q.cap)) -%}{%- endif -%}{%- endfor -%}
+    {%- set pairs = dbt_deid.release_caps(cfg) -%}
   {%- endif -%}
-  {%- if pairs | length == 0 %}
-  select 1 as no_cap where 1 = 0
-  {%- else %}
-  select column_name, suppressed_cells, share_suppressed, cap from (
-    {%- for c, cap in pairs %}
-    select {{ dbt_deid.literal(c) }} as column_name,
-      sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) as suppressed_cells,
-      1.0 * sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) / count(*) as share_suppressed,
-      {{ cap }} as cap
-    from {{ model }}
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
-  ) as s
-  where share_suppressed > cap
-  {%- endif %}
+  {{ dbt_deid.gate_column_caps_sql(model, pairs) }}
   {%- endif %}
 {% endmacro %}
 
-{#- Records are never silently dropped: the model has as many rows as the release input (the
-    source, or its sample when the release sets `sample`). -#}
 {% test deid_row_count_matches_source(model) %}
   {{ adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid')(model) }}
 {% endtest %}
@@ -112,9 +205,20 @@
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  select m.records as model_records, s.records as source_records
-  from (select count(*) as records from {{ model }}) as m
-  cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
-  where m.records <> s.records
+  {{ dbt_deid.gate_row_count_sql(model, cfg) }}
   {%- endif %}
 {% endmacro %}
+
+{#- The per-column caps of a release as [column, cap] pairs (released QIs with a cap). -#}
+{% macro release_caps(cfg) -%}
+  {%- set pairs = [] -%}
+  {%- for q in cfg.qis -%}
+    {%- if q.cap is not none and q.name in cfg.released_qis -%}{%- do pairs.append([q.name, q.cap]) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return(pairs) }}
+{%- endmacro %}
+
+{#- `expression`, or NULL when it is 0 (a ratio over no rows is NULL, not an error). -#}
+{% macro nonzero(expression) -%}
+  {{ return('nullif(' ~ expression ~ ', 0)') }}
+{%- endmacro %}

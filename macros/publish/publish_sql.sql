@@ -1,19 +1,61 @@
-{#- The published table: the source's columns in their order, direct identifiers dropped, each
-    QI source column replaced by its released QIs (generalized, NULL where suppressed; several
-    columns when several hierarchy levels are released), every other column unchanged. Same
-    rows as the source (joined on the record id). -#}
-{% macro publish_sql(cfg, suppressed) -%}
-  {{ return(adapter.dispatch('publish_sql', 'dbt_deid')(cfg, suppressed)) }}
+{#- Column roles (seed 000 "Types of Variables", Table 1; ARX's attribute types): every source
+    column of a release has exactly one role. record_id joins the suppression back and is never
+    published; direct_identifiers and excluded columns are dropped; a quasi-identifier's source
+    column is replaced by its released QIs (generalized, NULL where suppressed; several columns
+    when several hierarchy levels are released); pass_through columns are copied unchanged.
+    Nothing passes through by default: a source column with no role, for instance one added
+    upstream after the release was written, fails the build naming it. -#}
+{% macro assert_column_roles(cfg) -%}
+  {{ return(adapter.dispatch('assert_column_roles', 'dbt_deid')(cfg)) }}
 {%- endmacro %}
 
-{% macro default__publish_sql(cfg, suppressed) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}  {#- the inner join keeps the release's records (its sample, if any) -#}
-  {%- set rid = dbt_deid.ident(cfg.record_id) -%}
-  {%- if execute -%}
-    {%- set columns = adapter.get_columns_in_relation(src) -%}
-  {%- else -%}
-    {%- set columns = [] -%}
+{% macro default__assert_column_roles(cfg) -%}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- set names = adapter.get_columns_in_relation(src) | map(attribute='name') | list -%}
+  {%- set lower = names | map('lower') | list -%}
+  {%- set roles = dbt_deid._role_of_columns(cfg) -%}
+  {%- set missing = [] -%}
+  {%- for col in names -%}
+    {%- if col | lower not in roles -%}{%- do missing.append(col) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if missing | length > 0 -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": source " ~ src ~ " has column(s) " ~ missing | join(', ') ~ " with no role in release '" ~ cfg.name ~ "'; nothing passes through by default: list each under quasi_identifiers, pass_through (published unchanged), direct_identifiers or excluded (dropped)") }}
   {%- endif -%}
+  {%- for col, role in roles.items() -%}
+    {%- if col not in lower -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release setting '" ~ role ~ "' names column '" ~ col ~ "', which is not in source " ~ src ~ " (columns: " ~ lower | join(', ') ~ ")") }}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- lower-case source column -> its role (record_id, quasi_identifiers.<qi>, direct_identifiers,
+    pass_through, excluded). -#}
+{% macro _role_of_columns(cfg) -%}
+  {%- set roles = {cfg.record_id | lower: 'record_id'} -%}
+  {%- for q in cfg.qis -%}{%- do roles.update({q.column | lower: 'quasi_identifiers.' ~ q.name}) -%}{%- endfor -%}
+  {%- for role in ['direct_identifiers', 'pass_through', 'excluded'] -%}
+    {%- for c in cfg[role] -%}{%- do roles.update({c | lower: role}) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{ return(roles) }}
+{%- endmacro %}
+
+{#- The published columns in the source's order: each QI source column replaced by its released
+    QIs, pass-through columns as they are; [] while parsing. -#}
+{% macro published_columns(cfg) -%}
+  {{ return(adapter.dispatch('published_columns', 'dbt_deid')(cfg)) }}
+{%- endmacro %}
+
+{% macro default__published_columns(cfg) -%}
+  {%- set out = [] -%}
+  {%- for item in dbt_deid._published_items(cfg) -%}{%- do out.append(item[1]) -%}{%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- [kind, name] per published column: kind 'qi' (read from the suppressed records) or 'pass'
+    (copied from the source, name as the source spells it). -#}
+{% macro _published_items(cfg) -%}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- set released = cfg.released_qis -%}
   {%- set by_source = {} -%}
   {%- for q in cfg.qis -%}
@@ -21,20 +63,32 @@
     {%- if key not in by_source -%}{%- do by_source.update({key: []}) -%}{%- endif -%}
     {%- if q.name in released -%}{%- do by_source[key].append(q.name) -%}{%- endif -%}
   {%- endfor -%}
-  {%- set direct_lower = cfg.direct_identifiers | map('lower') | list -%}
+  {%- set passing = cfg.pass_through | map('lower') | list -%}
   {%- set out = [] -%}
-  {%- for col in columns -%}
-    {%- if col.name | lower in direct_lower -%}
-    {%- elif col.name | lower in by_source -%}
-      {#- a source column of QIs: replaced by its released QIs (several levels may be released) -#}
-      {%- for q in by_source[col.name | lower] -%}
-        {%- do out.append('s.' ~ dbt_deid.ident(q) ~ ' as ' ~ dbt_deid.ident(q)) -%}
-      {%- endfor -%}
-    {%- else -%}
-      {%- do out.append('src.' ~ adapter.quote(col.name) ~ ' as ' ~ adapter.quote(col.name)) -%}
+  {%- for col in adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) -%}
+    {%- if col.name | lower in by_source -%}
+      {%- for q in by_source[col.name | lower] -%}{%- do out.append(['qi', q]) -%}{%- endfor -%}
+    {%- elif col.name | lower in passing -%}
+      {%- do out.append(['pass', col.name]) -%}
     {%- endif -%}
   {%- endfor -%}
-  select {{ out | join(',\n    ') if out else '1 as placeholder' }}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The published table: same rows as the release input (joined on the record id), the
+    published columns of published_columns(). -#}
+{% macro publish_sql(cfg, suppressed) -%}
+  {{ return(adapter.dispatch('publish_sql', 'dbt_deid')(cfg, suppressed)) }}
+{%- endmacro %}
+
+{% macro default__publish_sql(cfg, suppressed) -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}  {#- the inner join keeps the release's records (its sample, if any) -#}
+  {%- set rid = dbt_deid.ident(cfg.record_id) -%}
+  {%- set out = [] -%}
+  {%- for kind, name in dbt_deid._published_items(cfg) -%}
+    {%- do out.append(('s.' if kind == 'qi' else 'src.') ~ dbt_deid.ident(name) ~ ' as ' ~ dbt_deid.ident(name)) -%}
+  {%- endfor -%}
+  select {{ out | join(',\n    ') if out else 'cast(null as ' ~ dbt.type_string() ~ ') as no_column' }}
   from {{ src }} as src
   inner join {{ suppressed }} as s on s.{{ rid }} = src.{{ rid }}
 {%- endmacro %}

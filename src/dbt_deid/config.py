@@ -6,8 +6,10 @@ weights w[z_b] in [0, 1], the QI combinations B to protect, the threshold tau wi
 k = ceil(1/tau), MaxSup (seed 001: the largest share of records allowed to carry a suppressed
 QI) and optional per-column suppression caps (seed 003 used 15%).
 
-The same dictionary is read by the dbt macros (``macros/config/get_release.sql``) and by this
-module; every bad value raises one :class:`ConfigError` naming the setting.
+The same dictionary is read by the dbt macros (``macros/config/release_config.sql``) and by
+this module; the names, defaults and allowed values of both come from one definition,
+:mod:`dbt_deid.settings_schema`. Every bad value raises one :class:`ConfigError` naming the
+setting; an unknown name is an error with a suggestion.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbt_deid import settings_schema as schema
 from dbt_deid.errors import ConfigError
 from dbt_deid.families import (
     Family,
@@ -26,10 +29,10 @@ from dbt_deid.families import (
     released_order,
 )
 
-ALGORITHMS = ("combinations", "complete")
-RULES = ("interval", "prefix", "date")
-DATE_UNITS = ("week", "month", "quarter", "year")
-DEFAULT_MISSING_LABEL = "<missing>"
+ALGORITHMS = tuple(schema.ALGORITHMS)
+RULES = tuple(schema.RULE_TYPES)
+DATE_UNITS = tuple(schema.DATE_UNITS)
+DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 
 def k_from_tau(tau: float) -> int:
@@ -108,6 +111,8 @@ class ReleaseConfig:
     source: str | None = None
     record_id: str | None = None
     direct_identifiers: tuple[str, ...] = ()
+    pass_through: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
     missing_label: str = DEFAULT_MISSING_LABEL
     families: tuple[Family, ...] = ()
     demographics: tuple[str, ...] = ()
@@ -163,6 +168,7 @@ def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
     setting = f"quasi_identifiers.{qi}.rule"
     if not isinstance(rule, Mapping) or rule.get("type") not in RULES:
         raise ConfigError(f"{setting} must be a mapping with type one of {RULES}, got {rule!r}")
+    schema.check_names(setting, rule, "rule")
     levels = rule.get("levels")
     if not isinstance(levels, Sequence) or isinstance(levels, str) or not levels:
         raise ConfigError(f"{setting}.levels must be a non-empty list, got {levels!r}")
@@ -170,6 +176,7 @@ def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
         where = f"{setting}.levels[{i}]"
         if not isinstance(lv, Mapping):
             raise ConfigError(f"{where} must be a mapping, got {lv!r}")
+        schema.check_names(where, lv, schema.RULE_LEVEL_SECTION[rule["type"]])
         if rule["type"] == "interval":
             breaks = lv.get("breaks")
             if breaks is not None:
@@ -209,12 +216,7 @@ def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
         spec = {}
     if not isinstance(spec, Mapping):
         raise ConfigError(f"{setting} must be a mapping, got {spec!r}")
-    unknown = set(spec) - {
-        "level", "weight", "hierarchy", "rule", "suppression_cap", "derived_from",
-        "description", "column",
-    }
-    if unknown:
-        raise ConfigError(f"{setting} has unknown settings {sorted(unknown)}")
+    schema.check_names(setting, spec, "quasi_identifier")
     level = spec.get("level", 0)
     if not isinstance(level, int) or isinstance(level, bool) or level < 0:
         raise ConfigError(f"{setting}.level must be a non-negative integer, got {level!r}")
@@ -244,13 +246,19 @@ def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
     )
 
 
-def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
-    """Validate a release mapping (the ``dbt_deid.release`` var) and return a ReleaseConfig.
+def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseConfig:
+    """Validate a release mapping (the ``deid_release`` var) and return a ReleaseConfig.
 
-    Raises ConfigError naming the first bad setting.
+    Raises ConfigError naming the first bad setting. ``partial`` accepts a release without its
+    required settings (source, record_id, max_suppression): for the core's own uses that only
+    run the algorithm (the CLI, benchmarks); a dbt release is always complete.
     """
     if not isinstance(raw, Mapping) or not raw:
-        raise ConfigError("release must be a non-empty mapping (var dbt_deid.release)")
+        raise ConfigError("release must be a non-empty mapping (var deid_release)")
+    schema.check_names("", raw, "release", require=not partial)
+    for key in ("sample", "report", "small_areas"):
+        if isinstance(raw.get(key), Mapping):
+            schema.check_names(key, raw[key], key)
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")
@@ -307,16 +315,9 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
     if pop_k is not None:
         tau_raw = 1.0 / pop_k
     if preset is not None:
-        from dbt_deid.risk.thresholds import threshold_preset
-
-        try:
-            chosen = threshold_preset(preset)
-        except Exception as exc:
-            raise ConfigError(
-                f"preset must be public, agreement or audited, got {preset!r}"
-            ) from exc
+        schema.check_allowed("", preset, "release", "preset")
         if tau_raw is None and k_raw is None:
-            tau_raw = chosen.tau
+            tau_raw = schema.PRESET_TAU[schema.PRESET_ALIASES.get(preset, preset)]
     if tau_raw is None and k_raw is None:
         raise ConfigError("give the threshold tau (k = ceil(1/tau)) or k")
     if tau_raw is not None:
@@ -335,10 +336,10 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
             f"k must be >= 2 (tau < 1); got k = {k}{pop}: with k = 1 every record is its own class"
         )
 
-    max_sup = _fraction(raw.get("max_suppression", 1.0), "max_suppression")
-    algorithm = raw.get("algorithm", "combinations")
-    if algorithm not in ALGORITHMS:
-        raise ConfigError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+    max_sup = _fraction(
+        raw.get("max_suppression", 1.0 if partial else None), "max_suppression"
+    )
+    algorithm = schema.check_allowed("", raw.get("algorithm"), "release", "algorithm")
 
     caps = raw.get("column_suppression_cap")
     if caps is not None:
@@ -352,28 +353,16 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
             qis = {n: q if q.suppression_cap is not None else _with_cap(q, cap)
                    for n, q in qis.items()}
 
-    direct = raw.get("direct_identifiers", []) or []
-    if isinstance(direct, str) or not isinstance(direct, Sequence):
-        raise ConfigError(f"direct_identifiers must be a list of column names, got {direct!r}")
-    for col in direct:
-        if col in qis:
-            raise ConfigError(f"direct_identifiers lists {col!r}, which is also a quasi-identifier")
+    roles = column_roles(raw, qis)
     missing_label = raw.get("missing_label", DEFAULT_MISSING_LABEL)
     if not isinstance(missing_label, str) or not missing_label:
         raise ConfigError(f"missing_label must be a non-empty string, got {missing_label!r}")
     record_id = raw.get("record_id")
-    if record_id is not None and record_id in qis:
-        raise ConfigError(f"record_id {record_id!r} cannot be a quasi-identifier")
 
-    known = {
-        "name", "source", "record_id", "direct_identifiers", "quasi_identifiers", "combinations",
-        "tau", "k", "max_suppression", "algorithm", "column_suppression_cap", "missing_label",
-        "preset",
-    }
-    known |= {"hierarchical_qis", "demographics"}
+    known = set(_DATACLASS_SETTINGS)
     extra = {key: v for key, v in raw.items() if key not in known}
     extra["_explicit_combinations"] = explicit
-    return ReleaseConfig(
+    cfg = ReleaseConfig(
         name=str(raw.get("name", "release")),
         quasi_identifiers=qis,
         combinations=tuple(combos),
@@ -383,12 +372,83 @@ def parse_release(raw: Mapping[str, Any]) -> ReleaseConfig:
         algorithm=algorithm,
         source=raw.get("source"),
         record_id=record_id,
-        direct_identifiers=tuple(direct),
+        direct_identifiers=roles["direct_identifiers"],
+        pass_through=roles["pass_through"],
+        excluded=roles["excluded"],
         missing_label=missing_label,
         families=families,
         demographics=tuple(demo_raw),
         extra=extra,
     )
+    _check_protected(cfg)
+    return cfg
+
+
+def _check_protected(cfg: ReleaseConfig) -> None:
+    """Every released QI is in a verified combination: a QI that no combination covers would be
+    published exactly, with no check at all (fail closed). Levels of a hierarchical QI are
+    covered by their family: seed 000 Table 4 publishes levels finer than the adversary's
+    level Q, protected by propagation from the verified levels."""
+    covered = {q for b in cfg.verified_combinations() for q in b}
+    covered |= {lv for f in cfg.families for lv in f.levels}
+    unprotected = [q for q in cfg.released_qis() if q not in covered]
+    if unprotected:
+        raise ConfigError(
+            f"combinations: quasi-identifier(s) {unprotected} are released but in no"
+            " combination, so nothing would protect them; add them to a combination (or make"
+            " them pass_through if they are not quasi-identifiers)"
+        )
+
+
+_DATACLASS_SETTINGS = (
+    "name", "source", "record_id", "direct_identifiers", "pass_through", "excluded",
+    "quasi_identifiers", "combinations", "tau", "k", "max_suppression", "algorithm",
+    "column_suppression_cap", "missing_label", "preset", "hierarchical_qis", "demographics",
+)
+
+
+def column_roles(
+    raw: Mapping[str, Any], qis: Mapping[str, QuasiIdentifier]
+) -> dict[str, tuple[str, ...]]:
+    """The column lists of the release's roles, each validated; a column has one role.
+
+    Seed 000 ("Types of Variables", Table 1) sorts variables into direct identifiers (removed),
+    quasi-identifiers (generalized and suppressed), sensitive and other variables; the release
+    names each source column's role: ``record_id`` (joins the suppression back, never published),
+    ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
+    ``pass_through`` (copied unchanged) or ``excluded`` (not published). A source column with no
+    role fails the build (checked against the source in ``dbt_deid.assert_column_roles``).
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    record_id = raw.get("record_id")
+    if record_id is not None:
+        if not isinstance(record_id, str) or not record_id:
+            raise ConfigError(f"record_id must name a unique, non-null column, got {record_id!r}")
+        owner[record_id.lower()] = "record_id"
+    for q in qis.values():
+        col = q.source_column.lower()
+        if owner.get(col) == "record_id":
+            raise ConfigError(f"record_id {record_id!r} cannot be a quasi-identifier")
+        owner[col] = f"quasi_identifiers.{q.name}"
+    for role in ("direct_identifiers", "pass_through", "excluded"):
+        cols = raw.get(role) or []
+        if isinstance(cols, str) or not isinstance(cols, Sequence) or not all(
+            isinstance(c, str) and c for c in cols
+        ):
+            raise ConfigError(f"{role} must be a list of column names, got {cols!r}")
+        for col in cols:
+            other = owner.get(col.lower())
+            if other is not None:
+                why = (" (the record id is never published; it needs no other role)"
+                       if other == "record_id" else "")
+                raise ConfigError(
+                    f"{role} lists {col!r}, which is already {other}{why}: give each column one"
+                    " role"
+                )
+            owner[col.lower()] = role
+        out[role] = tuple(cols)
+    return out
 
 
 def _with_cap(q: QuasiIdentifier, cap: float) -> QuasiIdentifier:

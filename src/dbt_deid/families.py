@@ -33,6 +33,7 @@ import numpy as np
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.patterns import SUPPRESSED, PatternTable
+from dbt_deid.settings_schema import check_names
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ def parse_family(name: str, spec: Mapping, qi_names: Sequence[str]) -> Family:
     where = f"hierarchical_qis.{name}"
     if not isinstance(spec, Mapping):
         raise ConfigError(f"{where} must be a mapping")
+    check_names(where, spec, "family")
     levels = spec.get("levels")
     if not isinstance(levels, Sequence) or isinstance(levels, str) or len(levels) < 1:
         raise ConfigError(f"{where}.levels must be a non-empty list of QI names, finest first")
@@ -144,10 +146,6 @@ def parse_family(name: str, spec: Mapping, qi_names: Sequence[str]) -> Family:
     evaluate_all = spec.get("evaluate_all_levels", False)
     if not isinstance(evaluate_all, bool):
         raise ConfigError(f"{where}.evaluate_all_levels must be true or false")
-    unknown = set(spec) - {"levels", "generalizes", "adversary_level", "analyst_level",
-                           "evaluate_all_levels", "description"}
-    if unknown:
-        raise ConfigError(f"{where} has unknown settings {sorted(unknown)}")
     return Family(
         name=name, levels=tuple(levels), generalizes=dict(gen),
         adversary_rank=_rank("adversary_level", 0), analyst_rank=_rank("analyst_level", 0),

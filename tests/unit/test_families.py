@@ -43,7 +43,8 @@ def test_table4_analysts_coarser_than_adversary() -> None:
     assert fam.suppression_rank == 2
     assert fam.released == ("block", "chapter")
     assert fam.evaluated == ("block",)
-    cfg = parse_release({"quasi_identifiers": {q: {} for q in QIS}, "tau": 0.2,
+    used = [q for q in QIS if q not in INTV["levels"]]  # a declared QI must be protected
+    cfg = parse_release({**COMPLETE, "quasi_identifiers": {q: {} for q in used}, "tau": 0.2,
                          "demographics": ["prov", "age", "gender"],
                          "hierarchical_qis": {"diagnosis": {**DIAG, "adversary_level": "cmg",
                                                             "analyst_level": "block"}}})
@@ -74,8 +75,12 @@ def _hierarchical_data(rng: np.random.Generator, n: int) -> pd.DataFrame:
     })
 
 
+# What every dbt release also gives (source, record id, MaxSup), irrelevant to these tests.
+COMPLETE = {"source": "src", "record_id": "id", "max_suppression": 1.0}
+
+
 def _release(**extra) -> dict:
-    return {"quasi_identifiers": {q: {} for q in QIS}, "tau": 0.2,
+    return {**COMPLETE, "quasi_identifiers": {q: {} for q in QIS}, "tau": 0.2,
             "demographics": ["prov", "age", "gender"],
             "hierarchical_qis": {"diagnosis": {**DIAG, "adversary_level": "cmg"},
                                  "intervention": {**INTV, "adversary_level": "short_cci"}},

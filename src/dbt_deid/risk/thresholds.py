@@ -21,6 +21,7 @@ from typing import Any
 
 from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError
+from dbt_deid.settings_schema import PRESET_ALIASES, PRESET_TAU
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ PRESETS: dict[str, ThresholdPreset] = {
     "public": ThresholdPreset(
         name="public",
         title="Public release (anyone may obtain the data)",
-        tau=0.05,
+        tau=PRESET_TAU["public"],
         uniqueness=0.0,
         justification=(
             "The recipient is unknown and bound by no agreement, so worst-case assumptions apply"
@@ -67,7 +68,7 @@ PRESETS: dict[str, ThresholdPreset] = {
     "agreement": ThresholdPreset(
         name="agreement",
         title="Trusted recipient under a data sharing agreement",
-        tau=0.2,
+        tau=PRESET_TAU["agreement"],
         uniqueness=0.05,
         justification=(
             "Seed 003 ('Determine Threshold'): a smallest class of 5 (tau = 0.2) is the most"
@@ -79,7 +80,7 @@ PRESETS: dict[str, ThresholdPreset] = {
     "audited": ThresholdPreset(
         name="audited",
         title="Recipient with strong, audited security and privacy controls",
-        tau=1.0 / 3.0,
+        tau=PRESET_TAU["audited"],
         uniqueness=0.20,
         justification=(
             "Seed 003: a smallest class of 3 (tau = 0.33) is acceptable only if the higher"
@@ -90,7 +91,7 @@ PRESETS: dict[str, ThresholdPreset] = {
         ),
     ),
 }
-ALIASES = {"trusted": "agreement", "strong_controls": "audited", "research": "agreement"}
+ALIASES = PRESET_ALIASES
 
 
 def threshold_preset(

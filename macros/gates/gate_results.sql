@@ -1,0 +1,84 @@
+{#- Run every release gate (the queries of gates.sql) and return one result per gate:
+    {gate, passed, failures, message}. Messages give the figure and the limit, with counts and
+    combination or column names only, never a quasi-identifier value.
+
+    `published` is the table whose released columns are checked (deid_release_gate for the
+    gate-results model, the candidate table inside the publish materialization); `truth` holds
+    the true values at the released level (deid_release_gate). When they differ, two more gates
+    run: the published table holds exactly the checked release, and its columns are exactly the
+    declared ones. Runs only at execution time (an empty list otherwise). -#}
+{% macro release_gate_results(cfg, published, truth) -%}
+  {{ return(adapter.dispatch('release_gate_results', 'dbt_deid')(cfg, published, truth)) }}
+{%- endmacro %}
+
+{% macro default__release_gate_results(cfg, published, truth) -%}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- set results = [] -%}
+  {%- set k = cfg.k -%}
+  {%- set candidate = (published | string) != (truth | string) -%}
+
+  {%- if candidate -%}
+    {%- set expected = dbt_deid.published_columns(cfg) | map('lower') | list -%}
+    {%- set got = adapter.get_columns_in_relation(published) | map(attribute='name') | map('lower') | list -%}
+    {%- set extra = [] -%}{%- set absent = [] -%}
+    {%- for c in got -%}{%- if c not in expected -%}{%- do extra.append(c) -%}{%- endif -%}{%- endfor -%}
+    {%- for c in expected -%}{%- if c not in got -%}{%- do absent.append(c) -%}{%- endif -%}{%- endfor -%}
+    {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
+        'failures': extra | length + absent | length,
+        'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
+    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)).rows -%}
+    {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
+        'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
+  {%- endif -%}
+
+  {%- set rows = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)).rows -%}
+  {%- do results.append({'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) -%}
+
+  {%- set rows = run_query(dbt_deid.gate_k_anonymity_sql(published, cfg.combinations, k)).rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
+  {%- do results.append({'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ cfg.combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) -%}
+
+  {%- set rows = run_query(dbt_deid.gate_exact_sql(truth, cfg.combinations, k)).rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
+  {%- do results.append({'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) -%}
+
+  {%- set rows = run_query(dbt_deid.gate_max_suppression_sql(published, cfg.max_suppression, cfg.released_qis)).rows -%}
+  {%- do results.append({'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' of records have a suppressed quasi-identifier')}) -%}
+
+  {%- set caps = dbt_deid.release_caps(cfg) -%}
+  {%- set rows = run_query(dbt_deid.gate_column_caps_sql(published, caps)).rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
+  {%- do results.append({'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) -%}
+
+  {%- set rows = run_query(dbt_deid.gate_row_count_sql(published, cfg)).rows -%}
+  {%- do results.append({'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) -%}
+
+  {%- if dbt_deid.small_areas_enabled() -%}
+    {%- set rows = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)).rows -%}
+    {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
+    {%- do results.append({'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
+        'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) -%}
+  {%- endif -%}
+  {{ return(results) }}
+{%- endmacro %}
+
+{#- The failed results of release_gate_results, as one message. -#}
+{% macro gate_failure_message(results) -%}
+  {%- set failed = [] -%}
+  {%- for r in results -%}{%- if not r.passed -%}{%- do failed.append('[' ~ r.gate ~ '] ' ~ r.message) -%}{%- endif -%}{%- endfor -%}
+  {{ return(failed | join('\n  ')) }}
+{%- endmacro %}
+
+{#- A share as a percentage with one decimal ("28.5%"). -#}
+{% macro percent(value) -%}
+  {{ return(('%.1f' | format((value | float) * 100)) ~ '%') }}
+{%- endmacro %}

@@ -1,5 +1,0 @@
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{{ dbt_deid.publish_sql(cfg, ref('deid_release_gate')) }}
-{%- endif %}

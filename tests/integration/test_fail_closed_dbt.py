@@ -1,0 +1,200 @@
+"""Fail closed (issue 12): a failing release publishes nothing, whatever dbt command, selection,
+severity override or typo is tried, and the previously published table stays as it was.
+
+Each test builds a passing release first (so there is a published table to protect), then tries
+one way around the gates with a release that breaks MaxSup.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from dbt_deid.settings_schema import SECTIONS, closest_name
+from tests.integration.dbt_runner import DBT, INTEGRATION, REPO, project_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+
+def _vars(**changes) -> dict:
+    variables = project_vars(INTEGRATION)
+    release = dict(variables["deid_release"])
+    for key, value in changes.items():
+        if value is None:
+            release.pop(key, None)
+        else:
+            release[key] = value
+    variables["deid_release"] = release
+    return variables
+
+
+FAILING = {"max_suppression": 0.001}
+
+
+@pytest.fixture(scope="module")
+def published_db(it_database, tmp_path_factory) -> tuple[Path, pd.DataFrame]:
+    """A database holding a passing release, and its published table."""
+    tmp = tmp_path_factory.mktemp("published")
+    db = tmp / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp, _vars(), db)
+    assert run.ok, run.output[-3000:]
+    return db, run.query("select * from deid_published")
+
+
+def _history(run) -> pd.DataFrame:
+    return run.query("select * from deid_release_history order by recorded_at, status")
+
+
+def _try(published_db, tmp_path: Path, args: list[str], project: Path = INTEGRATION):
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    return run_dbt(project, args, tmp_path, _vars(**FAILING), db)
+
+
+def _assert_refused_and_unchanged(run, before: pd.DataFrame) -> None:
+    assert not run.ok, run.output[-3000:]
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    assert re.search(r"\[max_suppression\] MaxSup \d+\.\d% > 0\.1%", run.output), run.output[-3000:]
+    after = run.query("select * from deid_published")
+    pd.testing.assert_frame_equal(after, before)  # the last good release stays
+    history = _history(run)
+    assert list(history["status"]) == ["published", "refused"]
+    assert "max_suppression" in history["gates_failed"].iloc[-1]
+    assert "deid_published__deid_candidate" not in run.tables()
+
+
+def test_build_of_the_publish_model_alone_refuses(published_db, tmp_path) -> None:
+    """`dbt build -s deid_published`: the gate tests sit upstream and are not selected."""
+    run = _try(published_db, tmp_path, ["build", "--select", "deid_published"])
+    _assert_refused_and_unchanged(run, published_db[1])
+
+
+def test_dbt_run_refuses(published_db, tmp_path) -> None:
+    run = _try(published_db, tmp_path, ["run", "--select", "package:dbt_deid"])
+    _assert_refused_and_unchanged(run, published_db[1])
+
+
+def test_build_with_tests_excluded_refuses(published_db, tmp_path) -> None:
+    run = _try(published_db, tmp_path,
+               ["build", "--select", "package:dbt_deid", "--exclude", "resource_type:test"])
+    _assert_refused_and_unchanged(run, published_db[1])
+
+
+def _consumer_project(tmp_path: Path, **config_changes) -> Path:
+    """A copy of integration_tests with extra project config (e.g. a severity override), the
+    package installed from this checkout."""
+    project = tmp_path / "consumer"
+    shutil.copytree(INTEGRATION, project, ignore=shutil.ignore_patterns(
+        "target", "logs", "dbt_packages", "*.duckdb"))
+    config = yaml.safe_load((project / "dbt_project.yml").read_text())
+    for key in ("model-paths", "seed-paths"):
+        config[key] = [str((INTEGRATION / p).resolve()) for p in config[key]]
+    config["macro-paths"] = [str((INTEGRATION / "macros").resolve())]
+    config.update(config_changes)
+    (project / "dbt_project.yml").write_text(yaml.safe_dump(config))
+    (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
+    (project / "package-lock.yml").unlink(missing_ok=True)
+    subprocess.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project,
+                   check=True, capture_output=True, text=True)
+    return project
+
+
+def test_severity_overridden_to_warn_refuses(published_db, tmp_path) -> None:
+    """`data_tests: {dbt_deid: {+severity: warn}}` in the consumer project turns every gate test
+    into a warning; the publish materialization still refuses."""
+    project = _consumer_project(tmp_path, data_tests={"dbt_deid": {"+severity": "warn"}})
+    run = _try(published_db, tmp_path, ["build", "--select", "package:dbt_deid"], project)
+    assert re.search(r"WARN \d+ dbt_deid_deid_max_suppression", run.output), run.output[-3000:]
+    _assert_refused_and_unchanged(run, published_db[1])
+
+
+def test_materialization_override_is_refused(published_db, tmp_path) -> None:
+    """A project cannot swap the publish materialization for a plain table: the model's own
+    config wins over dbt_project.yml (and the model refuses any other materialization)."""
+    project = _consumer_project(
+        tmp_path, models={"dbt_deid": {"deid_published": {"+materialized": "table"}}})
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    run = run_dbt(project, ["run", "--select", "deid_published"], tmp_path, _vars(**FAILING), db)
+    assert not run.ok
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published_db[1])
+
+
+def test_failing_first_release_publishes_nothing(it_database, tmp_path) -> None:
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path,
+                  _vars(**FAILING), db)
+    assert not run.ok
+    assert "deid_published" not in run.tables()
+    assert list(_history(run)["status"]) == ["refused"]
+
+
+def test_published_table_holds_its_release(published_db, tmp_path) -> None:
+    """The history says which release the published table holds, and how it was gated."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    run = run_dbt(INTEGRATION, ["ls"], tmp_path, _vars(), db)  # a DbtRun to query with
+    history = _history(run)
+    assert list(history["status"]) == ["published"]
+    row = history.iloc[0]
+    assert row["release_name"] == "integration_release"
+    assert row["published_rows"] == len(published_db[1])
+    assert row["gates_failed"] == ""
+    for gate in ("k_anonymity", "exact_k_anonymity", "max_suppression", "row_count",
+                 "published_columns", "published_matches_checked", "input_unchanged"):
+        assert gate in row["gates_passed"]
+
+
+def test_a_source_column_without_a_role_fails_the_build(it_database, tmp_path) -> None:
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run_dbt(INTEGRATION, ["build", "--select", "discharge_abstracts_new_column"], tmp_path,
+            None, db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path,
+                  _vars(source="discharge_abstracts_new_column"), db)
+    assert not run.ok
+    assert "has column(s) referral_source with no role" in run.output, run.output[-3000:]
+    assert "deid_published" not in run.tables()
+
+
+TOP_LEVEL_TYPOS = {"max_supression": "max_suppression", "combination": "combinations",
+                   "quasi_identifier": "quasi_identifiers", "pass_trough": "pass_through"}
+
+
+@pytest.mark.parametrize(("typo", "meant"), sorted(TOP_LEVEL_TYPOS.items()))
+def test_misspelt_setting_fails_at_parse_time(it_database, tmp_path, typo, meant) -> None:
+    variables = _vars()
+    release = variables["deid_release"]
+    release[typo] = release.pop(meant) if meant in release else []
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables, db)
+    assert not run.ok
+    assert f"'{typo}': unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]
+
+
+def test_jinja_and_python_suggest_the_same_setting(it_database, tmp_path) -> None:
+    """Every top-level setting misspelt three ways: the Jinja validator suggests what the Python
+    one does (both read the one definition in dbt_deid.settings_schema)."""
+    typos = []
+    for key in SECTIONS["release"]:
+        typos += [key[:-1], key[1:], key[:2] + "x" + key[3:]]
+    args = json.dumps({"names": typos})
+    run = run_dbt(INTEGRATION, ["run-operation", "print_closest_names", "--args", args],
+                  tmp_path, _vars())
+    assert run.ok, run.output[-2000:]
+    jinja = json.loads(re.search(r"CLOSEST=(\{.*\})", run.output).group(1))
+    python = {t: closest_name(t, SECTIONS["release"]) for t in typos}
+    assert jinja == python
+    for key in SECTIONS["release"]:
+        assert python[key[:-1]] == key
