@@ -191,7 +191,7 @@ def core_release(demographics: Sequence[str], tau: float) -> dict[str, Any]:
 def run_core(frame: pd.DataFrame, release: dict[str, Any], algorithm: str = "combinations",
              k: int | None = None) -> tuple[SuppressionResult, float]:
     """``run_suppression`` with the arguments of ``dbt_entry.suppression_map``; wall seconds."""
-    cfg = parse_release(release)
+    cfg = parse_release(release, partial=True)
     t = time.perf_counter()
     result = run_suppression(
         frame, k or cfg.k, cfg.combinations, cfg.weights, algorithm=algorithm, count_column="n",
@@ -275,7 +275,7 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def headline(con: duckdb.DuckDBPyConnection, repeat: int, trace: bool) -> dict[str, Any]:
     release = core_release(HEADLINE_DEMOGRAPHICS, 0.05)
-    cfg = parse_release(release)
+    cfg = parse_release(release, partial=True)
     qcols = cfg.qi_names
     verified = cfg.verified_combinations()
 
@@ -369,7 +369,7 @@ def dbt_release(tau: float) -> dict[str, Any]:
 def dbt_bench(rows: int, workdir: Path) -> dict[str, Any]:
     """Build ``demo/`` at ``rows`` records: source models, then the release; verify it."""
     release = dbt_release(0.05)
-    cfg = parse_release(release)
+    cfg = parse_release(release, partial=True)
     db = workdir / "dbt.duckdb"
     variables = json.dumps({"demo_rows": rows, "demo_seed": SEED, "deid_release": release})
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
@@ -610,7 +610,7 @@ def main() -> None:
             [("+".join(c.combination), c.smallest_class, c.small_classes, c.min_consistent,
               c.records_below_k_exact, "yes" if c.ok else "NO") for c in dbt["checks"]]))
 
-    cols = parse_release(h["release"]).qi_names
+    cols = parse_release(h["release"], partial=True).qi_names
     frame = patterns(con, cols)
     sweep = k_sweep(frame)
     print("\n## Figures 8-10: core time per phase against k (headline release)")

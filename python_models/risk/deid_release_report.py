@@ -7,7 +7,10 @@ core (:func:`dbt_deid.risk.dbt_frames.release_assessments`: prosecutor risk and 
 variant, seed 000 equations 2-3 when population information is configured, Zayatz/Pitman
 uniqueness, seed 003 diagnostics, seed 002 small areas) and writes one HTML file to the
 configured ``report_path`` (default ``reports/<release name>.html`` relative to the dbt project
-directory). The returned frame has one row: release, path, bytes, sha256, sections.
+directory). The report opens with the release status from ``deid_gate_results``: every gate's
+verdict and whether the release is published; a refused release's report is written to
+``<name>.refused.html`` and never overwrites the published release's. The returned frame has
+one row: release, published, path, bytes, sha256, sections.
 """
 
 import json
@@ -25,6 +28,7 @@ def model(dbt, session):
         to_pandas(dbt.ref("deid_population_patterns")),
         to_pandas(dbt.ref("deid_small_area_inputs")),
         release,
+        gates=to_pandas(dbt.ref("deid_gate_results")),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
         logger=dbt_logger(),

@@ -198,3 +198,26 @@ def test_jinja_and_python_suggest_the_same_setting(it_database, tmp_path) -> Non
     assert jinja == python
     for key in SECTIONS["release"]:
         assert python[key[:-1]] == key
+
+
+def test_report_tells_the_truth_and_keeps_the_published_one(it_database, tmp_path) -> None:
+    """A refused release's report says so in red, names the failed gate with its figure, and is
+    written beside (never over) the report of the release that is published."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    path = tmp_path / "reports" / "release.html"
+    report = {"report": {"path": str(path)}}
+    ok = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path,
+                 _vars(**report), db)
+    assert ok.ok, ok.output[-3000:]
+    published_page = path.read_text()
+    assert "Every gate passes" in published_page and "REFUSED" not in published_page
+    assert "discharge_disposition" in published_page  # the pass-through column is listed
+    assert str(path) in ok.output  # logged with its full path
+    bad = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path,
+                  _vars(**report, **FAILING), db)
+    assert not bad.ok
+    assert path.read_text() == published_page
+    refused = (tmp_path / "reports" / "release.refused.html").read_text()
+    assert '<p class="bad">REFUSED: nothing was published. Failed gate(s): max_suppression' in refused
+    assert "MaxSup" in refused and "&gt; 0.1%" in refused

@@ -15,23 +15,61 @@ from typing import Any
 
 import pandas as pd
 
+from dbt_deid.config import parse_release
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.report.html import write_release_report
+from dbt_deid.report.html import ReleaseStatus, write_release_report
 from dbt_deid.risk.dbt_frames import breakdown_frames, release_assessments
 
 
+def dbt_project_dir() -> Path:
+    """The dbt project directory of the running invocation (``--project-dir``, else the working
+    directory, where dbt then requires dbt_project.yml)."""
+    try:
+        from dbt.flags import get_flags
+
+        chosen = getattr(get_flags(), "PROJECT_DIR", None)
+    except ImportError:  # the core without dbt
+        chosen = None
+    return Path(chosen or ".").resolve()
+
+
 def report_path(
-    release: Mapping[str, Any], path: str | None = None, project_dir: str | None = None
+    release: Mapping[str, Any], path: str | None = None, project_dir: str | None = None,
+    *, refused: bool = False,
 ) -> Path:
     """``path`` (or ``report.path`` of the release, or ``reports/<release name>.html``),
-    relative paths resolved against ``project_dir`` (default: the working directory, which is
-    the dbt project directory when dbt runs there)."""
+    relative paths resolved against ``project_dir`` (default: the dbt project directory).
+    A refused release's report goes next to it as ``<name>.refused.html``, so it never
+    overwrites the report of the release that is published."""
     name = str(release.get("name", "release"))
     chosen = path or (release.get("report") or {}).get("path") or f"reports/{name}.html"
     out = Path(str(chosen))
     if not out.is_absolute():
-        out = Path(project_dir or ".") / out
+        out = (Path(project_dir) if project_dir else dbt_project_dir()) / out
+    if refused:
+        out = out.with_name(f"{out.stem}.refused{out.suffix or '.html'}")
     return out.resolve()
+
+
+def release_status(release: Mapping[str, Any], gates: pd.DataFrame) -> ReleaseStatus:
+    """The report's status section from the release settings and deid_gate_results."""
+    cfg = parse_release(release)
+    ola = (release.get("generalization") or {}).get("search") == "ola"
+    released = pd.DataFrame([{
+        "quasi-identifier": q,
+        "source column": cfg.quasi_identifiers[q].source_column,
+        "level": ("chosen by OLA (deid_ola_levels)" if ola
+                  else str(cfg.quasi_identifiers[q].level)),
+    } for q in cfg.released_qis()])
+    frame = gates.sort_values("gate_order") if "gate_order" in gates.columns else gates
+    return ReleaseStatus(
+        gates=frame[["gate", "passed", "message"]].reset_index(drop=True),
+        released=released,
+        dropped={"record id": [cfg.record_id or ""],
+                 "direct identifiers": list(cfg.direct_identifiers),
+                 "excluded": list(cfg.excluded)},
+        pass_through=list(cfg.pass_through),
+    )
 
 
 def write_dbt_report(
@@ -40,24 +78,32 @@ def write_dbt_report(
     areas: pd.DataFrame | None,
     release: Mapping[str, Any],
     *,
+    gates: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Write the report of the release and return its index row."""
+    """Write the report of the release and return its index row. ``gates`` is
+    deid_gate_results: the report states every gate's verdict and whether the release is
+    published; a refused release's report is written to ``<name>.refused.html``."""
     log = logger or get_logger()
     name = str(release.get("name", "release"))
     assessments = release_assessments(suppressed, population, areas, release, logger=log)
-    out = report_path(release, path or None, project_dir or None)
+    status = release_status(release, gates) if gates is not None else None
+    refused = status is not None and not status.passed
+    out = report_path(release, path or None, project_dir or None, refused=refused)
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
-        breakdowns=breakdown_frames(suppressed, release),
+        breakdowns=breakdown_frames(suppressed, release), status=status,
     )
     data = written.read_bytes()
-    log.info(f"dbt_deid: deid_release_report: wrote {len(data)} bytes,"
-             f" {len(assessments)} combination section(s)")
+    verdict = ("REFUSED (nothing published)" if refused
+               else "every gate passes" if status is not None else "gates not given")
+    log.info(f"dbt_deid: deid_release_report: {verdict}; wrote {len(data)} bytes,"
+             f" {len(assessments)} combination section(s) to {written}")
     return pd.DataFrame({
         "release": [name],
+        "published": [None if status is None else not refused],
         "path": [str(written)],
         "bytes": pd.Series([len(data)], dtype="int64"),
         "sha256": [hashlib.sha256(data).hexdigest()],

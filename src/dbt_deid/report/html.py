@@ -17,6 +17,7 @@ import html
 import io
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -178,8 +179,8 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
     verdict = p.ok
     cls = "ok" if verdict else "bad"
     word = "meets" if verdict else "does NOT meet"
-    parts.append(f'<p class="{cls}">The release {word} the threshold: maximum prosecutor risk'
-                 f" {p.stats.max_risk:.4g} vs tau = {a.tau:.4g} (k = {k}).</p>")
+    parts.append(f'<p class="{cls}">This combination {word} the threshold: maximum prosecutor'
+                 f" risk {p.stats.max_risk:.4g} vs tau = {a.tau:.4g} (k = {k}).</p>")
 
     parts.append("<h2>Release and threshold</h2>")
     rows = [
@@ -322,17 +323,61 @@ def write_report(
     return out
 
 
+@dataclass(frozen=True)
+class ReleaseStatus:
+    """What the release report must state first (issue 12): whether the release passes every
+    gate (and so is what the publish model publishes), each gate's verdict, and what the
+    published table holds: the released level of each quasi-identifier and the columns dropped
+    or passed through (seed 000 Table 1's variable types)."""
+
+    gates: pd.DataFrame  # gate, passed, message
+    released: pd.DataFrame  # quasi-identifier, source column, level
+    dropped: dict[str, list[str]]  # role -> columns (record_id, direct_identifiers, excluded)
+    pass_through: list[str]
+    publish_model: str = "deid_published"
+
+    @property
+    def passed(self) -> bool:
+        return len(self.gates) > 0 and bool(self.gates["passed"].astype(bool).all())
+
+
+def _status_sections(status: ReleaseStatus) -> list[str]:
+    failed = status.gates[~status.gates["passed"].astype(bool)]
+    if status.passed:
+        head = (f'<p class="ok">Every gate passes ({len(status.gates)}): this is the release'
+                f" {_esc(status.publish_model)} publishes. The publish model runs the gates"
+                " again on the table it writes and refuses to publish otherwise.</p>")
+    else:
+        names = ", ".join(failed["gate"].astype(str)) if len(failed) else "no gate ran"
+        head = (f'<p class="bad">REFUSED: nothing was published. Failed gate(s): {_esc(names)}.'
+                f" {_esc(status.publish_model)} keeps the last release that passed (see"
+                " deid_release_history).</p>")
+    parts = ["<h2>Release status</h2>", head]
+    gates = status.gates.rename(columns={"gate": "gate", "passed": "passed",
+                                         "message": "result"})[["gate", "passed", "result"]]
+    parts.append(_table(gates, left=["gate", "result"]))
+    parts.append("<h2>What the published table holds</h2>")
+    parts.append(_table(status.released, left=list(status.released.columns)))
+    rows = [("Passed through unchanged", _esc(", ".join(status.pass_through) or "none"))]
+    rows += [(f"Dropped ({_esc(role)})", _esc(", ".join(cols) or "none"))
+             for role, cols in status.dropped.items()]
+    parts.append(_kv(rows))
+    return parts
+
+
 def render_release_report(
     assessments: Sequence[RiskAssessment],
     *,
     title: str,
     breakdowns: dict[str, pd.DataFrame] | None = None,
     k: int | None = None,
+    status: ReleaseStatus | None = None,
 ) -> str:
-    """One self-contained document for a release with several protected combinations: an
-    overview table, then the sections of :func:`render_report` for each combination's
-    assessment, then the suppression breakdowns (``{by column: suppression_by frame}``, whose
-    categories below k are already pooled; re-checked here)."""
+    """One self-contained document for a release with several protected combinations: the
+    release status (gates, published or refused, what is published) when given, an overview
+    table, then the sections of :func:`render_report` for each combination's assessment, then
+    the suppression breakdowns (``{by column: suppression_by frame}``, whose categories below k
+    are already pooled; re-checked here)."""
     if not assessments:
         raise DataError("no assessment to report")
     k = k if k is not None else assessments[0].k
@@ -341,6 +386,8 @@ def render_release_report(
              f'<p class="note">Generated {now} by dbt_deid. Aggregate figures only: no'
              f" quasi-identifier value of a class smaller than k = {k} is shown. One section per"
              " protected combination of quasi-identifiers.</p>"]
+    if status is not None:
+        parts.extend(_status_sections(status))
     overview = pd.DataFrame([{
         "combination": "+".join(a.qi),
         "records": a.prosecutor.n_records,
@@ -371,10 +418,11 @@ def write_release_report(
     *,
     title: str,
     breakdowns: dict[str, pd.DataFrame] | None = None,
+    status: ReleaseStatus | None = None,
 ) -> Path:
     """Write :func:`render_release_report` to ``path`` (UTF-8, parent folders created)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns),
-                   encoding="utf-8")
+    out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns,
+                                         status=status), encoding="utf-8")
     return out
