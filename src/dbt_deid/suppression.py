@@ -278,7 +278,10 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     An adversary who knows a target's true values rules out every record that contradicts them,
     so a handful of fully suppressed records is still a small class. Records are taken, cheapest
     first (fewest unsuppressed cells in the combination, then the largest classes), from classes
-    that stay at k or above; if that is not enough, whole classes are taken.
+    that stay at k or above. When those surpluses cannot cover the need, whole classes are taken
+    first (cheapest, then smallest), just enough that the surpluses of the remaining classes
+    cover the rest. Every other record can be taken, so the class always reaches k when the
+    table has k records (a class emptied entirely leaves no small class behind).
     """
     full = idx.key2cid.get(0)
     if full is None:
@@ -292,6 +295,23 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     unsup = (table.codes[:, idx.cols] != SUPPRESSED).sum(axis=1)
     cost = np.zeros(n_cls, dtype=np.int64)
     cost[idx.cid] = unsup  # every pattern of a class has the same cells in the combination
+    classes = np.arange(n_cls)
+    others = classes[(sizes > 0) & (classes != full)]
+    surplus = np.maximum(sizes - k, 0)
+    available = int(surplus[others].sum())
+    whole: list[int] = []
+    if available < need:
+        for c in others[np.lexsort((others, sizes[others], cost[others]))].tolist():
+            whole.append(c)
+            need -= int(sizes[c])
+            available -= int(surplus[c])
+            if need <= available:
+                break
+    if need > available:
+        raise DataError(
+            f"only {table.n_records} records: a combination cannot reach k = {k} even with every"
+            " record fully suppressed"
+        )
     order_rows = np.argsort(idx.cid, kind="stable")
     bounds = np.searchsorted(idx.cid[order_rows], np.arange(n_cls + 1))
     takes_rows: list[int] = []
@@ -299,39 +319,26 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
 
     def take_from(c: int, amount: int) -> int:
         got = 0
-        for r in order_rows[bounds[c] : bounds[c + 1]]:
+        for r in order_rows[bounds[c] : bounds[c + 1]].tolist():
             if got == amount:
                 break
             t = min(int(table.counts[r]), amount - got)
             if t > 0:
-                takes_rows.append(int(r))
+                takes_rows.append(r)
                 takes_n.append(t)
                 got += t
         return got
 
-    classes = np.arange(n_cls)
-    donors = classes[(sizes > k) & (classes != full)]
-    for c in donors[np.lexsort((donors, -sizes[donors], cost[donors]))]:
-        need -= take_from(int(c), min(need, int(sizes[c]) - k))
-        if need == 0:
-            break
+    for c in whole:
+        take_from(c, int(sizes[c]))
     if need > 0:
-        spare = classes[(sizes >= k) & (classes != full)]
-        taken = {r for r in takes_rows}
-        for c in spare[np.lexsort((spare, sizes[spare], cost[spare]))]:
-            rest = int(sizes[c]) - sum(
-                n for r, n in zip(takes_rows, takes_n, strict=True) if idx.cid[r] == c
-            )
-            if rest <= 0 or any(idx.cid[r] == c for r in taken):
-                continue
-            need -= take_from(int(c), rest)
+        taken = set(whole)
+        donors = np.array([c for c in others.tolist() if surplus[c] > 0 and c not in taken],
+                          dtype=np.int64)
+        for c in donors[np.lexsort((donors, -sizes[donors], cost[donors]))].tolist():
+            need -= take_from(c, min(need, int(surplus[c])))
             if need <= 0:
                 break
-    if need > 0:
-        raise DataError(
-            f"only {table.n_records} records: a combination cannot reach k = {k} even with every"
-            " record fully suppressed"
-        )
     rows = np.array(takes_rows, dtype=np.int64)
     amounts = np.array(takes_n, dtype=np.int64)
     growth_cells = int((unsup[rows] * amounts).sum())
