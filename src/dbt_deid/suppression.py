@@ -348,6 +348,22 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     return int(amounts.sum()), growth_cells
 
 
+def _key_ranks(frame: pd.DataFrame, record_key: str | None) -> np.ndarray | None:
+    """Rank of each row's ``record_key`` value (compared as text; a missing key is an error)."""
+    if record_key is None:
+        return None
+    if record_key not in frame.columns:
+        raise ConfigError(
+            f"record_key names unknown column {record_key!r}; columns are {list(frame.columns)}"
+        )
+    values = frame[record_key]
+    if values.isna().any():
+        raise DataError(f"record key column {record_key!r} has {int(values.isna().sum())}"
+                        " missing value(s)")
+    _, ranks = np.unique(np.array([str(v) for v in values], dtype=object), return_inverse=True)
+    return ranks.reshape(-1).astype(np.int64)
+
+
 def run_suppression(
     patterns: pd.DataFrame | PatternTable,
     k: int,
@@ -361,6 +377,7 @@ def run_suppression(
     columns: Sequence[str] = (),
     verify_combinations: Sequence[Sequence[str]] = (),
     families: Sequence[Family] = (),
+    record_key: str | None = None,
 ) -> SuppressionResult:
     """Run the combinations (or complete) suppression algorithm.
 
@@ -370,6 +387,12 @@ def run_suppression(
     are applied after every pass and the passes repeat until no combination has a class smaller
     than k. ``columns`` are further QIs carried in the result (e.g. released levels that are
     only suppressed by propagation). Returns the suppressed table; the input is not modified.
+
+    Ties are broken by stable keys, never by the order of the rows: values are visited in label
+    order, and the records of one pattern are taken (e.g. into the fully suppressed class) in
+    the order of ``record_key``, a column of ``patterns`` (a record id, or any key that is
+    the same in every run; compared as text), then of their counts. Rows equal in all of these
+    are interchangeable, so the published multiset never depends on the row order.
     """
     log = logger or get_logger()
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
@@ -395,7 +418,9 @@ def run_suppression(
                 f"combination names unknown column(s) {unknown};"
                 f" columns are {list(patterns.columns)}"
             )
-        source = PatternTable.from_frame(patterns, carried, count_column)
+        source = PatternTable.from_frame(
+            patterns, carried, count_column, _key_ranks(patterns, record_key)
+        )
     weights = dict(weights or {})
     known = set(source.columns) if isinstance(patterns, PatternTable) else set(patterns.columns)
     for col, w in weights.items():

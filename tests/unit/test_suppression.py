@@ -374,3 +374,32 @@ def test_no_false_refusal_on_any_tiny_table(k: int) -> None:
                          pd.DataFrame({"q": list(values), "r": list(reversed(values))})):
                 result = run_suppression(data, k, [list(data.columns)], count_column=None)
                 assert all(c.ok for c in verify_result(result)), (values, k)
+
+
+def test_record_key_makes_record_mode_independent_of_row_order() -> None:
+    """Issue 13 item 6: records sharing their QI values are taken in the order of the record
+    key, so a shuffled record table suppresses the same cells of the same records."""
+    rng = np.random.default_rng(8)
+    data = _random_frame(rng, 120, [2, 3, 4])
+    data["rid"] = [f"r{i:03d}" for i in range(len(data))]
+    combos = [["q0", "q1"], ["q1", "q2"]]
+
+    def release(frame: pd.DataFrame) -> pd.DataFrame:
+        result = run_suppression(frame, 6, combos, count_column=None, record_key="rid")
+        got = _records(result)
+        got["rid"] = frame["rid"].to_numpy()
+        return got.drop(columns="n").sort_values("rid").reset_index(drop=True)
+
+    base = release(data)
+    assert base[["q0", "q1", "q2"]].isna().any(axis=1).sum() > 0
+    for seed in range(5):
+        shuffled = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        pd.testing.assert_frame_equal(release(shuffled), base)
+
+
+def test_record_key_errors() -> None:
+    data = pd.DataFrame({"a": list("xxyy"), "rid": ["1", "2", None, "4"]})
+    with pytest.raises(ConfigError, match="record_key names unknown column 'id'"):
+        run_suppression(data, 2, [["a"]], count_column=None, record_key="id")
+    with pytest.raises(DataError, match="'rid' has 1 missing"):
+        run_suppression(data, 2, [["a"]], count_column=None, record_key="rid")
