@@ -34,7 +34,7 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.families import Family, check_total_orders, propagate
-from dbt_deid.patterns import SUPPRESSED, PatternTable
+from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
 
 MAX_PASSES = 1000
@@ -73,6 +73,7 @@ class SuppressionResult:
 
     def published(self) -> pd.DataFrame:
         """Released patterns (None = suppressed) with counts; several rows may share a tuple."""
+        _no_clash(self.table.columns, (COUNT_COLUMN,), ())
         return self.table.decode()
 
     def true_codes(self) -> np.ndarray:
@@ -91,6 +92,7 @@ class SuppressionResult:
         their values as they are).
         """
         t = self.table
+        _no_clash(self.input_table.columns, _MAP_COLUMNS, t.columns)
         order = np.lexsort((np.arange(len(t.counts)), t.origin))
         origin = t.origin[order]
         counts = t.counts[order]
@@ -127,6 +129,20 @@ class SuppressionResult:
         for j, c in enumerate(t.columns):
             frame[f"{c}__suppressed"] = suppressed[:, j]
         return frame
+
+
+_MAP_COLUMNS = ("pattern_index", COUNT_COLUMN, "rank_from", "rank_to")
+
+
+def _no_clash(columns: Sequence[str], internal: Sequence[str], flagged: Sequence[str]) -> None:
+    """Fail when a QI column has the name of a column the output adds (never overwrite it)."""
+    names = set(internal) | {f"{c}__suppressed" for c in flagged}
+    clash = [c for c in columns if c in names]
+    if clash:
+        raise ConfigError(
+            f"quasi-identifier column(s) {clash} have the name of a column the suppression output"
+            f" adds ({sorted(names & set(clash))}); rename them"
+        )
 
 
 def _mixed_radix(cards: Sequence[int]) -> tuple[np.ndarray, bool]:
@@ -403,6 +419,9 @@ def run_suppression(
     if not combos or any(len(c) == 0 for c in combos):
         raise ConfigError("combinations must be a non-empty list of non-empty column lists")
     used = list(dict.fromkeys(col for c in combos for col in c))
+    if count_column is not None and count_column in used:
+        raise ConfigError(f"combination column {count_column!r} is the count column of the"
+                          " pattern table")
     if algorithm == "complete":
         combos = [tuple(used)]
     carried = list(dict.fromkeys(

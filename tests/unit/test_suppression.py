@@ -403,3 +403,16 @@ def test_record_key_errors() -> None:
         run_suppression(data, 2, [["a"]], count_column=None, record_key="id")
     with pytest.raises(DataError, match="'rid' has 1 missing"):
         run_suppression(data, 2, [["a"]], count_column=None, record_key="rid")
+
+
+def test_internal_column_names_never_overwrite_a_quasi_identifier() -> None:
+    """Issue 13 item 4 in the core: a QI named like a column the map or the published frame
+    adds (``n``, ``rank_from``, ``<qi>__suppressed``) is an error, never overwritten."""
+    data = pd.DataFrame({"a": list("xxxy"), "n": list("1112")})
+    with pytest.raises(ConfigError, match=r"\['n'\]"):
+        run_suppression(data, 2, [["a", "n"]], count_column=None).published()
+    with pytest.raises(ConfigError, match="count column"):
+        run_suppression(data.assign(c=1), 2, [["a", "n"]], count_column="n")
+    clash = pd.DataFrame({"a": list("xxxy"), "a__suppressed": list("1112"), "c": 1})
+    with pytest.raises(ConfigError, match="a__suppressed"):
+        run_suppression(clash, 2, [["a", "a__suppressed"]], count_column="c").suppression_map()
