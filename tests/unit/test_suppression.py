@@ -416,3 +416,28 @@ def test_internal_column_names_never_overwrite_a_quasi_identifier() -> None:
     clash = pd.DataFrame({"a": list("xxxy"), "a__suppressed": list("1112"), "c": 1})
     with pytest.raises(ConfigError, match="a__suppressed"):
         run_suppression(clash, 2, [["a", "a__suppressed"]], count_column="c").suppression_map()
+
+
+def test_dbt_map_does_not_depend_on_the_pattern_table_row_order() -> None:
+    """Issue 13 item 6 on the dbt path: deid_suppression_map from deid_patterns in any row
+    order is the same map (the SQL then ranks the records of a pattern by record id)."""
+    from dbt_deid.dbt_entry import suppression_map
+
+    class _Quiet:
+        def info(self, msg: str) -> None:
+            pass
+
+    rng = np.random.default_rng(4)
+    data = _random_frame(rng, 400, [3, 4, 6, 3])
+    patterns = data.value_counts().reset_index(name="n")
+    release = {"source": "src", "record_id": "id", "k": 5,
+               "quasi_identifiers": {c: {} for c in data.columns},
+               "combinations": [["q0", "q1", "q2"], ["q1", "q3"], ["q2", "q3", "q0"]]}
+    maps = []
+    for seed in range(4):
+        shuffled = patterns.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        out = suppression_map(shuffled, release, logger=_Quiet())
+        maps.append(out.sort_values([*data.columns, "rank_from"]).reset_index(drop=True))
+    assert len(maps[0]) > 0 and maps[0][[f"{c}__suppressed" for c in data.columns]].any().any()
+    for other in maps[1:]:
+        pd.testing.assert_frame_equal(other, maps[0])
