@@ -429,6 +429,8 @@ def run_suppression(
          *(c for b in verify_combinations for c in b)]
     ))
     if isinstance(patterns, PatternTable):
+        if record_key is not None:
+            raise ConfigError("record_key needs a frame; a PatternTable is already ordered")
         source = patterns
     else:
         unknown = [c for c in carried if c not in patterns.columns]

@@ -403,6 +403,9 @@ def test_record_key_errors() -> None:
         run_suppression(data, 2, [["a"]], count_column=None, record_key="id")
     with pytest.raises(DataError, match="'rid' has 1 missing"):
         run_suppression(data, 2, [["a"]], count_column=None, record_key="rid")
+    table = PatternTable.from_frame(data, ["a"], None)
+    with pytest.raises(ConfigError, match="record_key needs a frame"):
+        run_suppression(table, 2, [["a"]], record_key="rid")
 
 
 def test_internal_column_names_never_overwrite_a_quasi_identifier() -> None:
