@@ -22,5 +22,5 @@ demo: $(BIN)/.installed
 	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
 
 test: $(BIN)/.installed
-	$(BIN)/ruff check src tests bench python_models demo/models integration_tests/models
+	$(BIN)/ruff check src tests bench fuzz python_models demo/models integration_tests/models
 	$(BIN)/pytest -q

@@ -43,3 +43,47 @@ def smallest_consistent_set(
         n = int(weights[consistent].sum())
         best = n if best is None else min(best, n)
     return int(best or 0)
+
+
+def release_violations(
+    columns: Sequence[str],
+    truth: Sequence[Sequence[object]],
+    published: Sequence[Sequence[object]],
+    combinations: Sequence[Sequence[str]],
+    k: int,
+) -> list[str]:
+    """Every way a release breaks the guarantee, checked with plain loops over records.
+
+    ``truth`` and ``published`` are aligned rows over ``columns`` (None in ``published`` = a
+    suppressed cell). Checks: as many published rows as true ones; every published cell is the
+    true value or suppressed; on every combination, every class (a suppressed value as its own
+    category, the fully suppressed class included) has k records, and every record's true
+    values are consistent with k published records. Messages give sizes and row numbers only,
+    never values.
+    """
+    out: list[str] = []
+    if len(truth) != len(published):
+        return [f"{len(published)} published rows for {len(truth)} records"]
+    for i, (t_row, p_row) in enumerate(zip(truth, published, strict=True)):
+        for j, (t, p) in enumerate(zip(t_row, p_row, strict=True)):
+            if p is not None and p != t:
+                out.append(f"row {i}, column {columns[j]!r}: published value is not the true one")
+    for b in combinations:
+        idx = [list(columns).index(c) for c in b]
+        classes: dict[tuple, int] = {}
+        for p_row in published:
+            key = tuple(p_row[j] for j in idx)
+            classes[key] = classes.get(key, 0) + 1
+        for key, size in classes.items():
+            if size < k:
+                full = " (the fully suppressed class)" if all(v is None for v in key) else ""
+                out.append(f"combination {list(b)}: a class of {size} < k = {k}{full}")
+        for i, t_row in enumerate(truth):
+            consistent = 0
+            for p_row in published:
+                if all(p_row[j] is None or p_row[j] == t_row[j] for j in idx):
+                    consistent += 1
+            if consistent < k:
+                out.append(f"combination {list(b)}: record {i} is consistent with"
+                           f" {consistent} < k = {k} published records")
+    return out

@@ -58,11 +58,16 @@ class PatternTable:
 
     @classmethod
     def from_frame(
-        cls, frame: pd.DataFrame, columns: Sequence[str], count_column: str | None = COUNT_COLUMN
+        cls, frame: pd.DataFrame, columns: Sequence[str], count_column: str | None = COUNT_COLUMN,
+        order_by: np.ndarray | None = None,
     ) -> PatternTable:
         """Encode a pattern table (or a record table when ``count_column`` is None).
 
-        Null cells in the input are treated as already suppressed.
+        Null cells in the input are treated as already suppressed. Rows are put in label order;
+        rows with the same values are ordered by ``order_by`` (one sort key per row, e.g. the
+        rank of a record id), then by count: the order the algorithm takes records in never
+        depends on the order the rows came in, except among rows equal in all of these (which
+        are interchangeable).
         """
         missing = [c for c in columns if c not in frame.columns]
         if missing:
@@ -93,7 +98,8 @@ class PatternTable:
             labels.append(uniq)
         # Rows in label order, whatever order the warehouse returned the pattern table in, so
         # that ties are broken the same way in every run (a release is repeatable).
-        order = np.lexsort(codes.T[::-1]) if len(columns) else np.arange(len(frame))
+        ties = [counts] if order_by is None else [counts, np.asarray(order_by)]
+        order = np.lexsort([*ties[::-1], *codes.T[::-1]])
         return cls(list(columns), codes[order], counts[order], labels, order.astype(np.int64))
 
     def labels_at(self, column: str, rows: np.ndarray) -> pd.Series:

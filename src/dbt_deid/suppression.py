@@ -34,7 +34,7 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.families import Family, check_total_orders, propagate
-from dbt_deid.patterns import SUPPRESSED, PatternTable
+from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
 
 MAX_PASSES = 1000
@@ -73,6 +73,7 @@ class SuppressionResult:
 
     def published(self) -> pd.DataFrame:
         """Released patterns (None = suppressed) with counts; several rows may share a tuple."""
+        _no_clash(self.table.columns, (COUNT_COLUMN,), ())
         return self.table.decode()
 
     def true_codes(self) -> np.ndarray:
@@ -91,6 +92,7 @@ class SuppressionResult:
         their values as they are).
         """
         t = self.table
+        _no_clash(self.input_table.columns, _MAP_COLUMNS, t.columns)
         order = np.lexsort((np.arange(len(t.counts)), t.origin))
         origin = t.origin[order]
         counts = t.counts[order]
@@ -127,6 +129,20 @@ class SuppressionResult:
         for j, c in enumerate(t.columns):
             frame[f"{c}__suppressed"] = suppressed[:, j]
         return frame
+
+
+_MAP_COLUMNS = ("pattern_index", COUNT_COLUMN, "rank_from", "rank_to")
+
+
+def _no_clash(columns: Sequence[str], internal: Sequence[str], flagged: Sequence[str]) -> None:
+    """Fail when a QI column has the name of a column the output adds (never overwrite it)."""
+    names = set(internal) | {f"{c}__suppressed" for c in flagged}
+    clash = [c for c in columns if c in names]
+    if clash:
+        raise ConfigError(
+            f"quasi-identifier column(s) {clash} have the name of a column the suppression output"
+            f" adds ({sorted(names & set(clash))}); rename them"
+        )
 
 
 def _mixed_radix(cards: Sequence[int]) -> tuple[np.ndarray, bool]:
@@ -278,7 +294,10 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     An adversary who knows a target's true values rules out every record that contradicts them,
     so a handful of fully suppressed records is still a small class. Records are taken, cheapest
     first (fewest unsuppressed cells in the combination, then the largest classes), from classes
-    that stay at k or above; if that is not enough, whole classes are taken.
+    that stay at k or above. When those surpluses cannot cover the need, whole classes are taken
+    first (cheapest, then smallest), just enough that the surpluses of the remaining classes
+    cover the rest. Every other record can be taken, so the class always reaches k when the
+    table has k records (a class emptied entirely leaves no small class behind).
     """
     full = idx.key2cid.get(0)
     if full is None:
@@ -292,6 +311,23 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     unsup = (table.codes[:, idx.cols] != SUPPRESSED).sum(axis=1)
     cost = np.zeros(n_cls, dtype=np.int64)
     cost[idx.cid] = unsup  # every pattern of a class has the same cells in the combination
+    classes = np.arange(n_cls)
+    others = classes[(sizes > 0) & (classes != full)]
+    surplus = np.maximum(sizes - k, 0)
+    available = int(surplus[others].sum())
+    whole: list[int] = []
+    if available < need:
+        for c in others[np.lexsort((others, sizes[others], cost[others]))].tolist():
+            whole.append(c)
+            need -= int(sizes[c])
+            available -= int(surplus[c])
+            if need <= available:
+                break
+    if need > available:
+        raise DataError(
+            f"only {table.n_records} records: a combination cannot reach k = {k} even with every"
+            " record fully suppressed"
+        )
     order_rows = np.argsort(idx.cid, kind="stable")
     bounds = np.searchsorted(idx.cid[order_rows], np.arange(n_cls + 1))
     takes_rows: list[int] = []
@@ -299,39 +335,26 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
 
     def take_from(c: int, amount: int) -> int:
         got = 0
-        for r in order_rows[bounds[c] : bounds[c + 1]]:
+        for r in order_rows[bounds[c] : bounds[c + 1]].tolist():
             if got == amount:
                 break
             t = min(int(table.counts[r]), amount - got)
             if t > 0:
-                takes_rows.append(int(r))
+                takes_rows.append(r)
                 takes_n.append(t)
                 got += t
         return got
 
-    classes = np.arange(n_cls)
-    donors = classes[(sizes > k) & (classes != full)]
-    for c in donors[np.lexsort((donors, -sizes[donors], cost[donors]))]:
-        need -= take_from(int(c), min(need, int(sizes[c]) - k))
-        if need == 0:
-            break
+    for c in whole:
+        take_from(c, int(sizes[c]))
     if need > 0:
-        spare = classes[(sizes >= k) & (classes != full)]
-        taken = {r for r in takes_rows}
-        for c in spare[np.lexsort((spare, sizes[spare], cost[spare]))]:
-            rest = int(sizes[c]) - sum(
-                n for r, n in zip(takes_rows, takes_n, strict=True) if idx.cid[r] == c
-            )
-            if rest <= 0 or any(idx.cid[r] == c for r in taken):
-                continue
-            need -= take_from(int(c), rest)
+        taken = set(whole)
+        donors = np.array([c for c in others.tolist() if surplus[c] > 0 and c not in taken],
+                          dtype=np.int64)
+        for c in donors[np.lexsort((donors, -sizes[donors], cost[donors]))].tolist():
+            need -= take_from(c, min(need, int(surplus[c])))
             if need <= 0:
                 break
-    if need > 0:
-        raise DataError(
-            f"only {table.n_records} records: a combination cannot reach k = {k} even with every"
-            " record fully suppressed"
-        )
     rows = np.array(takes_rows, dtype=np.int64)
     amounts = np.array(takes_n, dtype=np.int64)
     growth_cells = int((unsup[rows] * amounts).sum())
@@ -339,6 +362,22 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     for j in idx.cols:
         table.codes[new_rows, j] = SUPPRESSED
     return int(amounts.sum()), growth_cells
+
+
+def _key_ranks(frame: pd.DataFrame, record_key: str | None) -> np.ndarray | None:
+    """Rank of each row's ``record_key`` value (compared as text; a missing key is an error)."""
+    if record_key is None:
+        return None
+    if record_key not in frame.columns:
+        raise ConfigError(
+            f"record_key names unknown column {record_key!r}; columns are {list(frame.columns)}"
+        )
+    values = frame[record_key]
+    if values.isna().any():
+        raise DataError(f"record key column {record_key!r} has {int(values.isna().sum())}"
+                        " missing value(s)")
+    _, ranks = np.unique(np.array([str(v) for v in values], dtype=object), return_inverse=True)
+    return ranks.reshape(-1).astype(np.int64)
 
 
 def run_suppression(
@@ -354,6 +393,7 @@ def run_suppression(
     columns: Sequence[str] = (),
     verify_combinations: Sequence[Sequence[str]] = (),
     families: Sequence[Family] = (),
+    record_key: str | None = None,
 ) -> SuppressionResult:
     """Run the combinations (or complete) suppression algorithm.
 
@@ -363,6 +403,12 @@ def run_suppression(
     are applied after every pass and the passes repeat until no combination has a class smaller
     than k. ``columns`` are further QIs carried in the result (e.g. released levels that are
     only suppressed by propagation). Returns the suppressed table; the input is not modified.
+
+    Ties are broken by stable keys, never by the order of the rows: values are visited in label
+    order, and the records of one pattern are taken (e.g. into the fully suppressed class) in
+    the order of ``record_key``, a column of ``patterns`` (a record id, or any key that is
+    the same in every run; compared as text), then of their counts. Rows equal in all of these
+    are interchangeable, so the published multiset never depends on the row order.
     """
     log = logger or get_logger()
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
@@ -373,6 +419,9 @@ def run_suppression(
     if not combos or any(len(c) == 0 for c in combos):
         raise ConfigError("combinations must be a non-empty list of non-empty column lists")
     used = list(dict.fromkeys(col for c in combos for col in c))
+    if count_column is not None and count_column in used:
+        raise ConfigError(f"combination column {count_column!r} is the count column of the"
+                          " pattern table")
     if algorithm == "complete":
         combos = [tuple(used)]
     carried = list(dict.fromkeys(
@@ -380,6 +429,8 @@ def run_suppression(
          *(c for b in verify_combinations for c in b)]
     ))
     if isinstance(patterns, PatternTable):
+        if record_key is not None:
+            raise ConfigError("record_key needs a frame; a PatternTable is already ordered")
         source = patterns
     else:
         unknown = [c for c in carried if c not in patterns.columns]
@@ -388,7 +439,9 @@ def run_suppression(
                 f"combination names unknown column(s) {unknown};"
                 f" columns are {list(patterns.columns)}"
             )
-        source = PatternTable.from_frame(patterns, carried, count_column)
+        source = PatternTable.from_frame(
+            patterns, carried, count_column, _key_ranks(patterns, record_key)
+        )
     weights = dict(weights or {})
     known = set(source.columns) if isinstance(patterns, PatternTable) else set(patterns.columns)
     for col, w in weights.items():

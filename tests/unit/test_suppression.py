@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.patterns import PatternTable
-from dbt_deid.suppression import phase1, run_suppression, verify_result
+from dbt_deid.suppression import (
+    _ClassIndex,
+    _grow_fully_suppressed,
+    phase1,
+    run_suppression,
+    verify_result,
+)
 from dbt_deid.verify import check_release, exact_consistent_counts
 from tests.independent_check import smallest_class, smallest_consistent_set
 
@@ -269,3 +277,170 @@ def test_bad_input(kwargs: dict, error: type, message: str) -> None:
 def test_empty_pattern_table_is_an_error() -> None:
     with pytest.raises(DataError, match="empty"):
         run_suppression(pd.DataFrame({"a": [], "n": []}), 2, [["a"]])
+
+
+@pytest.mark.parametrize(
+    ("values", "k"),
+    [(list("aaaba"), 3), (["a"] * 6 + ["b"], 4), (["a"] * 5 + ["b"] * 2, 4)],
+)
+def test_growth_takes_the_rest_of_a_class_that_already_gave_records(values, k) -> None:
+    """Issue 13 item 3: the rare value is suppressed in phase 1 (a fully suppressed class of
+    one or two); the big class can give only its surplus over k, which is not enough, so the
+    whole class must go too. The release exists (everything suppressed) and must be found."""
+    data = pd.DataFrame({"a": values})
+    result = run_suppression(data, k, [["a"]], count_column=None)
+    got = _records(result)
+    assert len(got) == len(values)
+    assert smallest_class(got, ["a"]) >= k
+    assert smallest_consistent_set(data, got, ["a"]) >= k
+    assert all(c.ok for c in verify_result(result))
+
+
+def _tiny_states():
+    """Every pattern table over two QIs (a in {*, x, y}, b in {*, x}; * = suppressed) with at
+    most 3 records per pattern, 2 to 9 records and a non-empty fully suppressed class."""
+    tuples = [(a, b) for a in (-1, 0, 1) for b in (-1, 0)]
+    for counts in itertools.product(range(4), repeat=len(tuples)):
+        if counts[0] and 2 <= sum(counts) <= 9:
+            yield [(t, c) for t, c in zip(tuples, counts, strict=True) if c]
+
+
+def _feasible_by_search(sizes: list[int], full: int, k: int) -> bool:
+    """Exhaustive search: is there a number of records to take from each class so that the
+    fully suppressed class reaches k and no class of k or more is left between 1 and k - 1?"""
+    others = [c for c in range(len(sizes)) if c != full and sizes[c] > 0]
+    for take in itertools.product(*[range(sizes[c] + 1) for c in others]):
+        if sizes[full] + sum(take) < k:
+            continue
+        if not any(sizes[c] >= k and 0 < sizes[c] - t < k
+                   for c, t in zip(others, take, strict=True)):
+            return True
+    return False
+
+
+def test_growth_of_the_fully_suppressed_class_against_exhaustive_search() -> None:
+    """On every tiny state the growth succeeds exactly when a valid growth exists (whenever
+    the table has k records), and its result keeps the guarantee: the fully suppressed class
+    reaches k, no class of k or more drops below k (unless emptied), no record is lost, and
+    the records moved are fully suppressed. When the surpluses over k of the other classes
+    cover the need, exactly the missing records are moved."""
+    cases = 0
+    for rows in _tiny_states():
+        n_records = sum(c for _, c in rows)
+        for k in range(2, n_records + 2):
+            table = PatternTable(
+                ["a", "b"], np.array([t for t, _ in rows], dtype=np.int32),
+                np.array([c for _, c in rows], dtype=np.int64),
+                [np.array(["x", "y"], dtype=object), np.array(["x"], dtype=object)],
+                np.arange(len(rows), dtype=np.int64),
+            )
+            idx = _ClassIndex(table, np.array([0, 1]), 0)
+            full = idx.key2cid[0]
+            sizes = idx.size[: idx.n_classes].tolist()
+            if sizes[full] >= k:
+                continue
+            cases += 1
+            feasible = _feasible_by_search(sizes, full, k)
+            assert feasible == (n_records >= k)
+            if not feasible:
+                with pytest.raises(DataError, match="cannot reach k"):
+                    _grow_fully_suppressed(table, idx, k)
+                continue
+            moved, _cells = _grow_fully_suppressed(table, idx, k)
+            assert int(table.counts.sum()) == n_records
+            fully = (table.codes == -1).all(axis=1)
+            assert int(table.counts[fully].sum()) == sizes[full] + moved >= k
+            before = {t: c for t, c in rows}
+            now: dict[tuple[int, int], int] = {}
+            for code, n in zip(map(tuple, table.codes.tolist()), table.counts.tolist(),
+                               strict=True):
+                now[code] = now.get(code, 0) + n
+            for t, c in before.items():
+                if t != (-1, -1) and c >= k:
+                    assert now.get(t, 0) == 0 or now[t] >= k, (rows, k)
+            surplus = sum(max(c - k, 0) for t, c in before.items() if t != (-1, -1))
+            if surplus >= k - sizes[full]:
+                assert moved == k - sizes[full]
+    assert cases > 5000
+
+
+@pytest.mark.parametrize("k", range(2, 8))
+def test_no_false_refusal_on_any_tiny_table(k: int) -> None:
+    """Every table of up to 7 records over one or two QIs (values a, b, c): when it has k
+    records the release is found and holds the guarantee (issue 13 item 3)."""
+    for n in range(k, 8):
+        for values in itertools.combinations_with_replacement(["a", "b", "c"], n):
+            for data in (pd.DataFrame({"q": list(values)}),
+                         pd.DataFrame({"q": list(values), "r": list(reversed(values))})):
+                result = run_suppression(data, k, [list(data.columns)], count_column=None)
+                assert all(c.ok for c in verify_result(result)), (values, k)
+
+
+def test_record_key_makes_record_mode_independent_of_row_order() -> None:
+    """Issue 13 item 6: records sharing their QI values are taken in the order of the record
+    key, so a shuffled record table suppresses the same cells of the same records."""
+    rng = np.random.default_rng(8)
+    data = _random_frame(rng, 120, [2, 3, 4])
+    data["rid"] = [f"r{i:03d}" for i in range(len(data))]
+    combos = [["q0", "q1"], ["q1", "q2"]]
+
+    def release(frame: pd.DataFrame) -> pd.DataFrame:
+        result = run_suppression(frame, 6, combos, count_column=None, record_key="rid")
+        got = _records(result)
+        got["rid"] = frame["rid"].to_numpy()
+        return got.drop(columns="n").sort_values("rid").reset_index(drop=True)
+
+    base = release(data)
+    assert base[["q0", "q1", "q2"]].isna().any(axis=1).sum() > 0
+    for seed in range(5):
+        shuffled = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        pd.testing.assert_frame_equal(release(shuffled), base)
+
+
+def test_record_key_errors() -> None:
+    data = pd.DataFrame({"a": list("xxyy"), "rid": ["1", "2", None, "4"]})
+    with pytest.raises(ConfigError, match="record_key names unknown column 'id'"):
+        run_suppression(data, 2, [["a"]], count_column=None, record_key="id")
+    with pytest.raises(DataError, match="'rid' has 1 missing"):
+        run_suppression(data, 2, [["a"]], count_column=None, record_key="rid")
+    table = PatternTable.from_frame(data, ["a"], None)
+    with pytest.raises(ConfigError, match="record_key needs a frame"):
+        run_suppression(table, 2, [["a"]], record_key="rid")
+
+
+def test_internal_column_names_never_overwrite_a_quasi_identifier() -> None:
+    """Issue 13 item 4 in the core: a QI named like a column the map or the published frame
+    adds (``n``, ``rank_from``, ``<qi>__suppressed``) is an error, never overwritten."""
+    data = pd.DataFrame({"a": list("xxxy"), "n": list("1112")})
+    with pytest.raises(ConfigError, match=r"\['n'\]"):
+        run_suppression(data, 2, [["a", "n"]], count_column=None).published()
+    with pytest.raises(ConfigError, match="count column"):
+        run_suppression(data.assign(c=1), 2, [["a", "n"]], count_column="n")
+    clash = pd.DataFrame({"a": list("xxxy"), "a__suppressed": list("1112"), "c": 1})
+    with pytest.raises(ConfigError, match="a__suppressed"):
+        run_suppression(clash, 2, [["a", "a__suppressed"]], count_column="c").suppression_map()
+
+
+def test_dbt_map_does_not_depend_on_the_pattern_table_row_order() -> None:
+    """Issue 13 item 6 on the dbt path: deid_suppression_map from deid_patterns in any row
+    order is the same map (the SQL then ranks the records of a pattern by record id)."""
+    from dbt_deid.dbt_entry import suppression_map
+
+    class _Quiet:
+        def info(self, msg: str) -> None:
+            pass
+
+    rng = np.random.default_rng(4)
+    data = _random_frame(rng, 400, [3, 4, 6, 3])
+    patterns = data.value_counts().reset_index(name="n")
+    release = {"source": "src", "record_id": "id", "k": 5,
+               "quasi_identifiers": {c: {} for c in data.columns},
+               "combinations": [["q0", "q1", "q2"], ["q1", "q3"], ["q2", "q3", "q0"]]}
+    maps = []
+    for seed in range(4):
+        shuffled = patterns.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        out = suppression_map(shuffled, release, logger=_Quiet())
+        maps.append(out.sort_values([*data.columns, "rank_from"]).reset_index(drop=True))
+    assert len(maps[0]) > 0 and maps[0][[f"{c}__suppressed" for c in data.columns]].any().any()
+    for other in maps[1:]:
+        pd.testing.assert_frame_equal(other, maps[0])

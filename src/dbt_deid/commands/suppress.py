@@ -1,72 +1,154 @@
-"""``python -m dbt_deid suppress``: the combinations suppression algorithm on a CSV file."""
+"""``python -m dbt_deid suppress``: the combinations suppression algorithm on a CSV file.
+
+El Emam et al. (2011), "Combinations Suppression Algorithm", on one record per row. The file is
+read and written cell by cell as text (:mod:`dbt_deid.io`). The core sees the quasi-identifiers
+under positional internal names (``q0``, ``q1``, ...) and a row key, so that no user column
+(``n``, ``rank_from``, ``x__suppressed``, ...) can collide with a name the core uses.
+
+Row order never changes the output. Records that share their quasi-identifier values are taken
+(into the fully suppressed class) in the order of a row key: the SHA-256 of the record id
+(``--record-id``, which must be unique and present in every row) or, without one, of the whole
+row's cells. Rows identical in every cell are interchangeable; among them the first in input
+order gets the first outcome, so a shuffled input gives the same rows, and the same multiset of
+outcomes for each distinct row, written in the input's order.
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from dbt_deid.config import DEFAULT_MISSING_LABEL
-from dbt_deid.errors import ConfigError
-from dbt_deid.io import mark_missing, read_table
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.io import mark_missing, read_rows, write_rows
+from dbt_deid.patterns import SUPPRESSED
 from dbt_deid.suppression import run_suppression, verify_result
 
+_KEY = "row_key"
 
-def _weights(items: list[str]) -> dict[str, float]:
+
+def _weights(items: list[str], used: list[str]) -> dict[str, float]:
     out: dict[str, float] = {}
     for item in items:
         col, sep, value = item.partition("=")
         if not sep:
             raise ConfigError(f"--weight expects column=weight, got {item!r}")
         try:
-            out[col] = float(value)
+            w = float(value)
         except ValueError as exc:
             raise ConfigError(f"--weight {item!r}: weight must be a number in [0, 1]") from exc
+        if col not in used:
+            raise ConfigError(f"weight given for unknown column {col!r}; the combinations use"
+                              f" {used}")
+        if not 0 <= w <= 1:
+            raise ConfigError(f"weight of {col!r} must be in [0, 1], got {w!r}")
+        out[col] = w
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    frame = read_table(args.input, args.delimiter)
-    combos = [[c.strip() for c in combo.split(",") if c.strip()] for combo in args.combination]
+def _combinations(items: list[str], header: list[str], source: str) -> list[list[str]]:
+    combos = [[c.strip() for c in combo.split(",") if c.strip()] for combo in items]
+    for combo, item in zip(combos, items, strict=True):
+        twice = sorted({c for c in combo if combo.count(c) > 1})
+        if twice:
+            raise ConfigError(f"--combination {item!r} names column(s) {twice} more than once")
     used = list(dict.fromkeys(c for combo in combos for c in combo))
-    unknown = [c for c in used if c not in frame.columns]
+    unknown = [c for c in used if c not in header]
     if unknown:
         raise ConfigError(
-            f"--combination names unknown column(s) {unknown}; {args.input} has"
-            f" {list(frame.columns)}"
+            f"--combination names unknown column(s) {unknown}; {source} has {header}"
         )
-    work = mark_missing(frame, used, args.missing_label)
-    result = run_suppression(
-        work, args.k, combos, _weights(args.weight),
-        algorithm="complete" if args.complete else "combinations", count_column=None,
+    return combos
+
+
+def row_keys(header: Sequence[str], rows: Sequence[Sequence[str]],
+             record_id: str | None) -> list[str]:
+    """The stable key of every row: SHA-256 of the record id, or of all the row's cells
+    (each cell length-prefixed, so that cell boundaries cannot shift), then the text itself."""
+    if record_id is not None:
+        if record_id not in header:
+            raise ConfigError(f"--record-id names unknown column {record_id!r}; the file has"
+                              f" {list(header)}")
+        j = list(header).index(record_id)
+        ids = [row[j] for row in rows]
+        if any(v == "" for v in ids):
+            raise DataError(f"--record-id column {record_id!r} is empty in"
+                            f" {sum(v == '' for v in ids)} row(s)")
+        if len(set(ids)) != len(ids):
+            raise DataError(f"--record-id column {record_id!r} has {len(ids) - len(set(ids))}"
+                            " duplicate value(s); record ids must be unique")
+        return [hashlib.sha256(v.encode()).hexdigest() + "\x00" + v for v in ids]
+    keys = []
+    for row in rows:
+        text = "".join(f"{len(v)}:{v}" for v in row)
+        keys.append(hashlib.sha256(text.encode()).hexdigest() + "\x00" + text)
+    return keys
+
+
+def run(args: argparse.Namespace) -> int:
+    header, rows = read_rows(args.input, args.delimiter)
+    if not rows:
+        raise DataError(f"input file {str(args.input)!r} has no records")
+    combos = _combinations(args.combination, header, args.input)
+    used = list(dict.fromkeys(c for combo in combos for c in combo))
+    weights = _weights(args.weight, used)
+    internal = {c: f"q{i}" for i, c in enumerate(used)}
+    position = [header.index(c) for c in used]
+    frame = pd.DataFrame(
+        {c: pd.Series([row[j] for row in rows], dtype=object)
+         for c, j in zip(used, position, strict=True)}
     )
-    out = frame.copy()
-    # one input row per record: row i of the input is the table row whose origin is i
-    order = np.argsort(result.table.origin, kind="stable")
-    published = result.published().iloc[order].reset_index(drop=True)
-    for c in used:
-        values = published[c].to_numpy(dtype=object)
-        out[c] = [("" if v is None else v) for v in values]
-    out.to_csv(args.output, index=False, sep=args.delimiter)
+    work = mark_missing(frame, used, args.missing_label)
+    work.columns = [internal[c] for c in used]
+    work[_KEY] = row_keys(header, rows, args.record_id)
+    try:
+        result = run_suppression(
+            work, args.k, [[internal[c] for c in b] for b in combos],
+            {internal[c]: w for c, w in weights.items()},
+            algorithm="complete" if args.complete else "combinations", count_column=None,
+            record_key=_KEY,
+        )
+    except (ConfigError, DataError) as exc:  # name the user's columns, not the internal ones
+        message = str(exc)
+        for c in used:
+            message = message.replace(repr(internal[c]), repr(c))
+        raise type(exc)(message) from exc
+    table = result.table
+    if len(table.counts) != len(rows):  # pragma: no cover - counts of 1 are never split
+        raise DataError("internal error: the suppressed table does not have one row per record")
+    # One table row per record (count_column=None, counts of 1 are never split): the row whose
+    # origin is i is input row i.
+    codes = np.empty((len(rows), len(used)), dtype=np.int64)
+    codes[table.origin] = table.codes[:, [table.col(internal[c]) for c in used]]
+    out = [list(row) for row in rows]
+    for q, (c, j) in enumerate(zip(used, position, strict=True)):
+        labels = np.append(table.labels[table.col(internal[c])].astype(object), "")
+        published = labels[codes[:, q]]  # code -1 -> "" (suppressed)
+        for i, v in enumerate(published.tolist()):
+            out[i][j] = str(v)
+    write_rows(args.output, header, out, args.delimiter)
     checks = verify_result(result)
+    name = {v: c for c, v in internal.items()}
     summary = {
         "k": args.k,
         "algorithm": "complete" if args.complete else "combinations",
-        "records": int(len(frame)),
+        "records": len(rows),
         "cells_suppressed": result.stats.cells,
         "phase1_cells": result.stats.phase1_cells,
         "phase2_cells": result.stats.phase2_cells,
         "records_moved_to_fully_suppressed_class": result.stats.growth_records,
-        "records_with_suppression": int(
-            sum(1 for _, r in published[used].iterrows() if r.isna().any())
-        ),
+        "records_with_suppression": int((codes == SUPPRESSED).any(axis=1).sum()),
         "passes": result.stats.passes,
         "combinations": [
-            {"columns": list(c.combination), "smallest_class": c.smallest_class,
-             "min_consistent": c.min_consistent, "ok": c.ok}
-            for c in checks
+            {"columns": [name[c] for c in chk.combination], "smallest_class": chk.smallest_class,
+             "min_consistent": chk.min_consistent, "ok": chk.ok}
+            for chk in checks
         ],
     }
     json.dump(summary, sys.stdout, indent=2)
@@ -80,7 +162,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="combinations cell suppression (seed 000) on a CSV file",
         description="Suppress cells so that every combination's classes reach k. The output has"
         " the input's rows and columns; an empty cell is a suppressed value, a missing input"
-        " value is written as the missing label.",
+        " value is written as the missing label. The output does not depend on the row order:"
+        " records with the same quasi-identifiers are ranked by a hash of --record-id (or of"
+        " the whole row when there is none).",
     )
     p.add_argument("--input", required=True, help="CSV file, one record per row, with a header")
     p.add_argument("--output", required=True, help="where to write the suppressed CSV")
@@ -90,6 +174,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--weight", action="append", default=[], help="column=weight in [0, 1]")
     p.add_argument("--complete", action="store_true",
                    help="one combination of all QIs (the paper's 'complete' algorithm)")
+    p.add_argument("--record-id", default=None,
+                   help="column with a unique record id: ranks records that share their"
+                   " quasi-identifiers (default: a hash of the whole row)")
     p.add_argument("--delimiter", default=",", help="field delimiter (default ',')")
     p.add_argument("--missing-label", default=DEFAULT_MISSING_LABEL,
                    help="how a missing input value is written in the output")

@@ -287,13 +287,17 @@ def record_suppression(
 
     The published table keeps suppressed records (QIs NULL) instead of deleting them, so the
     fully suppressed records are a class of their own: when there are fewer than k of them,
-    records are taken from the largest classes (never below k), then whole classes of size k,
-    until the class reaches k (as seed 000's combinations algorithm grows it).
+    records are taken from the largest classes (never below k), then whole classes (the
+    smallest first, including what is left of a class that gave records), until the class
+    reaches k (as seed 000's combinations algorithm grows it): this always succeeds when the
+    table has k records. Ties between classes of one size are broken by the patterns' values,
+    never by the row order of the pattern table.
     """
     counts = patterns[count_column].to_numpy(dtype=np.int64)
     take = np.where(counts < k, counts, 0)
     need = k - int(take.sum()) if 0 < take.sum() < k else 0
-    order = np.lexsort((np.arange(len(counts)), -counts))  # largest first, then table order
+    values = [c for c in patterns.columns if c != count_column]
+    order = np.lexsort((_label_rank(patterns, values), -counts))  # largest first, then values
     for i in order:
         if need == 0:
             break
@@ -301,17 +305,32 @@ def record_suppression(
             t = min(need, int(counts[i]) - k)
             take[i] += t
             need -= t
-    for i in order[::-1]:  # smallest first: whole classes of size k
+    for i in order[::-1]:  # smallest first: whole classes (the rest of a class that gave too)
         if need <= 0:
             break
-        if counts[i] >= k and take[i] == 0:
+        if counts[i] >= k and take[i] < counts[i]:
+            need -= int(counts[i] - take[i])
             take[i] = counts[i]
-            need -= int(counts[i])
     if need > 0:
         raise DataError(
             f"only {int(counts.sum())} records: the suppressed records cannot reach k = {k}"
         )
     return take
+
+
+def _label_rank(patterns: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """Rank of each row in the order of its values (as text, nulls last), column by column."""
+    keys: list[np.ndarray] = []
+    for c in reversed(list(columns)):
+        null = patterns[c].isna().to_numpy()
+        text = np.array(["" if m else str(v) for v, m in zip(patterns[c], null, strict=True)],
+                        dtype=object)
+        _, codes = np.unique(text, return_inverse=True)
+        keys += [codes.reshape(-1), null]
+    order = np.lexsort(keys) if keys else np.arange(len(patterns))
+    rank = np.empty(len(patterns), dtype=np.int64)
+    rank[order] = np.arange(len(patterns))
+    return rank
 
 
 def record_suppression_map(
