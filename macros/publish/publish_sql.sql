@@ -15,6 +15,11 @@
   {%- set names = adapter.get_columns_in_relation(src) | map(attribute='name') | list -%}
   {%- set lower = names | map('lower') | list -%}
   {%- set roles = dbt_deid._role_of_columns(cfg) -%}
+  {%- for col, role in roles.items() -%}
+    {%- if col not in lower -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release setting '" ~ role ~ "' names column '" ~ col ~ "', which is not in source " ~ src ~ " (columns: " ~ lower | join(', ') ~ ")") }}
+    {%- endif -%}
+  {%- endfor -%}
   {%- set missing = [] -%}
   {%- for col in names -%}
     {%- if col | lower not in roles -%}{%- do missing.append(col) -%}{%- endif -%}
@@ -22,11 +27,6 @@
   {%- if missing | length > 0 -%}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": source " ~ src ~ " has column(s) " ~ missing | join(', ') ~ " with no role in release '" ~ cfg.name ~ "'; nothing passes through by default: list each under quasi_identifiers, pass_through (published unchanged), direct_identifiers or excluded (dropped)") }}
   {%- endif -%}
-  {%- for col, role in roles.items() -%}
-    {%- if col not in lower -%}
-      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release setting '" ~ role ~ "' names column '" ~ col ~ "', which is not in source " ~ src ~ " (columns: " ~ lower | join(', ') ~ ")") }}
-    {%- endif -%}
-  {%- endfor -%}
 {%- endmacro %}
 
 {#- lower-case source column -> its role (record_id, quasi_identifiers.<qi>, direct_identifiers,

@@ -27,9 +27,6 @@ from tests.integration.dbt_runner import (
 
 pytestmark = pytest.mark.dbt
 
-QIS = ["province", "los_days", "age", "gender", "mrdx", "cci_code"]
-
-
 @pytest.fixture(scope="module")
 def demo_build(tmp_path_factory) -> tuple:
     tmp = tmp_path_factory.mktemp("demo")
@@ -39,47 +36,67 @@ def demo_build(tmp_path_factory) -> tuple:
     return run, variables["deid_release"]
 
 
+def plan(run, kind: str) -> list[list[str]]:
+    """The combinations (or, for 'released', the one list of released QIs) of
+    deid_release_plan."""
+    frame = run.query(f"select * from deid_release_plan where kind = '{kind}'")
+    return [list(g.sort_values("position")["column_name"]) for _, g in frame.groupby("item")]
+
+
 def test_demo_publishes_with_gates_passing(demo_build) -> None:
     run, release = demo_build
     assert "deid_published" in run.tables()
     assert "PASS=" in run.output and "ERROR=0" in run.output
     assert "dbt_deid: phase 1 suppressed" in run.output  # progress through dbt's logger
+    history = run.query("select * from deid_release_history")
+    assert list(history["status"]) == ["published"]
 
 
 def test_published_table_holds_the_guarantee(demo_build) -> None:
-    """Independent check on the published table: classes (suppressed = own category) and the
-    exact consistent sets against every record's true values, for every combination."""
+    """Independent check on the published table against the paper's adversary (seed 000
+    Tables 7/8: the demographics with a diagnosis level and an intervention level; every level
+    an adversary may know is verified): classes (suppressed = own category) and the exact
+    consistent sets against every record's true values."""
     run, release = demo_build
     k = 5
+    verified = plan(run, "verified")
+    assert ["province", "age", "gender", "cmg", "short_cci"] in verified
+    assert ["province", "age", "gender", "diag_chapter", "short_cci"] in verified
     published = run.query("select * from deid_published")
+    qis = sorted({q for b in verified for q in b})
     truth = run.query(
-        "select " + ", ".join(f"{q}__generalized as {q}" for q in QIS) + " from deid_suppressed"
+        "select " + ", ".join(f"{q}__generalized as {q}" for q in qis) + " from deid_suppressed"
     )
-    for b in release["combinations"]:
+    for b in verified:
         assert smallest_class(published, b) >= k, b
         assert smallest_consistent_set(truth, published, b) >= k, b
 
 
-def test_published_rows_and_columns(demo_build) -> None:
+def test_every_published_column_has_a_declared_role(demo_build) -> None:
+    """On the demo database every published column is a protected QI or a declared
+    pass-through column; the record id, direct identifiers and excluded columns are not
+    published; the pass-through column is copied unchanged."""
     run, release = demo_build
     source = run.query("select * from discharge_abstracts")
     published = run.query("select * from deid_published")
     assert len(published) == len(source)
-    for col in release["direct_identifiers"]:
+    released = plan(run, "released")[0]
+    protected = {q for b in plan(run, "verified") for q in b}
+    families = {lv for f in release["hierarchical_qis"].values() for lv in f["levels"]}
+    assert set(released) <= protected | families
+    assert sorted(published.columns) == sorted([*released, *release["pass_through"]])
+    for col in [release["record_id"], *release["direct_identifiers"], *release["excluded"]]:
         assert col not in published.columns
-    expected_cols = [c for c in source.columns if c not in release["direct_identifiers"]]
-    assert list(published.columns) == expected_cols
-    others = [c for c in expected_cols if c not in QIS]
-    key = ["admission_date", "total_cost_cad", "discharge_disposition", "cmg"]
-    a = source[others].sort_values(key).reset_index(drop=True)
-    b = published[others].sort_values(key).reset_index(drop=True)
-    pd.testing.assert_frame_equal(a, b)
+    for col in release["pass_through"]:
+        a = source[col].value_counts().sort_index()
+        b = published[col].value_counts().sort_index()
+        pd.testing.assert_series_equal(a, b)
 
 
 def test_released_values_are_true_or_suppressed_and_missing_is_distinct(demo_build) -> None:
     run, _ = demo_build
     s = run.query("select * from deid_suppressed")
-    for q in QIS:
+    for q in plan(run, "released")[0]:
         kept = s[q].notna()
         assert (s.loc[kept, q] == s.loc[kept, f"{q}__generalized"]).all(), q
     source = run.query("select abstract_id, cci_code from discharge_abstracts")
@@ -88,20 +105,20 @@ def test_released_values_are_true_or_suppressed_and_missing_is_distinct(demo_bui
     assert no_intervention.mean() > 0.3
     released = merged.loc[no_intervention, "cci_code"]
     assert set(released.dropna()) == {"<missing>"}
-    assert released.notna().mean() > 0.9  # missing stays a published category, not a NULL
+    assert released.notna().mean() > 0.5  # missing stays a published category, not a NULL
 
 
 def test_risk_summary_and_summary_printer(demo_build) -> None:
     run, release = demo_build
     summary = run.query("select * from deid_risk_summary where stage = 'published'")
-    assert len(summary) == len(release["combinations"])
+    assert len(summary) == len(plan(run, "verified"))
     assert (summary["smallest_class"] >= 5).all()
     assert (summary["min_consistent_exact"] >= 5).all()
     assert (summary["max_risk"] <= 0.2 + 1e-12).all()
     loss = run.query("select * from deid_information_loss")
-    assert set(loss["column_name"]) == set(QIS) | {"(all quasi-identifiers)"}
+    assert set(loss["column_name"]) == set(plan(run, "released")[0]) | {"(all quasi-identifiers)"}
     text = render_summary(run.database)
-    assert "deid_published: 50000 records" in text and "exact min" in text
+    assert "deid_published: 240000 records" in text and "exact min" in text
 
 
 def _release(**changes) -> dict:
@@ -137,13 +154,6 @@ def test_unreachable_max_suppression_blocks_publish(it_database, tmp_path) -> No
     assert {"deid_risk_summary", "deid_information_loss"} <= tables  # diagnostics still built
 
 
-def test_dbt_run_does_not_gate(it_database, tmp_path) -> None:
-    """`dbt run` runs no tests: it publishes even when a gate would fail (README says so)."""
-    run = _build_release(it_database, tmp_path, _release(max_suppression=0.001), command="run")
-    assert run.ok
-    assert "deid_published" in run.tables()
-
-
 def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -> None:
     variables = _release(max_suppression=0.001, column_suppression_cap=0.0001)
     run = build_release(it_database, tmp_path, variables, extra=["--store-failures"])
@@ -171,7 +181,8 @@ QI_BASE = project_vars(INTEGRATION)["deid_release"]["quasi_identifiers"]
         ({"tau": 0}, "'tau': must be a number in (0, 1]"),
         ({"tau": 1.5}, "'tau': must be a number in (0, 1]"),
         ({"max_suppression": 1.5}, "'max_suppression': must be a number in [0, 1]"),
-        ({"combinations": [["age", "zip"]]}, "combinations[1] names unknown column 'zip'"),
+        ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
+        ({"max_supression": 0.05}, "did you mean 'max_suppression'?"),
         ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
          "'quasi_identifiers.gender.weight'"),
         ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
@@ -196,7 +207,9 @@ def test_bad_settings_fail_before_any_work(it_database, tmp_path, changes, messa
                                                         "level": 1}}},
          "has duplicate key value 'NB'"),
         ({"source": "empty_discharge_abstracts"}, "has no records; nothing to release"),
-        ({"quasi_identifiers": {**QI_BASE, "zip": {"level": 0}}},
+        ({"quasi_identifiers": {**QI_BASE, "zip": {"level": 0}},
+          "combinations": [["age", "zip"], *project_vars(INTEGRATION)["deid_release"]
+                           ["combinations"]]},
          "names column 'zip', which is not in source"),
         ({"record_id": "gender_typo"}, "names column 'gender_typo', which is not in source"),
     ],
@@ -233,7 +246,7 @@ def test_two_disjoint_seeded_samples(it_database, tmp_path) -> None:
 
 def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     """Diagnosis released as MRDx, CMG, block and chapter; adversary at CMG (Table 8)."""
-    qis = {**QI_BASE,
+    qis = {**{q: QI_BASE[q] for q in ("province", "age", "gender")},
            "mrdx": {"hierarchy": "diagnosis_hierarchy", "level": 0},
            "cmg": {"level": 0},
            "diag_block": {"column": "mrdx", "hierarchy": "diagnosis_hierarchy", "level": 2},
@@ -241,6 +254,7 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     variables = _release(
         quasi_identifiers=qis, combinations=None,
         demographics=["province", "age", "gender"],
+        excluded=["total_cost_cad", "los_days", "cci_code", "admission_date"],
         hierarchical_qis={"diagnosis": {
             "levels": ["mrdx", "cmg", "diag_block", "diag_chapter"],
             "generalizes": {"diag_block": "mrdx", "diag_chapter": "diag_block"},
@@ -310,7 +324,7 @@ def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
     )
     assert len(run.query("select * from deid_record_risk")) == len(frame)
     expected = None
-    for b in release["combinations"]:
+    for b in plan(run, "verified"):
         keys = [tuple(None if pd.isna(v) else v for v in row)
                 for row in frame[list(b)].itertuples(index=False)]
         counts = Counter(keys)
