@@ -124,6 +124,12 @@
       'by_column': "a column of deid_suppression_by (by_column)",
       'category': "a column of deid_suppression_by (category)",
       'deid_category__': "an internal column of deid_suppression_by (deid_category__)"} -%}
+  {%- if dbt_deid.ola_enabled() -%}
+    {#- the OLA node report (deid_ola_search) has one column per QI next to these -#}
+    {%- for c in ['role', 'height', 'suppressed', 'suppressed_share', 'passes', 'entropy', 'precision', 'discernibility', 'loss', 'chosen', 'k', 'max_suppression', 'metric', 'records', 'nodes_evaluated', 'lattice_size', 'message'] -%}
+      {%- do internal.update({c: "a column of the OLA node report deid_ola_search (" ~ c ~ ")"}) -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set rid_internal = ['deid_rank__', 'deid_category__', 'smallest_class_size', 'prosecutor_risk'] -%}
   {%- set taken = {(cfg.record_id | string | lower): "the record id '" ~ cfg.record_id ~ "'"} -%}
   {%- for r in rid_internal -%}

@@ -93,3 +93,13 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
     assert "Release r" in text and "1 records" in text
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("select x from main.canary").fetchone() == (1,)
+
+
+def test_ola_report_columns_match_the_core() -> None:
+    """assert_release_names refuses QI names of the OLA node report's columns (ignoring case):
+    its list is the core's REPORT_COLUMNS."""
+    from dbt_deid.ola.dbt import REPORT_COLUMNS
+
+    text = (REPO / "macros" / "validation" / "assert_release_inputs.sql").read_text()
+    line = next(x for x in text.splitlines() if "{%- for c in ['role'" in x)
+    assert re.findall(r"'([a-z_]+)'", line) == list(REPORT_COLUMNS)
