@@ -14,7 +14,8 @@ def model(dbt, session):
     rows = 240
     return pd.DataFrame({
         h.RECORD_ID: range(1, rows + 1),
-        h.REGION: [h.REGION_VALUES[i % len(h.REGION_VALUES)] for i in range(rows)],
+        h.REGION: [None if i % 37 == 0 else h.REGION_VALUES[i % len(h.REGION_VALUES)]
+                   for i in range(rows)],  # None: the missing label
         h.AGE: [(i * 7) % 100 for i in range(rows)],
         "age": [(i * 7) % 100 for i in range(rows)],
         h.SEX_COLUMN: [h.SEX_VALUES[(i // 3) % len(h.SEX_VALUES)] for i in range(rows)],
