@@ -108,6 +108,7 @@ def test_issue_13_payload_drops_nothing(it_database, tmp_path) -> None:
     release = variables["deid_release"]
     release["quasi_identifiers"] = {h.AGE: release["quasi_identifiers"][h.AGE],
                                     h.SEX_QI: release["quasi_identifiers"][h.SEX_QI]}
+    release["direct_identifiers"] = [h.NAME, h.REGION]
     run = build_release(it_database, tmp_path, variables, extra=["--exclude", "deid_published"])
     assert ("main", "deid_canary") in _tables(run.database)
     assert run.ok, run.output[-3000:]
@@ -134,7 +135,7 @@ def test_names_colliding_with_internal_or_other_columns_fail_clearly(
     take the name of the pattern count, a suppression-map column, another QI's derived column
     or a published source column."""
     variables = hostile_release()
-    variables["deid_release"]["quasi_identifiers"][name] = {"column": "age", "level": 0}
+    variables["deid_release"]["quasi_identifiers"][name] = {"column": h.SEX_COLUMN, "level": 0}
     run = build_release(it_database, tmp_path, variables)
     assert not run.ok
     assert f"'quasi_identifiers.{name}'" in run.output, run.output[-3000:]
