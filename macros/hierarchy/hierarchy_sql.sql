@@ -8,7 +8,10 @@
 {%- endmacro %}
 
 {% macro default__hierarchy_sql(cfg) -%}
-  {%- if execute -%}{%- do dbt_deid.assert_source_columns(cfg) -%}{%- endif -%}
+  {%- if execute -%}
+    {%- do dbt_deid.assert_source_columns(cfg) -%}
+    {%- do dbt_deid.assert_rule_values(cfg) -%}
+  {%- endif -%}
   {%- set src = dbt_deid.release_input(cfg) -%}
   {%- set s = dbt.type_string() -%}
   {%- set parts = [] -%}
@@ -19,7 +22,7 @@
         {%- set cols = adapter.get_columns_in_relation(h) -%}
         {%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}
         {%- for col in cols -%}
-          {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ loop.index0 ~ " as level, cast(" ~ adapter.quote(cols[0].name) ~ " as " ~ s ~ ") as original_value, cast(" ~ adapter.quote(col.name) ~ " as " ~ s ~ ") as generalized_value from " ~ h) -%}
+          {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ loop.index0 ~ " as level, cast(" ~ dbt_deid.ident(cols[0].name) ~ " as " ~ s ~ ") as original_value, cast(" ~ dbt_deid.ident(col.name) ~ " as " ~ s ~ ") as generalized_value from " ~ h) -%}
         {%- endfor -%}
       {%- endif -%}
     {%- else -%}
@@ -48,7 +51,7 @@
   {%- if cols | length < q.level + 1 -%}
     {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
   {%- endif -%}
-  {%- set key = adapter.quote(cols[0].name) -%}
+  {%- set key = dbt_deid.ident(cols[0].name) -%}
   {%- set dup -%}
     select cast({{ key }} as {{ dbt.type_string() }}) as v, count(*) as n from {{ relation }} group by {{ key }} having count(*) > 1 order by 1 limit 3
   {%- endset -%}
@@ -58,7 +61,7 @@
   {%- endif -%}
   {%- set nulls = [] -%}
   {%- for col in cols -%}
-    {%- do nulls.append("select " ~ loop.index0 ~ " as level, cast(" ~ key ~ " as " ~ dbt.type_string() ~ ") as v from " ~ relation ~ " where " ~ adapter.quote(col.name) ~ " is null") -%}
+    {%- do nulls.append("select " ~ loop.index0 ~ " as level, cast(" ~ key ~ " as " ~ dbt.type_string() ~ ") as v from " ~ relation ~ " where " ~ dbt_deid.ident(col.name) ~ " is null") -%}
   {%- endfor -%}
   {%- set rows = run_query("select level, v from (" ~ nulls | join(' union all ') ~ ") as x order by level, v limit 1").rows -%}
   {%- if rows | length > 0 -%}

@@ -19,21 +19,109 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- Numbers print without a trailing .0 when they are whole. -#}
+{#- A number from the settings as plain decimal text, exactly as written: 40 for 40 and 40.0,
+    2.5, 0.00001 for 1e-05 (no exponent, no float noise). Used both as a label and as an exact
+    SQL numeric literal. -#}
+{% macro _decimal_text(x) -%}
+  {%- if x is integer -%}{{ return(x | string) }}{%- endif -%}
+  {%- set t = x | string | lower -%}
+  {%- if 'e' in t -%}
+    {%- set parts = t.split('e') -%}
+    {%- set mant = parts[0] -%}
+    {%- set sign = '-' if mant.startswith('-') else '' -%}
+    {%- set mant = mant.lstrip('-') -%}
+    {%- set ip = mant.split('.')[0] -%}
+    {%- set fp = mant.split('.')[1] if '.' in mant else '' -%}
+    {%- set digits = ip ~ fp -%}
+    {%- set point = (ip | length) + (parts[1] | int) -%}
+    {%- if point <= 0 -%}
+      {%- set t = sign ~ '0.' ~ ('0' * (0 - point)) ~ digits -%}
+    {%- elif point >= digits | length -%}
+      {%- set t = sign ~ digits ~ ('0' * (point - (digits | length))) -%}
+    {%- else -%}
+      {%- set t = sign ~ digits[:point] ~ '.' ~ digits[point:] -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if '.' in t -%}{%- set t = t.rstrip('0').rstrip('.') -%}{%- endif -%}
+  {%- set neg = t.startswith('-') -%}
+  {%- set t = t.lstrip('-') -%}
+  {%- set t = (t.lstrip('0') or '0') if not t.startswith('0.') else t -%}
+  {%- set t = ('0' ~ t) if t.startswith('.') else t -%}
+  {{ return(('-' ~ t) if neg and t != '0' else t) }}
+{%- endmacro %}
+
+{#- Digits after the decimal point of a number from the settings (0 for whole numbers). -#}
+{% macro _decimal_scale(x) -%}
+  {%- set t = dbt_deid._decimal_text(x) -%}
+  {{ return((t.split('.')[1] | length) if '.' in t else 0) }}
+{%- endmacro %}
+
+{#- Kept for projects that call it: _decimal_text under its old name. -#}
 {% macro _num(x) -%}
-  {%- if x is number and x == (x | int) -%}{{ return(x | int | string) }}{%- else -%}{{ return(x | string) }}{%- endif -%}
+  {{ return(dbt_deid._decimal_text(x)) }}
+{%- endmacro %}
+
+{#- The exact numeric type interval rules compute in: 20 integer digits, 18 decimals. -#}
+{% macro exact_number_type() -%}
+  {{ return(adapter.dispatch('exact_number_type', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__exact_number_type() -%}
+  {{ return('decimal(38, 18)') }}
+{%- endmacro %}
+
+{#- A value as an exact decimal (issue 13: a 32-bit float turned 16777217 into 16777216 and
+    2.9999999 into 3). Read through its text, so a binary float becomes the decimal it prints
+    as (its shortest round-trip form) and integers, decimals and numeric strings are exact; the
+    input check (assert_rule_values) rejects what does not convert. -#}
+{% macro exact_number_sql(value_sql) -%}
+  {{ return(adapter.dispatch('exact_number_sql', 'dbt_deid')(value_sql)) }}
+{%- endmacro %}
+
+{% macro default__exact_number_sql(value_sql) -%}
+  {{ return('cast(cast(' ~ value_sql ~ ' as ' ~ dbt.type_string() ~ ') as ' ~ dbt_deid.exact_number_type() ~ ')') }}
+{%- endmacro %}
+
+{#- An exact decimal expression known to lie on the grid of `scale` decimals, as text without
+    trailing zeros (2.5, 40, -3). -#}
+{% macro decimal_label_sql(expr_sql, scale) -%}
+  {{ return(adapter.dispatch('decimal_label_sql', 'dbt_deid')(expr_sql, scale)) }}
+{%- endmacro %}
+
+{% macro default__decimal_label_sql(expr_sql, scale) -%}
+  {%- set txt = 'cast(cast(' ~ expr_sql ~ ' as decimal(38, ' ~ scale ~ ')) as ' ~ dbt.type_string() ~ ')' -%}
+  {%- if scale == 0 -%}{{ return(txt) }}{%- endif -%}
+  {{ return("trim(trailing '.' from trim(trailing '0' from " ~ txt ~ "))") }}
+{%- endmacro %}
+
+{#- The whole number `numerator / divisor` for exact decimals whose quotient is known to be whole
+    (an interval's index), as text. Engines that divide decimals in double precision (DuckDB)
+    round the quotient: q0 = round(numerator / divisor) is within a few units of it, and the
+    residual (numerator - q0 x divisor) is exact and small, so q0 + round(residual / divisor)
+    is the exact quotient for any size. -#}
+{% macro whole_quotient_sql(numerator_sql, divisor_sql) -%}
+  {{ return(adapter.dispatch('whole_quotient_sql', 'dbt_deid')(numerator_sql, divisor_sql)) }}
+{%- endmacro %}
+
+{% macro default__whole_quotient_sql(numerator_sql, divisor_sql) -%}
+  {%- set q0 = 'cast(round((' ~ numerator_sql ~ ') / ' ~ divisor_sql ~ ') as decimal(38, 0))' -%}
+  {%- set fix = 'cast(round(((' ~ numerator_sql ~ ') - ' ~ q0 ~ ' * ' ~ divisor_sql ~ ') / ' ~ divisor_sql ~ ') as decimal(38, 0))' -%}
+  {{ return('cast(' ~ q0 ~ ' + ' ~ fix ~ ' as ' ~ dbt.type_string() ~ ')') }}
 {%- endmacro %}
 
 {#- An interval level: either equal `width` bins from `offset` (default 0) or explicit
     increasing lower `breaks`; values >= top_code become 'top_code+', values < bottom_code
     become '<bottom_code'. Labels: range ('40-44'; whole widths are inclusive integer ranges),
-    lower ('40') or index ('8'). -#}
+    lower ('40') or index ('8'). Exact decimal arithmetic (exact_number_sql): a value on a break
+    is in the bin starting there, any value below it in the bin before; the bin of a width
+    level is floor((value - offset) / width), computed with a floored remainder (no division)
+    so negative values and large integers bin exactly, and labels print as exact decimals. -#}
 {% macro interval_sql(spec, value_sql) -%}
   {{ return(adapter.dispatch('interval_sql', 'dbt_deid')(spec, value_sql)) }}
 {%- endmacro %}
 
 {% macro default__interval_sql(spec, value_sql) -%}
-  {%- set v = 'cast(' ~ value_sql ~ ' as ' ~ dbt.type_float() ~ ')' -%}
+  {%- set v = dbt_deid.exact_number_sql(value_sql) -%}
   {%- set s = dbt.type_string() -%}
   {%- set label = spec.get('label', 'range') -%}
   {%- set top = spec.get('top_code') -%}
@@ -42,41 +130,39 @@
   case
     when {{ value_sql }} is null then null
     {%- if top is not none %}
-    when {{ v }} >= {{ top }} then {{ dbt_deid.literal(dbt_deid._num(top) ~ '+') }}
+    when {{ v }} >= ({{ dbt_deid._decimal_text(top) }}) then {{ dbt_deid.literal(dbt_deid._decimal_text(top) ~ '+') }}
     {%- endif %}
     {%- if bottom is not none %}
-    when {{ v }} < {{ bottom }} then {{ dbt_deid.literal('<' ~ dbt_deid._num(bottom)) }}
+    when {{ v }} < ({{ dbt_deid._decimal_text(bottom) }}) then {{ dbt_deid.literal('<' ~ dbt_deid._decimal_text(bottom)) }}
     {%- endif %}
     {%- if spec.get('breaks') is not none %}
     {%- set breaks = spec.breaks %}
     {%- for i in range(breaks | length - 1, -1, -1) %}
     {%- set lo = breaks[i] %}
     {%- if label == 'index' %}{% set text = i | string %}
-    {%- elif label == 'lower' or i == breaks | length - 1 %}{% set text = dbt_deid._num(lo) ~ ('+' if (label == 'range' and top is none and i == breaks | length - 1) else '') %}
+    {%- elif label == 'lower' or i == breaks | length - 1 %}{% set text = dbt_deid._decimal_text(lo) ~ ('+' if (label == 'range' and top is none and i == breaks | length - 1) else '') %}
     {%- else %}{% set hi = breaks[i + 1] %}
-      {%- if lo is integer and hi is integer %}{% set text = dbt_deid._num(lo) if hi - lo == 1 else dbt_deid._num(lo) ~ '-' ~ dbt_deid._num(hi - 1) %}
-      {%- else %}{% set text = dbt_deid._num(lo) ~ '-' ~ dbt_deid._num(hi) %}{% endif %}
+      {%- if lo is integer and hi is integer %}{% set text = dbt_deid._decimal_text(lo) if hi - lo == 1 else dbt_deid._decimal_text(lo) ~ '-' ~ dbt_deid._decimal_text(hi - 1) %}
+      {%- else %}{% set text = dbt_deid._decimal_text(lo) ~ '-' ~ dbt_deid._decimal_text(hi) %}{% endif %}
     {%- endif %}
-    when {{ v }} >= {{ lo }} then {{ dbt_deid.literal(text) }}
+    when {{ v }} >= ({{ dbt_deid._decimal_text(lo) }}) then {{ dbt_deid.literal(text) }}
     {%- endfor %}
-    else {{ dbt_deid.literal('<' ~ dbt_deid._num(breaks[0])) }}
+    else {{ dbt_deid.literal('<' ~ dbt_deid._decimal_text(breaks[0])) }}
     {%- else %}
-    {%- set w = spec.width %}
-    {%- set off = spec.get('offset', 0) %}
-    {%- set idx = 'floor((' ~ v ~ ' - ' ~ off ~ ') / ' ~ w ~ ')' %}
-    {%- set lower = '(' ~ idx ~ ' * ' ~ w ~ ' + ' ~ off ~ ')' %}
+    {%- set w = dbt_deid._decimal_text(spec.width) %}
+    {%- set off = dbt_deid._decimal_text(spec.get('offset', 0)) %}
+    {%- set scale = [dbt_deid._decimal_scale(spec.width), dbt_deid._decimal_scale(spec.get('offset', 0))] | max %}
+    {%- set shifted = v if off == '0' else '(' ~ v ~ ' - (' ~ off ~ '))' %}
+    {#- lower bound = value - floored remainder of (value - offset) by the width -#}
+    {%- set lower = '(' ~ v ~ ' - mod(mod(' ~ shifted ~ ', (' ~ w ~ ')) + (' ~ w ~ '), (' ~ w ~ ')))' %}
     {%- if label == 'index' %}
-    else cast(cast({{ idx }} as {{ dbt.type_bigint() }}) as {{ s }})
-    {%- elif w is integer and off is integer %}
-      {%- if label == 'lower' or w == 1 %}
-    else cast(cast({{ lower }} as {{ dbt.type_bigint() }}) as {{ s }})
-      {%- else %}
-    else {{ dbt.concat(['cast(cast(' ~ lower ~ ' as ' ~ dbt.type_bigint() ~ ') as ' ~ s ~ ')', "'-'", 'cast(cast(' ~ lower ~ ' + ' ~ (w - 1) ~ ' as ' ~ dbt.type_bigint() ~ ') as ' ~ s ~ ')']) }}
-      {%- endif %}
-    {%- elif label == 'lower' %}
-    else cast({{ lower }} as {{ s }})
+    else {{ dbt_deid.whole_quotient_sql('cast(' ~ lower ~ ' as decimal(38, ' ~ scale ~ '))' ~ ('' if off == '0' else ' - (' ~ off ~ ')'), '(' ~ w ~ ')') }}
+    {%- elif label == 'lower' or (scale == 0 and w == '1') %}
+    else {{ dbt_deid.decimal_label_sql(lower, scale) }}
+    {%- elif scale == 0 %}
+    else {{ dbt.concat([dbt_deid.decimal_label_sql(lower, 0), "'-'", dbt_deid.decimal_label_sql('(' ~ lower ~ ' + (' ~ dbt_deid._decimal_text(spec.width - 1) ~ '))', 0)]) }}
     {%- else %}
-    else {{ dbt.concat(['cast(' ~ lower ~ ' as ' ~ s ~ ')', "'-'", 'cast(' ~ lower ~ ' + ' ~ w ~ ' as ' ~ s ~ ')']) }}
+    else {{ dbt.concat([dbt_deid.decimal_label_sql(lower, scale), "'-'", dbt_deid.decimal_label_sql('(' ~ lower ~ ' + (' ~ w ~ '))', scale)]) }}
     {%- endif %}
     {%- endif %}
   end

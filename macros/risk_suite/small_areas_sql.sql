@@ -22,7 +22,7 @@
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set hcols = [] -%}
   {%- if execute -%}
-    {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(adapter.quote(c.name)) -%}{%- endfor -%}
+    {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
     {%- if hcols | length <= sa.level -%}
       {{ dbt_deid._config_error('small_areas.hierarchy', sa.hierarchy ~ ' has ' ~ (hcols | length - 1) ~ ' levels but ' ~ sa.geography_column ~ ' is released at level ' ~ sa.level) }}
     {%- endif -%}
@@ -45,6 +45,8 @@
   {%- set used = [] -%}
   {%- for b in geo_combos -%}{%- for c in b -%}{%- if c not in used -%}{%- do used.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set other_qis = cfg.qis | selectattr('name', 'in', used) | list -%}
+  {#- the release restricted to the other QIs, read from the whole source (no sample) -#}
+  {%- set other_cfg = {} -%}{%- do other_cfg.update(cfg) -%}{%- do other_cfg.update({'qis': other_qis, 'sample': none}) -%}
   with areas as (
     select cast({{ dbt_deid.ident(sa.area_column) }} as {{ s }}) as area, {{ dbt_deid.ident(sa.population_column) }} as population
     from {{ areas }}
@@ -64,7 +66,7 @@
   maxcombs as (select cast(1 as {{ dbt.type_bigint() }}) as maxcombs),
   {%- else %}
   other_hierarchy as (
-    {{ dbt_deid.hierarchy_sql({'source': cfg.source, 'qis': other_qis}) }}
+    {{ dbt_deid.hierarchy_sql(other_cfg) }}
   ),
   categories as (
     select qi_name, count(distinct generalized_value) as n from other_hierarchy
@@ -119,7 +121,7 @@
   {%- set flags = ref('deid_small_areas') -%}
   {%- set hcols = [] -%}
   {%- if execute -%}
-    {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(adapter.quote(c.name)) -%}{%- endfor -%}
+    {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
   {%- else -%}
     {%- set hcols = ['c0', 'c1'] -%}
   {%- endif -%}

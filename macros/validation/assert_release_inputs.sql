@@ -1,7 +1,8 @@
 {#- Data checks made before the generalized table is built, each failing with one message that
     names the model, column and value: every configured column exists in the source, the
-    source is not empty, record_id is unique and not null, interval/date rule values parse,
-    and every source value of a lookup-hierarchy QI is in its hierarchy. A NULL QI value is a
+    source is not empty, record_id is unique and not null, and every source value of a
+    lookup-hierarchy QI is in its hierarchy (interval and date rule values are checked where
+    they are read, by assert_rule_values in deid_hierarchy). A NULL QI value is a
     missing value (its own category), not an error. -#}
 {% macro assert_release_inputs(cfg, hierarchy_relation) -%}
   {{ return(adapter.dispatch('assert_release_inputs', 'dbt_deid')(cfg, hierarchy_relation)) }}
@@ -23,13 +24,7 @@
   {%- endif -%}
   {%- for q in cfg.qis -%}
     {%- set col = dbt_deid.ident(q.column) -%}
-    {%- if q.rule is not none and q.rule.type in ['interval', 'date'] -%}
-      {%- set target = dbt.type_float() if q.rule.type == 'interval' else 'date' -%}
-      {%- set bad = run_query("select distinct cast(" ~ col ~ " as " ~ dbt.type_string() ~ ") from " ~ src ~ " where " ~ col ~ " is not null and " ~ dbt.safe_cast(col, target) ~ " is null order by 1 limit 1").rows -%}
-      {%- if bad | length > 0 -%}
-        {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ bad[0][0] ~ "' is not a " ~ ('number' if q.rule.type == 'interval' else 'date') ~ " (rule " ~ q.rule.type ~ ")") }}
-      {%- endif -%}
-    {%- elif q.hierarchy is not none -%}
+    {%- if q.hierarchy is not none -%}
       {%- set missing -%}
         select distinct cast(src_in.{{ col }} as {{ dbt.type_string() }}) as v
         from {{ src }}
@@ -46,7 +41,51 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- Every column the release names (QIs, record_id, direct identifiers) exists in the source. -#}
+{#- Every value of an interval-rule QI reads as an exact number (dbt_deid.exact_number_sql: at
+    most 20 integer digits and 18 decimals) and every value of a date-rule QI as a date, checked
+    before deid_hierarchy converts them (issue 13 item 7): a value that does not is one error
+    naming the model, the column and the value, not the warehouse's conversion error. -#}
+{% macro assert_rule_values(cfg) -%}
+  {{ return(adapter.dispatch('assert_rule_values', 'dbt_deid')(cfg)) }}
+{%- endmacro %}
+
+{% macro default__assert_rule_values(cfg) -%}
+  {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
+  {%- set s = dbt.type_string() -%}
+  {%- for q in cfg.qis -%}
+    {%- if q.rule is not none and q.rule.type in ['interval', 'date'] -%}
+      {%- set col = 'src_in.' ~ dbt_deid.ident(q.column) -%}
+      {%- if q.rule.type == 'interval' -%}
+        {%- set parsed = dbt_deid.try_cast_sql('cast(' ~ col ~ ' as ' ~ s ~ ')', dbt_deid.exact_number_type()) -%}
+        {%- set what = 'a number (rule interval; numbers may have at most 20 digits before the decimal point and 18 after it)' -%}
+      {%- else -%}
+        {%- set parsed = dbt_deid.try_cast_sql(col, 'date') -%}
+        {%- set what = 'a date (rule date)' -%}
+      {%- endif -%}
+      {%- set bad = run_query("select cast(" ~ col ~ " as " ~ s ~ ") from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null order by 1 limit 1").rows -%}
+      {%- if bad | length > 0 -%}
+        {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": column '" ~ q.column ~ "' value '" ~ bad[0][0] ~ "' is not " ~ what) }}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- `expr` cast to `type`, NULL where it does not convert: dbt.safe_cast (TRY_CAST or SAFE_CAST
+    on the engines that have one); DuckDB's TRY_CAST (dbt-duckdb keeps dbt's plain CAST). -#}
+{% macro try_cast_sql(expr, type) -%}
+  {{ return(adapter.dispatch('try_cast_sql', 'dbt_deid')(expr, type)) }}
+{%- endmacro %}
+
+{% macro default__try_cast_sql(expr, type) -%}
+  {{ return(dbt.safe_cast(expr, type)) }}
+{%- endmacro %}
+
+{% macro duckdb__try_cast_sql(expr, type) -%}
+  {{ return('try_cast(' ~ expr ~ ' as ' ~ type ~ ')') }}
+{%- endmacro %}
+
+{#- Every column the release names (QIs, record_id, direct identifiers) exists in the source,
+    and no two columns the release models write share a name (assert_release_names). -#}
 {% macro assert_source_columns(cfg) -%}
   {{ return(adapter.dispatch('assert_source_columns', 'dbt_deid')(cfg)) }}
 {%- endmacro %}
@@ -60,6 +99,73 @@
   {%- for setting, col in wanted -%}
     {%- if col | lower not in names -%}
       {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release setting '" ~ setting ~ "' names column '" ~ col ~ "', which is not in source " ~ src ~ " (columns: " ~ names | join(', ') ~ ")") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(src) | map(attribute='name') | list) -%}
+{%- endmacro %}
+
+{#- The release models put a QI's columns (`<qi>`, `<qi>__original`, `<qi>__generalized`,
+    `<qi>__suppressed`), the record id, internal columns (the pattern count `n`, the map's
+    `rank_from`/`rank_to`, ...) and, in deid_published, the source columns published unchanged
+    side by side. Two of them with one name would be one column (or an error) in the
+    warehouse, so a QI name that takes another's name is an error naming the setting. Names are
+    compared ignoring case: DuckDB, Snowflake and others fold them (issue 13). -#}
+{% macro assert_release_names(cfg, source_columns) -%}
+  {{ return(adapter.dispatch('assert_release_names', 'dbt_deid')(cfg, source_columns)) }}
+{%- endmacro %}
+
+{% macro default__assert_release_names(cfg, source_columns) -%}
+  {%- set internal = {
+      'n': "the count column 'n' of the pattern tables",
+      'rank_from': "a column of the suppression map (rank_from)",
+      'rank_to': "a column of the suppression map (rank_to)",
+      'deid_rank__': "an internal column of deid_suppressed (deid_rank__)",
+      'smallest_class_size': "a column of the risk tables (smallest_class_size)",
+      'by_column': "a column of deid_suppression_by (by_column)",
+      'category': "a column of deid_suppression_by (category)",
+      'deid_category__': "an internal column of deid_suppression_by (deid_category__)"} -%}
+  {%- if dbt_deid.ola_enabled() -%}
+    {#- the OLA node report (deid_ola_search) has one column per QI next to these -#}
+    {%- for c in ['role', 'height', 'suppressed', 'suppressed_share', 'passes', 'entropy', 'precision', 'discernibility', 'loss', 'chosen', 'k', 'max_suppression', 'metric', 'records', 'nodes_evaluated', 'lattice_size', 'message'] -%}
+      {%- do internal.update({c: "a column of the OLA node report deid_ola_search (" ~ c ~ ")"}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set rid_internal = ['deid_rank__', 'deid_category__', 'smallest_class_size', 'prosecutor_risk'] -%}
+  {%- set taken = {(cfg.record_id | string | lower): "the record id '" ~ cfg.record_id ~ "'"} -%}
+  {%- for r in rid_internal -%}
+    {%- if (cfg.record_id | string | lower) == r -%}
+      {{ dbt_deid._config_error('record_id', "the name '" ~ cfg.record_id ~ "' is also an internal column of the release models (" ~ r ~ "; names are compared ignoring case); rename the column in the source") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set suffixes = [('', ''), ('__original', 'the original-value column of '), ('__generalized', 'the generalized-value column of '), ('__suppressed', 'the suppression flag of ')] -%}
+  {%- for q in cfg.qis -%}
+    {%- set setting = 'quasi_identifiers.' ~ q.name -%}
+    {%- set fix = "; give the quasi-identifier another name (its source column stays, with column: " ~ q.column ~ ")" -%}
+    {%- if (q.name | string | lower) in internal -%}
+      {{ dbt_deid._config_error(setting, "the name '" ~ q.name ~ "' is " ~ internal[q.name | string | lower] ~ " (names are compared ignoring case)" ~ fix) }}
+    {%- endif -%}
+    {%- for suffix, what in suffixes -%}
+      {%- set name = (q.name | string) ~ suffix -%}
+      {%- set key = name | lower -%}
+      {%- if key in taken -%}
+        {{ dbt_deid._config_error(setting, "the name '" ~ name ~ "'" ~ ((" (" ~ what ~ "this quasi-identifier)") if suffix else "") ~ " is also " ~ taken[key] ~ " (names are compared ignoring case)" ~ fix) }}
+      {%- endif -%}
+      {%- do taken.update({key: (what ~ "quasi-identifier '" ~ q.name ~ "'") if suffix else ("quasi-identifier '" ~ q.name ~ "'")}) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {#- deid_published: the source columns that are not QI columns or direct identifiers (or the
+      release's pass_through list when it has one) are published next to the QIs. -#}
+  {%- set dropped = [] -%}
+  {%- for q in cfg.qis -%}{%- do dropped.append(q.column | string | lower) -%}{%- endfor -%}
+  {%- for d in cfg.direct_identifiers -%}{%- do dropped.append(d | string | lower) -%}{%- endfor -%}
+  {%- set kept = {} -%}
+  {%- set declared = cfg.get('pass_through') -%}
+  {%- for c in (declared if declared is not none else source_columns) -%}
+    {%- if (c | string | lower) not in dropped -%}{%- do kept.update({c | string | lower: c}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for q in cfg.qis -%}
+    {%- if (q.name | string | lower) in kept and (q.name | string | lower) != (cfg.record_id | string | lower) -%}
+      {{ dbt_deid._config_error('quasi_identifiers.' ~ q.name, "the name '" ~ q.name ~ "' is also source column '" ~ kept[q.name | string | lower] ~ "', which deid_published keeps (names are compared ignoring case); give the quasi-identifier another name (its source column stays, with column: " ~ q.column ~ ")") }}
     {%- endif -%}
   {%- endfor -%}
 {%- endmacro %}

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from dbt_deid.errors import DataError
+from dbt_deid.sql_names import quote_relation
 
 
 def _fmt_share(x: float | None) -> str:
@@ -25,6 +26,10 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
     if not path.exists():
         raise FileNotFoundError(f"database {str(path)!r} does not exist; run the release first")
     con = duckdb.connect(str(path), read_only=True)
+
+    def t(name: str) -> str:  # the schema is the caller's: quoted, never pasted into SQL
+        return quote_relation(schema, name)
+
     try:
         tables = {r[0] for r in con.execute(
             "select table_name from information_schema.tables where table_schema = ?", [schema]
@@ -35,7 +40,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                     f"table {schema}.{needed} is missing from {path}; build the release"
                 )
         params = dict(con.execute(
-            f"select setting, value from {schema}.deid_release_parameters order by setting_order"
+            f"select setting, value from {t('deid_release_parameters')} order by setting_order"
         ).fetchall())
         lines = [
             f"Release {params.get('release')}: algorithm {params.get('algorithm')},"
@@ -44,7 +49,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
         ]
         published = "deid_published" in tables
         if published:
-            n_pub = con.execute(f"select count(*) from {schema}.deid_published").fetchone()[0]
+            n_pub = con.execute(f"select count(*) from {t('deid_published')}").fetchone()[0]
             lines.append(f"Published table {schema}.deid_published: {n_pub} records")
         else:
             lines.append("Published table: NOT BUILT (a gate failed or the release did not run)")
@@ -57,7 +62,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
         lines.append(header)
         for row in con.execute(
             f"select combination, stage, classes, smallest_class, max_risk, mean_risk,"
-            f" share_above_tau, min_consistent_exact from {schema}.deid_risk_summary"
+            f" share_above_tau, min_consistent_exact from {t('deid_risk_summary')}"
             f" order by combination, stage"
         ).fetchall():
             comb, stage, classes, small, max_risk, mean_risk, above, exact = row
@@ -74,7 +79,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
         for row in con.execute(
             f"select column_name, suppressed_cells, share_cells_suppressed,"
             f" share_records_with_suppression, non_uniform_entropy"
-            f" from {schema}.deid_information_loss order by column_order"
+            f" from {t('deid_information_loss')} order by column_order"
         ).fetchall():
             name, cells, share_cells, share_records, entropy = row
             lines.append(
@@ -91,7 +96,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             for row in con.execute(
                 f"select algorithm, share_cells_suppressed, share_records_with_suppression,"
                 f" suppression_entropy, smallest_class, min_consistent_exact, selected"
-                f" from {schema}.deid_algorithm_comparison"
+                f" from {t('deid_algorithm_comparison')}"
                 f" where column_name = '(all quasi-identifiers)' order by algorithm desc"
             ).fetchall():
                 alg, cells, recs, bits, small, exact, selected = row
@@ -105,9 +110,9 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             lines.append("Claims release (LOLA, seed 001): bootstrap node evaluation")
             chosen = con.execute(
                 f"select node, mean, ci_low, ci_high, k, max_sup, lattice_size"
-                f" from {schema}.deid_claims_lola where chosen"
+                f" from {t('deid_claims_lola')} where chosen"
             ).fetchall()
-            evaluated = con.execute(f"select count(*) from {schema}.deid_claims_lola").fetchone()[0]
+            evaluated = con.execute(f"select count(*) from {t('deid_claims_lola')}").fetchone()[0]
             if chosen:
                 node, mean, lo, hi, k_c, max_sup, size = chosen[0]
                 lines.append(
@@ -120,7 +125,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             if "deid_claims_attack" in tables:
                 for rate, tau_a, passed, marketer in con.execute(
                     f"select success_rate, attack_tau, passed, marketer_risk"
-                    f" from {schema}.deid_claims_attack"
+                    f" from {t('deid_claims_attack')}"
                 ).fetchall():
                     lines.append(
                         f"  simulated attack 1 success {rate:.3f} (bar {tau_a},"
@@ -128,7 +133,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
                     )
             for name in ("deid_claims_published_patients", "deid_claims_published_claims"):
                 if name in tables:
-                    n = con.execute(f"select count(*) from {schema}.{name}").fetchone()[0]
+                    n = con.execute(f"select count(*) from {t(name)}").fetchone()[0]
                     lines.append(f"  {name}: {n} rows")
                 else:
                     lines.append(f"  {name}: NOT BUILT")
@@ -140,7 +145,7 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             )
             for row in con.execute(
                 f"select measure, mean, lower, upper, \"limit\", passed"
-                f" from {schema}.deid_text_risk_assessment order by measure"
+                f" from {t('deid_text_risk_assessment')} order by measure"
             ).fetchall():
                 measure, mean, lower, upper, limit, passed = row
                 gate = "-" if passed is None else ("pass" if passed else "FAIL")

@@ -1,0 +1,18 @@
+"""Lookup hierarchy of the hostile region column, with hostile headers and values."""
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    sys.path.insert(0, str(Path("fixtures").resolve()))  # dbt runs in integration_tests/
+    import hostile_names as h
+
+    return pd.DataFrame({
+        h.REGION_KEY: h.REGION_VALUES,
+        h.REGION_L1: [h.REGION_PARENT[v] for v in h.REGION_VALUES],
+        h.REGION_L2: ["*"] * len(h.REGION_VALUES),
+    })

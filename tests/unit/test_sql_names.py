@@ -1,0 +1,105 @@
+"""Names and values in SQL built by the Python side (issue 13 item 1)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from dbt_deid.commands.summary import render_summary
+from dbt_deid.errors import ConfigError
+from dbt_deid.sql_names import _RESERVED, quote_ident, quote_literal, quote_relation
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE = [
+    'age" as v from t) as d); drop table canary; select (1 --',
+    "Région /* \"nord\" */ ; --\nx",
+    "it's",
+    'a"b""c',
+    "N",
+    "n",
+    "select",
+    "中文 ü",
+    "-- comment",
+    "/* open",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_quoted_names_are_one_column_in_duckdb(name: str) -> None:
+    """Whatever the name, it is one identifier: a table with that column reads back by it."""
+    con = duckdb.connect()
+    con.execute("create table canary as select 1 as x")
+    con.execute(f"create table t as select 42 as {quote_ident(name)}")
+    assert con.execute(f"select {quote_ident(name)} from t").fetchone() == (42,)
+    assert [d[0] for d in con.execute("select * from t").description] == [name]
+    assert con.execute("select x from canary").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("value", [*HOSTILE, "", "back\\slash'", "tab\tand\r\nlines"])
+def test_literals_read_back_unchanged(value: str) -> None:
+    con = duckdb.connect()
+    assert con.execute(f"select {quote_literal(value)}").fetchone() == (value,)
+
+
+def test_plain_names_stay_readable_and_reserved_words_are_quoted() -> None:
+    assert quote_ident("age") == "age"
+    assert quote_ident("n") == "n"
+    assert quote_ident("Age") == '"Age"'
+    assert quote_ident("order") == '"order"'
+    assert quote_ident("a`b", quote="`") == "`a``b`"
+    assert quote_relation("main", "deid_published") == "main.deid_published"
+
+
+def test_nul_is_refused() -> None:
+    with pytest.raises(ConfigError, match="NUL"):
+        quote_ident("a\x00b")
+    with pytest.raises(ConfigError, match="NUL"):
+        quote_literal("a\x00b")
+
+
+def test_reserved_words_match_the_dbt_macro() -> None:
+    """One list in two languages: the dbt macro dbt_deid._reserved_words and sql_names."""
+    text = (REPO / "macros" / "config" / "release_config.sql").read_text()
+    body = text[text.index("{% macro _reserved_words() -%}"):]
+    body = body[:body.index("{%- endmacro %}")]
+    assert set(re.findall(r"'([a-z_]+)'", body)) == set(_RESERVED)
+
+
+def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
+    """`summary --schema` is quoted: a schema named like SQL reads its own tables and runs
+    nothing else."""
+    schema = 'odd"; drop table main.canary; --'
+    q = quote_ident(schema)
+    db = tmp_path / "release.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("create table main.canary as select 1 as x")
+        con.execute(f"create schema {q}")
+        con.execute(f"create table {q}.deid_release_parameters as select * from (values"
+                    " (1, 'release', 'r'), (2, 'algorithm', 'combinations'), (3, 'tau', '0.2'),"
+                    " (4, 'k', '5'), (5, 'max_suppression', '0.5'))"
+                    " as t(setting_order, setting, value)")
+        con.execute(f"create table {q}.deid_risk_summary as select 'a+b' as combination,"
+                    " 'published' as stage, 3 as classes, 5 as smallest_class, 0.2 as max_risk,"
+                    " 0.1 as mean_risk, 0.0 as share_above_tau, 5 as min_consistent_exact")
+        con.execute(f"create table {q}.deid_information_loss as select 'a' as column_name,"
+                    " 0 as suppressed_cells, 0.0 as share_cells_suppressed,"
+                    " 0.0 as share_records_with_suppression, 1.0 as non_uniform_entropy,"
+                    " 1 as column_order")
+        con.execute(f"create table {q}.deid_published as select 1 as x")
+    text = render_summary(db, schema)
+    assert "Release r" in text and "1 records" in text
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select x from main.canary").fetchone() == (1,)
+
+
+def test_ola_report_columns_match_the_core() -> None:
+    """assert_release_names refuses QI names of the OLA node report's columns (ignoring case):
+    its list is the core's REPORT_COLUMNS."""
+    from dbt_deid.ola.dbt import REPORT_COLUMNS
+
+    text = (REPO / "macros" / "validation" / "assert_release_inputs.sql").read_text()
+    line = next(x for x in text.splitlines() if "{%- for c in ['role'" in x)
+    assert re.findall(r"'([a-z_]+)'", line) == list(REPORT_COLUMNS)
