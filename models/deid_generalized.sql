@@ -2,7 +2,6 @@
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {%- if execute -%}
-  {%- do dbt_deid.assert_column_roles(cfg) -%}
   {%- do dbt_deid.assert_release_inputs(cfg, ref('deid_hierarchy')) -%}
 {%- endif -%}
 {%- if dbt_deid.ola_enabled() %}

@@ -91,17 +91,8 @@
 {%- endmacro %}
 
 {% macro default__assert_source_columns(cfg) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}
-  {%- set names = adapter.get_columns_in_relation(src) | map(attribute='name') | map('lower') | list -%}
-  {%- set wanted = [('record_id', cfg.record_id)] -%}
-  {%- for q in cfg.qis -%}{%- do wanted.append(('quasi_identifiers.' ~ q.name ~ (' (column)' if q.column != q.name else ''), q.column)) -%}{%- endfor -%}
-  {%- for d in cfg.direct_identifiers -%}{%- do wanted.append(('direct_identifiers', d)) -%}{%- endfor -%}
-  {%- for setting, col in wanted -%}
-    {%- if col | lower not in names -%}
-      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release setting '" ~ setting ~ "' names column '" ~ col ~ "', which is not in source " ~ src ~ " (columns: " ~ names | join(', ') ~ ")") }}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(src) | map(attribute='name') | list) -%}
+  {%- do dbt_deid.assert_column_roles(cfg) -%}
+  {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) | map(attribute='name') | list) -%}
 {%- endmacro %}
 
 {#- The release models put a QI's columns (`<qi>`, `<qi>__original`, `<qi>__generalized`,
