@@ -247,8 +247,8 @@ def generate_hhp(
     los[is_inp] = lo + np.floor(rng.random(len(b)) * (hi - lo + 1)).astype(np.int64)
 
     # --- days since the first claim of the year: episodes ------------------------------------
-    window = 365 - np.floor(cal.FIRST_CLAIM_WINDOW * rng.random(len(my_pid)) ** cal.FIRST_CLAIM_POWER
-                          ).astype(np.int64)
+    first_day = cal.FIRST_CLAIM_WINDOW * rng.random(len(my_pid)) ** cal.FIRST_CLAIM_POWER
+    window = 365 - np.floor(first_day).astype(np.int64)
     n_ep = 1 + rng.binomial(np.maximum(n_reg - 1, 0), cal.EPISODE_RATE) + (n_inp > 0)
     ep_day = _day_of_episodes(window, n_ep, rng)
     ep_first = np.cumsum(n_ep) - n_ep
