@@ -33,6 +33,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pandas as pd
 
 # -- sizes (seed 001 "Results"; HHP counts, HHP rows) -------------------------------------------
 PAPER_PATIENTS = 113_000                 # seed 001: "113,000 patients"
@@ -258,3 +259,32 @@ def visit_joint() -> np.ndarray:
             shape[axis] = -1
             joint *= (target / margin).reshape(shape)
     return joint / joint.sum()
+
+
+# -- attack 2 population (illustrative) ----------------------------------------------------------
+#: Seed 001's attack 2 counts people per sex and 5-year age band (to 90+) in the counties HPN
+#: serves, from the 2000 census. We do not have those counts: this is an illustrative age profile
+#: (share of people per 5-year band, the last band 80-99) of a population of
+#: ILLUSTRATIVE_POPULATION_TOTAL people - the order of the Los Angeles area's population - spread
+#: evenly over the years of each band (so that it rolls up to any level of the age hierarchy,
+#: single years included) and split evenly by sex (women 60% from 80). Not census figures.
+ILLUSTRATIVE_POPULATION_TOTAL = 10_000_000
+ILLUSTRATIVE_AGE_PROFILE = (
+    0.075, 0.078, 0.075, 0.072, 0.070, 0.074, 0.078, 0.080, 0.074, 0.064, 0.054, 0.041, 0.033,
+    0.029, 0.026, 0.021, 0.036,
+)
+
+
+def illustrative_population() -> pd.DataFrame:
+    """The illustrative attack 2 population: columns ``age`` (years 0-99, the age hierarchy's
+    level 0), ``sex`` (F, M) and ``population``."""
+    w = np.asarray(ILLUSTRATIVE_AGE_PROFILE) / sum(ILLUSTRATIVE_AGE_PROFILE)
+    rows = []
+    for i, share in enumerate(w):
+        years = range(5 * i, 5 * i + 5) if i < len(w) - 1 else range(5 * i, 100)
+        women = 0.6 if i == len(w) - 1 else 0.5
+        per_year = ILLUSTRATIVE_POPULATION_TOTAL * share / len(years)
+        for a in years:
+            rows.append((a, "F", int(round(per_year * women))))
+            rows.append((a, "M", int(round(per_year * (1 - women)))))
+    return pd.DataFrame(rows, columns=["age", "sex", "population"])
