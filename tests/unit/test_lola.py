@@ -23,6 +23,7 @@ from dbt_deid.longitudinal.bootstrap import (
     k_for_sample,
     max_sup_from_risk_exposure,
     power_matrix,
+    wilson_interval,
 )
 from dbt_deid.longitudinal.calibration import illustrative_population
 from dbt_deid.longitudinal.encoding import encode
@@ -139,6 +140,14 @@ def test_knowledge_draw_respects_power(small):
 
 
 # -- bootstrap ---------------------------------------------------------------------------------
+def test_wilson_interval_holds_the_share():
+    for p, n in ((0.0, 2000), (1.0, 50), (0.008, 100_000), (0.5, 10)):
+        lo, hi = wilson_interval(p, n)
+        assert 0 <= lo <= p <= hi <= 1
+    lo, hi = wilson_interval(0.008, 100_000)
+    assert hi - lo == pytest.approx(2 * 1.96 * np.sqrt(0.008 * 0.992 / 100_000), rel=0.02)
+
+
 def test_k_and_max_sup_helpers():
     assert k_for_sample(0.05, 0.2) == 4 and k_for_sample(0.05, 1.0) == 20
     assert max_sup_from_risk_exposure(0.05) == pytest.approx(0.008)

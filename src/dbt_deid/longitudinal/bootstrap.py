@@ -121,7 +121,8 @@ def wilson_interval(p: float, n: int, z: float = _Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+    # the interval always holds p (rounding could put a bound a hair past it at p = 0 or 1)
+    return min(max(0.0, float(centre - half)), p), max(min(1.0, float(centre + half)), p)
 
 
 def power_matrix(
