@@ -288,3 +288,19 @@ def illustrative_population() -> pd.DataFrame:
             rows.append((a, "F", int(round(per_year * women))))
             rows.append((a, "M", int(round(per_year * (1 - women)))))
     return pd.DataFrame(rows, columns=["age", "sex", "population"])
+
+
+# -- the paper's released node and results (seed 001 Table 5, "Results", Table 7) -------------
+#: Table 5 in the levels of :func:`dbt_deid.longitudinal.hierarchies.default_hierarchies`: age
+#: in 10-year bands with 80+ (level 2), days in hospital to 2 weeks then ">2 weeks" (level 1),
+#: LOS in days up to 6 then the week bands (level 2), days since first claim in 4 weeks (level 3).
+TABLE5_LEVELS = {"age": 2, "days_in_hospital": 1, "los": 2, "dsfc": 3}
+PAPER_MAX_SUP = 0.008                    # "Acceptable Re-identification Risk": met by Table 5
+PAPER_ATTACK1 = 0.0084                   # "Results": simulated attack 1 on the release
+PAPER_ATTACK2 = 0.000005                 # "Results": 0.0005% matched to the voter list
+#: Table 7: attack 1 success by assumption and adversary power p_m.
+PAPER_TABLE7 = {
+    "values": {5: 0.0084, 10: 0.0094, 15: 0.0117},
+    "whole_claim": {5: 0.0367, 10: 0.0372, 15: 0.0387},
+    "ordered_pair": {5: 0.0096, 10: 0.0100, 15: 0.0120},
+}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,10 +27,10 @@ from dbt_deid.longitudinal.bootstrap import (
     power_matrix,
 )
 from dbt_deid.longitudinal.calibration import SAMPLING_FRACTION, illustrative_population
-from dbt_deid.longitudinal.encoding import encode
+from dbt_deid.longitudinal.encoding import EncodedData, encode
 from dbt_deid.longitudinal.generator import generate_hhp
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
-from dbt_deid.longitudinal.preprocess import preprocess
+from dbt_deid.longitudinal.preprocess import Preprocessed, preprocess
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.progress import Logger, get_logger
 
@@ -44,6 +45,45 @@ def attack2(patients: pd.DataFrame, node: tuple[int, ...], spec_levels: dict[str
     res = population_marketer_risk(released, illustrative_population(), ["age", "sex"],
                                    hierarchies=h, levels=spec_levels)
     return res.as_dict()
+
+
+@dataclass
+class Prepared:
+    """Generated and preprocessed data, encoded: D1 (every claim) and D2 (released claims) with
+    the adversary power computed on each."""
+
+    pre: Preprocessed
+    d1: EncodedData
+    d2: EncodedData
+    power_d1: np.ndarray
+    power_d2: np.ndarray
+    timings: dict[str, float]
+
+
+def prepare(n_patients: int, seed: int = 0, *, p_max: int = 5, key_env: str | None = None,
+            logger: Logger | None = None) -> Prepared:
+    """Generate ``n_patients`` HHP-like patients, preprocess them as seed 001 (truncation per
+    member and year) and encode D1 and D2 with the power p_ih (``p_max``)."""
+    log = logger or get_logger("dbt_deid.longitudinal")
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    data = generate_hhp(n_patients, seed)
+    timings["generate"] = time.perf_counter() - t
+    environ = None
+    if key_env is None:
+        key_env = "DBT_DEID_DEMO_KEY"
+        environ = {key_env: secrets.token_hex(32)}
+    t = time.perf_counter()
+    pre = preprocess(data, key_env=key_env, environ=environ, logger=log)
+    environ = None
+    timings["preprocess"] = time.perf_counter() - t
+    t = time.perf_counter()
+    d1 = encode(pre.patients, pre.claims_all, default_hierarchies())
+    d2 = d1.subset_claims(np.isin(d1.claim_ids, pre.claims["claim_id"].to_numpy()))
+    power_d2 = power_matrix(d2, None, pre.claims, p_max)
+    power_d1 = power_matrix(d1, None, pre.claims_all, p_max)
+    timings["encode_and_power"] = time.perf_counter() - t
+    return Prepared(pre, d1, d2, power_d1, power_d2, timings)
 
 
 def run_demo(
@@ -66,24 +106,9 @@ def run_demo(
     message, estimated high-risk share and 95% interval, simulated attack 1 rate, attack 2
     marketer risk, timings)."""
     log = logger or get_logger("dbt_deid.longitudinal")
-    timings: dict[str, float] = {}
-    t = time.perf_counter()
-    data = generate_hhp(n_patients, seed)
-    timings["generate"] = time.perf_counter() - t
-    environ = None
-    if key_env is None:
-        key_env = "DBT_DEID_DEMO_KEY"
-        environ = {key_env: secrets.token_hex(32)}
-    t = time.perf_counter()
-    pre = preprocess(data, key_env=key_env, environ=environ, logger=log)
-    environ = None
-    timings["preprocess"] = time.perf_counter() - t
-    t = time.perf_counter()
-    d1 = encode(pre.patients, pre.claims_all, default_hierarchies())
-    d2 = d1.subset_claims(np.isin(d1.claim_ids, pre.claims["claim_id"].to_numpy()))
-    power_d2 = power_matrix(d2, None, pre.claims, p_max)
-    power_d1 = power_matrix(d1, None, pre.claims_all, p_max)
-    timings["encode_and_power"] = time.perf_counter() - t
+    prep = prepare(n_patients, seed, p_max=p_max, key_env=key_env, logger=log)
+    pre, d1, d2, power_d1, power_d2 = prep.pre, prep.d1, prep.d2, prep.power_d1, prep.power_d2
+    timings = dict(prep.timings)
     k = k_for_sample(tau, alpha)
     ms = max_sup_from_risk_exposure(tau) if max_sup is None else max_sup
     t = time.perf_counter()
