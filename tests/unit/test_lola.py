@@ -26,6 +26,7 @@ from dbt_deid.longitudinal.bootstrap import (
     wilson_interval,
 )
 from dbt_deid.longitudinal.calibration import illustrative_population
+from dbt_deid.longitudinal.dbt_models import claims_settings
 from dbt_deid.longitudinal.encoding import encode
 from dbt_deid.longitudinal.generator import generate_hhp
 from dbt_deid.longitudinal.hierarchies import default_hierarchies
@@ -311,3 +312,23 @@ def test_cli_lola_demo(capsys):
     assert out["k"] == 1 and out["lola"]["chosen_node"] is not None and out["message"] is None
     assert 0 <= out["attack1"]["success_rate"] <= 0.1
     assert main(["lola-demo", "--patients", "0"]) == 2
+
+
+def test_claims_settings_validate_like_the_jinja_macro():
+    base = {"demographic_qis": ["age", "sex"], "claim_qis": ["los"]}
+    cfg = claims_settings(base)
+    assert (cfg["bootstrap_scheme"], cfg["pool_size"], cfg["attack2_qis"]) == ("pooled", 100_000,
+                                                                               [])
+    assert cfg["max_sup"] == pytest.approx(0.008) and cfg["truncate_partition"] == []
+    for bad, name in (({"relaxed_max_sup": 0.6}, "relaxed_max_sup"),
+                      ({"bootstrap_scheme": "resampled"}, "bootstrap_scheme"),
+                      ({"pool_size": 0}, "pool_size"),
+                      ({"truncate_partition": ["los"]}, "truncate_partition"),
+                      ({"attack2_qis": ["age"]}, "attack2_population"),
+                      ({"attack2_population": "pop"}, "attack2_qis"),
+                      ({"attack2_population": "pop", "attack2_qis": ["los"]}, "attack2_qis")):
+        with pytest.raises(ConfigError, match=f"setting '{name}'"):
+            claims_settings({**base, **bad})
+    ok = claims_settings({**base, "attack2_population": "pop", "attack2_qis": ["age", "sex"],
+                          "truncate_partition": ["year"], "bootstrap_scheme": "independent"})
+    assert ok["attack2_qis"] == ["age", "sex"] and ok["truncate_partition"] == ["year"]

@@ -87,6 +87,13 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     scheme = raw.get("bootstrap_scheme") or "pooled"
     if scheme not in SCHEMES:
         raise _setting_error("bootstrap_scheme", f"must be one of {list(SCHEMES)}, got {scheme!r}")
+    part = raw.get("truncate_partition") or []
+    if isinstance(part, str) or any(not isinstance(c, str) or not c for c in part):
+        raise _setting_error("truncate_partition", "must be a list of claim column names")
+    bad_part = [c for c in part if c in (*claim, member, raw.get("claim_id") or "claim_id")]
+    if bad_part:
+        raise _setting_error("truncate_partition", f"{bad_part[0]} is the member id, the claim id"
+                             " or a claim quasi-identifier")
     a2 = list(raw.get("attack2_qis") or [])
     bad = [q for q in a2 if q not in demo]
     if bad:
@@ -104,7 +111,7 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "dimensions": dims,
         "pseudonymize": {t: list(pseudo.get(t) or [member]) for t in ("patients", "claims")},
         "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
-        "truncate_partition": list(raw.get("truncate_partition") or []),
+        "truncate_partition": list(part),
         "tau": tau,
         "alpha": float(raw.get("alpha") if raw.get("alpha") is not None else 1.0),
         "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
