@@ -4,8 +4,10 @@
     figures and a `reason`; a missing measure row fails the gate. Limits come from var
     deid_claims_release (claims_release_config), not from the table. -#}
 
-{#- Node risk ("Node Computation", equation 5): LOLA found a node, and its bootstrap mean (or
-    upper 95% limit with gate_on: upper) of the share of high-risk patients is <= MaxSup. -#}
+{#- Node risk ("Node Computation", equation 5): LOLA found a node, and its estimated share of
+    high-risk patients (or the upper limit of its 95% interval with gate_on: upper) is <= MaxSup.
+    When no node passes, the reason is the LOLA model's message: the figures at the top node and
+    which limit to relax (MaxSup, tau, the adversary power, the hierarchies), as OLA's gate. -#}
 {% test deid_claims_node_risk(model) %}
   {{ adapter.dispatch('test_deid_claims_node_risk', 'dbt_deid')(model) }}
 {% endtest %}
@@ -20,8 +22,8 @@ select 'node_risk' as measure, g.node, g.mean, g.ci_low, g.ci_high,
     {{ cfg.max_sup_value }} as max_sup,
     case
       when g.node is null then 'LOLA evaluated no node'
-      when not g.node_found then 'no lattice node has a bootstrap mean <= MaxSup ' || '{{ cfg.max_sup_value }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')'
-      else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "bootstrap mean" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_sup_value }}'
+      when not g.node_found then coalesce(g.message, 'no lattice node has an estimated high-risk share <= MaxSup ' || '{{ cfg.max_sup_value }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')')
+      else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "estimated high-risk share" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_sup_value }}'
     end as reason
 from (select 1 as one) as x
 left join g on 1 = 1

@@ -9,12 +9,18 @@
     pseudonymize ({patients: [...], claims: [...]}, default the member id) and key_env
     (DBT_DEID_PSEUDONYM_KEY); stigmatized_codes (relation with a `code` column or none) and
     stigmatized_column (diagnosis_code); top_code ({patients: [...], claims: [...]}) and
-    top_code_percentile (99); truncate_percentile (95); provider_ids, provider_pattern,
-    min_providers (20); release_columns ({patients: [...], claims: [...]}, non-QI columns
-    published as they are); tau (0.05), alpha (1), max_sup (none = 0.0004 / tau, the Safe Harbor
-    risk exposure), gate_on (mean | upper), p_max (5), power_scale (1), bootstrap (10000),
-    iterations (1000), seed (0), variant (values | whole_claim | ordered_pair), attack_iterations
-    (10000), attack_tau (none = tau). -#}
+    top_code_percentile (99); truncate_percentile (95); truncate_partition (claim columns the
+    claims are counted and truncated within, e.g. [year] as the HHP release; default none: per
+    patient); provider_ids, provider_pattern, min_providers (20); release_columns ({patients:
+    [...], claims: [...]}, non-QI columns published as they are); tau (0.05), alpha (1), max_sup
+    (none = 0.0004 / tau, the Safe Harbor risk exposure), gate_on (mean | upper: the upper limit
+    of the 95% interval of the mean), p_max (5), power_scale (1), bootstrap (B, 10000),
+    iterations (I, 1000), bootstrap_scheme (pooled | independent: the paper's I x B draws),
+    pool_size (knowledge draws of the pooled scheme, 100000), seed (0), variant (values |
+    whole_claim | ordered_pair), attack_iterations (10000), attack_tau (none = tau),
+    attack2_population (relation with one column per attack2_qis and `population`: people per
+    class, e.g. census counts; none = attack 2 not computed) and attack2_qis (the demographic
+    QIs a voter list or census holds, e.g. [age, sex]). -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
 {%- endmacro %}
@@ -89,10 +95,11 @@
   {%- set known = ['name', 'patients', 'claims', 'member_id', 'claim_id', 'demographic_qis',
                    'claim_qis', 'hierarchies', 'dimensions', 'pseudonymize', 'key_env',
                    'stigmatized_codes', 'stigmatized_column', 'top_code', 'top_code_percentile',
-                   'truncate_percentile', 'provider_ids', 'provider_pattern', 'min_providers',
-                   'release_columns', 'tau', 'alpha', 'max_sup', 'gate_on', 'p_max',
-                   'power_scale', 'bootstrap', 'iterations', 'seed', 'variant',
-                   'attack_iterations', 'attack_tau'] -%}
+                   'truncate_percentile', 'truncate_partition', 'provider_ids',
+                   'provider_pattern', 'min_providers', 'release_columns', 'tau', 'alpha',
+                   'max_sup', 'gate_on', 'p_max', 'power_scale', 'bootstrap', 'iterations',
+                   'bootstrap_scheme', 'pool_size', 'seed', 'variant', 'attack_iterations',
+                   'attack_tau', 'attack2_population', 'attack2_qis'] -%}
   {%- for key in raw -%}
     {%- if key not in known -%}
       {{ dbt_deid._claims_config_error(key, 'is not a setting; known settings are ' ~ known | join(', ')) }}
@@ -199,6 +206,10 @@
   {%- set top = dbt_deid._claims_per_table(raw, 'top_code', {}) -%}
   {%- set top_pct = dbt_deid._claims_percentile(raw, 'top_code_percentile', 99) -%}
   {%- set trunc_pct = dbt_deid._claims_percentile(raw, 'truncate_percentile', 95) -%}
+  {%- set trunc_part = dbt_deid._claims_columns(raw, 'truncate_partition', []) -%}
+  {%- for c in trunc_part if c in [ids.member_id, ids.claim_id] + claim_qis -%}
+    {{ dbt_deid._claims_config_error('truncate_partition', c ~ ' is the member id, the claim id or a claim quasi-identifier; name a column such as the claim year') }}
+  {%- endfor -%}
   {%- set prov_ids = dbt_deid._claims_columns(raw, 'provider_ids', []) -%}
   {%- set pattern = dbt_deid._claims_columns(raw, 'provider_pattern', []) -%}
   {%- if prov_ids | length > 0 and pattern | length == 0 -%}
@@ -232,6 +243,11 @@
   {%- endif -%}
   {%- set bootstrap = dbt_deid._claims_int(raw, 'bootstrap', 10000, 1) -%}
   {%- set iterations = dbt_deid._claims_int(raw, 'iterations', 1000, 1) -%}
+  {%- set scheme = raw.get('bootstrap_scheme', 'pooled') -%}
+  {%- if scheme not in ['pooled', 'independent'] -%}
+    {{ dbt_deid._claims_config_error('bootstrap_scheme', 'must be pooled (pool_size draws spread over the patients) or independent (the paper: iterations x bootstrap draws), got ' ~ scheme) }}
+  {%- endif -%}
+  {%- set pool_size = dbt_deid._claims_int(raw, 'pool_size', 100000, 1) -%}
   {%- set seed = dbt_deid._claims_int(raw, 'seed', 0, 0) -%}
   {%- set variant = raw.get('variant', 'values') -%}
   {%- if variant not in ['values', 'whole_claim', 'ordered_pair'] -%}
@@ -239,6 +255,20 @@
   {%- endif -%}
   {%- set attack_iterations = dbt_deid._claims_int(raw, 'attack_iterations', 10000, 1) -%}
   {%- set attack_tau = dbt_deid._claims_rate(raw, 'attack_tau', none, true) -%}
+  {%- set pop = raw.get('attack2_population') -%}
+  {%- if pop is not none and not dbt_deid._is_relation_name(pop) -%}
+    {{ dbt_deid._claims_config_error('attack2_population', 'must be a model/seed name or {source_name, table} (one column per attack2_qis and `population`), or null') }}
+  {%- endif -%}
+  {%- set a2_qis = dbt_deid._claims_columns(raw, 'attack2_qis', []) -%}
+  {%- for q in a2_qis if q not in demo_qis -%}
+    {{ dbt_deid._claims_config_error('attack2_qis', q ~ ' is not a demographic quasi-identifier (attack 2 matches the patients table to a voter list or census)') }}
+  {%- endfor -%}
+  {%- if pop is not none and a2_qis | length == 0 -%}
+    {{ dbt_deid._claims_config_error('attack2_qis', 'must list the demographic quasi-identifiers of attack2_population (e.g. [age, sex])') }}
+  {%- endif -%}
+  {%- if pop is none and a2_qis | length > 0 -%}
+    {{ dbt_deid._claims_config_error('attack2_population', 'must name the population table when attack2_qis is set') }}
+  {%- endif -%}
   {{ return({
       'name': name, 'patients': raw.patients, 'claims': raw.claims,
       'member_id': ids.member_id, 'claim_id': ids.claim_id,
@@ -246,12 +276,15 @@
       'dimensions': dims, 'pseudonymize': pseudo, 'key_env': key_env,
       'stigmatized_codes': stig, 'stigmatized_column': stig_col,
       'top_code': top, 'top_code_percentile': top_pct, 'truncate_percentile': trunc_pct,
+      'truncate_partition': trunc_part,
       'provider_ids': prov_ids, 'provider_pattern': pattern, 'min_providers': min_prov,
       'release_columns': rel_cols, 'tau': tau, 'alpha': alpha, 'max_sup': max_sup,
       'max_sup_value': max_sup_value, 'gate_on': gate_on, 'p_max': p_max, 'power_scale': scale,
-      'bootstrap': bootstrap, 'iterations': iterations, 'seed': seed, 'variant': variant,
+      'bootstrap': bootstrap, 'iterations': iterations, 'bootstrap_scheme': scheme,
+      'pool_size': pool_size, 'seed': seed, 'variant': variant,
       'attack_iterations': attack_iterations,
       'attack_tau': attack_tau if attack_tau is not none else tau,
+      'attack2_population': pop, 'attack2_qis': a2_qis,
   }) }}
 {%- endmacro %}
 

@@ -50,12 +50,21 @@
 {%- if cfg.provider_ids | length > 0 -%}
   {{ dbt_deid._claims_report_row(rows, 4, 'suppress_rare_provider_patterns', 'claims', n.tc_c, n.d1, 'min_providers', cfg.min_providers) }}
 {%- endif -%}
-{#- 5. truncation -#}
-{%- set per = "select count(*) as k from " ~ rel.d1 ~ " group by " ~ m -%}
-{%- set cap = "select percentile_disc(" ~ (cfg.truncate_percentile / 100) ~ ") within group (order by k) from (" ~ per ~ ") as a" -%}
+{#- 5. truncation (per patient, or per patient and truncate_partition value with a cap per value) -#}
+{%- set parts = [] -%}
+{%- for c in cfg.truncate_partition -%}{%- do parts.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+{%- set pcols = parts | join(', ') ~ (', ' if parts | length > 0 else '') -%}
+{%- set per = "select " ~ pcols ~ m ~ " as member__, count(*) as k from " ~ rel.d1 ~ " group by " ~ pcols ~ m -%}
+{%- set caps = "select " ~ pcols ~ "percentile_disc(" ~ (cfg.truncate_percentile / 100) ~ ") within group (order by k) as cap from (" ~ per ~ ") as a" ~ (" group by " ~ (parts | join(', ')) if parts | length > 0 else "") -%}
+{%- set conds = [] -%}
+{%- for p in parts -%}{%- do conds.append("g." ~ p ~ " is not distinct from c." ~ p) -%}{%- endfor -%}
+{%- do conds.append("true") -%}
+{%- set joined = "(" ~ per ~ ") as g join (" ~ caps ~ ") as c on " ~ (conds | join(" and ")) -%}
 {{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'claims_removed', n.d1 ~ ") - (" ~ n.d2) }}
-{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'patients_truncated', "select count(*) from (" ~ per ~ ") as b where k > (" ~ cap ~ ")") }}
-{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'cap', cap) }}
+{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'patients_truncated', "select count(distinct g.member__) from " ~ joined ~ " where g.k > c.cap") }}
+{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'groups_truncated', "select count(*) from " ~ joined ~ " where g.k > c.cap") }}
+{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'cap', "select max(cap) from (" ~ caps ~ ") as c") }}
+{{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'cap_min', "select min(cap) from (" ~ caps ~ ") as c") }}
 {{ dbt_deid._claims_report_row(rows, 5, 'truncate_claims', 'claims', n.d1, n.d2, 'percentile', cfg.truncate_percentile) }}
 {#- 6. the release against the input -#}
 {{ dbt_deid._claims_report_row(rows, 6, 'release', 'patients', n.in_p, n.pre_p, 'rows_removed', n.in_p ~ ") - (" ~ n.pre_p) }}

@@ -4,22 +4,25 @@
 {#- The claims gate: the two gates (dbt tests, severity error) are attached to this view, and
     only the publish models read it, so `dbt build` skips publishing when a gate fails while
     the node report, the attack and the preprocessing report still build. One row per measure:
-    node_risk (the release node's bootstrap mean, or its upper 95% limit with gate_on: upper,
-    against MaxSup), attack1 (simulated success rate against attack_tau), marketer (attack 2,
-    closed form, against tau; informational). -#}
+    node_risk (the release node's estimated high-risk share, or the upper limit of its 95%
+    interval with gate_on: upper, against MaxSup; `message` says which limit to relax when no
+    node passes), attack1 (simulated success rate against attack_tau), marketer (attack 2,
+    closed form against the attack2_population counts, against tau; informational, null without
+    a population table). -#}
 select 'node_risk' as measure, l.node, l.chosen as node_found,
     {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} as value,
     l.mean, l.ci_low, l.ci_high,
     cast({{ cfg.max_sup_value }} as double) as "limit",
-    l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_sup_value }} as passed
+    l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_sup_value }} as passed,
+    cast(l.message as varchar) as message
 from {{ ref('deid_claims_lola') }} as l
 where l.release_node
 union all
 select 'attack1', a.node, null, a.success_rate, a.expected_rate, null, null,
-    cast({{ cfg.attack_tau }} as double), a.success_rate <= {{ cfg.attack_tau }}
+    cast({{ cfg.attack_tau }} as double), a.success_rate <= {{ cfg.attack_tau }}, null
 from {{ ref('deid_claims_attack') }} as a
 union all
 select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as double),
-    a.marketer_risk <= {{ cfg.tau }}
+    a.marketer_risk <= {{ cfg.tau }}, null
 from {{ ref('deid_claims_attack') }} as a
 {%- endif %}

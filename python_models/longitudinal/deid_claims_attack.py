@@ -4,7 +4,8 @@ Evaluation").
 Attack 1 (nosey neighbour): knowledge drawn from D1 (``deid_claims_d1``, every claim) with the
 power computed on D1, matched against D2 (``deid_claims_d2``, the released claims) at the node
 of ``deid_claims_lola``; attack 2: the closed-form marketer risk of the generalized
-demographics. Calls :func:`dbt_deid.longitudinal.dbt_models.attack_frame`; one row.
+``attack2_qis`` against the population counts of ``deid_claims_attack2_population`` (null
+without one). Calls :func:`dbt_deid.longitudinal.dbt_models.attack_frame`; one row.
 """
 
 import json
@@ -27,5 +28,6 @@ def model(dbt: Any, session: Any) -> Any:
         to_pandas(dbt.ref("deid_claims_hierarchy")),
         to_pandas(dbt.ref("deid_claims_lola")),
         release,
+        to_pandas(dbt.ref("deid_claims_attack2_population")),
         logger=dbt_logger(),
     )

@@ -2,13 +2,19 @@
 Prize release).
 
 Builds the claims models in ``integration_tests/`` on 1,000 synthetic HHP-like patients
-(``dbt_deid.longitudinal.generate_hhp``) with a small bootstrap (B = 1,000, I = 100) and checks:
-a passing release publishes both tables and the pseudonym key appears in no table, no compiled
-file under the target dir, no dbt log and no output; a lower MaxSup or a stricter attack bar
-fails a gate and publishes nothing; a missing key fails with a clear message and publishes
-nothing; the preprocessing report equals the core's StepReports; a bad setting fails at parse
-time naming it. MaxSup is 0.6, not the paper's 0.8%: the synthetic data are too identifying for
-any node to meet 0.8% (see README).
+(``dbt_deid.longitudinal.generate_hhp``, calibrated to the paper and the public HHP release) at
+the paper's thresholds: tau 0.05, MaxSup 0.0004 / tau = 0.8%, attack tau = tau, p_max 5, with a
+small bootstrap pool (2,000 draws). Checks:
+
+* the demo's release (alpha = 113,000 / 700,000, k = 4) is refused: no node passes, the gates
+  fail, nothing is published, and the gate view and the LOLA model say which limit to relax
+  with the figures at the top node; the preprocessing report still builds and equals the core's
+  StepReports (truncation per member and year); attack 2 uses the population table;
+* a release that is a 3% sample of its population (alpha 0.03: k = 1, same thresholds) passes
+  and publishes both tables, and the pseudonym key appears in no table, no compiled file under
+  the target dir, no dbt log and no output;
+* a stricter attack bar fails the attack gate and publishes nothing; a missing key fails with a
+  clear message and publishes nothing; a bad setting fails at parse time naming it.
 """
 
 from __future__ import annotations
@@ -59,8 +65,11 @@ def claims_vars(**release: Any) -> dict[str, Any]:
         "provider_pattern": ["place_of_service", "specialty", "procedure_group",
                              "primary_condition_group"],
         "release_columns": {"claims": ["year", "pay_delay", "charlson_index"]},
-        "tau": 0.05, "alpha": 0.2, "max_sup": 0.6, "attack_tau": 0.25,
-        "bootstrap": 1000, "iterations": 100, "seed": 0, "attack_iterations": 2000,
+        "truncate_partition": ["year"],
+        "tau": 0.05, "alpha": 0.1614, "max_sup": None, "attack_tau": None,
+        "bootstrap": 1000, "iterations": 100, "pool_size": 2000, "seed": 0,
+        "attack_iterations": 2000,
+        "attack2_population": "claims_population", "attack2_qis": ["age", "sex"],
         **release,
     }
     return variables
@@ -76,9 +85,78 @@ def _build(tmp: Path, key: str | None, args: list[str] | None = None, **release:
 
 
 @pytest.fixture(scope="module")
-def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
-    tmp = tmp_path_factory.mktemp("lola_pass")
+def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
+    """The demo's release at the paper's settings: refused."""
+    tmp = tmp_path_factory.mktemp("lola_refused")
     yield _build(tmp, KEY), tmp
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
+    """A 3% sample of its population (k = 1) at the same thresholds: published."""
+    tmp = tmp_path_factory.mktemp("lola_pass")
+    yield _build(tmp, KEY, alpha=0.03), tmp
+
+
+def _assert_nothing_published(run: DbtRun) -> None:
+    assert not run.ok
+    assert not PUBLISHED & run.tables()
+
+
+def test_paper_settings_refuse_and_say_what_to_relax(refused: tuple[DbtRun, Path]) -> None:
+    run, _ = refused
+    _assert_nothing_published(run)
+    assert "FAIL 1 dbt_deid_deid_claims_node_risk" in run.output
+    assert "FAIL 1 dbt_deid_deid_claims_attack_risk" in run.output
+    assert "nothing can be published" in run.output  # the LOLA model's log line
+    gate = run.query("select * from deid_claims_release_gate").set_index("measure")
+    assert not bool(gate.loc["node_risk", "passed"]) and not bool(gate.loc["attack1", "passed"])
+    assert gate.loc["node_risk", "limit"] == pytest.approx(0.008)  # 0.0004 / tau
+    assert gate.loc["attack1", "limit"] == pytest.approx(0.05)
+    message = gate.loc["node_risk", "message"]
+    for part in ("MaxSup = 0.008", "set max_sup to at least", "tau:", "demographics alone",
+                 "adversary power", "hierarchies"):
+        assert part in message, part
+    lola = run.query("select * from deid_claims_lola")
+    assert not lola["candidate"].any() and not lola["chosen"].any()
+    top = lola.loc[lola["release_node"]]
+    assert len(top) == 1 and top["message"].iloc[0] == message
+    assert (top["mean"] > 0.008).all() and (top["draws"] == 2000).all()
+    assert ((lola["ci_low"] <= lola["mean"]) & (lola["mean"] <= lola["ci_high"])).all()
+    levels = run.query("select * from deid_claims_levels")
+    assert not levels["node_found"].any()
+    # attack 2 against the population table: tiny, as the paper's 0.0005%
+    market = run.query("select * from deid_claims_attack")
+    assert 0 < float(market["marketer_risk"].iloc[0]) < 1e-4
+    assert int(market["marketer_population"].iloc[0]) == int(
+        run.query("select sum(population) as p from claims_population")["p"].iloc[0])
+
+
+def test_report_matches_core_step_reports(refused: tuple[DbtRun, Path]) -> None:
+    run, _ = refused
+    report = run.query("select * from deid_claims_preprocessing_report")
+    core = preprocess(generate_hhp(PATIENTS, SEED), environ={KEY_ENV: KEY},
+                      truncate_partition=("year",))
+    by_step: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in report.itertuples(index=False):
+        d = by_step.setdefault((r.step, r.table_name), {"rows_in": r.rows_in,
+                                                        "rows_out": r.rows_out})
+        d[r.measure] = r.value
+    tables = ["patients", "claims", "patients", "claims", "patients", "patients", "claims",
+              "claims"]
+    for rep, table in zip(core.reports, tables, strict=True):
+        got = by_step[(rep.step, table)]
+        assert (got["rows_in"], got["rows_out"]) == (rep.rows_in, rep.rows_out), rep.step
+        if rep.step == "remove_stigmatized":
+            got = {**got, **by_step[(rep.step, "claims")]}
+        for k, v in rep.as_dict().items():
+            if k in ("step", "rows_in", "rows_out", "n_codes"):
+                continue
+            assert float(got[k]) == pytest.approx(float(v)), (rep.step, k)
+    trunc = by_step[("truncate_claims", "claims")]
+    assert trunc["groups_truncated"] > 0 and trunc["cap_min"] <= trunc["cap"]
+    d2 = run.query("select count(*) as n from deid_claims_d2")["n"].iloc[0]
+    assert int(d2) == len(core.claims)
 
 
 def test_passing_release_publishes_both_tables(passing: tuple[DbtRun, Path]) -> None:
@@ -87,6 +165,7 @@ def test_passing_release_publishes_both_tables(passing: tuple[DbtRun, Path]) -> 
     assert run.tables() >= PUBLISHED
     gate = run.query("select * from deid_claims_release_gate").set_index("measure")
     assert bool(gate.loc["node_risk", "passed"]) and bool(gate.loc["attack1", "passed"])
+    assert gate.loc["node_risk", "limit"] == pytest.approx(0.008)  # the paper's MaxSup
     patients = run.query("select * from deid_claims_published_patients")
     claims = run.query("select * from deid_claims_published_claims")
     assert len(patients) == len(run.query("select * from deid_claims_patients_preprocessed"))
@@ -95,12 +174,9 @@ def test_passing_release_publishes_both_tables(passing: tuple[DbtRun, Path]) -> 
     raw = run.query("select cast(member_id as varchar) as m from claims_patients")
     assert not set(raw["m"]) & set(patients["member_id"])  # pseudonyms, not ids
     assert "claim_id" not in claims.columns and "age_group" not in patients.columns
-    levels = run.query("select column_name, level from deid_claims_levels")
-    level = dict(zip(levels["column_name"], levels["level"], strict=True))
-    if level["age"] > 0:
-        assert not patients["age"].astype(str).str.fullmatch(r"\d+").all()
     lola = run.query("select * from deid_claims_lola")
     assert int(lola["chosen"].sum()) == 1 and int(lola["release_node"].sum()) == 1
+    assert lola["message"].isna().all()
     assert ((lola["ci_low"] <= lola["mean"]) & (lola["mean"] <= lola["ci_high"])).all()
 
 
@@ -122,49 +198,11 @@ def test_key_never_written(passing: tuple[DbtRun, Path]) -> None:
             assert hits == (0,), (table, column)
 
 
-def test_report_matches_core_step_reports(passing: tuple[DbtRun, Path]) -> None:
-    run, _ = passing
-    report = run.query("select * from deid_claims_preprocessing_report")
-    core = preprocess(generate_hhp(PATIENTS, SEED), environ={KEY_ENV: KEY})
-    by_step: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in report.itertuples(index=False):
-        d = by_step.setdefault((r.step, r.table_name), {"rows_in": r.rows_in,
-                                                        "rows_out": r.rows_out})
-        d[r.measure] = r.value
-    tables = ["patients", "claims", "patients", "claims", "patients", "patients", "claims",
-              "claims"]
-    for rep, table in zip(core.reports, tables, strict=True):
-        got = by_step[(rep.step, table)]
-        assert (got["rows_in"], got["rows_out"]) == (rep.rows_in, rep.rows_out), rep.step
-        if rep.step == "remove_stigmatized":
-            got = {**got, **by_step[(rep.step, "claims")]}
-        for k, v in rep.as_dict().items():
-            if k in ("step", "rows_in", "rows_out", "n_codes"):
-                continue
-            assert float(got[k]) == pytest.approx(float(v)), (rep.step, k)
-    d2 = run.query("select count(*) as n from deid_claims_d2")["n"].iloc[0]
-    assert int(d2) == len(core.claims)
-    assert len(run.query("select * from deid_claims_published_patients")) == len(core.patients)
-
-
-def _assert_nothing_published(run: DbtRun) -> None:
-    assert not run.ok
-    assert not PUBLISHED & run.tables()
-
-
-def test_lower_max_sup_fails_node_gate(tmp_path: Path) -> None:
-    run = _build(tmp_path, KEY, max_sup=0.3)
-    _assert_nothing_published(run)
-    assert "FAIL 1 dbt_deid_deid_claims_node_risk" in run.output
-    gate = run.query("select * from deid_claims_release_gate").set_index("measure")
-    assert not bool(gate.loc["node_risk", "passed"])
-
-
 def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
-    run = _build(tmp_path, KEY, attack_tau=0.02)
+    run = _build(tmp_path, KEY, alpha=0.03, attack_tau=0.001)
     _assert_nothing_published(run)
     assert "FAIL 1 dbt_deid_deid_claims_attack_risk" in run.output
-    assert "dbt_deid_deid_claims_node_risk" in run.output
+    assert "PASS dbt_deid_deid_claims_node_risk" in run.output
 
 
 def test_missing_key_fails_clearly(tmp_path: Path) -> None:
@@ -173,7 +211,11 @@ def test_missing_key_fails_clearly(tmp_path: Path) -> None:
     assert f"environment variable {KEY_ENV} (the pseudonym key) is not set" in run.output
 
 
-def test_bad_setting_fails_at_parse_naming_it(tmp_path: Path) -> None:
-    run = _build(tmp_path, KEY, ["parse"], gate_on="median")
+@pytest.mark.parametrize("setting, value", [
+    ("gate_on", "median"), ("bootstrap_scheme", "resampled"), ("pool_size", 0),
+    ("truncate_partition", ["dsfc"]), ("attack2_qis", ["los"]), ("relaxed_max_sup", 0.6),
+])
+def test_bad_setting_fails_at_parse_naming_it(tmp_path: Path, setting: str, value: Any) -> None:
+    run = _build(tmp_path, KEY, ["parse"], **{setting: value})
     assert not run.ok
-    assert "dbt_deid claims release setting 'gate_on'" in run.output
+    assert f"dbt_deid claims release setting '{setting}'" in run.output

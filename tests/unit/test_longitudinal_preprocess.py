@@ -9,12 +9,7 @@ import pandas as pd
 import pytest
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.longitudinal.generator import (
-    FULL_SCALE_CLAIMS,
-    FULL_SCALE_PATIENTS,
-    STIGMATIZED_CODES,
-    generate_hhp,
-)
+from dbt_deid.longitudinal.generator import STIGMATIZED_CODES, generate_hhp
 from dbt_deid.longitudinal.hierarchies import (
     check_hierarchy,
     default_hierarchies,
@@ -33,18 +28,6 @@ from dbt_deid.longitudinal.pseudonyms import pseudonymize
 
 KEY = "k3y-for-tests-only-0123456789abcdef"
 ENV = {"DBT_DEID_PSEUDONYM_KEY": KEY}
-
-
-def test_generator_is_seeded_and_scaled():
-    a, b = generate_hhp(500, 7), generate_hhp(500, 7)
-    pd.testing.assert_frame_equal(a.claims, b.claims)
-    pd.testing.assert_frame_equal(a.patients, b.patients)
-    assert not generate_hhp(500, 8).claims["dsfc"].equals(a.claims["dsfc"])
-    assert len(a.claims) == round(500 * FULL_SCALE_CLAIMS / FULL_SCALE_PATIENTS)
-    per = a.claims.groupby("member_id").size()
-    assert 8 <= per.median() <= 16 and per.max() > 4 * per.median()  # long tail
-    assert set(a.claims["member_id"]) == set(a.patients["member_id"])
-    assert (a.claims["dsfc"] >= 0).all() and (a.claims["los"] >= 0).all()
 
 
 def test_hierarchies_nest_and_follow_table4():
@@ -147,3 +130,25 @@ def test_preprocess_pipeline_reports_and_d1_d2():
     assert rem.changed["patients_removed"] > 0
     assert not pre.claims_all["diagnosis_code"].astype(str).isin(STIGMATIZED_CODES).any()
     assert KEY not in repr(pre.reports)
+
+
+def test_truncation_per_year_has_a_cap_per_year():
+    rows, cid = [], 0
+    # year 1: members with 2, 2, 2, 6 claims; year 2: 5, 5, 5, 9 claims
+    for year, sizes in ((1, [2, 2, 2, 6]), (2, [5, 5, 5, 9])):
+        for m, n in enumerate(sizes, start=1):
+            for _ in range(n):
+                cid += 1
+                rows.append({"member_id": m, "claim_id": cid, "year": year, "specialty": "A"})
+    claims = pd.DataFrame(rows)
+    out, rep = truncate_claims(claims, 75, qis=["specialty"], partition=["year"])
+    per = out.groupby(["year", "member_id"]).size()
+    assert per.loc[1].max() == 2 and per.loc[2].max() == 5  # cap 2 in year 1, 5 in year 2
+    assert (rep.details["cap_min"], rep.details["cap"]) == (2, 5)
+    assert rep.changed == {"claims_removed": 4 + 4, "patients_truncated": 1,
+                           "groups_truncated": 2}
+    # one cap over the whole period instead: member totals 7, 7, 7, 15 -> cap 7
+    whole, rep2 = truncate_claims(claims, 75, qis=["specialty"])
+    assert rep2.details["cap"] == 7 and len(whole) == len(claims) - 8
+    with pytest.raises(Exception, match="year"):
+        truncate_claims(claims.drop(columns=["year"]), 75, qis=["specialty"], partition=["year"])

@@ -7,6 +7,8 @@ import json
 import sys
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.longitudinal.bootstrap import DEFAULT_POOL, SCHEMES
+from dbt_deid.longitudinal.calibration import SAMPLING_FRACTION
 from dbt_deid.longitudinal.demo import run_demo
 
 
@@ -22,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
         args.seed,
         n_bootstrap=_positive("bootstrap", args.bootstrap),
         n_iterations=_positive("iterations", args.iterations),
+        pool_size=_positive("pool-size", args.pool_size),
+        scheme=args.scheme,
         tau=args.tau,
         alpha=args.alpha,
         p_max=_positive("p-max", args.p_max),
@@ -49,8 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iterations", type=int, default=1_000,
                    help="bootstrap iterations, I (1000)")
     p.add_argument("--tau", type=float, default=0.05, help="risk threshold tau (0.05)")
-    p.add_argument("--alpha", type=float, default=0.2,
-                   help="sampling fraction alpha; k = alpha * ceil(1/tau) (0.2)")
+    p.add_argument("--pool-size", type=int, default=DEFAULT_POOL,
+                   help=f"knowledge draws of the pooled bootstrap ({DEFAULT_POOL})")
+    p.add_argument("--scheme", choices=SCHEMES, default="pooled",
+                   help="bootstrap scheme: pooled, or independent (the paper's I x B draws)")
+    p.add_argument("--alpha", type=float, default=SAMPLING_FRACTION,
+                   help="sampling fraction alpha; k = alpha * ceil(1/tau) (113,000 / 700,000)")
     p.add_argument("--p-max", type=int, default=5, help="maximum adversary power (5)")
     p.add_argument("--max-sup", type=float, default=None,
                    help="MaxSup (default: Safe Harbor risk exposure, 0.0004 / tau)")

@@ -1,15 +1,24 @@
 """LOLA: risk-based de-identification of longitudinal claims (seed 001, the Heritage Health
 Prize release).
 
-Modules: :mod:`generator` (synthetic HHP-like patients and claims), :mod:`hierarchies`
-(Table 4), :mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation,
-stigmatized-patient removal, provider suppression), :mod:`power` (adversary power p_ih),
-:mod:`encoding` (integer codes per level), :mod:`matching` (knowledge draws and indexed match
-counting), :mod:`bootstrap` (node evaluation), :mod:`search` (LOLA on OLA's lattice search),
-:mod:`attack` (simulated attack 1, marketer risk), :mod:`demo` (end-to-end run).
+Modules: :mod:`calibration` (what the synthetic claims are calibrated to, with sources),
+:mod:`generator` (synthetic HHP-like patients and claims), :mod:`hierarchies` (Table 4),
+:mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation per patient or
+per patient and year, stigmatized-patient removal, provider suppression), :mod:`power`
+(adversary power p_ih), :mod:`encoding` (integer codes per level), :mod:`matching` (knowledge
+draws and indexed match counting), :mod:`bootstrap` (node evaluation: pooled or the paper's
+independent iterations), :mod:`search` (LOLA on OLA's lattice search, the relax message),
+:mod:`attack` (simulated attack 1, marketer risk against population counts), :mod:`demo`
+(end-to-end run).
 """
 
-from dbt_deid.longitudinal.attack import AttackResult, marketer_risk, simulate_attack1
+from dbt_deid.longitudinal.attack import (
+    AttackResult,
+    MarketerResult,
+    marketer_risk,
+    population_marketer_risk,
+    simulate_attack1,
+)
 from dbt_deid.longitudinal.bootstrap import (
     BootstrapResult,
     NodeEvaluator,
@@ -24,7 +33,8 @@ from dbt_deid.longitudinal.search import LolaResult, lola_search, non_uniform_en
 
 __all__ = [
     "AttackResult", "BootstrapResult", "EncodedData", "HHPData", "LolaResult",
-    "LongitudinalSpec", "NodeEvaluator", "adversary_power", "encode", "generate_hhp",
-    "k_for_sample", "lola_search", "marketer_risk", "max_sup_from_risk_exposure",
-    "non_uniform_entropy", "power_formula", "power_matrix", "simulate_attack1",
+    "LongitudinalSpec", "MarketerResult", "NodeEvaluator", "adversary_power", "encode",
+    "generate_hhp", "k_for_sample", "lola_search", "marketer_risk",
+    "max_sup_from_risk_exposure", "non_uniform_entropy", "population_marketer_risk",
+    "power_formula", "power_matrix", "simulate_attack1",
 ]

@@ -9,13 +9,23 @@ Attack 1 (nosey neighbour), repeated ``iterations`` times (10,000 in the paper):
 4. match the knowledge against D2 (the released, truncated claims): the matching set;
 5. pick one record of the matching set at random; success when it is the target.
 
-The success rate is the re-identification probability to compare with tau. Attack 2 (voter
-list) uses the closed-form marketer risk: matching each released record to a random one of the
-F_j population records of its class gives sum_j f_j / F_j expected correct matches.
+The success rate is the re-identification probability to compare with tau.
+
+Attack 2 (voter list, "Empirical Evaluation"): the paper counts, per class of the matching
+quasi-identifiers, the people of the population (2000 census by county, sex and 5-year age
+band, as a voter list would hold them) and uses the closed-form marketer risk (Dankar and El
+Emam): each released record matched to a random one of the F_j population records of its class
+is correct with probability 1 / F_j, so the expected share of released records correctly matched
+is (1/n) sum_j f_j / F_j (:func:`population_marketer_risk`; the population comes from a table,
+never from f_j / alpha). Attack 3 (State Inpatient Database) is the same closed form with the
+SID's discharge counts as the population; the paper does not give enough to reproduce its
+Table 6 (which QIs each row uses is lost, how patients with several stays were matched is not
+said, and the SID counts are not public), so only the function is provided.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +34,8 @@ import pandas as pd
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.longitudinal.matching import NodeIndex, draw_knowledge
+
+MISSING = "<missing>"
 
 
 @dataclass(frozen=True)
@@ -105,3 +117,120 @@ def expected_marketer_risk(population_classes: pd.Series) -> float:
     if pop.empty:
         raise DataError("population has no classes")
     return float(len(pop) / pop.sum())
+
+
+@dataclass(frozen=True)
+class MarketerResult:
+    """Closed-form marketer risk against a population: ``risk`` (expected share of released
+    records correctly matched), ``expected_matches`` (sum_j f_j / F_j), ``records``, ``classes``
+    (released classes) and ``population`` (people in the population table)."""
+
+    risk: float
+    expected_matches: float
+    records: int
+    classes: int
+    population: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def _label(v: object) -> str | None:
+    """A value as its label string (an integral float as an integer: 34.0 -> "34")."""
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+        return None
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _labels(values: pd.Series) -> pd.Series:
+    return values.astype(object).where(values.notna(), None).map(_label)
+
+
+def _population_level(q: str, values: pd.Series, hierarchy: pd.DataFrame) -> int:
+    """The hierarchy level whose labels the population column uses (the lowest that holds every
+    value)."""
+    wanted = set(_labels(values).dropna())
+    h = sum(1 for c in hierarchy.columns if str(c).startswith("level_")) - 1
+    for lvl in range(h + 1):
+        if wanted <= set(_labels(hierarchy[f"level_{lvl}"])):
+            return lvl
+    raise DataError(f"attack 2 population: column {q!r} holds values that are labels of no level"
+                    f" of its hierarchy ({len(wanted)} distinct values)")
+
+
+def population_marketer_risk(
+    released: pd.DataFrame,
+    population: pd.DataFrame,
+    qis: Sequence[str],
+    *,
+    count: str = "population",
+    hierarchies: Mapping[str, pd.DataFrame] | None = None,
+    levels: Mapping[str, int] | None = None,
+) -> MarketerResult:
+    """Seed 001 attack 2 (and 3): marketer risk of the released records ``released`` (one row
+    per record, the ``qis`` at their release levels as labels; missing = suppressed or unknown)
+    against the population counts ``population`` (columns ``qis`` + ``count``).
+
+    A population column may hold the labels of any level of the QI's hierarchy at or below the
+    release level (e.g. census 5-year bands for a release in 10-year bands); they are rolled up
+    to the release level through ``hierarchies[q]`` (levels nest). A missing released value is
+    consistent with every population value of that QI. Every released class needs at least as
+    many people in the population as released records (the release is a sample of it): a
+    smaller population is a DataError (counts only, never values)."""
+    qis = list(qis)
+    hierarchies = hierarchies or {}
+    levels = levels or {}
+    miss = [c for c in [*qis, count] if c not in population.columns]
+    if miss:
+        raise DataError(f"attack 2 population table lacks column(s) {miss}")
+    miss = [c for c in qis if c not in released.columns]
+    if miss:
+        raise DataError(f"attack 2: the released records lack column(s) {miss}")
+    people = pd.to_numeric(population[count], errors="coerce")
+    if people.isna().any() or (people < 0).any():
+        raise DataError(f"attack 2 population column {count!r} must hold counts >= 0")
+    pop = pd.DataFrame({"people": people.to_numpy(dtype=np.float64)})
+    for q in qis:
+        vals = _labels(population[q])
+        if vals.isna().any():
+            raise DataError(f"attack 2 population column {q!r} has missing values")
+        if q in hierarchies:
+            h = hierarchies[q]
+            lvl = _population_level(q, vals, h)
+            rel = int(levels.get(q, 0))
+            if lvl > rel:
+                raise DataError(f"attack 2 population: {q!r} is counted at hierarchy level {lvl},"
+                                f" coarser than the release (level {rel})")
+            up = dict(zip(_labels(h[f"level_{lvl}"]), _labels(h[f"level_{rel}"]),
+                          strict=False))
+            vals = vals.map(up)
+        pop[q] = vals.to_numpy()
+    rel_df = pd.DataFrame({q: _labels(released[q]).to_numpy() for q in qis})
+    n = len(rel_df)
+    if n == 0:
+        raise DataError("attack 2: no released records")
+    keyed = rel_df.fillna(MISSING)
+    f = keyed.groupby(qis, sort=True).size()
+    expected, short = 0.0, 0
+    cache: dict[tuple[str, ...], pd.Series] = {}
+    for key, fj in f.items():
+        key = key if isinstance(key, tuple) else (key,)
+        known = tuple(q for q, v in zip(qis, key, strict=True) if v != MISSING)
+        if known not in cache:
+            cache[known] = (pop.groupby(list(known))["people"].sum() if known
+                            else pd.Series({(): pop["people"].sum()}))
+        look = tuple(v for v in key if v != MISSING)
+        table = cache[known]
+        big = float(table.get(look if len(look) != 1 else look[0], 0.0)) if known else float(
+            table.iloc[0])
+        if big < fj:
+            short += 1
+            continue
+        expected += fj / big
+    if short:
+        raise DataError(f"attack 2: {short} released class(es) have fewer people in the"
+                        " population table than released records (the release must be a"
+                        " sample of that population)")
+    return MarketerResult(expected / n, expected, n, int(len(f)), int(pop["people"].sum()))

@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dbt_deid.errors import DataError
-from dbt_deid.longitudinal.attack import marketer_risk, simulate_attack1
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.longitudinal.attack import population_marketer_risk, simulate_attack1
 from dbt_deid.longitudinal.bootstrap import (
+    DEFAULT_POOL,
+    SCHEMES,
     NodeEvaluator,
     k_for_sample,
     max_sup_from_risk_exposure,
@@ -30,15 +32,46 @@ from dbt_deid.longitudinal.bootstrap import (
 from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
 from dbt_deid.longitudinal.hierarchies import generalize
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV, pseudonymize
-from dbt_deid.longitudinal.search import lola_search
+from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.progress import Logger, get_logger
 
 CLAIM_ID = "claim_id"
 
 
+#: Every setting of var ``deid_claims_release`` (the Jinja macro ``claims_release_config`` has the
+#: same list; an unknown name is an error in both).
+KNOWN_SETTINGS = frozenset({
+    "name", "patients", "claims", "member_id", "claim_id", "demographic_qis", "claim_qis",
+    "hierarchies", "dimensions", "pseudonymize", "key_env", "stigmatized_codes",
+    "stigmatized_column", "top_code", "top_code_percentile", "truncate_percentile",
+    "truncate_partition", "provider_ids", "provider_pattern", "min_providers", "release_columns",
+    "tau", "alpha", "max_sup", "gate_on", "p_max", "power_scale", "bootstrap", "iterations",
+    "bootstrap_scheme", "pool_size", "seed", "variant", "attack_iterations", "attack_tau",
+    "attack2_population", "attack2_qis",
+})
+
+
+def _setting_error(name: str, message: str) -> ConfigError:
+    return ConfigError(f"dbt_deid claims release setting '{name}': {message}")
+
+
+def _positive_int(raw: Mapping[str, Any], name: str, default: int, minimum: int = 1) -> int:
+    v = raw.get(name)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise _setting_error(name, f"must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
 def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The release settings with the defaults of the Jinja macro ``claims_release_config``
-    (which has already rejected bad values)."""
+    (which validates every setting first); unknown names and bad values of the evaluation
+    settings are rejected here too."""
+    unknown = sorted(set(raw) - KNOWN_SETTINGS)
+    if unknown:
+        raise _setting_error(unknown[0], "is not a setting; known settings are "
+                             + ", ".join(sorted(KNOWN_SETTINGS)))
     member = raw.get("member_id") or "member_id"
     hier = dict(raw.get("hierarchies") or {})
     demo = list(raw.get("demographic_qis") or [])
@@ -51,6 +84,24 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     pseudo = dict(raw.get("pseudonymize") or {})
     tau = float(raw.get("tau") if raw.get("tau") is not None else 0.05)
     max_sup = raw.get("max_sup")
+    scheme = raw.get("bootstrap_scheme") or "pooled"
+    if scheme not in SCHEMES:
+        raise _setting_error("bootstrap_scheme", f"must be one of {list(SCHEMES)}, got {scheme!r}")
+    part = raw.get("truncate_partition") or []
+    if isinstance(part, str) or any(not isinstance(c, str) or not c for c in part):
+        raise _setting_error("truncate_partition", "must be a list of claim column names")
+    bad_part = [c for c in part if c in (*claim, member, raw.get("claim_id") or "claim_id")]
+    if bad_part:
+        raise _setting_error("truncate_partition", f"{bad_part[0]} is the member id, the claim id"
+                             " or a claim quasi-identifier")
+    a2 = list(raw.get("attack2_qis") or [])
+    bad = [q for q in a2 if q not in demo]
+    if bad:
+        raise _setting_error("attack2_qis", f"{bad[0]} is not a demographic quasi-identifier")
+    if (raw.get("attack2_population") is None) != (not a2):
+        raise _setting_error("attack2_qis" if raw.get("attack2_population") is not None
+                             else "attack2_population",
+                             "attack2_population and attack2_qis go together")
     return {
         "member_id": member,
         "claim_id": raw.get("claim_id") or "claim_id",
@@ -60,17 +111,21 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "dimensions": dims,
         "pseudonymize": {t: list(pseudo.get(t) or [member]) for t in ("patients", "claims")},
         "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
+        "truncate_partition": list(part),
         "tau": tau,
         "alpha": float(raw.get("alpha") if raw.get("alpha") is not None else 1.0),
         "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
-        "p_max": int(raw.get("p_max") or 5),
+        "p_max": _positive_int(raw, "p_max", 5),
         "power_scale": float(raw.get("power_scale") or 1.0),
-        "bootstrap": int(raw.get("bootstrap") or 10_000),
-        "iterations": int(raw.get("iterations") or 1_000),
-        "seed": int(raw.get("seed") or 0),
+        "bootstrap": _positive_int(raw, "bootstrap", 10_000),
+        "iterations": _positive_int(raw, "iterations", 1_000),
+        "bootstrap_scheme": scheme,
+        "pool_size": _positive_int(raw, "pool_size", DEFAULT_POOL),
+        "seed": _positive_int(raw, "seed", 0, minimum=0),
         "variant": raw.get("variant") or "values",
-        "attack_iterations": int(raw.get("attack_iterations") or 10_000),
+        "attack_iterations": _positive_int(raw, "attack_iterations", 10_000),
         "attack_tau": float(raw["attack_tau"]) if raw.get("attack_tau") is not None else tau,
+        "attack2_qis": a2,
     }
 
 
@@ -153,11 +208,14 @@ def lola_frame(
 ) -> pd.DataFrame:
     """LOLA on the released claims D2 (seed 001, "Node Computation"): adversary power p_ih from
     D2, k = alpha * ceil(1/tau) (equation 3), MaxSup (given or 0.0004 / tau), bootstrap node
-    evaluation (B, I, seed, variant) and OLA's search. One row per evaluated node: ``node``,
-    ``level__<dimension>``, ``mean``, ``ci_low``, ``ci_high`` (95% percentile interval),
-    ``candidate`` (mean <= MaxSup), ``k_minimal``, ``entropy`` (k-minimal nodes), ``chosen``
-    (LOLA's node) and ``release_node`` (the chosen node, or the top node when none passes: the
-    node the release is generalized to and attacked at; the gate then fails)."""
+    evaluation (scheme, pool size, B, I, seed, variant) and OLA's search. One row per evaluated
+    node: ``node``, ``level__<dimension>``, ``mean`` (estimated high-risk share), ``se``,
+    ``ci_low``, ``ci_high`` (95% interval of the mean), ``iter_low``, ``iter_high`` (spread of
+    single iterations), ``draws``, ``candidate`` (mean <= MaxSup), ``k_minimal``, ``entropy``
+    (k-minimal nodes), ``chosen`` (LOLA's node), ``release_node`` (the chosen node, or the top
+    node when none passes: the node the release is generalized to and attacked at; the gate
+    then fails) and ``message`` (on the top node's row when no node passes: which limit to
+    relax, :func:`dbt_deid.longitudinal.search.relax_message`)."""
     cfg = claims_settings(release)
     log = logger or get_logger()
     patients, claims, frames, spec = _inputs(patients, claims, hierarchy, cfg)
@@ -168,14 +226,18 @@ def lola_frame(
         _scaled_power(data, claims, cfg))
     k = k_for_sample(cfg["tau"], cfg["alpha"])
     log.info(f"dbt_deid: {model}: {data.n_patients} patients, {data.n_claims} claims, k = {k},"
-             f" B = {cfg['bootstrap']}, I = {cfg['iterations']}")
+             f" {cfg['bootstrap_scheme']} bootstrap, B = {cfg['bootstrap']},"
+             f" I = {cfg['iterations']}, pool {cfg['pool_size']}")
     ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_sup"], n_bootstrap=cfg["bootstrap"],
-                       n_iterations=cfg["iterations"], seed=cfg["seed"],
+                       n_iterations=cfg["iterations"], pool_size=cfg["pool_size"],
+                       scheme=cfg["bootstrap_scheme"], seed=cfg["seed"],
                        variant=cfg["variant"], logger=log)
     result = lola_search(data, ev, logger=log)
     top = tuple(data.dimension_heights())
     ev.evaluate(top)
     release_node = result.chosen or top
+    message = None if result.chosen is not None else relax_message(
+        ev, top, spec.dimension_names, alpha=cfg["alpha"], p_max=cfg["p_max"])
     kmin = dict(result.candidates)
     rows = []
     for node, res in sorted(ev.results.items()):
@@ -183,18 +245,23 @@ def lola_frame(
         for (dim, _), lvl in zip(spec.dimensions, node, strict=True):
             row[f"level__{dim}"] = int(lvl)
         row.update({
-            "mean": res.mean, "ci_low": res.ci_low, "ci_high": res.ci_high,
-            "pool_share": res.pool_share, "candidate": bool(res.candidate),
+            "mean": res.mean, "se": res.se, "ci_low": res.ci_low, "ci_high": res.ci_high,
+            "iter_low": res.iter_low, "iter_high": res.iter_high, "draws": int(res.draws),
+            "scheme": res.scheme, "candidate": bool(res.candidate),
             "k_minimal": node in kmin, "entropy": kmin.get(node),
             "chosen": node == result.chosen, "release_node": node == release_node,
             "k": int(res.k), "max_sup": float(res.max_sup), "n_bootstrap": res.n_bootstrap,
             "n_iterations": res.n_iterations, "lattice_size": int(result.lattice_size),
+            "message": message if node == release_node else None,
         })
         rows.append(row)
     out = pd.DataFrame(rows)
     out["entropy"] = out["entropy"].astype("float64")
+    out["message"] = out["message"].astype("string")
     log.info(f"dbt_deid: {model}: {len(rows)} of {result.lattice_size} nodes evaluated,"
              f" {len(kmin)} k-minimal, {'a node' if result.chosen else 'no node'} passes")
+    if message is not None:
+        log.info(f"dbt_deid: {model}: nothing can be published: {message}")
     return out
 
 
@@ -208,13 +275,14 @@ def _scaled_power(data: EncodedData, claims: pd.DataFrame, cfg: Mapping[str, Any
 
 def attack_frame(
     patients: pd.DataFrame, d1: pd.DataFrame, d2_ids: pd.DataFrame, hierarchy: pd.DataFrame,
-    lola: pd.DataFrame, release: Mapping[str, Any], *, model: str = "deid_claims_attack",
-    logger: Logger | None = None,
+    lola: pd.DataFrame, release: Mapping[str, Any], population: pd.DataFrame | None = None, *,
+    model: str = "deid_claims_attack", logger: Logger | None = None,
 ) -> pd.DataFrame:
     """Seed 001 "Empirical Evaluation" at the release node: attack 1 (nosey neighbour;
-    knowledge drawn from D1 with p_ih computed on D1, matched against D2) and the closed-form
-    marketer risk of attack 2 on the generalized demographics (population classes estimated as
-    f / alpha). One row."""
+    knowledge drawn from D1 with p_ih computed on D1, matched against D2) and attack 2, the
+    closed-form marketer risk of the released patients' ``attack2_qis`` (at the release levels)
+    against the people per class of ``population`` (the attack2_population relation: census or
+    voter-list counts; attack 2 is not computed, null, without it). One row."""
     cfg = claims_settings(release)
     log = logger or get_logger()
     patients, d1, frames, spec = _inputs(patients, d1, hierarchy, cfg)
@@ -231,24 +299,35 @@ def attack_frame(
                            iterations=cfg["attack_iterations"], seed=cfg["seed"],
                            variant=cfg["variant"])
     levels = spec.levels(node)
-    demo = pd.DataFrame(index=patients.index)
-    for q in spec.demographic_qis:
-        v = patients[q]
-        demo[q] = (generalize(v, frames[q], levels[q]) if q in frames and levels[q] else v)
-        demo[q] = demo[q].astype(object).where(demo[q].notna(), "<missing>")
-    if len(spec.demographic_qis):
-        f = demo.groupby(list(spec.demographic_qis), observed=True).size()
-        population = np.maximum(np.rint(f / cfg["alpha"]), f).astype(np.int64)
-        market = marketer_risk(f, population)
-    else:
-        market = float("nan")
+    market: dict[str, Any] = {"marketer_risk": None, "marketer_expected_matches": None,
+                              "marketer_population": None}
+    qis = cfg["attack2_qis"]
+    if qis:
+        if population is None or len(population) == 0:
+            raise DataError(f"model {model}: the attack 2 population table"
+                            " (attack2_population) is empty")
+        population = population.copy()
+        population.columns = [str(c) for c in population.columns]
+        released = pd.DataFrame({q: generalize(patients[q], frames[q], levels[q])
+                                 if q in frames and levels[q] else patients[q] for q in qis})
+        try:
+            m = population_marketer_risk(released, population, qis, hierarchies=frames,
+                                         levels=levels)
+        except DataError as exc:
+            raise DataError(f"model {model}: {exc}") from None
+        market = {"marketer_risk": m.risk, "marketer_expected_matches": m.expected_matches,
+                  "marketer_population": m.population}
     log.info(f"dbt_deid: {model}: {res.iterations} simulated attacks, {res.successes} successes")
-    return pd.DataFrame([{
+    out = pd.DataFrame([{
         "node": _node(node), "alpha": cfg["alpha"], "iterations": res.iterations,
         "successes": res.successes, "success_rate": res.success_rate,
         "expected_rate": res.expected_rate, "members_drawn": res.members_drawn,
         "target_matched": res.target_matched, "median_matching_set": res.median_matching_set,
         "variant": res.variant, "attack_tau": cfg["attack_tau"],
         "passed": bool(res.success_rate <= cfg["attack_tau"]),
-        "marketer_risk": market,
+        **market,
     }])
+    for c in ("marketer_risk", "marketer_expected_matches"):
+        out[c] = out[c].astype("float64")
+    out["marketer_population"] = out["marketer_population"].astype("Int64")
+    return out

@@ -1,23 +1,31 @@
-"""A seeded generator of HHP-like longitudinal claims data (seed 001, Tables 2 and 3).
+"""A seeded generator of HHP-like longitudinal claims (seed 001, Tables 2 and 3), calibrated to
+the paper's and the public HHP release's figures (:mod:`dbt_deid.longitudinal.calibration`, each
+figure with its source).
 
 Two tables linked by ``member_id``:
 
-* patients (one row per patient): ``member_id``, ``age`` (years at the first claim), ``age_group``
-  (the HHP release's 10-year group), ``sex`` (missing for a few), ``dih_y2`` / ``dih_y3`` (days
-  in hospital in years 2 and 3), ``pcp_id``;
+* patients (one row per patient): ``member_id``, ``age`` (years at the first claim; missing for
+  a few), ``age_group`` (the HHP dictionary's 10-year band, 80+), ``sex`` (F, M or missing),
+  ``dih_y2`` / ``dih_y3`` (days in hospital in years 2 and 3, capped at 15 as the HHP dictionary;
+  missing unless the member has claims in the year before, as the DaysInHospital tables),
+  ``pcp_id``;
 * claims (many per patient): ``claim_id``, ``member_id``, ``year`` (1-3), ``provider_id``,
   ``vendor_id``, ``pcp_id``, ``specialty``, ``place_of_service``, ``procedure_group``, ``los``
-  (length of stay, 0 outside inpatient stays), ``dsfc`` (days since the patient's first claim
-  of that year), ``diagnosis_code``, ``primary_condition_group`` (the 45 HHP groups),
+  (length of stay in days, on inpatient claims only, missing elsewhere), ``dsfc`` (days since
+  the member's first claim of that year), ``diagnosis_code``, ``primary_condition_group``,
   ``pay_delay``, ``charlson_index``.
 
-The numbers of claims per patient are log-normal with median 11 and mean 23.6 (2,668,990 claims
-for 113,000 patients, the paper's figures; "Results"), rounded and adjusted so the total is
-exactly ``round(n_patients * 2,668,990 / 113,000)``. Patients have favourite condition groups,
-specialties and a PCP, so values repeat within a patient (the diversity that drives the
-adversary power of seed 001). A small share of patients carries a stigmatized diagnosis code
-(:data:`STIGMATIZED_CODES`, illustrative only) for the removal step. Identifiers are raw
-random integers, as direct identifiers to be pseudonymized. All values are synthetic.
+The claims are the *original* data, before seed 001's preprocessing: truncation at the 95th
+percentile of claims per member and year (:func:`dbt_deid.longitudinal.preprocess.truncate_claims`
+with ``partition=("year",)``) brings 113,000 patients to the paper's released 2.67 million
+claims. Category frequencies are fixed constants (the public release's), never drawn per seed;
+patients repeat their usual visit types, condition groups and Charlson class, and claims come
+in episodes, so a patient's values are less diverse than independent draws (the diversity that
+drives the adversary power of seed 001). Not generated: the 2% of claims without DSFS in the
+public file (days since first claim is never missing here). A small share of patients carries a
+stigmatized diagnosis code (:data:`STIGMATIZED_CODES`, illustrative only) for the removal step.
+Identifiers are raw random integers, direct identifiers to be pseudonymized. All values are
+synthetic.
 """
 
 from __future__ import annotations
@@ -28,38 +36,22 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.longitudinal import calibration as cal
 
-FULL_SCALE_PATIENTS = 113_000
-FULL_SCALE_CLAIMS = 2_668_990
+FULL_SCALE_PATIENTS = cal.PAPER_PATIENTS
+FULL_SCALE_CLAIMS = cal.PAPER_CLAIMS
 DEFAULT_PATIENTS = 2_000
-
-PRIMARY_CONDITION_GROUPS = (
-    "AMI", "APPCHOL", "ARTHSPIN", "CANCRA", "CANCRB", "CANCRM", "CATAST", "CHF", "COPD",
-    "FLaELEC", "FXDISLC", "GIBLEED", "GIOBSENT", "GYNEC1", "GYNECA", "HEART2", "HEART4", "HEMTOL",
-    "HIPFX", "INFEC4", "LIVERDZ", "METAB1", "METAB3", "MISCHRT", "MISCL1", "MISCL5", "MSC2a3",
-    "NEUMENT", "ODaBNCA", "PERINTL", "PERVALV", "PNCRDZ", "PNEUM", "PRGNCY", "RENAL1", "RENAL2",
-    "RENAL3", "RESPR4", "ROAMI", "SEIZURE", "SEPSIS", "SKNAUT", "STROKE", "TRAUMA", "UTI",
-)
-SPECIALTIES = (
-    "Anesthesiology", "Diagnostic Imaging", "Emergency", "General Practice", "Internal",
-    "Laboratory", "Obstetrics and Gynecology", "Other", "Pathology", "Pediatrics",
-    "Rehabilitation", "Surgery",
-)
-PLACES_OF_SERVICE = (
-    "Ambulance", "Home", "Independent Lab", "Inpatient Hospital", "Office", "Other",
-    "Outpatient Hospital", "Urgent Care",
-)
-PROCEDURE_GROUPS = (
-    "ANES", "EM", "MED", "PL", "RAD", "SAS", "SCS", "SDS", "SEOA", "SGS", "SIS", "SMCD", "SMS",
-    "SNS", "SO", "SRS", "SUS",
-)
-CHARLSON = ("0", "1-2", "3-4", "5+")
+PRIMARY_CONDITION_GROUPS = cal.PRIMARY_CONDITION_GROUPS
+SPECIALTIES = cal.SPECIALTIES
+PLACES_OF_SERVICE = cal.PLACES
+PROCEDURE_GROUPS = cal.PROCEDURE_GROUPS
+CHARLSON = cal.CHARLSON
 CODES_PER_GROUP = 6
-N_VISIT_TYPES = 40
 #: Illustrative stigmatized diagnosis codes (HIV, asymptomatic HIV, induced abortion); the real
 #: list is in seed 001's Multimedia Appendix 1, which we do not have.
 STIGMATIZED_CODES = ("042", "V08", "635")
 _STIGMA_GROUP = {"042": "INFEC4", "V08": "INFEC4", "635": "PRGNCY"}
+_INPATIENT = cal.PLACES.index("Inpatient Hospital")
 
 
 @dataclass(frozen=True)
@@ -70,195 +62,306 @@ class HHPData:
     claims: pd.DataFrame
 
 
-def _zipf_weights(n: int, s: float, rng: np.random.Generator) -> np.ndarray:
-    w = 1.0 / np.arange(1, n + 1) ** s
-    return rng.permutation(w / w.sum())
+def _draw(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws of indices from the probabilities ``p``."""
+    cum = np.cumsum(p)
+    return np.minimum(np.searchsorted(cum, rng.random(size) * cum[-1], side="right"), len(p) - 1)
 
 
-def _pick(weights: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    return np.searchsorted(np.cumsum(weights), rng.random(size) * weights.sum()).clip(
-        0, len(weights) - 1
-    )
-
-
-def _pick_rows(cum: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw per element from the categorical distribution in row ``rows`` of ``cum``
-    (row-wise cumulative weights ending at 1)."""
-    u = rng.random(len(rows))
-    return (cum[rows] < u[:, None]).sum(axis=1).clip(0, cum.shape[1] - 1)
-
-
-def _claim_counts(n: int, total: int, rng: np.random.Generator) -> np.ndarray:
-    counts = np.maximum(1, np.rint(rng.lognormal(np.log(11.0), 1.235, n))).astype(np.int64)
-    counts = np.minimum(counts, 2_000)
-    diff = total - int(counts.sum())
-    while diff != 0:
-        if diff > 0:
-            idx = rng.integers(0, n, diff)
-            np.add.at(counts, idx, 1)
-        else:
-            idx = rng.choice(np.flatnonzero(counts > 1), min(-diff, int((counts > 1).sum())))
-            np.subtract.at(counts, idx, 1)
-            counts = np.maximum(counts, 1)
-        diff = total - int(counts.sum())
-    return counts
+def _draw_rows(cum: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per element from row ``rows`` of ``cum`` (row-wise cumulative probabilities)."""
+    u = rng.random(len(rows)) * cum[rows, -1]
+    return (cum[rows] <= u[:, None]).sum(axis=1).clip(0, cum.shape[1] - 1)
 
 
 def _ids(n: int, rng: np.random.Generator, low: int = 10_000_000) -> np.ndarray:
     return low + rng.choice(90_000_000, size=n, replace=False).astype(np.int64)
 
 
+def _popular(n: int, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` draws from 0..n-1 where low numbers are popular (a few providers, vendors and
+    PCPs see most patients)."""
+    return np.minimum((n * rng.random(size) ** 2).astype(np.int64), n - 1)
+
+
+def _heavy_probability(band: np.ndarray, years: np.ndarray) -> np.ndarray:
+    """P(heavy user) by age band and number of years with claims; its expectation over the
+    fixed age and year-pattern shares is HEAVY_SHARE (a constant, not fitted per sample)."""
+    w_age = np.asarray(cal.AGE_HEAVY_WEIGHT)
+    pats = np.array(list(cal.YEAR_PATTERNS))
+    k = np.array([bin(int(p)).count("1") for p in pats])
+    w_years = np.asarray(list(cal.YEAR_PATTERNS.values())) @ (cal.HEAVY_YEARS_RATIO ** (k - 2.0))
+    mean = float(np.asarray(cal.AGE_BAND_SHARES) @ w_age) * float(w_years)
+    raw = w_age[band] * cal.HEAVY_YEARS_RATIO ** (years - 2.0)
+    return np.minimum(cal.HEAVY_SHARE * raw / mean, 1.0)
+
+
+def _members(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    band = _draw(np.asarray(cal.AGE_BAND_SHARES), n, rng)
+    lo = np.array([b[0] if b else 0 for b in cal.AGE_BANDS])
+    hi = np.array([b[1] if b else 0 for b in cal.AGE_BANDS])
+    age = lo[band] + np.floor(rng.random(n) * (hi[band] - lo[band] + 1)).astype(np.int64)
+    sexes, p_sex = list(cal.SEX_SHARES), np.asarray(list(cal.SEX_SHARES.values()))
+    sex = _draw(p_sex, n, rng)
+    pats = np.array(list(cal.YEAR_PATTERNS))
+    pat = pats[_draw(np.asarray(list(cal.YEAR_PATTERNS.values())), n, rng)]
+    active = np.stack([(pat >> y) & 1 for y in range(3)], axis=1).astype(bool)
+    heavy = rng.random(n) < _heavy_probability(band, active.sum(axis=1))
+    return {"band": band, "age": age, "sex": sex, "sex_labels": np.array(sexes, dtype=object),
+            "active": active, "heavy": heavy}
+
+
+def _claims_per_year(m: dict[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """(n, 3) claims per member and year before truncation (0 in years without claims)."""
+    n = len(m["heavy"])
+    heavy = m["heavy"]
+    g = np.where(heavy, rng.gamma(cal.HEAVY_SHAPE, 1 / cal.HEAVY_SHAPE, n),
+                 rng.gamma(cal.LIGHT_SHAPE, 1 / cal.LIGHT_SHAPE, n))
+    counts = np.zeros((n, 3), dtype=np.int64)
+    for y in range(3):
+        year = np.where(heavy, rng.gamma(cal.HEAVY_YEAR_SHAPE, 1 / cal.HEAVY_YEAR_SHAPE, n),
+                        rng.gamma(cal.LIGHT_YEAR_SHAPE, 1 / cal.LIGHT_YEAR_SHAPE, n))
+        mean = np.where(heavy, cal.HEAVY_MEAN, cal.LIGHT_MEAN) * cal.YEAR_FACTOR[y] * g * year
+        counts[:, y] = np.where(m["active"][:, y], 1 + rng.poisson(mean), 0)
+    return counts
+
+
+def _hospital(m: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 3) days in hospital (0 without a stay; capped at 15) and inpatient claims."""
+    n = len(m["heavy"])
+    rate = np.where(m["heavy"], cal.HOSPITAL_RATE["heavy"], cal.HOSPITAL_RATE["light"])
+    days_values = np.array(list(cal.HOSPITAL_DAYS_SHARES))
+    days_p = np.asarray(list(cal.HOSPITAL_DAYS_SHARES.values()))
+    days = np.zeros((n, 3), dtype=np.int64)
+    inpatient = np.zeros((n, 3), dtype=np.int64)
+    for y in range(3):
+        stay = m["active"][:, y] & (rng.random(n) < rate)
+        k = int(stay.sum())
+        days[stay, y] = np.minimum(days_values[_draw(days_p, k, rng)], cal.DIH_CAP)
+        inpatient[stay, y] = 1 + rng.poisson(cal.INPATIENT_EXTRA, k)
+    return days, inpatient
+
+
+def _visit_tables() -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+    """Cumulative outpatient and inpatient (place, specialty, procedure) shares, flattened."""
+    joint = cal.visit_joint()
+    out = joint.copy()
+    out[_INPATIENT] = 0.0
+    inp = np.zeros_like(joint)
+    inp[_INPATIENT] = joint[_INPATIENT]
+    return out.ravel() / out.sum(), inp.ravel() / inp.sum(), joint.shape
+
+
+def _condition_tables() -> np.ndarray:
+    """(3, G) condition-group shares by sex (F, M, missing): the female-only groups are never
+    drawn for men and drawn more often for the others, so the overall shares are kept."""
+    _, p = cal.shares(cal.present(cal.PRIMARY_CONDITION_GROUP_COUNTS))
+    female = np.isin(np.array(cal.PRIMARY_CONDITION_GROUPS), cal.FEMALE_ONLY_GROUPS)
+    p_m = np.where(female, 0.0, p)
+    p_m /= p_m.sum()
+    share_m = cal.SEX_SHARES["M"]
+    p_other = (p - share_m * p_m) / (1 - share_m)
+    sexes = list(cal.SEX_SHARES)
+    return np.stack([p_m if s == "M" else p_other for s in sexes])
+
+
+def _day_of_episodes(
+    window: np.ndarray, n_episodes: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Start day (since the first claim) of every episode; episode 0 of a member-year is day 0,
+    the others fall in 30-day months weighted by EPISODE_MONTH_WEIGHTS within the year."""
+    total = int(n_episodes.sum())
+    owner = np.repeat(np.arange(len(window)), n_episodes)
+    first = np.cumsum(n_episodes) - n_episodes
+    local = np.arange(total) - first[owner]
+    w = np.asarray(cal.EPISODE_MONTH_WEIGHTS, dtype=np.float64)
+    cum = np.cumsum(w)
+    last_month = np.minimum((window[owner] - 1) // 30, len(w) - 1)
+    month = np.searchsorted(cum, rng.random(total) * cum[last_month], side="right")
+    day = month * 30 + np.floor(rng.random(total) * 30).astype(np.int64)
+    day = np.minimum(day, window[owner] - 1)
+    return np.where(local == 0, 0, day)
+
+
 def generate_hhp(
     n_patients: int = DEFAULT_PATIENTS,
     seed: int = 0,
     *,
-    n_claims: int | None = None,
     stigmatized_share: float = 0.004,
 ) -> HHPData:
     """Generate HHP-like patients and claims; the same ``seed`` gives the same tables.
 
-    ``n_claims`` defaults to the paper's claims-per-patient ratio (2,668,990 / 113,000);
-    ``generate_hhp(FULL_SCALE_PATIENTS)`` gives the full-scale 113,000 / 2,668,990 tables.
-    """
+    ``generate_hhp(FULL_SCALE_PATIENTS)`` gives about 2.81 million claims, 2.66 million after
+    seed 001's truncation (see the module docstring)."""
     if isinstance(n_patients, bool) or not isinstance(n_patients, int) or n_patients < 1:
         raise ConfigError(f"n_patients must be a positive integer, got {n_patients!r}")
     if not 0 <= stigmatized_share < 1:
         raise ConfigError(f"stigmatized_share must be in [0, 1), got {stigmatized_share!r}")
     rng = np.random.default_rng(seed)
-    if n_claims is None:
-        n_claims = round(n_patients * FULL_SCALE_CLAIMS / FULL_SCALE_PATIENTS)
-    if n_claims < n_patients:
-        raise ConfigError(f"n_claims ({n_claims}) must be at least n_patients ({n_patients})")
     n = n_patients
-    counts = _claim_counts(n, n_claims, rng)
-    pid = np.repeat(np.arange(n), counts)
-    m = len(pid)
+    mem = _members(n, rng)
+    regular = _claims_per_year(mem, rng)
+    days, inpatient = _hospital(mem, rng)
 
-    # --- patients ---------------------------------------------------------------------------
-    young = rng.random(n) < 0.25
-    age = np.where(young, rng.integers(0, 40, n), np.rint(rng.normal(62, 15, n)).clip(18, 100))
-    age = age.astype(np.int64)
-    sex = np.where(rng.random(n) < 0.54, "F", "M").astype(object)
-    sex[rng.random(n) < 0.03] = None
-    n_pcp = max(10, n // 80)
-    pcp_of = _ids(n_pcp, rng)[_pick(_zipf_weights(n_pcp, 0.8, rng), n, rng)]
+    # --- member-years and their claims ---------------------------------------------------------
+    my_pid, my_year = np.nonzero(mem["active"])               # member-years, by member then year
+    n_reg = regular[my_pid, my_year]
+    n_inp = inpatient[my_pid, my_year]
+    n_my = n_reg + n_inp
+    my_of = np.repeat(np.arange(len(my_pid)), n_my)
+    m = len(my_of)
+    pid = my_pid[my_of]
+    year = my_year[my_of] + 1
+    rank = np.arange(m) - (np.cumsum(n_my) - n_my)[my_of]
+    is_inp = rank >= n_reg[my_of]                             # inpatient claims come last
 
-    # --- claims: condition groups and codes ---------------------------------------------------
-    g_pcg = _zipf_weights(len(PRIMARY_CONDITION_GROUPS), 2.0, rng)
-    fav1, fav2 = _pick(g_pcg, n, rng), _pick(g_pcg, n, rng)
-    u = rng.random(m)
-    pcg = np.where(u < 0.5, fav1[pid], np.where(u < 0.6, fav2[pid], _pick(g_pcg, m, rng)))
-    code_j = np.minimum(rng.geometric(0.45, m) - 1, CODES_PER_GROUP - 1)
-    pcg_names = np.array(PRIMARY_CONDITION_GROUPS, dtype=object)
-    diag = np.char.add(np.char.add(pcg_names[pcg].astype(str), "-"), code_j.astype(str))
-    diag = diag.astype(object)
+    # --- place, specialty, procedure: usual visit types of the member, else the population ----
+    out_p, inp_p, shape = _visit_tables()
+    usual = _draw(out_p, 2 * n, rng).reshape(n, 2)
+    vt = _draw(out_p, m, rng)
+    use_usual = (~is_inp) & (rng.random(m) < cal.USUAL_VISIT_SHARE)
+    which = (rng.random(m) < 0.5).astype(np.int64)
+    vt = np.where(use_usual, usual[pid, which], vt)
+    vt[is_inp] = _draw(inp_p, int(is_inp.sum()), rng)
+    place, spec, proc = np.unravel_index(vt, shape)
 
-    # --- specialty, place, procedure ---------------------------------------------------------
-    # claims follow a few common visit types (specialty, place, procedure go together)
-    g_spec = _zipf_weights(len(SPECIALTIES), 2.0, rng)
-    place_w = rng.dirichlet(np.full(len(PLACES_OF_SERVICE), 0.2), len(SPECIALTIES))
-    inpatient = PLACES_OF_SERVICE.index("Inpatient Hospital")
-    place_w[:, inpatient] = place_w[:, inpatient] * 0.15 + 0.01
-    place_w /= place_w.sum(axis=1, keepdims=True)
-    proc_w = rng.dirichlet(np.full(len(PROCEDURE_GROUPS), 0.15), len(SPECIALTIES))
-    t_spec = _pick(g_spec, N_VISIT_TYPES, rng)
-    t_place = _pick_rows(np.cumsum(place_w, axis=1), t_spec, rng)
-    t_proc = _pick_rows(np.cumsum(proc_w, axis=1), t_spec, rng)
-    vtype = _pick(_zipf_weights(N_VISIT_TYPES, 1.6, rng), m, rng)
-    spec, place, proc = t_spec[vtype], t_place[vtype], t_proc[vtype]
-    noise = rng.random(m) < 0.05
-    spec[noise] = _pick(g_spec, int(noise.sum()), rng)
-    place[noise] = _pick_rows(np.cumsum(place_w, axis=1), spec[noise], rng)
-    proc[noise] = _pick_rows(np.cumsum(proc_w, axis=1), spec[noise], rng)
+    # --- condition group and Charlson class: the member's own, else the population ------------
+    sex = mem["sex"]
+    cum_pcg = np.cumsum(_condition_tables(), axis=1)
+    n_own = 1 + _draw(np.array([0.4, 0.35, 0.25]), n, rng)
+    own = _draw_rows(cum_pcg, np.repeat(sex, 3), rng).reshape(n, 3)
+    pick = np.floor(rng.random(m) * n_own[pid]).astype(np.int64)
+    pcg = np.where(rng.random(m) < cal.OWN_CONDITION_SHARE, own[pid, pick],
+                   _draw_rows(cum_pcg, sex[pid], rng))
+    _, p_ch = cal.shares(cal.CHARLSON_COUNTS)
+    base_ch = _draw(p_ch, n, rng)
+    charlson = np.where(rng.random(m) < cal.OWN_CHARLSON_SHARE, base_ch[pid], _draw(p_ch, m, rng))
 
-    # --- time: year, days since first claim of the year --------------------------------------
-    year_w = rng.dirichlet(np.ones(3), n)
-    year = 1 + _pick_rows(np.cumsum(year_w, axis=1), pid, rng)
-    # visits come in episodes: most of a year's claims fall within days of the first one
-    day = np.where(rng.random(m) < 0.7, np.minimum(rng.geometric(0.15, m) - 1, 364),
-                   rng.integers(0, 365, m))
-    order = np.lexsort((day, year, pid))
-    pid, year, day = pid[order], year[order], day[order]
-    pcg, diag, spec, place, proc = pcg[order], diag[order], spec[order], place[order], proc[order]
-    key = pid * 4 + year
-    first = np.r_[True, key[1:] != key[:-1]]
-    start = np.maximum.accumulate(np.where(first, np.arange(m), 0))
-    dsfc = day - day[start]
+    # --- length of stay on inpatient claims ----------------------------------------------------
+    bands = list(cal.LOS_BAND_COUNTS)
+    _, p_los = cal.shares(cal.LOS_BAND_COUNTS)
+    b = _draw(p_los, int(is_inp.sum()), rng)
+    lo = np.array([x[0] for x in bands])[b]
+    hi = np.array([x[1] for x in bands])[b]
+    los = np.full(m, -1, dtype=np.int64)
+    los[is_inp] = lo + np.floor(rng.random(len(b)) * (hi - lo + 1)).astype(np.int64)
 
-    # --- LOS, pay delay, Charlson ----------------------------------------------------------
-    is_in = place == inpatient
-    los = np.zeros(m, dtype=np.int64)
-    los[is_in] = np.minimum(1 + np.rint(rng.lognormal(np.log(3.0), 1.0, int(is_in.sum()))), 365)
-    pay_delay = np.rint(rng.lognormal(np.log(30.0), 0.7, m)).clip(0, 1_000).astype(np.int64)
-    base_ch = _pick(np.array([0.6, 0.28, 0.09, 0.03]), n, rng)
-    charlson = np.where(rng.random(m) < 0.7, base_ch[pid], _pick(np.array([0.6, 0.28, 0.09, 0.03]),
-                                                                 m, rng))
+    # --- days since the first claim of the year: episodes ------------------------------------
+    first_day = cal.FIRST_CLAIM_WINDOW * rng.random(len(my_pid)) ** cal.FIRST_CLAIM_POWER
+    window = 365 - np.floor(first_day).astype(np.int64)
+    n_ep = 1 + rng.binomial(np.maximum(n_reg - 1, 0), cal.EPISODE_RATE) + (n_inp > 0)
+    ep_day = _day_of_episodes(window, n_ep, rng)
+    ep_first = np.cumsum(n_ep) - n_ep
+    n_reg_ep = n_ep - (n_inp > 0)
+    local = np.where(rank == 0, 0,
+                     np.floor(rng.random(m) * n_reg_ep[my_of]).astype(np.int64))
+    local = np.where(is_inp, n_ep[my_of] - 1, local)          # the stay is the last episode
+    offset = np.where(rng.random(m) < cal.SAME_DAY_SHARE, 0, rng.integers(1, 15, m))
+    offset = np.where(is_inp, rng.integers(0, 3, m), offset)
+    offset[rank == 0] = 0
+    dsfc = np.minimum(ep_day[ep_first[my_of] + local] + offset, window[my_of] - 1)
+    pay_delay = np.rint(rng.lognormal(np.log(cal.PAY_DELAY_MEDIAN), cal.PAY_DELAY_SIGMA, m))
 
-    # --- providers, vendors, PCP -------------------------------------------------------------
-    n_prov = max(30, n // 8)
-    prov_ids = _ids(n_prov, rng)
-    prov_spec = _pick(g_spec, n_prov, rng)
-    provider = np.empty(m, dtype=np.int64)
-    for s in range(len(SPECIALTIES)):
-        pool = prov_ids[prov_spec == s]
-        if len(pool) == 0:
-            pool = prov_ids
-        rows = np.flatnonzero(spec == s)
-        provider[rows] = pool[(len(pool) * rng.random(len(rows)) ** 3).astype(np.int64)]
-    n_vendor = max(20, n // 20)
-    vendor = _ids(n_vendor, rng)[(n_vendor * rng.random(m) ** 2).astype(np.int64)]
+    # --- providers, vendors, PCP (HHP counts: distinct ids at 113,000 patients) --------------
+    scale = n / cal.PAPER_PATIENTS
+    n_prov = max(40, round(cal.HHP_DISTINCT_IDS["provider_id"] * scale))
+    n_vendor = max(20, round(cal.HHP_DISTINCT_IDS["vendor_id"] * scale))
+    n_pcp = max(10, round(cal.HHP_DISTINCT_IDS["pcp_id"] * scale))
+    prov_ids, vendor_ids, pcp_ids = _ids(n_prov, rng), _ids(n_vendor, rng), _ids(n_pcp, rng)
+    _, p_spec = cal.shares(cal.present(cal.SPECIALTY_COUNTS))
+    pool_of = np.minimum((np.cumsum(p_spec) - p_spec) * n_prov, n_prov - 1).astype(np.int64)
+    pool_len = np.maximum(np.round(p_spec * n_prov).astype(np.int64), 1)
+    pool_len = np.minimum(pool_len, n_prov - pool_of)
+    usual_spec = np.unravel_index(usual, shape)[1]
+    usual_prov = pool_of[usual_spec] + np.minimum(
+        (pool_len[usual_spec] * rng.random((n, 2)) ** 2).astype(np.int64), pool_len[usual_spec] - 1)
+    any_prov = pool_of[spec] + np.minimum(
+        (pool_len[spec] * rng.random(m) ** 2).astype(np.int64), pool_len[spec] - 1)
+    provider = np.where(use_usual, usual_prov[pid, which], any_prov)
+    vendor_of = _popular(n_vendor, rng, n_prov)
+    pcp_of = _popular(n_pcp, rng, n)
     pcp = np.where(rng.random(m) < 0.95, pcp_of[pid], pcp_of[rng.integers(0, n, m)])
 
-    # --- stigmatized codes ---------------------------------------------------------------------
+    # --- diagnosis codes, stigmatized codes ----------------------------------------------------
+    names = np.array(cal.PRIMARY_CONDITION_GROUPS, dtype=object)
+    code_j = np.minimum(rng.geometric(0.45, m) - 1, CODES_PER_GROUP - 1)
+    diag = (names[pcg].astype(str) + "-" + code_j.astype(str)).astype(object)
+    pcg_name = names[pcg].copy()
     if stigmatized_share > 0:
-        offsets = np.r_[0, np.cumsum(counts)]
-        who = np.flatnonzero(rng.random(n) < stigmatized_share)
+        offsets = np.r_[0, np.cumsum(np.bincount(pid, minlength=n))]
+        counts = np.diff(offsets)
+        who = np.flatnonzero((rng.random(n) < stigmatized_share) & (counts > 0))
         rows = offsets[who] + (rng.random(len(who)) * counts[who]).astype(np.int64)
-        codes = np.array(STIGMATIZED_CODES, dtype=object)[rng.integers(0, len(STIGMATIZED_CODES),
-                                                                       len(rows))]
+        codes = np.array(STIGMATIZED_CODES, dtype=object)[
+            rng.integers(0, len(STIGMATIZED_CODES), len(rows))]
+        male = mem["sex_labels"][sex[who]] == "M"
+        female_code = np.array([cal.PRIMARY_CONDITION_GROUPS.index(_STIGMA_GROUP[c])
+                                for c in codes]) if len(codes) else np.zeros(0, np.int64)
+        swap = male & np.isin(np.array(cal.PRIMARY_CONDITION_GROUPS)[female_code],
+                              cal.FEMALE_ONLY_GROUPS)
+        codes[swap] = STIGMATIZED_CODES[0]
         diag[rows] = codes
-        pcg[rows] = [PRIMARY_CONDITION_GROUPS.index(_STIGMA_GROUP[c]) for c in codes]
+        pcg_name[rows] = [_STIGMA_GROUP[c] for c in codes]
 
-    # --- days in hospital (years 2 and 3) from the inpatient stays ---------------------------
+    # --- missing values (HHP counts: blank place, specialty, procedure, condition group) ------
+    def with_missing(values: np.ndarray, counts: dict) -> np.ndarray:
+        out = values.astype(object)
+        out[rng.random(len(out)) < cal.missing_share(counts)] = None
+        return out
+
+    place_v = with_missing(np.array(cal.PLACES, dtype=object)[place], cal.PLACE_OF_SERVICE_COUNTS)
+    spec_v = with_missing(np.array(cal.SPECIALTIES, dtype=object)[spec], cal.SPECIALTY_COUNTS)
+    proc_v = with_missing(np.array(cal.PROCEDURE_GROUPS, dtype=object)[proc],
+                          cal.PROCEDURE_GROUP_COUNTS)
+    gone = rng.random(m) < cal.missing_share(cal.PRIMARY_CONDITION_GROUP_COUNTS)
+    pcg_name[gone] = None
+    diag[gone] = None
+
+    # --- tables ---------------------------------------------------------------------------------
+    order = np.lexsort((rng.random(m), dsfc, year, pid))
+    member_ids = _ids(n, rng)
+    age = pd.array(mem["age"], dtype="Int64")
+    no_age = np.array([b is None for b in cal.AGE_BANDS])[mem["band"]]
+    age[no_age] = pd.NA
+    ten = np.minimum(mem["age"] // 10 * 10, 80)
+    age_group = np.where(ten >= 80, "80+", [f"{a}-{a + 9}" for a in ten]).astype(object)
+    age_group[no_age] = None
     dih = {}
     for y in (2, 3):
-        sel = year == y
-        days = np.bincount(pid[sel], weights=los[sel], minlength=n)
-        extra = np.where(rng.random(n) < 0.05, rng.geometric(0.3, n), 0)
-        dih[y] = np.minimum(days + extra, 365).astype(np.int64)
-
-    member_ids = _ids(n, rng)
-    ten = np.minimum(age // 10 * 10, 80)
-    age_group = np.where(ten >= 80, "80+", [f"{a}-{a + 9}" for a in ten])
+        v = pd.array(days[:, y - 1], dtype="Int64")
+        v[~mem["active"][:, y - 2]] = pd.NA          # reported for members with claims in y - 1
+        dih[y] = v
     patients = pd.DataFrame({
         "member_id": member_ids,
         "age": age,
-        "age_group": age_group,
-        "sex": pd.array(sex, dtype="string"),
+        "age_group": pd.array(age_group, dtype="string"),
+        "sex": pd.array(mem["sex_labels"][sex], dtype="string"),
         "dih_y2": dih[2],
         "dih_y3": dih[3],
-        "pcp_id": pcp_of,
+        "pcp_id": pcp_ids[pcp_of],
     })
 
-    def cat(idx: np.ndarray, labels: tuple[str, ...]) -> pd.Categorical:
-        return pd.Categorical.from_codes(idx, categories=list(labels))
+    def cat(values: np.ndarray, labels: tuple[str, ...]) -> pd.Categorical:
+        return pd.Categorical(values[order], categories=list(labels))
 
+    los_col = pd.array(los[order], dtype="Int64")
+    los_col[los[order] < 0] = pd.NA
     claims = pd.DataFrame({
         "claim_id": np.arange(1, m + 1, dtype=np.int64),
-        "member_id": member_ids[pid],
-        "year": year.astype(np.int64),
-        "provider_id": provider,
-        "vendor_id": vendor,
-        "pcp_id": pcp,
-        "specialty": cat(spec, SPECIALTIES),
-        "place_of_service": cat(place, PLACES_OF_SERVICE),
-        "procedure_group": cat(proc, PROCEDURE_GROUPS),
-        "los": los,
-        "dsfc": dsfc.astype(np.int64),
-        "diagnosis_code": pd.Categorical(diag),
-        "primary_condition_group": cat(pcg, PRIMARY_CONDITION_GROUPS),
-        "pay_delay": pay_delay,
-        "charlson_index": cat(charlson, CHARLSON),
+        "member_id": member_ids[pid[order]],
+        "year": year[order].astype(np.int64),
+        "provider_id": prov_ids[provider[order]],
+        "vendor_id": vendor_ids[vendor_of[provider[order]]],
+        "pcp_id": pcp_ids[pcp[order]],
+        "specialty": cat(spec_v, cal.SPECIALTIES),
+        "place_of_service": cat(place_v, cal.PLACES),
+        "procedure_group": cat(proc_v, cal.PROCEDURE_GROUPS),
+        "los": los_col,
+        "dsfc": dsfc[order].astype(np.int64),
+        "diagnosis_code": pd.Categorical(diag[order]),
+        "primary_condition_group": cat(pcg_name, cal.PRIMARY_CONDITION_GROUPS),
+        "pay_delay": pay_delay[order].astype(np.int64),
+        "charlson_index": cat(np.array(cal.CHARLSON, dtype=object)[charlson], cal.CHARLSON),
     })
     return HHPData(patients=patients, claims=claims)
 

@@ -103,14 +103,17 @@ def draw_knowledge(
         whole = np.where(has, starts + pick, -1)
     picks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     ordered: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    first = np.cumsum(n_i) - n_i
+    is_whole = flat == whole[entry] if whole is not None else None
     for h, q in enumerate(qis):
         p = np.minimum(power[patients, h], n_i)
-        u = rng.random(len(flat))
-        if whole is not None:
-            u[flat == whole[entry]] = -1.0
-        order = np.lexsort((u, entry))
+        # a random order of each entry's claims (entries are contiguous and increasing in
+        # ``flat``): sort by entry + a key in [0.25, 1); the whole claim (key 0) goes first
+        key = entry + (0.25 + 0.75 * rng.random(len(flat)))
+        if is_whole is not None:
+            key[is_whole] = entry[is_whole]
+        order = np.argsort(key, kind="quicksort")
         e_sorted = entry[order]
-        first = np.cumsum(n_i) - n_i
         rank = np.arange(len(order)) - first[e_sorted]
         keep = rank < p[e_sorted]
         sel = order[keep]
@@ -287,9 +290,15 @@ class NodeIndex:
                 t += 1
         return keep
 
-    def count_matches(self, source: EncodedData, know: Knowledge) -> np.ndarray:
+    def count_matches(
+        self, source: EncodedData, know: Knowledge, cap: int | None = None
+    ) -> np.ndarray:
         """Number of patients matching each knowledge entry (drawn from ``source``, which has
-        the same patients and codes as this index's data, e.g. D1 for an index on D2)."""
+        the same patients and codes as this index's data, e.g. D1 for an index on D2).
+
+        With ``cap`` the counts are ``min(count, cap)``: an entry stops being checked once
+        ``cap`` matches are found, which is all node evaluation needs (high risk is count < k),
+        and most entries match k patients among their first candidates."""
         if source.n_patients != self.n:
             raise DataError("knowledge and index must be about the same patients")
         self._check_variant(know)
@@ -317,22 +326,47 @@ class NodeIndex:
             start_len[be[better]] = size[head][better]
             start_pos[be[better]] = a[head][better]
             from_keys[be[better]] = True
+        if cap is None:
+            return self._count_ranges(req, know, np.arange(s), start_pos, start_len, from_keys)
+        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 1:
+            raise ConfigError(f"cap must be a positive integer, got {cap!r}")
         counts = np.zeros(s, dtype=np.int64)
-        bounds = np.cumsum(start_len)
+        done = np.zeros(s, dtype=np.int64)
+        active = np.flatnonzero(start_len > 0)
+        width = max(4 * int(cap), 16)
+        while len(active):
+            take = np.minimum(width, start_len[active] - done[active])
+            counts[active] += self._count_ranges(
+                req, know, active, start_pos[active] + done[active], take, from_keys[active])
+            done[active] += take
+            active = active[(counts[active] < cap) & (done[active] < start_len[active])]
+            width *= 4
+        return np.minimum(counts, cap)
+
+    def _count_ranges(
+        self, req: _Requirements, know: Knowledge, entries: np.ndarray, pos: np.ndarray,
+        lengths: np.ndarray, from_keys: np.ndarray,
+    ) -> np.ndarray:
+        """Matches of ``entries`` among their candidates ``pos .. pos + length`` (positions in
+        the posting keys when ``from_keys``, else new patient ids), in chunks of bounded size."""
+        out = np.zeros(len(entries), dtype=np.int64)
+        bounds = np.cumsum(lengths)
         lo_e = 0
-        while lo_e < s:
+        n_e = len(entries)
+        while lo_e < n_e:
             hi_e = int(np.searchsorted(bounds, bounds[lo_e - 1] + _CHUNK_PAIRS if lo_e else
                                        _CHUNK_PAIRS, side="right"))
             hi_e = max(hi_e, lo_e + 1)
-            ent = np.arange(lo_e, min(hi_e, s))
-            flat, owner = _ranges(start_pos[ent], start_len[ent])
-            pe = ent[owner]
-            cand = np.where(from_keys[pe], self.keys[np.minimum(flat, len(self.keys) - 1)]
+            sel = np.arange(lo_e, min(hi_e, n_e))
+            flat, owner = _ranges(pos[sel], lengths[sel])
+            local = sel[owner]
+            pe = entries[local]
+            cand = np.where(from_keys[local], self.keys[np.minimum(flat, len(self.keys) - 1)]
                             % self.n, flat)
             kept = self._filter(req, pe, cand, know)
-            counts += np.bincount(pe[kept], minlength=s)
+            out += np.bincount(local[kept], minlength=n_e)
             lo_e = hi_e
-        return counts
+        return out
 
     def contains(self, source: EncodedData, know: Knowledge, rows: np.ndarray) -> np.ndarray:
         """Whether patient row ``rows[s]`` matches knowledge entry s (e.g. is the attack's

@@ -1,21 +1,38 @@
 """The power of the adversary, p_ih, per patient i and claim quasi-identifier h (seed 001,
 "Adversary Knowledge and Power").
 
-The paper requires p_ih to increase monotonically with the patient's number of claims n_i and
-to decrease monotonically with the diversity of QI h's values across the patient's claims,
-capped at p_max = max(p_ih) = 5; its formula is in Multimedia Appendix 1, which we do not have.
-We define (documented, tested for monotonicity):
+What the paper fixes: p_ih is the number of claims whose value of QI h the adversary knows; it
+increases monotonically with the patient's number of claims n_i, decreases monotonically with the
+diversity of h's values across the patient's claims, never exceeds p_m = max(p_ih) (5, with 10
+and 15 as sensitivity analyses, Table 7), and cannot exceed n_i ("many patients had 5 claims or
+fewer. Therefore, increasing the power did not necessarily mean that the adversary would have
+more background information about them"). Its formula is in Multimedia Appendix 1, which we do
+not have. We use (documented, tested for monotonicity and for p_m mattering above 10):
 
-    D_ih = H_ih / ln(n_i)  (normalized Shannon entropy of h's values over i's claims;
-                            0 when n_i = 1 or all values are equal, 1 when all differ)
-    s_ih = scale * log2(1 + n_i) * (1.5 - D_ih)
-    p_ih = min(p_max, n_i, max(1, ceil(s_ih)))
+    D_ih = H_ih / ln(n_i)      normalized Shannon entropy of h's values over i's claims
+                               (0 when n_i = 1 or all values are equal, 1 when all differ)
+    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL))           with N_FULL = 100
+    p_ih = min(n_i, p_m, max(1, ceil(scale * p_m * g(n_i) * (1 - D_ih / 2))))
 
-log2(1 + n) grows with n but slowly (knowing a few claims of a patient with many claims is
-plausible, knowing all of them is not); a patient whose claims repeat one value (D = 0) gets
-three times the power of one whose values all differ (D = 1), since knowing one such claim
-predicts the others. Examples with scale 1: n = 1 -> 1; n = 3, D = 0 -> 3; n = 7, D = 1 -> 2;
-n = 11, D = 0.5 -> 4; n = 31, D = 0 -> 5 (the cap).
+Why each constant:
+
+* ``N_FULL = 100``: the adversary reaches the full power p_m on a patient with 100 claims - the
+  paper's own example of a patient whose knowledge is "5 values from, say, 100 claims" - and the
+  share of p_m grows with the logarithm of the number of claims below that (knowing a few claims
+  of a patient with many is plausible, knowing a fixed share of them is not). 100 is also close
+  to the most claims a patient has after truncation (136 in seed 001).
+* ``1 - D / 2``: a patient whose claims all repeat one value (D = 0) gets twice the power of one
+  whose claims all differ (D = 1): knowing one repeated value predicts the others, while every
+  distinct value must be learned on its own. The factor stays above 0 so that a diverse patient
+  with many claims still has power above 1.
+* ``ceil`` and ``max(1, .)``: every patient with claims is known by at least one value of each
+  QI (the demographics plus one claim is the weakest adversary of the paper's attack 1).
+* ``scale`` (setting ``power_scale``, default 1): a multiplier for sensitivity analyses.
+
+Because p_m multiplies the whole expression, p_m = 10 and 15 give patients with many claims
+twice and three times the power of p_m = 5 (capped by n_i): not a no-op, unlike a formula capped
+by p_m only. Examples with p_m = 5: n = 1 -> 1; n = 11, D = 0.5 -> 3; n = 30, D = 0.2 -> 4;
+n = 100, D = 0 -> 5; with p_m = 15 the last is 15.
 
 The diversity is computed on the values as given (normally the original, ungeneralized values),
 so the power does not change from one lattice node to another. A user may instead pass their
@@ -32,6 +49,7 @@ import pandas as pd
 from dbt_deid.errors import ConfigError, DataError
 
 DEFAULT_P_MAX = 5
+N_FULL = 100
 
 
 def power_formula(
@@ -40,10 +58,12 @@ def power_formula(
     p_max: int = DEFAULT_P_MAX,
     scale: float = 1.0,
 ) -> np.ndarray:
-    """p = min(p_max, n, max(1, ceil(scale * log2(1 + n) * (1.5 - D)))), element-wise."""
+    """p = min(n, p_max, max(1, ceil(scale * p_max * g(n) * (1 - D / 2)))), element-wise, with
+    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL)) (see the module docstring)."""
     n = np.asarray(n_claims, dtype=np.float64)
     d = np.clip(np.asarray(diversity, dtype=np.float64), 0.0, 1.0)
-    s = scale * np.log2(1.0 + n) * (1.5 - d)
+    g = np.minimum(1.0, np.log1p(n) / np.log1p(N_FULL))
+    s = scale * p_max * g * (1.0 - d / 2.0)
     p = np.maximum(1.0, np.ceil(s - 1e-9))
     return np.minimum(np.minimum(p, p_max), np.maximum(n, 1)).astype(np.int64)
 

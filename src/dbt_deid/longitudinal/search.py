@@ -128,3 +128,41 @@ def lola_search(
         seconds=time.perf_counter() - t0,
         dimensions=lattice.names,
     )
+
+
+def relax_message(
+    evaluator: NodeEvaluator, top: tuple[int, ...], names: tuple[str, ...], *, alpha: float,
+    p_max: int,
+) -> str:
+    """What to relax when no node passes (seed 003's flow chart, as OLA's gate says it): the
+    figures at the top node, the MaxSup that would pass it, the smallest k (and tau) with which
+    it would pass, the share the demographics alone give (no claim knowledge: when it is above
+    MaxSup only coarser demographics help) and the adversary's power."""
+    ev = evaluator
+    res = ev.evaluate(top)
+    where = ", ".join(f"{n}={v}" for n, v in zip(names, top, strict=True))
+    demo = ev.demographic_share(top)
+    smaller = ev.shares_below(top, list(range(ev.k - 1, 1, -1))) if ev.k > 2 else {}
+    lines = [
+        f"LOLA found no node whose estimated share of high-risk patients (fewer than k = {ev.k}"
+        f" matching patients) is at most MaxSup = {ev.max_sup:g}. At the top node ({where}) the"
+        f" share is {res.mean:.4f} (95% interval {res.ci_low:.4f}-{res.ci_high:.4f}); the"
+        f" demographics alone (no claim known) give {demo:.4f}. Relax a limit (seed 003):"
+        f" MaxSup: set max_sup to at least {np.ceil(res.mean * 1e4) / 1e4:g};",
+    ]
+    found = next(((k, v) for k, v in sorted(smaller.items(), reverse=True)
+                  if v <= ev.max_sup), None)
+    if found is not None:
+        f_max = int(np.floor(found[0] / alpha + 1e-9))
+        lines.append(f" tau: k = {found[0]} (tau >= {1 / max(f_max, 1):.4g} at alpha ="
+                     f" {alpha:g}) gives {found[1]:.4f} at the top node;")
+    else:
+        lines.append(" tau: no k >= 2 passes at the top node;")
+    lines.append(f" adversary power: a lower p_max (now {p_max}) or power_scale;")
+    if demo > ev.max_sup:
+        lines.append(" hierarchies: the demographic quasi-identifiers alone exceed MaxSup, so"
+                     " they need coarser levels (or fewer of them).")
+    else:
+        lines.append(" hierarchies: coarser levels for the claim quasi-identifiers, or fewer of"
+                     " them.")
+    return "".join(lines)
