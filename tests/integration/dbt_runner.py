@@ -25,6 +25,8 @@ DEMO = REPO / "demo"
 INTEGRATION = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")
 _deps_done: set[Path] = set()
+#: The published schema (the target's) and the working schema of the release models.
+RELEASE_SCHEMAS = ("main", "main_deid_work")
 
 
 @dataclass
@@ -37,17 +39,23 @@ class DbtRun:
     def ok(self) -> bool:
         return self.returncode == 0
 
-    def tables(self, schema: str = "main") -> set[str]:
+    def tables(self, schema: str | None = None) -> set[str]:
+        """Table names in ``schema``, or in the schemas the release writes (the published one,
+        ``main``, and the working one, ``main_deid_work``) when None."""
         if not self.database.exists():
             return set()
+        schemas = [schema] if schema else list(RELEASE_SCHEMAS)
         with duckdb.connect(str(self.database), read_only=True) as con:
             return {r[0] for r in con.execute(
-                "select table_name from information_schema.tables where table_schema = ?",
-                [schema],
+                "select table_name from information_schema.tables where table_schema in"
+                f" ({', '.join('?' for _ in schemas)})", schemas,
             ).fetchall()}
 
     def query(self, sql: str) -> pd.DataFrame:
+        """Run ``sql`` with unqualified names found in the published schema, then the working
+        one."""
         with duckdb.connect(str(self.database), read_only=True) as con:
+            con.execute(f"set search_path = '{','.join(RELEASE_SCHEMAS)}'")
             return con.execute(sql).df()
 
 
