@@ -18,9 +18,9 @@ demo: $(BIN)/.installed
 	cd demo && ../$(BIN)/dbt deps --profiles-dir profiles --quiet
 	cd demo && DBT_DEID_DUCKDB_PATH=$(DEMO_DB) \
 		DBT_DEID_PSEUDONYM_KEY=$${DBT_DEID_PSEUDONYM_KEY:-$$(../$(BIN)/python -c 'import secrets; print(secrets.token_hex(32))')} \
-		../$(BIN)/dbt build --profiles-dir profiles
+		../$(BIN)/python build_demo.py
 	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
 
 test: $(BIN)/.installed
-	$(BIN)/ruff check src tests bench fuzz python_models demo/models integration_tests/models
+	$(BIN)/ruff check src tests bench fuzz python_models demo/models demo/build_demo.py integration_tests/models
 	$(BIN)/pytest -q

@@ -92,6 +92,19 @@ def run_dbt(
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
 
 
+def build_demo(tmp: Path) -> DbtRun:
+    """Build the demo with ``demo/build_demo.py`` (what `make demo` runs) in its own DuckDB
+    file under ``tmp``."""
+    deps(DEMO)
+    db = tmp / "demo.duckdb"
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
+    proc = subprocess.run(
+        [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
+         "--log-path", str(tmp / "logs")], cwd=DEMO, env=env, capture_output=True, text=True)
+    return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+
+
 def build_release(
     base: Path, tmp: Path, variables: dict[str, Any], command: str = "build",
     extra: list[str] | None = None,

@@ -219,5 +219,6 @@ def test_report_tells_the_truth_and_keeps_the_published_one(it_database, tmp_pat
     assert not bad.ok
     assert path.read_text() == published_page
     refused = (tmp_path / "reports" / "release.refused.html").read_text()
-    assert '<p class="bad">REFUSED: nothing was published. Failed gate(s): max_suppression' in refused
+    assert ('<p class="bad">REFUSED: nothing was published. Failed gate(s): max_suppression'
+            in refused)
     assert "MaxSup" in refused and "&gt; 0.1%" in refused

@@ -89,7 +89,7 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
                     " 0.0 as share_records_with_suppression, 1.0 as non_uniform_entropy,"
                     " 1 as column_order")
         con.execute(f"create table {q}.deid_published as select 1 as x")
-    text = render_summary(db, schema)
+    text = render_summary(db, schema, schema)  # published and working tables in one schema
     assert "Release r" in text and "1 records" in text
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("select x from main.canary").fetchone() == (1,)

@@ -18,26 +18,44 @@ def _fmt_share(x: float | None) -> str:
     return "-" if x is None else f"{100 * float(x):.2f}%"
 
 
-def render_summary(database: str | Path, schema: str = "main") -> str:
-    """The summary text of the release in ``database`` (a DuckDB file)."""
+#: Tables the publish models write in the target schema; every other release table is in the
+#: working schema (``<schema>_deid_work`` by default, the package's dbt_project.yml).
+PUBLISHED_TABLES = frozenset({
+    "deid_published", "deid_release_history", "deid_claims_published_patients",
+    "deid_claims_published_claims", "deid_text_published",
+})
+
+
+def render_summary(
+    database: str | Path, schema: str = "main", work_schema: str | None = None
+) -> str:
+    """The summary text of the release in ``database`` (a DuckDB file): published tables in
+    ``schema``, working tables in ``work_schema`` (default ``<schema>_deid_work``)."""
     import duckdb
 
     path = Path(database)
     if not path.exists():
         raise FileNotFoundError(f"database {str(path)!r} does not exist; run the release first")
     con = duckdb.connect(str(path), read_only=True)
+    work = work_schema or f"{schema}_deid_work"
+
+    def where(name: str) -> str:
+        return schema if name in PUBLISHED_TABLES else work
 
     def t(name: str) -> str:  # the schema is the caller's: quoted, never pasted into SQL
-        return quote_relation(schema, name)
+        return quote_relation(where(name), name)
 
     try:
         tables = {r[0] for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = ?", [schema]
+            "select table_name from information_schema.tables where"
+            " (table_schema = ? and table_name in (select unnest(?)))"
+            " or (table_schema = ? and not table_name in (select unnest(?)))",
+            [schema, sorted(PUBLISHED_TABLES), work, sorted(PUBLISHED_TABLES)],
         ).fetchall()}
         for needed in ("deid_risk_summary", "deid_information_loss", "deid_release_parameters"):
             if needed not in tables:
                 raise DataError(
-                    f"table {schema}.{needed} is missing from {path}; build the release"
+                    f"table {where(needed)}.{needed} is missing from {path}; build the release"
                 )
         params = dict(con.execute(
             f"select setting, value from {t('deid_release_parameters')} order by setting_order"
@@ -48,6 +66,23 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
             f" MaxSup = {_fmt_share(float(params.get('max_suppression', 1)))}",
         ]
         published = "deid_published" in tables
+        if "deid_gate_results" in tables:
+            gates = con.execute(
+                f"select gate, passed, message from {t('deid_gate_results')} order by gate_order"
+            ).fetchall()
+            failed = [g for g, ok, _ in gates if not ok]
+            lines.append(
+                f"Gates: {len(gates) - len(failed)} of {len(gates)} pass"
+                + (f"; REFUSED, failed: {', '.join(failed)}" if failed else "")
+            )
+            lines += [f"  {'ok  ' if ok else 'FAIL'} {msg}" for _, ok, msg in gates]
+        if "deid_release_history" in tables:
+            last = con.execute(
+                f"select status, recorded_at, gates_failed from {t('deid_release_history')}"
+                " order by recorded_at desc limit 1").fetchone()
+            if last is not None:
+                lines.append(f"Last publish attempt {last[1]}: {last[0]}"
+                             + (f" (failed: {last[2]})" if last[2] else ""))
         if published:
             n_pub = con.execute(f"select count(*) from {t('deid_published')}").fetchone()[0]
             lines.append(f"Published table {schema}.deid_published: {n_pub} records")
@@ -161,12 +196,15 @@ def render_summary(database: str | Path, schema: str = "main") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(render_summary(args.database, args.schema))
+    print(render_summary(args.database, args.schema, args.work_schema))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("summary", help="print a built release's risk summary and information loss")
     p.add_argument("--database", required=True, help="the DuckDB file the release was built in")
-    p.add_argument("--schema", default="main", help="schema of the release tables (default main)")
+    p.add_argument("--schema", default="main",
+                   help="schema of the published tables (default main)")
+    p.add_argument("--work-schema", default=None,
+                   help="schema of the working tables (default <schema>_deid_work)")
     p.set_defaults(func=run)
