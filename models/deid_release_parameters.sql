@@ -10,6 +10,8 @@
     ('max_suppression', cfg.max_suppression),
     ('record_id', cfg.record_id),
     ('direct_identifiers_dropped', cfg.direct_identifiers | join(', ')),
+    ('excluded_dropped', cfg.excluded | join(', ')),
+    ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
     ('missing_label', cfg.missing_label),
     ('dbt_deid_version', '0.1.0'),
 ] -%}

@@ -1,0 +1,95 @@
+"""One settings definition (issues 12 and 15): unknown names fail with a suggestion, the Jinja
+table is generated from the Python one, roles and protection are checked."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from dbt_deid.config import parse_release
+from dbt_deid.errors import ConfigError
+from dbt_deid.settings_schema import MACRO_PATH, SECTIONS, closest_name, render_macro
+
+BASE = {
+    "name": "r", "source": "src", "record_id": "id",
+    "direct_identifiers": ["name"], "pass_through": ["outcome"], "excluded": ["cost"],
+    "quasi_identifiers": {"age": {}, "sex": {}},
+    "combinations": [["age", "sex"]], "tau": 0.2, "max_suppression": 0.1,
+}
+
+
+def test_generated_jinja_macro_is_up_to_date() -> None:
+    """macros/config/settings_schema.sql is what the Python definition generates: the Jinja
+    and Python validators cannot disagree on a name, default or allowed value."""
+    assert MACRO_PATH.read_text() == render_macro(), (
+        "run `python -m dbt_deid.settings_schema --write`")
+
+
+@pytest.mark.parametrize("key", sorted(SECTIONS["release"]))
+def test_every_misspelt_top_level_setting_fails_with_a_suggestion(key: str) -> None:
+    raw = copy.deepcopy(BASE)
+    typo = key[:-1] if len(key) > 3 else key + "x"
+    raw[typo] = raw.pop(key, 1)
+    with pytest.raises(ConfigError, match=f"unknown setting '{typo}'; did you mean '{key}'"):
+        parse_release(raw)
+
+
+@pytest.mark.parametrize(("section", "where", "raw_path"), [
+    ("quasi_identifier", "quasi_identifiers.age", ["quasi_identifiers", "age"]),
+])
+def test_misspelt_nested_setting(section: str, where: str, raw_path: list[str]) -> None:
+    raw = copy.deepcopy(BASE)
+    raw["quasi_identifiers"]["age"] = {"levl": 0}
+    with pytest.raises(ConfigError, match=f"'{where}.levl'; did you mean '{where}.level'"):
+        parse_release(raw)
+
+
+def test_misspelt_rule_level_setting() -> None:
+    raw = copy.deepcopy(BASE)
+    raw["quasi_identifiers"]["age"] = {"rule": {"type": "interval", "levels": [{"widht": 5}]},
+                                       "level": 1}
+    with pytest.raises(ConfigError, match=r"did you mean 'quasi_identifiers\.age\.rule\.levels"):
+        parse_release(raw)
+
+
+def test_max_suppression_is_required() -> None:
+    raw = copy.deepcopy(BASE)
+    del raw["max_suppression"]
+    with pytest.raises(ConfigError, match="max_suppression is required"):
+        parse_release(raw)
+    assert parse_release(raw, partial=True).max_suppression == 1.0  # the core's own uses
+
+
+def test_presets_and_their_aliases_pass() -> None:
+    for preset, k in [("public", 20), ("agreement", 5), ("audited", 3), ("trusted", 5),
+                      ("strong_controls", 3), ("research", 5)]:
+        raw = {**BASE, "preset": preset}
+        del raw["tau"]
+        assert parse_release(raw).k == k, preset
+    with pytest.raises(ConfigError, match="preset must be one of"):
+        parse_release({**BASE, "preset": "open"})
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"pass_through": ["age"]}, "pass_through lists 'age', which is already quasi_identifiers.age"),
+    ({"direct_identifiers": ["id"]}, "the record id is never published"),
+    ({"excluded": ["name"]}, "excluded lists 'name', which is already direct_identifiers"),
+    ({"pass_through": "outcome"}, "pass_through must be a list of column names"),
+])
+def test_each_column_has_one_role(changes: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_release({**BASE, **changes})
+
+
+def test_a_quasi_identifier_in_no_combination_is_an_error() -> None:
+    raw = copy.deepcopy(BASE)
+    raw["quasi_identifiers"]["zip"] = {}
+    with pytest.raises(ConfigError, match=r"\['zip'\] are released but in no combination"):
+        parse_release(raw)
+
+
+def test_closest_name() -> None:
+    assert closest_name("max_supression", SECTIONS["release"]) == "max_suppression"
+    assert closest_name("combination", SECTIONS["release"]) == "combinations"
+    assert closest_name("zzzzzzzz", SECTIONS["release"]) is None
