@@ -1,10 +1,13 @@
 """Build the demo releases as `make demo` does, and say what was published and what refused.
 
-Two dbt invocations in this project (the same DuckDB file):
+Three dbt invocations in this project (the same DuckDB file):
 
-1. ``dbt build --exclude tag:deid_claims``: the discharge release (seed 000) and the text release
-   (seed 004). Every gate must pass: a failure here fails the demo.
-2. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
+1. ``dbt build --exclude tag:deid_claims``: the geographic discharge file (seed 000 Table 3,
+   var ``deid_release``) and the text release (seed 004). Every gate must pass.
+2. ``dbt build --target clinical --vars '{deid_release: <deid_release_clinical>}'``: the clinical
+   discharge file (Table 3, a disjoint sample of the same population), its release models and
+   gates in schema ``clinical``. Every gate must pass.
+3. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
    limits (MaxSup 0.8%, attack tau 0.05). On the calibrated synthetic data no node meets them,
    so the release is expected to be refused: the demo passes when dbt failed only because the
    claims gates refused (their gate table says so and nothing was published), and prints the
@@ -18,6 +21,7 @@ behaved as documented.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -51,18 +55,37 @@ def claims_refusal(database: Path) -> list[str] | None:
         columns = {r[0] for r in con.execute(
             "select column_name from information_schema.columns"
             " where table_schema = ? and table_name = ?", [schema, name]).fetchall()}
-        text = "message" if "message" in columns else "measure"
+        text = "message" if "message" in columns else "null"
         rows = con.execute(
-            f'select measure, {text} from "{schema}"."{name}"'
+            f'select measure, {text}, value, "limit" from "{schema}"."{name}"'
             " where measure in ('node_risk', 'attack1') and (passed is null or not passed)"
             " order by measure").fetchall()
-    return [f"{m}: {msg}" for m, msg in rows] or None
+    return [f"{m}: {msg}" if msg else f"{m}: {value} > limit {limit}"
+            for m, msg, value, limit in rows] or None
+
+
+def clinical_vars() -> str:
+    """--vars for the clinical file: the project's deid_release_clinical as deid_release."""
+    import yaml
+
+    project = yaml.safe_load((HERE / "dbt_project.yml").read_text())
+    return json.dumps({"deid_release": project["vars"]["deid_release_clinical"]})
+
+
+#: What the clinical file's build needs: the package's release models and their inputs.
+CLINICAL = ["--select", "package:dbt_deid", "discharge_abstracts", "diagnosis_hierarchy",
+            "province_hierarchy", "gender_hierarchy",
+            "--exclude", "tag:deid_claims", "tag:deid_text"]
 
 
 def main(argv: list[str]) -> int:
     extra = list(argv)
     if dbt(["build", "--exclude", "tag:deid_claims"], extra) != 0:
-        print("demo FAILED: the discharge or text release did not build and pass its gates")
+        print("demo FAILED: the geographic discharge file or the text release did not build"
+              " and pass its gates")
+        return 1
+    if dbt(["build", "--target", "clinical", *CLINICAL, "--vars", clinical_vars()], extra) != 0:
+        print("demo FAILED: the clinical discharge file did not build and pass its gates")
         return 1
     if dbt(["build", "--select", "+tag:deid_claims"], extra) == 0:
         print("claims release: every gate passed; published")

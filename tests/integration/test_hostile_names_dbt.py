@@ -76,7 +76,7 @@ def test_hostile_names_and_values_build_and_drop_nothing(it_database, tmp_path) 
     # source order; record id and direct identifier dropped; QI source column replaced by its QI
     columns = [h.REGION, h.AGE, "age", h.SEX_QI, h.PASS_N, h.NOTE]
     assert list(pub.columns) == columns
-    truth = run.query("select * from main.deid_suppressed")
+    truth = run.query("select * from main_deid_work.deid_suppressed")
     qis = [h.REGION, h.AGE, h.SEX_QI]
     both = src.merge(truth[[h.RECORD_ID, *qis]], on=h.RECORD_ID, suffixes=("_src", ""))
     # the published rows are the source's pass-through values next to the released QIs
@@ -98,7 +98,7 @@ def test_hostile_names_and_values_build_and_drop_nothing(it_database, tmp_path) 
     generalized.columns = qis
     released = truth[qis]
     assert smallest_consistent_set(generalized, released, qis) >= 2
-    params = run.query("select setting, value from main.deid_release_parameters")
+    params = run.query("select setting, value from main_deid_work.deid_release_parameters")
     assert "hostile 'release'; --" in params["value"].tolist()
 
 
@@ -114,7 +114,7 @@ def test_issue_13_payload_drops_nothing(it_database, tmp_path) -> None:
     run = build_release(it_database, tmp_path, variables, extra=["--exclude", "deid_published"])
     assert ("main", "deid_canary") in _tables(run.database)
     assert run.ok, run.output[-3000:]
-    hierarchy = run.query("select * from main.deid_hierarchy")
+    hierarchy = run.query("select * from main_deid_work.deid_hierarchy")
     assert set(hierarchy["qi_name"]) == {h.AGE, h.SEX_QI}
     ages = hierarchy[(hierarchy["qi_name"] == h.AGE) & (hierarchy["level"] == 1)]
     assert (ages["generalized_value"] == ages["original_value"].astype(int).map(_age_label)).all()
