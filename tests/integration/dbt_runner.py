@@ -26,7 +26,7 @@ INTEGRATION = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")
 _deps_done: set[Path] = set()
 #: The published schema (the target's) and the working schema of the release models.
-RELEASE_SCHEMAS = ("main", "main_deid_work")
+RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 
 
 @dataclass

@@ -355,3 +355,24 @@ def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
         expected = sizes if expected is None else expected.combine(sizes, min)
     assert frame["smallest_class_size"].tolist() == expected.tolist()
     assert (frame["prosecutor_risk"] - 1.0 / expected).abs().max() < 1e-12
+
+
+def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> None:
+    """Issue 13.8: the target schema (the one shared with recipients) holds only the publish
+    models' tables; every working table, and every column holding original or true values,
+    is in the working schema."""
+    run, _ = demo_build
+    from dbt_deid.commands.summary import PUBLISHED_TABLES
+
+    for schema in ("main", "clinical"):
+        tables = run.query(
+            "select table_name, column_name from information_schema.columns"
+            f" where table_schema = '{schema}'")
+        shared = set(tables["table_name"])
+        assert shared <= PUBLISHED_TABLES, shared - PUBLISHED_TABLES
+        assert "deid_published" in shared
+        leaked = [c for c in tables["column_name"] if c.endswith(("__original", "__generalized"))]
+        assert not leaked
+    work = run.query("select distinct table_name from information_schema.tables"
+                     " where table_schema = 'main_deid_work'")["table_name"]
+    assert {"deid_suppressed", "deid_generalized", "deid_hierarchy"} <= set(work)
