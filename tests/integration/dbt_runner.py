@@ -55,7 +55,10 @@ class DbtRun:
         """Run ``sql`` with unqualified names found in the published schema, then the working
         one."""
         with duckdb.connect(str(self.database), read_only=True) as con:
-            con.execute(f"set search_path = '{','.join(RELEASE_SCHEMAS)}'")
+            present = {r[0] for r in con.execute(
+                "select schema_name from information_schema.schemata").fetchall()}
+            path = [s for s in RELEASE_SCHEMAS if s in present]
+            con.execute(f"set search_path = '{','.join(path)}'")
             return con.execute(sql).df()
 
 
