@@ -222,3 +222,20 @@ def test_report_tells_the_truth_and_keeps_the_published_one(it_database, tmp_pat
     assert ('<p class="bad">REFUSED: nothing was published. Failed gate(s): max_suppression'
             in refused)
     assert "MaxSup" in refused and "&gt; 0.1%" in refused
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
+    ({"combinations": [["age", "gender"]]},
+     "'combinations': quasi-identifier(s) province, los_days, mrdx, cci_code, admission_date"
+     " are released but in no combination"),
+])
+def test_combination_errors_fail_at_parse_time(it_database, tmp_path, changes, message) -> None:
+    """Issue 13.7: combination errors are one message at parse time, not a traceback while
+    building; a QI in no combination (13.5) is one of them."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["parse"], tmp_path, _vars(**changes), db)
+    assert not run.ok
+    assert message in run.output, run.output[-2000:]
+    assert "Traceback" not in run.output
