@@ -6,6 +6,7 @@ never share state. ``dbt deps`` runs once per project per session (it links ``..
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import secrets
@@ -65,6 +66,20 @@ class DbtRun:
 def project_vars(project: Path) -> dict[str, Any]:
     """The vars block of a project's dbt_project.yml (to derive test releases from)."""
     return yaml.safe_load((project / "dbt_project.yml").read_text())["vars"]
+
+
+def release_vars(project: Path | None = None, **changes: Any) -> dict[str, Any]:
+    """The project's vars (default integration_tests) with settings of ``deid_release``
+    changed; a None value removes the setting."""
+    variables = project_vars(project or INTEGRATION)
+    release = copy.deepcopy(variables["deid_release"])
+    for key, value in changes.items():
+        if value is None:
+            release.pop(key, None)
+        else:
+            release[key] = value
+    variables["deid_release"] = release
+    return variables
 
 
 def deps(project: Path) -> None:

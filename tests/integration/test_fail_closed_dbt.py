@@ -18,21 +18,13 @@ import pytest
 import yaml
 
 from dbt_deid.settings_schema import SECTIONS, closest_name
-from tests.integration.dbt_runner import DBT, INTEGRATION, REPO, project_vars, run_dbt
+from tests.integration.dbt_runner import DBT, INTEGRATION, REPO, release_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
 
 def _vars(**changes) -> dict:
-    variables = project_vars(INTEGRATION)
-    release = dict(variables["deid_release"])
-    for key, value in changes.items():
-        if value is None:
-            release.pop(key, None)
-        else:
-            release[key] = value
-    variables["deid_release"] = release
-    return variables
+    return release_vars(**changes)
 
 
 FAILING = {"max_suppression": 0.001}

@@ -6,7 +6,6 @@ the package through ``packages.yml`` (``local: ../``) and the Python core from t
 
 from __future__ import annotations
 
-import copy
 import re
 import shutil
 from collections import Counter
@@ -23,6 +22,7 @@ from tests.integration.dbt_runner import (
     build_demo,
     build_release,
     project_vars,
+    release_vars,
     run_dbt,
 )
 
@@ -145,15 +145,7 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
 
 
 def _release(**changes) -> dict:
-    variables = project_vars(INTEGRATION)
-    release = copy.deepcopy(variables["deid_release"])
-    for key, value in changes.items():
-        if value is None:
-            release.pop(key, None)
-        else:
-            release[key] = value
-    variables["deid_release"] = release
-    return variables
+    return release_vars(**changes)
 
 
 def _build_release(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
