@@ -83,7 +83,7 @@
 
 {#- The history's columns, in order, with their types. -#}
 {% macro release_history_columns() -%}
-  {%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}{%- set f = dbt.type_float() -%}
+  {%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}{%- set f = 'double precision' -%}
   {{ return([
     ('release_name', s), ('published_relation', s), ('status', s), ('invocation_id', s),
     ('recorded_at', s), ('published_rows', b), ('settings_md5', s), ('gates_passed', s), ('gates_failed', s),
