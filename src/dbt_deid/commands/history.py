@@ -62,7 +62,7 @@ def render_list(history: pd.DataFrame) -> str:
     for c in ("settings_md5", "input_hash", "published_hash"):
         if c in shown.columns:
             shown[c] = shown[c].map(lambda v: v[:12] if isinstance(v, str) else "-")
-    return shown.fillna("-").to_string(index=False)
+    return shown.astype(object).where(shown.notna(), "-").to_string(index=False)
 
 
 def find_release(history: pd.DataFrame, release_id: str) -> pd.Series:
