@@ -82,6 +82,10 @@ def test_history_records_reproducible_releases_and_refusals(it_database, tmp_pat
                               "level": "released"}
     assert "health_card_number" not in lineage and "abstract_id" not in lineage
     table1 = _published(first)
+    # the report was computed from the same settings and input (deid_input_fingerprint)
+    seen = first.query("select * from deid_input_fingerprint").iloc[0]
+    for col in ("settings_md5", "input_hash", "input_rows", "input_columns"):
+        assert seen[col] == row[col], col
 
     # 2. the same input and settings: a byte-identical table, equal fingerprints
     again = build(_vars(), step="again")
@@ -132,7 +136,7 @@ def test_history_records_reproducible_releases_and_refusals(it_database, tmp_pat
     assert pd.isna(h5["published_hash"].iloc[-1]) and pd.isna(h5["release_version"].iloc[-1])
     assert any(not g["passed"] and g["gate"] == "max_suppression"
                for g in json.loads(h5["gates_json"].iloc[-1]))
-    pd.testing.assert_frame_equal(h5.iloc[:4], h4)
+    pd.testing.assert_frame_equal(h5.iloc[:4], h4, check_dtype=False)
     pd.testing.assert_frame_equal(_published(refused), before_table)
 
     # 6. a full refresh rebuilds the tables but appends to the history, never rewrites it
@@ -141,7 +145,7 @@ def test_history_records_reproducible_releases_and_refusals(it_database, tmp_pat
     assert full.ok, full.output[-3000:]
     h6 = _history(full)
     assert len(h6) == 6
-    pd.testing.assert_frame_equal(h6.iloc[:5], h5)
+    pd.testing.assert_frame_equal(h6.iloc[:5], h5, check_dtype=False)
     assert h6["published_hash"].iloc[-1] == h4["published_hash"].iloc[-1]  # reproducible
 
     # 7. the command line lists the history and shows one release
