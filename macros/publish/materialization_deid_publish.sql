@@ -68,36 +68,192 @@
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_checks must name the gate set of the publish materialization ('release'), got " ~ checks) }}
 {%- endmacro %}
 
-{#- Append one row to deid_release_history (created when absent, next to the published table):
-    which release the published table holds, or that a release was refused. Settings are
-    recorded by their hash; no quasi-identifier value and no secret is written. -#}
+{#- Append one row, the release manifest, to deid_release_history (created when absent, next to
+    the published table; columns added by a newer package version are added to an older table).
+    The history is managed here, not by an incremental model: the row must be written by the same
+    materialization that swaps the table in or refuses it (a refused release raises, so a model
+    downstream of it would never run, and `dbt run -s deid_published` would not select it), and a
+    table no dbt node owns is never dropped or rebuilt by `--full-refresh`. Nothing here deletes
+    or updates a row. The settings are var('deid_release') as JSON: no secret is ever a setting
+    (the claims key is read from the environment, key_env). No quasi-identifier value is written:
+    fingerprints are hashes over whole tables, figures are counts and risks. -#}
 {% macro record_release(target_relation, status, results, published_rows) -%}
   {{ return(adapter.dispatch('record_release', 'dbt_deid')(target_relation, status, results, published_rows)) }}
 {%- endmacro %}
 
+{#- The history's columns, in order, with their types. -#}
+{% macro release_history_columns() -%}
+  {%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}{%- set f = 'double precision' -%}
+  {{ return([
+    ('release_name', s), ('published_relation', s), ('status', s), ('invocation_id', s),
+    ('recorded_at', s), ('published_rows', b), ('settings_md5', s), ('gates_passed', s), ('gates_failed', s),
+    ('release_id', s), ('release_version', b), ('package_version', s), ('invocation_started_at', s),
+    ('settings_json', s), ('input_relation', s), ('input_columns', s), ('input_rows', b), ('input_hash', s),
+    ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
+    ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s)
+  ]) }}
+{%- endmacro %}
+
+{#- The package version (dbt_project.yml and pyproject.toml; a unit test keeps the three equal). -#}
+{% macro package_version() -%}{{ return('0.1.0') }}{%- endmacro %}
+
 {% macro default__record_release(target_relation, status, results, published_rows) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
-  {%- set s = dbt.type_string() -%}
-  {%- if load_cached_relation(history) is none and adapter.get_relation(history.database, history.schema, history.identifier) is none -%}
+  {%- set columns = dbt_deid.release_history_columns() -%}
+  {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
+  {%- if found is none -%}
     {% call statement('deid_history_create') -%}
       create table {{ history }} (
-        release_name {{ s }}, published_relation {{ s }}, status {{ s }}, invocation_id {{ s }},
-        recorded_at {{ s }}, published_rows {{ dbt.type_bigint() }}, settings_md5 {{ s }},
-        gates_passed {{ s }}, gates_failed {{ s }}
+        {%- for name, type in columns %}
+        {{ name }} {{ type }}{{ ',' if not loop.last }}
+        {%- endfor %}
       )
     {%- endcall %}
+  {%- else -%}
+    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+    {%- for name, type in columns -%}
+      {%- if name not in have -%}
+        {% call statement('deid_history_add_' ~ name) -%}alter table {{ history }} add column {{ name }} {{ type }}{%- endcall %}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endif -%}
-  {%- set release = var('deid_release', {}) -%}
-  {%- set passed = results | selectattr('passed') | map(attribute='gate') | list -%}
-  {%- set failed = results | rejectattr('passed') | map(attribute='gate') | list -%}
+  {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
   {% call statement('deid_history_insert') -%}
-    insert into {{ history }} values (
-      {{ dbt_deid.literal(release.get('name', 'release')) }}, {{ dbt_deid.literal(target_relation | string) }},
-      {{ dbt_deid.literal(status) }}, {{ dbt_deid.literal(invocation_id) }},
-      {{ dbt_deid.literal(modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ')) }},
-      {{ published_rows if published_rows is not none else 'null' }},
-      {{ dbt_deid.literal(local_md5(tojson(release, sort_keys=true))) }},
-      {{ dbt_deid.literal(passed | join(', ')) }}, {{ dbt_deid.literal(failed | join(', ')) }}
+    insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
+      {%- for name, type in columns %}
+      {{ 'null' if m.get(name) is none else (m[name] if type != dbt.type_string() else dbt_deid.literal(m[name])) }}{{ ',' if not loop.last }}
+      {%- endfor %}
     )
   {%- endcall %}
+{%- endmacro %}
+
+{#- The manifest of one release attempt as a dict of history columns. -#}
+{% macro release_manifest(target_relation, status, results, published_rows, history) -%}
+  {%- set release = var('deid_release', {}) -%}
+  {%- set cfg = dbt_deid.release_config() -%}
+  {%- set name = release.get('name', 'release') -%}
+  {%- set settings_json = tojson(release, sort_keys=true) -%}
+  {%- set passed = results | selectattr('passed') | map(attribute='gate') | list -%}
+  {%- set failed = results | rejectattr('passed') | map(attribute='gate') | list -%}
+  {%- set gates = [] -%}
+  {%- for r in results -%}
+    {%- do gates.append({'gate': r.gate, 'passed': r.passed, 'failures': r.get('failures'), 'message': r.get('message')}) -%}
+  {%- endfor -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
+  {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
+  {%- set version = none -%}
+  {%- set published_hash = none -%}
+  {%- if status == 'published' -%}
+    {%- set fout = dbt_deid.table_fingerprint(target_relation) -%}
+    {%- set published_hash = fout.hash -%}
+    {%- set prior = run_query("select count(*) from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(name) ~ " and published_relation = " ~ dbt_deid.literal(target_relation | string)).rows[0][0] -%}
+    {%- set version = prior + 1 -%}
+  {%- endif -%}
+  {{ return({
+    'release_id': local_md5(invocation_id ~ '|' ~ target_relation ~ '|' ~ status)[:16],
+    'release_name': name, 'release_version': version, 'published_relation': target_relation | string,
+    'status': status, 'invocation_id': invocation_id, 'invocation_started_at': run_started_at.strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'recorded_at': modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'package_version': dbt_deid.package_version(),
+    'published_rows': published_rows, 'settings_json': settings_json, 'settings_md5': local_md5(settings_json),
+    'gates_passed': passed | join(', '), 'gates_failed': failed | join(', '), 'gates_json': tojson(gates),
+    'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
+    'published_hash': published_hash, 'k': cfg.k, 'tau': cfg.tau, 'max_suppression': cfg.max_suppression,
+    'achieved_json': tojson(dbt_deid.achieved_figures()), 'information_loss_json': tojson(dbt_deid.information_loss_headline()),
+    'lineage_json': tojson(dbt_deid.published_lineage(cfg))
+  }) }}
+{%- endmacro %}
+
+{#- The record id and the source columns whose values are released (quasi-identifiers and
+    pass-through), in the source's order: what the input fingerprint covers (the record id
+    decides ties, so it changes what is published). -#}
+{% macro released_source_columns(cfg) -%}
+  {%- set roles = dbt_deid._role_of_columns(cfg) -%}
+  {%- set out = [] -%}
+  {%- for col in adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) -%}
+    {%- set role = roles.get(col.name | lower, '') -%}
+    {%- if role in ['record_id', 'pass_through'] or role.startswith('quasi_identifiers.') -%}{%- do out.append(col.name) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- Published column -> the source column(s) it derives from and their role, by construction of
+    publish_sql (the sqlglot check, `python -m dbt_deid lineage`, verifies the compiled SQL). -#}
+{% macro published_lineage(cfg) -%}
+  {%- set by_name = {} -%}
+  {%- for q in cfg.qis -%}{%- do by_name.update({q.name: q.column}) -%}{%- endfor -%}
+  {%- set out = [] -%}
+  {%- for kind, name in dbt_deid._published_items(cfg) -%}
+    {%- if kind == 'qi' -%}
+      {%- do out.append({'column': name, 'sources': [by_name[name]], 'role': 'quasi_identifier', 'level': 'released'}) -%}
+    {%- else -%}
+      {%- do out.append({'column': name, 'sources': [name], 'role': 'pass_through'}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The achieved figures per verified combination (deid_risk_summary, stage 'published'). -#}
+{% macro achieved_figures() -%}
+  {%- set rel = ref('deid_risk_summary') -%}
+  {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return([]) }}{%- endif -%}
+  {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where stage = 'published' order by combination") -%}
+  {%- set out = [] -%}
+  {%- for r in t.rows -%}
+    {%- do out.append({'combination': r[0], 'smallest_class': r[1], 'min_consistent_exact': r[2],
+                       'max_risk': r[3] | float if r[3] is not none else none, 'mean_risk': r[4] | float if r[4] is not none else none,
+                       'records_above_tau': r[5], 'records': r[6]}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The information loss headline (deid_information_loss, the all-QI row). -#}
+{% macro information_loss_headline() -%}
+  {%- set rel = ref('deid_information_loss') -%}
+  {%- set found = adapter.get_relation(rel.database, rel.schema, rel.identifier) -%}
+  {%- if found is none or 'column_order' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
+  {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where column_order = 0") -%}
+  {%- if t.rows | length == 0 -%}{{ return({}) }}{%- endif -%}
+  {%- set r = t.rows[0] -%}
+  {{ return({'suppressed_cells': r[0], 'share_cells_suppressed': r[1] | float, 'records_with_suppression': r[2],
+             'share_records_with_suppression': r[3] | float, 'non_uniform_entropy': r[4] | float, 'precision': r[5] | float}) }}
+{%- endmacro %}
+
+{#- Row count and an order-independent hash of `columns` (default: all) of `relation`, computed
+    on the warehouse: {'rows': n, 'hash': md5 hex}. -#}
+{% macro table_fingerprint(relation, columns=none) -%}
+  {%- set cols = columns if columns is not none else (adapter.get_columns_in_relation(relation) | map(attribute='name') | list) -%}
+  {%- set row = run_query(dbt_deid.table_fingerprint_sql(relation, cols)).rows[0] -%}
+  {{ return({'rows': row[0], 'hash': row[1]}) }}
+{%- endmacro %}
+
+{% macro table_fingerprint_sql(relation, columns) -%}
+  {{ return(adapter.dispatch('table_fingerprint_sql', 'dbt_deid')(relation, columns)) }}
+{%- endmacro %}
+
+{#- Each row is encoded without ambiguity (per column: N for NULL, else V<length>:<text>), hashed
+    with md5; the row hashes are sorted and concatenated, and the result hashed with the column
+    names: equal for equal multisets of rows whatever their order. -#}
+{% macro default__table_fingerprint_sql(relation, columns) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set parts = [] -%}
+  {%- for c in columns -%}
+    {%- set v = 'cast(' ~ dbt_deid.ident(c) ~ ' as ' ~ s ~ ')' -%}
+    {%- do parts.append("case when " ~ dbt_deid.ident(c) ~ " is null then 'N' else " ~ dbt.concat(["'V'", 'cast(' ~ dbt.length(v) ~ ' as ' ~ s ~ ')', "':'", v]) ~ " end") -%}
+  {%- endfor -%}
+  select count(*) as row_count,
+    {{ dbt.hash(dbt.concat([dbt_deid.literal(columns | join('|')), "'#'", "coalesce(" ~ dbt.listagg('row_hash', "''", 'order by row_hash') ~ ", '')"])) }} as fingerprint
+  from (
+    select {{ dbt.hash(dbt.concat(dbt_deid._interleave(parts, "'|'"))) }} as row_hash
+    from {{ relation }}
+  ) as rows
+{%- endmacro %}
+
+{% macro _interleave(items, sep) -%}
+  {%- set out = [] -%}
+  {%- for i in items -%}{%- do out.append(i) -%}{%- if not loop.last -%}{%- do out.append(sep) -%}{%- endif -%}{%- endfor -%}
+  {%- if out | length == 0 -%}{%- do out.append("''") -%}{%- endif -%}
+  {%- if out | length == 1 -%}{%- do out.append("''") -%}{%- endif -%}
+  {{ return(out) }}
 {%- endmacro %}

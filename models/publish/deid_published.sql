@@ -11,6 +11,10 @@
   {%- endif -%}
   {%- do dbt_deid.assert_column_roles(cfg) -%}
 {%- endif %}
+{#- The release manifest (dbt_deid.record_release) reads the achieved figures and the
+    information loss of this release: built first. #}
+-- depends_on: {{ ref('deid_risk_summary') }}
+-- depends_on: {{ ref('deid_information_loss') }}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ ref('deid_small_areas') }}
 {%- endif %}

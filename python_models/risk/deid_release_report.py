@@ -9,7 +9,9 @@ uniqueness, seed 003 diagnostics, seed 002 small areas) and writes one HTML file
 configured ``report_path`` (default ``reports/<release name>.html`` relative to the dbt project
 directory). The report opens with the release status from ``deid_gate_results``: every gate's
 verdict and whether the release is published; a refused release's report is written to
-``<name>.refused.html`` and never overwrites the published release's. The returned frame has
+``<name>.refused.html`` and never overwrites the published release's. It shows the settings hash
+and the input fingerprint it was computed from (``deid_input_fingerprint``), as the release
+manifest in ``deid_release_history`` records them. The returned frame has
 one row: release, published, path, bytes, sha256, sections.
 """
 
@@ -29,6 +31,7 @@ def model(dbt, session):
         to_pandas(dbt.ref("deid_small_area_inputs")),
         release,
         gates=to_pandas(dbt.ref("deid_gate_results")),
+        fingerprint=to_pandas(dbt.ref("deid_input_fingerprint")),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
         logger=dbt_logger(),

@@ -7,6 +7,7 @@ one-row index frame (no quasi-identifier values).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 from collections.abc import Mapping
@@ -72,6 +73,22 @@ def release_status(release: Mapping[str, Any], gates: pd.DataFrame) -> ReleaseSt
     )
 
 
+#: deid_input_fingerprint's columns shown in the report, with their labels.
+MANIFEST_FIELDS = {
+    "settings_md5": "settings hash (md5 of the settings JSON)",
+    "package_version": "package version",
+    "input_relation": "input",
+    "input_columns": "input columns fingerprinted",
+    "input_rows": "input rows",
+    "input_hash": "input fingerprint",
+}
+
+
+def manifest_fields(row: Mapping[str, Any]) -> dict[str, str]:
+    """The report's "Computed from" rows from a deid_input_fingerprint row."""
+    return {label: str(row[key]) for key, label in MANIFEST_FIELDS.items() if key in row}
+
+
 def write_dbt_report(
     suppressed: pd.DataFrame,
     population: pd.DataFrame | None,
@@ -79,6 +96,7 @@ def write_dbt_report(
     release: Mapping[str, Any],
     *,
     gates: pd.DataFrame | None = None,
+    fingerprint: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
@@ -90,6 +108,9 @@ def write_dbt_report(
     name = str(release.get("name", "release"))
     assessments = release_assessments(suppressed, population, areas, release, logger=log)
     status = release_status(release, gates) if gates is not None else None
+    if status is not None and fingerprint is not None and len(fingerprint) == 1:
+        fields = manifest_fields(fingerprint.iloc[0].to_dict())
+        status = dataclasses.replace(status, manifest=fields)
     refused = status is not None and not status.passed
     out = report_path(release, path or None, project_dir or None, refused=refused)
     written = write_release_report(

@@ -335,6 +335,9 @@ class ReleaseStatus:
     dropped: dict[str, list[str]]  # role -> columns (record_id, direct_identifiers, excluded)
     pass_through: list[str]
     publish_model: str = "deid_published"
+    #: What the report was computed from, as the release manifest records it (issue 17):
+    #: settings hash, package version, input relation, rows and fingerprint.
+    manifest: dict[str, str] | None = None
 
     @property
     def passed(self) -> bool:
@@ -362,6 +365,12 @@ def _status_sections(status: ReleaseStatus) -> list[str]:
     rows += [(f"Dropped ({_esc(role)})", _esc(", ".join(cols) or "none"))
              for role, cols in status.dropped.items()]
     parts.append(_kv(rows))
+    if status.manifest:
+        parts.append("<h2>Computed from</h2>")
+        parts.append("<p>The release manifest that deid_release_history records for this"
+                     " release carries the same settings hash and input fingerprint"
+                     " (`python -m dbt_deid history`).</p>")
+        parts.append(_kv([(_esc(k), _esc(str(v))) for k, v in status.manifest.items()]))
     return parts
 
 

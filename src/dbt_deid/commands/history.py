@@ -1,0 +1,119 @@
+"""``python -m dbt_deid history``: the release history (the manifests the publish
+materialization appends to ``deid_release_history``).
+
+    python -m dbt_deid history --database FILE [--release NAME]   # one line per release attempt
+    python -m dbt_deid history show ID --database FILE            # one release's manifest
+
+``ID`` is a release id (or a unique prefix of one) from the list. Read-only; the history holds
+figures, hashes and settings, never a quasi-identifier value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dbt_deid.errors import DataError
+from dbt_deid.sql_names import quote_relation
+
+#: The history table, in the target schema next to the published table.
+HISTORY = "deid_release_history"
+#: Columns holding JSON text, shown parsed by ``history show``.
+JSON_COLUMNS = ("settings_json", "achieved_json", "information_loss_json", "gates_json",
+                "lineage_json")
+
+
+def read_history(database: str | Path, schema: str = "main",
+                 release: str | None = None) -> pd.DataFrame:
+    """The history rows of ``database`` (a DuckDB file) in the order they were recorded,
+    optionally of one release name."""
+    import duckdb
+
+    path = Path(database)
+    if not path.exists():
+        raise FileNotFoundError(f"database {str(path)!r} does not exist; run the release first")
+    with duckdb.connect(str(path), read_only=True) as con:
+        found = con.execute(
+            "select count(*) from information_schema.tables where table_schema = ?"
+            " and table_name = ?", [schema, HISTORY]).fetchone()[0]
+        if not found:
+            raise DataError(f"table {schema}.{HISTORY} is missing from {path}: no release has"
+                            " been attempted in this schema (--schema)")
+        sql = f"select * from {quote_relation(schema, HISTORY)}"
+        params: list[Any] = []
+        if release is not None:
+            sql += " where release_name = ?"
+            params.append(release)
+        frame = con.execute(sql + " order by recorded_at, invocation_id, status", params).df()
+    return frame.reset_index(drop=True)
+
+
+def render_list(history: pd.DataFrame) -> str:
+    """One line per release attempt: id, name, version, status, time, rows, fingerprints."""
+    if history.empty:
+        return "no release recorded"
+    cols = ["release_id", "release_name", "release_version", "status", "recorded_at",
+            "published_rows", "settings_md5", "input_hash", "published_hash", "gates_failed"]
+    shown = history[[c for c in cols if c in history.columns]].copy()
+    for c in ("settings_md5", "input_hash", "published_hash"):
+        if c in shown.columns:
+            shown[c] = shown[c].map(lambda v: v[:12] if isinstance(v, str) else "-")
+    return shown.astype(object).where(shown.notna(), "-").to_string(index=False)
+
+
+def find_release(history: pd.DataFrame, release_id: str) -> pd.Series:
+    """The row whose release id is (or starts with) ``release_id``; one clear error otherwise."""
+    if "release_id" not in history.columns:
+        raise DataError(f"{HISTORY} has no release_id column: recorded by an older package;"
+                        " publish once with this version")
+    ids = history["release_id"].fillna("")
+    hits = history[ids.str.startswith(release_id)]
+    if len(hits) == 0:
+        raise DataError(f"release id {release_id!r} is not in {HISTORY} (see `history`)")
+    if len(hits) > 1:
+        raise DataError(f"release id {release_id!r} matches {len(hits)} releases; give more of"
+                        " it")
+    return hits.iloc[0]
+
+
+def render_release(row: pd.Series) -> str:
+    """A release's manifest: scalar fields, then the JSON fields pretty-printed."""
+    lines = []
+    for name, value in row.items():
+        if name in JSON_COLUMNS:
+            continue
+        lines.append(f"{name}: {'-' if pd.isna(value) else value}")
+    # the JSON fields below hold exactly what was recorded
+    for name in JSON_COLUMNS:
+        value = row.get(name)
+        if value is None or (not isinstance(value, str) and pd.isna(value)):
+            continue
+        lines.append(f"{name.removesuffix('_json')}:")
+        lines.append(json.dumps(json.loads(value), indent=2, sort_keys=True))
+    return "\n".join(lines)
+
+
+def _run(args: argparse.Namespace) -> int:
+    history = read_history(args.database, args.schema, args.release)
+    if args.action == "show":
+        if not args.release_id:
+            raise DataError("history show needs a release id (see `history`)")
+        print(render_release(find_release(history, args.release_id)))
+    else:
+        print(render_list(history))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("history", help="list the release history, or show one release's manifest",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    p.add_argument("release_id", nargs="?", help="with show: the release id (or a prefix)")
+    p.add_argument("--database", required=True, help="the DuckDB file of the release")
+    p.add_argument("--schema", default="main", help="the published schema (default main)")
+    p.add_argument("--release", help="only releases of this name")
+    p.set_defaults(func=_run)
