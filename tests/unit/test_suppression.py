@@ -433,7 +433,7 @@ def test_dbt_map_does_not_depend_on_the_pattern_table_row_order() -> None:
     rng = np.random.default_rng(4)
     data = _random_frame(rng, 400, [3, 4, 6, 3])
     patterns = data.value_counts().reset_index(name="n")
-    release = {"source": "src", "record_id": "id", "k": 5,
+    release = {"source": "src", "record_id": "id", "k": 5, "max_suppression": 1.0,
                "quasi_identifiers": {c: {} for c in data.columns},
                "combinations": [["q0", "q1", "q2"], ["q1", "q3"], ["q2", "q3", "q0"]]}
     maps = []
