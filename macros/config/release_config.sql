@@ -412,11 +412,44 @@
 {%- endmacro %}
 
 {% macro default__release_source(cfg) -%}
+  {%- if dbt_deid._in_test() -%}
+    {#- a test reads the source without ref()/source() (no dependency), like release_plan: see
+        there; while parsing a placeholder -#}
+    {%- if not execute -%}{{ return(api.Relation.create(identifier=(cfg.source.table if cfg.source is mapping else cfg.source))) }}{%- endif -%}
+    {%- set rel = dbt_deid._graph_relation(cfg.source) -%}
+    {%- if rel is not none -%}{{ return(rel) }}{%- endif -%}
+  {%- endif -%}
   {%- if cfg.source is mapping -%}
     {{ return(source(cfg.source.source_name, cfg.source.table)) }}
   {%- else -%}
     {{ return(ref(cfg.source)) }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- True while rendering a data test (the context's node is a test). -#}
+{% macro _in_test() -%}
+  {{ return(model is mapping and model.get('resource_type') == 'test') }}
+{%- endmacro %}
+
+{#- The relation of a model/seed name or a {source_name, table} source, from the graph (no
+    dependency recorded); none when not found. -#}
+{% macro _graph_relation(name) -%}
+  {%- if name is mapping -%}
+    {%- for node in graph.sources.values() -%}
+      {%- if node.source_name == name.source_name and node.name == name.table -%}
+        {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.identifier)) }}
+      {%- endif -%}
+    {%- endfor -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set found = [] -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.name == name and node.resource_type in ['model', 'seed', 'snapshot'] -%}
+      {%- do found.append(node) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if found | length != 1 -%}{{ return(none) }}{%- endif -%}
+  {{ return(api.Relation.create(database=found[0].database, schema=found[0].schema, identifier=found[0].alias or found[0].name)) }}
 {%- endmacro %}
 
 {#- A quoted identifier for any name (a column of the source, a QI, a hierarchy header): the
@@ -531,8 +564,16 @@
 {%- endmacro %}
 
 {% macro default__release_plan(kind) -%}
-  {%- set plan = ref('deid_release_plan') -%}
+  {#- A test reads the plan table without ref(): the gate tests then depend on the model they
+      test only, so `dbt build -s +<an upstream model>` (eager indirect selection) does not
+      pick them up and run them against a gate view this build did not refresh. -#}
+  {%- set in_test = dbt_deid._in_test() -%}
+  {%- set plan = ref('deid_release_plan') if not in_test else none -%}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- if in_test -%}
+    {%- set node = graph.nodes.get('model.dbt_deid.deid_release_plan') -%}
+    {%- set plan = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+  {%- endif -%}
   {%- set cache_key = '__dbt_deid_release_plan' -%}
   {%- set cached = model.get(cache_key) if model is mapping else none -%}
   {%- if cached is none -%}

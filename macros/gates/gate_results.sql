@@ -32,44 +32,68 @@
         'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
   {%- endif -%}
 
-  {%- set rows = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)).rows -%}
-  {%- do results.append({'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) -%}
+  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
+  {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
+  {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
+  {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
+  {%- if dbt_deid.small_areas_enabled() -%}
+    {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
+  {%- endif -%}
+  {{ return(results) }}
+{%- endmacro %}
 
-  {%- set rows = run_query(dbt_deid.gate_k_anonymity_sql(published, cfg.combinations, k)).rows -%}
+{#- One gate each: run its query (gates.sql) and return {gate, passed, failures, message}. The
+    release gates above and the gate tests (gates.sql, which print the message of a failing
+    gate) both call these, so a gate has one query and one message. -#}
+{% macro gate_input_unchanged_result(truth, cfg) -%}
+  {%- set rows = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)).rows -%}
+  {{ return({'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) }}
+{%- endmacro %}
+
+{% macro gate_k_anonymity_result(published, combinations, k) -%}
+  {%- set rows = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)).rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
-  {%- do results.append({'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ cfg.combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) -%}
+  {{ return({'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
+{%- endmacro %}
 
-  {%- set rows = run_query(dbt_deid.gate_exact_sql(truth, cfg.combinations, k)).rows -%}
+{% macro gate_exact_result(truth, combinations, k) -%}
+  {%- set rows = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)).rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
-  {%- do results.append({'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) -%}
+  {{ return({'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
+{%- endmacro %}
 
-  {%- set rows = run_query(dbt_deid.gate_max_suppression_sql(published, cfg.max_suppression, cfg.released_qis)).rows -%}
-  {%- do results.append({'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' of records have a suppressed quasi-identifier')}) -%}
+{% macro gate_max_suppression_result(published, max_suppression, columns) -%}
+  {%- set rows = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns)).rows -%}
+  {{ return({'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(max_suppression) ~ ' of records have a suppressed quasi-identifier')}) }}
+{%- endmacro %}
 
-  {%- set caps = dbt_deid.release_caps(cfg) -%}
+{% macro gate_column_caps_result(published, caps) -%}
   {%- set rows = run_query(dbt_deid.gate_column_caps_sql(published, caps)).rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
-  {%- do results.append({'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) -%}
+  {{ return({'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) }}
+{%- endmacro %}
 
+{% macro gate_row_count_result(published, cfg) -%}
   {%- set rows = run_query(dbt_deid.gate_row_count_sql(published, cfg)).rows -%}
-  {%- do results.append({'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) -%}
+  {{ return({'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) }}
+{%- endmacro %}
 
-  {%- if dbt_deid.small_areas_enabled() -%}
-    {%- set rows = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)).rows -%}
-    {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
-    {%- do results.append({'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
-        'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) -%}
-  {%- endif -%}
-  {{ return(results) }}
+{% macro gate_small_areas_result(published) -%}
+  {%- set rows = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)).rows -%}
+  {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
+  {{ return({'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}
 {%- endmacro %}
 
 {#- The failed results of release_gate_results, as one message. -#}

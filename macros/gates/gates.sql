@@ -136,7 +136,38 @@
   having count(*) > 0
 {%- endmacro %}
 
-{#- The dbt tests: the same queries on deid_release_gate, limits from the release. -#}
+{#- The dbt tests: the same queries on deid_release_gate, limits from the release. Their YAML
+    names are short (deid_gate_k_anonymity, deid_gate_max_suppression, ...: models/
+    deid_models.yml). When a test runs (`dbt test`, `dbt build`) the gate's query runs once
+    through its result macro (gate_results.sql, the one formatter of gate messages): a failing
+    gate prints its figure and limit ("dbt_deid gate max_suppression FAILED: MaxSup 28.5% >
+    5.0% (...)") and the test returns one row per failure holding that message (kept by
+    --store-failures). Under compile/docs the compiled test is the gate query itself. -#}
+
+{#- True when a test runs its gate now (not while parsing, compiling or listing). -#}
+{% macro _gate_test_runs() -%}
+  {{ return(execute and not dbt_deid._compile_only_command()) }}
+{%- endmacro %}
+
+{#- The SQL of a gate test that has run: one row per failure with the message (none = pass);
+    the message is logged when the gate fails. -#}
+{% macro _gate_test_rows(result) -%}
+  {%- if flags.EMPTY -%}
+    {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
+        publish materialization releases nothing under --empty (README, "Fresh warehouses") -#}
+    {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
+    {{ return("select " ~ dbt_deid.literal('') ~ " as message where 1 = 0") }}
+  {%- endif -%}
+  {%- if result.passed -%}
+    {{ return("select " ~ dbt_deid.literal('') ~ " as message where 1 = 0") }}
+  {%- endif -%}
+  {%- do log("dbt_deid gate " ~ result.gate ~ " FAILED: " ~ result.message, info=true) -%}
+  {%- set rows = [] -%}
+  {%- for i in range([result.failures, 1] | max) -%}
+    {%- do rows.append("select " ~ dbt_deid.literal(result.message) ~ " as message") -%}
+  {%- endfor -%}
+  {{ return(rows | join(' union all ')) }}
+{%- endmacro %}
 
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
   {{ adapter.dispatch('test_deid_k_anonymity', 'dbt_deid')(model, combinations, k) }}
@@ -147,7 +178,13 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_k_anonymity_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set k = k if k is not none else cfg.k -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_k_anonymity_result(model, combos, k)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_k_anonymity_sql(model, combos, k) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -160,7 +197,13 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_exact_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set k = k if k is not none else cfg.k -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_exact_result(model, combos, k)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_exact_sql(model, combos, k) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -173,7 +216,13 @@
   {%- if cfg is none and (max_suppression is none or columns is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_max_suppression_sql(model, max_suppression if max_suppression is not none else cfg.max_suppression, columns if columns is not none else cfg.released_qis) }}
+  {%- set limit = max_suppression if max_suppression is not none else cfg.max_suppression -%}
+  {%- set cols = columns if columns is not none else cfg.released_qis -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_max_suppression_result(model, limit, cols)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_max_suppression_sql(model, limit, cols) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -192,7 +241,11 @@
   {%- else -%}
     {%- set pairs = dbt_deid.release_caps(cfg) -%}
   {%- endif -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_column_caps_result(model, pairs)) }}
+  {%- else -%}
   {{ dbt_deid.gate_column_caps_sql(model, pairs) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -204,6 +257,8 @@
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
+  {%- elif dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_row_count_result(model, cfg)) }}
   {%- else -%}
   {{ dbt_deid.gate_row_count_sql(model, cfg) }}
   {%- endif %}

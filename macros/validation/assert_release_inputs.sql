@@ -39,7 +39,7 @@
       {%- endset -%}
       {%- set rows = run_query(missing).rows -%}
       {%- if rows | length > 0 -%}
-        {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ rows[0][0] ~ "' is missing from hierarchy '" ~ q.hierarchy ~ "'" ~ ((" (" ~ (rows | length - 1) ~ " more values missing)") if rows | length > 1 else "")) }}
+        {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ rows[0][0] ~ "' is missing from hierarchy '" ~ q.hierarchy ~ "'" ~ ((" (" ~ (rows | length - 1) ~ " more values missing)") if rows | length > 1 else "") ~ dbt_deid.hierarchy_header_hint(q.hierarchy, rows | map(attribute=0) | list)) }}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}

@@ -31,7 +31,8 @@ def test_compile_only_commands_work_before_anything_was_built(command, tmp_path)
     if command == ["compile"]:
         # the plan of a release without hierarchical QIs is computed from the settings: the
         # compiled gate SQL lists the declared combinations
-        gate = next((tmp_path / "target" / "compiled" / "dbt_deid").rglob("deid_risk_cdf_unsuppressed.sql"))
+        compiled = tmp_path / "target" / "compiled" / "dbt_deid"
+        gate = next(compiled.rglob("deid_risk_cdf_unsuppressed.sql"))
         assert "age+gender+los_days+mrdx" in gate.read_text()
 
 
