@@ -14,8 +14,8 @@
 {% macro default__assert_claims_inputs(cfg) -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- set rels = {'patients': dbt_deid.claims_relation(cfg.patients), 'claims': dbt_deid.claims_relation(cfg.claims)} -%}
-  {#- fresh warehouse under compile/docs/ls, or `--empty`: nothing to check (dbt_deid.can_inspect) -#}
-  {%- if not (dbt_deid.can_inspect(rels.patients) and dbt_deid.can_inspect(rels.claims)) or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
+  {#- not under compile/docs/ls (dbt_deid.run_data_checks), nor under `--empty`: nothing to check -#}
+  {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set required = {
       'patients': [cfg.member_id] + cfg.demographic_qis + cfg.pseudonymize.patients + cfg.top_code.patients + cfg.release_columns.patients,
       'claims': [cfg.member_id, cfg.claim_id] + cfg.claim_qis + cfg.pseudonymize.claims + cfg.top_code.claims

@@ -9,10 +9,10 @@
 {%- endmacro %}
 
 {% macro default__assert_release_inputs(cfg, hierarchy_relation) -%}
-  {#- Skipped on a fresh warehouse under compile/docs/ls (dbt_deid.can_inspect) and under
+  {#- Skipped under compile/docs/ls (dbt_deid.run_data_checks: they build nothing) and under
       `--empty` (every ref and source reads no rows: nothing to check, and the publish
       materialization publishes nothing, see README "Fresh warehouses and --empty"). -#}
-  {%- if not dbt_deid.can_inspect(dbt_deid.release_source(cfg)) or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
+  {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
@@ -95,7 +95,7 @@
 {%- endmacro %}
 
 {% macro default__assert_source_columns(cfg) -%}
-  {%- if not dbt_deid.can_inspect(dbt_deid.release_source(cfg)) -%}{{ return(none) }}{%- endif -%}
+  {%- if not dbt_deid.run_data_checks() -%}{{ return(none) }}{%- endif -%}
   {%- do dbt_deid.assert_column_roles(cfg) -%}
   {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) | map(attribute='name') | list) -%}
 {%- endmacro %}

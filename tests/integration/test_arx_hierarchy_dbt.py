@@ -23,6 +23,8 @@ def _release(province: dict) -> dict:
 
 
 def test_headerless_arx_hierarchy_releases_like_the_headed_one(it_database, tmp_path) -> None:
+    (tmp_path / "arx").mkdir()
+    (tmp_path / "headed").mkdir()
     arx = build_release(it_database, tmp_path / "arx",
                         _release({"hierarchy": "province_hierarchy_from_arx", "level": 1}))
     assert arx.ok, arx.output[-3000:]
