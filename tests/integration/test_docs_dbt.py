@@ -83,7 +83,7 @@ def test_every_built_column_is_described(docs) -> None:
             checked += 1
             if col.lower() not in declared and not any(p.match(col.lower()) for p in patterns):
                 missing.append(f"{node['name']}.{col}")
-    assert checked > 300
+    assert checked > 200  # 268 on the demo without the claims and text releases
     assert not missing, f"{len(missing)} undocumented column(s): {missing}"
 
 
