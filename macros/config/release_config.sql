@@ -426,9 +426,14 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- True while rendering a data test (the context's node is a test). -#}
+{#- True while rendering one of the package's own data tests (declared in its YAML: the gate
+    tests on deid_release_gate, deid_published, ...): the models they test already depend on
+    the release plan and the source, so the test need not (see release_plan). A test a project
+    declares (on a seed of gate fixtures, say) keeps the ref(), so it runs after the plan is
+    built. (attached_node is set only after parsing, so the package name decides.) -#}
 {% macro _in_test() -%}
-  {{ return(model is mapping and model.get('resource_type') == 'test') }}
+  {{ return(model is mapping and model.get('resource_type') == 'test'
+            and model.get('package_name') == 'dbt_deid') }}
 {%- endmacro %}
 
 {#- The relation of a model/seed name or a {source_name, table} source, from the graph (no

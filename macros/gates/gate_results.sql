@@ -27,7 +27,7 @@
     {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
         'failures': extra | length + absent | length,
         'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
-    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)).rows -%}
+    {%- set table = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)) -%}{%- set rows = table.rows -%}
     {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
         'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
   {%- endif -%}
@@ -48,51 +48,51 @@
     release gates above and the gate tests (gates.sql, which print the message of a failing
     gate) both call these, so a gate has one query and one message. -#}
 {% macro gate_input_unchanged_result(truth, cfg) -%}
-  {%- set rows = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)).rows -%}
-  {{ return({'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) }}
 {%- endmacro %}
 
 {% macro gate_k_anonymity_result(published, combinations, k) -%}
-  {%- set rows = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)).rows -%}
+  {%- set table = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
-  {{ return({'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+  {{ return({'table': table, 'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
 {%- endmacro %}
 
 {% macro gate_exact_result(truth, combinations, k) -%}
-  {%- set rows = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)).rows -%}
+  {%- set table = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
-  {{ return({'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
 {%- endmacro %}
 
 {% macro gate_max_suppression_result(published, max_suppression, columns) -%}
-  {%- set rows = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns)).rows -%}
-  {{ return({'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set table = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(max_suppression) ~ ' of records have a suppressed quasi-identifier')}) }}
 {%- endmacro %}
 
 {% macro gate_column_caps_result(published, caps) -%}
-  {%- set rows = run_query(dbt_deid.gate_column_caps_sql(published, caps)).rows -%}
+  {%- set table = run_query(dbt_deid.gate_column_caps_sql(published, caps)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
   {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
-  {{ return({'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
+  {{ return({'table': table, 'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) }}
 {%- endmacro %}
 
 {% macro gate_row_count_result(published, cfg) -%}
-  {%- set rows = run_query(dbt_deid.gate_row_count_sql(published, cfg)).rows -%}
-  {{ return({'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set table = run_query(dbt_deid.gate_row_count_sql(published, cfg)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) }}
 {%- endmacro %}
 
 {% macro gate_small_areas_result(published) -%}
-  {%- set rows = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)).rows -%}
+  {%- set table = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)) -%}{%- set rows = table.rows -%}
   {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
-  {{ return({'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
+  {{ return({'table': table, 'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}
 {%- endmacro %}
 

@@ -138,35 +138,48 @@
 
 {#- The dbt tests: the same queries on deid_release_gate, limits from the release. Their YAML
     names are short (deid_gate_k_anonymity, deid_gate_max_suppression, ...: models/
-    deid_models.yml). When a test runs (`dbt test`, `dbt build`) the gate's query runs once
+    deid_models.yml). When a test runs (`dbt test`, `dbt build`) the gate's query runs once,
     through its result macro (gate_results.sql, the one formatter of gate messages): a failing
     gate prints its figure and limit ("dbt_deid gate max_suppression FAILED: MaxSup 28.5% >
-    5.0% (...)") and the test returns one row per failure holding that message (kept by
-    --store-failures). Under compile/docs the compiled test is the gate query itself. -#}
+    5.0% (...)"), and the test returns the query's failure rows (same columns, counts and names
+    only) plus a `message` column, so --store-failures keeps both. Under compile/docs the
+    compiled test is the gate query itself. -#}
 
 {#- True when a test runs its gate now (not while parsing, compiling or listing). -#}
 {% macro _gate_test_runs() -%}
   {{ return(execute and not dbt_deid._compile_only_command()) }}
 {%- endmacro %}
 
-{#- The SQL of a gate test that has run: one row per failure with the message (none = pass);
-    the message is logged when the gate fails. -#}
+{#- A value of a gate's failure row as SQL (numbers, booleans, NULL, else a string literal). -#}
+{% macro _gate_value_sql(v) -%}
+  {%- if v is none -%}{{ return('null') }}{%- endif -%}
+  {%- if v is boolean -%}{{ return('true' if v else 'false') }}{%- endif -%}
+  {%- if v is number -%}{{ return(v | string) }}{%- endif -%}
+  {{ return(dbt_deid.literal(v)) }}
+{%- endmacro %}
+
+{#- The SQL of a gate test that has run: its failure rows as literals with a `message` column
+    (none = pass); the message is logged when the gate fails. -#}
 {% macro _gate_test_rows(result) -%}
-  {%- if flags.EMPTY -%}
-    {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
-        publish materialization releases nothing under --empty (README, "Fresh warehouses") -#}
-    {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
-    {{ return("select " ~ dbt_deid.literal('') ~ " as message where 1 = 0") }}
-  {%- endif -%}
-  {%- if result.passed -%}
-    {{ return("select " ~ dbt_deid.literal('') ~ " as message where 1 = 0") }}
+  {%- set names = result.table.column_names | list -%}
+  {%- if flags.EMPTY or result.passed -%}
+    {%- if flags.EMPTY -%}
+      {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
+          publish materialization releases nothing under --empty (README, "Fresh warehouses") -#}
+      {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
+    {%- endif -%}
+    {%- set cols = [] -%}
+    {%- for n in names -%}{%- do cols.append('null as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
+    {{ return("select " ~ (cols + ["cast(null as " ~ dbt.type_string() ~ ") as message"]) | join(', ') ~ " where 1 = 0") }}
   {%- endif -%}
   {%- do log("dbt_deid gate " ~ result.gate ~ " FAILED: " ~ result.message, info=true) -%}
   {%- set rows = [] -%}
-  {%- for i in range([result.failures, 1] | max) -%}
-    {%- do rows.append("select " ~ dbt_deid.literal(result.message) ~ " as message") -%}
+  {%- for r in result.table.rows -%}
+    {%- set cols = [] -%}
+    {%- for n in names -%}{%- do cols.append(dbt_deid._gate_value_sql(r[loop.index0]) ~ ' as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
+    {%- do rows.append("select " ~ (cols + [dbt_deid.literal(result.message) ~ " as message"]) | join(', ')) -%}
   {%- endfor -%}
-  {{ return(rows | join(' union all ')) }}
+  {{ return(rows | join('\nunion all\n')) }}
 {%- endmacro %}
 
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
