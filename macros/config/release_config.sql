@@ -412,11 +412,49 @@
 {%- endmacro %}
 
 {% macro default__release_source(cfg) -%}
+  {%- if dbt_deid._in_test() -%}
+    {#- a test reads the source without ref()/source() (no dependency), like release_plan: see
+        there; while parsing a placeholder -#}
+    {%- if not execute -%}{{ return(api.Relation.create(identifier=(cfg.source.table if cfg.source is mapping else cfg.source))) }}{%- endif -%}
+    {%- set rel = dbt_deid._graph_relation(cfg.source) -%}
+    {%- if rel is not none -%}{{ return(rel) }}{%- endif -%}
+  {%- endif -%}
   {%- if cfg.source is mapping -%}
     {{ return(source(cfg.source.source_name, cfg.source.table)) }}
   {%- else -%}
     {{ return(ref(cfg.source)) }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- True while rendering one of the package's own data tests (declared in its YAML: the gate
+    tests on deid_release_gate, deid_published, ...): the models they test already depend on
+    the release plan and the source, so the test need not (see release_plan). A test a project
+    declares (on a seed of gate fixtures, say) keeps the ref(), so it runs after the plan is
+    built. (attached_node is set only after parsing, so the package name decides.) -#}
+{% macro _in_test() -%}
+  {{ return(model is mapping and model.get('resource_type') == 'test'
+            and model.get('package_name') == 'dbt_deid') }}
+{%- endmacro %}
+
+{#- The relation of a model/seed name or a {source_name, table} source, from the graph (no
+    dependency recorded); none when not found. -#}
+{% macro _graph_relation(name) -%}
+  {%- if name is mapping -%}
+    {%- for node in graph.sources.values() -%}
+      {%- if node.source_name == name.source_name and node.name == name.table -%}
+        {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.identifier)) }}
+      {%- endif -%}
+    {%- endfor -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set found = [] -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.name == name and node.resource_type in ['model', 'seed', 'snapshot'] -%}
+      {%- do found.append(node) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if found | length != 1 -%}{{ return(none) }}{%- endif -%}
+  {{ return(api.Relation.create(database=found[0].database, schema=found[0].schema, identifier=found[0].alias or found[0].name)) }}
 {%- endmacro %}
 
 {#- A quoted identifier for any name (a column of the source, a QI, a hierarchy header): the
@@ -515,25 +553,105 @@
 {#- The release plan written by the deid_release_plan model (the Python core expands the
     combinations of Tables 4, 5, 7 and 8 there). kind: 'protected' or 'verified' return a list of
     combinations (lists of QI names), 'released' the published QIs in order, 'propagation' a
-    list of [source, target]. Empty when not executing (parse time). -#}
+    list of [source, target]. Empty when not executing (parse time).
+
+    One query per node: the whole plan is read once and kept in the node's context (`model`),
+    so the several release_config() calls of a node re-read nothing.
+
+    On a fresh warehouse (the plan table not built yet) `dbt compile`, `docs generate`, `ls`
+    and `show` do not fail: they get the plan computed from the settings when the release has no
+    hierarchical QIs (the same expansion as the core: the declared combinations, or all QIs),
+    and an empty plan otherwise (the compiled SQL then lists no combination; a
+    log line says so). Commands that build (`run`, `build`, `test`, ...) need the table: a
+    missing plan there is an error naming the model to build first (fail closed). -#}
 {% macro release_plan(kind) -%}
   {{ return(adapter.dispatch('release_plan', 'dbt_deid')(kind)) }}
 {%- endmacro %}
 
 {% macro default__release_plan(kind) -%}
-  {%- set plan = ref('deid_release_plan') -%}
+  {#- A test reads the plan table without ref(): the gate tests then depend on the model they
+      test only, so `dbt build -s +<an upstream model>` (eager indirect selection) does not
+      pick them up and run them against a gate view this build did not refresh. -#}
+  {%- set in_test = dbt_deid._in_test() -%}
+  {%- set plan = ref('deid_release_plan') if not in_test else none -%}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
-  {%- set rows = run_query("select item, position, column_name from " ~ plan ~ " where kind = " ~ dbt_deid.literal(kind) ~ " order by item, position").rows -%}
-  {%- set items = {} -%}
-  {%- set order = [] -%}
-  {%- for r in rows -%}
-    {%- if r[0] not in items -%}{%- do items.update({r[0]: []}) -%}{%- do order.append(r[0]) -%}{%- endif -%}
-    {%- do items[r[0]].append(r[2]) -%}
-  {%- endfor -%}
-  {%- set out = [] -%}
-  {%- for i in order -%}{%- do out.append(items[i]) -%}{%- endfor -%}
+  {%- if in_test -%}
+    {%- set node = graph.nodes.get('model.dbt_deid.deid_release_plan') -%}
+    {%- set plan = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+  {%- endif -%}
+  {%- set cache_key = '__dbt_deid_release_plan' -%}
+  {%- set cached = model.get(cache_key) if model is mapping else none -%}
+  {%- if cached is none -%}
+    {%- set cached = dbt_deid._read_release_plan(plan) -%}
+    {%- if model is mapping -%}{%- do model.update({cache_key: cached}) -%}{%- endif -%}
+  {%- endif -%}
+  {%- set out = cached.get(kind, []) -%}
   {%- if kind == 'released' -%}{{ return(out[0] if out else []) }}{%- endif -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- True for the commands that only compile or list (no model is built): there a release table
+    that was never built is not an error. -#}
+{% macro _compile_only_command() -%}
+  {{ return((flags.WHICH | string | lower) in ['compile', 'docs', 'generate', 'list', 'ls', 'parse', 'serve']) }}
+{%- endmacro %}
+
+{#- The plan as {kind: [items in order]} (one query), or from the settings when the table is
+    absent and the command only compiles (see release_plan). -#}
+{% macro _read_release_plan(plan) -%}
+  {#- the table itself, not the `limit 0` subquery ref() gives under `--empty`: the plan comes
+      from the settings, not from data -#}
+  {%- set plan = api.Relation.create(database=plan.database, schema=plan.schema, identifier=plan.identifier, type='table') -%}
+  {%- if adapter.get_relation(database=plan.database, schema=plan.schema, identifier=plan.identifier) is none -%}
+    {%- if not dbt_deid._compile_only_command() -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": the release plan " ~ plan ~ " has not been built; build it first (dbt build --select +" ~ this.identifier ~ ")") }}
+    {%- endif -%}
+    {{ return(dbt_deid._release_plan_from_settings()) }}
+  {%- endif -%}
+  {%- set rows = run_query("select kind, item, position, column_name from " ~ plan ~ " order by kind, item, position").rows -%}
+  {%- set items = {} -%}
+  {%- set order = {} -%}
+  {%- for r in rows -%}
+    {%- if r[0] not in items -%}{%- do items.update({r[0]: {}}) -%}{%- do order.update({r[0]: []}) -%}{%- endif -%}
+    {%- if r[1] not in items[r[0]] -%}{%- do items[r[0]].update({r[1]: []}) -%}{%- do order[r[0]].append(r[1]) -%}{%- endif -%}
+    {%- do items[r[0]][r[1]].append(r[3]) -%}
+  {%- endfor -%}
+  {%- set out = {} -%}
+  {%- for kind, ids in order.items() -%}
+    {%- set lst = [] -%}
+    {%- for i in ids -%}{%- do lst.append(items[kind][i]) -%}{%- endfor -%}
+    {%- do out.update({kind: lst}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The plan the core would write, for a release without hierarchical QIs (dbt_deid.config:
+    combinations as declared, else one combination of every QI; `complete` protects one
+    combination of the QIs used; every QI released in order; no propagation). With
+    hierarchical QIs the expansion (seed 000 Tables 4, 5, 7, 8) lives in the core only: empty. -#}
+{% macro _release_plan_from_settings() -%}
+  {%- set raw = var('deid_release', none) -%}
+  {%- if raw is not mapping or raw.get('hierarchical_qis') -%}
+    {%- do log("dbt_deid: " ~ this.identifier ~ ": the release plan is not built yet; the compiled SQL lists no combination until `dbt build` writes deid_release_plan", info=true) -%}
+    {{ return({}) }}
+  {%- endif -%}
+  {%- set qi_names = (raw.get('quasi_identifiers') or {}).keys() | list -%}
+  {%- set combos = raw.get('combinations') -%}
+  {%- if combos is none -%}
+    {%- set combos = [qi_names] -%}
+  {%- endif -%}
+  {%- set combos = combos | map('list') | list -%}
+  {%- set protected = combos -%}
+  {%- if raw.get('algorithm') == 'complete' -%}
+    {%- set used = [] -%}
+    {%- for q in qi_names -%}
+      {%- for c in combos -%}{%- if q in c and q not in used -%}{%- do used.append(q) -%}{%- endif -%}{%- endfor -%}
+    {%- endfor -%}
+    {%- set protected = [used] -%}
+  {%- endif -%}
+  {%- set verified = [] -%}
+  {%- for c in combos -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}
+  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names]}) }}
 {%- endmacro %}
 
 {#- What the release reads: the source relation, or, with `sample: {fraction, slot, seed}`, the
@@ -554,4 +672,25 @@
   {%- set h = 'substr(' ~ dbt.hash(dbt.concat([dbt_deid.literal(cfg.sample.seed ~ ':'), 'cast(' ~ dbt_deid.ident(cfg.record_id) ~ ' as ' ~ dbt.type_string() ~ ')'])) ~ ', 1, 8)' -%}
   {%- set cond = h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '') -%}
   {{ return('(select * from ' ~ src ~ ' where ' ~ cond ~ ')') }}
+{%- endmacro %}
+
+{#- True when the data checks (empty source, record ids, hierarchy values, column roles, ...)
+    run: when building (`run`, `build`, `test`, ...), not while parsing nor under the commands
+    that only compile or list (`compile`, `docs generate`, `ls`), which build nothing and must
+    work on any warehouse, fresh or built with `--empty`. -#}
+{% macro run_data_checks() -%}
+  {{ return(execute and not dbt_deid._compile_only_command()) }}
+{%- endmacro %}
+
+{#- False when an introspective query on `relation` must be skipped: while parsing,
+    or, under a command that only compiles or lists (`compile`, `docs generate`, `ls`), when
+    the relation has not been built yet (a fresh warehouse: the compiled SQL is then a preview
+    without the checks, which run again when the release is built). Commands that build always
+    run the checks: a missing relation there fails as before (fail closed). -#}
+{% macro can_inspect(relation) -%}
+  {%- if not execute -%}{{ return(false) }}{%- endif -%}
+  {%- if not dbt_deid._compile_only_command() -%}{{ return(true) }}{%- endif -%}
+  {%- set rel = relation if relation is not string else none -%}
+  {%- if rel is none or rel.identifier is not defined -%}{{ return(true) }}{%- endif -%}
+  {{ return(adapter.get_relation(database=rel.database, schema=rel.schema, identifier=rel.identifier) is not none) }}
 {%- endmacro %}

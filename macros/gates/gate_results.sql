@@ -6,13 +6,14 @@
     gate-results model, the candidate table inside the publish materialization); `truth` holds
     the true values at the released level (deid_release_gate). When they differ, two more gates
     run: the published table holds exactly the checked release, and its columns are exactly the
-    declared ones. Runs only at execution time (an empty list otherwise). -#}
+    declared ones. Runs only at execution time (an empty list otherwise, and on a fresh
+    warehouse under compile/docs/ls: dbt_deid.can_inspect). -#}
 {% macro release_gate_results(cfg, published, truth) -%}
   {{ return(adapter.dispatch('release_gate_results', 'dbt_deid')(cfg, published, truth)) }}
 {%- endmacro %}
 
 {% macro default__release_gate_results(cfg, published, truth) -%}
-  {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- if not (dbt_deid.can_inspect(truth) and dbt_deid.can_inspect(published)) -%}{{ return([]) }}{%- endif -%}
   {%- set results = [] -%}
   {%- set k = cfg.k -%}
   {%- set candidate = (published | string) != (truth | string) -%}
@@ -26,49 +27,73 @@
     {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
         'failures': extra | length + absent | length,
         'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
-    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)).rows -%}
+    {%- set table = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)) -%}{%- set rows = table.rows -%}
     {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
         'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
   {%- endif -%}
 
-  {%- set rows = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)).rows -%}
-  {%- do results.append({'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) -%}
-
-  {%- set rows = run_query(dbt_deid.gate_k_anonymity_sql(published, cfg.combinations, k)).rows -%}
-  {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
-  {%- do results.append({'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ cfg.combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) -%}
-
-  {%- set rows = run_query(dbt_deid.gate_exact_sql(truth, cfg.combinations, k)).rows -%}
-  {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
-  {%- do results.append({'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) -%}
-
-  {%- set rows = run_query(dbt_deid.gate_max_suppression_sql(published, cfg.max_suppression, cfg.released_qis)).rows -%}
-  {%- do results.append({'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(cfg.max_suppression) ~ ' of records have a suppressed quasi-identifier')}) -%}
-
-  {%- set caps = dbt_deid.release_caps(cfg) -%}
-  {%- set rows = run_query(dbt_deid.gate_column_caps_sql(published, caps)).rows -%}
-  {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
-  {%- do results.append({'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) -%}
-
-  {%- set rows = run_query(dbt_deid.gate_row_count_sql(published, cfg)).rows -%}
-  {%- do results.append({'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) -%}
-
+  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
+  {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
+  {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
+  {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
   {%- if dbt_deid.small_areas_enabled() -%}
-    {%- set rows = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)).rows -%}
-    {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
-    {%- do results.append({'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
-        'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) -%}
+    {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
   {%- endif -%}
   {{ return(results) }}
+{%- endmacro %}
+
+{#- One gate each: run its query (gates.sql) and return {gate, passed, failures, message}. The
+    release gates above and the gate tests (gates.sql, which print the message of a failing
+    gate) both call these, so a gate has one query and one message. -#}
+{% macro gate_input_unchanged_result(truth, cfg) -%}
+  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) }}
+{%- endmacro %}
+
+{% macro gate_k_anonymity_result(published, combinations, k) -%}
+  {%- set table = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)) -%}{%- set rows = table.rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
+  {{ return({'table': table, 'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
+{%- endmacro %}
+
+{% macro gate_exact_result(truth, combinations, k) -%}
+  {%- set table = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)) -%}{%- set rows = table.rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
+  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
+{%- endmacro %}
+
+{% macro gate_max_suppression_result(published, max_suppression, columns) -%}
+  {%- set table = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(max_suppression) ~ ' of records have a suppressed quasi-identifier')}) }}
+{%- endmacro %}
+
+{% macro gate_column_caps_result(published, caps) -%}
+  {%- set table = run_query(dbt_deid.gate_column_caps_sql(published, caps)) -%}{%- set rows = table.rows -%}
+  {%- set parts = [] -%}
+  {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
+  {{ return({'table': table, 'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) }}
+{%- endmacro %}
+
+{% macro gate_row_count_result(published, cfg) -%}
+  {%- set table = run_query(dbt_deid.gate_row_count_sql(published, cfg)) -%}{%- set rows = table.rows -%}
+  {{ return({'table': table, 'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) }}
+{%- endmacro %}
+
+{% macro gate_small_areas_result(published) -%}
+  {%- set table = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)) -%}{%- set rows = table.rows -%}
+  {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
+  {{ return({'table': table, 'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}
 {%- endmacro %}
 
 {#- The failed results of release_gate_results, as one message. -#}

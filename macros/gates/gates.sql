@@ -136,7 +136,51 @@
   having count(*) > 0
 {%- endmacro %}
 
-{#- The dbt tests: the same queries on deid_release_gate, limits from the release. -#}
+{#- The dbt tests: the same queries on deid_release_gate, limits from the release. Their YAML
+    names are short (deid_gate_k_anonymity, deid_gate_max_suppression, ...: models/
+    deid_models.yml). When a test runs (`dbt test`, `dbt build`) the gate's query runs once,
+    through its result macro (gate_results.sql, the one formatter of gate messages): a failing
+    gate prints its figure and limit ("dbt_deid gate max_suppression FAILED: MaxSup 28.5% >
+    5.0% (...)"), and the test returns the query's failure rows (same columns, counts and names
+    only) plus a `message` column, so --store-failures keeps both. Under compile/docs the
+    compiled test is the gate query itself. -#}
+
+{#- True when a test runs its gate now (not while parsing, compiling or listing). -#}
+{% macro _gate_test_runs() -%}
+  {{ return(execute and not dbt_deid._compile_only_command()) }}
+{%- endmacro %}
+
+{#- A value of a gate's failure row as SQL (numbers, booleans, NULL, else a string literal). -#}
+{% macro _gate_value_sql(v) -%}
+  {%- if v is none -%}{{ return('null') }}{%- endif -%}
+  {%- if v is boolean -%}{{ return('true' if v else 'false') }}{%- endif -%}
+  {%- if v is number -%}{{ return(v | string) }}{%- endif -%}
+  {{ return(dbt_deid.literal(v)) }}
+{%- endmacro %}
+
+{#- The SQL of a gate test that has run: its failure rows as literals with a `message` column
+    (none = pass); the message is logged when the gate fails. -#}
+{% macro _gate_test_rows(result) -%}
+  {%- set names = result.table.column_names | list -%}
+  {%- if flags.EMPTY or result.passed -%}
+    {%- if flags.EMPTY -%}
+      {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
+          publish materialization releases nothing under --empty (README, "Fresh warehouses") -#}
+      {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
+    {%- endif -%}
+    {%- set cols = [] -%}
+    {%- for n in names -%}{%- do cols.append('null as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
+    {{ return("select " ~ (cols + ["cast(null as " ~ dbt.type_string() ~ ") as message"]) | join(', ') ~ " where 1 = 0") }}
+  {%- endif -%}
+  {%- do log("dbt_deid gate " ~ result.gate ~ " FAILED: " ~ result.message, info=true) -%}
+  {%- set rows = [] -%}
+  {%- for r in result.table.rows -%}
+    {%- set cols = [] -%}
+    {%- for n in names -%}{%- do cols.append(dbt_deid._gate_value_sql(r[loop.index0]) ~ ' as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
+    {%- do rows.append("select " ~ (cols + [dbt_deid.literal(result.message) ~ " as message"]) | join(', ')) -%}
+  {%- endfor -%}
+  {{ return(rows | join('\nunion all\n')) }}
+{%- endmacro %}
 
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
   {{ adapter.dispatch('test_deid_k_anonymity', 'dbt_deid')(model, combinations, k) }}
@@ -147,7 +191,13 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_k_anonymity_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set k = k if k is not none else cfg.k -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_k_anonymity_result(model, combos, k)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_k_anonymity_sql(model, combos, k) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -160,7 +210,13 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_exact_sql(model, combinations if combinations is not none else cfg.combinations, k if k is not none else cfg.k) }}
+  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set k = k if k is not none else cfg.k -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_exact_result(model, combos, k)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_exact_sql(model, combos, k) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -173,7 +229,13 @@
   {%- if cfg is none and (max_suppression is none or columns is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {{ dbt_deid.gate_max_suppression_sql(model, max_suppression if max_suppression is not none else cfg.max_suppression, columns if columns is not none else cfg.released_qis) }}
+  {%- set limit = max_suppression if max_suppression is not none else cfg.max_suppression -%}
+  {%- set cols = columns if columns is not none else cfg.released_qis -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_max_suppression_result(model, limit, cols)) }}
+  {%- else -%}
+  {{ dbt_deid.gate_max_suppression_sql(model, limit, cols) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -192,7 +254,11 @@
   {%- else -%}
     {%- set pairs = dbt_deid.release_caps(cfg) -%}
   {%- endif -%}
+  {%- if dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_column_caps_result(model, pairs)) }}
+  {%- else -%}
   {{ dbt_deid.gate_column_caps_sql(model, pairs) }}
+  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
@@ -204,6 +270,8 @@
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
+  {%- elif dbt_deid._gate_test_runs() -%}
+  {{ dbt_deid._gate_test_rows(dbt_deid.gate_row_count_result(model, cfg)) }}
   {%- else -%}
   {{ dbt_deid.gate_row_count_sql(model, cfg) }}
   {%- endif %}

@@ -8,7 +8,10 @@
 {%- endmacro %}
 
 {% macro default__hierarchy_sql(cfg) -%}
-  {%- if execute -%}
+  {#- Under compile/docs/ls the data checks are skipped (dbt_deid.run_data_checks), and on a
+      fresh warehouse a lookup hierarchy not built yet contributes no rows to the preview
+      (dbt_deid.can_inspect). -#}
+  {%- if dbt_deid.run_data_checks() -%}
     {%- do dbt_deid.assert_source_columns(cfg) -%}
     {%- do dbt_deid.assert_rule_values(cfg) -%}
   {%- endif -%}
@@ -18,9 +21,9 @@
   {%- for q in cfg.qis -%}
     {%- if q.hierarchy is not none -%}
       {%- set h = ref(q.hierarchy) -%}
-      {%- if execute -%}
+      {%- if dbt_deid.can_inspect(h) -%}
         {%- set cols = adapter.get_columns_in_relation(h) -%}
-        {%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}
+        {%- if dbt_deid.run_data_checks() -%}{%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}{%- endif -%}
         {%- for col in cols -%}
           {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ loop.index0 ~ " as level, cast(" ~ dbt_deid.ident(cols[0].name) ~ " as " ~ s ~ ") as original_value, cast(" ~ dbt_deid.ident(col.name) ~ " as " ~ s ~ ") as generalized_value from " ~ h) -%}
         {%- endfor -%}

@@ -14,6 +14,8 @@
 {% macro default__assert_claims_inputs(cfg) -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- set rels = {'patients': dbt_deid.claims_relation(cfg.patients), 'claims': dbt_deid.claims_relation(cfg.claims)} -%}
+  {#- not under compile/docs/ls (dbt_deid.run_data_checks), nor under `--empty`: nothing to check -#}
+  {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set required = {
       'patients': [cfg.member_id] + cfg.demographic_qis + cfg.pseudonymize.patients + cfg.top_code.patients + cfg.release_columns.patients,
       'claims': [cfg.member_id, cfg.claim_id] + cfg.claim_qis + cfg.pseudonymize.claims + cfg.top_code.claims
@@ -71,6 +73,7 @@
   {%- set parts = [] -%}
   {%- for q, name in cfg.hierarchies.items() -%}
     {%- set rel = dbt_deid.claims_relation(name) -%}
+    {%- if not dbt_deid.can_inspect(rel) -%}{%- continue -%}{%- endif -%}
     {%- set names = adapter.get_columns_in_relation(rel) | map(attribute='name') | list -%}
     {%- set levels = [] -%}
     {%- for i in range(names | length) if ('level_' ~ i) in names -%}{%- do levels.append(i) -%}{%- endfor -%}
@@ -81,6 +84,10 @@
       {%- do parts.append("select " ~ dbt_deid.literal(q) ~ " as qi_name, " ~ i ~ " as level, cast(level_0 as varchar) as original_value, cast(level_" ~ i ~ " as varchar) as generalized_value from " ~ rel ~ " where level_0 is not null") -%}
     {%- endfor -%}
   {%- endfor -%}
+  {%- if parts | length == 0 -%}
+    {#- a fresh warehouse under compile/docs/ls: a typed empty preview -#}
+    {{ return("select cast(null as varchar) as qi_name, 0 as level, cast(null as varchar) as original_value, cast(null as varchar) as generalized_value where 1 = 0") }}
+  {%- endif -%}
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}
 

@@ -28,6 +28,22 @@
     {{ get_create_table_as_sql(False, candidate, sql) }}
   {%- endcall %}
 
+  {#- `dbt build --empty` (every ref reads no rows): nothing is released. An empty candidate
+      becomes the published table only when there is none yet (the columns, no record, so
+      downstream models can be built with --empty); an existing release is left as it is; no
+      history row is written. A candidate that holds records goes through the gates as always
+      (fail closed). -#}
+  {%- if flags.EMPTY and run_query('select count(*) from ' ~ candidate).rows[0][0] == 0 -%}
+    {%- if existing_relation is none -%}
+      {{ adapter.rename_relation(candidate, target_relation) }}
+    {%- else -%}
+      {{ drop_relation_if_exists(candidate) }}
+    {%- endif -%}
+    {{ adapter.commit() }}
+    {%- do log("dbt_deid: " ~ this.identifier ~ ": --empty: nothing released (" ~ ("an empty table with the published columns" if existing_relation is none else "the published table is left as it was") ~ ")", info=true) -%}
+    {{ return({'relations': [target_relation]}) }}
+  {%- endif -%}
+
   {%- set results = dbt_deid.publish_gate_results(config.get('deid_checks'), candidate) -%}
   {%- set failed = results | rejectattr('passed') | list -%}
   {%- if failed | length > 0 or results | length == 0 -%}

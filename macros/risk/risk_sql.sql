@@ -124,7 +124,7 @@
   {%- endfor -%}
   {%- set q = pub | length -%}
   {%- set masks = [] -%}
-  {%- if execute -%}
+  {%- if dbt_deid.can_inspect(relation) -%}  {#- not while parsing, nor on a fresh warehouse under compile -#}
     {%- set flags = [] -%}
     {%- for c in pub -%}{%- do flags.append('case when ' ~ c ~ ' is null then 1 else 0 end') -%}{%- endfor -%}
     {%- set rows = run_query('select distinct ' ~ flags | join(', ') ~ ' from ' ~ relation).rows -%}

@@ -21,7 +21,7 @@
   {%- set areas = ref(sa.areas) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set hcols = [] -%}
-  {%- if execute -%}
+  {%- if dbt_deid.can_inspect(h) and dbt_deid.can_inspect(areas) -%}
     {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
     {%- if hcols | length <= sa.level -%}
       {{ dbt_deid._config_error('small_areas.hierarchy', sa.hierarchy ~ ' has ' ~ (hcols | length - 1) ~ ' levels but ' ~ sa.geography_column ~ ' is released at level ' ~ sa.level) }}
@@ -120,7 +120,7 @@
   {%- set h = ref(sa.hierarchy) -%}
   {%- set flags = ref('deid_small_areas') -%}
   {%- set hcols = [] -%}
-  {%- if execute -%}
+  {%- if dbt_deid.can_inspect(h) -%}
     {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
   {%- else -%}
     {%- set hcols = ['c0', 'c1'] -%}

@@ -37,6 +37,8 @@
   {%- set docs = dbt_deid.text_input_relation(cfg, 'documents') -%}
   {%- set anns = dbt_deid.text_input_relation(cfg, 'annotations') -%}
   {%- set dets = dbt_deid.text_input_relation(cfg, 'detections') -%}
+  {#- not under compile/docs/ls (dbt_deid.run_data_checks), nor under `--empty`: nothing to check -#}
+  {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set label = {'documents': dbt_deid._text_input_label(cfg, 'documents'),
                    'annotations': dbt_deid._text_input_label(cfg, 'annotations'),
                    'detections': dbt_deid._text_input_label(cfg, 'detections')} -%}

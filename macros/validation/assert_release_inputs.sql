@@ -9,6 +9,10 @@
 {%- endmacro %}
 
 {% macro default__assert_release_inputs(cfg, hierarchy_relation) -%}
+  {#- Skipped under compile/docs/ls (dbt_deid.run_data_checks: they build nothing) and under
+      `--empty` (every ref and source reads no rows: nothing to check, and the publish
+      materialization publishes nothing, see README "Fresh warehouses and --empty"). -#}
+  {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
@@ -35,7 +39,7 @@
       {%- endset -%}
       {%- set rows = run_query(missing).rows -%}
       {%- if rows | length > 0 -%}
-        {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ rows[0][0] ~ "' is missing from hierarchy '" ~ q.hierarchy ~ "'" ~ ((" (" ~ (rows | length - 1) ~ " more values missing)") if rows | length > 1 else "")) }}
+        {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ rows[0][0] ~ "' is missing from hierarchy '" ~ q.hierarchy ~ "'" ~ ((" (" ~ (rows | length - 1) ~ " more values missing)") if rows | length > 1 else "") ~ dbt_deid.hierarchy_header_hint(q.hierarchy, rows | map(attribute=0) | list)) }}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
@@ -91,6 +95,7 @@
 {%- endmacro %}
 
 {% macro default__assert_source_columns(cfg) -%}
+  {%- if not dbt_deid.run_data_checks() -%}{{ return(none) }}{%- endif -%}
   {%- do dbt_deid.assert_column_roles(cfg) -%}
   {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) | map(attribute='name') | list) -%}
 {%- endmacro %}

@@ -25,8 +25,13 @@ def model(dbt, session):
     from dbt_deid.report.dbt_report import write_dbt_report
 
     release = json.loads(dbt.config.get("deid_release_json"))
+    suppressed = to_pandas(dbt.ref("deid_suppressed_patterns"))
+    if len(suppressed) == 0:  # only under `dbt build --empty`: a real build stops upstream
+        from dbt_deid.report.dbt_report import empty_report_index
+
+        return empty_report_index()
     return write_dbt_report(
-        to_pandas(dbt.ref("deid_suppressed_patterns")),
+        suppressed,
         to_pandas(dbt.ref("deid_population_patterns")),
         to_pandas(dbt.ref("deid_small_area_inputs")),
         release,

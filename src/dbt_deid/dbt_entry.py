@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.config import parse_release
-from dbt_deid.errors import DataError
 from dbt_deid.progress import Logger, dbt_logger
 from dbt_deid.suppression import run_suppression
 
@@ -54,9 +53,13 @@ def suppression_map(
     cfg = parse_release(release)
     frame = to_pandas(patterns)
     frame.columns = [str(c) for c in frame.columns]
-    if len(frame) == 0:
-        raise DataError(f"model {model}: the pattern table is empty; nothing to release")
     log = logger or dbt_logger()
+    if len(frame) == 0:
+        # Only under `dbt build --empty` (every SQL ref reads no rows): a real build stops
+        # earlier, in deid_generalized (assert_release_inputs: "has no records; nothing to
+        # release"), and the publish materialization publishes nothing from an empty candidate.
+        log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
+        return _typed_map(pd.DataFrame(), cfg.qi_names)
     from dbt_deid.ola.dbt import ola_settings, record_suppression_map
 
     ola = ola_settings(release)
@@ -118,6 +121,17 @@ def release_plan(release: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kind", "item", "position", "column_name"]).astype(
         {"kind": "string", "item": "int64", "position": "int64", "column_name": "string"}
     )
+
+
+def empty_algorithm_comparison() -> pd.DataFrame:
+    """The columns of :func:`algorithm_comparison`, no row: what ``dbt build --empty`` writes
+    (its pattern table is empty; a real build stops earlier on an empty source)."""
+    from dbt_deid.comparison import LOSS_COLUMNS
+
+    columns = ["algorithm", *LOSS_COLUMNS, "smallest_class", "min_consistent_exact", "selected"]
+    return pd.DataFrame({c: pd.Series([], dtype="string" if c in ("algorithm", "column_name")
+                                      else "boolean" if c == "selected" else "float64")
+                         for c in columns})
 
 
 def algorithm_comparison(

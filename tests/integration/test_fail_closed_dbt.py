@@ -104,7 +104,10 @@ def test_severity_overridden_to_warn_refuses(published_db, tmp_path) -> None:
     into a warning; the publish materialization still refuses."""
     project = _consumer_project(tmp_path, data_tests={"dbt_deid": {"+severity": "warn"}})
     run = _try(published_db, tmp_path, ["build", "--select", "package:dbt_deid"], project)
-    assert re.search(r"WARN \d+ dbt_deid_deid_max_suppression", run.output), run.output[-3000:]
+    assert re.search(r"WARN \d+ deid_gate_max_suppression", run.output), run.output[-3000:]
+    # the failing gate prints its figure and limit (issue 19), not only "Got 1 result"
+    assert re.search(r"dbt_deid gate max_suppression FAILED: MaxSup \d+\.\d% > \d+\.\d%",
+                     run.output), run.output[-3000:]
     _assert_refused_and_unchanged(run, published_db[1])
 
 

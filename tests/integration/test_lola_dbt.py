@@ -106,8 +106,8 @@ def _assert_nothing_published(run: DbtRun) -> None:
 def test_paper_settings_refuse_and_say_what_to_relax(refused: tuple[DbtRun, Path]) -> None:
     run, _ = refused
     _assert_nothing_published(run)
-    assert "FAIL 1 dbt_deid_deid_claims_node_risk" in run.output
-    assert "FAIL 1 dbt_deid_deid_claims_attack_risk" in run.output
+    assert "FAIL 1 deid_claims_gate_node_risk" in run.output
+    assert "FAIL 1 deid_claims_gate_attack_risk" in run.output
     assert "nothing can be published" in run.output  # the LOLA model's log line
     gate = run.query("select * from deid_claims_release_gate").set_index("measure")
     assert not bool(gate.loc["node_risk", "passed"]) and not bool(gate.loc["attack1", "passed"])
@@ -201,8 +201,8 @@ def test_key_never_written(passing: tuple[DbtRun, Path]) -> None:
 def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
     run = _build(tmp_path, KEY, alpha=0.03, attack_tau=0.001)
     _assert_nothing_published(run)
-    assert "FAIL 1 dbt_deid_deid_claims_attack_risk" in run.output
-    assert "PASS dbt_deid_deid_claims_node_risk" in run.output
+    assert "FAIL 1 deid_claims_gate_attack_risk" in run.output
+    assert "PASS deid_claims_gate_node_risk" in run.output
 
 
 def test_missing_key_fails_clearly(tmp_path: Path) -> None:

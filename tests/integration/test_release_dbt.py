@@ -174,10 +174,13 @@ def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -
     run = build_release(it_database, tmp_path, variables, extra=["--store-failures"])
     assert not run.ok
     audit = "main_dbt_test__audit"
-    failures = [t for t in run.tables(audit) if "deid_max_suppression" in t or "column_supp" in t]
+    failures = [t for t in run.tables(audit)
+                if t in ("deid_gate_max_suppression", "deid_gate_column_caps")]
     assert len(failures) == 2
+    # `message`: the gate's figure and limit (counts, limits and column names only)
     allowed = {"records", "records_with_suppression", "share_records_with_suppression",
-               "max_suppression", "column_name", "suppressed_cells", "share_suppressed", "cap"}
+               "max_suppression", "column_name", "suppressed_cells", "share_suppressed", "cap",
+               "message"}
     for table in failures:
         frame = run.query(f'select * from {audit}."{table}"')
         assert set(frame.columns) <= allowed, frame.columns

@@ -94,7 +94,7 @@ def test_low_miss_rate_passes_and_publishes(passing: DbtRun) -> None:
 
 def test_high_miss_rate_fails_direct_gate_and_publishes_nothing(failing: DbtRun) -> None:
     assert not failing.ok
-    assert "FAIL 1 dbt_deid_deid_text_direct_risk" in failing.output
+    assert "FAIL 1 deid_text_gate_direct_risk" in failing.output
     assert "deid_text_published" not in failing.tables()
     result = _assessment(failing)
     assert not bool(result.loc["direct", "passed"])

@@ -108,6 +108,8 @@ def render_summary(
             )
         lines.append("")
         lines.append("Information loss (cells suppressed; records with a suppressed value)")
+        lines.append("  entropy: non-uniform entropy in bits, original values -> published values"
+                     " (generalization and suppression; seed 000 'Measuring Information Loss')")
         lines.append(
             f"  {'column':<26} {'cells':>9} {'% cells':>8} {'% records':>10} {'entropy':>12}"
         )
@@ -124,6 +126,8 @@ def render_summary(
         if "deid_algorithm_comparison" in tables:
             lines.append("")
             lines.append("Combinations vs complete (seed 000 'Evaluation'; same pattern table)")
+            lines.append("  entropy bits: the suppression part only, generalized values ->"
+                         " published values (so smaller than the entropy above)")
             lines.append(
                 f"  {'algorithm':<21} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
                 f" {'min f':>6} {'exact min':>10}"

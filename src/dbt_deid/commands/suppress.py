@@ -171,7 +171,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=int, required=True, help="minimum class size (k >= 2)")
     p.add_argument("--combination", action="append", required=True,
                    help="comma-separated QI columns; repeat for each combination")
-    p.add_argument("--weight", action="append", default=[], help="column=weight in [0, 1]")
+    p.add_argument(
+        "--weight", action="append", default=[], metavar="COLUMN=W",
+        help="weight w in [0, 1] of a column (repeatable; default 1). Higher = suppressed LATER:"
+             " a value's weighted support is support x w and the smallest goes first (seed 000),"
+             " so give the columns analysts need most the highest weight. sdcMicro's"
+             " localSuppression importance runs the other way (importance 1 = most important,"
+             " suppressed last; larger numbers are suppressed first): do not copy its values.")
     p.add_argument("--complete", action="store_true",
                    help="one combination of all QIs (the paper's 'complete' algorithm)")
     p.add_argument("--record-id", default=None,

@@ -89,6 +89,19 @@ def manifest_fields(row: Mapping[str, Any]) -> dict[str, str]:
     return {label: str(row[key]) for key, label in MANIFEST_FIELDS.items() if key in row}
 
 
+def empty_report_index() -> pd.DataFrame:
+    """The index columns of :func:`write_dbt_report`, no row and no file written: what ``dbt
+    build --empty`` gives (nothing to measure; a real build stops earlier on an empty
+    source)."""
+    return pd.DataFrame({
+        "release": pd.Series([], dtype="string"), "published": pd.Series([], dtype="boolean"),
+        "path": pd.Series([], dtype="string"), "bytes": pd.Series([], dtype="int64"),
+        "sha256": pd.Series([], dtype="string"), "sections": pd.Series([], dtype="int64"),
+        "meets_tau": pd.Series([], dtype="boolean"),
+        "generated_at": pd.Series([], dtype="string"),
+    })
+
+
 def write_dbt_report(
     suppressed: pd.DataFrame,
     population: pd.DataFrame | None,

@@ -1,0 +1,78 @@
+"""A release on a fresh warehouse (issue 19, item 2): before anything was built, `dbt parse`,
+`compile`, `docs generate`, `ls` and `build --empty` succeed; `--empty` releases nothing; a
+model that needs the release plan fails with a clear error when it is run alone before the
+plan exists (fail closed: only the commands that compile or list get a preview)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tests.integration.dbt_runner import INTEGRATION, RELEASE_SCHEMAS, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+
+def _relations(db) -> set[str]:
+    if not db.exists():
+        return set()
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {r[0] for r in con.execute(
+            "select table_name from information_schema.tables where table_schema in (?, ?)",
+            list(RELEASE_SCHEMAS)).fetchall()}
+
+
+@pytest.mark.parametrize("command", [["parse"], ["compile"], ["docs", "generate"], ["ls"]])
+def test_compile_only_commands_work_before_anything_was_built(command, tmp_path) -> None:
+    run = run_dbt(INTEGRATION, command, tmp_path)
+    assert run.ok, run.output[-3000:]
+    assert "does not exist" not in run.output
+    assert "deid_release_plan" not in _relations(run.database)  # nothing was built
+    if command == ["compile"]:
+        # the plan of a release without hierarchical QIs is computed from the settings: the
+        # compiled gate SQL lists the declared combinations
+        compiled = tmp_path / "target" / "compiled" / "dbt_deid"
+        gate = next(compiled.rglob("deid_risk_cdf_unsuppressed.sql"))
+        assert "age+gender+los_days+mrdx" in gate.read_text()
+
+
+def test_build_empty_on_a_fresh_warehouse_releases_nothing(tmp_path) -> None:
+    run = run_dbt(INTEGRATION, ["build", "--empty"], tmp_path)
+    assert run.ok, run.output[-3000:]
+    assert "--empty: nothing released" in run.output
+    assert run.query("select count(*) as n from main.deid_published").n[0] == 0
+    # the published table has the release's columns (downstream models can build on it)
+    cols = set(run.query("select * from main.deid_published limit 0").columns)
+    assert {"province", "age", "gender", "discharge_disposition"} <= cols
+    assert "abstract_id" not in cols and "patient_name" not in cols
+    # no release is recorded
+    assert "deid_release_history" not in run.tables("main")
+
+
+def test_build_empty_leaves_an_existing_release_as_it_was(it_database, tmp_path) -> None:
+    import shutil
+
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    built = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path, database=db)
+    assert built.ok, built.output[-3000:]
+    before = built.query("select count(*) as n from main.deid_published").n[0]
+    assert before > 0
+    empty = run_dbt(INTEGRATION, ["build", "--empty", "--select", "package:dbt_deid"], tmp_path,
+                    database=db)
+    assert empty.ok, empty.output[-3000:]
+    assert "the published table is left as it was" in empty.output
+    assert empty.query("select count(*) as n from main.deid_published").n[0] == before
+    statuses = empty.query("select status from main.deid_release_history").status.tolist()
+    assert statuses == ["published"]  # --empty recorded nothing
+
+
+def test_running_a_release_model_before_its_plan_fails_closed(it_database, tmp_path) -> None:
+    import shutil
+
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_release_parameters"], tmp_path,
+                  database=db)
+    assert not run.ok
+    assert "has not been built; build it first" in run.output
