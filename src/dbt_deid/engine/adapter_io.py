@@ -113,6 +113,18 @@ class AdapterFrames:
     def _write_spark(self, target: Any, frame: pd.DataFrame, kinds: list[str],
                      cols: str) -> int:
         self._query(f"drop table if exists {target}")
+        if getattr(self.adapter.config.credentials, "method", None) == "session":
+            # dbt-spark's session method runs Spark in this process: hand the rows to it
+            # directly (a literal INSERT per 500 rows is slow on Spark)
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.builder.getOrCreate()
+            schema = ", ".join(f"`{c}` {_TYPES['spark'][k]}" for c, k in zip(
+                frame.columns, kinds, strict=True))
+            rows = frame_rows(frame, kinds)
+            spark.createDataFrame(rows, schema=schema).write.format("parquet").mode(
+                "overwrite").saveAsTable(f"{target.schema}.{target.identifier}")
+            return len(frame)
         self._query(f"create table {target} ({cols}) using parquet")
         self._insert(target, frame, kinds)
         return len(frame)

@@ -134,7 +134,7 @@ def column_kind(series: pd.Series) -> str:
         return "float"
     if pd.api.types.is_datetime64_any_dtype(dtype):
         return "datetime"
-    if dtype == object:
+    if pd.api.types.is_object_dtype(dtype):
         sample = series.dropna()
         if len(sample) and all(isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
                                for v in sample):
