@@ -15,6 +15,7 @@ import importlib.util
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from tests.integration.postgres_server import PostgresServer, pg_bindir, start_p
 
 pytestmark = [pytest.mark.dbt, pytest.mark.engines]
 
-ENGINES = ["duckdb", "postgres"]
+ENGINES = ["duckdb", "postgres", pytest.param("spark", marks=pytest.mark.spark)]
 #: The discharge release and the tables the comparison reads (and everything upstream).
 SELECT = ["+deid_published", "+deid_risk_summary", "+deid_information_loss", "+deid_gate_results"]
 COMPARED = ["deid_published", "deid_risk_summary", "deid_information_loss"]
@@ -43,6 +44,7 @@ class EngineRun:
     schema: str
     duckdb_path: Path | None = None
     server: PostgresServer | None = None
+    spark_export: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -51,6 +53,15 @@ class EngineRun:
     def query(self, sql: str) -> pd.DataFrame:
         """``sql`` with unqualified names found in the published, then the working schema."""
         schemas = [self.schema, f"{self.schema}_deid_work"]
+        if self.engine == "spark":
+            import duckdb
+
+            assert self.spark_export is not None
+            with duckdb.connect() as con:
+                for path in sorted(self.spark_export.glob("*.parquet")):
+                    con.execute(f"create or replace view \"{path.stem}\" as select * from"
+                                f" read_parquet('{path}')")
+                return con.execute(sql).df()
         if self.engine == "duckdb":
             import duckdb
 
@@ -69,6 +80,9 @@ class EngineRun:
             con.close()
 
     def tables(self) -> set[str]:
+        if self.engine == "spark":
+            assert self.spark_export is not None
+            return {p.stem for p in self.spark_export.glob("*.parquet")}
         frame = self.query(
             "select table_name from information_schema.tables where table_schema in"
             f" ('{self.schema}', '{self.schema}_deid_work')")
@@ -82,7 +96,34 @@ def _available(engine: str) -> str | None:
             return "dbt-postgres is not installed (pip install 'dbt_deid[postgres]')"
         if pg_bindir() is None:
             return "initdb/pg_ctl not found (apt-get install postgresql-15)"
+    if engine == "spark":
+        if (importlib.util.find_spec("pyspark") is None
+                or importlib.util.find_spec("dbt.adapters.spark") is None):
+            return "pyspark/dbt-spark are not installed (pip install 'dbt_deid[spark]')"
+        if shutil.which("java") is None:
+            return "no Java runtime for Spark"
     return None
+
+
+#: Run in a subprocess after a Spark build (the build's process held the embedded Hive
+#: metastore): every table of the two schemas written to parquet for the test to read.
+_SPARK_EXPORT = """
+import sys
+from pyspark.sql import SparkSession
+folder, out, schema = sys.argv[1:4]
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.sql.warehouse.dir", folder + "/warehouse")
+         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
+                 "jdbc:derby:;databaseName=" + folder + "/metastore_db;create=true")
+         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder)
+         .enableHiveSupport().getOrCreate())
+for db in (schema + "_deid_work", schema):  # published names win over working ones
+    if not spark.catalog.databaseExists(db):
+        continue
+    for t in spark.catalog.listTables(db):
+        spark.table(db + "." + t.name).toPandas().to_parquet(out + "/" + t.name + ".parquet")
+spark.stop()
+"""
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +150,10 @@ def build_on(engine: str, tmp: Path, schema: str, request: Any,
         run.duckdb_path = tmp / "release.duckdb"
         env["DBT_DEID_DUCKDB_PATH"] = str(run.duckdb_path)
         target, run.schema = "dev", "main"
+    elif engine == "spark":
+        folder = tmp / "spark"
+        env.update({"DBT_DEID_SPARK_DIR": str(folder), "DBT_DEID_SPARK_SCHEMA": schema})
+        target = "spark"
     else:
         run.server = request.getfixturevalue("pg_server")
         env.update(run.server.env(schema))
@@ -120,6 +165,12 @@ def build_on(engine: str, tmp: Path, schema: str, request: Any,
         cmd += ["--vars", json.dumps(variables)]
     proc = subprocess.run(cmd, cwd=INTEGRATION, env=env, capture_output=True, text=True)
     run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
+    if engine == "spark":
+        run.spark_export = tmp / "spark_tables"
+        run.spark_export.mkdir()
+        subprocess.run([sys.executable, "-c", _SPARK_EXPORT, str(tmp / "spark"),
+                        str(run.spark_export), schema], env=env, check=True,
+                       capture_output=True, text=True)
     return run
 
 
