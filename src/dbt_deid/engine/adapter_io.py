@@ -8,6 +8,7 @@ the model's table.
 
 from __future__ import annotations
 
+from argparse import Namespace
 from typing import Any
 
 import pandas as pd
@@ -41,7 +42,12 @@ class AdapterFrames:
         from dbt.flags import get_flags
         from dbt.mp_context import get_mp_context
 
-        config = RuntimeConfig.from_args(get_flags())
+        flags = get_flags()  # the last dbt invocation's (same project, profile, target, vars)
+        args = Namespace(
+            profiles_dir=flags.PROFILES_DIR, project_dir=flags.PROJECT_DIR,
+            target=getattr(flags, "TARGET", None), profile=getattr(flags, "PROFILE", None),
+            threads=getattr(flags, "THREADS", None), vars=getattr(flags, "VARS", {}))
+        config = RuntimeConfig.from_args(args)
         register_adapter(config, get_mp_context())
         self.adapter = get_adapter(config)
         self.adapter.set_macro_resolver(self.manifest)

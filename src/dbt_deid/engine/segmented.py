@@ -156,22 +156,15 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
         python_uids = sorted(u for u in selected if depths[u] == d
                              and is_python_model(all_nodes[u]) and u not in blocked)
         if python_uids:
-            from dbt_deid.engine.adapter_io import AdapterFrames
-
-            with AdapterFrames(manifest) as frames:
-                for uid in python_uids:
-                    node = all_nodes[uid]
-                    start = time.perf_counter()
-                    try:
-                        rows = frames.compute(node)
-                    except Exception as exc:  # noqa: BLE001 - reported like a dbt node error
-                        print(f"dbt_deid build: ERROR in Python model {node.name}: {exc}",
-                              flush=True)
-                        blocked |= descendants(manifest, [uid])
-                        failed = True
-                        continue
-                    print(f"dbt_deid build: OK Python model {node.name} ({rows} rows) in"
-                          f" {time.perf_counter() - start:.2f}s", flush=True)
+            try:
+                blocked_now = _compute_python_nodes(manifest, [all_nodes[u] for u in python_uids])
+            except Exception as exc:  # noqa: BLE001 - the adapter could not be opened
+                print(f"dbt_deid build: ERROR opening the {adapter_type} connection: {exc}",
+                      flush=True)
+                return 1
+            if blocked_now:
+                failed = True
+                blocked |= descendants(manifest, blocked_now)
         sql_uids = sorted(u for u in selected if depths[u] == d
                           and not is_python_model(all_nodes[u]) and u not in blocked)
         if not sql_uids:
@@ -187,6 +180,25 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
             if not bad:  # dbt failed before running nodes: stop
                 return 1
     return 1 if failed else 0
+
+
+def _compute_python_nodes(manifest: Any, nodes: list[Any]) -> list[str]:
+    """Compute each Python model through one adapter connection; return those that failed."""
+    from dbt_deid.engine.adapter_io import AdapterFrames
+
+    failed: list[str] = []
+    with AdapterFrames(manifest) as frames:
+        for node in nodes:
+            start = time.perf_counter()
+            try:
+                rows = frames.compute(node)
+            except Exception as exc:  # noqa: BLE001 - reported like a dbt node error
+                print(f"dbt_deid build: ERROR in Python model {node.name}: {exc}", flush=True)
+                failed.append(node.unique_id)
+                continue
+            print(f"dbt_deid build: OK Python model {node.name} ({rows} rows) in"
+                  f" {time.perf_counter() - start:.2f}s", flush=True)
+    return failed
 
 
 def register_arguments(parser: argparse.ArgumentParser) -> None:
