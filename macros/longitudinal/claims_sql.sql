@@ -169,7 +169,7 @@ caps as (
 scored as (
     select t.*,
         {%- for q in cfg.claim_qis %}
-        -log2(cast(count(*) over (partition by t.{{ dbt_deid.ident(q) }}) as double) / count(*) over ()){% if not loop.last %} +{% endif %}
+        -log2(cast(count(*) over (partition by t.{{ dbt_deid.ident(q) }}) as {{ dbt_deid.type_double() }}) / count(*) over ()){% if not loop.last %} +{% endif %}
         {%- endfor %} as claim_score__
     from {{ relation }} as t
 ),
@@ -231,7 +231,7 @@ from {{ relation }}
 {#- One row of deid_claims_preprocessing_report (appended to rows as SQL). -#}
 {% macro _claims_report_row(rows, order, step, table, rows_in, rows_out, measure, value) -%}
   {%- do rows.append("select " ~ order ~ " as step_order, " ~ dbt_deid.literal(step) ~ " as step, " ~ dbt_deid.literal(table) ~ " as table_name, ("
-      ~ rows_in ~ ") as rows_in, (" ~ rows_out ~ ") as rows_out, " ~ dbt_deid.literal(measure) ~ " as measure, cast((" ~ value ~ ") as double) as value") -%}
+      ~ rows_in ~ ") as rows_in, (" ~ rows_out ~ ") as rows_out, " ~ dbt_deid.literal(measure) ~ " as measure, cast((" ~ value ~ ") as " ~ dbt_deid.type_double() ~ ") as value") -%}
 {%- endmacro %}
 
 {#- Second line of defence for the claims publish models: `dbt run` runs no tests, so at run time
@@ -249,3 +249,13 @@ from {{ relation }}
     {%- endif -%}
   {%- endif -%}
 {%- endmacro %}
+
+{#- A double-precision float type name: `double` on DuckDB, Spark, Snowflake, Databricks;
+    PostgreSQL spells it `double precision` (dbt.type_float() is single precision on DuckDB). -#}
+{% macro type_double() -%}
+  {{ return(adapter.dispatch('type_double', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__type_double() -%}double{%- endmacro %}
+
+{% macro postgres__type_double() -%}double precision{%- endmacro %}

@@ -94,7 +94,9 @@ class AdapterFrames:
         self._query(f"drop table if exists {tmp}")
         self._query(f"create table {tmp} ({cols})")
         self._insert(tmp, frame, kinds)
-        self._query(f"drop table if exists {target}")
+        # as dbt's table materialization on PostgreSQL: views on the old table go with it
+        # (dbt rebuilds them downstream)
+        self._query(f"drop table if exists {target} cascade")
         self._query(f"alter table {tmp} rename to {quote(target.identifier)}")
         self.adapter.connections.commit()
         return len(frame)
