@@ -169,7 +169,7 @@ caps as (
 scored as (
     select t.*,
         {%- for q in cfg.claim_qis %}
-        -log2(cast(count(*) over (partition by t.{{ dbt_deid.ident(q) }}) as {{ dbt_deid.type_double() }}) / count(*) over ()){% if not loop.last %} +{% endif %}
+        -{{ dbt_deid.log2_sql('cast(count(*) over (partition by t.' ~ dbt_deid.ident(q) ~ ') as ' ~ dbt_deid.type_double() ~ ') / count(*) over ()') }}{% if not loop.last %} +{% endif %}
         {%- endfor %} as claim_score__
     from {{ relation }} as t
 ),
@@ -250,12 +250,3 @@ from {{ relation }}
   {%- endif -%}
 {%- endmacro %}
 
-{#- A double-precision float type name: `double` on DuckDB, Spark, Snowflake, Databricks;
-    PostgreSQL spells it `double precision` (dbt.type_float() is single precision on DuckDB). -#}
-{% macro type_double() -%}
-  {{ return(adapter.dispatch('type_double', 'dbt_deid')()) }}
-{%- endmacro %}
-
-{% macro default__type_double() -%}double{%- endmacro %}
-
-{% macro postgres__type_double() -%}double precision{%- endmacro %}
