@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,9 +132,15 @@ def pg_server(tmp_path_factory) -> PostgresServer:
     reason = _available("postgres")
     if reason:
         pytest.skip(reason)
-    server = start_postgres(tmp_path_factory.mktemp("pg"))
-    yield server
-    server.stop()
+    # Not under pytest's basetemp: a concurrent pytest session prunes old basetemp folders,
+    # which would delete a running server's socket and data.
+    base = Path(tempfile.mkdtemp(prefix="dbt_deid_pg_"))
+    server = start_postgres(base / "pg")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def build_on(engine: str, tmp: Path, schema: str, request: Any,
