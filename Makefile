@@ -11,7 +11,7 @@ DEMO_DB ?= demo.duckdb
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,duckdb,postgres]'
 	touch $@
 
 demo: $(BIN)/.installed

@@ -176,7 +176,7 @@ caps as (
 scored as (
     select t.*,
         {%- for q in cfg.claim_qis %}
-        -log2(cast(count(*) over (partition by t.{{ dbt_deid.ident(q) }}) as double) / count(*) over ()){% if not loop.last %} +{% endif %}
+        -{{ dbt_deid.log2_sql('cast(count(*) over (partition by t.' ~ dbt_deid.ident(q) ~ ') as ' ~ dbt_deid.type_double() ~ ') / count(*) over ()') }}{% if not loop.last %} +{% endif %}
         {%- endfor %} as claim_score__
     from {{ relation }} as t
 ),
@@ -238,7 +238,7 @@ from {{ relation }}
 {#- One row of deid_claims_preprocessing_report (appended to rows as SQL). -#}
 {% macro _claims_report_row(rows, order, step, table, rows_in, rows_out, measure, value) -%}
   {%- do rows.append("select " ~ order ~ " as step_order, " ~ dbt_deid.literal(step) ~ " as step, " ~ dbt_deid.literal(table) ~ " as table_name, ("
-      ~ rows_in ~ ") as rows_in, (" ~ rows_out ~ ") as rows_out, " ~ dbt_deid.literal(measure) ~ " as measure, cast((" ~ value ~ ") as double) as value") -%}
+      ~ rows_in ~ ") as rows_in, (" ~ rows_out ~ ") as rows_out, " ~ dbt_deid.literal(measure) ~ " as measure, cast((" ~ value ~ ") as " ~ dbt_deid.type_double() ~ ") as value") -%}
 {%- endmacro %}
 
 {#- Second line of defence for the claims publish models: `dbt run` runs no tests, so at run time
@@ -256,3 +256,4 @@ from {{ relation }}
     {%- endif -%}
   {%- endif -%}
 {%- endmacro %}
+

@@ -88,6 +88,13 @@ join {{ documents }} as d on d.doc_id = t.doc_id
   regexp_matches({{ char_expr }}, '^[\p{L}\p{N}]$')
 {%- endmacro %}
 
+{#- PostgreSQL: regexp_matches returns rows of arrays there; the boolean match is `~`, and the
+    ICU collation makes [[:alpha:]]/[[:digit:]] Unicode classes (u_isalpha/u_isdigit) whatever
+    the database's locale. -#}
+{% macro postgres__text_token_char_sql(char_expr) -%}
+  ({{ char_expr }} collate "und-x-icu" ~ '^[[:alpha:][:digit:]]$')
+{%- endmacro %}
+
 {#- One row per token: doc_id, annotation_id, token_start, token_end (document offsets). A token
     is a maximal run of letters/digits inside the span; a span with none is one token spanning
     it (dbt_deid.text_risk.matching.annotation_tokens). Built character by character (spans are

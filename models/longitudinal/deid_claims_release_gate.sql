@@ -12,17 +12,17 @@
 select 'node_risk' as measure, l.node, l.chosen as node_found,
     {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} as value,
     l.mean, l.ci_low, l.ci_high,
-    cast({{ cfg.max_sup_value }} as double) as "limit",
+    cast({{ cfg.max_sup_value }} as {{ dbt_deid.type_double() }}) as "limit",
     l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_sup_value }} as passed,
     cast(l.message as varchar) as message
 from {{ ref('deid_claims_lola') }} as l
 where l.release_node
 union all
 select 'attack1', a.node, null, a.success_rate, a.expected_rate, null, null,
-    cast({{ cfg.attack_tau }} as double), a.success_rate <= {{ cfg.attack_tau }}, null
+    cast({{ cfg.attack_tau }} as {{ dbt_deid.type_double() }}), a.success_rate <= {{ cfg.attack_tau }}, null
 from {{ ref('deid_claims_attack') }} as a
 union all
-select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as double),
+select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as {{ dbt_deid.type_double() }}),
     a.marketer_risk <= {{ cfg.tau }}, null
 from {{ ref('deid_claims_attack') }} as a
 {%- endif %}

@@ -10,7 +10,7 @@
     {%- set col = dbt_deid.ident(c) -%}
     {%- set rel = ref('deid_claims_retained_' ~ t) -%}
     {%- do rows.append("select " ~ (rows | length + 1) ~ " as step_order, " ~ dbt_deid.literal(t) ~ " as table_name, " ~ dbt_deid.literal(c)
-        ~ " as column_name, cast(" ~ cfg.top_code_percentile ~ " as double) as percentile, cast(thr as double) as threshold,"
+        ~ " as column_name, cast(" ~ cfg.top_code_percentile ~ " as " ~ dbt_deid.type_double() ~ ") as percentile, cast(thr as " ~ dbt_deid.type_double() ~ ") as threshold,"
         ~ " (select count(*) from " ~ rel ~ " where " ~ col ~ " > thr) as values_top_coded"
         ~ " from (select percentile_disc(" ~ (cfg.top_code_percentile / 100) ~ ") within group (order by " ~ col ~ ") as thr from " ~ rel ~ " where " ~ col ~ " is not null) as p") -%}
   {%- endfor -%}
@@ -18,6 +18,6 @@
 {%- if rows | length > 0 %}
 {{ rows | join('\nunion all\n') }}
 {%- else %}
-select 0 as step_order, cast(null as varchar) as table_name, cast(null as varchar) as column_name, cast(null as double) as percentile, cast(null as double) as threshold, cast(0 as bigint) as values_top_coded where 1 = 0
+select 0 as step_order, cast(null as varchar) as table_name, cast(null as varchar) as column_name, cast(null as {{ dbt_deid.type_double() }}) as percentile, cast(null as {{ dbt_deid.type_double() }}) as threshold, cast(0 as bigint) as values_top_coded where 1 = 0
 {%- endif %}
 {%- endif %}

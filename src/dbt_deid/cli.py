@@ -31,9 +31,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _split_build_args(rest: list[str]) -> tuple[list[str], list[str]]:
+    """``build``'s own options (``--python-nodes X``) and the dbt arguments."""
+    own: list[str] = []
+    dbt_args: list[str] = []
+    i = 0
+    while i < len(rest):
+        if rest[i] == "--python-nodes" and i + 1 < len(rest):
+            own += rest[i:i + 2]
+            i += 2
+            continue
+        if rest[i].startswith("--python-nodes="):
+            own.append(rest[i])
+        else:
+            dbt_args.append(rest[i])
+        i += 1
+    return own, dbt_args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "build" in argv and all(a.startswith("-") for a in argv[:argv.index("build")]):
+        # `build` hands every argument after it to dbt (options included), so parse only ours
+        at = argv.index("build")
+        own, dbt_args = _split_build_args(argv[at + 1:])
+        args = parser.parse_args([*argv[:at], "build", *own])
+        args.dbt_args = dbt_args
+    else:
+        args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(message)s",

@@ -1,0 +1,210 @@
+"""Compute a dbt Python model outside dbt, on adapters that have no dbt Python models.
+
+dbt runs Python models only on DuckDB, Snowflake, Databricks and BigQuery (not on PostgreSQL, not
+on open-source Spark: dbt-spark issue #415). The package's Python models are thin: they read
+pattern-sized refs, call one glue function of the core and return a pandas frame. Here the
+model's own code (``node.raw_code``, its ``model(dbt, session)`` function) is executed with a
+small stand-in for dbt's ``dbt`` object: ``dbt.ref`` reads the ref'd table through the adapter's
+connection into pandas, ``dbt.config.get`` reads the node's configs from the manifest (the same
+YAML configs dbt would pass), and the returned frame is written back as a table through the
+adapter. No logic of any model is copied; any Python model that only needs pandas runs the same
+way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.errors import DataError
+
+#: SQL column types by pandas kind, per adapter (default: ANSI-ish names PostgreSQL accepts).
+_TYPES = {
+    "default": {"int": "bigint", "float": "double precision", "bool": "boolean",
+                "datetime": "timestamp", "date": "date", "text": "text"},
+    "spark": {"int": "bigint", "float": "double", "bool": "boolean", "datetime": "timestamp",
+              "date": "date", "text": "string"},
+}
+
+
+class _Config:
+    """``dbt.config``: calling it is a no-op (dbt reads it at parse time); ``get`` reads the
+    node's config from the manifest, as dbt's compiled ``config_dict`` does."""
+
+    def __init__(self, node: Any) -> None:
+        self._node = node
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._node.config.get(key, None)
+        if value is None:
+            value = (self._node.config._extra or {}).get(key, default) if hasattr(
+                self._node.config, "_extra") else default
+        return default if value is None else value
+
+
+class DbtShim:
+    """The ``dbt`` argument of ``model(dbt, session)``: refs, sources, configs, ``this``."""
+
+    def __init__(self, node: Any, manifest: Any, reader: Any, this: str) -> None:
+        self._node = node
+        self._manifest = manifest
+        self._reader = reader
+        self.config = _Config(node)
+        self.this = this
+        self.is_incremental = False
+
+    def _parent(self, resource: str, match: Any) -> Any:
+        for uid in self._node.depends_on.nodes:
+            parent = (self._manifest.nodes.get(uid) or self._manifest.sources.get(uid))
+            if parent is not None and uid.split(".")[0] == resource and match(parent):
+                return parent
+        raise DataError(f"model {self._node.name}: cannot resolve {resource} {match.__doc__}"
+                        " among its dependencies")
+
+    def ref(self, *names: str, **kwargs: Any) -> pd.DataFrame:
+        name = names[-1]
+        package = names[0] if len(names) == 2 else None
+
+        def match(node: Any) -> bool:
+            return node.name == name and (package is None or node.package_name == package)
+        match.__doc__ = repr(name)
+        return self._reader(self._parent("model", match))
+
+    def source(self, source_name: str, table_name: str) -> pd.DataFrame:
+        def match(node: Any) -> bool:
+            return node.source_name == source_name and node.name == table_name
+        match.__doc__ = f"{source_name}.{table_name}"
+        return self._reader(self._parent("source", match))
+
+
+def run_model_code(node: Any, shim: DbtShim) -> pd.DataFrame:
+    """Execute the Python model's code and return its frame (pandas)."""
+    namespace: dict[str, Any] = {"__name__": f"dbt_deid_python_node_{node.name}"}
+    exec(compile(node.raw_code, node.original_file_path, "exec"), namespace)  # noqa: S102
+    model = namespace.get("model")
+    if not callable(model):
+        raise DataError(f"model {node.name}: the Python model defines no model(dbt, session)")
+    out = model(shim, None)
+    if isinstance(out, pd.DataFrame):
+        return out
+    for method in ("df", "to_pandas", "toPandas"):
+        fn = getattr(out, method, None)
+        if callable(fn):
+            return fn()
+    raise DataError(f"model {node.name}: returned {type(out).__name__}, not a data frame")
+
+
+def rows_to_frame(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> pd.DataFrame:
+    """Database rows as pandas with the types a DuckDB ref gives the glue (Arrow conversion of
+    :mod:`dbt_deid.arrow_frames`: decimals as float64, dates as datetime64, nullable integers
+    only where there are nulls, text as strings)."""
+    import pyarrow as pa
+
+    from dbt_deid.arrow_frames import arrow_to_pandas
+
+    arrays = []
+    for i, _ in enumerate(columns):
+        values = [r[i] for r in rows]
+        try:
+            arrays.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays.append(pa.array([None if v is None else str(v) for v in values]))
+    arrays = [a.cast(pa.string()) if pa.types.is_null(a.type) else a for a in arrays]
+    return arrow_to_pandas(pa.table(arrays, names=list(columns)))
+
+
+def column_kind(series: pd.Series) -> str:
+    """The SQL kind of a frame column (int, float, bool, datetime, date, text)."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    if pd.api.types.is_object_dtype(dtype):
+        sample = series.dropna()
+        if len(sample) and all(isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
+                               for v in sample):
+            return "date"
+        if len(sample) and all(isinstance(v, (bool, np.bool_)) for v in sample):
+            return "bool"
+    return "text"
+
+
+def _python_value(value: Any, kind: str) -> Any:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if kind == "int":
+        return int(value)
+    if kind == "float":
+        return float(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "datetime":
+        return pd.Timestamp(value).to_pydatetime()
+    if kind == "date":
+        return value
+    if isinstance(value, decimal.Decimal | np.generic):
+        return value.item() if isinstance(value, np.generic) else str(value)
+    return str(value)
+
+
+def frame_rows(frame: pd.DataFrame, kinds: list[str]) -> list[tuple[Any, ...]]:
+    """The frame's rows as Python values (None for missing)."""
+    cols = [frame.iloc[:, i].astype(object).tolist() for i in range(frame.shape[1])]
+    return [tuple(_python_value(v, k) for v, k in zip(row, kinds, strict=True))
+            for row in zip(*cols, strict=True)] if cols else []
+
+
+def sql_literal(value: Any, kind: str, dialect: str) -> str:
+    """A SQL literal for ``value`` (escaping per dialect: Spark SQL also escapes backslashes)."""
+    if value is None:
+        return "null"
+    if kind in ("int", "float"):
+        return repr(value)
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "datetime":
+        return f"timestamp '{value.isoformat(sep=' ')}'"
+    if kind == "date":
+        return f"date '{value.isoformat()}'"
+    text = str(value).replace("'", "''")
+    if dialect == "spark":
+        text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
+
+
+def postgres_copy_csv(frame: pd.DataFrame, kinds: list[str]) -> io.StringIO:
+    """The frame as CSV for PostgreSQL's ``COPY ... FROM STDIN (FORMAT csv)``: a null is an
+    unquoted empty field, text is always quoted, so an empty string stays distinct from null."""
+    lines = []
+    for row in frame_rows(frame, kinds):
+        fields = []
+        for v, k in zip(row, kinds, strict=True):
+            if v is None:
+                fields.append("")
+            elif k == "bool":
+                fields.append("t" if v else "f")
+            elif k in ("int", "float"):
+                fields.append(repr(v))
+            elif k in ("datetime", "date"):
+                fields.append(v.isoformat())
+            else:
+                fields.append('"' + str(v).replace('"', '""') + '"')
+        lines.append(",".join(fields))
+    return io.StringIO("\n".join(lines) + ("\n" if lines else ""))

@@ -1,0 +1,99 @@
+"""Segmented build on adapters without dbt Python models (issue 16): planning and table I/O."""
+
+from __future__ import annotations
+
+import datetime as dt
+from types import SimpleNamespace
+
+import pandas as pd
+
+from dbt_deid.cli import _split_build_args
+from dbt_deid.engine.python_nodes import (
+    DbtShim,
+    column_kind,
+    postgres_copy_csv,
+    rows_to_frame,
+    run_model_code,
+    sql_literal,
+)
+from dbt_deid.engine.segmented import descendants, node_depths, split_args
+
+
+def _node(uid: str, parents: list[str], language: str = "sql", rtype: str = "model"):
+    return SimpleNamespace(unique_id=uid, name=uid.split(".")[-1], language=language,
+                           resource_type=rtype, depends_on=SimpleNamespace(nodes=parents),
+                           fqn=["p", uid.split(".")[-1]])
+
+
+def _manifest(nodes):
+    child_map: dict[str, list[str]] = {n.unique_id: [] for n in nodes}
+    for n in nodes:
+        for p in n.depends_on.nodes:
+            child_map.setdefault(p, []).append(n.unique_id)
+    return SimpleNamespace(nodes={n.unique_id: n for n in nodes}, unit_tests={},
+                           child_map=child_map)
+
+
+def test_depth_counts_python_models_on_the_longest_path() -> None:
+    nodes = [
+        _node("seed.p.s", [], rtype="seed"),
+        _node("model.p.gen", [], "python"),
+        _node("model.p.patterns", ["model.p.gen", "seed.p.s"]),
+        _node("model.p.map", ["model.p.patterns"], "python"),
+        _node("model.p.plan", [], "python"),
+        _node("model.p.suppressed", ["model.p.map", "model.p.patterns", "model.p.plan"]),
+        _node("test.p.t1", ["model.p.suppressed"], rtype="test"),
+        _node("test.p.t0", ["seed.p.s"], rtype="test"),
+    ]
+    m = _manifest(nodes)
+    depths = node_depths(m, set(m.nodes))
+    assert depths == {"seed.p.s": 0, "test.p.t0": 0, "model.p.gen": 1, "model.p.plan": 1,
+                      "model.p.patterns": 1, "model.p.map": 2, "model.p.suppressed": 2,
+                      "test.p.t1": 2}
+    # a parent outside the selection counts as built
+    sub = {"model.p.map", "model.p.suppressed"}
+    assert node_depths(m, sub) == {"model.p.map": 1, "model.p.suppressed": 1}
+    assert descendants(m, ["model.p.map"]) == {"model.p.map", "model.p.suppressed", "test.p.t1"}
+
+
+def test_arguments_are_sorted_into_context_selection_and_the_rest() -> None:
+    split = split_args(["--target", "postgres", "--select", "+a", "b", "--vars", "{x: 1}",
+                        "--full-refresh", "--exclude=tag:c", "-s", "d", "--threads", "2"])
+    assert split.context == ["--target", "postgres", "--vars", "{x: 1}"]
+    assert split.selection == ["--select", "+a", "b", "--exclude=tag:c", "-s", "d"]
+    assert split.other == ["--full-refresh", "--threads", "2"]
+    assert _split_build_args(["--python-nodes", "runner", "-t", "pg"]) == (
+        ["--python-nodes", "runner"], ["-t", "pg"])
+
+
+def test_model_code_runs_with_refs_and_yaml_configs() -> None:
+    parent = _node("model.p.patterns", [])
+    code = ("import json\n"
+            "def model(dbt, session):\n"
+            "    dbt.config(materialized='table')\n"
+            "    f = dbt.ref('patterns')\n"
+            "    f['k'] = json.loads(dbt.config.get('cfg'))['k']\n"
+            "    return f\n")
+    node = _node("model.p.out", ["model.p.patterns"], "python")
+    node.raw_code, node.original_file_path = code, "out.py"
+    node.config = {"cfg": '{"k": 5}'}
+    manifest = _manifest([parent, node])
+    read = []
+    shim = DbtShim(node, manifest, lambda n: read.append(n.name) or pd.DataFrame({"a": [1]}),
+                   "x")
+    out = run_model_code(node, shim)
+    assert read == ["patterns"] and list(out["k"]) == [5]
+
+
+def test_frames_keep_null_distinct_from_empty_text_and_types() -> None:
+    frame = rows_to_frame(["a", "n", "d", "x"], [
+        ("", 1, dt.date(2020, 1, 2), None), (None, None, None, None)])
+    assert frame["a"].iloc[0] == "" and pd.isna(frame["a"].iloc[1])
+    assert str(frame["n"].dtype) == "Int64"
+    assert str(frame["d"].dtype).startswith("datetime64")
+    kinds = [column_kind(frame[c]) for c in frame.columns]
+    assert kinds[:3] == ["text", "int", "datetime"]
+    csv = postgres_copy_csv(frame[["a", "n"]], ["text", "int"]).getvalue()
+    assert csv == '"",1\n,\n'  # quoted empty string, unquoted null
+    assert sql_literal("it's \\ ok", "text", "spark") == "'it\\'s \\\\ ok'"
+    assert sql_literal("it's \\ ok", "text", "default") == "'it''s \\ ok'"
