@@ -180,3 +180,20 @@ def test_tiny_cache_gives_the_same_search() -> None:
     a, b = ola_search(lattice, big.is_passing), ola_search(lattice, tiny.is_passing)
     assert a.k_minimal == b.k_minimal and a.evaluations == b.evaluations
     assert tiny._bytes <= 64 < big._bytes
+
+
+def test_dense_counting_gives_the_same_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large roll-ups count classes in a dense array instead of sorting keys: same tables."""
+    from dbt_deid.ola import evaluate
+
+    frame, hierarchies = random_problem(12, n_qis=4, n_records=400)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    sorted_ev = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    monkeypatch.setattr(evaluate, "_DENSE_MIN_ROWS", 0)
+    monkeypatch.setattr(evaluate, "_DENSE_RATIO", 10**9)
+    dense_ev = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    for node in reversed(list(lattice.all_nodes())):  # top-down: every roll-up from the leaves
+        a, b = sorted_ev.table(node), dense_ev.table(node)
+        np.testing.assert_array_equal(a.keys, b.keys)
+        np.testing.assert_array_equal(a.counts, b.counts)
+        np.testing.assert_array_equal(a.codes, b.codes)

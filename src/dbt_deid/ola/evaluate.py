@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
+from operator import gt
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,8 @@ from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
 _DENSE_KEYS = 1 << 22  # use bincount over the whole key space up to this many keys
+_DENSE_MIN_ROWS = 1 << 15  # roll-ups of tables this large count classes in a dense array ...
+_DENSE_RATIO = 0.25  # ... when the node's value combinations are at most this many per row
 _NONE = np.iinfo(np.int64).max
 _KEY_LIMIT = 1 << 62
 
@@ -53,7 +56,7 @@ class ClassTable:
     or, when the fields do not fit 62 bits, as a matrix of ``codes``.
     """
 
-    __slots__ = ("node", "counts", "keys", "_codes", "_layout")
+    __slots__ = ("node", "counts", "keys", "_codes", "_layout", "_k", "_small", "_sup")
 
     def __init__(
         self,
@@ -69,6 +72,21 @@ class ClassTable:
         self.keys = keys
         self._codes = codes
         self._layout = layout
+        self._k = -1
+        self._small: np.ndarray | None = None
+        self._sup = 0
+
+    @property
+    def layout(self) -> _Layout | None:
+        """The key layout (None when the table holds a code matrix)."""
+        return self._layout if self.keys is not None else None
+
+    def _classify(self, k: int) -> None:
+        if self._k != k:
+            small = self.counts < k
+            self._sup = int(self.counts[small].sum()) if small.any() else 0
+            self._small = small if self._sup else None
+            self._k = k
 
     @property
     def codes(self) -> np.ndarray:
@@ -97,8 +115,13 @@ class ClassTable:
 
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than k."""
-        c = self.counts
-        return int(c[c < k].sum())
+        self._classify(k)
+        return self._sup
+
+    def small(self, k: int) -> np.ndarray | None:
+        """Mask of the classes smaller than k (None when there are none)."""
+        self._classify(k)
+        return self._small
 
 
 def group_keys(
@@ -128,7 +151,10 @@ def _segment_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sums of ``values`` over the segments beginning at ``starts`` (a cumulative-sum
     difference; faster than ``np.add.reduceat``)."""
     cs = np.cumsum(values)
-    ends = cs[np.append(starts[1:], len(values)) - 1]
+    ends = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], 1, out=ends[:-1])
+    ends[-1] = len(values) - 1
+    ends = cs[ends]
     out = np.empty_like(ends)
     out[0] = ends[0]
     np.subtract(ends[1:], ends[:-1], out=out[1:])
@@ -214,6 +240,7 @@ class NodeEvaluator:
         if (counts <= 0).any():
             raise DataError("the pattern table has a count <= 0")
         d = len(self.hierarchies)
+        self._heights = tuple(h.height for h in self.hierarchies)
         self.n_records = int(counts.sum())
         self.allowed = allowed_suppression(self.max_suppression, self.n_records)
         leaves = tuple(0 for _ in self.hierarchies)
@@ -240,6 +267,7 @@ class NodeEvaluator:
         self._count_bits = max(self.n_records.bit_length(), 1)
         self._shift = shift
         self._mask = np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
+        self._present = [[len(b) for b in back] for back in orig]  # values per QI and level
         self._layout = _Layout(shift, self._mask, orig)
         if (1 << self._key_bits) < _KEY_LIMIT:
             keys = np.zeros(len(codes), dtype=np.int64)
@@ -262,7 +290,7 @@ class NodeEvaluator:
         self._recent_at: list[Node | None] = [None] * self._RECENT
         self._recent_pos = 0
         self.tables_built = 0
-        self._deltas: dict[tuple[int, int, int], np.ndarray] = {}
+        self._deltas: dict[tuple, np.ndarray] = {}
 
     @classmethod
     def from_frame(
@@ -324,9 +352,8 @@ class NodeEvaluator:
             return hit
         if node == self.leaf_table.node:
             return self.leaf_table
-        if len(node) != len(self.hierarchies) or not all(
-            0 <= lvl <= h.height for h, lvl in zip(self.hierarchies, node, strict=True)
-        ):
+        if len(node) != len(self._heights) or min(node) < 0 or any(
+                map(gt, node, self._heights)):
             raise ConfigError(f"node {node} is outside the hierarchies' levels")
         base = self._base_for(node)
         if base is self.leaf_table:
@@ -335,14 +362,19 @@ class NodeEvaluator:
             step = tuple(min(v, 1) for v in node)
             if step != node and sum(step) > 1:
                 base = self.table(step)
-        changed = [j for j, (a, b) in enumerate(zip(base.node, node, strict=True)) if a != b]
+        changed = [j for j, a in enumerate(base.node) if a != node[j]]
         if base.keys is not None:
-            # change only the fields of the columns whose level differs
-            keys = base.keys
-            for j in changed:
-                field = (base.keys >> self._shift[j]) & self._mask[j]
-                keys = keys + self._delta(j, base.node[j], node[j])[field]
-            ukeys, ucounts = group_keys(keys, base.counts, self._key_bits, self._count_bits)
+            radices = [self._present[j][lvl] for j, lvl in enumerate(node)]
+            if len(base.keys) >= _DENSE_MIN_ROWS and math.prod(radices) <= _DENSE_RATIO * len(
+                    base.keys):
+                ukeys, ucounts = self._group_dense(base, node, radices)
+            else:
+                # change only the fields of the columns whose level differs
+                keys = base.keys
+                for j in changed:
+                    field = (base.keys >> self._shift[j]) & self._mask[j]
+                    keys = keys + self._delta(j, base.node[j], node[j])[field]
+                ukeys, ucounts = group_keys(keys, base.counts, self._key_bits, self._count_bits)
             result = self._keyed(node, ukeys, ucounts)
         else:
             mapped = base.codes.copy()
@@ -354,6 +386,38 @@ class NodeEvaluator:
         self.tables_built += 1
         self._store(result)
         return result
+
+    def _group_dense(self, base: ClassTable, node: Node, radices: list[int]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Classes of ``node`` from a large ``base`` without sorting: each row's compact codes
+        at ``node``'s levels as one mixed-radix index into an array of the node's value
+        combinations (at most ``_DENSE_RATIO`` per row), counted with ``np.bincount``; the
+        non-empty entries, read in index order, are the classes in key order."""
+        dense = np.zeros(len(base.keys), dtype=np.int64)
+        for j, (lower, upper) in enumerate(zip(base.node, node, strict=True)):
+            field = (base.keys >> self._shift[j]) & self._mask[j]
+            if lower != upper:
+                field = self._up(j, lower, upper)[field]
+            if j:
+                dense *= radices[j]
+            dense += field
+        sums = np.bincount(dense, weights=base.counts, minlength=math.prod(radices))
+        index = np.flatnonzero(sums)
+        counts = sums[index].astype(np.int64)
+        keys = np.zeros(len(index), dtype=np.int64)
+        for j in range(len(node) - 1, -1, -1):
+            keys |= (index % radices[j]) << self._shift[j]
+            index //= radices[j]
+        return keys, counts
+
+    def _up(self, j: int, lower: int, upper: int) -> np.ndarray:
+        """QI j's compact code at level ``upper`` of each compact code at level ``lower``."""
+        key = (j, lower, upper, "up")
+        if key not in self._deltas:
+            h = self.hierarchies[j]
+            self._deltas[key] = self._compact[j][upper][h.up(lower, upper)[
+                self._layout.orig[j][lower]]]
+        return self._deltas[key]
 
     def _delta(self, j: int, lower: int, upper: int) -> np.ndarray:
         """Key change of QI j's field going from level ``lower`` to ``upper``, by compact
@@ -391,6 +455,25 @@ class NodeEvaluator:
             if slot is not None:
                 self._recent_rows[slot] = _NONE
                 self._recent_at[slot] = None
+
+    def marginal_floor(self) -> tuple[int, ...]:
+        """Per QI, the lowest level at which the records in its own value groups smaller than
+        k are at most MaxSup (height + 1 when there is none). A record whose value of QI j is
+        shared by fewer than k records at level l is in a class smaller than k at every node
+        with QI j at level l (a class never spans two values of a QI), so every node with some
+        QI below its floor fails: the searches tag those nodes without evaluating them."""
+        leaf = self.leaf_table
+        out = []
+        for j, h in enumerate(self.hierarchies):
+            f = np.bincount(leaf.column(j), weights=leaf.counts, minlength=h.n_leaves)
+            floor = h.height + 1
+            for lvl in range(h.height + 1):
+                big = np.bincount(h.maps[lvl], weights=f, minlength=len(h.labels[lvl]))
+                if big[(big > 0) & (big < self.k)].sum() <= self.allowed:
+                    floor = lvl
+                    break
+            out.append(floor)
+        return tuple(out)
 
     # -- the criterion -----------------------------------------------------------------------
     def suppressed(self, node: Node) -> int:

@@ -28,6 +28,10 @@ from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
 METRICS = ("entropy", "precision", "discernibility", "loss")
+
+
+def _at(a: np.ndarray, i: int) -> float:
+    return float(a[i])
 DEFAULT_METRIC = "entropy"
 
 
@@ -51,6 +55,8 @@ class Metrics:
         self._loss: list[list[np.ndarray]] = []  # (leaves(g) - 1) / (leaves - 1)
         self._loss_sep: list[np.ndarray] = []  # per level: sum_g F_jl(g) cost(g) / (n d)
         self._precision_sep: list[np.ndarray] = []  # per level: l / h / d
+        self._composed: dict[tuple, np.ndarray] = {}  # cost tables in a layout's compact codes
+        self._entropy_sep: list[np.ndarray] = []  # per level: E_jl
         for j, h in enumerate(self.hierarchies):
             f = np.bincount(leaf_table.codes[:, j], weights=leaf_table.counts,
                             minlength=h.n_leaves)
@@ -66,6 +72,7 @@ class Metrics:
                 loss.append((h.leaves_under[lvl] - 1) / denom if denom else
                             np.zeros(len(h.labels[lvl])))
             self._entropy_base.append(base)
+            self._entropy_sep.append(np.asarray(base, dtype=np.float64))
             self._entropy_extra.append(extra)
             self._loss.append(loss)
             self._loss_sep.append(np.array([
@@ -86,12 +93,9 @@ class Metrics:
         total = 0.0
         for j, lvl in enumerate(t.node):
             total += self._entropy_base[j][lvl]
-        small = t.counts < self.k
-        if small.any():
-            cost = np.zeros(int(small.sum()))
-            for j, lvl in enumerate(t.node):
-                cost += self._entropy_extra[j][lvl][t.column(j, small)]
-            total += float(np.sum(t.counts[small] * cost))
+        small = t.small(self.k)
+        if small is not None:
+            total += self._class_terms(t, small, self._entropy_extra, "entropy")
         return total
 
     def precision(self, t: ClassTable) -> float:
@@ -109,20 +113,47 @@ class Metrics:
         |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
         from all n)."""
         c = t.counts
-        kept = c[c >= self.k]
-        return float(np.sum(kept * kept) + self.n * c[c < self.k].sum())
+        return float(int(np.dot(c, c)) - self._small_squares(t) + self.n * t.suppressed(self.k))
+
+    def _small_squares(self, t: ClassTable) -> int:
+        small = t.small(self.k)
+        if small is None:
+            return 0.0
+        c = t.counts[small]
+        return int(np.dot(c, c))
 
     def loss(self, t: ClassTable) -> float:
-        """Loss (Iyengar 2002, as in ARX), averaged over the n*d cells: a cell generalized to g
-        costs (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed
-        cell costs 1."""
-        small = t.counts < self.k
-        keep = ~small
-        cost = np.zeros(int(keep.sum()))
-        for j, lvl in enumerate(t.node):
-            cost += self._loss[j][lvl][t.column(j, keep)]
-        total = float(np.sum(t.counts[keep] * cost)) + float(t.counts[small].sum()) * self.d
+        """Loss (Iyengar 2002), averaged over the n*d cells: a cell generalized to g costs
+        (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed cell
+        costs 1. (ARX's default "Loss" differs: see the README's OLA section.)"""
+        small = t.small(self.k)
+        keep = None if small is None else ~small
+        total = self._class_terms(t, keep, self._loss, "loss")
+        total += float(t.suppressed(self.k)) * self.d
         return total / (self.n * self.d)
+
+    def _class_terms(self, t: ClassTable, rows: np.ndarray | None,
+                     per_level: list[list[np.ndarray]], name: str) -> float:
+        """sum over the selected classes (all when ``rows`` is None) of the class size times
+        sum_j per_level[j][l_j][code_j]: the per-value cost tables read in the table's compact
+        codes (composed once per QI and level), one gather and one dot product per QI."""
+        counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
+        lay = t.layout
+        keys = None if lay is None else (t.keys if rows is None else t.keys[rows])
+        total = 0.0
+        for j, lvl in enumerate(t.node):
+            if lay is None:
+                total += float(np.dot(counts, per_level[j][lvl][t.column(j, rows)]))
+                continue
+            key = (name, j, lvl, id(lay))
+            arr = self._composed.get(key)
+            if arr is None:
+                arr = per_level[j][lvl][lay.orig[j][lvl]].astype(np.float64)
+                self._composed[key] = arr if arr.any() else np.zeros(0)
+                arr = self._composed[key]
+            if len(arr):
+                total += float(np.dot(counts, arr[(keys >> lay.shift[j]) & lay.mask[j]]))
+        return total
 
     def suppressed(self, t: ClassTable) -> int:
         return t.suppressed(self.k)
@@ -142,11 +173,11 @@ class Metrics:
         the same metrics (its "lower bound" of a transformation)."""
         metric = check_metric(metric)
         if metric == "entropy":
-            return [np.asarray(b, dtype=np.float64) for b in self._entropy_base]
+            return self._entropy_sep
         if metric == "loss":
-            return list(self._loss_sep)
+            return self._loss_sep
         if metric == "precision":
-            return list(self._precision_sep)
+            return self._precision_sep
         return None
 
     def upset_bound(self, metric: str, t: ClassTable) -> float:
@@ -156,9 +187,9 @@ class Metrics:
         suppressed at cost n >= k, |E|; the others: :meth:`separable`."""
         sep = self.separable(metric)
         if sep is None:
-            c = t.counts.astype(np.float64)
-            return float(np.sum(c * np.maximum(c, self.k)))
-        return float(sum(float(a[lvl]) for a, lvl in zip(sep, t.node, strict=True)))
+            c = t.counts
+            return float(np.dot(c, np.maximum(c, self.k)))
+        return float(sum(map(_at, sep, t.node)))
 
     def value(self, metric: str, t: ClassTable) -> float:
         return float(getattr(self, check_metric(metric))(t))

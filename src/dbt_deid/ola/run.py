@@ -246,10 +246,13 @@ def solve(
                     node, suppressed, metrics.all(t) if all_metrics else {metric: value})
         return ok
 
+    floor = evaluator.marginal_floor()
     if search == "paths":
-        found = path_search(lattice, is_passing, logger=log, budget=budget, progress=progress)
+        found = path_search(lattice, is_passing, logger=log, budget=budget, progress=progress,
+                            failing_below=floor)
     elif search == "ola":
-        found = ola_search(lattice, is_passing, logger=log, budget=budget, progress=progress)
+        found = ola_search(lattice, is_passing, logger=log, budget=budget, progress=progress,
+                           failing_below=floor)
     else:
         found = exhaustive_search(lattice, is_passing, budget)
     k_minimal = [reports[node] for node in found.k_minimal]

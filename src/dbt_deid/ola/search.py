@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import add, mul
 
@@ -86,6 +86,18 @@ def minimal_passing(ok: np.ndarray) -> np.ndarray:
     return minimal
 
 
+def _pretag(view: np.ndarray, lattice: Lattice, failing_below: Sequence[int] | None) -> None:
+    """Tag failing, before any evaluation, the nodes known to fail without a table: those with
+    some QI j below ``failing_below[j]`` (absolute levels; see :func:`marginal_floor`)."""
+    if failing_below is None:
+        return
+    for j, (floor, lo) in enumerate(zip(failing_below, lattice.min_levels, strict=True)):
+        if floor > lo:
+            index = [slice(None)] * view.ndim
+            index[j] = slice(0, floor - lo)
+            view[tuple(index)] = FAIL
+
+
 def _nodes_of(mask: np.ndarray, lattice: Lattice) -> list[Node]:
     base = np.asarray(lattice.min_levels, dtype=np.int64)
     nodes = [tuple(int(v) for v in base + idx) for idx in np.argwhere(mask)]
@@ -114,12 +126,14 @@ def ola_search(
     logger: Logger | None = None,
     budget: SearchBudget | None = None,
     progress: Progress | None = None,
+    failing_below: Sequence[int] | None = None,
 ) -> OlaSearchResult:
     """OLA's binary search with predictive tagging (El Emam et al. 2009, ``Kmin``).
 
     ``is_passing(node)`` must be monotone (see the module docstring); it is called at most once
-    per node. Returns the k-minimal nodes, the number of evaluations and the status of every
-    node. A lattice larger than ``budget.max_nodes`` is a :class:`SearchBudgetError` before any
+    per node. ``failing_below``: per QI, a level below which every node is known to fail (tagged
+    before the search, never evaluated). Returns the k-minimal nodes, the number of evaluations
+    and the status of every node. A lattice larger than ``budget.max_nodes`` is a :class:`SearchBudgetError` before any
     evaluation; past ``budget.max_seconds`` the search stops with one. Progress is logged with
     counts only.
     """
@@ -132,6 +146,7 @@ def ola_search(
     mins = lattice.min_levels
     status = np.zeros(lattice.size, dtype=np.int8)
     view = status.reshape(shape)
+    _pretag(view, lattice, failing_below)
     strides = lattice.strides
     stride_list = strides.tolist()
     evaluations: dict[Node, bool] = {}
@@ -240,6 +255,7 @@ def path_search(
     logger: Logger | None = None,
     budget: SearchBudget | None = None,
     progress: Progress | None = None,
+    failing_below: Sequence[int] | None = None,
 ) -> OlaSearchResult:
     """The same k-minimal nodes as :func:`ola_search`, found by bisecting paths (the traversal
     of Flash, Kohlmayer et al., IEEE PASSAT 2012, with OLA's predictive tagging).
@@ -266,6 +282,7 @@ def path_search(
     mins = lattice.min_levels
     status = np.zeros(lattice.size, dtype=np.int8)
     view = status.reshape(shape)
+    _pretag(view, lattice, failing_below)
     strides = lattice.strides
     stride_list = strides.tolist()
     last = [v - 1 for v in shape]
