@@ -133,9 +133,9 @@ def ola_search(
     ``is_passing(node)`` must be monotone (see the module docstring); it is called at most once
     per node. ``failing_below``: per QI, a level below which every node is known to fail (tagged
     before the search, never evaluated). Returns the k-minimal nodes, the number of evaluations
-    and the status of every node. A lattice larger than ``budget.max_nodes`` is a :class:`SearchBudgetError` before any
-    evaluation; past ``budget.max_seconds`` the search stops with one. Progress is logged with
-    counts only.
+    and the status of every node. A lattice larger than ``budget.max_nodes`` is a
+    :class:`SearchBudgetError` before any evaluation; past ``budget.max_seconds`` the search
+    stops with one. Progress is logged with counts only.
     """
     log = logger or get_logger("dbt_deid.ola")
     budget = budget or SearchBudget()
