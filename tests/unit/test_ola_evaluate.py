@@ -165,8 +165,39 @@ def test_wide_key_fallback_gives_the_same_tables(monkeypatch: pytest.MonkeyPatch
     assert keyed.leaf_table.keys is not None and rows.leaf_table.keys is None
     for node in lattice.all_nodes():
         a, b = keyed.table(node), rows.table(node)
+        oa, ob = np.lexsort(a.codes.T[::-1]), np.lexsort(b.codes.T[::-1])  # same classes
+        np.testing.assert_array_equal(a.counts[oa], b.counts[ob])
+        np.testing.assert_array_equal(a.codes[oa], b.codes[ob])
+
+
+def test_counts_packed_next_to_keys_when_the_node_leaves_room(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With too many key bits to pack a count of n next to every key, roll-ups still pack
+    (per-node bounds on the keys and on the class sizes), and the tables do not change."""
+    from dbt_deid.ola import evaluate
+
+    frame, hierarchies = random_problem(5, n_qis=4, n_records=400)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    plain = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    bound = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    bound._count_bits = 63 - bound._key_bits + 1  # force the per-node bounds
+    seen = []
+    orig = evaluate.group_keys
+
+    def spy(keys, counts, key_bits, count_bits):
+        seen.append(key_bits + count_bits <= 63)
+        assert int(keys.max()) < 1 << key_bits
+        out = orig(keys, counts, key_bits, count_bits)
+        assert int(out[1].max()) < 1 << count_bits  # every class fits the count field
+        return out
+
+    monkeypatch.setattr(evaluate, "group_keys", spy)
+    for node in lattice.all_nodes():
+        a, b = plain.table(node), bound.table(node)
+        np.testing.assert_array_equal(a.keys, b.keys)
         np.testing.assert_array_equal(a.counts, b.counts)
-        np.testing.assert_array_equal(a.codes, b.codes)
+    assert seen and all(seen)
+    assert bound._key_bits + bound._count_bits > 63
 
 
 def test_tiny_cache_gives_the_same_search() -> None:

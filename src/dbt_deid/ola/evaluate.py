@@ -260,14 +260,24 @@ class NodeEvaluator:
             self._compact.append(per_level)
             orig.append(back)
             widths.append(int(len(present) - 1).bit_length())
+        # the widest field is the most significant: once its QI is generalized its top bits are
+        # zero, which often leaves room to pack the count next to the key (see table())
+        self._order = sorted(range(d), key=lambda j: (-widths[j], j))  # most significant first
         shift = np.zeros(d, dtype=np.int64)
-        for j in range(d - 2, -1, -1):
-            shift[j] = shift[j + 1] + widths[j + 1]
-        self._key_bits = int(shift[0] + widths[0]) if d else 0
+        used = 0
+        for j in reversed(self._order):
+            shift[j] = used
+            used += widths[j]
+        self._key_bits = used
         self._count_bits = max(self.n_records.bit_length(), 1)
         self._shift = shift
         self._mask = np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
         self._present = [[len(b) for b in back] for back in orig]  # values per QI and level
+        self._largest = []  # records in the largest value group, per QI and level
+        for j, h in enumerate(self.hierarchies):
+            f = np.bincount(codes[:, j], weights=counts, minlength=h.n_leaves)
+            self._largest.append([int(np.bincount(h.maps[lvl], weights=f).max())
+                                  for lvl in range(h.height + 1)])
         self._layout = _Layout(shift, self._mask, orig)
         if (1 << self._key_bits) < _KEY_LIMIT:
             keys = np.zeros(len(codes), dtype=np.int64)
@@ -374,7 +384,10 @@ class NodeEvaluator:
                 for j in changed:
                     field = (base.keys >> self._shift[j]) & self._mask[j]
                     keys = keys + self._delta(j, base.node[j], node[j])[field]
-                ukeys, ucounts = group_keys(keys, base.counts, self._key_bits, self._count_bits)
+                bits, count_bits = self._key_bits, self._count_bits
+                if bits + count_bits > 63:
+                    bits, count_bits = self._bound_bits(node)
+                ukeys, ucounts = group_keys(keys, base.counts, bits, count_bits)
             result = self._keyed(node, ukeys, ucounts)
         else:
             mapped = base.codes.copy()
@@ -387,6 +400,18 @@ class NodeEvaluator:
         self._store(result)
         return result
 
+    def _bound_bits(self, node: Node) -> tuple[int, int]:
+        """Bits of the largest key ``node``'s table can hold (its values present at each
+        level, in the fixed fields) and of its largest class: a class lies inside one value
+        group of every QI, so it is no larger than the smallest of the QIs' largest groups at
+        the node's levels."""
+        top = 0
+        largest = self.n_records
+        for j, lvl in enumerate(node):
+            top |= (self._present[j][lvl] - 1) << int(self._shift[j])
+            largest = min(largest, self._largest[j][lvl])
+        return top.bit_length(), max(int(largest).bit_length(), 1)
+
     def _group_dense(self, base: ClassTable, node: Node, radices: list[int]
                      ) -> tuple[np.ndarray, np.ndarray]:
         """Classes of ``node`` from a large ``base`` without sorting: each row's compact codes
@@ -394,18 +419,19 @@ class NodeEvaluator:
         combinations (at most ``_DENSE_RATIO`` per row), counted with ``np.bincount``; the
         non-empty entries, read in index order, are the classes in key order."""
         dense = np.zeros(len(base.keys), dtype=np.int64)
-        for j, (lower, upper) in enumerate(zip(base.node, node, strict=True)):
+        for i, j in enumerate(self._order):  # most significant field first
+            lower, upper = base.node[j], node[j]
             field = (base.keys >> self._shift[j]) & self._mask[j]
             if lower != upper:
                 field = self._up(j, lower, upper)[field]
-            if j:
+            if i:
                 dense *= radices[j]
             dense += field
         sums = np.bincount(dense, weights=base.counts, minlength=math.prod(radices))
         index = np.flatnonzero(sums)
         counts = sums[index].astype(np.int64)
         keys = np.zeros(len(index), dtype=np.int64)
-        for j in range(len(node) - 1, -1, -1):
+        for j in reversed(self._order):
             keys |= (index % radices[j]) << self._shift[j]
             index //= radices[j]
         return keys, counts
