@@ -143,7 +143,7 @@ class Metrics:
         total = 0.0
         for j, lvl in enumerate(t.node):
             if lay is None:
-                total += float(np.dot(counts, per_level[j][lvl][t.column(j, rows)]))
+                total += float((counts * per_level[j][lvl][t.column(j, rows)]).sum())
                 continue
             key = (name, j, lvl, id(lay))
             arr = self._composed.get(key)
@@ -152,7 +152,8 @@ class Metrics:
                 self._composed[key] = arr if arr.any() else np.zeros(0)
                 arr = self._composed[key]
             if len(arr):
-                total += float(np.dot(counts, arr[(keys >> lay.shift[j]) & lay.mask[j]]))
+                # multiply and sum, not np.dot: a BLAS call can stall on a busy machine
+                total += float((counts * arr[(keys >> lay.shift[j]) & lay.mask[j]]).sum())
         return total
 
     def suppressed(self, t: ClassTable) -> int:
