@@ -157,7 +157,8 @@ def report(after: dict, before: dict | None) -> None:
     for x in after["cases"]:
         print(_line(x))
     if before is not None:
-        print("\nbefore / after (time as ratio to its own run's baseline; node, score):")
+        print("\nbefore / after (wall time as ratio to its own run's baseline, speed-up of the"
+              " wall and CPU times; node, score):")
         old = {x["case"]: x for x in before["cases"]}
         for x in after["cases"]:
             b = old.get(x["case"])
@@ -167,7 +168,8 @@ def report(after: dict, before: dict | None) -> None:
             score = "" if same or b["value"] is None or x["value"] is None else (
                 f" score {b['value']:.6g} -> {x['value']:.6g}")
             print(f"  {x['case']:<36} {b['ratio']:7.1f}x -> {x['ratio']:7.1f}x"
-                  f" ({b['ratio'] / x['ratio']:.2f}x faster) node ({_node(b)})"
+                  f" ({b['ratio'] / x['ratio']:.2f}x, CPU {b['cpu'] / x['cpu']:.2f}x) node"
+                  f" ({_node(b)})"
                   f"{' same' if same else f' -> ({_node(x)})'}{score}")
     checks = []
     for x in after["cases"]:

@@ -61,7 +61,7 @@ class SearchBudget:
             " started. Shrink the lattice (fewer quasi-identifiers; raise their minimum"
             " `level`; cap generalization.max_levels - the most levels:"
             f" {', '.join(f'{n} ({s})' for s, n in widest)}) or raise"
-            f" {self._name('max_nodes')} (memory grows about 2 bytes per node)."
+            f" {self._name('max_nodes')} (the search keeps a few bytes per node)."
         )
 
     def deadline(self, started: float) -> float | None:

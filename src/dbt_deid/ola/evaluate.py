@@ -338,11 +338,16 @@ class NodeEvaluator:
         direct specialization, else the smallest among the recently cached tables, else the
         leaf table."""
         best = self.leaf_table
+        rows = len(best.counts)
+        get = self._cache.get
+        probe = list(node)
         for j, lvl in enumerate(node):
             if lvl:
-                t = self._cache.get(node[:j] + (lvl - 1,) + node[j + 1:])
-                if t is not None and len(t.counts) < len(best.counts):
-                    best = t
+                probe[j] = lvl - 1
+                t = get(tuple(probe))
+                probe[j] = lvl
+                if t is not None and len(t.counts) < rows:
+                    best, rows = t, len(t.counts)
         if best is not self.leaf_table or not self._recent_of:
             return best
         ok = (self._recent_nodes <= np.asarray(node, dtype=np.int32)).all(axis=1)
