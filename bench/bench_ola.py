@@ -15,6 +15,7 @@ release that changed shows up.
 
     .venv/bin/python bench/bench_ola.py [--adult DIR] [--rows 1200000] [--skip-adult]
         [--skip-synthetic] [--before REF] [--metrics entropy loss ...]
+        [--max-suppression 0 0.01 ...] [--repeat 3]
 
 Targets: Adult k=5 MaxSup 5% entropy <= 1 s; MaxSup 0% <= 0.2 s; 1.2M rows k=5 <= 10 s.
 """
@@ -76,7 +77,8 @@ def _record(case: str, r, seconds: float, cpu: float, baseline: float) -> dict:
     }
 
 
-def bench_adult(directory: Path, metrics: list[str], repeat: int) -> tuple[float, list[dict]]:
+def bench_adult(directory: Path, metrics: list[str], repeat: int, sups: list[float]
+                ) -> tuple[float, list[dict]]:
     frame = pd.read_csv(directory / "adult.csv", sep=";", dtype=str, keep_default_na=False)
     hierarchies = load_hierarchies(
         {c: directory / f"adult_hierarchy_{c}.csv" for c in ADULT_QIS})
@@ -84,7 +86,7 @@ def bench_adult(directory: Path, metrics: list[str], repeat: int) -> tuple[float
     patterns = frame.groupby(ADULT_QIS).size().reset_index(name="n")
     out = []
     for k in (5, 20):
-        for sup in (0.0, 0.01, 0.05, 1.0):
+        for sup in sups:
             for metric in metrics:
                 r, seconds, cpu = _timed(
                     lambda k=k, sup=sup, metric=metric: run_ola(patterns, hierarchies, k, sup,
@@ -114,7 +116,8 @@ def bench_survey(rows: int) -> tuple[float, list[dict]]:
 def measure(args: argparse.Namespace) -> dict:
     result = {"adult_baseline": None, "survey_baseline": None, "cases": []}
     if not args.skip_adult and (args.adult / "adult.csv").exists():
-        result["adult_baseline"], cases = bench_adult(args.adult, args.metrics, args.repeat)
+        result["adult_baseline"], cases = bench_adult(args.adult, args.metrics, args.repeat,
+                                                      args.max_suppression)
         result["cases"] += cases
     if not args.skip_synthetic:
         result["survey_baseline"], cases = bench_survey(args.rows)
@@ -191,6 +194,8 @@ def main() -> None:
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--metrics", nargs="+", default=list(METRICS), choices=METRICS)
     parser.add_argument("--repeat", type=int, default=3, help="Adult runs per case (best)")
+    parser.add_argument("--max-suppression", type=float, nargs="+",
+                        default=[0.0, 0.01, 0.05, 1.0], help="Adult MaxSup cells")
     parser.add_argument("--before", metavar="REF", help="also run the library of commit REF")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
