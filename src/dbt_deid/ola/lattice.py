@@ -23,7 +23,7 @@ Node = tuple[int, ...]
 _SUFFIX_LIMIT = 1 << 12  # nodes in the trailing sub-box enumerated at once
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _suffix_table(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Every offset of a small box (at most ``_SUFFIX_LIMIT`` nodes), ordered by sum and
     lexicographically within a sum, and the start of each sum's block (``starts[s]`` ..

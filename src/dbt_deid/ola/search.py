@@ -1,4 +1,6 @@
-"""OLA's search for the k-minimal nodes of a generalization lattice (El Emam et al., JAMIA 2009).
+"""The k-minimal nodes of a generalization lattice (El Emam et al., JAMIA 2009): OLA's own search
+(:func:`ola_search`) and a path-bisection traversal finding the same nodes (:func:`path_search`,
+the default of :func:`dbt_deid.ola.run.run_ola`; see its docstring).
 
 The search only needs a yes/no evaluation of a node (``is_passing``), so the same code serves OLA
 (k-anonymity with at most MaxSup suppressed records, :mod:`dbt_deid.ola.evaluate`) and LOLA
