@@ -1,9 +1,11 @@
 {#- The release's `generalization` block (issue 4): absent or `search: fixed` = every QI at its
     configured level; `search: ola` = OLA (seed 001 "Base Algorithm") chooses the released
     levels, each QI's `level` being its minimum, `max_levels` its maximum acceptable level
-    (seed 003 Table 2). Returns none for fixed levels, else {metric, max_levels, suppression}.
-    Bad values raise one compiler error naming the setting (the Python core validates the same
-    block in dbt_deid.ola.dbt.ola_settings). -#}
+    (seed 003 Table 2), `max_nodes` the largest lattice searched and `max_seconds` the time
+    allowed (issue 18; the search refuses a larger lattice before it starts). Returns none for
+    fixed levels, else {metric, max_levels, suppression, max_nodes, max_seconds}. Unknown
+    settings and bad values raise one compiler error naming the setting (the Python core
+    validates the same block in dbt_deid.ola.dbt.ola_settings). -#}
 {% macro ola_config() -%}
   {{ return(adapter.dispatch('ola_config', 'dbt_deid')()) }}
 {%- endmacro %}
@@ -11,12 +13,13 @@
 {% macro default__ola_config() -%}
   {%- set raw = (var('deid_release', none) or {}).get('generalization') -%}
   {%- if raw is none -%}{{ return(none) }}{%- endif -%}
+  {%- set known = ['search', 'metric', 'max_levels', 'suppression', 'max_nodes', 'max_seconds'] -%}
   {%- if raw is not mapping -%}
-    {{ dbt_deid._config_error('generalization', 'must be a mapping {search, metric, max_levels, suppression}') }}
+    {{ dbt_deid._config_error('generalization', 'must be a mapping {' ~ known | join(', ') ~ '}') }}
   {%- endif -%}
   {%- for key in raw -%}
-    {%- if key not in ['search', 'metric', 'max_levels', 'suppression'] -%}
-      {{ dbt_deid._config_error('generalization', 'has unknown setting ' ~ key) }}
+    {%- if key not in known -%}
+      {{ dbt_deid._config_error('generalization', 'has unknown setting ' ~ key ~ '; known: ' ~ known | join(', ')) }}
     {%- endif -%}
   {%- endfor -%}
   {%- set search = raw.get('search', 'fixed') -%}
@@ -25,7 +28,7 @@
   {%- endif -%}
   {%- if search == 'fixed' -%}
     {%- if raw | length > 1 -%}
-      {{ dbt_deid._config_error('generalization', 'metric, max_levels and suppression need search: ola') }}
+      {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes and max_seconds need search: ola') }}
     {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
@@ -50,7 +53,16 @@
       {{ dbt_deid._config_error('generalization.max_levels.' ~ q, 'must be an integer >= the minimum level quasi_identifiers.' ~ q ~ '.level, got ' ~ lvl) }}
     {%- endif -%}
   {%- endfor -%}
-  {{ return({'metric': metric, 'max_levels': max_levels, 'suppression': suppression}) }}
+  {%- set max_nodes = raw.get('max_nodes', 16777216) -%}
+  {%- if max_nodes is boolean or max_nodes is not integer or max_nodes < 1 -%}
+    {{ dbt_deid._config_error('generalization.max_nodes', 'must be an integer >= 1, got ' ~ max_nodes) }}
+  {%- endif -%}
+  {%- set max_seconds = raw.get('max_seconds', none) -%}
+  {%- if max_seconds is not none and (max_seconds is boolean or max_seconds is not number or max_seconds <= 0) -%}
+    {{ dbt_deid._config_error('generalization.max_seconds', 'must be a number > 0, got ' ~ max_seconds) }}
+  {%- endif -%}
+  {{ return({'metric': metric, 'max_levels': max_levels, 'suppression': suppression,
+             'max_nodes': max_nodes, 'max_seconds': max_seconds}) }}
 {%- endmacro %}
 
 {#- True when the release declares generalization.search: ola (enables the OLA models). -#}

@@ -24,7 +24,7 @@
     {%- set c = dbt_deid.ident(q.name) -%}
     {%- set part -%}
   select {{ dbt_deid.literal(q.name) }} as qi_name, {{ loop.index }} as qi_order,
-    cast((select {{ c }} from {{ search_relation }} where role = 'k_minimal' and chosen) as integer) as level,
+    cast((select {{ c }} from {{ search_relation }} where chosen) as integer) as level,
     {{ q.level }} as min_level,
     cast((select {{ c }} from {{ search_relation }} where role = 'top') as integer) as max_level,
     cast((select max(level) from {{ hierarchy_relation }} where qi_name = {{ dbt_deid.literal(q.name) }}) as integer) as height,

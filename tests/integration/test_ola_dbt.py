@@ -81,9 +81,15 @@ def test_ola_levels_match_run_ola(records_build) -> None:
     assert direct.chosen is not None
     chosen = {q: mins[q] + lvl for q, lvl in direct.chosen_levels().items()}
     assert dict(zip(levels["qi_name"], levels["level"], strict=True)) == chosen
-    report = run.query("select * from deid_ola_search where role = 'k_minimal'")
-    assert len(report) == len(direct.k_minimal) and report["chosen"].sum() == 1
-    assert report.loc[report["chosen"], "suppressed"].item() == direct.suppressed
+    report = run.query("select * from deid_ola_search")
+    kmin = report[report["role"] == "k_minimal"]
+    assert len(kmin) == len(direct.k_minimal) and kmin["k_minimal"].all()
+    assert report["chosen"].sum() == 1 and (report["chosen"] == report["optimal"]).all()
+    chosen = report[report["chosen"]]
+    assert chosen["suppressed"].item() == direct.suppressed
+    assert chosen["role"].item() == ("k_minimal" if direct.chosen_is_k_minimal else "optimal")
+    assert kmin["best_k_minimal"].sum() == 1 and not report.loc[
+        report["role"] != "k_minimal", "best_k_minimal"].any()
 
 
 def test_published_uses_chosen_levels_with_record_suppression(records_build) -> None:
@@ -148,3 +154,22 @@ def test_sampling_fraction_outside_unit_interval_is_an_error(it_database, tmp_pa
     run = _build(it_database, tmp_path, variables, command="compile")
     assert not run.ok
     assert "sampling_fraction" in run.output and "(0, 1]" in run.output
+
+
+def test_search_budget_settings_are_validated_and_enforced(it_database, tmp_path) -> None:
+    """generalization.max_nodes / max_seconds (issue 18): unknown names and bad values fail at
+    compile time naming the setting; a lattice over max_nodes fails deid_ola_search before the
+    search starts, and nothing is published."""
+    for sub in ("unknown", "bad", "small"):
+        (tmp_path / sub).mkdir()
+    unknown = _build(it_database, tmp_path / "unknown", _release(
+        generalization={"search": "ola", "max_node": 10}), command="compile")
+    assert not unknown.ok and "max_node" in unknown.output and "unknown setting" in unknown.output
+    bad = _build(it_database, tmp_path / "bad", _release(
+        generalization={"search": "ola", "max_seconds": 0}), command="compile")
+    assert not bad.ok and "generalization.max_seconds" in bad.output
+    run = _build(it_database, tmp_path / "small", _release(
+        generalization={"search": "ola", "max_nodes": 10}))
+    assert not run.ok
+    assert "48 nodes" in run.output and "generalization.max_nodes = 10" in run.output
+    assert "deid_published" not in run.tables()

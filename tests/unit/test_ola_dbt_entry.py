@@ -9,6 +9,7 @@ from dbt_deid.config import parse_release
 from dbt_deid.dbt_entry import suppression_map
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.ola import run_ola
+from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudgetError
 from dbt_deid.ola.dbt import (
     ola_hierarchies,
     ola_search_frame,
@@ -57,6 +58,10 @@ def test_settings_defaults_and_errors() -> None:
     s = ola_settings(_release())
     assert s is not None and (s.metric, s.suppression, dict(s.max_levels)) == (
         "entropy", "records", {})
+    assert (s.budget.max_nodes, s.budget.max_seconds) == (DEFAULT_MAX_NODES, None)
+    s = ola_settings(_release(generalization={"search": "ola", "max_nodes": 100,
+                                              "max_seconds": 2.5}))
+    assert (s.budget.max_nodes, s.budget.max_seconds) == (100, 2.5)
     for bad, setting in (
         ({"search": "bfs"}, "generalization.search"),
         ({"search": "ola", "metric": "gain"}, "generalization.metric"),
@@ -65,6 +70,15 @@ def test_settings_defaults_and_errors() -> None:
         ({"search": "ola", "max_levels": {"age": -1}}, "generalization.max_levels.age"),
         ({"search": "fixed", "metric": "loss"}, "need search: ola"),
         ({"search": "ola", "levels": 1}, "unknown settings"),
+        ({"search": "ola", "max_node": 10}, r"unknown settings \['max_node'\]"),
+        ({"search": "fixed", "max_nodes": 10}, "need search: ola"),
+        ({"search": "ola", "max_nodes": 0}, "generalization.max_nodes must be an integer"),
+        ({"search": "ola", "max_nodes": None}, "generalization.max_nodes must be an integer"),
+        ({"search": "ola", "max_nodes": 2.5}, "generalization.max_nodes must be an integer"),
+        ({"search": "ola", "max_nodes": True}, "generalization.max_nodes must be an integer"),
+        ({"search": "ola", "max_seconds": 0}, "generalization.max_seconds must be a number"),
+        ({"search": "ola", "max_seconds": "1"}, "generalization.max_seconds must be a number"),
+        ({"search": "ola", "max_seconds": True}, "generalization.max_seconds must be a number"),
     ):
         with pytest.raises(ConfigError, match=setting):
             ola_settings(_release(generalization=bad))
@@ -122,6 +136,20 @@ def test_search_frame_with_minimum_and_maximum_levels() -> None:
         ola_search_frame(patterns, _long(), _release(
             quasi_identifiers=release["quasi_identifiers"],
             generalization={"search": "ola", "max_levels": {"age": 4}}), logger=_Quiet())
+
+
+def test_search_frame_flags_and_node_budget() -> None:
+    frame = ola_search_frame(_patterns(), _long(), _release(max_suppression=1.0),
+                             logger=_Quiet())
+    kmin = frame[frame["role"] == "k_minimal"]
+    assert kmin["k_minimal"].all() and kmin["best_k_minimal"].sum() == 1
+    assert frame["chosen"].sum() == 1 and (frame["chosen"] == frame["optimal"]).all()
+    chosen = frame[frame["chosen"]]
+    assert chosen["role"].item() in ("k_minimal", "optimal")
+    assert chosen["entropy"].item() <= kmin["entropy"].min() + 1e-9
+    with pytest.raises(SearchBudgetError, match=r"8 nodes.*generalization.max_nodes = 4"):
+        ola_search_frame(_patterns(), _long(), _release(
+            generalization={"search": "ola", "max_nodes": 4}), logger=_Quiet())
 
 
 def test_no_node_passes_message_names_the_limits() -> None:

@@ -118,6 +118,12 @@ def test_cli_no_passing_node_exits_1(tmp_path: Path, capsys) -> None:
         (["--k", "3", "--max-suppression", "0.1", "--max-level", "zip=1"], "no --hierarchy"),
         (["--k", "3", "--max-suppression", "0.1", "--max-level", "age"], "COLUMN=VALUE"),
         (["--k", "3", "--max-suppression", "0.1", "--hierarchy", "zip=x.csv"], "unknown column"),
+        (["--k", "3", "--max-suppression", "0.1", "--max-nodes", "2"],
+         r"lattice has \d+ nodes.*more than --max-nodes = 2; the search was not started"),
+        (["--k", "3", "--max-suppression", "0.1", "--max-nodes", "0"],
+         "--max-nodes must be an integer >= 1"),
+        (["--k", "3", "--max-suppression", "0.1", "--max-seconds", "-1"],
+         "--max-seconds must be a number > 0"),
     ],
 )
 def test_cli_bad_input(tmp_path: Path, capsys, extra: list[str], match: str) -> None:
@@ -139,3 +145,14 @@ def test_cli_missing_files(tmp_path: Path, capsys) -> None:
     assert main(["ola", "--input", str(tmp_path / "none.csv"), "--hierarchy", "a=b.csv",
                  "--k", "2", "--max-suppression", "0"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_verbose_logs_progress_with_counts_only(tmp_path: Path, caplog) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO, logger="dbt_deid.ola")
+    assert main(["-v", *_cli_files(tmp_path), "--k", "2", "--max-suppression", "0.5"]) == 0
+    log = caplog.text
+    assert "OLA k-minimal search:" in log and "nodes done" in log and "evaluated" in log
+    assert "OLA optimum search:" in log
+    assert "lonely" not in log and "x1" not in log  # counts only, never values

@@ -112,10 +112,98 @@ def test_single_node_lattice() -> None:
     assert ola_search(lattice, lambda n: False).k_minimal == []
 
 
-@pytest.mark.parametrize("seed", range(15))
-def test_sparse_tags_path_matches(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("seed", range(30))
+def test_batch_skipping_and_small_chunks_change_nothing(seed: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skipping fully tagged sub-lattices in batches and walking levels in tiny chunks are
+    bookkeeping: the same nodes are evaluated, in the same order."""
+    from dbt_deid.ola import lattice as lattice_mod
+
     lattice, gens = _random_case(seed)
-    dense = ola_search(lattice, _monotone(gens))
-    monkeypatch.setattr(search_mod, "_DENSE_LIMIT", 0)
-    sparse = ola_search(lattice, _monotone(gens))
-    assert sparse.k_minimal == dense.k_minimal
+    monkeypatch.setattr(search_mod, "_BATCH_SKIP", 10**9)
+    plain = ola_search(lattice, _monotone(gens))
+    monkeypatch.setattr(search_mod, "_BATCH_SKIP", 0)
+    monkeypatch.setattr(lattice_mod, "_SUFFIX_LIMIT", 2)
+    lattice_mod._suffix_table.cache_clear()
+    batched = ola_search(lattice, _monotone(gens))
+    lattice_mod._suffix_table.cache_clear()
+    assert batched.k_minimal == plain.k_minimal
+    assert list(batched.evaluations.items()) == list(plain.evaluations.items())
+
+
+def test_every_node_is_tagged_and_passing_mask_matches() -> None:
+    lattice, gens = _random_case(7)
+    test = _monotone(gens)
+    result = ola_search(lattice, test)
+    assert result.passing is not None and result.passing.shape == lattice.shape
+    for node in lattice.all_nodes():
+        assert bool(result.passing[lattice.index(node)]) == test(node)
+
+
+def test_lattice_over_the_node_budget_fails_before_any_evaluation() -> None:
+    from dbt_deid.ola.budget import SearchBudget, SearchBudgetError
+
+    lattice = Lattice(tuple(f"q{i}" for i in range(30)), (0,) * 30, (2,) * 30)
+    calls: list[tuple[int, ...]] = []
+    with pytest.raises(SearchBudgetError, match=r"205,891,132,094,649 nodes.*max_nodes"):
+        ola_search(lattice, lambda n: calls.append(n) or True,
+                   budget=SearchBudget(max_nodes=1_000_000))
+    assert calls == []
+
+
+def test_deadline_stops_the_search_with_the_setting_named() -> None:
+    import time
+
+    from dbt_deid.ola.budget import SearchBudget, SearchBudgetError
+
+    lattice = Lattice(("a", "b", "c"), (0, 0, 0), (6, 6, 6))
+
+    def slow(node: tuple[int, ...]) -> bool:
+        time.sleep(0.02)
+        return sum(node) >= 9
+
+    with pytest.raises(SearchBudgetError, match=r"max_seconds = 0.05.*nodes done"):
+        ola_search(lattice, slow, budget=SearchBudget(max_seconds=0.05))
+
+
+def test_progress_lines_count_nodes_done_and_planned() -> None:
+    from dbt_deid.ola.budget import Progress, SearchBudget
+
+    class Capture:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def info(self, msg: str) -> None:
+            self.lines.append(msg)
+
+    lattice, gens = _random_case(3)
+    cap = Capture()
+    ola_search(lattice, _monotone(gens), logger=cap,
+               progress=Progress(cap, SearchBudget(), every=0.0))
+    lines = [x for x in cap.lines if "nodes done" in x]
+    assert lines and all(f"of {lattice.size:,} nodes done" in x for x in lines)
+    assert lines[-1].startswith(f"OLA k-minimal search: {lattice.size:,} of")
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_path_search_finds_exactly_the_k_minimal_nodes(seed: int) -> None:
+    from dbt_deid.ola.search import path_search
+
+    lattice, gens = _random_case(seed)
+    calls: list[tuple[tuple[int, ...], bool]] = []
+    test = _monotone(gens)
+
+    def recording(node: tuple[int, ...]) -> bool:
+        ok = test(node)
+        calls.append((node, ok))
+        return ok
+
+    got = path_search(lattice, recording)
+    want = exhaustive_search(lattice, test)
+    assert got.k_minimal == want.k_minimal
+    assert (got.passing == want.passing).all()
+    assert got.evaluated == len(calls) == len({n for n, _ in calls}) <= lattice.size
+    for i, (node, _) in enumerate(calls):  # predictive tagging: no known node is evaluated
+        for prev, ok in calls[:i]:
+            assert not (ok and Lattice.is_generalization(node, prev))
+            assert not (not ok and Lattice.is_generalization(prev, node))

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.io import read_table
+from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudget
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
-from dbt_deid.ola.run import run_ola
+from dbt_deid.ola.run import SEARCHES, run_ola
 
 
 def _pairs(items: list[str], option: str) -> dict[str, str]:
@@ -36,6 +38,13 @@ def _max_levels(items: list[str]) -> dict[str, int]:
     return out
 
 
+def _lattice_shape(hierarchies: dict[str, Hierarchy], max_levels: dict[str, int]
+                   ) -> tuple[int, tuple[int, ...], tuple[str, ...]]:
+    """Lattice size, level counts and names, to check the node budget before reading more."""
+    shape = tuple(min(max_levels.get(c, h.height), h.height) + 1 for c, h in hierarchies.items())
+    return math.prod(shape), shape, tuple(hierarchies)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.k < 2:
         raise ConfigError(f"--k must be >= 2, got {args.k}")
@@ -56,9 +65,12 @@ def run(args: argparse.Namespace) -> int:
         c: Hierarchy.from_csv(c, Path(p), args.hierarchy_delimiter or args.delimiter)
         for c, p in paths.items()
     }
+    budget = SearchBudget(max_nodes=args.max_nodes, max_seconds=args.max_seconds, setting="--")
+    budget.check_lattice(*_lattice_shape(hierarchies, max_levels))  # before any node
     result = run_ola(
         frame, hierarchies, args.k, args.max_suppression, args.metric, max_levels,
-        count_column=None, all_metrics=args.all_metrics,
+        count_column=None, all_metrics=args.all_metrics, budget=budget,
+        search=args.search,
     )
     json.dump(result.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -70,8 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ola",
         help="OLA: globally optimal generalization + suppression (El Emam et al. 2009)",
         description="Find the k-minimal generalization nodes (every class of size >= k after"
-        " suppressing at most MaxSup of the records) and choose the one with the least"
-        " information loss. Prints JSON; exits 1 when no node passes.",
+        " suppressing at most MaxSup of the records) and the passing node with the least"
+        " information loss in the whole lattice (with suppression it can lie above the"
+        " k-minimal nodes; the best k-minimal node is reported too). Prints JSON; exits 1 when"
+        " no node passes. -v logs progress (nodes done / planned, elapsed) to stderr.",
     )
     p.add_argument("--input", required=True, help="CSV file, one record per row, with a header")
     p.add_argument("--delimiter", default=",", help="field delimiter of the input (default ',')")
@@ -88,4 +102,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="maximum acceptable generalization level of a QI (seed 003 Table 2)")
     p.add_argument("--all-metrics", action="store_true",
                    help="report every metric for every k-minimal node")
+    p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
+                   help="largest lattice searched; a larger one is an error before the search"
+                   f" starts (default {DEFAULT_MAX_NODES:,})")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="stop with an error when the search runs longer (default: no limit)")
+    p.add_argument("--search", choices=SEARCHES[:2], default="paths",
+                   help="traversal finding the k-minimal nodes: paths (default) or ola (the"
+                   " paper's sub-lattice bisection); both give the same nodes")
     p.set_defaults(func=run)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudget
 from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.ola.run import OlaResult, run_ola
@@ -35,9 +36,11 @@ from dbt_deid.progress import Logger, dbt_logger
 SEARCHES = ("fixed", "ola")
 SUPPRESSION_MODES = ("records", "cells")
 REPORT_COLUMNS = (
-    "role", "height", "suppressed", "suppressed_share", "passes", *METRICS, "chosen", "k",
-    "max_suppression", "metric", "records", "nodes_evaluated", "lattice_size", "message",
+    "role", "height", "suppressed", "suppressed_share", "passes", *METRICS, "k_minimal",
+    "best_k_minimal", "optimal", "chosen", "k", "max_suppression", "metric", "records",
+    "nodes_evaluated", "lattice_size", "message",
 )
+SETTINGS = ("search", "metric", "max_levels", "suppression", "max_nodes", "max_seconds")
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class OlaSettings:
     metric: str = DEFAULT_METRIC
     max_levels: Mapping[str, int] = field(default_factory=dict)
     suppression: str = "records"
+    budget: SearchBudget = field(default_factory=SearchBudget)
 
 
 def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
@@ -56,18 +60,21 @@ def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
-        raise ConfigError(
-            "generalization must be a mapping {search, metric, max_levels, suppression}"
-        )
-    unknown = sorted(set(raw) - {"search", "metric", "max_levels", "suppression"})
+        raise ConfigError(f"generalization must be a mapping {{{', '.join(SETTINGS)}}}")
+    unknown = sorted(set(raw) - set(SETTINGS))
     if unknown:
-        raise ConfigError(f"generalization has unknown settings {unknown}")
+        raise ConfigError(
+            f"generalization has unknown settings {unknown}; known: {list(SETTINGS)}"
+        )
     search = raw.get("search", "fixed")
     if search not in SEARCHES:
         raise ConfigError(f"generalization.search must be one of {list(SEARCHES)}, got {search!r}")
     if search == "fixed":
         if set(raw) - {"search"}:
-            raise ConfigError("generalization: metric, max_levels and suppression need search: ola")
+            raise ConfigError(
+                "generalization: metric, max_levels, suppression, max_nodes and max_seconds"
+                " need search: ola"
+            )
         return None
     metric = raw.get("metric", DEFAULT_METRIC)
     if metric not in METRICS:
@@ -89,7 +96,12 @@ def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
             raise ConfigError(
                 f"generalization.max_levels.{q} must be a non-negative integer, got {lvl!r}"
             )
-    return OlaSettings(str(metric), {str(q): int(v) for q, v in max_levels.items()}, suppression)
+    if "max_nodes" in raw and raw["max_nodes"] is None:
+        raise ConfigError("generalization.max_nodes must be an integer >= 1, got None")
+    budget = SearchBudget(max_nodes=raw.get("max_nodes", DEFAULT_MAX_NODES),
+                          max_seconds=raw.get("max_seconds"), setting="generalization.")
+    return OlaSettings(str(metric), {str(q): int(v) for q, v in max_levels.items()}, suppression,
+                       budget)
 
 
 def ola_hierarchies(
@@ -186,11 +198,14 @@ def ola_search_frame(
 ) -> pd.DataFrame:
     """Run OLA on the release's minimum-level pattern table; return the node report.
 
-    One row per k-minimal node (``role`` = k_minimal, ``chosen`` on the released one) and one
-    for the lattice's top node (``role`` = top, metrics null): a column per QI with its absolute
-    level, ``height`` (levels above the minimum node), ``suppressed`` records and their share,
-    ``passes``, the four metrics, and the run's k, MaxSup, metric, records, nodes evaluated,
-    lattice size and ``message`` (why no node passes and what to relax; null when one does).
+    One row per k-minimal node (``role`` = k_minimal), one for the released node when it is
+    not k-minimal (``role`` = optimal) and one for the lattice's top node (``role`` = top,
+    metrics null): a column per QI with its absolute level, ``height`` (levels above the
+    minimum node), ``suppressed`` records and their share, ``passes``, the four metrics, the
+    flags ``k_minimal``, ``best_k_minimal`` (the paper's choice: the best k-minimal node),
+    ``optimal`` and ``chosen`` (the released node: the best passing node of the lattice), and
+    the run's k, MaxSup, metric, records, nodes evaluated, lattice size and ``message`` (why no
+    node passes and what to relax; null when one does).
     """
     cfg = parse_release(release)
     settings = ola_settings(release)
@@ -213,17 +228,17 @@ def ola_search_frame(
         caps[q] = lvl - mins[q]
     log = logger or dbt_logger()
     result = run_ola(frame, hs, cfg.k, cfg.max_suppression, settings.metric, caps,
-                     count_column="n", all_metrics=True, logger=log)
+                     count_column="n", all_metrics=True, logger=log, budget=settings.budget)
     sizes = top_class_sizes(result, frame)
     message = None if result.chosen is not None else relax_message(result, sizes, mins)
     rows: list[dict[str, Any]] = []
-    for r in result.k_minimal:
-        rows.append(_row("k_minimal", r.node, mins, result, r.suppressed, True, r.metrics,
-                         r.node == result.chosen))
+    for r, is_kmin in result.reports():
+        rows.append(_row("k_minimal" if is_kmin else "optimal", r.node, mins, result,
+                         r.suppressed, True, r.metrics, is_kmin))
     top_small = int(sizes[sizes < cfg.k].sum())
     rows.append(_row("top", result.lattice.max_levels, mins, result, top_small,
                      top_small <= allowed_suppression(cfg.max_suppression, result.n_records),
-                     {}, False))
+                     {}, False, report=False))
     out = pd.DataFrame(rows, columns=[*cfg.qi_names, *REPORT_COLUMNS[:-1]])
     out["message"] = pd.Series([message] * len(out), dtype="string")
     if result.chosen is None:
@@ -235,22 +250,35 @@ def ola_search_frame(
             f" {settings.metric} {result.metric_value:.6g}; {result.evaluated} of"
             f" {result.lattice_size} nodes evaluated"
         )
+        if not result.chosen_is_k_minimal:
+            best = next(r for r in result.k_minimal if r.node == result.best_k_minimal)
+            log.info(
+                "dbt_deid: deid_ola_search: the chosen node is not k-minimal: it generalizes a"
+                " k-minimal node and keeps more records (suppression makes the metric"
+                f" non-monotone); the best k-minimal node has {settings.metric}"
+                f" {best.metrics[settings.metric]:.6g} with {best.suppressed} records suppressed"
+            )
     return out.astype({**{q: "int64" for q in cfg.qi_names}, "role": "string", "height": "int64",
                        "suppressed": "int64", "suppressed_share": "float64", "passes": "bool",
-                       **{m: "float64" for m in METRICS}, "chosen": "bool", "k": "int64",
-                       "max_suppression": "float64", "metric": "string", "records": "int64",
-                       "nodes_evaluated": "int64", "lattice_size": "int64"})
+                       **{m: "float64" for m in METRICS}, "k_minimal": "bool",
+                       "best_k_minimal": "bool", "optimal": "bool", "chosen": "bool",
+                       "k": "int64", "max_suppression": "float64", "metric": "string",
+                       "records": "int64", "nodes_evaluated": "int64", "lattice_size": "int64"})
 
 
 def _row(role: str, node: Sequence[int], mins: Mapping[str, int], result: OlaResult,
-         suppressed: int, passes: bool, metrics: Mapping[str, float], chosen: bool
-         ) -> dict[str, Any]:
+         suppressed: int, passes: bool, metrics: Mapping[str, float], is_kmin: bool, *,
+         report: bool = True) -> dict[str, Any]:
     row: dict[str, Any] = {c: mins[c] + int(lvl) for c, lvl in zip(result.names, node,
                                                                     strict=True)}
+    node = tuple(int(v) for v in node)
+    chosen = report and node == result.chosen
     row.update(role=role, height=int(sum(node)), suppressed=int(suppressed),
                suppressed_share=suppressed / result.n_records, passes=bool(passes),
-               chosen=chosen, k=result.k, max_suppression=result.max_suppression,
-               metric=result.metric, records=result.n_records, nodes_evaluated=result.evaluated,
+               k_minimal=is_kmin, best_k_minimal=report and node == result.best_k_minimal,
+               optimal=chosen, chosen=chosen, k=result.k,
+               max_suppression=result.max_suppression, metric=result.metric,
+               records=result.n_records, nodes_evaluated=result.evaluated,
                lattice_size=result.lattice_size)
     row.update({m: metrics.get(m, np.nan) for m in METRICS})
     return row

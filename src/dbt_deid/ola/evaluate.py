@@ -2,13 +2,15 @@
 
 A node passes when the records in equivalence classes smaller than k (the records that would be
 suppressed) are at most MaxSup of all records. The source records are never re-read: the
-evaluator holds the integer-coded pattern table (distinct QI tuples with counts) and, for every
-evaluated node, its *generalized* pattern table (distinct generalized tuples with counts, rows
-sorted by class key). A new node is derived from the smallest cached table of a node it
-generalizes, by mapping each column's codes through a level-to-level lookup array and merging
-rows with equal mixed-radix int64 keys: a table is held as sorted keys with fixed strides, so
-deriving a node from a specialization only rewrites the digits of the QIs whose level changes,
-then sorts and sums (``np.add.reduceat``).
+evaluator holds the integer-coded pattern table (distinct QI tuples with counts), encoded once,
+and for every evaluated node its *generalized* pattern table (distinct generalized tuples with
+counts, sorted by class key). A new node is derived from the smallest cached table of a node it
+generalizes (a direct specialization when one is cached), by mapping each changed column's codes
+through a level-to-level lookup array and merging rows with equal int64 keys: a table is held as
+sorted keys made of one bit field per QI, wide enough for the QI's values present in the data,
+so deriving a node rewrites only the fields of the QIs whose level changes (shift, mask, lookup,
+add), then sorts and sums. Codes are "compact": per QI and level, only the values present in the
+data are numbered, so the fields stay narrow.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
+from operator import gt
 
 import numpy as np
 import pandas as pd
@@ -25,20 +28,35 @@ from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
 _DENSE_KEYS = 1 << 22  # use bincount over the whole key space up to this many keys
+_DENSE_MIN_ROWS = 1 << 15  # roll-ups of tables this large count classes in a dense array ...
+_DENSE_RATIO = 0.25  # ... when the node's value combinations are at most this many per row
 _NONE = np.iinfo(np.int64).max
 _KEY_LIMIT = 1 << 62
+
+
+class _Layout:
+    """How a keyed table's int64 key holds the QI codes: field j is ``(key >> shift[j]) &
+    mask[j]`` and holds the compact code of QI j at the table's level; ``orig[j][level]`` maps a
+    compact code to the hierarchy's code at that level (``labels[level]`` index)."""
+
+    __slots__ = ("shift", "mask", "orig")
+
+    def __init__(self, shift: np.ndarray, mask: np.ndarray, orig: list[list[np.ndarray]]) -> None:
+        self.shift = shift
+        self.mask = mask
+        self.orig = orig
 
 
 class ClassTable:
     """A generalized pattern table: the equivalence classes of one node.
 
-    ``counts[i]`` is the size of class i; ``codes[i, j]`` the code of QI j at the node's level.
-    When the key space fits int64, the table is held as sorted int64 keys
-    ``sum_j code_j * strides[j]`` (fixed strides from the hierarchies' leaf counts, so a key
-    stays comparable across nodes) and ``codes`` is decoded on demand.
+    ``counts[i]`` is the size of class i; :meth:`column` / :attr:`codes` give each class's code
+    of every QI at the node's level (the index into the hierarchy's ``labels[level]``). The
+    table is held either as sorted int64 ``keys`` (one bit field per QI, see :class:`_Layout`)
+    or, when the fields do not fit 62 bits, as a matrix of ``codes``.
     """
 
-    __slots__ = ("node", "counts", "keys", "_codes", "_strides", "_radices")
+    __slots__ = ("node", "counts", "keys", "_codes", "_layout", "_k", "_small", "_sup")
 
     def __init__(
         self,
@@ -47,33 +65,47 @@ class ClassTable:
         *,
         codes: np.ndarray | None = None,
         keys: np.ndarray | None = None,
-        strides: np.ndarray | None = None,
-        radices: np.ndarray | None = None,
+        layout: _Layout | None = None,
     ) -> None:
         self.node = node
         self.counts = counts
         self.keys = keys
         self._codes = codes
-        self._strides = strides
-        self._radices = radices
+        self._layout = layout
+        self._k = -1
+        self._small: np.ndarray | None = None
+        self._sup = 0
+
+    @property
+    def layout(self) -> _Layout | None:
+        """The key layout (None when the table holds a code matrix)."""
+        return self._layout if self.keys is not None else None
+
+    def _classify(self, k: int) -> None:
+        if self._k != k:
+            small = self.counts < k
+            self._sup = int(self.counts[small].sum()) if small.any() else 0
+            self._small = small if self._sup else None
+            self._k = k
 
     @property
     def codes(self) -> np.ndarray:
         if self._codes is None:
-            assert self.keys is not None and self._strides is not None
-            out = np.empty((len(self.keys), len(self._strides)), dtype=np.int32)
-            for j, (s, r) in enumerate(zip(self._strides, self._radices, strict=True)):
-                out[:, j] = (self.keys // s) % r
+            out = np.empty((len(self.counts), len(self.node)), dtype=np.int32)
+            for j in range(len(self.node)):
+                out[:, j] = self.column(j)
             self._codes = out
         return self._codes
 
     def column(self, j: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Codes of QI j (of the selected rows only, when given)."""
+        """Codes of QI j at the node's level (of the selected rows only, when given)."""
         if self._codes is not None or self.keys is None:
             col = self.codes[:, j]
             return col if rows is None else col[rows]
+        lay = self._layout
         keys = self.keys if rows is None else self.keys[rows]
-        return (keys // self._strides[j]) % self._radices[j]
+        compact = (keys >> lay.shift[j]) & lay.mask[j]
+        return lay.orig[j][self.node[j]][compact]
 
     @property
     def nbytes(self) -> int:
@@ -83,8 +115,13 @@ class ClassTable:
 
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than k."""
-        c = self.counts
-        return int(c[c < k].sum())
+        self._classify(k)
+        return self._sup
+
+    def small(self, k: int) -> np.ndarray | None:
+        """Mask of the classes smaller than k (None when there are none)."""
+        self._classify(k)
+        return self._small
 
 
 def group_keys(
@@ -114,7 +151,10 @@ def _segment_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sums of ``values`` over the segments beginning at ``starts`` (a cumulative-sum
     difference; faster than ``np.add.reduceat``)."""
     cs = np.cumsum(values)
-    ends = cs[np.append(starts[1:], len(values)) - 1]
+    ends = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], 1, out=ends[:-1])
+    ends[-1] = len(values) - 1
+    ends = cs[ends]
     out = np.empty_like(ends)
     out[0] = ends[0]
     np.subtract(ends[1:], ends[:-1], out=out[1:])
@@ -173,8 +213,10 @@ class NodeEvaluator:
 
     ``codes[i, j]``: leaf code of QI j in pattern i (see :meth:`Hierarchy.encode`);
     ``counts[i]``: records with pattern i. ``cache_bytes`` bounds the memory held by cached
-    generalized tables; the oldest tables are dropped first.
+    generalized tables; the least recently used tables are dropped first.
     """
+
+    _RECENT = 1024  # cached tables scanned for a base when no direct specialization is cached
 
     def __init__(
         self,
@@ -197,34 +239,68 @@ class NodeEvaluator:
             raise DataError("the pattern table is empty or its counts do not match its rows")
         if (counts <= 0).any():
             raise DataError("the pattern table has a count <= 0")
-        leaves = tuple(0 for _ in self.hierarchies)
-        radices = [max(h.n_leaves, 1) for h in self.hierarchies]
-        if math.prod(radices) < _KEY_LIMIT:
-            self._radices = np.array(radices, dtype=np.int64)
-            self._strides = np.ones(len(radices), dtype=np.int64)
-            for j in range(len(radices) - 2, -1, -1):
-                self._strides[j] = self._strides[j + 1] * radices[j + 1]
-            keys = codes.astype(np.int64) @ self._strides
-            self._key_bits = int(math.prod(radices) - 1).bit_length()
-            self._count_bits = max(int(counts.sum()).bit_length(), 1)
-            ukeys, ucounts = group_keys(keys, counts, self._key_bits, self._count_bits)
-            self.leaf_table = self._keyed(leaves, ukeys, ucounts)
-        else:  # the key space overflows int64: whole rows of codes
-            self._radices = self._strides = None
-            u, c = aggregate(codes, counts, radices)
-            self.leaf_table = ClassTable(leaves, c, codes=u)
+        d = len(self.hierarchies)
+        self._heights = tuple(h.height for h in self.hierarchies)
         self.n_records = int(counts.sum())
         self.allowed = allowed_suppression(self.max_suppression, self.n_records)
+        leaves = tuple(0 for _ in self.hierarchies)
+        # compact codes: per QI and level, the values present in the data, in code order
+        self._compact: list[list[np.ndarray]] = []  # hierarchy code -> compact code (-1 absent)
+        orig: list[list[np.ndarray]] = []  # compact code -> hierarchy code
+        widths = []
+        for j, h in enumerate(self.hierarchies):
+            present = np.unique(codes[:, j])
+            per_level, back = [], []
+            for lvl in range(h.height + 1):
+                at = np.unique(h.maps[lvl][present])
+                fwd = np.full(len(h.labels[lvl]), -1, dtype=np.int64)
+                fwd[at] = np.arange(len(at))
+                per_level.append(fwd)
+                back.append(at.astype(np.int32))
+            self._compact.append(per_level)
+            orig.append(back)
+            widths.append(int(len(present) - 1).bit_length())
+        # the widest field is the most significant: once its QI is generalized its top bits are
+        # zero, which often leaves room to pack the count next to the key (see table())
+        self._order = sorted(range(d), key=lambda j: (-widths[j], j))  # most significant first
+        shift = np.zeros(d, dtype=np.int64)
+        used = 0
+        for j in reversed(self._order):
+            shift[j] = used
+            used += widths[j]
+        self._key_bits = used
+        self._count_bits = max(self.n_records.bit_length(), 1)
+        self._shift = shift
+        self._mask = np.array([(1 << w) - 1 for w in widths], dtype=np.int64)
+        self._present = [[len(b) for b in back] for back in orig]  # values per QI and level
+        self._largest = []  # records in the largest value group, per QI and level
+        for j, h in enumerate(self.hierarchies):
+            f = np.bincount(codes[:, j], weights=counts, minlength=h.n_leaves)
+            self._largest.append([int(np.bincount(h.maps[lvl], weights=f).max())
+                                  for lvl in range(h.height + 1)])
+        self._layout = _Layout(shift, self._mask, orig)
+        if (1 << self._key_bits) < _KEY_LIMIT:
+            keys = np.zeros(len(codes), dtype=np.int64)
+            for j in range(d):
+                keys |= self._compact[j][0][codes[:, j]] << shift[j]
+            ukeys, ucounts = group_keys(keys, counts, self._key_bits, self._count_bits)
+            self.leaf_table = self._keyed(leaves, ukeys, ucounts)
+        else:  # the fields overflow int64: whole rows of codes
+            self._layout = None
+            radices = [max(h.n_leaves, 1) for h in self.hierarchies]
+            u, c = aggregate(codes, counts, radices)
+            self.leaf_table = ClassTable(leaves, c, codes=u)
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[Node, ClassTable] = OrderedDict()
         self._bytes = 0
-        # lookup arrays over every table ever cached (slot i: node, classes; _NONE once evicted)
-        self._slots: list[Node] = []
-        self._slot_of: dict[Node, int] = {}
-        self._nodes = np.zeros((64, len(self.hierarchies)), dtype=np.int32)
-        self._rows = np.full(64, _NONE, dtype=np.int64)
+        # recently cached tables, scanned for a base when no direct specialization is cached
+        self._recent_nodes = np.zeros((self._RECENT, d), dtype=np.int32)
+        self._recent_rows = np.full(self._RECENT, _NONE, dtype=np.int64)
+        self._recent_of: dict[Node, int] = {}
+        self._recent_at: list[Node | None] = [None] * self._RECENT
+        self._recent_pos = 0
         self.tables_built = 0
-        self._deltas: dict[tuple[int, int, int], np.ndarray] = {}
+        self._deltas: dict[tuple, np.ndarray] = {}
 
     @classmethod
     def from_frame(
@@ -258,29 +334,41 @@ class NodeEvaluator:
 
     # -- tables ------------------------------------------------------------------------------
     def _base_for(self, node: Node) -> ClassTable:
-        """The cached table of a specialization of ``node`` with the fewest classes."""
-        m = len(self._slots)
-        if m == 0:
-            return self.leaf_table
-        ok = (self._nodes[:m] <= np.asarray(node, dtype=np.int32)).all(axis=1)
-        rows = np.where(ok, self._rows[:m], _NONE)
-        best = int(np.argmin(rows))
-        if rows[best] >= len(self.leaf_table.counts):
-            return self.leaf_table
-        return self._cache[self._slots[best]]
+        """A cached table of a specialization of ``node`` with few classes: the smallest cached
+        direct specialization, else the smallest among the recently cached tables, else the
+        leaf table."""
+        best = self.leaf_table
+        rows = len(best.counts)
+        get = self._cache.get
+        probe = list(node)
+        for j, lvl in enumerate(node):
+            if lvl:
+                probe[j] = lvl - 1
+                t = get(tuple(probe))
+                probe[j] = lvl
+                if t is not None and len(t.counts) < rows:
+                    best, rows = t, len(t.counts)
+        if best is not self.leaf_table or not self._recent_of:
+            return best
+        ok = (self._recent_nodes <= np.asarray(node, dtype=np.int32)).all(axis=1)
+        rows = np.where(ok, self._recent_rows, _NONE)
+        i = int(np.argmin(rows))
+        if rows[i] >= len(best.counts):
+            return best
+        return self._cache[self._recent_at[i]]
 
     def table(self, node: Node) -> ClassTable:
-        """The generalized pattern table of ``node``, rolled up from the closest cached
-        specialization (the one with fewest classes)."""
+        """The generalized pattern table of ``node``, rolled up from a cached specialization
+        with few classes."""
         node = tuple(map(int, node))
         hit = self._cache.get(node)
         if hit is not None:
+            self._cache.move_to_end(node)
             return hit
         if node == self.leaf_table.node:
             return self.leaf_table
-        if len(node) != len(self.hierarchies) or not all(
-            0 <= lvl <= h.height for h, lvl in zip(self.hierarchies, node, strict=True)
-        ):
+        if len(node) != len(self._heights) or min(node) < 0 or any(
+                map(gt, node, self._heights)):
             raise ConfigError(f"node {node} is outside the hierarchies' levels")
         base = self._base_for(node)
         if base is self.leaf_table:
@@ -289,16 +377,22 @@ class NodeEvaluator:
             step = tuple(min(v, 1) for v in node)
             if step != node and sum(step) > 1:
                 base = self.table(step)
-        changed = [j for j, (a, b) in enumerate(zip(base.node, node, strict=True)) if a != b]
+        changed = [j for j, a in enumerate(base.node) if a != node[j]]
         if base.keys is not None:
-            # change only the digits of the columns whose level differs
-            keys = base.keys
-            for j in changed:
-                c = base.keys // self._strides[j] if self._strides[j] > 1 else base.keys
-                if j > 0:
-                    c = c % self._radices[j]
-                keys = keys + self._delta(j, base.node[j], node[j])[c]
-            ukeys, ucounts = group_keys(keys, base.counts, self._key_bits, self._count_bits)
+            radices = [self._present[j][lvl] for j, lvl in enumerate(node)]
+            if len(base.keys) >= _DENSE_MIN_ROWS and math.prod(radices) <= _DENSE_RATIO * len(
+                    base.keys):
+                ukeys, ucounts = self._group_dense(base, node, radices)
+            else:
+                # change only the fields of the columns whose level differs
+                keys = base.keys
+                for j in changed:
+                    field = (base.keys >> self._shift[j]) & self._mask[j]
+                    keys = keys + self._delta(j, base.node[j], node[j])[field]
+                bits, count_bits = self._key_bits, self._count_bits
+                if bits + count_bits > 63:
+                    bits, count_bits = self._bound_bits(node)
+                ukeys, ucounts = group_keys(keys, base.counts, bits, count_bits)
             result = self._keyed(node, ukeys, ucounts)
         else:
             mapped = base.codes.copy()
@@ -311,35 +405,106 @@ class NodeEvaluator:
         self._store(result)
         return result
 
+    def _bound_bits(self, node: Node) -> tuple[int, int]:
+        """Bits of the largest key ``node``'s table can hold (its values present at each
+        level, in the fixed fields) and of its largest class: a class lies inside one value
+        group of every QI, so it is no larger than the smallest of the QIs' largest groups at
+        the node's levels."""
+        top = 0
+        largest = self.n_records
+        for j, lvl in enumerate(node):
+            top |= (self._present[j][lvl] - 1) << int(self._shift[j])
+            largest = min(largest, self._largest[j][lvl])
+        return top.bit_length(), max(int(largest).bit_length(), 1)
+
+    def _group_dense(self, base: ClassTable, node: Node, radices: list[int]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Classes of ``node`` from a large ``base`` without sorting: each row's compact codes
+        at ``node``'s levels as one mixed-radix index into an array of the node's value
+        combinations (at most ``_DENSE_RATIO`` per row), counted with ``np.bincount``; the
+        non-empty entries, read in index order, are the classes in key order."""
+        dense = np.zeros(len(base.keys), dtype=np.int64)
+        for i, j in enumerate(self._order):  # most significant field first
+            lower, upper = base.node[j], node[j]
+            field = (base.keys >> self._shift[j]) & self._mask[j]
+            if lower != upper:
+                field = self._up(j, lower, upper)[field]
+            if i:
+                dense *= radices[j]
+            dense += field
+        sums = np.bincount(dense, weights=base.counts, minlength=math.prod(radices))
+        index = np.flatnonzero(sums)
+        counts = sums[index].astype(np.int64)
+        keys = np.zeros(len(index), dtype=np.int64)
+        for j in reversed(self._order):
+            keys |= (index % radices[j]) << self._shift[j]
+            index //= radices[j]
+        return keys, counts
+
+    def _up(self, j: int, lower: int, upper: int) -> np.ndarray:
+        """QI j's compact code at level ``upper`` of each compact code at level ``lower``."""
+        key = (j, lower, upper, "up")
+        if key not in self._deltas:
+            h = self.hierarchies[j]
+            self._deltas[key] = self._compact[j][upper][h.up(lower, upper)[
+                self._layout.orig[j][lower]]]
+        return self._deltas[key]
+
     def _delta(self, j: int, lower: int, upper: int) -> np.ndarray:
-        """Key change of QI j's digit going from level ``lower`` to ``upper``, by code."""
+        """Key change of QI j's field going from level ``lower`` to ``upper``, by compact
+        code."""
         key = (j, lower, upper)
         if key not in self._deltas:
-            up = self.hierarchies[j].up(lower, upper)
-            self._deltas[key] = (up - np.arange(len(up))) * self._strides[j]
+            h = self.hierarchies[j]
+            orig = self._layout.orig[j][lower]
+            up = self._compact[j][upper][h.up(lower, upper)[orig]]
+            self._deltas[key] = (up - np.arange(len(up))) << self._shift[j]
         return self._deltas[key]
 
     def _keyed(self, node: Node, keys: np.ndarray, counts: np.ndarray) -> ClassTable:
-        return ClassTable(node, counts, keys=keys, strides=self._strides, radices=self._radices)
+        return ClassTable(node, counts, keys=keys, layout=self._layout)
 
     def _store(self, t: ClassTable) -> None:
         nbytes = t.nbytes
         if nbytes > self.cache_bytes:
             return
-        m = len(self._slots)
-        if m == len(self._rows):  # grow the lookup arrays
-            self._nodes = np.vstack([self._nodes, np.zeros_like(self._nodes)])
-            self._rows = np.concatenate([self._rows, np.full_like(self._rows, _NONE)])
         self._cache[t.node] = t
-        self._slot_of[t.node] = m
-        self._slots.append(t.node)
-        self._nodes[m] = t.node
-        self._rows[m] = len(t.counts)
         self._bytes += nbytes
-        while self._bytes > self.cache_bytes:  # drop the oldest tables
-            old_node, old = self._cache.popitem(last=False)
-            self._bytes -= old.nbytes
-            self._rows[self._slot_of.pop(old_node)] = _NONE
+        pos = self._recent_pos
+        old = self._recent_at[pos]
+        if old is not None:
+            self._recent_of.pop(old, None)
+        self._recent_at[pos] = t.node
+        self._recent_of[t.node] = pos
+        self._recent_nodes[pos] = t.node
+        self._recent_rows[pos] = len(t.counts)
+        self._recent_pos = (pos + 1) % self._RECENT
+        while self._bytes > self.cache_bytes:  # drop the least recently used tables
+            old_node, old_t = self._cache.popitem(last=False)
+            self._bytes -= old_t.nbytes
+            slot = self._recent_of.pop(old_node, None)
+            if slot is not None:
+                self._recent_rows[slot] = _NONE
+                self._recent_at[slot] = None
+
+    def marginal_floor(self) -> tuple[int, ...]:
+        """Per QI, the lowest level at which the records in its own value groups smaller than
+        k are at most MaxSup (height + 1 when there is none). A record whose value of QI j is
+        shared by fewer than k records at level l is in a class smaller than k at every node
+        with QI j at level l (a class never spans two values of a QI), so every node with some
+        QI below its floor fails: the searches tag those nodes without evaluating them."""
+        leaf = self.leaf_table
+        out = []
+        for j, h in enumerate(self.hierarchies):
+            f = np.bincount(leaf.column(j), weights=leaf.counts, minlength=h.n_leaves)
+            floor = h.height + 1
+            for lvl in range(h.height + 1):
+                big = np.bincount(h.maps[lvl], weights=f, minlength=len(h.labels[lvl]))
+                if big[(big > 0) & (big < self.k)].sum() <= self.allowed:
+                    floor = lvl
+                    break
+            out.append(floor)
+        return tuple(out)
 
     # -- the criterion -----------------------------------------------------------------------
     def suppressed(self, node: Node) -> int:

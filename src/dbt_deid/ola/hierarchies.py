@@ -64,24 +64,29 @@ class Hierarchy:
 
     def encode(self, values: Iterable[object]) -> np.ndarray:
         """Leaf codes of data values (compared as strings). A value not in the hierarchy, or a
-        null, is a :class:`DataError` naming the column and the value."""
+        null, is a :class:`DataError` naming the column and the value.
+
+        Each distinct value is looked up once: the column is factorized (hashed once; a
+        dictionary-encoded or categorical column is already), then its few distinct values are
+        mapped to leaf codes."""
         series = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
         if series.isna().any():
             raise DataError(
                 f"column {self.column!r} has a null value; give missing values a label that the"
                 " hierarchy lists"
             )
-        as_str = series.astype(str)
-        idx = pd.Index(list(self._index))
-        codes = idx.get_indexer(as_str)
-        if (codes < 0).any():
-            bad = sorted(set(as_str[codes < 0]))
+        codes, uniques = pd.factorize(series, sort=False)
+        names = [str(u) for u in uniques]
+        lookup = np.fromiter((self._index.get(u, -1) for u in names), dtype=np.int64,
+                             count=len(names))
+        if (lookup < 0).any():
+            bad = sorted(u for u, c in zip(names, lookup.tolist(), strict=True) if c < 0)
             shown = ", ".join(repr(v) for v in bad[:5])
             more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
             raise DataError(
                 f"column {self.column!r}: value(s) {shown}{more} not in its hierarchy"
             )
-        return codes.astype(np.int32)
+        return lookup[codes].astype(np.int32)
 
     def label(self, level: int, codes: np.ndarray) -> np.ndarray:
         return self.labels[level][codes]

@@ -9,7 +9,7 @@ B's level on every QI; the height of a node is the sum of its levels above the m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -20,30 +20,88 @@ from dbt_deid.errors import ConfigError
 Node = tuple[int, ...]
 
 
-@lru_cache(maxsize=4096)
-def _offsets(shape: tuple[int, ...], need: int) -> np.ndarray:
-    """Offsets ``o`` with ``0 <= o < shape`` summing to ``need``, lexicographically ordered
-    (cached per box shape: sub-lattices of the same shape share them)."""
-    out: list[tuple[int, ...]] = []
+_SUFFIX_LIMIT = 1 << 12  # nodes in the trailing sub-box enumerated at once
+
+
+@lru_cache(maxsize=256)
+def _suffix_table(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Every offset of a small box (at most ``_SUFFIX_LIMIT`` nodes), ordered by sum and
+    lexicographically within a sum, and the start of each sum's block (``starts[s]`` ..
+    ``starts[s + 1]``)."""
+    d = len(shape)
+    if d == 0:
+        table = np.zeros((1, 0), dtype=np.int64)
+        table.flags.writeable = False
+        return table, np.array([0, 1])
+    grid = np.indices(shape, dtype=np.int16).reshape(d, -1).T
+    sums = grid.sum(axis=1, dtype=np.int64)
+    order = np.argsort(sums, kind="stable")
+    table = grid[order]
+    starts = np.searchsorted(sums[order], np.arange(sum(s - 1 for s in shape) + 2))
+    table.flags.writeable = False
+    return table, starts
+
+
+def _prefixes(shape: tuple[int, ...], low_sum: int, high_sum: int) -> Iterator[tuple[int, ...]]:
+    """Offsets ``0 <= o < shape`` with ``low_sum <= sum(o) <= high_sum``, lexicographically."""
     d = len(shape)
     room = [0] * (d + 1)
     for i in range(d - 1, -1, -1):
         room[i] = room[i + 1] + shape[i] - 1
     prefix = [0] * d
 
-    def rec(i: int, left: int) -> None:
-        if i == d - 1:
-            prefix[i] = left
-            out.append(tuple(prefix))
+    def rec(i: int, used: int) -> Iterator[tuple[int, ...]]:
+        if i == d:
+            yield tuple(prefix)
             return
-        for add in range(max(0, left - room[i + 1]), min(shape[i] - 1, left) + 1):
+        for add in range(max(0, low_sum - used - room[i + 1]),
+                         min(shape[i] - 1, high_sum - used) + 1):
             prefix[i] = add
-            rec(i + 1, left - add)
+            yield from rec(i + 1, used + add)
 
-    rec(0, need)
-    result = np.array(out, dtype=np.int64).reshape(len(out), d)
-    result.flags.writeable = False
-    return result
+    if d == 0:
+        if low_sum <= 0 <= high_sum:
+            yield ()
+        return
+    yield from rec(0, 0)
+
+
+def iter_box(
+    low: Sequence[int], high: Sequence[int], total: int, chunk: int = 8192
+) -> Iterator[np.ndarray]:
+    """Integer vectors ``n`` with ``low <= n <= high`` and ``sum(n) == total``, in
+    lexicographic order, as int64 arrays of at most about ``chunk`` rows (one row per vector).
+    Never materializes the whole set: memory is bounded by ``chunk`` plus one block of the
+    trailing sub-box (``_SUFFIX_LIMIT`` vectors), whatever the box size."""
+    low_a = np.asarray(low, dtype=np.int64)
+    shape = tuple(int(h - lo + 1) for lo, h in zip(low, high, strict=True))
+    need = int(total) - int(low_a.sum())
+    if need < 0 or need > sum(shape) - len(shape):
+        return
+    d = len(shape)
+    split = d
+    volume = 1
+    while split > 0 and volume * shape[split - 1] <= _SUFFIX_LIMIT:
+        split -= 1
+        volume *= shape[split]
+    table, starts = _suffix_table(shape[split:])
+    max_suffix = sum(s - 1 for s in shape[split:])
+    parts: list[np.ndarray] = []
+    rows = 0
+    for prefix in _prefixes(shape[:split], need - max_suffix, need):
+        rest = need - sum(prefix)
+        block = table[starts[rest]:starts[rest + 1]]
+        out = np.empty((len(block), d), dtype=np.int64)
+        out[:, :split] = prefix
+        out[:, split:] = block
+        out += low_a
+        parts.append(out)
+        rows += len(out)
+        if rows >= chunk:
+            yield parts[0] if len(parts) == 1 else np.concatenate(parts)
+            parts, rows = [], 0
+    if parts:
+        yield parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 @dataclass(frozen=True)
@@ -169,23 +227,28 @@ class Lattice:
         return out
 
     # -- enumeration -------------------------------------------------------------------------
+    def iter_level(
+        self, low: Node, high: Node, height: int, chunk: int = 8192
+    ) -> Iterator[np.ndarray]:
+        """Nodes ``n`` with ``low <= n <= high`` and ``self.height(n) == height``, in
+        lexicographic order, as int64 arrays of at most about ``chunk`` rows (see
+        :func:`iter_box`)."""
+        return iter_box(low, high, height + sum(self.min_levels), chunk)
+
     def nodes_between(self, low: Node, high: Node, height: int) -> list[Node]:
         """Nodes ``n`` with ``low <= n <= high`` and ``self.height(n) == height``, in
-        lexicographic order."""
-        shape = tuple(h - lo + 1 for lo, h in zip(low, high, strict=True))
-        need = height + sum(self.min_levels) - sum(low)
-        if need < 0 or need > sum(shape) - len(shape):
-            return []
-        offsets = _offsets(shape, need)
-        return list(map(tuple, (offsets + np.asarray(low, dtype=np.int64)).tolist()))
+        lexicographic order (a list: for small lattices and tests; the search uses
+        :meth:`iter_level`)."""
+        return [tuple(r) for c in self.iter_level(low, high, height) for r in c.tolist()]
 
     def nodes_at_height(self, height: int) -> list[Node]:
-        return list(self.nodes_between(self.bottom, self.top, height))
+        return self.nodes_between(self.bottom, self.top, height)
 
     def all_nodes(self) -> Iterator[Node]:
         """Every node, by height then lexicographically."""
         for h in range(self.max_height + 1):
-            yield from self.nodes_between(self.bottom, self.top, h)
+            for c in self.iter_level(self.bottom, self.top, h):
+                yield from map(tuple, c.tolist())
 
     def index(self, node: Node) -> tuple[int, ...]:
         """The node's position in a dense array shaped ``self.shape``."""
@@ -194,3 +257,22 @@ class Lattice:
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(hi - lo + 1 for lo, hi in zip(self.min_levels, self.max_levels, strict=True))
+
+    @cached_property
+    def strides(self) -> np.ndarray:
+        """Flat-index strides (C order over :attr:`shape`): the node ``n`` is at
+        ``(n - min_levels) @ strides`` of a flat array of :attr:`size` entries."""
+        out = np.ones(self.dims, dtype=np.int64)
+        for j in range(self.dims - 2, -1, -1):
+            out[j] = out[j + 1] * self.shape[j + 1]
+        return out
+
+    def flat(self, node: Node) -> int:
+        """The node's position in a flat array of :attr:`size` entries (C order)."""
+        return int(sum((v - lo) * s for v, lo, s in zip(node, self.min_levels,
+                                                        self.strides.tolist(), strict=True)))
+
+    def node_at(self, flat: int) -> Node:
+        """Inverse of :meth:`flat`."""
+        return tuple(int(i) + lo for i, lo in zip(np.unravel_index(int(flat), self.shape),
+                                                  self.min_levels, strict=True))

@@ -1,10 +1,19 @@
-"""Information-loss metrics used to choose among the k-minimal nodes (lower is better).
+"""Information-loss metrics used to choose the released node (lower is better).
 
 All four are computed from a node's generalized pattern table (:class:`ClassTable`), so the
 value of a node never depends on how its table was derived. Classes smaller than k are the
-records the node would suppress. Notation: n records, d QIs, node levels l_j, hierarchy heights
-h_j, f_j(v) the number of records with original value v of QI j, F_jl(g) the number of records
-whose QI j value generalizes to g at level l.
+records the node would suppress; a suppressed record counts as generalized to the top of every
+hierarchy. Notation: n records, d QIs, node levels l_j, hierarchy heights h_j, f_j(v) the number
+of records with original value v of QI j, F_jl(g) the number of records whose QI j value
+generalizes to g at level l, s the suppressed records.
+
+With suppression none of the four is monotone in the lattice: generalizing one more level can
+move records out of classes smaller than k, and an unsuppressed record costs less than a
+suppressed one. The search for the best passing node (:mod:`dbt_deid.ola.optimum`) therefore
+needs, for a node N, a lower bound of the metric over every generalization of N:
+:meth:`Metrics.separable` (entropy, loss, precision: the value with no record suppressed, a sum
+of per-QI terms that grows with every level) and :meth:`Metrics.upset_bound` (discernibility,
+from N's classes). The proofs are next to each method.
 """
 
 from __future__ import annotations
@@ -19,6 +28,10 @@ from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
 METRICS = ("entropy", "precision", "discernibility", "loss")
+
+
+def _at(a: np.ndarray, i: int) -> float:
+    return float(a[i])
 DEFAULT_METRIC = "entropy"
 
 
@@ -40,6 +53,10 @@ class Metrics:
         self._entropy_base: list[list[float]] = []  # E_jl
         self._entropy_extra: list[list[np.ndarray]] = []  # D_jl(g) = log2(n / F_jl(g))
         self._loss: list[list[np.ndarray]] = []  # (leaves(g) - 1) / (leaves - 1)
+        self._loss_sep: list[np.ndarray] = []  # per level: sum_g F_jl(g) cost(g) / (n d)
+        self._precision_sep: list[np.ndarray] = []  # per level: l / h / d
+        self._composed: dict[tuple, np.ndarray] = {}  # cost tables in a layout's compact codes
+        self._entropy_sep: list[np.ndarray] = []  # per level: E_jl
         for j, h in enumerate(self.hierarchies):
             f = np.bincount(leaf_table.codes[:, j], weights=leaf_table.counts,
                             minlength=h.n_leaves)
@@ -55,8 +72,15 @@ class Metrics:
                 loss.append((h.leaves_under[lvl] - 1) / denom if denom else
                             np.zeros(len(h.labels[lvl])))
             self._entropy_base.append(base)
+            self._entropy_sep.append(np.asarray(base, dtype=np.float64))
             self._entropy_extra.append(extra)
             self._loss.append(loss)
+            self._loss_sep.append(np.array([
+                float(np.dot(np.bincount(h.maps[lvl], weights=f, minlength=len(h.labels[lvl])),
+                             loss[lvl])) / (n * self.d)
+                for lvl in range(h.height + 1)]))
+            self._precision_sep.append(np.array(
+                [(lvl / h.height if h.height else 0.0) / self.d for lvl in range(h.height + 1)]))
 
     def entropy(self, t: ClassTable) -> float:
         """Non-uniform entropy (OLA's metric; Gionis & Tassa):
@@ -69,42 +93,104 @@ class Metrics:
         total = 0.0
         for j, lvl in enumerate(t.node):
             total += self._entropy_base[j][lvl]
-        small = t.counts < self.k
-        if small.any():
-            cost = np.zeros(int(small.sum()))
-            for j, lvl in enumerate(t.node):
-                cost += self._entropy_extra[j][lvl][t.column(j, small)]
-            total += float(np.sum(t.counts[small] * cost))
+        small = t.small(self.k)
+        if small is not None:
+            total += self._class_terms(t, small, self._entropy_extra, "entropy")
         return total
 
     def precision(self, t: ClassTable) -> float:
-        """Sweeney's precision loss (seed 003 "precision information-loss metric"):
-        (1/d) sum_j l_j / h_j, how far up its hierarchy each QI went (1 - Prec). A QI whose
-        hierarchy has height 0 contributes 0. Node-level: suppression is not counted."""
-        return sum(
-            (lvl / h.height if h.height else 0.0)
-            for lvl, h in zip(t.node, self.hierarchies, strict=True)
-        ) / self.d
+        """Sweeney's precision loss (seed 003 "precision information-loss metric"), averaged
+        over the n*d cells: a cell of QI j at level l_j costs l_j / h_j, how far up its
+        hierarchy it went (1 - Prec), and a suppressed cell costs 1 (the top):
+        (1/d) sum_j [(n - s) l_j / h_j + s] / n. A QI whose hierarchy has height 0 contributes
+        0 when not suppressed. With s = 0 this is the node-level (1/d) sum_j l_j / h_j."""
+        s = self.suppressed(t)
+        base = sum(float(a[lvl]) for a, lvl in zip(self._precision_sep, t.node, strict=True))
+        return ((self.n - s) * base + s) / self.n
 
     def discernibility(self, t: ClassTable) -> float:
         """Discernibility (Bayardo & Agrawal; seed 003): sum over classes of size >= k of
         |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
         from all n)."""
         c = t.counts
-        kept = c[c >= self.k]
-        return float(np.sum(kept * kept) + self.n * c[c < self.k].sum())
+        return float(int(np.dot(c, c)) - self._small_squares(t) + self.n * t.suppressed(self.k))
+
+    def _small_squares(self, t: ClassTable) -> int:
+        small = t.small(self.k)
+        if small is None:
+            return 0.0
+        c = t.counts[small]
+        return int(np.dot(c, c))
 
     def loss(self, t: ClassTable) -> float:
-        """Loss (Iyengar 2002, as in ARX), averaged over the n*d cells: a cell generalized to g
-        costs (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed
-        cell costs 1."""
-        small = t.counts < self.k
-        keep = ~small
-        cost = np.zeros(int(keep.sum()))
-        for j, lvl in enumerate(t.node):
-            cost += self._loss[j][lvl][t.column(j, keep)]
-        total = float(np.sum(t.counts[keep] * cost)) + float(t.counts[small].sum()) * self.d
+        """Loss (Iyengar 2002), averaged over the n*d cells: a cell generalized to g costs
+        (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed cell
+        costs 1. (ARX's default "Loss" differs: see the README's OLA section.)"""
+        small = t.small(self.k)
+        keep = None if small is None else ~small
+        total = self._class_terms(t, keep, self._loss, "loss")
+        total += float(t.suppressed(self.k)) * self.d
         return total / (self.n * self.d)
+
+    def _class_terms(self, t: ClassTable, rows: np.ndarray | None,
+                     per_level: list[list[np.ndarray]], name: str) -> float:
+        """sum over the selected classes (all when ``rows`` is None) of the class size times
+        sum_j per_level[j][l_j][code_j]: the per-value cost tables read in the table's compact
+        codes (composed once per QI and level), one gather and one dot product per QI."""
+        counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
+        lay = t.layout
+        keys = None if lay is None else (t.keys if rows is None else t.keys[rows])
+        total = 0.0
+        for j, lvl in enumerate(t.node):
+            if lay is None:
+                total += float((counts * per_level[j][lvl][t.column(j, rows)]).sum())
+                continue
+            key = (name, j, lvl, id(lay))
+            arr = self._composed.get(key)
+            if arr is None:
+                arr = per_level[j][lvl][lay.orig[j][lvl]].astype(np.float64)
+                self._composed[key] = arr if arr.any() else np.zeros(0)
+                arr = self._composed[key]
+            if len(arr):
+                # multiply and sum, not np.dot: a BLAS call can stall on a busy machine
+                total += float((counts * arr[(keys >> lay.shift[j]) & lay.mask[j]]).sum())
+        return total
+
+    def suppressed(self, t: ClassTable) -> int:
+        return t.suppressed(self.k)
+
+    def separable(self, metric: str) -> list[np.ndarray] | None:
+        """Per QI, per level terms A_j[l] with sum_j A_j[N_j] <= metric(M) for every
+        generalization M of N (M >= N on every QI), or None (discernibility).
+
+        * entropy: A_j[l] = E_jl. entropy(M) = sum_j E_jM_j + (a non-negative suppression term)
+          and E_jl = sum_v f_j(v) log2(F_jl(g(v)) / f_j(v)) grows with l (F only grows).
+        * loss: A_j[l] = sum_g F_jl(g) cost_jl(g) / (n d): a kept cell costs cost_jM_j(g) >=
+          cost_jN_j(g) (more leaves under a higher ancestor) and a suppressed cell 1 >= any
+          cost.
+        * precision: A_j[l] = l / h_j / d: a kept cell costs l_j / h_j >= N_j / h_j and a
+          suppressed one 1.
+        The value with no record suppressed, sum_j A_j[N_j], is the lower bound ARX uses for
+        the same metrics (its "lower bound" of a transformation)."""
+        metric = check_metric(metric)
+        if metric == "entropy":
+            return self._entropy_sep
+        if metric == "loss":
+            return self._loss_sep
+        if metric == "precision":
+            return self._precision_sep
+        return None
+
+    def upset_bound(self, metric: str, t: ClassTable) -> float:
+        """A lower bound of the metric over every generalization of ``t.node`` (itself
+        included). Discernibility: sum over classes E of |E| max(|E|, k): a record of class E
+        is, at a generalization M, either kept in a class containing E and of size >= k, or
+        suppressed at cost n >= k, |E|; the others: :meth:`separable`."""
+        sep = self.separable(metric)
+        if sep is None:
+            c = t.counts
+            return float(np.dot(c, np.maximum(c, self.k)))
+        return float(sum(map(_at, sep, t.node)))
 
     def value(self, metric: str, t: ClassTable) -> float:
         return float(getattr(self, check_metric(metric))(t))

@@ -2,8 +2,12 @@
 
 Steps (El Emam et al. 2009; seed 003 "Apply Generalization and Suppression"): encode the
 pattern table through the hierarchies, build the lattice capped by the maximum acceptable
-generalization per QI (seed 003 Table 2), find the k-minimal nodes with :func:`ola_search`, and
-choose the one with the least information loss (ties: lower height, then lexicographic node).
+generalization per QI (seed 003 Table 2), find every k-minimal node (:func:`path_search`, or
+the paper's own traversal :func:`ola_search`), then the best passing node of the whole lattice
+under the metric (:func:`optimum_search`; ties: lower height, then lexicographic node). The
+paper releases the best k-minimal node; without suppression that is the same node, with
+suppression the best passing node can lie above every k-minimal node (see
+:mod:`dbt_deid.ola.optimum`), and both are reported.
 """
 
 from __future__ import annotations
@@ -17,17 +21,19 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.ola.budget import Progress, SearchBudget
 from dbt_deid.ola.evaluate import NodeEvaluator, aggregate
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Lattice, Node
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS, Metrics, check_metric, selection_key
-from dbt_deid.ola.search import OlaSearchResult, exhaustive_search, ola_search
-from dbt_deid.progress import Logger
+from dbt_deid.ola.optimum import Scored, exhaustive_optimum, optimum_search
+from dbt_deid.ola.search import OlaSearchResult, exhaustive_search, ola_search, path_search
+from dbt_deid.progress import Logger, get_logger
 
 
 @dataclass
 class NodeReport:
-    """One k-minimal node: its levels, the records it would suppress and every metric."""
+    """One node: its levels, the records it would suppress and its metrics."""
 
     node: Node
     suppressed: int
@@ -36,8 +42,11 @@ class NodeReport:
 
 @dataclass
 class OlaResult:
-    """The outcome of :func:`run_ola`. ``chosen`` is None when no node passes (even the top
-    node leaves more than MaxSup of the records in classes smaller than k)."""
+    """The outcome of :func:`run_ola`. ``chosen`` is the released node: the best passing node
+    of the lattice under ``metric`` (None when no node passes: even the top node leaves more
+    than MaxSup of the records in classes smaller than k). ``k_minimal`` reports every
+    k-minimal node (the paper's candidates) and ``best_k_minimal`` the paper's choice among
+    them; ``optimal`` reports the chosen node (every metric)."""
 
     names: tuple[str, ...]
     k: int
@@ -53,10 +62,14 @@ class OlaResult:
     seconds: float
     search: OlaSearchResult
     hierarchies: dict[str, Hierarchy] = field(repr=False, default_factory=dict)
+    optimal: NodeReport | None = None
+    best_k_minimal: Node | None = None
+    optimum_evaluated: int = 0
+    passing_nodes: int = 0
 
     @property
     def chosen_report(self) -> NodeReport | None:
-        return next((r for r in self.k_minimal if r.node == self.chosen), None)
+        return self.optimal
 
     @property
     def metric_value(self) -> float | None:
@@ -67,6 +80,10 @@ class OlaResult:
     def suppressed(self) -> int | None:
         r = self.chosen_report
         return None if r is None else r.suppressed
+
+    @property
+    def chosen_is_k_minimal(self) -> bool:
+        return self.chosen is not None and any(r.node == self.chosen for r in self.k_minimal)
 
     def chosen_levels(self) -> dict[str, int] | None:
         return None if self.chosen is None else dict(zip(self.names, self.chosen, strict=True))
@@ -84,22 +101,36 @@ class OlaResult:
             "height": list(self.heights),
         })
 
+    def reports(self) -> list[tuple[NodeReport, bool]]:
+        """The k-minimal nodes, then the chosen node when it is not one of them, each with
+        whether it is k-minimal."""
+        out = [(r, True) for r in self.k_minimal]
+        if self.optimal is not None and not self.chosen_is_k_minimal:
+            out.append((self.optimal, False))
+        return out
+
     def node_report_frame(self) -> pd.DataFrame:
-        """One row per k-minimal node: a level column per QI, height, suppressed records and
-        share, every metric, and whether it is the chosen node."""
+        """One row per k-minimal node, plus the chosen node when it is not k-minimal: a level
+        column per QI, height, suppressed records and share, every metric, and the flags
+        ``k_minimal``, ``best_k_minimal`` (the paper's choice), ``optimal`` and ``chosen``
+        (the released node, the optimal one)."""
         rows = []
-        for r in self.k_minimal:
+        for r, is_kmin in self.reports():
             row: dict[str, Any] = dict(zip(self.names, r.node, strict=True))
             row["height"] = sum(r.node)
             row["suppressed"] = r.suppressed
             row["suppressed_share"] = r.suppressed / self.n_records
             row.update({m: r.metrics.get(m) for m in METRICS})
-            row["chosen"] = r.node == self.chosen
+            row["k_minimal"] = is_kmin
+            row["best_k_minimal"] = r.node == self.best_k_minimal
+            row["optimal"] = row["chosen"] = r.node == self.chosen
             rows.append(row)
-        cols = [*self.names, "height", "suppressed", "suppressed_share", *METRICS, "chosen"]
+        cols = [*self.names, "height", "suppressed", "suppressed_share", *METRICS, "k_minimal",
+                "best_k_minimal", "optimal", "chosen"]
         return pd.DataFrame(rows, columns=cols)
 
     def to_dict(self) -> dict[str, Any]:
+        best = next((r for r in self.k_minimal if r.node == self.best_k_minimal), None)
         return {
             "k": self.k,
             "max_suppression": self.max_suppression,
@@ -108,7 +139,13 @@ class OlaResult:
             "chosen": self.chosen_levels(),
             "metric_value": self.metric_value,
             "suppressed_records": self.suppressed,
+            "chosen_is_k_minimal": self.chosen_is_k_minimal,
+            "best_k_minimal": None if best is None else {
+                "levels": dict(zip(self.names, best.node, strict=True)),
+                "suppressed_records": best.suppressed, "metric_value": best.metrics[self.metric]},
             "nodes_evaluated": self.evaluated,
+            "optimum_nodes_evaluated": self.optimum_evaluated,
+            "passing_nodes": self.passing_nodes,
             "lattice_size": self.lattice_size,
             "seconds": round(self.seconds, 4),
             "k_minimal": [
@@ -155,20 +192,45 @@ def _as_hierarchy(column: str, h: pd.DataFrame | Hierarchy) -> Hierarchy:
     raise ConfigError(f"hierarchy of {column!r} must be a DataFrame, got {type(h).__name__}")
 
 
+SEARCHES = ("paths", "ola", "exhaustive")
+
+
+@dataclass
+class Solution:
+    """What :func:`solve` found (see :class:`OlaResult`)."""
+
+    chosen: Node | None
+    optimal: NodeReport | None
+    k_minimal: list[NodeReport]
+    best_k_minimal: Node | None
+    search: OlaSearchResult
+    optimum_evaluated: int
+    passing_nodes: int
+
+
 def solve(
     evaluator: NodeEvaluator,
     lattice: Lattice,
     metric: str = DEFAULT_METRIC,
-    search: str = "ola",
+    search: str = "paths",
     logger: Logger | None = None,
     all_metrics: bool = False,
-) -> tuple[Node | None, list[NodeReport], OlaSearchResult]:
-    """Search the lattice and rank the k-minimal nodes by ``metric`` (``search`` is "ola" or
-    "exhaustive", the latter evaluating every node, for checking). Every k-minimal node gets
-    the chosen metric; the chosen node (every node with ``all_metrics``) gets all four."""
+    budget: SearchBudget | None = None,
+) -> Solution:
+    """Find the k-minimal nodes (``search``: "paths" = :func:`path_search`, "ola" = the
+    paper's :func:`ola_search`, "exhaustive" = every node evaluated, for checking), then the
+    best passing node under ``metric``. Every passing node evaluated gets ``metric`` (all four
+    with ``all_metrics``); the chosen node gets all four."""
     metric = check_metric(metric)
+    if search not in SEARCHES:
+        raise ConfigError(f"search must be one of {list(SEARCHES)}, got {search!r}")
+    log = logger or get_logger("dbt_deid.ola")
+    budget = budget or SearchBudget()
+    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
+    progress = Progress(log, budget)
     metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, evaluator.k)
-    scored: dict[Node, NodeReport] = {}
+    reports: dict[Node, NodeReport] = {}
+    scored: dict[Node, Scored] = {}
 
     def is_passing(node: Node) -> bool:
         # score a passing node while its table is at hand: every k-minimal node is evaluated
@@ -176,25 +238,40 @@ def solve(
         t = evaluator.table(node)
         suppressed = t.suppressed(evaluator.k)
         ok = suppressed <= evaluator.allowed
-        if ok:
-            values = metrics.all(t) if all_metrics else {metric: metrics.value(metric, t)}
-            scored[node] = NodeReport(node, suppressed, values)
+        if search == "exhaustive" or ok:
+            value = metrics.value(metric, t)
+            scored[node] = Scored(suppressed, value, metrics.upset_bound(metric, t))
+            if ok:
+                reports[node] = NodeReport(
+                    node, suppressed, metrics.all(t) if all_metrics else {metric: value})
         return ok
 
-    if search == "ola":
-        found = ola_search(lattice, is_passing, logger=logger)
-    elif search == "exhaustive":
-        found = exhaustive_search(lattice, is_passing)
+    floor = evaluator.marginal_floor()
+    if search == "paths":
+        found = path_search(lattice, is_passing, logger=log, budget=budget, progress=progress,
+                            failing_below=floor)
+    elif search == "ola":
+        found = ola_search(lattice, is_passing, logger=log, budget=budget, progress=progress,
+                           failing_below=floor)
     else:
-        raise ConfigError(f"search must be 'ola' or 'exhaustive', got {search!r}")
-    reports = [scored[node] for node in found.k_minimal]
-    chosen = None
-    if reports:
-        best = min(reports, key=lambda r: selection_key(r.metrics[metric], r.node))
-        if not all_metrics:
-            best.metrics = metrics.all(evaluator.table(best.node))
-        chosen = best.node
-    return chosen, reports, found
+        found = exhaustive_search(lattice, is_passing, budget)
+    k_minimal = [reports[node] for node in found.k_minimal]
+    passing = int(found.tagged_passing)
+    if not k_minimal:
+        return Solution(None, None, [], None, found, 0, passing)
+    best_kmin = min(k_minimal, key=lambda r: selection_key(r.metrics[metric], r.node)).node
+    if search == "exhaustive":
+        chosen, _ = exhaustive_optimum(scored, evaluator.allowed)
+        extra = 0
+    else:
+        opt = optimum_search(evaluator, metrics, lattice, metric, found.k_minimal, scored,
+                             progress, passing)
+        chosen, extra = opt.node, opt.evaluated
+        progress.line("optimum search", opt.visited, passing, opt.evaluated,
+                      f"; best {metric} {opt.scored.value:.6g}")
+    table = evaluator.table(chosen)
+    optimal = NodeReport(chosen, table.suppressed(evaluator.k), metrics.all(table))
+    return Solution(chosen, optimal, k_minimal, best_kmin, found, extra, passing)
 
 
 def run_ola(
@@ -207,9 +284,10 @@ def run_ola(
     *,
     min_levels: Mapping[str, int] | None = None,
     count_column: str | None = "n",
-    search: str = "ola",
+    search: str = "paths",
     all_metrics: bool = False,
     logger: Logger | None = None,
+    budget: SearchBudget | None = None,
 ) -> OlaResult:
     """Run OLA on a pattern table.
 
@@ -219,7 +297,9 @@ def run_ola(
     columns are the QIs, in this order. ``max_levels``: per-QI maximum acceptable
     generalization (seed 003 Table 2; default the hierarchy height). ``metric``: one of
     ``entropy`` (default), ``precision``, ``discernibility``, ``loss``; ``all_metrics``
-    computes all four for every k-minimal node (else only for the chosen one).
+    computes all four for every k-minimal node (else only for the chosen one). ``budget``:
+    the largest lattice searched and the time allowed (:class:`SearchBudget`); a lattice over
+    the node budget is an error before the search starts.
     """
     started = time.perf_counter()
     metric = check_metric(metric)
@@ -229,15 +309,20 @@ def run_ola(
     lattice = Lattice.from_heights(
         {c: h.height for c, h in hs.items()}, dict(max_levels or {}), dict(min_levels or {})
     )
+    budget = budget or SearchBudget()
+    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     evaluator = NodeEvaluator.from_frame(patterns, hs, k, max_suppression, count_column)
-    chosen, reports, found = solve(evaluator, lattice, metric, search, logger, all_metrics)
+    sol = solve(evaluator, lattice, metric, search, logger, all_metrics, budget)
     return OlaResult(
         names=lattice.names, k=evaluator.k, max_suppression=evaluator.max_suppression,
         metric=metric, n_records=evaluator.n_records,
-        heights=tuple(h.height for h in hs.values()), lattice=lattice, chosen=chosen,
-        k_minimal=reports, evaluated=found.evaluated, lattice_size=found.lattice_size,
-        seconds=time.perf_counter() - started, search=found, hierarchies=hs,
+        heights=tuple(h.height for h in hs.values()), lattice=lattice, chosen=sol.chosen,
+        k_minimal=sol.k_minimal, evaluated=sol.search.evaluated + sol.optimum_evaluated,
+        lattice_size=sol.search.lattice_size, seconds=time.perf_counter() - started,
+        search=sol.search, hierarchies=hs, optimal=sol.optimal,
+        best_k_minimal=sol.best_k_minimal, optimum_evaluated=sol.optimum_evaluated,
+        passing_nodes=sol.passing_nodes,
     )
 
 
-__all__ = ["NodeReport", "OlaResult", "aggregate", "run_ola", "solve"]
+__all__ = ["NodeReport", "OlaResult", "Solution", "aggregate", "run_ola", "solve"]

@@ -1,4 +1,6 @@
-"""OLA's search for the k-minimal nodes of a generalization lattice (El Emam et al., JAMIA 2009).
+"""The k-minimal nodes of a generalization lattice (El Emam et al., JAMIA 2009): OLA's own search
+(:func:`ola_search`) and a path-bisection traversal finding the same nodes (:func:`path_search`,
+the default of :func:`dbt_deid.ola.run.run_ola`; see its docstring).
 
 The search only needs a yes/no evaluation of a node (``is_passing``), so the same code serves OLA
 (k-anonymity with at most MaxSup suppressed records, :mod:`dbt_deid.ola.evaluate`) and LOLA
@@ -16,28 +18,40 @@ they are never evaluated. The result set is reduced to its minimal elements, the
 (passing nodes none of whose specializations pass; the paper's CleanUp).
 
 Bookkeeping added to the paper, which changes neither the evaluated nodes' outcomes nor the
-result: each node is evaluated at most once; a sub-lattice already searched is not searched again
-(what it adds does not depend on the tags); a sub-lattice whose nodes are all tagged is not
-entered (it would evaluate nothing), and the k-minimal nodes it holds are recovered at the end as
-the tagged-passing nodes with no tagged-passing direct specialization (every such node passes,
-and every k-minimal node of a fully tagged sub-lattice is one). Tags live in a dense int8 array
-over the lattice (lists of dominating nodes above ``_DENSE_LIMIT`` nodes).
+result: each node is evaluated at most once, and a sub-lattice whose nodes are all tagged is not
+entered (it would evaluate nothing). When ``Kmin(B, T)`` returns, every node of its sub-lattice
+is tagged (by induction: a node below height floor(H/2) lies under some node of that height,
+which either fails - tagging it - or opens a sub-lattice containing it), so at the end every node
+of the lattice is tagged, and the k-minimal nodes are exactly the passing nodes with no passing
+direct specialization (the paper's CleanUp), read from the tags with array operations.
+
+Memory: one status byte per node (a flat int8 array) and the levels are walked in chunks
+(:meth:`Lattice.iter_level`), never a whole level at once; the lattice size is checked against
+the budget (:class:`SearchBudget`) before any node is evaluated, and the search stops with an
+error at the budget's deadline. Sub-lattices are skipped in batches: for the nodes of a level
+chunk that are already tagged, whether their sub-lattice still holds an untagged node is read
+from prefix/suffix "any untagged" arrays over the enclosing box.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import heapq
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import add, mul
 
 import numpy as np
 
-from dbt_deid.ola.lattice import Lattice, Node
+from dbt_deid.ola.budget import Progress, SearchBudget
+from dbt_deid.ola.lattice import Lattice, Node, iter_box
 from dbt_deid.progress import Logger, get_logger
 
 PASS = 1
 FAIL = -1
 UNKNOWN = 0
-_DENSE_LIMIT = 1 << 26  # nodes; above this the tags are kept as lists of dominating nodes
+inc = (1).__add__
+_BATCH_SKIP = 32  # tagged nodes in a chunk above which sub-lattices are skipped in a batch
 
 
 @dataclass
@@ -48,7 +62,8 @@ class OlaSearchResult:
     even the top node fails). ``evaluated``: how many times ``is_passing`` was called (each
     node at most once). ``lattice_size``: number of nodes in the lattice. ``evaluations``: every
     evaluated node with its outcome, in evaluation order. ``tagged_passing`` /
-    ``tagged_failing``: number of nodes whose status is known (evaluated or predicted) at the end.
+    ``tagged_failing``: number of nodes whose status is known (evaluated or predicted) at the
+    end. ``passing``: the status of every node (True = passes), shaped like the lattice.
     """
 
     k_minimal: list[Node]
@@ -57,89 +72,53 @@ class OlaSearchResult:
     evaluations: dict[Node, bool] = field(default_factory=dict)
     tagged_passing: int = 0
     tagged_failing: int = 0
+    passing: np.ndarray | None = field(default=None, repr=False)
+    seconds: float = 0.0
 
 
-class _Tags:
-    """Predictive tags: a dense int8 array over the lattice, or dominance lists for huge
-    lattices."""
-
-    def __init__(self, lattice: Lattice) -> None:
-        self.lattice = lattice
-        self.offset = None if not any(lattice.min_levels) else lattice.min_levels
-        self.dense = lattice.size <= _DENSE_LIMIT
-        if self.dense:
-            self.status = np.zeros(lattice.shape, dtype=np.int8)
-        self.passing: list[Node] = []
-        self.failing: list[Node] = []
-
-    def _index(self, node: Node) -> Node:
-        if self.offset is None:
-            return node
-        return tuple(v - lo for v, lo in zip(node, self.offset, strict=True))
-
-    def get(self, node: Node) -> int:
-        if self.dense:
-            return int(self.status[self._index(node)])
-        if any(Lattice.is_generalization(node, p) for p in self.passing):
-            return PASS
-        if any(Lattice.is_generalization(f, node) for f in self.failing):
-            return FAIL
-        return UNKNOWN
-
-    def tag(self, node: Node, passing: bool) -> None:
-        idx = self._index(node)
-        if passing:
-            if self.dense:
-                self.status[tuple(slice(i, None) for i in idx)] = PASS
-            self.passing.append(node)
-        else:
-            if self.dense:
-                self.status[tuple(slice(0, i + 1) for i in idx)] = FAIL
-            self.failing.append(node)
-
-    def settled(self, low: Node, high: Node) -> bool:
-        """True when every node of the sub-lattice [low, high] is tagged (dense tags only)."""
-        if not self.dense:
-            return False
-        # UNKNOWN is 0, so "all tagged" is "no zero"
-        lo, hi = self._index(low), self._index(high)
-        box = self.status[tuple(map(slice, lo, [v + 1 for v in hi]))]
-        return np.count_nonzero(box) == box.size
-
-    def minimal_passing(self) -> list[Node]:
-        """Nodes tagged passing none of whose direct specializations is tagged passing (a
-        superset of the k-minimal nodes among the tagged ones; dense tags only)."""
-        if not self.dense:
-            return []
-        ok = self.status == PASS
-        minimal = ok.copy()
-        for axis in range(ok.ndim):
-            src = [slice(None)] * ok.ndim
-            dst = [slice(None)] * ok.ndim
-            src[axis] = slice(0, -1)
-            dst[axis] = slice(1, None)
-            minimal[tuple(dst)] &= ~ok[tuple(src)]
-        base = np.asarray(self.lattice.min_levels)
-        return [tuple(int(v) for v in base + idx) for idx in np.argwhere(minimal)]
-
-    def counts(self) -> tuple[int, int]:
-        if self.dense:
-            return int((self.status == PASS).sum()), int((self.status == FAIL).sum())
-        return len(self.passing), len(self.failing)
+def minimal_passing(ok: np.ndarray) -> np.ndarray:
+    """Mask of the passing nodes none of whose direct specializations passes."""
+    minimal = ok.copy()
+    for axis in range(ok.ndim):
+        src = [slice(None)] * ok.ndim
+        dst = [slice(None)] * ok.ndim
+        src[axis] = slice(0, -1)
+        dst[axis] = slice(1, None)
+        minimal[tuple(dst)] &= ~ok[tuple(src)]
+    return minimal
 
 
-def _minimal(nodes: set[Node]) -> list[Node]:
-    """The minimal elements of ``nodes`` (those with no other element below them), by height
-    then lexicographically."""
-    ordered = sorted(nodes, key=lambda n: (sum(n), n))
-    if not ordered:
-        return []
-    mat = np.array(ordered, dtype=np.int64)
-    keep = np.zeros(len(ordered), dtype=bool)
-    for i in range(len(ordered)):
-        kept = mat[:i][keep[:i]]
-        keep[i] = not (kept <= mat[i]).all(axis=1).any()
-    return [n for n, k in zip(ordered, keep, strict=True) if k]
+def _pretag(view: np.ndarray, lattice: Lattice, failing_below: Sequence[int] | None) -> None:
+    """Tag failing, before any evaluation, the nodes known to fail without a table: those with
+    some QI j below ``failing_below[j]`` (absolute levels; see :func:`marginal_floor`)."""
+    if failing_below is None:
+        return
+    for j, (floor, lo) in enumerate(zip(failing_below, lattice.min_levels, strict=True)):
+        if floor > lo:
+            index = [slice(None)] * view.ndim
+            index[j] = slice(0, floor - lo)
+            view[tuple(index)] = FAIL
+
+
+def _nodes_of(mask: np.ndarray, lattice: Lattice) -> list[Node]:
+    base = np.asarray(lattice.min_levels, dtype=np.int64)
+    nodes = [tuple(int(v) for v in base + idx) for idx in np.argwhere(mask)]
+    nodes.sort(key=lambda n: (sum(n), n))
+    return nodes
+
+
+def _any_below(unknown: np.ndarray) -> np.ndarray:
+    """``out[i]``: some True entry ``j <= i`` (every axis): prefix OR."""
+    out = unknown
+    for axis in range(unknown.ndim):
+        out = np.logical_or.accumulate(out, axis=axis)
+    return out
+
+
+def _any_above(unknown: np.ndarray) -> np.ndarray:
+    """``out[i]``: some True entry ``j >= i`` (every axis): suffix OR."""
+    flip = tuple(slice(None, None, -1) for _ in range(unknown.ndim))
+    return _any_below(unknown[flip])[flip]
 
 
 def ola_search(
@@ -147,91 +126,266 @@ def ola_search(
     is_passing: Callable[[Node], bool],
     *,
     logger: Logger | None = None,
-    log_every: int = 500,
+    budget: SearchBudget | None = None,
+    progress: Progress | None = None,
+    failing_below: Sequence[int] | None = None,
 ) -> OlaSearchResult:
     """OLA's binary search with predictive tagging (El Emam et al. 2009, ``Kmin``).
 
     ``is_passing(node)`` must be monotone (see the module docstring); it is called at most once
-    per node. Returns the k-minimal nodes and the number of evaluations. Progress is logged with
-    counts only.
+    per node. ``failing_below``: per QI, a level below which every node is known to fail (tagged
+    before the search, never evaluated). Returns the k-minimal nodes, the number of evaluations
+    and the status of every node. A lattice larger than ``budget.max_nodes`` is a
+    :class:`SearchBudgetError` before any evaluation; past ``budget.max_seconds`` the search
+    stops with one. Progress is logged with counts only.
     """
     log = logger or get_logger("dbt_deid.ola")
-    tags = _Tags(lattice)
+    budget = budget or SearchBudget()
+    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
+    started = time.perf_counter()
+    prog = progress or Progress(log, budget, started)
+    shape = lattice.shape
+    mins = lattice.min_levels
+    status = np.zeros(lattice.size, dtype=np.int8)
+    view = status.reshape(shape)
+    _pretag(view, lattice, failing_below)
+    strides = lattice.strides
+    stride_list = strides.tolist()
     evaluations: dict[Node, bool] = {}
-    found: set[Node] = set()
-    searched: set[tuple[Node, Node]] = set()
+    total = lattice.size
+    zero = (0,) * lattice.dims
+    # nodes are handled as offsets from the bottom (index tuples) inside the search
 
-    def passes(node: Node) -> bool:
-        status = tags.get(node)
-        if status != UNKNOWN:
-            return status == PASS
+    def done() -> int:
+        return int(np.count_nonzero(status))
+
+    def flat_of(idx: tuple[int, ...]) -> int:
+        return sum(map(mul, idx, stride_list))
+
+    def evaluate(idx: tuple[int, ...]) -> bool:
+        prog.tick("k-minimal search", done, total, len(evaluations))
+        node = tuple(map(add, idx, mins))
         ok = bool(is_passing(node))
         evaluations[node] = ok
-        tags.tag(node, ok)
-        if len(evaluations) % log_every == 0:
-            log.info(f"OLA: {len(evaluations)} nodes evaluated of {lattice.size}")
+        if ok:
+            view[tuple(slice(i, None) for i in idx)] = PASS
+        else:
+            view[tuple(slice(0, i + 1) for i in idx)] = FAIL
         return ok
 
-    def add(node: Node) -> None:
-        # the paper's CleanUp (dropping generalizations of a k-minimal node) is done once at
-        # the end by keeping the minimal elements of `found`
-        found.add(node)
+    def passes(idx: tuple[int, ...]) -> bool:
+        s = status[flat_of(idx)]
+        return bool(s > 0) if s else evaluate(idx)
 
-    def kmin(low: Node, high: Node) -> None:
-        if (low, high) in searched:
+    def box(low: tuple[int, ...], high: tuple[int, ...]) -> np.ndarray:
+        return view[tuple(map(slice, low, map(inc, high)))]
+
+    def settled(low: tuple[int, ...], high: tuple[int, ...]) -> bool:
+        s = status[flat_of(low)]
+        if s == PASS:
+            return True  # every node of the sub-lattice generalizes a passing node
+        if s == UNKNOWN:
+            return False
+        return bool(box(low, high).all())
+
+    def kmin(low: tuple[int, ...], high: tuple[int, ...]) -> None:
+        # `high` always passes here: the top on entry, then a passing node or the parent's top
+        if settled(low, high):
             return
-        searched.add((low, high))
-        if tags.settled(low, high):
-            # every node of the sub-lattice is tagged, so the recursion would evaluate nothing;
-            # the k-minimal nodes it would add are passing nodes without a passing
-            # specialization, collected from the tags at the end
+        h = sum(high) - sum(low)
+        if h <= 1:
+            passes(low)  # `high` is tagged passing; `low` settles the sub-lattice
             return
-        h = lattice.height(high) - lattice.height(low)
-        if h > 1:
-            mid = lattice.height(low) + h // 2
-            for i, node in enumerate(lattice.nodes_between(low, high, mid)):
-                if passes(node):
-                    kmin(low, node)
+        mid = sum(low) + h // 2
+        low_a = np.asarray(low, dtype=np.int64)
+        volume = 1
+        for a, b in zip(low, high, strict=True):
+            volume *= b - a + 1
+        check_every = max(8, volume >> 12)  # a settled check costs O(volume)
+        processed = 0
+        for chunk in iter_box(low, high, mid):
+            flats = chunk @ strides
+            st = status[flats]
+            todo = np.ones(len(chunk), dtype=bool)
+            if np.count_nonzero(st) > _BATCH_SKIP:
+                # tagged nodes whose sub-lattice is already fully tagged need no recursion
+                unknown = box(low, high) == UNKNOWN
+                rel = tuple((chunk - low_a).T)
+                todo &= ~((st == PASS) & ~_any_below(unknown)[rel])
+                todo &= ~((st == FAIL) & ~_any_above(unknown)[rel])
+            for row, flat in zip(chunk[todo].tolist(), flats[todo].tolist(), strict=True):
+                idx = tuple(row)
+                s = status[flat]
+                ok = bool(s > 0) if s else evaluate(idx)
+                if ok:
+                    kmin(low, idx)
                 else:
-                    kmin(node, high)
-                if i % 8 == 7 and tags.settled(low, high):
-                    break  # the remaining sub-lattices are all tagged too
-        elif h == 1:
-            add(low if passes(low) else high)
-        elif passes(low):  # a one-node lattice
-            add(low)
+                    kmin(idx, high)
+                processed += 1
+                if processed % check_every == 0 and settled(low, high):
+                    return  # the remaining nodes' sub-lattices are all tagged too
+            if settled(low, high):
+                return
 
-    top = lattice.top
+    top = tuple(v - 1 for v in shape)
+    log.info(f"OLA k-minimal search: {total:,} nodes (levels {' x '.join(map(str, shape))})")
     if passes(top):
-        kmin(lattice.bottom, top)
-    # found + the tagged passing nodes without a tagged passing specialization: every node of
-    # it passes and every k-minimal node is in it, so its minimal elements are the k-minimal
-    # nodes (the paper's CleanUp)
-    if found or evaluations.get(top):
-        found.update(tags.minimal_passing())
-    k_minimal = _minimal(found)
-    n_pass, n_fail = tags.counts()
-    log.info(
-        f"OLA: done, {len(evaluations)} nodes evaluated of {lattice.size},"
-        f" {len(k_minimal)} k-minimal nodes"
-    )
+        kmin(zero, top)
+    if np.any(status == UNKNOWN):  # pragma: no cover - excluded by the induction above
+        raise AssertionError("OLA left untagged nodes: the node test is not monotone")
+    ok = view == PASS
+    k_minimal = _nodes_of(minimal_passing(ok), lattice)
+    n_pass = int(np.count_nonzero(ok))
+    prog.line("k-minimal search", total, total, len(evaluations),
+              f"; done: {len(k_minimal):,} k-minimal nodes, {n_pass:,} passing")
     return OlaSearchResult(
         k_minimal=k_minimal,
         evaluated=len(evaluations),
         lattice_size=lattice.size,
         evaluations=evaluations,
         tagged_passing=n_pass,
-        tagged_failing=n_fail,
+        tagged_failing=lattice.size - n_pass,
+        passing=ok,
+        seconds=time.perf_counter() - started,
     )
 
 
-def exhaustive_search(lattice: Lattice, is_passing: Callable[[Node], bool]) -> OlaSearchResult:
+def path_search(
+    lattice: Lattice,
+    is_passing: Callable[[Node], bool],
+    *,
+    logger: Logger | None = None,
+    budget: SearchBudget | None = None,
+    progress: Progress | None = None,
+    failing_below: Sequence[int] | None = None,
+) -> OlaSearchResult:
+    """The same k-minimal nodes as :func:`ola_search`, found by bisecting paths (the traversal
+    of Flash, Kohlmayer et al., IEEE PASSAT 2012, with OLA's predictive tagging).
+
+    Levels are walked bottom-up in chunks; from every untagged node, a path climbs through
+    untagged direct generalizations to a tagged node or the top, and is bisected for its lowest
+    passing node (every evaluation tags a generalization or specialization cone, as in OLA).
+    The failing nodes met on paths go to a queue (lowest first), and paths start again from
+    their untagged direct generalizations, so the search follows the border between failing and
+    passing nodes. It ends when every node is tagged; the k-minimal nodes are then read from
+    the tags exactly as in :func:`ola_search`. Compared with OLA's sub-lattice recursion it
+    evaluates about as many nodes (4,311 against 4,385 on an 8-QI census table at MaxSup 5%)
+    with far less bookkeeping per node, and consecutive evaluations are usually a node and a
+    direct generalization of it, so each table is rolled up from a cached table one level
+    below. ``is_passing`` must be monotone; it is called at most once per node.
+    """
+    log = logger or get_logger("dbt_deid.ola")
+    budget = budget or SearchBudget()
+    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
+    started = time.perf_counter()
+    prog = progress or Progress(log, budget, started)
+    shape = lattice.shape
+    d = lattice.dims
+    mins = lattice.min_levels
+    status = np.zeros(lattice.size, dtype=np.int8)
+    view = status.reshape(shape)
+    _pretag(view, lattice, failing_below)
+    strides = lattice.strides
+    stride_list = strides.tolist()
+    last = [v - 1 for v in shape]
+    evaluations: dict[Node, bool] = {}
+    total = lattice.size
+
+    def done() -> int:
+        return int(np.count_nonzero(status))
+
+    def evaluate(idx: tuple[int, ...]) -> bool:
+        prog.tick("k-minimal search", done, total, len(evaluations))
+        node = tuple(map(add, idx, mins))
+        ok = bool(is_passing(node))
+        evaluations[node] = ok
+        if ok:
+            view[tuple(slice(i, None) for i in idx)] = PASS
+        else:
+            view[tuple(slice(0, i + 1) for i in idx)] = FAIL
+        return ok
+
+    def find_path(flat: int, idx: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+        path = [(flat, tuple(idx))]
+        while True:
+            for ax in range(d):
+                if idx[ax] < last[ax] and status[flat + stride_list[ax]] == UNKNOWN:
+                    flat += stride_list[ax]
+                    idx[ax] += 1
+                    path.append((flat, tuple(idx)))
+                    break
+            else:
+                return path
+
+    def check_path(path: list[tuple[int, tuple[int, ...]]],
+                   failing: list[tuple[int, int, tuple[int, ...]]]) -> None:
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            flat, idx = path[mid]
+            s = status[flat]
+            if (s > 0) if s else evaluate(idx):
+                hi = mid - 1
+            else:
+                heapq.heappush(failing, (sum(idx), flat, idx))
+                lo = mid + 1
+
+    def explore(flat: int, idx: tuple[int, ...]) -> None:
+        failing: list[tuple[int, int, tuple[int, ...]]] = []
+        check_path(find_path(flat, list(idx)), failing)
+        while failing:
+            _, f, node = heapq.heappop(failing)
+            for ax in range(d):
+                if node[ax] < last[ax]:
+                    g = f + stride_list[ax]
+                    if status[g] == UNKNOWN:
+                        up = list(node)
+                        up[ax] += 1
+                        check_path(find_path(g, up), failing)
+
+    log.info(f"OLA k-minimal search: {total:,} nodes (levels {' x '.join(map(str, shape))})")
+    zero = (0,) * d
+    top = tuple(last)
+    if evaluate(top):
+        for h in range(sum(last) + 1):
+            for chunk in iter_box(zero, top, h):
+                flats = chunk @ strides
+                for i in np.flatnonzero(status[flats] == UNKNOWN).tolist():
+                    flat = int(flats[i])
+                    if status[flat] == UNKNOWN:
+                        explore(flat, tuple(chunk[i].tolist()))
+    if np.any(status == UNKNOWN):  # pragma: no cover - every node starts or joins a path
+        raise AssertionError("the path search left untagged nodes")
+    ok = view == PASS
+    k_minimal = _nodes_of(minimal_passing(ok), lattice)
+    n_pass = int(np.count_nonzero(ok))
+    prog.line("k-minimal search", total, total, len(evaluations),
+              f"; done: {len(k_minimal):,} k-minimal nodes, {n_pass:,} passing")
+    return OlaSearchResult(
+        k_minimal=k_minimal,
+        evaluated=len(evaluations),
+        lattice_size=lattice.size,
+        evaluations=evaluations,
+        tagged_passing=n_pass,
+        tagged_failing=lattice.size - n_pass,
+        passing=ok,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def exhaustive_search(lattice: Lattice, is_passing: Callable[[Node], bool],
+                      budget: SearchBudget | None = None) -> OlaSearchResult:
     """Reference search: evaluate every node, keep the passing nodes with no passing direct
     specialization. Used to check :func:`ola_search`; costs one evaluation per node."""
+    budget = budget or SearchBudget()
+    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     evaluations = {node: bool(is_passing(node)) for node in lattice.all_nodes()}
+    ok = np.zeros(lattice.shape, dtype=bool)
+    for node, passed in evaluations.items():
+        ok[tuple(v - lo for v, lo in zip(node, lattice.min_levels, strict=True))] = passed
     k_minimal = [
-        n for n, ok in evaluations.items()
-        if ok and not any(evaluations[p] for p in lattice.predecessors(n))
+        n for n, passed in evaluations.items()
+        if passed and not any(evaluations[p] for p in lattice.predecessors(n))
     ]
     k_minimal.sort(key=lambda n: (sum(n), n))
     n_pass = sum(evaluations.values())
@@ -242,4 +396,5 @@ def exhaustive_search(lattice: Lattice, is_passing: Callable[[Node], bool]) -> O
         evaluations=evaluations,
         tagged_passing=n_pass,
         tagged_failing=len(evaluations) - n_pass,
+        passing=ok,
     )

@@ -1,0 +1,233 @@
+"""Side-by-side comparison with ARX (issue 18, item 5): not a test.
+
+Runs dbt_deid's OLA and ARX's anonymizer on the same table, hierarchies, k, MaxSup and metric,
+and prints, per cell, each tool's node, suppressed records, score and in-process time (ARX's
+``anonymize`` call, best of ``--repeat`` after one warm-up run for the JIT; ours ``run_ola`` on
+the pattern table, best of ``--repeat``), the ratio of the times, and the score of ARX's node
+under *our* metric definition, so the two nodes can be compared under one definition (ours is
+the best passing node of the lattice under it, so its score is never higher).
+
+ARX is not part of this repository and is not fetched: give the path of an ARX library jar
+(``--arx-jar`` or the ``ARX_JAR`` environment variable; e.g. ``libarx-3.9.2.jar`` from an ARX
+release or a local ``mvn package`` of ARX's sources) and have ``java`` and ``javac`` on the
+PATH. A small driver calling ARX's public API is written to a temporary directory and compiled
+there. Without them the script prints that it skipped and why, and exits 0. (On the machine
+where this script was written ARX could not be built: Maven Central is unreachable from it, so
+the comparison below has not been run here.)
+
+    python bench/bench_arx_compare.py [--arx-jar PATH] [--data DIR] [--k 5 20]
+        [--max-suppression 0 0.01 0.05 1] [--metrics entropy loss discernibility] [--repeat 3]
+
+The metric definitions differ in places (see the README's OLA section): ARX's non-monotonic
+non-uniform entropy charges a suppressed record's cells -log2 of the share of its generalized
+value among the suppressed records, ours -log2 of that value's share among all records; ARX's
+loss takes the geometric mean over attributes by default and charges 1/|domain| for an
+ungeneralized value, ours the mean over cells and 0. ARX's score column is therefore ARX's own
+number for ARX's node, and the "ARX node, our score" column is what makes the nodes comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dbt_deid.ola import load_hierarchies, run_ola
+from dbt_deid.ola.evaluate import NodeEvaluator
+from dbt_deid.ola.metrics import Metrics
+
+REPO = Path(__file__).resolve().parents[1]
+ADULT = REPO.parent / "shared" / "data" / "adult"
+ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
+             "workclass", "occupation", "salary-class"]
+
+DRIVER = r"""
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.deidentifier.arx.ARXAnonymizer;
+import org.deidentifier.arx.ARXConfiguration;
+import org.deidentifier.arx.ARXLattice.ARXNode;
+import org.deidentifier.arx.ARXResult;
+import org.deidentifier.arx.AttributeType;
+import org.deidentifier.arx.AttributeType.Hierarchy;
+import org.deidentifier.arx.Data;
+import org.deidentifier.arx.DataHandle;
+import org.deidentifier.arx.criteria.KAnonymity;
+import org.deidentifier.arx.metric.Metric;
+
+/** dbt_deid's driver for ARX's public API (bench/bench_arx_compare.py); prints one JSON line. */
+public class DbtDeidArxDriver {
+
+    private static Metric<?> metric(String name) {
+        switch (name) {
+        case "entropy": return Metric.createEntropyMetric(false);
+        case "loss": return Metric.createLossMetric();
+        case "discernibility": return Metric.createDiscernabilityMetric(false);
+        case "precision": return Metric.createPrecisionMetric(false);
+        default: throw new IllegalArgumentException("unknown metric " + name);
+        }
+    }
+
+    private static Data load(String data, String pattern, String[] qis) throws Exception {
+        Data d = Data.create(data, StandardCharsets.UTF_8, ';');
+        Set<String> quasi = new HashSet<>(Arrays.asList(qis));
+        DataHandle h = d.getHandle();
+        for (int c = 0; c < h.getNumColumns(); c++) {
+            String name = h.getAttributeName(c);
+            if (!quasi.contains(name)) {
+                d.getDefinition().setAttributeType(name, AttributeType.INSENSITIVE_ATTRIBUTE);
+            }
+        }
+        for (String q : qis) {
+            d.getDefinition().setAttributeType(
+                q, Hierarchy.create(pattern.replace("{qi}", q), StandardCharsets.UTF_8, ';'));
+        }
+        return d;
+    }
+
+    public static void main(String[] a) throws Exception {
+        String[] qis = a[2].split(",");
+        int k = Integer.parseInt(a[3]);
+        double sup = Double.parseDouble(a[4]);
+        int repeat = Integer.parseInt(a[6]);
+        long best = Long.MAX_VALUE;
+        ARXResult result = null;
+        for (int i = 0; i <= repeat; i++) {  // run 0 warms the JIT up and is not timed
+            Data d = load(a[0], a[1], qis);
+            ARXConfiguration config = ARXConfiguration.create();
+            config.addPrivacyModel(new KAnonymity(k));
+            config.setSuppressionLimit(sup);
+            config.setQualityModel(metric(a[5]));
+            long t = System.nanoTime();
+            result = new ARXAnonymizer().anonymize(d, config);
+            long elapsed = System.nanoTime() - t;
+            if (i > 0) best = Math.min(best, elapsed);
+        }
+        ARXNode opt = result.getGlobalOptimum();
+        StringBuilder out = new StringBuilder("{\"levels\": [");
+        if (opt == null) {
+            out.append("], \"suppressed\": null, \"score\": null");
+        } else {
+            for (int i = 0; i < qis.length; i++) {
+                out.append(i == 0 ? "" : ", ").append(opt.getGeneralization(qis[i]));
+            }
+            DataHandle handle = result.getOutput(opt, false);
+            int suppressed = 0;
+            for (int r = 0; r < handle.getNumRows(); r++) {
+                if (handle.isOutlier(r)) suppressed++;
+            }
+            out.append("], \"suppressed\": ").append(suppressed)
+               .append(", \"score\": \"").append(opt.getHighestScore()).append("\"");
+        }
+        out.append(", \"seconds\": ").append(best / 1e9).append("}");
+        System.out.println(out);
+    }
+}
+"""
+
+
+def skip(reason: str) -> None:
+    print(f"bench_arx_compare: skipped: {reason}")
+    sys.exit(0)
+
+
+def prepare_driver(jar: Path, javac: str, workdir: Path) -> None:
+    src = workdir / "DbtDeidArxDriver.java"
+    src.write_text(DRIVER, encoding="utf-8")
+    done = subprocess.run([javac, "-cp", str(jar), "-d", str(workdir), str(src)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        skip(f"the driver does not compile against {jar} (not an ARX 3.9-style library jar?):"
+             f" {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else 'no output'}")
+
+
+def run_arx(java: str, jar: Path, workdir: Path, data: Path, pattern: str, qis: list[str],
+            k: int, sup: float, metric: str, repeat: int) -> dict:
+    cp = os.pathsep.join([str(workdir), str(jar)])
+    done = subprocess.run(
+        [java, "-Xmx6g", "-cp", cp, "DbtDeidArxDriver", str(data), pattern, ",".join(qis),
+         str(k), repr(sup), metric, str(repeat)], capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["failed"])[0]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arx-jar", type=Path, default=os.environ.get("ARX_JAR"))
+    parser.add_argument("--java", default=shutil.which("java"))
+    parser.add_argument("--javac", default=shutil.which("javac"))
+    parser.add_argument("--data", type=Path, default=ADULT,
+                        help="directory with adult.csv and adult_hierarchy_<qi>.csv")
+    parser.add_argument("--qis", nargs="+", default=ADULT_QIS)
+    parser.add_argument("--k", type=int, nargs="+", default=[5, 20])
+    parser.add_argument("--max-suppression", type=float, nargs="+",
+                        default=[0.0, 0.01, 0.05, 1.0])
+    parser.add_argument("--metrics", nargs="+", default=["entropy", "loss", "discernibility"])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.arx_jar is None:
+        skip("no ARX library jar given (--arx-jar PATH or ARX_JAR); ARX is not bundled, and it"
+             " could not be built where this script was written (Maven Central unreachable)")
+    if not args.arx_jar.is_file():
+        skip(f"ARX jar {args.arx_jar} does not exist")
+    if not args.java or not args.javac:
+        skip("java and javac must be on the PATH (or --java / --javac)")
+    data = args.data / "adult.csv"
+    if not data.exists():
+        skip(f"input table {data} not found")
+    pattern = str(args.data / "adult_hierarchy_{qi}.csv")
+    frame = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
+    patterns = frame.groupby(args.qis).size().reset_index(name="n")
+    hierarchies = load_hierarchies({q: pattern.replace("{qi}", q) for q in args.qis})
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        prepare_driver(args.arx_jar, args.javac, workdir)
+        print(f"{len(frame)} records, {len(args.qis)} QIs; times in-process, best of"
+              f" {args.repeat}")
+        print("cell | ours: node, suppressed, score, time | ARX: node, suppressed, ARX score,"
+              " our score of ARX's node, time | time ours/ARX")
+        ratios = []
+        for k in args.k:
+            evaluator = NodeEvaluator.from_frame(patterns, hierarchies, k, 0.0)
+            metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, k)
+            for sup in args.max_suppression:
+                for metric in args.metrics:
+                    best, ours = float("inf"), None
+                    for _ in range(args.repeat):
+                        t = time.perf_counter()
+                        ours = run_ola(patterns, hierarchies, k, sup, metric)
+                        best = min(best, time.perf_counter() - t)
+                    arx = run_arx(args.java, args.arx_jar, workdir, data, pattern, args.qis, k,
+                                  sup, metric, args.repeat)
+                    cell = f"k={k} MaxSup={sup:.0%} {metric}"
+                    if "error" in arx:
+                        print(f"{cell} | ARX failed: {arx['error']}")
+                        continue
+                    arx_node = tuple(arx["levels"]) or None
+                    ours_on_arx = (None if arx_node is None else
+                                   metrics.value(metric, evaluator.table(arx_node)))
+                    ratio = best / arx["seconds"] if arx["seconds"] else float("nan")
+                    ratios.append((sup, ratio))
+                    print(f"{cell} | {ours.chosen} {ours.suppressed} {ours.metric_value:.6g}"
+                          f" {best:.3f}s | {arx_node} {arx['suppressed']} {arx['score']}"
+                          f" {ours_on_arx if ours_on_arx is None else f'{ours_on_arx:.6g}'}"
+                          f" {arx['seconds']:.3f}s | {ratio:.2f}x")
+        zero = sorted(r for s, r in ratios if s == 0.0)
+        if zero:
+            print(f"median time ratio ours/ARX at MaxSup 0: {zero[len(zero) // 2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
