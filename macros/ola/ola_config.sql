@@ -13,7 +13,7 @@
 {% macro default__ola_config() -%}
   {%- set raw = (var('deid_release', none) or {}).get('generalization') -%}
   {%- if raw is none -%}{{ return(none) }}{%- endif -%}
-  {%- set known = ['search', 'metric', 'max_levels', 'suppression', 'max_nodes', 'max_seconds'] -%}
+  {%- set known = dbt_deid.settings_schema().sections.generalization.keys() | list -%}
   {%- if raw is not mapping -%}
     {{ dbt_deid._config_error('generalization', 'must be a mapping {' ~ known | join(', ') ~ '}') }}
   {%- endif -%}
@@ -53,7 +53,7 @@
       {{ dbt_deid._config_error('generalization.max_levels.' ~ q, 'must be an integer >= the minimum level quasi_identifiers.' ~ q ~ '.level, got ' ~ lvl) }}
     {%- endif -%}
   {%- endfor -%}
-  {%- set max_nodes = raw.get('max_nodes', 16777216) -%}
+  {%- set max_nodes = raw.get('max_nodes', dbt_deid._setting_default('generalization', 'max_nodes')) -%}
   {%- if max_nodes is boolean or max_nodes is not integer or max_nodes < 1 -%}
     {{ dbt_deid._config_error('generalization.max_nodes', 'must be an integer >= 1, got ' ~ max_nodes) }}
   {%- endif -%}

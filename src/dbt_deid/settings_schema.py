@@ -152,6 +152,9 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "max_levels": {"doc": "QI -> maximum acceptable level."},
         "suppression": {"doc": "records (OLA) or cells (combinations).", "default": "records",
                         "allowed": ["records", "cells"]},
+        "max_nodes": {"doc": "Largest lattice searched (an error before any work above it).",
+                      "default": 16777216},
+        "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded)."},
     },
 }
 

@@ -7,7 +7,6 @@ Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB fil
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +14,7 @@ import pytest
 
 from dbt_deid.ola import run_ola
 from tests.independent_check import smallest_class
-from tests.integration.dbt_runner import INTEGRATION, build_release, project_vars
+from tests.integration.dbt_runner import build_release, release_vars
 
 pytestmark = pytest.mark.dbt
 
@@ -24,27 +23,23 @@ COMBINATIONS = [["province", "age", "gender"], ["age", "gender", "admission_date
 
 
 def _release(**changes) -> dict:
-    """The integration release narrowed to four QIs with room to search (48 nodes)."""
-    variables = project_vars(INTEGRATION)
-    release = copy.deepcopy(variables["deid_release"])
-    release["quasi_identifiers"] = {
-        "province": {"hierarchy": "province_hierarchy", "level": 0},
-        "age": {"rule": {"type": "interval", "levels": [
-            {"width": 5, "top_code": 90}, {"width": 10, "top_code": 90},
-            {"width": 20, "top_code": 80}]}, "level": 0},
-        "gender": {"hierarchy": "gender_hierarchy", "level": 0},
-        "admission_date": {"rule": {"type": "date", "levels": [
-            {"trunc": "month"}, {"trunc": "quarter"}]}, "level": 1},
+    """The integration release narrowed to four QIs with room to search (48 nodes); the other
+    QI columns of the source are excluded (every column has a role)."""
+    base = {
+        "quasi_identifiers": {
+            "province": {"hierarchy": "province_hierarchy", "level": 0},
+            "age": {"rule": {"type": "interval", "levels": [
+                {"width": 5, "top_code": 90}, {"width": 10, "top_code": 90},
+                {"width": 20, "top_code": 80}]}, "level": 0},
+            "gender": {"hierarchy": "gender_hierarchy", "level": 0},
+            "admission_date": {"rule": {"type": "date", "levels": [
+                {"trunc": "month"}, {"trunc": "quarter"}]}, "level": 1},
+        },
+        "excluded": ["cmg", "total_cost_cad", "los_days", "mrdx", "cci_code"],
+        "combinations": COMBINATIONS, "max_suppression": 0.05, "column_suppression_cap": 0.05,
+        "generalization": {"search": "ola"},
     }
-    release.update(combinations=COMBINATIONS, max_suppression=0.05,
-                   column_suppression_cap=0.05, generalization={"search": "ola"})
-    for key, value in changes.items():
-        if value is None:
-            release.pop(key, None)
-        else:
-            release[key] = value
-    variables["deid_release"] = release
-    return variables
+    return release_vars(**{**base, **changes})
 
 
 def _build(it_database: Path, tmp: Path, variables: dict, command: str = "build"):

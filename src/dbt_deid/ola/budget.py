@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.progress import Logger
+from dbt_deid.settings_schema import SECTIONS
 
-DEFAULT_MAX_NODES = 1 << 24  # 16,777,216 nodes: about 40 MB of search state
+#: 2**24 nodes, about 40 MB of search state (the one settings definition)
+DEFAULT_MAX_NODES: int = SECTIONS["generalization"]["max_nodes"]["default"]
 
 
 class SearchBudgetError(ConfigError):

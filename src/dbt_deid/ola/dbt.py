@@ -32,6 +32,7 @@ from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.ola.run import OlaResult, run_ola
 from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.settings_schema import SECTIONS
 
 SEARCHES = ("fixed", "ola")
 SUPPRESSION_MODES = ("records", "cells")
@@ -40,7 +41,7 @@ REPORT_COLUMNS = (
     "best_k_minimal", "optimal", "chosen", "k", "max_suppression", "metric", "records",
     "nodes_evaluated", "lattice_size", "message",
 )
-SETTINGS = ("search", "metric", "max_levels", "suppression", "max_nodes", "max_seconds")
+SETTINGS = tuple(SECTIONS["generalization"])  # the one settings definition
 
 
 @dataclass(frozen=True)
