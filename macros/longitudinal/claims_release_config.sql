@@ -102,7 +102,8 @@
                    'attack_tau', 'attack2_population', 'attack2_qis'] -%}
   {%- for key in raw -%}
     {%- if key not in known -%}
-      {{ dbt_deid._claims_config_error(key, 'is not a setting; known settings are ' ~ known | join(', ')) }}
+      {%- set hint = dbt_deid._closest_name(key, known) -%}
+      {{ dbt_deid._claims_config_error(key, 'unknown setting' ~ ("; did you mean '" ~ hint ~ "'?" if hint is not none else '') ~ ' (known settings are ' ~ known | join(', ') ~ ')') }}
     {%- endif -%}
   {%- endfor -%}
   {%- for key in ['patients', 'claims'] -%}

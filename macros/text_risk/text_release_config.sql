@@ -26,7 +26,8 @@
                    'iterations', 'seed', 'direct_cutoff', 'quasi_cutoff', 'allow_unannotated'] -%}
   {%- for key in raw -%}
     {%- if key not in known -%}
-      {{ dbt_deid._text_config_error(key, 'is not a setting; known settings are ' ~ known | join(', ')) }}
+      {%- set hint = dbt_deid._closest_name(key, known) -%}
+      {{ dbt_deid._text_config_error(key, 'unknown setting' ~ ("; did you mean '" ~ hint ~ "'?" if hint is not none else '') ~ ' (known settings are ' ~ known | join(', ') ~ ')') }}
     {%- endif -%}
   {%- endfor -%}
   {%- for key in ['documents', 'annotations', 'detections'] -%}

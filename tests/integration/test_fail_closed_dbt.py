@@ -234,3 +234,16 @@ def test_combination_errors_fail_at_parse_time(it_database, tmp_path, changes, m
     assert not run.ok
     assert message in run.output, run.output[-2000:]
     assert "Traceback" not in run.output
+
+
+@pytest.mark.parametrize(("var", "typo", "meant"), [
+    ("deid_claims_release", "attack_tua", "attack_tau"),
+    ("deid_text_release", "taus", "tau"),
+])
+def test_misspelt_claims_and_text_settings_fail_with_a_suggestion(
+    it_database, tmp_path, var, typo, meant
+) -> None:
+    variables = {**release_vars(), var: {"name": "x", typo: 0.05}}
+    run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables, tmp_path / "x.duckdb")
+    assert not run.ok
+    assert f"unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]

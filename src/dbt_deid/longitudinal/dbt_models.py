@@ -34,6 +34,7 @@ from dbt_deid.longitudinal.hierarchies import generalize
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV, pseudonymize
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.progress import Logger, get_logger
+from dbt_deid.settings_schema import closest_name
 
 CLAIM_ID = "claim_id"
 
@@ -70,8 +71,10 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     settings are rejected here too."""
     unknown = sorted(set(raw) - KNOWN_SETTINGS)
     if unknown:
-        raise _setting_error(unknown[0], "is not a setting; known settings are "
-                             + ", ".join(sorted(KNOWN_SETTINGS)))
+        hint = closest_name(unknown[0], KNOWN_SETTINGS)
+        raise _setting_error(unknown[0], "unknown setting"
+                             + (f"; did you mean '{hint}'?" if hint else "")
+                             + " (known settings are " + ", ".join(sorted(KNOWN_SETTINGS)) + ")")
     member = raw.get("member_id") or "member_id"
     hier = dict(raw.get("hierarchies") or {})
     demo = list(raw.get("demographic_qis") or [])
