@@ -99,7 +99,7 @@
 
 {#- The history's columns, in order, with their types. -#}
 {% macro release_history_columns() -%}
-  {%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}{%- set f = 'double precision' -%}
+  {%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}{%- set f = dbt_deid.type_double() -%}
   {{ return([
     ('release_name', s), ('published_relation', s), ('status', s), ('invocation_id', s),
     ('recorded_at', s), ('published_rows', b), ('settings_md5', s), ('gates_passed', s), ('gates_failed', s),
@@ -217,9 +217,11 @@
   {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where stage = 'published' order by combination") -%}
   {%- set out = [] -%}
   {%- for r in t.rows -%}
-    {%- do out.append({'combination': r[0], 'smallest_class': r[1], 'min_consistent_exact': r[2],
-                       'max_risk': r[3] | float if r[3] is not none else none, 'mean_risk': r[4] | float if r[4] is not none else none,
-                       'records_above_tau': r[5], 'records': r[6]}) -%}
+    {#- numbers through int/float: some drivers (PostgreSQL) return Decimal, which tojson refuses -#}
+    {%- do out.append({'combination': r[0], 'smallest_class': dbt_deid._json_number(r[1], true),
+                       'min_consistent_exact': dbt_deid._json_number(r[2], true),
+                       'max_risk': dbt_deid._json_number(r[3]), 'mean_risk': dbt_deid._json_number(r[4]),
+                       'records_above_tau': dbt_deid._json_number(r[5], true), 'records': dbt_deid._json_number(r[6], true)}) -%}
   {%- endfor -%}
   {{ return(out) }}
 {%- endmacro %}
@@ -232,8 +234,16 @@
   {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where column_order = 0") -%}
   {%- if t.rows | length == 0 -%}{{ return({}) }}{%- endif -%}
   {%- set r = t.rows[0] -%}
-  {{ return({'suppressed_cells': r[0], 'share_cells_suppressed': r[1] | float, 'records_with_suppression': r[2],
-             'share_records_with_suppression': r[3] | float, 'non_uniform_entropy': r[4] | float, 'precision': r[5] | float}) }}
+  {{ return({'suppressed_cells': dbt_deid._json_number(r[0], true), 'share_cells_suppressed': dbt_deid._json_number(r[1]),
+             'records_with_suppression': dbt_deid._json_number(r[2], true),
+             'share_records_with_suppression': dbt_deid._json_number(r[3]), 'non_uniform_entropy': dbt_deid._json_number(r[4]),
+             'precision': dbt_deid._json_number(r[5])}) }}
+{%- endmacro %}
+
+{#- A query result as a JSON-safe number (int when `integer`, else float; none stays none). -#}
+{% macro _json_number(value, integer=false) -%}
+  {%- if value is none -%}{{ return(none) }}{%- endif -%}
+  {{ return((value | int) if integer else (value | float)) }}
 {%- endmacro %}
 
 {#- Row count and an order-independent hash of `columns` (default: all) of `relation`, computed
