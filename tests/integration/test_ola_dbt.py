@@ -134,7 +134,7 @@ def test_no_node_passes_fails_the_gate_with_the_relax_message(it_database, tmp_p
     )
     run = _build(it_database, tmp_path, variables)
     assert not run.ok
-    assert "deid_ola_node_found" in run.output
+    assert "deid_gate_ola_node_found" in run.output
     tables = run.tables()
     assert "deid_ola_levels" in tables
     assert not {"deid_generalized", "deid_published"} & tables

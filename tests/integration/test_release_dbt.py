@@ -163,7 +163,7 @@ def test_integration_release_passes(it_database, tmp_path) -> None:
 def test_unreachable_max_suppression_blocks_publish(it_database, tmp_path) -> None:
     run = _build_release(it_database, tmp_path, _release(max_suppression=0.001))
     assert not run.ok
-    assert "deid_max_suppression" in run.output
+    assert "deid_gate_max_suppression" in run.output
     tables = run.tables()
     assert "deid_published" not in tables
     assert {"deid_risk_summary", "deid_information_loss"} <= tables  # diagnostics still built
