@@ -233,21 +233,7 @@ def ola_search(
         kmin(zero, top)
     if np.any(status == UNKNOWN):  # pragma: no cover - excluded by the induction above
         raise AssertionError("OLA left untagged nodes: the node test is not monotone")
-    ok = view == PASS
-    k_minimal = _nodes_of(minimal_passing(ok), lattice)
-    n_pass = int(np.count_nonzero(ok))
-    prog.line("k-minimal search", total, total, len(evaluations),
-              f"; done: {len(k_minimal):,} k-minimal nodes, {n_pass:,} passing")
-    return OlaSearchResult(
-        k_minimal=k_minimal,
-        evaluated=len(evaluations),
-        lattice_size=lattice.size,
-        evaluations=evaluations,
-        tagged_passing=n_pass,
-        tagged_failing=lattice.size - n_pass,
-        passing=ok,
-        seconds=time.perf_counter() - started,
-    )
+    return _result(view == PASS, lattice, evaluations, total, prog, started)
 
 
 def path_search(
@@ -356,21 +342,7 @@ def path_search(
                         explore(flat, tuple(chunk[i].tolist()))
     if np.any(status == UNKNOWN):  # pragma: no cover - every node starts or joins a path
         raise AssertionError("the path search left untagged nodes")
-    ok = view == PASS
-    k_minimal = _nodes_of(minimal_passing(ok), lattice)
-    n_pass = int(np.count_nonzero(ok))
-    prog.line("k-minimal search", total, total, len(evaluations),
-              f"; done: {len(k_minimal):,} k-minimal nodes, {n_pass:,} passing")
-    return OlaSearchResult(
-        k_minimal=k_minimal,
-        evaluated=len(evaluations),
-        lattice_size=lattice.size,
-        evaluations=evaluations,
-        tagged_passing=n_pass,
-        tagged_failing=lattice.size - n_pass,
-        passing=ok,
-        seconds=time.perf_counter() - started,
-    )
+    return _result(view == PASS, lattice, evaluations, total, prog, started)
 
 
 def exhaustive_search(lattice: Lattice, is_passing: Callable[[Node], bool],
@@ -397,4 +369,25 @@ def exhaustive_search(lattice: Lattice, is_passing: Callable[[Node], bool],
         tagged_passing=n_pass,
         tagged_failing=len(evaluations) - n_pass,
         passing=ok,
+    )
+
+
+def _result(
+    ok: np.ndarray, lattice: Lattice, evaluations: dict[Node, bool], total: int, prog: Progress,
+    started: float,
+) -> OlaSearchResult:
+    """The search result from the tags (``ok``: passing nodes), shared by both traversals."""
+    k_minimal = _nodes_of(minimal_passing(ok), lattice)
+    n_pass = int(np.count_nonzero(ok))
+    prog.line("k-minimal search", total, total, len(evaluations),
+              f"; done: {len(k_minimal):,} k-minimal nodes, {n_pass:,} passing")
+    return OlaSearchResult(
+        k_minimal=k_minimal,
+        evaluated=len(evaluations),
+        lattice_size=lattice.size,
+        evaluations=evaluations,
+        tagged_passing=n_pass,
+        tagged_failing=lattice.size - n_pass,
+        passing=ok,
+        seconds=time.perf_counter() - started,
     )
