@@ -1,6 +1,7 @@
 # Two entry points on a fresh clone (needs only Python 3.11 and make):
 #   make demo  - create .venv, install, build the demo release on embedded DuckDB, print its summary
-#   make test  - create .venv, install, run the whole test suite (what CI runs)
+#   make test  - create .venv, install, run the whole test suite (what CI runs), one test
+#                process per core (pytest-xdist; a test file stays in one process)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,4 +25,4 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench fuzz python_models demo/models demo/build_demo.py integration_tests/models
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile

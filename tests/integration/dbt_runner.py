@@ -2,17 +2,27 @@
 
 Each call gets its own DuckDB file, target and log folders under a pytest ``tmp_path``, so tests
 never share state. ``dbt deps`` runs once per project per session (it links ``../``).
+
+Parsing is most of a small dbt run, so runs share dbt's own partial parsing: the first run of a
+project with given vars and target keeps its ``partial_parse.msgpack`` and later runs with the
+same inputs start from a copy (dbt still re-checks every file and var, and parses in full when
+anything differs). dbt rejects a saved parse when the profile changes, and the DuckDB path is
+part of the profile, so every run reaches its own DuckDB file through one stable path: a
+symlink, per test process, to the run's folder.
 """
 
 from __future__ import annotations
 
 import copy
+import fcntl
+import hashlib
 import json
 import os
 import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +36,10 @@ DEMO = REPO / "demo"
 INTEGRATION = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")
 _deps_done: set[Path] = set()
+#: A stable folder name per test process; each run points it at its own folder (see above).
+_STABLE_DIR = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}" / str(os.getpid())
+#: Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name).
+_PARSE_CACHE = _STABLE_DIR.parent / f"{os.getpid()}_parse"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 
@@ -83,13 +97,37 @@ def release_vars(project: Path | None = None, **changes: Any) -> dict[str, Any]:
 
 
 def deps(project: Path) -> None:
+    """``dbt deps`` in ``project``, once per test process; test processes running side by side
+    (pytest-xdist) take turns through a lock file."""
     if project in _deps_done:
         return
-    subprocess.run(
-        [DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project, check=True,
-        capture_output=True, text=True,
-    )
+    _STABLE_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with open(_STABLE_DIR.parent / f"deps-{project.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(
+            [DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project, check=True,
+            capture_output=True, text=True,
+        )
     _deps_done.add(project)
+
+
+def stable_database_path(db: Path) -> Path:
+    """The stable path through which this process's next dbt run reaches ``db``: a symlink
+    folder pointed at ``db``'s folder (DuckDB's write-ahead log lands beside the real file)."""
+    _STABLE_DIR.parent.mkdir(parents=True, exist_ok=True)
+    link = _STABLE_DIR
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(db.parent.resolve(), target_is_directory=True)
+    return link / db.name
+
+
+def _parse_key(project: Path, args: list[str], variables: dict[str, Any] | None, db: Path) -> str:
+    shaping = [v for a, v in zip(args[:-1], args[1:], strict=True)
+               if a in ("--target", "-t", "--profile")]
+    text = json.dumps([str(project), shaping, variables, db.name], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def run_dbt(
@@ -99,14 +137,24 @@ def run_dbt(
     """Run ``dbt <args>`` in ``project`` with its own DuckDB file under ``tmp``."""
     deps(project)
     db = database or tmp / "release.duckdb"
-    cmd = [DBT, *args, "--profiles-dir", "profiles", "--target-path", str(tmp / "target"),
+    target = tmp / "target"
+    cmd = [DBT, *args, "--profiles-dir", "profiles", "--target-path", str(target),
            "--log-path", str(tmp / "logs")]
     if variables:
         cmd += ["--vars", json.dumps(variables)]
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
+               "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
-        env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
-    proc = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+        run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
+    saved = _PARSE_CACHE / f"{_parse_key(project, args, variables, db)}.msgpack"
+    own = target / "partial_parse.msgpack"
+    if saved.exists() and not own.exists():
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(saved, own)
+    proc = subprocess.run(cmd, cwd=project, env=run_env, capture_output=True, text=True)
+    if own.exists() and not saved.exists():
+        _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
+        shutil.copy(own, saved)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
 
 
@@ -115,7 +163,8 @@ def build_demo(tmp: Path) -> DbtRun:
     file under ``tmp``."""
     deps(DEMO)
     db = tmp / "demo.duckdb"
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
+           "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     proc = subprocess.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
