@@ -18,11 +18,13 @@ import fcntl
 import hashlib
 import json
 import os
+import resource
 import secrets
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,11 +153,30 @@ def run_dbt(
     if saved.exists() and not own.exists():
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy(saved, own)
+    reused = own.exists()
+    started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, cwd=project, env=run_env, capture_output=True, text=True)
+    _log_run(args, started, before, reused)
     if own.exists() and not saved.exists():
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
         shutil.copy(own, saved)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+
+
+def _log_run(args: list[str], started: float, before: Any, reused: bool) -> None:
+    """With ``DBT_DEID_TEST_RUN_LOG`` set, append one JSON line per dbt run (the test, the
+    command, wall and CPU seconds, whether a saved parse was reused): where the suite's time
+    goes."""
+    path = os.environ.get("DBT_DEID_TEST_RUN_LOG")
+    if not path:
+        return
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    line = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "args": args[:3],
+            "wall": round(time.perf_counter() - started, 2), "cpu": round(cpu, 2),
+            "saved_parse": reused}
+    with open(path, "a") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 def build_demo(tmp: Path) -> DbtRun:
