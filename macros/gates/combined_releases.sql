@@ -97,13 +97,27 @@
     by cell: {qi: {level, hierarchy, rule, column, missing_label}} (the level OLA chose, when
     `generalization.search: ola`). -#}
 {% macro released_level_specs(cfg) -%}
-  {%- set levels = dbt_deid.released_levels() -%}
+  {%- set levels = dbt_deid._chosen_levels() -%}
   {%- set out = {} -%}
   {%- for q in cfg.qis -%}
     {%- if q.name in cfg.released_qis -%}
       {%- do out.update({q.name: {'level': levels.get(q.name, q.level), 'hierarchy': q.hierarchy, 'rule': q.rule,
                                   'column': q.column, 'missing_label': cfg.missing_label}}) -%}
     {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- dbt_deid.released_levels() without ref(): the publish materialization runs this, and
+    deid_published does not depend on deid_ola_levels directly (a ref() to a node the model does
+    not depend on fails at run time). {} unless `generalization.search: ola`. -#}
+{% macro _chosen_levels() -%}
+  {%- if dbt_deid.ola_config() is none -%}{{ return({}) }}{%- endif -%}
+  {%- set node = graph.nodes.get('model.dbt_deid.deid_ola_levels') -%}
+  {%- set rel = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+  {%- set out = {} -%}
+  {%- for r in run_query("select qi_name, level from " ~ rel).rows -%}
+    {%- if r[1] is not none -%}{%- do out.update({r[0]: r[1] | int}) -%}{%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
 {%- endmacro %}
@@ -232,7 +246,8 @@
         {%- if mine is not none and theirs is not none -%}
           {%- for field in ['level', 'hierarchy', 'rule', 'column', 'missing_label'] -%}
             {%- if tojson(mine.get(field), sort_keys=true) != tojson(theirs.get(field), sort_keys=true) -%}
-              {%- do differing.append(("missing_label" if field == 'missing_label' else "quasi_identifiers." ~ q ~ "." ~ field) ~ " (" ~ theirs.get(field) ~ " in version " ~ e.version ~ ", " ~ mine.get(field) ~ " now)") -%}
+              {%- set setting = "missing_label" if field == 'missing_label' else "quasi_identifiers." ~ q ~ "." ~ field -%}
+              {%- do differing.append(setting ~ ((" (differs from version " ~ e.version ~ ")") if field == 'rule' else (" (" ~ theirs.get(field) ~ " in version " ~ e.version ~ ", " ~ mine.get(field) ~ " now)"))) -%}
             {%- endif -%}
           {%- endfor -%}
         {%- endif -%}

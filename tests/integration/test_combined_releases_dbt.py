@@ -1,8 +1,8 @@
 """Repeated releases cannot be combined against the guarantee (issue 17, item 3).
 
 A recipient holding several releases of the same records takes, per record, the cells revealed
-by any of them. One database, three `dbt run`s of one release name (the fewest that cover the
-cases; each takes tens of seconds):
+by any of them. One database, three `dbt run`s of one release name and one of the publish model
+alone (the fewest that cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
 2. the other half (slot 1, disjoint, seed 000's non-overlapping PUMF samples): published, no
@@ -12,7 +12,8 @@ cases; each takes tens of seconds):
    the whole file for 4,000, so a record's cells differ between releases. The combined view
    breaks the guarantee (the independent check finds records below k, the same figures the gate
    prints): refused, nothing published, the store untouched, a refused history row naming the
-   gate. On the code before the combined_releases gate this release was published.
+   gate. On the code before the combined_releases gate this release was published;
+4. a QI released at another level than in the earlier releases: refused, naming the setting.
 
 And no record id in clear in the tables the gate adds (the store, the key, the history).
 """
@@ -139,6 +140,23 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     for combination, (smallest, below) in failing.items():
         assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
                 f" records (smallest {smallest})") in third.output
+
+    # 4. a QI released at another level than in the releases it shares records with: refused,
+    # naming the setting (the check reads the settings: only the publish model runs, over the
+    # records of step 3)
+    quasi = {**base["quasi_identifiers"], "admission_date": {
+        **base["quasi_identifiers"]["admission_date"], "level": 1}}
+    fourth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "level",
+                     release_vars(name=NAME, quasi_identifiers=quasi), db)
+    assert not fourth.ok
+    assert ("[combined_releases] combined releases: 4000 record(s) are shared with earlier"
+            f" release(s) of '{NAME}' released at other levels: quasi_identifiers.admission_date"
+            ".level (2 in version 1, 1 now); quasi_identifiers.admission_date.level (2 in"
+            " version 2, 1 now)") in fourth.output
+    history = fourth.query("select * from deid_release_history order by recorded_at")
+    assert history["status"].tolist() == ["published", "published", "refused", "refused"]
+    assert history["gates_failed"].iloc[-1] == "combined_releases"
+    pd.testing.assert_frame_equal(_published(fourth), published2)
 
     # no record id in clear in the tables the gate adds, nor the key in logs or target/
     key = third.query("select key_value from deid_history_key")["key_value"].tolist()
