@@ -200,27 +200,43 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {%- set earlier = dbt_deid._earlier_releases(cfg, history) -%}
   {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
-  {%- if earlier | length == 0 -%}
-    {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
-                   message="combined releases: no earlier published release of '" ~ cfg.name ~ "', nothing to combine")) }}
-  {%- endif -%}
   {%- set versions = earlier | map(attribute='version') | map('string') | list -%}
 
-  {#- Every earlier release must be in the store, with the key that keyed it. -#}
+  {#- The store and its key must be whole: every earlier release in the store, and the one key
+      that keyed it (checked for a first release too: the store is written after the swap). -#}
+  {%- set store_found = adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+  {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
   {%- set stored = [] -%}
-  {%- if adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+  {%- if store_rows > 0 -%}
     {%- set stored = run_query("select distinct release_id from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name)).columns[0].values() | list -%}
   {%- endif -%}
   {%- set unrecorded = [] -%}
   {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append(e.version | string) -%}{%- endif -%}{%- endfor -%}
+  {%- set problems = [] -%}
   {%- if unrecorded | length > 0 -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=unrecorded | length,
-                   message="combined releases: earlier published release(s) " ~ unrecorded | join(', ') ~ " of '" ~ cfg.name ~ "' have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped): the combined view cannot be checked; publish under a new release name, or restore the store")) }}
+    {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of '" ~ cfg.name ~ "' have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
   {%- endif -%}
-  {%- set key = dbt_deid.history_key(truth) -%}
-  {%- if key is none -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=1,
-                   message="combined releases: " ~ store ~ " holds earlier releases of '" ~ cfg.name ~ "' but the key table " ~ dbt_deid.history_key_relation(truth) ~ " is missing: their records cannot be matched (restore the key from a backup)")) }}
+  {%- set key_relation = dbt_deid.history_key_relation(truth) -%}
+  {%- set key = none -%}
+  {%- if adapter.get_relation(key_relation.database, key_relation.schema, key_relation.identifier) is none -%}
+    {%- if store_rows > 0 -%}
+      {%- do problems.append("the key table " ~ key_relation ~ " is missing, so the stored records cannot be matched") -%}
+    {%- endif -%}
+  {%- else -%}
+    {%- set n = run_query('select count(*) from ' ~ key_relation).rows[0][0] | int -%}
+    {%- if n != 1 -%}
+      {%- do problems.append("the key table " ~ key_relation ~ " holds " ~ n ~ " rows, not 1") -%}
+    {%- else -%}
+      {%- set key = key_relation -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if problems | length > 0 -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=problems | length,
+                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or publish under a new release name")) }}
+  {%- endif -%}
+  {%- if earlier | length == 0 -%}
+    {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
+                   message="combined releases: no earlier published release of '" ~ cfg.name ~ "', nothing to combine")) }}
   {%- endif -%}
 
   {#- Records shared with the earlier releases (on the keyed hash). -#}

@@ -1,7 +1,7 @@
 """Repeated releases cannot be combined against the guarantee (issue 17, item 3).
 
 A recipient holding several releases of the same records takes, per record, the cells revealed
-by any of them. One database, three `dbt run`s of one release name and one of the publish model
+by any of them. One database, three `dbt run`s of one release name and two of the publish model
 alone (the fewest that cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
@@ -13,7 +13,8 @@ alone (the fewest that cover the cases; each takes tens of seconds):
    breaks the guarantee (the independent check finds records below k, the same figures the gate
    prints): refused, nothing published, the store untouched, a refused history row naming the
    gate. On the code before the combined_releases gate this release was published;
-4. a QI released at another level than in the earlier releases: refused, naming the setting.
+4. a QI released at another level than in the earlier releases: refused, naming the setting;
+5. an earlier release's records deleted from the store and the key dropped: refused.
 
 And no record id in clear in the tables the gate adds (the store, the key, the history).
 """
@@ -175,3 +176,18 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     for path in Path(tmp_path).rglob("*"):
         if path.is_file() and path.suffix != ".duckdb" and not path.name.endswith(".wal"):
             assert key[0] not in path.read_text(errors="ignore"), path
+
+    # 5. the store and its key must be whole: with version 1's records deleted and the key
+    # dropped, the release is refused naming both (the publish model alone, as in step 4)
+    with duckdb.connect(str(db)) as con:
+        con.execute("delete from main_deid_work.deid_release_records where release_version = 1")
+        con.execute("drop table main_deid_work.deid_history_key")
+    fifth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "lost",
+                    release_vars(name=NAME), db)
+    assert not fifth.ok
+    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' have no per-record"
+            " rows in") in fifth.output
+    assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output
+    assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
+                       )["gates_failed"].iloc[-1] == "combined_releases"
+    pd.testing.assert_frame_equal(_published(fifth), published2)
