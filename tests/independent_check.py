@@ -9,7 +9,7 @@ suppressed value as its own category.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -87,3 +87,51 @@ def release_violations(
                 out.append(f"combination {list(b)}: record {i} is consistent with"
                            f" {consistent} < k = {k} published records")
     return out
+
+
+def combined_view(
+    releases: Sequence[Mapping[object, tuple[tuple, tuple]]],
+) -> tuple[list[tuple], list[tuple]]:
+    """The view of a recipient holding several releases of the same records, built with plain
+    loops: ``releases`` maps each release's record id to (published cells, true values), both
+    tuples over the same columns (None = suppressed). Per record in any release, a cell is
+    revealed when any release holding the record published it; a record in one release keeps
+    its row. Returns aligned (truth, published) rows. Records whose true values differ between
+    releases are not modelled here (ValueError): the tests publish the same records twice."""
+    truth: dict[object, tuple] = {}
+    cells: dict[object, list] = {}
+    for release in releases:
+        for rid, (published, true) in release.items():
+            if rid in truth and truth[rid] != tuple(true):
+                raise ValueError("a record's true values differ between releases")
+            truth[rid] = tuple(true)
+            merged = cells.setdefault(rid, [None] * len(true))
+            for j, value in enumerate(published):
+                if value is not None:
+                    if merged[j] is not None and merged[j] != value:
+                        raise ValueError("two releases published different values for a cell")
+                    merged[j] = value
+    ids = sorted(truth, key=str)
+    return [truth[i] for i in ids], [tuple(cells[i]) for i in ids]
+
+
+def consistent_minimum(
+    columns: Sequence[str], truth: Sequence[tuple], published: Sequence[tuple],
+    combination: Sequence[str], k: int,
+) -> tuple[int, int]:
+    """(smallest consistent set, records consistent with fewer than k rows) for one combination,
+    with plain loops: a published row is consistent with a record's true values when every cell
+    of the combination is suppressed (None) or equal to the true value."""
+    idx = [list(columns).index(c) for c in combination]
+    rows = Counter(tuple(p[j] for j in idx) for p in published)
+    targets = Counter(tuple(t[j] for j in idx) for t in truth)
+    smallest, below = None, 0
+    for target, n_records in targets.items():
+        consistent = 0
+        for row, n in rows.items():
+            if all(v is None or v == t for v, t in zip(row, target, strict=True)):
+                consistent += n
+        smallest = consistent if smallest is None else min(smallest, consistent)
+        if consistent < k:
+            below += n_records
+    return int(smallest or 0), below

@@ -6,7 +6,8 @@
     gate-results model, the candidate table inside the publish materialization); `truth` holds
     the true values at the released level (deid_release_gate). When they differ, two more gates
     run: the published table holds exactly the checked release, and its columns are exactly the
-    declared ones. Runs only at execution time (an empty list otherwise, and on a fresh
+    declared ones, and the combined view with the earlier published releases of the same name
+    passes the exact check (combined_releases). Runs only at execution time (an empty list otherwise, and on a fresh
     warehouse under compile/docs/ls: dbt_deid.can_inspect). -#}
 {% macro release_gate_results(cfg, published, truth) -%}
   {{ return(adapter.dispatch('release_gate_results', 'dbt_deid')(cfg, published, truth)) }}
@@ -40,6 +41,10 @@
   {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
   {%- if dbt_deid.small_areas_enabled() -%}
     {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
+  {%- endif -%}
+  {%- if candidate -%}
+    {#- against the earlier published releases (macros/gates/combined_releases.sql) -#}
+    {%- do results.append(dbt_deid.gate_combined_releases_result(cfg, published, truth)) -%}
   {%- endif -%}
   {{ return(results) }}
 {%- endmacro %}

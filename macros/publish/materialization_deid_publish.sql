@@ -62,6 +62,7 @@
   {%- endif -%}
   {{ adapter.rename_relation(candidate, target_relation) }}
   {%- do dbt_deid.record_release(target_relation, 'published', results, published_rows) -%}
+  {%- do dbt_deid.publish_record_store(config.get('deid_checks'), target_relation) -%}
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {%- do apply_grants(target_relation, grant_config, should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) -%}
   {%- do persist_docs(target_relation, model) -%}
@@ -82,6 +83,24 @@
     {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, ref('deid_release_gate'))) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_checks must name the gate set of the publish materialization ('release'), got " ~ checks) }}
+{%- endmacro %}
+
+{#- After a release is published: its records go to the per-record store the combined_releases
+    gate reads (macros/gates/combined_releases.sql), in the same transaction as the swap. -#}
+{% macro publish_record_store(checks, target_relation) -%}
+  {{ return(adapter.dispatch('publish_record_store', 'dbt_deid')(checks, target_relation)) }}
+{%- endmacro %}
+
+{% macro default__publish_record_store(checks, target_relation) -%}
+  {%- if checks == 'release' -%}
+    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), ref('deid_release_gate'), target_relation,
+        dbt_deid.release_id(target_relation, 'published')) -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- The id of a release attempt (history column release_id). -#}
+{% macro release_id(target_relation, status) -%}
+  {{ return(local_md5(invocation_id ~ '|' ~ target_relation ~ '|' ~ status)[:16]) }}
 {%- endmacro %}
 
 {#- Append one row, the release manifest, to deid_release_history (created when absent, next to
@@ -106,7 +125,8 @@
     ('release_id', s), ('release_version', b), ('package_version', s), ('invocation_started_at', s),
     ('settings_json', s), ('input_relation', s), ('input_columns', s), ('input_rows', b), ('input_hash', s),
     ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
-    ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s)
+    ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s),
+    ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s)
   ]) }}
 {%- endmacro %}
 
@@ -155,6 +175,7 @@
   {%- for r in results -%}
     {%- do gates.append({'gate': r.gate, 'passed': r.passed, 'failures': r.get('failures'), 'message': r.get('message')}) -%}
   {%- endfor -%}
+  {%- set combined = results | selectattr('gate', 'equalto', 'combined_releases') | list -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
   {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
@@ -167,7 +188,7 @@
     {%- set version = prior + 1 -%}
   {%- endif -%}
   {{ return({
-    'release_id': local_md5(invocation_id ~ '|' ~ target_relation ~ '|' ~ status)[:16],
+    'release_id': dbt_deid.release_id(target_relation, status),
     'release_name': name, 'release_version': version, 'published_relation': target_relation | string,
     'status': status, 'invocation_id': invocation_id, 'invocation_started_at': run_started_at.strftime('%Y-%m-%dT%H:%M:%SZ'),
     'recorded_at': modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ'),
@@ -177,7 +198,10 @@
     'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
     'published_hash': published_hash, 'k': cfg.k, 'tau': cfg.tau, 'max_suppression': cfg.max_suppression,
     'achieved_json': tojson(dbt_deid.achieved_figures()), 'information_loss_json': tojson(dbt_deid.information_loss_headline()),
-    'lineage_json': tojson(dbt_deid.published_lineage(cfg))
+    'lineage_json': tojson(dbt_deid.published_lineage(cfg)),
+    'records_shared': combined[0].records_shared if combined else none,
+    'combined_min_consistent': combined[0].combined_min if combined else none,
+    'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true)
   }) }}
 {%- endmacro %}
 

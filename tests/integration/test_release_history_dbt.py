@@ -97,11 +97,17 @@ def test_history_records_reproducible_releases_and_refusals(it_database, tmp_pat
         assert h2[col].iloc[0] == h2[col].iloc[1], col
     assert h2["invocation_id"].iloc[0] != h2["invocation_id"].iloc[1]
     pd.testing.assert_frame_equal(_published(again), table1)
+    # the same records again with the same cells: the combined view is each release's
+    assert h2["records_shared"].tolist() == [0, 4000]
+    assert h2["combined_min_consistent"].iloc[1] >= 5
     fingerprint_python = _independent_fingerprint(again)
 
     # 3. different settings: a new row, a different settings hash and published fingerprint
-    changed = build(_vars(tau=0.1, max_suppression=0.95, column_suppression_cap=0.95),
-                    step="settings")
+    # (under another release name: k = 10 over records published at k = 5 cannot give them
+    # 10 in the combined view, gate combined_releases; tests/integration/
+    # test_combined_releases_dbt.py)
+    changed = build(_vars(name="integration_release_k10", tau=0.1, max_suppression=0.95,
+                          column_suppression_cap=0.95), step="settings")
     assert changed.ok, changed.output[-3000:]
     h3 = _history(changed)
     assert len(h3) == 3 and h3["status"].iloc[-1] == "published"

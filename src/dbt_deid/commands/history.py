@@ -24,7 +24,7 @@ from dbt_deid.sql_names import quote_relation
 HISTORY = "deid_release_history"
 #: Columns holding JSON text, shown parsed by ``history show``.
 JSON_COLUMNS = ("settings_json", "achieved_json", "information_loss_json", "gates_json",
-                "lineage_json")
+                "lineage_json", "released_levels_json")
 
 
 def read_history(database: str | Path, schema: str = "main",
@@ -53,11 +53,13 @@ def read_history(database: str | Path, schema: str = "main",
 
 
 def render_list(history: pd.DataFrame) -> str:
-    """One line per release attempt: id, name, version, status, time, rows, fingerprints."""
+    """One line per release attempt: id, name, version, status, time, rows, records shared
+    with earlier releases of the name (gate combined_releases), fingerprints."""
     if history.empty:
         return "no release recorded"
     cols = ["release_id", "release_name", "release_version", "status", "recorded_at",
-            "published_rows", "settings_md5", "input_hash", "published_hash", "gates_failed"]
+            "published_rows", "records_shared", "settings_md5", "input_hash", "published_hash",
+            "gates_failed"]
     shown = history[[c for c in cols if c in history.columns]].copy()
     for c in ("settings_md5", "input_hash", "published_hash"):
         if c in shown.columns:

@@ -1,0 +1,362 @@
+{#- Repeated releases cannot be combined against the guarantee (issue 17, item 3).
+
+    A recipient holding two releases of the same records can take, for each record, the cells
+    revealed by either: a cell suppressed in one release and published in the other is revealed.
+    The guarantee of seed 000 (El Emam et al., "Measuring the Probability of Re-identification":
+    every record's true values are consistent with at least k released records, a suppressed
+    cell being consistent with anything) must then hold for the combined view, not only for each
+    release alone.
+
+    * The per-record store (deid_release_records, in the WORKING schema, next to
+      deid_release_gate: it holds true values at the released levels, never the published
+      schema): one row per record of every published release, keyed by a keyed hash of the
+      record id (md5 of a random key and the id; the key is generated in the warehouse, kept in
+      deid_history_key, and never appears in SQL text, logs or target/).
+    * The gate combined_releases, run on every publish candidate: when earlier published
+      releases of the same release name share records with it, the combined view (per record
+      key, the revealed cells of every release) goes through the exact check
+      (dbt_deid.exact_risk_summary_sql, the SQL of the exact gate) and the gate fails when a
+      record is consistent with fewer than k rows of it.
+    * The store is written by the publish materialization after the swap (a refused release
+      writes nothing to it). -#}
+
+{#- The store and the key: relations in the working schema (the schema of `truth`,
+    deid_release_gate). -#}
+{% macro release_records_relation(truth) -%}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_release_records', type='table')) }}
+{%- endmacro %}
+
+{% macro history_key_relation(truth) -%}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_history_key', type='table')) }}
+{%- endmacro %}
+
+{#- SQL for a fresh random key (at least 244 random bits: two version-4 UUIDs), evaluated in
+    the warehouse so the key is never in SQL text. -#}
+{% macro random_key_sql() -%}
+  {{ return(adapter.dispatch('random_key_sql', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{#- DuckDB and PostgreSQL (13+) both have gen_random_uuid(). -#}
+{% macro default__random_key_sql() -%}
+  {{ return(dbt.concat(['cast(gen_random_uuid() as ' ~ dbt.type_string() ~ ')', 'cast(gen_random_uuid() as ' ~ dbt.type_string() ~ ')'])) }}
+{%- endmacro %}
+
+{% macro spark__random_key_sql() -%}
+  {{ return('concat(uuid(), uuid())') }}
+{%- endmacro %}
+
+{#- The keyed hash of a record id: md5(key || '|' || id) with the key read from `key_alias`
+    (a row of deid_history_key joined into the query), so the key is never written into SQL. -#}
+{% macro keyed_record_hash_sql(id_expression, key_alias) -%}
+  {{ return(adapter.dispatch('keyed_record_hash_sql', 'dbt_deid')(id_expression, key_alias)) }}
+{%- endmacro %}
+
+{% macro default__keyed_record_hash_sql(id_expression, key_alias) -%}
+  {{ return(dbt.hash(dbt.concat([key_alias ~ '.key_value', "'|'", 'cast(' ~ id_expression ~ ' as ' ~ dbt.type_string() ~ ')']))) }}
+{%- endmacro %}
+
+{#- The key relation, created with one fresh random key when absent (`create`), or none when
+    absent and not created. A key table with other than one row fails closed. -#}
+{% macro history_key(truth, create=false) -%}
+  {{ return(adapter.dispatch('history_key', 'dbt_deid')(truth, create)) }}
+{%- endmacro %}
+
+{% macro default__history_key(truth, create=false) -%}
+  {%- set rel = dbt_deid.history_key_relation(truth) -%}
+  {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
+    {%- if not create -%}{{ return(none) }}{%- endif -%}
+    {% call statement('deid_history_key_create') -%}
+      create table {{ rel }} (key_value {{ dbt.type_string() }}, created_at {{ dbt.type_string() }})
+    {%- endcall %}
+    {% call statement('deid_history_key_insert') -%}
+      insert into {{ rel }} (key_value, created_at)
+      select {{ dbt_deid.random_key_sql() }}, {{ dbt_deid.literal(modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ')) }}
+    {%- endcall %}
+  {%- endif -%}
+  {%- set n = run_query('select count(*) from ' ~ rel).rows[0][0] -%}
+  {%- if n != 1 -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ rel ~ " must hold exactly one key row, it holds " ~ n ~ "; the record keys of earlier releases cannot be recomputed without it (restore it from a backup, never edit it)") }}
+  {%- endif -%}
+  {{ return(rel) }}
+{%- endmacro %}
+
+{#- The store's columns: release identity, the keyed record hash, then per released QI the
+    published cell `<qi>` (NULL = suppressed) and the true value at the released level
+    `<qi>__generalized`. -#}
+{% macro release_records_columns(cfg) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set cols = [('release_name', s), ('release_id', s), ('release_version', dbt.type_bigint()), ('invocation_id', s),
+                  ('published_relation', s), ('record_key', s)] -%}
+  {%- for q in cfg.released_qis -%}
+    {%- do cols.append((q, s)) -%}{%- do cols.append((q ~ '__generalized', s)) -%}
+  {%- endfor -%}
+  {{ return(cols) }}
+{%- endmacro %}
+
+{#- The released level of every QI as what must be equal for two releases to be combined cell
+    by cell: {qi: {level, hierarchy, rule, column, missing_label}} (the level OLA chose, when
+    `generalization.search: ola`). -#}
+{% macro released_level_specs(cfg) -%}
+  {%- set levels = dbt_deid._chosen_levels() -%}
+  {%- set out = {} -%}
+  {%- for q in cfg.qis -%}
+    {%- if q.name in cfg.released_qis -%}
+      {%- do out.update({q.name: {'level': levels.get(q.name, q.level), 'hierarchy': q.hierarchy, 'rule': q.rule,
+                                  'column': q.column, 'missing_label': cfg.missing_label}}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- dbt_deid.released_levels() without ref(): the publish materialization runs this, and
+    deid_published does not depend on deid_ola_levels directly (a ref() to a node the model does
+    not depend on fails at run time). {} unless `generalization.search: ola`. -#}
+{% macro _chosen_levels() -%}
+  {%- if dbt_deid.ola_config() is none -%}{{ return({}) }}{%- endif -%}
+  {%- set node = graph.nodes.get('model.dbt_deid.deid_ola_levels') -%}
+  {%- set rel = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+  {%- set out = {} -%}
+  {%- for r in run_query("select qi_name, level from " ~ rel).rows -%}
+    {%- if r[1] is not none -%}{%- do out.update({r[0]: r[1] | int}) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- Append the records of a published release to the store (created when absent; columns of
+    QIs new to this release are added). Called by the publish materialization after the
+    published table was swapped in and its history row written, so only published releases are
+    stored. `truth` is deid_release_gate (record id, `<qi>`, `<qi>__generalized`). -#}
+{% macro record_release_records(cfg, truth, target_relation, release_id) -%}
+  {{ return(adapter.dispatch('record_release_records', 'dbt_deid')(cfg, truth, target_relation, release_id)) }}
+{%- endmacro %}
+
+{% macro default__record_release_records(cfg, truth, target_relation, release_id) -%}
+  {%- set store = dbt_deid.release_records_relation(truth) -%}
+  {%- set found = adapter.get_relation(store.database, store.schema, store.identifier) -%}
+  {%- if found is not none and dbt_deid.history_key(truth) is none -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ store ~ " exists but its key table " ~ dbt_deid.history_key_relation(truth) ~ " is missing; the record keys cannot be recomputed (restore the key from a backup)") }}
+  {%- endif -%}
+  {%- set key = dbt_deid.history_key(truth, create=true) -%}
+  {%- set columns = dbt_deid.release_records_columns(cfg) -%}
+  {%- if found is none -%}
+    {% call statement('deid_records_create') -%}
+      create table {{ store }} (
+        {%- for name, type in columns %}
+        {{ dbt_deid.ident(name) }} {{ type }}{{ ',' if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall %}
+  {%- else -%}
+    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+    {%- for name, type in columns -%}
+      {%- if name | lower not in have -%}
+        {% call statement('deid_records_add_' ~ loop.index) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ type }}{%- endcall %}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
+  {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
+  {%- set names = [] -%}{%- set values = [] -%}
+  {%- for name, type in columns[:6] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
+  {%- for q in cfg.released_qis -%}
+    {%- do names.append(dbt_deid.ident(q)) -%}{%- do values.append('t.' ~ dbt_deid.ident(q)) -%}
+    {%- do names.append(dbt_deid.ident(q ~ '__generalized')) -%}{%- do values.append('t.' ~ dbt_deid.ident(q ~ '__generalized')) -%}
+  {%- endfor -%}
+  {% call statement('deid_records_insert') -%}
+    insert into {{ store }} ({{ names | join(', ') }})
+    select {{ dbt_deid.literal(cfg.name) }}, {{ dbt_deid.literal(release_id) }}, {{ version }}, {{ dbt_deid.literal(invocation_id) }},
+      {{ dbt_deid.literal(target_relation | string) }}, {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }}
+      {%- for v in values %}, {{ v }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+  {%- endcall %}
+{%- endmacro %}
+
+{#- The earlier published releases of this release name as [{release_id, version, specs}]
+    (deid_release_history, status 'published'), oldest first; [] when there is no history. -#}
+{% macro _earlier_releases(cfg, history) -%}
+  {%- if adapter.get_relation(history.database, history.schema, history.identifier) is none -%}{{ return([]) }}{%- endif -%}
+  {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
+  {%- set spec_col = 'released_levels_json' if 'released_levels_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
+  {%- set rows = run_query("select release_id, release_version, " ~ spec_col ~ " from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " order by recorded_at, release_id").rows -%}
+  {%- set out = [] -%}
+  {%- for r in rows -%}
+    {%- do out.append({'release_id': r[0], 'version': r[1], 'specs': fromjson(r[2]) if r[2] else none}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The gate: {gate, passed, failures, message, records_shared, combined_min, earlier_releases}.
+    `candidate` is the table about to be published (its schema holds deid_release_history),
+    `truth` deid_release_gate. Messages carry counts, versions, setting and combination names,
+    never a value or a record id. -#}
+{% macro gate_combined_releases_result(cfg, candidate, truth) -%}
+  {{ return(adapter.dispatch('gate_combined_releases_result', 'dbt_deid')(cfg, candidate, truth)) }}
+{%- endmacro %}
+
+{% macro default__gate_combined_releases_result(cfg, candidate, truth) -%}
+  {%- set gate = 'combined_releases' -%}
+  {%- set history = api.Relation.create(database=candidate.database, schema=candidate.schema, identifier='deid_release_history', type='table') -%}
+  {%- set store = dbt_deid.release_records_relation(truth) -%}
+  {%- set earlier = dbt_deid._earlier_releases(cfg, history) -%}
+  {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
+  {%- set versions = earlier | map(attribute='version') | map('string') | list -%}
+
+  {#- The store and its key must be whole: every earlier release in the store, and the one key
+      that keyed it (checked for a first release too: the store is written after the swap). -#}
+  {%- set store_found = adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+  {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
+  {%- set stored = [] -%}
+  {%- if store_rows > 0 -%}
+    {%- set stored = run_query("select distinct release_id from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name)).columns[0].values() | list -%}
+  {%- endif -%}
+  {%- set unrecorded = [] -%}
+  {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append(e.version | string) -%}{%- endif -%}{%- endfor -%}
+  {%- set problems = [] -%}
+  {%- if unrecorded | length > 0 -%}
+    {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of '" ~ cfg.name ~ "' have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
+  {%- endif -%}
+  {%- set key_relation = dbt_deid.history_key_relation(truth) -%}
+  {%- set key = none -%}
+  {%- if adapter.get_relation(key_relation.database, key_relation.schema, key_relation.identifier) is none -%}
+    {%- if store_rows > 0 -%}
+      {%- do problems.append("the key table " ~ key_relation ~ " is missing, so the stored records cannot be matched") -%}
+    {%- endif -%}
+  {%- else -%}
+    {%- set n = run_query('select count(*) from ' ~ key_relation).rows[0][0] | int -%}
+    {%- if n != 1 -%}
+      {%- do problems.append("the key table " ~ key_relation ~ " holds " ~ n ~ " rows, not 1") -%}
+    {%- else -%}
+      {%- set key = key_relation -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if problems | length > 0 -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=problems | length,
+                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or publish under a new release name")) }}
+  {%- endif -%}
+  {%- if earlier | length == 0 -%}
+    {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
+                   message="combined releases: no earlier published release of '" ~ cfg.name ~ "', nothing to combine")) }}
+  {%- endif -%}
+
+  {#- Records shared with the earlier releases (on the keyed hash). -#}
+  {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
+  {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name) ~ ")").rows[0][0] | int -%}
+  {%- if shared == 0 -%}
+    {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
+                   message="combined releases: no record shared with the " ~ earlier | length ~ " earlier published release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ ")")) }}
+  {%- endif -%}
+
+  {#- The verified QIs must be released at the same level, from the same hierarchy or rule, in
+      every earlier release that released them: cells are then comparable value by value. -#}
+  {%- set specs = dbt_deid.released_level_specs(cfg) -%}
+  {%- set verified = [] -%}
+  {%- for b in cfg.combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- set differing = [] -%}
+  {%- for e in earlier -%}
+    {%- if e.specs is none -%}
+      {%- do differing.append("version " ~ e.version ~ " recorded no released levels") -%}
+    {%- else -%}
+      {%- for q in verified -%}
+        {%- set mine = specs.get(q) -%}{%- set theirs = e.specs.get(q) -%}
+        {%- if mine is not none and theirs is not none -%}
+          {%- for field in ['level', 'hierarchy', 'rule', 'column', 'missing_label'] -%}
+            {%- if tojson(mine.get(field), sort_keys=true) != tojson(theirs.get(field), sort_keys=true) -%}
+              {%- set setting = "missing_label" if field == 'missing_label' else "quasi_identifiers." ~ q ~ "." ~ field -%}
+              {%- do differing.append(setting ~ ((" (differs from version " ~ e.version ~ ")") if field == 'rule' else (" (" ~ theirs.get(field) ~ " in version " ~ e.version ~ ", " ~ mine.get(field) ~ " now)"))) -%}
+            {%- endif -%}
+          {%- endfor -%}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if differing | length > 0 -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=differing | length, records_shared=shared,
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of '" ~ cfg.name ~ "' released at other levels: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked only cell by cell at equal levels: keep the earlier levels, or publish under a new release name")) }}
+  {%- endif -%}
+
+  {#- The combined view, as a table next to the store, checked by the exact check. -#}
+  {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_combined_releases__candidate', type='table') -%}
+  {{ drop_relation_if_exists(load_cached_relation(combined)) }}
+  {% call statement('deid_combined_view') -%}
+    {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
+  {%- endcall %}
+  {%- set combos = [] -%}
+  {%- for b in cfg.combinations -%}{%- do combos.append(b + ['deid_changed_' ~ loop.index]) -%}{%- endfor -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combos, cfg.k)) -%}
+  {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
+  {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
+  {{ drop_relation_if_exists(combined) }}
+  {%- set parts = [] -%}{%- set mins = [] -%}
+  {%- for r in table.rows -%}
+    {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
+    {%- if (r[3] | int) > 0 -%}
+      {%- do parts.append(modules.re.sub('[+]deid_changed_[0-9]+$', '', r[0]) ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set smallest = mins | min if mins else none -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " with released values changed between releases, counted as matching no one") if changed else "") -%}
+  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+{%- endmacro %}
+
+{#- The combined view: one row per record key found in the candidate or in an earlier release
+    of the same name. Per released QI, `<qi>` is the cell revealed by any release (NULL only
+    when suppressed, or not released, in every release holding the record) and
+    `<qi>__generalized` its true value (the candidate's, else the earlier one). A record whose
+    true or revealed values of a combination differ between releases (its data changed) cannot
+    be merged into one cell: its row gets `deid_changed_<i>` = 'changed' against every true
+    value 'unchanged', so it counts as consistent with no record of that combination (a lower
+    bound on what the recipient's view is consistent with: fail closed). Records in one release
+    only keep their row. -#}
+{% macro combined_view_sql(cfg, truth, key, store) -%}
+  {{ return(adapter.dispatch('combined_view_sql', 'dbt_deid')(cfg, truth, key, store)) }}
+{%- endmacro %}
+
+{% macro default__combined_view_sql(cfg, truth, key, store) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- set s = dbt.type_string() -%}
+  with all_rows as (
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as record_key, 1 as is_candidate
+      {%- for q in qis %}, t.{{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q) }}, t.{{ dbt_deid.ident(q ~ '__generalized') }} as {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+    union all
+    select r.record_key, 0 as is_candidate
+      {%- for q in qis %}
+      {%- if q | lower in have and (q ~ '__generalized') | lower in have %}, r.{{ dbt_deid.ident(q) }}, r.{{ dbt_deid.ident(q ~ '__generalized') }}
+      {%- else %}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
+      {%- endfor %}
+    from {{ store }} as r
+    where r.release_name = {{ dbt_deid.literal(cfg.name) }}
+  ),
+  merged as (
+    select record_key
+      {%- for q in qis %}
+      {%- set p = dbt_deid.ident(q) %}{%- set g = dbt_deid.ident(q ~ '__generalized') %}
+      , max({{ p }}) as {{ p }}
+      , coalesce(max(case when is_candidate = 1 then {{ g }} end), max({{ g }})) as {{ g }}
+      , case when count(distinct {{ p }}) > 1 or count(distinct {{ g }}) > 1 then 1 else 0 end as {{ dbt_deid.ident(q ~ '__changed') }}
+      {%- endfor %}
+    from all_rows
+    group by record_key
+  )
+  select
+    {%- for q in qis %}
+    {{ dbt_deid.ident(q) }}, {{ dbt_deid.ident(q ~ '__generalized') }},
+    {%- endfor %}
+    {%- for b in cfg.combinations %}
+    {%- set flags = [] -%}{%- for c in b -%}{%- do flags.append(dbt_deid.ident(c ~ '__changed') ~ ' = 1') -%}{%- endfor %}
+    case when {{ flags | join(' or ') }} then 'changed' end as deid_changed_{{ loop.index }},
+    cast('unchanged' as {{ s }}) as deid_changed_{{ loop.index }}__generalized,
+    {%- endfor %}
+    case when {% for q in qis %}{{ dbt_deid.ident(q ~ '__changed') }} = 1{% if not loop.last %} or {% endif %}{% endfor %} then 1 else 0 end as deid_changed_any
+  from merged
+{%- endmacro %}
+
+{#- `base` updated with the keyword arguments (a new dict). -#}
+{% macro _with(base) -%}
+  {%- set out = {} -%}{%- do out.update(base) -%}{%- do out.update(kwargs) -%}
+  {{ return(out) }}
+{%- endmacro %}

@@ -1,0 +1,193 @@
+"""Repeated releases cannot be combined against the guarantee (issue 17, item 3).
+
+A recipient holding several releases of the same records takes, per record, the cells revealed
+by any of them. One database, three `dbt run`s of one release name and two of the publish model
+alone (the fewest that cover the cases; each takes tens of seconds):
+
+1. half of the records (seeded sample, slot 0): published, nothing to combine;
+2. the other half (slot 1, disjoint, seed 000's non-overlapping PUMF samples): published, no
+   record shared (the history says 0), and an independent check of the combined view of both
+   published tables finds every record consistent with at least k rows;
+3. all the records with the same settings: each half was suppressed for its own 2,000 records,
+   the whole file for 4,000, so a record's cells differ between releases. The combined view
+   breaks the guarantee (the independent check finds records below k, the same figures the gate
+   prints): refused, nothing published, the store untouched, a refused history row naming the
+   gate. On the code before the combined_releases gate this release was published;
+4. a QI released at another level than in the earlier releases: refused, naming the setting;
+5. an earlier release's records deleted from the store and the key dropped: refused.
+
+And no record id in clear in the tables the gate adds (the store, the key, the history).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from tests.independent_check import combined_view, consistent_minimum
+from tests.integration.dbt_runner import INTEGRATION, release_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+NAME = "combined_it"
+#: Record ids moved to 10-digit numbers no released label can be, so "no id in clear" is an
+#: exact search (the generator numbers records 1..n, which collide with short labels).
+ID_OFFSET = 7_300_000_000
+PASS = "discharge_disposition"
+
+
+def _sample(slot: int) -> dict:
+    return {"fraction": 0.5, "slot": slot, "seed": 3}
+
+
+def _records(run) -> dict[int, tuple[tuple, tuple]]:
+    """record id -> (published cells, true values at the released level) of the last release
+    computed (deid_release_gate), read with the test's own query."""
+    qis = [c for c in run.query("select * from deid_published limit 0").columns if c != PASS]
+    cols = ", ".join(f"{q}, {q}__generalized" for q in qis)
+    frame = run.query(f"select abstract_id, {cols} from deid_release_gate")
+    out = {}
+    for row in frame.itertuples(index=False):
+        values = [None if pd.isna(v) else v for v in row[1:]]
+        out[int(row[0])] = (tuple(values[0::2]), tuple(values[1::2]))
+    return out
+
+
+def _published(run) -> pd.DataFrame:
+    frame = run.query("select * from deid_published")
+    return frame.sort_values(list(frame.columns), na_position="first").reset_index(drop=True)
+
+
+def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
+    """The published table's rows linked to their records: the records of deid_release_gate,
+    after checking (here, in Python) that the published table holds exactly their cells."""
+    published = run.query("select * from deid_published")
+    qis = [c for c in published.columns if c != PASS]
+    records = _records(run)
+    table = Counter(tuple(None if pd.isna(v) else v for v in r)
+                    for r in published[qis].itertuples(index=False))
+    assert table == Counter(cells for cells, _ in records.values())
+    return qis, records
+
+
+def _independent(qis, releases, combinations, k) -> dict[str, tuple[int, int]]:
+    truth, published = combined_view(releases)
+    return {"+".join(b): consistent_minimum(qis, truth, published, b, k) for b in combinations}
+
+
+def test_combined_releases_fail_closed(it_database, tmp_path):
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"update main.discharge_abstracts set abstract_id = abstract_id + {ID_OFFSET}")
+        ids = {int(r[0]) for r in con.execute(
+            "select abstract_id from main.discharge_abstracts").fetchall()}
+    base = release_vars(name=NAME)["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+
+    def run(step: str, **changes):
+        return run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / step,
+                       release_vars(name=NAME, **changes), db)
+
+    # 1. half of the records: published, the first release of the name
+    first = run("slot0", sample=_sample(0))
+    assert first.ok, first.output[-3000:]
+    qis, rel1 = _linked(first)
+
+    # 2. the other half: disjoint, published; the history says no record is shared
+    second = run("slot1", sample=_sample(1))
+    assert second.ok, second.output[-3000:]
+    _, rel2 = _linked(second)
+    assert not set(rel1) & set(rel2) and len(rel1) + len(rel2) == len(ids)
+    history = second.query("select * from deid_release_history order by recorded_at")
+    assert list(history["status"]) == ["published", "published"]
+    assert list(history["records_shared"]) == [0, 0]
+    assert history["combined_min_consistent"].isna().all()
+    assert "no record shared with the 1 earlier" in history["gates_json"].iloc[-1]
+    # the independent check of the combined view of both published tables
+    figures = _independent(qis, [rel1, rel2], combinations, k)
+    assert all(below == 0 and smallest >= k for smallest, below in figures.values()), figures
+    store = second.query("select release_version, count(*) as n from deid_release_records"
+                         " group by release_version order by release_version")
+    assert store["n"].tolist() == [len(rel1), len(rel2)]
+    published2 = _published(second)
+
+    # 3. all the records, suppressed for the whole file: the combined view breaks the guarantee
+    third = run("full")
+    assert not third.ok
+    assert "release refused, nothing published" in third.output
+    assert "[combined_releases]" in third.output
+    history = third.query("select * from deid_release_history order by recorded_at")
+    last = history.iloc[-1]
+    assert last["status"] == "refused" and last["gates_failed"] == "combined_releases"
+    assert last["records_shared"] == len(ids)
+    pd.testing.assert_frame_equal(_published(third), published2)  # the last release stays
+    assert third.query("select count(*) as n from deid_release_records")["n"].iloc[0] == len(ids)
+    assert "deid_combined_releases__candidate" not in third.tables()
+    # the gate's figures are the independent check's (records below k, smallest set)
+    rel3 = _records(third)  # the refused candidate's records (computed, never published)
+    assert set(rel3) == ids
+    figures = _independent(qis, [rel1, rel2, rel3], combinations, k)
+    failing = {c: f for c, f in figures.items() if f[1] > 0}
+    assert failing, figures
+    assert last["combined_min_consistent"] == min(s for s, _ in figures.values())
+    for combination, (smallest, below) in failing.items():
+        assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
+                f" records (smallest {smallest})") in third.output
+
+    # 4. a QI released at another level than in the releases it shares records with: refused,
+    # naming the setting (the check reads the settings: only the publish model runs, over the
+    # records of step 3)
+    quasi = {**base["quasi_identifiers"], "admission_date": {
+        **base["quasi_identifiers"]["admission_date"], "level": 1}}
+    fourth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "level",
+                     release_vars(name=NAME, quasi_identifiers=quasi), db)
+    assert not fourth.ok
+    assert ("[combined_releases] combined releases: 4000 record(s) are shared with earlier"
+            f" release(s) of '{NAME}' released at other levels: quasi_identifiers.admission_date"
+            ".level (2 in version 1, 1 now); quasi_identifiers.admission_date.level (2 in"
+            " version 2, 1 now)") in fourth.output
+    history = fourth.query("select * from deid_release_history order by recorded_at")
+    assert history["status"].tolist() == ["published", "published", "refused", "refused"]
+    assert history["gates_failed"].iloc[-1] == "combined_releases"
+    pd.testing.assert_frame_equal(_published(fourth), published2)
+
+    # no record id in clear in the tables the gate adds, nor the key in logs or target/
+    key = third.query("select key_value from deid_history_key")["key_value"].tolist()
+    assert len(key) == 1 and len(key[0]) >= 64
+    clear = {str(i) for i in ids}
+    unkeyed = {hashlib.md5(s.encode()).hexdigest() for s in clear}
+    for table in ("deid_release_records", "deid_history_key", "deid_release_history"):
+        frame = third.query(f"select * from {table}")
+        assert "abstract_id" not in frame.columns
+        for column in frame.columns:
+            for value in frame[column].dropna().astype(str).unique():
+                assert not set(re.findall(r"\d{10}", value)) & clear, (table, column)
+                assert value not in unkeyed, (table, column)
+    keys = set(third.query("select record_key from deid_release_records")["record_key"])
+    assert keys == {hashlib.md5(f"{key[0]}|{i}".encode()).hexdigest() for i in ids}
+    for path in Path(tmp_path).rglob("*"):
+        if path.is_file() and path.suffix != ".duckdb" and not path.name.endswith(".wal"):
+            assert key[0] not in path.read_text(errors="ignore"), path
+
+    # 5. the store and its key must be whole: with version 1's records deleted and the key
+    # dropped, the release is refused naming both (the publish model alone, as in step 4)
+    with duckdb.connect(str(db)) as con:
+        con.execute("delete from main_deid_work.deid_release_records where release_version = 1")
+        con.execute("drop table main_deid_work.deid_history_key")
+    fifth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "lost",
+                    release_vars(name=NAME), db)
+    assert not fifth.ok
+    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' have no per-record"
+            " rows in") in fifth.output
+    assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output
+    assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
+                       )["gates_failed"].iloc[-1] == "combined_releases"
+    pd.testing.assert_frame_equal(_published(fifth), published2)
