@@ -12,9 +12,7 @@ import json
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.progress import dbt_logger
-    from dbt_deid.risk.dbt_frames import population_risk_frame
+    from dbt_deid.dbt_entry import dbt_logger, population_risk_frame, to_pandas
 
     release = json.loads(dbt.config.get("deid_release_json"))
     return population_risk_frame(

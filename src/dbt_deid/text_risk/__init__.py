@@ -38,7 +38,7 @@ from dbt_deid.text_risk.distributions import (
     simulate_direct,
     simulate_quasi,
 )
-from dbt_deid.text_risk.frames import TextInputs, validate_inputs
+from dbt_deid.text_risk.inputs import TextInputs, validate_inputs
 from dbt_deid.text_risk.matching import annotation_outcomes, annotation_tokens, token_outcomes
 from dbt_deid.text_risk.probabilities import (
     DEFAULT_H,

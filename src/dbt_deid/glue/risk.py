@@ -1,7 +1,7 @@
 """Frames for the thin dbt Python models of the risk-measurement suite (issue 6).
 
 Each function takes the engine relations the Python model read (converted with
-:func:`dbt_deid.dbt_entry.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
+:func:`dbt_deid.glue.frames.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
 core and returns a frame with stable column types. Nothing here imports dbt. Logging is counts
 only (no quasi-identifier values).
 
@@ -24,6 +24,7 @@ import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError
+from dbt_deid.glue.frames import string_columns
 from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.geography import AreaAssessment, assess_areas
@@ -37,12 +38,6 @@ SMALL_AREA_COLUMNS = [
 ]
 
 
-def _strings(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.copy()
-    frame.columns = [str(c) for c in frame.columns]
-    return frame
-
-
 def released_frames(
     suppressed: pd.DataFrame, cfg: ReleaseConfig
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -50,7 +45,7 @@ def released_frames(
     suppressed) and the true values at the released level ``<qi>__generalized`` renamed to
     ``<qi>``, one row per record, or one row per pattern with its count ``n`` when the input is
     ``deid_suppressed_patterns`` (the same GROUP BY done in the warehouse)."""
-    frame = _strings(suppressed)
+    frame = string_columns(suppressed)
     qi = cfg.qi_names
     # Column dtypes are kept (no per-cell object conversion: seconds on a million patterns);
     # nulls are whatever null the dtype has, and every check treats them as suppressed.
@@ -71,7 +66,7 @@ def _population_args(
         "population": None,
     }
     if population is not None and len(population) > 0:
-        args["population"] = _strings(population)
+        args["population"] = string_columns(population)
         args["sampling_fraction"] = args["population_size"] = None
     return args
 
@@ -148,7 +143,7 @@ def small_area_assessments(
 ) -> dict[int, AreaAssessment]:
     """Seed 002 equations 1-4 on ``deid_small_area_inputs``, one assessment per area level."""
     log = logger or get_logger()
-    frame = _strings(inputs)
+    frame = string_columns(inputs)
     out: dict[int, AreaAssessment] = {}
     if len(frame) == 0:
         return out
