@@ -28,12 +28,16 @@ from dbt_deid.glue.risk import (
 )
 from dbt_deid.progress import Logger, dbt_logger
 from dbt_deid.suppression import run_suppression
+from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges
+from dbt_deid.synthetic.text import demo_corpus, rule_detector
 from dbt_deid.text_risk.assessment import assess_frame
 
 __all__ = [
     "Logger", "algorithm_comparison", "assess_frame", "attack_frame", "dbt_logger",
-    "empty_algorithm_comparison", "empty_report_index", "lola_frame", "ola_search_frame",
-    "parse_release", "population_risk_frame", "pseudonymize_table", "release_plan",
+    "demo_corpus", "diagnosis_hierarchy", "empty_algorithm_comparison", "empty_report_index",
+    "generate_discharges", "generate_hhp", "lola_frame", "ola_search_frame", "parse_release",
+    "population_risk_frame", "pseudonymize_table", "release_plan", "rule_detector",
     "run_suppression", "small_areas_frame", "suppression_map", "threshold_presets_frame",
     "to_pandas", "uniqueness_frame", "write_dbt_report",
 ]

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
-MODEL_DIRS = ("python_models",)
+MODEL_DIRS = ("python_models", "demo/models", "integration_tests/models")
 GLUE = ("dbt_deid.glue", "dbt_deid.dbt_entry")
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.synthetic.text import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.assessment import Settings, assess_corpus
-from dbt_deid.text_risk.demo import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.distributions import DEFAULT_ITERATIONS, Triangular
 from dbt_deid.text_risk.inputs import KINDS
 from dbt_deid.text_risk.probabilities import DEFAULT_H, DIRECT_CUTOFF, QUASI_CUTOFF

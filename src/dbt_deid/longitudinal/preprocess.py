@@ -18,10 +18,24 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.longitudinal.generator import STIGMATIZED_CODES, HHPData
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_ID_COLUMNS, DEFAULT_KEY_ENV, pseudonymize
 from dbt_deid.longitudinal.report import StepReport
 from dbt_deid.progress import Logger, get_logger
+
+#: Illustrative stigmatized diagnosis codes (HIV, asymptomatic HIV, induced abortion); the real
+#: list is in El Emam et al. 2012 (HHP claims), Multimedia Appendix 1, which we do not have.
+STIGMATIZED_CODES = ("042", "V08", "635")
+
+
+@dataclass(frozen=True)
+class HHPData:
+    """Patients and claims of an HHP-like release (El Emam et al. 2012, Tables 2 and 3): the
+    input of :func:`preprocess`, and what :func:`dbt_deid.synthetic.claims.generate_hhp`
+    generates."""
+
+    patients: pd.DataFrame
+    claims: pd.DataFrame
+
 
 DEFAULT_CLAIM_QIS = (
     "specialty", "place_of_service", "procedure_group", "primary_condition_group", "los", "dsfc",

@@ -30,13 +30,12 @@ synthetic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal import calibration as cal
+from dbt_deid.longitudinal.preprocess import STIGMATIZED_CODES, HHPData
 
 FULL_SCALE_PATIENTS = cal.PAPER_PATIENTS
 FULL_SCALE_CLAIMS = cal.PAPER_CLAIMS
@@ -47,19 +46,8 @@ PLACES_OF_SERVICE = cal.PLACES
 PROCEDURE_GROUPS = cal.PROCEDURE_GROUPS
 CHARLSON = cal.CHARLSON
 CODES_PER_GROUP = 6
-#: Illustrative stigmatized diagnosis codes (HIV, asymptomatic HIV, induced abortion); the real
-#: list is in seed 001's Multimedia Appendix 1, which we do not have.
-STIGMATIZED_CODES = ("042", "V08", "635")
 _STIGMA_GROUP = {"042": "INFEC4", "V08": "INFEC4", "635": "PRGNCY"}
 _INPATIENT = cal.PLACES.index("Inpatient Hospital")
-
-
-@dataclass(frozen=True)
-class HHPData:
-    """The two generated tables."""
-
-    patients: pd.DataFrame
-    claims: pd.DataFrame
 
 
 def _draw(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
