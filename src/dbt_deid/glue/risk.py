@@ -57,6 +57,11 @@ def released_frames(
     return published, truth
 
 
+def _counts(published: pd.DataFrame) -> str | None:
+    """The count column of a pattern-table input (``n``), None for record-level rows."""
+    return "n" if "n" in published.columns else None
+
+
 def _population_args(
     release: Mapping[str, Any], population: pd.DataFrame | None
 ) -> dict[str, Any]:
@@ -79,12 +84,16 @@ def population_risk_frame(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
     *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Journalist and marketer risk per protected combination (seed 000 equations 2-3).
+    """Journalist and marketer risk per protected combination (El Emam et al. 2011, discharge
+    PUMF, equations 2-3).
 
-    ``population`` is ``deid_population_patterns`` (QI tuples at the released levels with
-    counts ``n``); when empty, F_j is estimated as f_j / alpha from the release's
-    ``sampling_fraction`` or ``population_size``. A suppressed released cell matches every
-    population value.
+    ``suppressed`` is ``deid_suppressed_patterns`` (released and true values with their count
+    ``n``; record-level rows of ``deid_suppressed`` give the same figures): both measures
+    depend on the records only through the released class sizes f_j, as sums over classes
+    (sum_j f_j / F_j, max 1/F_j). ``population`` is ``deid_population_patterns`` (QI tuples at
+    the released levels with counts ``n``); when empty, F_j is estimated as f_j / alpha from
+    the release's ``sampling_fraction`` or ``population_size``. A suppressed released cell
+    matches every population value.
     """
     log = logger or get_logger()
     cfg = parse_release(release)
@@ -93,7 +102,7 @@ def population_risk_frame(
     rows = []
     for combo in cfg.verified_combinations():
         pr = population_risk(
-            published, list(combo), cfg.tau, count_column=None,
+            published, list(combo), cfg.tau, count_column=_counts(published),
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"],
             population_size=args["population_size"], logger=log,
@@ -112,9 +121,12 @@ def uniqueness_frame(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
     *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Sample and population uniqueness per protected combination (seed 002 "Estimating
-    Uniqueness": Zayatz 1991; Pitman sampling formula, Hoshino 2001; selection rule of Dankar
-    et al. 2012). N is the population relation's size, else ``population_size`` or n / alpha."""
+    """Sample and population uniqueness per protected combination (El Emam et al. 2010, small
+    areas, "Estimating Uniqueness": Zayatz 1991; Pitman sampling formula, Hoshino 2001;
+    selection rule of Dankar et al. 2012). N is the population relation's size, else
+    ``population_size`` or n / alpha. ``suppressed`` is ``deid_suppressed_patterns``: the
+    estimators read only the frequencies of the released class sizes, which the pattern counts
+    give (record-level rows give the same figures)."""
     log = logger or get_logger()
     cfg = parse_release(release)
     published, _ = released_frames(suppressed, cfg)
@@ -125,8 +137,8 @@ def uniqueness_frame(
     rows = []
     for i, combo in enumerate(cfg.verified_combinations(), start=1):
         log.info(f"dbt_deid: deid_uniqueness: combination {i} of"
-                 f" {len(cfg.verified_combinations())} ({len(published)} records)")
-        est = estimate_uniqueness(published, list(combo), count_column=None,
+                 f" {len(cfg.verified_combinations())} ({len(published)} patterns)")
+        est = estimate_uniqueness(published, list(combo), count_column=_counts(published),
                                   sampling_fraction=None if size is not None
                                   else args["sampling_fraction"],
                                   population_size=size)
