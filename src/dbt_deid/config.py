@@ -14,7 +14,6 @@ setting; an unknown name is an error with a suggestion.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from dbt_deid.families import (
     propagation_pairs,
     released_order,
 )
+from dbt_deid.tau import k_from_population, k_from_tau
 
 ALGORITHMS = tuple(schema.ALGORITHMS)
 RULES = tuple(schema.RULE_TYPES)
@@ -35,18 +35,10 @@ DATE_UNITS = tuple(schema.DATE_UNITS)
 DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 
-def k_from_tau(tau: float) -> int:
-    """Seed 000: k = ceil(1/tau), the smallest class size whose risk 1/k is at most tau."""
-    if not isinstance(tau, (int, float)) or isinstance(tau, bool) or not 0 < tau <= 1:
-        raise ConfigError(f"tau must be a number in (0, 1], got {tau!r}")
-    # Guard against 1/0.2 = 5.000000000000001 style floating error before ceil.
-    return math.ceil(round(1.0 / tau, 9))
-
-
 def _population_k(raw: Mapping[str, Any]) -> int | None:
     """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (seed 001 eq. 3,
     k = ceil(alpha F_j), under its large-sample assumption; see
-    :func:`dbt_deid.ola.population.k_from_population`); None when no population_threshold."""
+    :func:`dbt_deid.tau.k_from_population`); None when no population_threshold."""
     f = raw.get("population_threshold")
     if f is None:
         return None
@@ -65,8 +57,6 @@ def _population_k(raw: Mapping[str, Any]) -> int | None:
         raise ConfigError("sampling_fraction is required with population_threshold"
                           " (k = ceil(sampling_fraction x population_threshold))")
     alpha = _fraction(alpha, "sampling_fraction", open_low=True)
-    from dbt_deid.ola.population import k_from_population
-
     return k_from_population(f, alpha)
 
 

@@ -31,7 +31,7 @@ non-increasing up the lattice, as OLA's predictive tagging requires. High risk o
 know whether k patients match, so matching stops at k (:meth:`NodeIndex.count_matches`).
 
 k comes from equation 3: k = alpha * F with F = ceil(1/tau) (tau = 0.05 -> F = 20), rounded up
-(:func:`dbt_deid.ola.population.k_from_population`). The paper writes "k = 30 alpha" once, which
+(:func:`dbt_deid.tau.k_from_population`). The paper writes "k = 30 alpha" once, which
 contradicts its own F = 20; we use k = alpha * F.
 """
 
@@ -44,13 +44,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.longitudinal.matching import Knowledge, NodeIndex, check_variant, draw_knowledge
 from dbt_deid.longitudinal.power import adversary_power, check_power
-from dbt_deid.ola.population import k_from_population
 from dbt_deid.progress import Logger, get_logger
+from dbt_deid.tau import k_from_population, k_from_tau
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_ITERATIONS = 1_000

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.patterns import COUNT_COLUMN
 
-__all__ = ["COUNT_COLUMN", "check_qi", "check_tau", "record_counts", "suppressed_mask"]
+__all__ = ["COUNT_COLUMN", "check_qi", "record_counts", "suppressed_mask"]
 
 
 def check_qi(frame: pd.DataFrame, qi: Sequence[str], what: str = "pattern table") -> list[str]:
@@ -32,11 +31,6 @@ def check_qi(frame: pd.DataFrame, qi: Sequence[str], what: str = "pattern table"
     if len(frame) == 0:
         raise DataError(f"{what} is empty: there are no records to measure")
     return cols
-
-
-def check_tau(tau: float) -> int:
-    """tau in (0, 1] and its k = ceil(1/tau) (seed 000), via :func:`dbt_deid.config.k_from_tau`."""
-    return k_from_tau(tau)
 
 
 def record_counts(

@@ -35,8 +35,9 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.risk._common import COUNT_COLUMN, check_qi, check_tau, record_counts
+from dbt_deid.risk._common import COUNT_COLUMN, check_qi, record_counts
 from dbt_deid.risk.prosecutor import RiskStats, risk_stats
+from dbt_deid.tau import above_tau, k_from_tau
 from dbt_deid.verify import class_sizes
 
 _NULL = "\x00<suppressed>"
@@ -177,7 +178,7 @@ def population_risk(
     """
     log = logger or get_logger()
     cols = check_qi(published, qi)
-    k = check_tau(tau)
+    k = k_from_tau(tau)
     w = record_counts(published, count_column)
     n = int(w.sum())
     f = class_sizes(published, cols, w).astype(float)
@@ -236,13 +237,13 @@ def registry_match_risk(
     """
     cols = [c for c in check_qi(population, qi, "population table") if c != region]
     check_qi(population, [region], "population table")
-    check_tau(tau)
+    k_from_tau(tau)  # tau in (0, 1]
     w = record_counts(population, count_column, "population table")
     if population[cols + [region]].isna().to_numpy().any():
         raise DataError("population table has null region or quasi-identifier cells")
     frame = population[[region] + cols].astype(object).assign(_w=w)
     classes = frame.groupby([region] + cols, sort=True)["_w"].sum().reset_index()
-    risky = classes["_w"].to_numpy(dtype=float) * tau < 1.0 - 1e-9  # 1/C_j > tau
+    risky = above_tau(classes["_w"].to_numpy(dtype=float), tau)  # 1/C_j > tau
     classes["_risky"] = np.where(risky, classes["_w"], 0)
     out = classes.groupby(region, sort=True).agg(
         population=("_w", "sum"), classes=("_w", "size"), at_risk=("_risky", "sum")

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError
 from dbt_deid.settings_schema import PRESET_ALIASES, PRESET_TAU
+from dbt_deid.tau import k_from_tau
 
 
 @dataclass(frozen=True)
