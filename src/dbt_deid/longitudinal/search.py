@@ -17,6 +17,7 @@ import numpy as np
 from dbt_deid.longitudinal.bootstrap import BootstrapResult, NodeEvaluator
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.ola.lattice import Lattice
+from dbt_deid.ola.metrics import entropy_bits
 from dbt_deid.ola.search import exhaustive_search, ola_search
 from dbt_deid.progress import Logger, get_logger
 
@@ -37,11 +38,9 @@ def non_uniform_entropy(data: EncodedData, node: tuple[int, ...]) -> float:
             else:
                 codes, cards = data.claim_codes[c], data.claim_cards[c]
             f = np.bincount(codes[0], minlength=cards[0])
-            big = np.bincount(codes[lvl], minlength=cards[lvl])
             g = np.zeros(cards[0], dtype=np.int64)
             g[codes[0]] = codes[lvl]
-            present = f > 0
-            total += float(np.sum(f[present] * np.log2(big[g[present]] / f[present])))
+            total += entropy_bits(f, g, cards[lvl])
     return total
 
 
