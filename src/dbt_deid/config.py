@@ -1,10 +1,10 @@
 """The release configuration: one documented shape, validated before any work.
 
-A release (seed 000, "Combinations Suppression Algorithm") declares the source, the direct
-identifiers to drop, the quasi-identifiers (QIs) with their hierarchy and released level, the
+A release (El Emam et al. 2011, "Combinations Suppression Algorithm") declares the source, the
+direct identifiers to drop, the quasi-identifiers (QIs) with their hierarchy and released level, the
 weights w[z_b] in [0, 1], the QI combinations B to protect, the threshold tau with
-k = ceil(1/tau), MaxSup (seed 001: the largest share of records allowed to carry a suppressed
-QI) and optional per-column suppression caps (seed 003 used 15%).
+k = ceil(1/tau), MaxSup (El Emam et al. 2012: the largest share of records allowed to carry a
+suppressed QI) and optional per-column suppression caps (El Emam et al. 2009 (CJHP) used 15%).
 
 The same dictionary is read by the dbt macros (``macros/config/release_config.sql``) and by
 this module; the names, defaults and allowed values of both come from one definition,
@@ -36,8 +36,8 @@ DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 
 def _population_k(raw: Mapping[str, Any]) -> int | None:
-    """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (seed 001 eq. 3,
-    k = ceil(alpha F_j), under its large-sample assumption; see
+    """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (El Emam et al. 2012 eq.
+    3, k = ceil(alpha F_j), under its large-sample assumption; see
     :func:`dbt_deid.tau.k_from_population`); None when no population_threshold."""
     f = raw.get("population_threshold")
     if f is None:
@@ -126,7 +126,7 @@ class ReleaseConfig:
 
     def protected_combinations(self) -> list[tuple[str, ...]]:
         """The combinations the suppression works on: B, or one combination of all QIs used
-        in B when the algorithm is "complete" (seed 000, "Evaluation")."""
+        in B when the algorithm is "complete" (El Emam et al. 2011, "Evaluation")."""
         if self.algorithm == "complete":
             used = [q for q in self.qi_names if any(q in c for c in self.combinations)]
             return [tuple(used)]
@@ -377,7 +377,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
 def _check_protected(cfg: ReleaseConfig) -> None:
     """Every released QI is in a verified combination: a QI that no combination covers would be
     published exactly, with no check at all (fail closed). Levels of a hierarchical QI are
-    covered by their family: seed 000 Table 4 publishes levels finer than the adversary's
+    covered by their family: El Emam et al. 2011 Table 4 publishes levels finer than the adversary's
     level Q, protected by propagation from the verified levels."""
     covered = {q for b in cfg.verified_combinations() for q in b}
     covered |= {lv for f in cfg.families for lv in f.levels}
@@ -402,10 +402,10 @@ def column_roles(
 ) -> dict[str, tuple[str, ...]]:
     """The column lists of the release's roles, each validated; a column has one role.
 
-    Seed 000 ("Types of Variables", Table 1) sorts variables into direct identifiers (removed),
-    quasi-identifiers (generalized and suppressed), sensitive and other variables; the release
-    names each source column's role: ``record_id`` (joins the suppression back, never published),
-    ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
+    El Emam et al. 2011 ("Types of Variables", Table 1) sorts variables into direct identifiers
+    (removed), quasi-identifiers (generalized and suppressed), sensitive and other variables; the
+    release names each source column's role: ``record_id`` (joins the suppression back, never
+    published), ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
     ``pass_through`` (copied unchanged) or ``excluded`` (not published). A source column with no
     role fails the build (checked against the source in ``dbt_deid.assert_column_roles``).
     """

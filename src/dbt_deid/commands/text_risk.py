@@ -123,7 +123,7 @@ def run_demo(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "text-risk",
-        help="re-identification risk of de-identified text (seed 004) from CSV files",
+        help="re-identification risk of de-identified text (Scaiano et al. 2016) from CSV files",
         description="Compare gold annotations with a tool's detections and print the measures,"
         " 95%% intervals (equations 20-21) and verdicts (section 2.3.9) as JSON. Exit 1 when a"
         " gate fails.",

@@ -1,5 +1,5 @@
-"""Entry points of the claims release's thin dbt Python models (LOLA, seed 001: El Emam et al.,
-the Heritage Health Prize release): frames in, frames out, no dbt imports.
+"""Entry points of the claims release's thin dbt Python models (LOLA, El Emam et al. 2012: El Emam
+et al., the Heritage Health Prize release): frames in, frames out, no dbt imports.
 
 The SQL models do every preprocessing step the core documents as SQL-able ("Preprocessing of
 Claims Data": top-coding, truncation, stigmatized-patient removal, provider suppression); the
@@ -37,10 +37,11 @@ def pseudonymize_table(
     frame: pd.DataFrame, release: Mapping[str, Any], table: str, *, model: str,
     logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Seed 001 "Creating Pseudonyms": replace the ids listed under ``pseudonymize.<table>`` by
-    keyed HMAC-SHA256 pseudonyms (:func:`dbt_deid.longitudinal.pseudonyms.pseudonymize`; the
-    key is read from the environment variable ``key_env`` and never leaves the core). Equal ids
-    get equal pseudonyms in both tables (the domain is the column name)."""
+    """El Emam et al. 2012 "Creating Pseudonyms": replace the ids listed under
+    ``pseudonymize.<table>`` by keyed HMAC-SHA256 pseudonyms
+    (:func:`dbt_deid.longitudinal.pseudonyms.pseudonymize`; the key is read from the environment
+    variable ``key_env`` and never leaves the core). Equal ids get equal pseudonyms in both tables
+    (the domain is the column name)."""
     cfg = claims_settings(release)
     frame.columns = [str(c) for c in frame.columns]
     columns = cfg["pseudonymize"][table]
@@ -110,9 +111,9 @@ def lola_frame(
     release: Mapping[str, Any], *, model: str = "deid_claims_lola",
     logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """LOLA on the released claims D2 (seed 001, "Node Computation"): adversary power p_ih from
-    D2, k = alpha * ceil(1/tau) (equation 3), MaxSup (given or 0.0004 / tau), bootstrap node
-    evaluation (scheme, pool size, B, I, seed, variant) and OLA's search. One row per evaluated
+    """LOLA on the released claims D2 (El Emam et al. 2012, "Node Computation"): adversary power
+    p_ih from D2, k = alpha * ceil(1/tau) (equation 3), MaxSup (given or 0.0004 / tau), bootstrap
+    node evaluation (scheme, pool size, B, I, seed, variant) and OLA's search. One row per evaluated
     node: ``node``, ``level__<dimension>``, ``mean`` (estimated high-risk share), ``se``,
     ``ci_low``, ``ci_high`` (95% interval of the mean), ``iter_low``, ``iter_high`` (spread of
     single iterations), ``draws``, ``candidate`` (mean <= MaxSup), ``k_minimal``, ``entropy``
@@ -182,7 +183,7 @@ def attack_frame(
     lola: pd.DataFrame, release: Mapping[str, Any], population: pd.DataFrame | None = None, *,
     model: str = "deid_claims_attack", logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Seed 001 "Empirical Evaluation" at the release node: attack 1 (nosey neighbour;
+    """El Emam et al. 2012 "Empirical Evaluation" at the release node: attack 1 (nosey neighbour;
     knowledge drawn from D1 with p_ih computed on D1, matched against D2) and attack 2, the
     closed-form marketer risk of the released patients' ``attack2_qis`` (at the release levels)
     against the people per class of ``population`` (the attack2_population relation: census or

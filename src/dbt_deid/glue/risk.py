@@ -6,10 +6,11 @@ core and returns a frame with stable column types. Nothing here imports dbt. Log
 only (no quasi-identifier values).
 
 * :func:`population_risk_frame`: journalist risk 1/F_j and marketer risk sum_j f_j/F_j
-  (seed 000 equations 2-3) per combination.
+  (El Emam et al. 2011 equations 2-3) per combination.
 * :func:`uniqueness_frame`: sample uniqueness and the Zayatz / Pitman population-uniqueness
   estimates with the Dankar et al. (2012) selection rule, per combination.
-* :func:`small_areas_frame`: seed 002's logistic models (equations 1-4) per area and level.
+* :func:`small_areas_frame`: El Emam et al. 2010's logistic models (equations 1-4) per area and
+level.
 * :func:`threshold_presets_frame`: the release contexts and the one the release chose.
 * :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
   combination, for the HTML report.
@@ -153,7 +154,8 @@ def uniqueness_frame(
 def small_area_assessments(
     inputs: pd.DataFrame, *, cutoff: float = 0.5, logger: Logger | None = None,
 ) -> dict[int, AreaAssessment]:
-    """Seed 002 equations 1-4 on ``deid_small_area_inputs``, one assessment per area level."""
+    """El Emam et al. 2010 equations 1-4 on ``deid_small_area_inputs``, one assessment per area
+    level."""
     log = logger or get_logger()
     frame = string_columns(inputs)
     out: dict[int, AreaAssessment] = {}
@@ -177,7 +179,7 @@ def small_area_assessments(
 def small_areas_frame(
     inputs: pd.DataFrame, release: Mapping[str, Any], *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Areas at the released level of the geography and above, with seed 002's predicted
+    """Areas at the released level of the geography and above, with El Emam et al. 2010's predicted
     probabilities of uniqueness above 5% / 20% (equations 3-4) and ``flagged`` at the release's
     threshold. Empty (with the columns) when the release declares no ``small_areas``."""
     sa = release.get("small_areas") or {}
@@ -225,9 +227,10 @@ def release_preset(release: Mapping[str, Any]) -> ThresholdPreset | None:
 
 
 def threshold_presets_frame(release: Mapping[str, Any]) -> pd.DataFrame:
-    """Every release context (seed 000, 002, 003) with tau, k, the uniqueness threshold and the
-    justification; ``chosen`` marks the release's ``preset`` and ``release_tau``/``release_k``
-    record what the release actually uses (an override is noted in the justification)."""
+    """Every release context (El Emam et al. 2011, 002, 003) with tau, k, the uniqueness threshold
+    and the justification; ``chosen`` marks the release's ``preset`` and
+    ``release_tau``/``release_k`` record what the release actually uses (an override is noted in the
+    justification)."""
     cfg = parse_release(release)
     chosen = release_preset(release)
     rows = []

@@ -1,4 +1,5 @@
-"""Node evaluation on the compact pattern table (El Emam et al. 2009; seed 001 "Base Algorithm").
+"""Node evaluation on the compact pattern table (El Emam et al. 2009; El Emam et al. 2012 "Base
+Algorithm").
 
 A node passes when the records in equivalence classes smaller than k (the records that would be
 suppressed) are at most MaxSup of all records. The source records are never re-read: the
@@ -512,6 +513,6 @@ class NodeEvaluator:
         return self.table(node).suppressed(self.k)
 
     def is_passing(self, node: Node) -> bool:
-        """Seed 001 "Base Algorithm": the node passes when the share of records in classes
-        smaller than k is at most MaxSup (``suppressed <= floor(MaxSup * n)``)."""
+        """El Emam et al. 2012 "Base Algorithm": the node passes when the share of records in
+        classes smaller than k is at most MaxSup (``suppressed <= floor(MaxSup * n)``)."""
         return self.suppressed(node) <= self.allowed

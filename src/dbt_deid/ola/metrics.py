@@ -110,9 +110,9 @@ class Metrics:
         return total
 
     def precision(self, t: ClassTable) -> float:
-        """Sweeney's precision loss (seed 003 "precision information-loss metric"), averaged
-        over the n*d cells: a cell of QI j at level l_j costs l_j / h_j, how far up its
-        hierarchy it went (1 - Prec), and a suppressed cell costs 1 (the top):
+        """Sweeney's precision loss (El Emam et al. 2009 (CJHP) "precision information-loss
+        metric"), averaged over the n*d cells: a cell of QI j at level l_j costs l_j / h_j, how far
+        up its hierarchy it went (1 - Prec), and a suppressed cell costs 1 (the top):
         (1/d) sum_j [(n - s) l_j / h_j + s] / n. A QI whose hierarchy has height 0 contributes
         0 when not suppressed. With s = 0 this is the node-level (1/d) sum_j l_j / h_j."""
         s = self.suppressed(t)
@@ -120,8 +120,8 @@ class Metrics:
         return ((self.n - s) * base + s) / self.n
 
     def discernibility(self, t: ClassTable) -> float:
-        """Discernibility (Bayardo & Agrawal; seed 003): sum over classes of size >= k of
-        |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
+        """Discernibility (Bayardo & Agrawal; El Emam et al. 2009 (CJHP)): sum over classes of size
+        >= k of |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
         from all n)."""
         c = t.counts
         return float(int(np.dot(c, c)) - self._small_squares(t) + self.n * t.suppressed(self.k))

@@ -1,9 +1,9 @@
 """OLA's record-level suppression of the released node's small classes.
 
-Seed 001 (El Emam et al. 2009, OLA) "Base Algorithm" and seed 003 (prescription records) "Apply
-Generalization and Suppression": after OLA picks a node, every record of a class smaller than k
-has all its quasi-identifiers suppressed. Input and output are pattern tables (one row per
-pattern with its count), so the dbt release runs it on ``deid_patterns``.
+El Emam et al. 2012 (El Emam et al. 2009, OLA) "Base Algorithm" and El Emam et al. 2009 (CJHP)
+(prescription records) "Apply Generalization and Suppression": after OLA picks a node, every record
+of a class smaller than k has all its quasi-identifiers suppressed. Input and output are pattern
+tables (one row per pattern with its count), so the dbt release runs it on ``deid_patterns``.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ from dbt_deid.errors import DataError
 def record_suppression(
     patterns: pd.DataFrame, k: int, count_column: str = "n",
 ) -> np.ndarray:
-    """OLA's record-level suppression (seed 001 "Base Algorithm"; seed 003 "Apply
-    Generalization and Suppression"): every record in a class smaller than k (a pattern of the
-    released node's pattern table, all QIs together) has all its QIs suppressed. Returns, per
-    pattern, how many of its records are suppressed.
+    """OLA's record-level suppression (El Emam et al. 2012 "Base Algorithm"; El Emam et al. 2009
+    (CJHP) "Apply Generalization and Suppression"): every record in a class smaller than k (a
+    pattern of the released node's pattern table, all QIs together) has all its QIs suppressed.
+    Returns, per pattern, how many of its records are suppressed.
 
     The published table keeps suppressed records (QIs NULL) instead of deleting them, so the
     fully suppressed records are a class of their own: when there are fewer than k of them,
     records are taken from the largest classes (never below k), then whole classes (the
     smallest first, including what is left of a class that gave records), until the class
-    reaches k (as seed 000's combinations algorithm grows it): this always succeeds when the
-    table has k records. Ties between classes of one size are broken by the patterns' values,
+    reaches k (as El Emam et al. 2011's combinations algorithm grows it): this always succeeds when
+    the table has k records. Ties between classes of one size are broken by the patterns' values,
     never by the row order of the pattern table.
     """
     counts = patterns[count_column].to_numpy(dtype=np.int64)

@@ -1,12 +1,13 @@
 """The release's ``generalization`` block: fixed levels or OLA's search, validated once.
 
-Seed 001 "Base Algorithm" (El Emam et al. 2009, OLA) and seed 003 "Apply Generalization and
-Suppression" (Table 2 and the flow chart; docs/papers.md lists the papers): the lattice is bounded
-below by each QI's configured ``level`` and above by ``generalization.max_levels``; the metric
-picks among the passing nodes; ``suppression`` says whether the chosen node's small classes lose
-whole records (OLA) or cells (seed 000's combinations algorithm). The names come from the one
-settings definition (:mod:`dbt_deid.settings_schema`); the Jinja macro ``ola_config`` checks the
-same block at parse time.
+El Emam et al. 2012 "Base Algorithm" (El Emam et al. 2009, OLA) and El Emam et al. 2009 (CJHP)
+"Apply Generalization and Suppression" (Table 2 and the flow chart; docs/papers.md lists the
+papers): the lattice is bounded below by each QI's configured ``level`` and above by
+``generalization.max_levels``; the metric picks among the passing nodes; ``suppression`` says
+whether the chosen node's small classes lose whole records (OLA) or cells (El Emam et al. 2011's
+combinations algorithm). The names come from the one settings definition
+(:mod:`dbt_deid.settings_schema`); the Jinja macro ``ola_config`` checks the same block at parse
+time.
 """
 
 from __future__ import annotations

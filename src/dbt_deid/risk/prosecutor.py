@@ -1,9 +1,10 @@
-"""Prosecutor risk on a released pattern table (seed 000 attack 3; seed 003 "Evaluate Actual Risk").
+"""Prosecutor risk on a released pattern table (El Emam et al. 2011 attack 3; El Emam et al. 2009
+(CJHP) "Evaluate Actual Risk").
 
 The intruder knows the target is in the release and picks one of the f_j records of the target's
 equivalence class at random: the record risk is 1/f_j. The release risk is the worst case
-1/min_j f_j (seed 003); the mean record risk is |J|/n and the share of records above tau is the
-share in classes smaller than k = ceil(1/tau) (seed 000).
+1/min_j f_j (El Emam et al. 2009 (CJHP)); the mean record risk is |J|/n and the share of records
+above tau is the share in classes smaller than k = ceil(1/tau) (El Emam et al. 2011).
 
 Two class definitions are reported, both from :mod:`dbt_deid.verify`:
 
@@ -93,7 +94,7 @@ class ProsecutorRisk:
 
     @property
     def ok(self) -> bool:
-        """Max risk at or below tau on both class definitions (seed 000)."""
+        """Max risk at or below tau on both class definitions (El Emam et al. 2011)."""
         worst = self.stats if self.exact is None else self.exact
         return self.stats.smallest_class >= self.k and worst.smallest_class >= self.k
 
