@@ -202,3 +202,24 @@ def test_a_submodule_import_from_the_own_package_is_no_circle(tmp_path: Path) ->
     assert cycles(import_graph(tmp_path, "pkg")) == []
     _write(tmp_path, {"pkg/b.py": "from pkg import f\ng = f\n"})
     assert cycles(import_graph(tmp_path, "pkg")) == [["pkg", "pkg.a", "pkg.b"]]
+
+
+def test_dbt_entry_exports_every_name_from_its_home() -> None:
+    """Every lazily re-exported name resolves to the object its home module defines, and the
+    TYPE_CHECKING imports name the same homes (so the import graph sees them)."""
+    import importlib
+
+    import dbt_deid.dbt_entry as entry
+
+    tree = ast.parse(Path(entry.__file__).read_text())
+    typed = {a.asname or a.name: node.module for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+             and node.module not in {"typing"} for a in node.names}
+    typed.pop("TYPE_CHECKING", None)
+    typed.pop("Any", None)
+    assert typed == entry._HOMES
+    assert sorted(entry.__all__) == sorted(entry._HOMES)
+    for name, home in entry._HOMES.items():
+        assert getattr(entry, name) is getattr(importlib.import_module(home), name)
+    with pytest.raises(AttributeError):
+        _ = entry.no_such_name
