@@ -1,6 +1,6 @@
 """LOLA (seed 001) at the paper's scale on calibrated synthetic claims; not a test.
 
-Generates the paper's 113,000 patients (``dbt_deid.longitudinal.generate_hhp``, calibrated to
+Generates the paper's 113,000 patients (``dbt_deid.synthetic.claims.generate_hhp``, calibrated to
 the paper and the public HHP release), preprocesses them as the paper (truncation per member and
 year), and prints, beside the paper's published values and as ratios to them:
 

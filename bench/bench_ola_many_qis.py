@@ -2,7 +2,7 @@
 
 ARX's example census (68,725 records, 30 attributes with ARX's hierarchies) cannot be fetched
 here, so this script draws a **synthetic** census-like table of the same size and width
-(:func:`dbt_deid.ola.synthetic.census_records`: 30 attributes named after the American
+(:func:`dbt_deid.synthetic.tables.census_records`: 30 attributes named after the American
 Community Survey PUMS variables it imitates - age, citizenship, class of worker, disability,
 health-insurance and marital-history flags, interest income INTP, person weight PWGTP,
 relationship, schooling, sex - with hierarchies of 2 to 7 levels; random values, no survey
@@ -36,7 +36,7 @@ import time
 
 from dbt_deid.ola.budget import SearchBudget, SearchBudgetError
 from dbt_deid.ola.run import run_ola
-from dbt_deid.ola.synthetic import CENSUS_ATTRIBUTES, census_hierarchies, census_records
+from dbt_deid.synthetic.tables import CENSUS_ATTRIBUTES, census_hierarchies, census_records
 
 BASE = ["AGEP", "CIT", "COW", "MAR", "SCHL", "RELP", "SEX", "SCHG"]
 CASES = {

@@ -1,12 +1,16 @@
-{#- The release gates. Each gate is one macro returning a query whose rows are the failures (no
-    row = pass): counts, limits and combination or column names only, never quasi-identifier
-    values. The same queries run in two places, so the two can never disagree:
+{#- The core release's gates (the OLA, claims and text releases' gates are in ola_gates.sql,
+    claims_gates.sql and macros/text_risk/text_gates.sql). Each gate is one macro returning a
+    query whose rows are the failures (no row = pass): counts, limits and combination or column
+    names only, never quasi-identifier values. The same queries run in three places, so they
+    can never disagree:
 
-    * as dbt tests with severity error on deid_release_gate (visibility in `dbt build`,
-      `--store-failures`), below;
+    * as dbt tests with severity error (visibility in `dbt build`, `--store-failures`), below:
+      on deid_release_gate (models/deid_models.yml) and the row count on deid_published
+      (models/publish/publish_models.yml);
     * inside the publish materialization (macros/publish/materialization_deid_publish.sql),
       against the table about to be published, which refuses to publish on any failure whatever
-      the dbt command, selection or severity (dbt_deid.release_gate_results). -#}
+      the dbt command, selection or severity (dbt_deid.release_gate_results, gate_results.sql);
+    * in the deid_gate_results model, which the report and the history read. -#}
 
 {#- k-anonymity (seed 000 "Measuring the Probability of Re-identification"): every combination
     has no class smaller than k, a suppressed value being its own category (sufficient for the
@@ -80,6 +84,7 @@
 
 {#- Records are never silently dropped: `relation` has as many rows as the release input (the
     source, or its sample when the release sets `sample`). -#}
+{#- Not dbt_utils.equal_rowcount: that is a test, and the publish materialization must run this query itself on the candidate table (and the package has no dbt-utils dependency). -#}
 {% macro gate_row_count_sql(relation, cfg) -%}
   {{ return(adapter.dispatch('gate_row_count_sql', 'dbt_deid')(relation, cfg)) }}
 {%- endmacro %}
@@ -286,7 +291,7 @@
   {{ return(pairs) }}
 {%- endmacro %}
 
-{#- `expression`, or NULL when it is 0 (a ratio over no rows is NULL, not an error). -#}
+{#- `expression`, or NULL when it is 0 (a ratio over no rows is NULL, not an error). dbt_utils.safe_divide does the same; one line does not justify a dbt-utils dependency for every consumer. -#}
 {% macro nonzero(expression) -%}
   {{ return('nullif(' ~ expression ~ ', 0)') }}
 {%- endmacro %}

@@ -97,6 +97,7 @@
   {{ return(adapter.dispatch('claims_top_code_sql', 'dbt_deid')(cfg, table, relation, thresholds)) }}
 {%- endmacro %}
 
+{#- Not dbt_utils.star(except=...): the top-coded columns are replaced in place, so the column order of the input is kept. -#}
 {% macro default__claims_top_code_sql(cfg, table, relation, thresholds) -%}
   {%- set cols = cfg.top_code[table] -%}
   {%- if cols | length == 0 -%}
@@ -122,6 +123,7 @@
   {{ return(adapter.dispatch('claims_provider_suppression_sql', 'dbt_deid')(cfg, relation)) }}
 {%- endmacro %}
 
+{#- Not dbt_utils.star(except=...): the id columns are replaced in place, so the column order of the input is kept. -#}
 {% macro default__claims_provider_suppression_sql(cfg, relation) -%}
   {%- if cfg.provider_ids | length == 0 -%}
     {{ return("select * from " ~ relation) }}

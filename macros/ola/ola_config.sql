@@ -5,7 +5,7 @@
     allowed (issue 18; the search refuses a larger lattice before it starts). Returns none for
     fixed levels, else {metric, max_levels, suppression, max_nodes, max_seconds}. Unknown
     settings and bad values raise one compiler error naming the setting (the Python core
-    validates the same block in dbt_deid.ola.dbt.ola_settings). -#}
+    validates the same block in dbt_deid.ola.settings.ola_settings). -#}
 {% macro ola_config() -%}
   {{ return(adapter.dispatch('ola_config', 'dbt_deid')()) }}
 {%- endmacro %}

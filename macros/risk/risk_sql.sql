@@ -212,6 +212,7 @@
   {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed, hierarchy)) }}
 {%- endmacro %}
 
+{#- Not dbt_utils.unpivot: each row is a set of aggregates computed per column (suppressed cells, entropy, precision), not a stored column turned into rows. -#}
 {% macro default__information_loss_sql(cfg, suppressed, hierarchy) -%}
   {%- set qis = cfg.released_qis -%}
   {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}

@@ -101,6 +101,7 @@
     ) as n on n.category = r.deid_category__
     {%- endfor %}
   ),
+  {#- Not dbt_utils.unpivot: one row of aggregates per (category, column), computed, not a stored column turned into rows. -#}
   per_column as (
     {%- for q in cfg.qi_names %}
     select by_column, category, {{ dbt_deid.literal(q) }} as column_name, {{ loop.index }} as column_order,

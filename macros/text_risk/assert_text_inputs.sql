@@ -2,7 +2,7 @@
     problem fails with one message naming the model, the input table, the column and the
     offending value -- but only ids (document id, annotation id, detection row), offsets, counts
     and type names, never identifier values or document text. Mirrors
-    dbt_deid.text_risk.frames.validate_inputs: required columns; documents not empty, doc_id
+    dbt_deid.text_risk.inputs.validate_inputs: required columns; documents not empty, doc_id
     non-empty and unique; annotation ids non-empty and unique per document; kind direct/quasi
     and one kind per type (agreeing with `types` when declared); integer spans with
     0 <= start < end <= length(text) on a known document; annotation types declared (when

@@ -5,7 +5,7 @@ Attack 1 (nosey neighbour): knowledge drawn from D1 (``deid_claims_d1``, every c
 power computed on D1, matched against D2 (``deid_claims_d2``, the released claims) at the node
 of ``deid_claims_lola``; attack 2: the closed-form marketer risk of the generalized
 ``attack2_qis`` against the population counts of ``deid_claims_attack2_population`` (null
-without one). Calls :func:`dbt_deid.longitudinal.dbt_models.attack_frame`; one row.
+without one). Calls :func:`dbt_deid.glue.claims.attack_frame`; one row.
 """
 
 import json
@@ -15,9 +15,7 @@ from typing import Any
 def model(dbt: Any, session: Any) -> Any:
     """The attack result; only counts are logged."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.longitudinal.dbt_models import attack_frame
-    from dbt_deid.progress import dbt_logger
+    from dbt_deid.dbt_entry import attack_frame, dbt_logger, to_pandas
 
     release = json.loads(dbt.config.get("deid_claims_release_json"))
     d2 = to_pandas(dbt.ref("deid_claims_d2_ids"))

@@ -15,9 +15,7 @@ from typing import Any
 def model(dbt: Any, session: Any) -> Any:
     """Pseudonymize the patients; only counts are logged."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.longitudinal.dbt_models import pseudonymize_table
-    from dbt_deid.progress import dbt_logger
+    from dbt_deid.dbt_entry import dbt_logger, pseudonymize_table, to_pandas
 
     release = json.loads(dbt.config.get("deid_claims_release_json"))
     frame = to_pandas(dbt.ref("deid_claims_input_patients"))

@@ -19,9 +19,7 @@ SETTINGS = ("h", "tau", "attempt", "iterations", "seed", "direct_cutoff", "quasi
 def model(dbt: Any, session: Any) -> Any:
     """Assess the counted corpus; settings absent from the release take the core's defaults."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.progress import dbt_logger
-    from dbt_deid.text_risk import assess_frame
+    from dbt_deid.dbt_entry import assess_frame, dbt_logger, to_pandas
 
     release = json.loads(dbt.config.get("deid_text_release_json"))
     settings = {k: release[k] for k in SETTINGS if k in release and release[k] is not None}

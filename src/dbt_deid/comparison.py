@@ -1,5 +1,5 @@
-"""Combinations vs complete suppression on the same pattern table (seed 000, "Evaluation":
-the "complete" algorithm is the same procedure with one combination of all QIs).
+"""Combinations vs complete suppression on the same pattern table (El Emam et al. 2011,
+"Evaluation": the "complete" algorithm is the same procedure with one combination of all QIs).
 
 Information loss is reported per algorithm and column from the pattern tables alone (no record
 scan): suppressed cells and their share, records with a suppressed value, and the suppression
@@ -38,7 +38,7 @@ def coded_loss(
 
     ``pub`` and ``truth`` are ``rows x columns`` codes (-1 in ``pub`` = suppressed; a -1 in
     ``truth`` is a null true value, a category of its own), each row standing for ``counts``
-    records. A suppressed cell with true value g costs -log2(|g| / n) bits (seed 000
+    records. A suppressed cell with true value g costs -log2(|g| / n) bits (El Emam et al. 2011
     "Measuring Information Loss": its released value covers every record).
     """
     counts = np.asarray(counts, dtype=np.int64)

@@ -1,10 +1,10 @@
 """The release configuration: one documented shape, validated before any work.
 
-A release (seed 000, "Combinations Suppression Algorithm") declares the source, the direct
-identifiers to drop, the quasi-identifiers (QIs) with their hierarchy and released level, the
+A release (El Emam et al. 2011, "Combinations Suppression Algorithm") declares the source, the
+direct identifiers to drop, the quasi-identifiers (QIs) with their hierarchy and released level, the
 weights w[z_b] in [0, 1], the QI combinations B to protect, the threshold tau with
-k = ceil(1/tau), MaxSup (seed 001: the largest share of records allowed to carry a suppressed
-QI) and optional per-column suppression caps (seed 003 used 15%).
+k = ceil(1/tau), MaxSup (El Emam et al. 2012: the largest share of records allowed to carry a
+suppressed QI) and optional per-column suppression caps (El Emam et al. 2009 (CJHP) used 15%).
 
 The same dictionary is read by the dbt macros (``macros/config/release_config.sql``) and by
 this module; the names, defaults and allowed values of both come from one definition,
@@ -14,7 +14,6 @@ setting; an unknown name is an error with a suggestion.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from dbt_deid.families import (
     propagation_pairs,
     released_order,
 )
+from dbt_deid.tau import k_from_population, k_from_tau
 
 ALGORITHMS = tuple(schema.ALGORITHMS)
 RULES = tuple(schema.RULE_TYPES)
@@ -35,18 +35,10 @@ DATE_UNITS = tuple(schema.DATE_UNITS)
 DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 
-def k_from_tau(tau: float) -> int:
-    """Seed 000: k = ceil(1/tau), the smallest class size whose risk 1/k is at most tau."""
-    if not isinstance(tau, (int, float)) or isinstance(tau, bool) or not 0 < tau <= 1:
-        raise ConfigError(f"tau must be a number in (0, 1], got {tau!r}")
-    # Guard against 1/0.2 = 5.000000000000001 style floating error before ceil.
-    return math.ceil(round(1.0 / tau, 9))
-
-
 def _population_k(raw: Mapping[str, Any]) -> int | None:
-    """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (seed 001 eq. 3,
-    k = ceil(alpha F_j), under its large-sample assumption; see
-    :func:`dbt_deid.ola.population.k_from_population`); None when no population_threshold."""
+    """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (El Emam et al. 2012 eq.
+    3, k = ceil(alpha F_j), under its large-sample assumption; see
+    :func:`dbt_deid.tau.k_from_population`); None when no population_threshold."""
     f = raw.get("population_threshold")
     if f is None:
         return None
@@ -65,8 +57,6 @@ def _population_k(raw: Mapping[str, Any]) -> int | None:
         raise ConfigError("sampling_fraction is required with population_threshold"
                           " (k = ceil(sampling_fraction x population_threshold))")
     alpha = _fraction(alpha, "sampling_fraction", open_low=True)
-    from dbt_deid.ola.population import k_from_population
-
     return k_from_population(f, alpha)
 
 
@@ -136,7 +126,7 @@ class ReleaseConfig:
 
     def protected_combinations(self) -> list[tuple[str, ...]]:
         """The combinations the suppression works on: B, or one combination of all QIs used
-        in B when the algorithm is "complete" (seed 000, "Evaluation")."""
+        in B when the algorithm is "complete" (El Emam et al. 2011, "Evaluation")."""
         if self.algorithm == "complete":
             used = [q for q in self.qi_names if any(q in c for c in self.combinations)]
             return [tuple(used)]
@@ -387,7 +377,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
 def _check_protected(cfg: ReleaseConfig) -> None:
     """Every released QI is in a verified combination: a QI that no combination covers would be
     published exactly, with no check at all (fail closed). Levels of a hierarchical QI are
-    covered by their family: seed 000 Table 4 publishes levels finer than the adversary's
+    covered by their family: El Emam et al. 2011 Table 4 publishes levels finer than the adversary's
     level Q, protected by propagation from the verified levels."""
     covered = {q for b in cfg.verified_combinations() for q in b}
     covered |= {lv for f in cfg.families for lv in f.levels}
@@ -412,10 +402,10 @@ def column_roles(
 ) -> dict[str, tuple[str, ...]]:
     """The column lists of the release's roles, each validated; a column has one role.
 
-    Seed 000 ("Types of Variables", Table 1) sorts variables into direct identifiers (removed),
-    quasi-identifiers (generalized and suppressed), sensitive and other variables; the release
-    names each source column's role: ``record_id`` (joins the suppression back, never published),
-    ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
+    El Emam et al. 2011 ("Types of Variables", Table 1) sorts variables into direct identifiers
+    (removed), quasi-identifiers (generalized and suppressed), sensitive and other variables; the
+    release names each source column's role: ``record_id`` (joins the suppression back, never
+    published), ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
     ``pass_through`` (copied unchanged) or ``excluded`` (not published). A source column with no
     role fails the build (checked against the source in ``dbt_deid.assert_column_roles``).
     """

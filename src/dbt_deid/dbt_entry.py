@@ -1,158 +1,92 @@
-"""Entry points for the thin dbt Python models: frames in, frames out, no dbt imports needed.
+"""The one module dbt Python models import: frames in, frames out, no dbt imports needed.
 
-The Python models in ``python_models/`` read their refs, call one function here and return its
-frame. Everything they do is in the core; this module only converts engine relations to pandas
-and the core's results to frames with stable column types.
+The Python models in ``python_models/`` (and the demo's and the integration project's) read
+their refs, call one function named here and return its frame. Everything they do is in the
+core; the conversions between engine relations and the core live in :mod:`dbt_deid.glue`, and
+this module re-exports them, with the seeded synthetic generators of :mod:`dbt_deid.synthetic`
+for the demo sources. A test fails when a Python model imports anything else from dbt_deid.
+
+Each name is imported from its module on first use (PEP 562), so a model that needs only
+:func:`to_pandas` does not pay for importing LOLA, OLA, the report and the generators.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from dbt_deid.config import parse_release
-from dbt_deid.progress import Logger, dbt_logger
-from dbt_deid.suppression import run_suppression
-
-
-def to_pandas(relation: Any) -> pd.DataFrame:
-    """A dbt Python model's ``dbt.ref()`` result as pandas, whatever the engine.
-
-    DuckDB relations are fetched as Arrow (:mod:`dbt_deid.arrow_frames`: same column types as
-    ``df()``, several times faster on text columns), Snowpark has ``to_pandas()``, Spark
-    ``toPandas()``.
-    """
-    if isinstance(relation, pd.DataFrame):
-        return relation
-    if type(relation).__module__.split(".")[0] in {"duckdb", "_duckdb"} and callable(
-        getattr(relation, "arrow", None)
-    ):
-        from dbt_deid.arrow_frames import arrow_to_pandas
-
-        return arrow_to_pandas(relation.arrow())
-    for method in ("df", "to_pandas", "toPandas"):
-        fn = getattr(relation, method, None)
-        if callable(fn):
-            return fn()
-    raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
-
-
-def suppression_map(
-    patterns: Any, release: dict[str, Any], *, model: str = "deid_suppression_map",
-    logger: Logger | None = None,
-) -> pd.DataFrame:
-    """Run the release's suppression on its pattern table; return the suppression map.
-
-    ``patterns`` is ``deid_patterns`` (QI columns plus ``n``). The map has, for each pattern with
-    a suppressed cell, one row per variant: the pattern's QI values, ``n``, ``rank_from``,
-    ``rank_to`` and one boolean ``<qi>__suppressed`` per QI (see
-    :meth:`dbt_deid.suppression.SuppressionResult.suppression_map`).
-    """
-    cfg = parse_release(release)
-    frame = to_pandas(patterns)
-    frame.columns = [str(c) for c in frame.columns]
-    log = logger or dbt_logger()
-    if len(frame) == 0:
-        # Only under `dbt build --empty` (every SQL ref reads no rows): a real build stops
-        # earlier, in deid_generalized (assert_release_inputs: "has no records; nothing to
-        # release"), and the publish materialization publishes nothing from an empty candidate.
-        log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
-        return _typed_map(pd.DataFrame(), cfg.qi_names)
-    from dbt_deid.ola.dbt import ola_settings, record_suppression_map
-
-    ola = ola_settings(release)
-    if ola is not None and ola.suppression == "records":
-        # OLA's record-level suppression on the chosen node's pattern table (seed 001)
-        out = record_suppression_map(frame, cfg.qi_names, cfg.k)
-        log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
-                 f" with every quasi-identifier suppressed")
-        return _typed_map(out, cfg.qi_names)
-    result = run_suppression(
-        frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
-        logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
-        verify_combinations=cfg.verified_combinations(), families=cfg.families,
+if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
+    from dbt_deid.config import parse_release
+    from dbt_deid.glue.claims import attack_frame, lola_frame, pseudonymize_table
+    from dbt_deid.glue.frames import to_pandas
+    from dbt_deid.glue.ola import ola_search_frame
+    from dbt_deid.glue.release import (
+        algorithm_comparison,
+        empty_algorithm_comparison,
+        release_plan,
+        suppression_map,
     )
-    out = result.suppression_map()
-    log.info(
-        f"dbt_deid: {model}: {result.stats.cells} cells suppressed"
-        f" ({result.stats.phase1_cells} in phase 1, {result.stats.phase2_cells} in phase 2,"
-        f" {result.stats.growth_records} records moved to fully suppressed classes,"
-        f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
-        f" {len(out)} map rows"
+    from dbt_deid.glue.report import empty_report_index, write_dbt_report
+    from dbt_deid.glue.risk import (
+        population_risk_frame,
+        small_areas_frame,
+        threshold_presets_frame,
+        uniqueness_frame,
     )
-    return _typed_map(out, cfg.qi_names)
+    from dbt_deid.progress import Logger, dbt_logger
+    from dbt_deid.suppression import run_suppression
+    from dbt_deid.synthetic.claims import generate_hhp
+    from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges
+    from dbt_deid.synthetic.text import demo_corpus, rule_detector
+    from dbt_deid.text_risk.assessment import assess_frame
+
+#: Exported name -> the module that defines it.
+_HOMES = {
+    "parse_release": "dbt_deid.config",
+    "attack_frame": "dbt_deid.glue.claims",
+    "lola_frame": "dbt_deid.glue.claims",
+    "pseudonymize_table": "dbt_deid.glue.claims",
+    "to_pandas": "dbt_deid.glue.frames",
+    "ola_search_frame": "dbt_deid.glue.ola",
+    "algorithm_comparison": "dbt_deid.glue.release",
+    "empty_algorithm_comparison": "dbt_deid.glue.release",
+    "release_plan": "dbt_deid.glue.release",
+    "suppression_map": "dbt_deid.glue.release",
+    "empty_report_index": "dbt_deid.glue.report",
+    "write_dbt_report": "dbt_deid.glue.report",
+    "population_risk_frame": "dbt_deid.glue.risk",
+    "small_areas_frame": "dbt_deid.glue.risk",
+    "threshold_presets_frame": "dbt_deid.glue.risk",
+    "uniqueness_frame": "dbt_deid.glue.risk",
+    "Logger": "dbt_deid.progress",
+    "dbt_logger": "dbt_deid.progress",
+    "run_suppression": "dbt_deid.suppression",
+    "generate_hhp": "dbt_deid.synthetic.claims",
+    "diagnosis_hierarchy": "dbt_deid.synthetic.discharge",
+    "generate_discharges": "dbt_deid.synthetic.discharge",
+    "demo_corpus": "dbt_deid.synthetic.text",
+    "rule_detector": "dbt_deid.synthetic.text",
+    "assess_frame": "dbt_deid.text_risk.assessment",
+}
+
+__all__ = [
+    "Logger", "algorithm_comparison", "assess_frame", "attack_frame", "dbt_logger",
+    "demo_corpus", "diagnosis_hierarchy", "empty_algorithm_comparison", "empty_report_index",
+    "generate_discharges", "generate_hhp", "lola_frame", "ola_search_frame", "parse_release",
+    "population_risk_frame", "pseudonymize_table", "release_plan", "rule_detector",
+    "run_suppression", "small_areas_frame", "suppression_map", "threshold_presets_frame",
+    "to_pandas", "uniqueness_frame", "write_dbt_report",
+]
 
 
-def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
-    """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
-    columns: dict[str, Any] = {}
-    for q in qi_names:
-        columns[q] = (out[q].astype("string").reset_index(drop=True) if len(out)
-                      else pd.Series([], dtype="string"))
-    for c in ("n", "rank_from", "rank_to"):
-        columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
-    for q in qi_names:
-        flag = f"{q}__suppressed"
-        columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
-    frame_out = pd.DataFrame(columns)
-    for q in qi_names:  # empty maps still need string-typed key columns
-        frame_out[q] = frame_out[q].astype("string")
-    return frame_out
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'dbt_deid.dbt_entry' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
-def release_plan(release: dict[str, Any]) -> pd.DataFrame:
-    """The release plan as rows, for the SQL models and gates and for auditors.
-
-    ``kind`` is ``protected`` (combinations the suppression works on), ``verified`` (every
-    combination an adversary may know, checked by the gates), ``released`` (QIs in the
-    published table, in order) or ``propagation`` (position 0 = source, 1 = target).
-    """
-    cfg = parse_release(release)
-    rows: list[tuple[str, int, int, str]] = []
-    for kind, combos in (("protected", cfg.protected_combinations()),
-                         ("verified", cfg.verified_combinations())):
-        for i, b in enumerate(combos, start=1):
-            rows += [(kind, i, j, col) for j, col in enumerate(b)]
-    rows += [("released", 1, j, q) for j, q in enumerate(cfg.released_qis())]
-    for i, (src, dst) in enumerate(cfg.propagation(), start=1):
-        rows += [("propagation", i, 0, src), ("propagation", i, 1, dst)]
-    return pd.DataFrame(rows, columns=["kind", "item", "position", "column_name"]).astype(
-        {"kind": "string", "item": "int64", "position": "int64", "column_name": "string"}
-    )
-
-
-def empty_algorithm_comparison() -> pd.DataFrame:
-    """The columns of :func:`algorithm_comparison`, no row: what ``dbt build --empty`` writes
-    (its pattern table is empty; a real build stops earlier on an empty source)."""
-    from dbt_deid.comparison import LOSS_COLUMNS
-
-    columns = ["algorithm", *LOSS_COLUMNS, "smallest_class", "min_consistent_exact", "selected"]
-    return pd.DataFrame({c: pd.Series([], dtype="string" if c in ("algorithm", "column_name")
-                                      else "boolean" if c == "selected" else "float64")
-                         for c in columns})
-
-
-def algorithm_comparison(
-    patterns: Any, release: dict[str, Any], released: Any | None = None
-) -> pd.DataFrame:
-    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
-
-    ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
-    running it again; it is ignored when OLA's record suppression made the release (then the
-    released patterns are not a cell-suppression result).
-    """
-    from dbt_deid.comparison import compare_algorithms
-    from dbt_deid.ola.dbt import ola_settings
-
-    frame = to_pandas(patterns)
-    ola = ola_settings(release)
-    if ola is not None and ola.suppression == "records":
-        released = None
-    released_frame = to_pandas(released) if released is not None else None
-    # The exact consistent-set check of both algorithms takes seconds per algorithm at a
-    # million patterns; above 200,000 patterns it is left to the release gate (which checks
-    # the selected algorithm in any case).
-    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000,
-                              released=released_frame)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

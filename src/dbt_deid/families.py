@@ -1,5 +1,5 @@
-"""Disclosing all levels of a hierarchical QI (seed 000, "Disclosing All Levels of the Hierarchy",
-Tables 4, 5, 7 and 8).
+"""Disclosing all levels of a hierarchical QI (El Emam et al. 2011, "Disclosing All Levels of the
+Hierarchy", Tables 4, 5, 7 and 8).
 
 A *family* is one concept released as several columns, ranked from finest to coarsest, e.g.
 diagnosis: MRDx (0), CMG (1), block (2), chapter (3). ``generalizes`` links a level to the finer

@@ -1,7 +1,7 @@
 """Column lineage of what is published, as a gate (issue 17, item 4).
 
-The release's column roles (seed 000, "Types of Variables", Table 1: direct identifiers are
-removed, quasi-identifiers are released generalized and suppressed, other variables pass
+The release's column roles (El Emam et al. 2011, "Types of Variables", Table 1: direct identifiers
+are removed, quasi-identifiers are released generalized and suppressed, other variables pass
 through) hold for the publish model by construction; a model downstream of a published mart can
 undo them, for instance by joining the raw source back in and selecting a direct identifier.
 This module parses the compiled SQL of the publish model and of every model declared as a

@@ -21,6 +21,25 @@ SUPPRESSED = -1
 COUNT_COLUMN = "n"
 
 
+def record_counts(
+    frame: pd.DataFrame, count_column: str | None = COUNT_COLUMN, what: str = "pattern table"
+) -> np.ndarray:
+    """Records per row of a pattern table: ``frame[count_column]`` (positive whole counts),
+    or ones for a record table (``count_column`` None). The one reader of pattern counts: the
+    suppression, OLA's node evaluation and the risk measures all call it."""
+    if count_column is None:
+        return np.ones(len(frame), dtype=np.int64)
+    if count_column not in frame.columns:
+        raise DataError(f"{what} has no count column {count_column!r}")
+    raw = pd.to_numeric(frame[count_column], errors="coerce")
+    if raw.isna().any():
+        raise DataError(f"{what} column {count_column!r} has a missing or non-numeric count")
+    values = raw.to_numpy(dtype=float)
+    if (values <= 0).any() or (values != np.floor(values)).any():
+        raise DataError(f"{what} column {count_column!r} must hold positive whole counts")
+    return values.astype(np.int64)
+
+
 @dataclass
 class PatternTable:
     """Integer-coded patterns.
@@ -76,14 +95,7 @@ class PatternTable:
             )
         if len(frame) == 0:
             raise DataError("pattern table is empty: the release has no records")
-        if count_column is None:
-            counts = np.ones(len(frame), dtype=np.int64)
-        else:
-            if count_column not in frame.columns:
-                raise DataError(f"pattern table has no count column {count_column!r}")
-            counts = frame[count_column].to_numpy(dtype=np.int64)
-            if (counts <= 0).any():
-                raise DataError(f"pattern table column {count_column!r} has a count <= 0")
+        counts = record_counts(frame, count_column)
         codes = np.empty((len(frame), len(columns)), dtype=np.int32)
         labels: list[np.ndarray] = []
         for j, c in enumerate(columns):

@@ -27,8 +27,9 @@ from typing import Any
 
 from dbt_deid.errors import ConfigError
 
-#: Threshold presets (seed 003 "Determine Threshold", seed 000 "Probability of Re-identification
-#: Threshold") and their accepted aliases. ``dbt_deid.risk.thresholds`` holds the justification.
+#: Threshold presets (El Emam et al. 2009 (CJHP) "Determine Threshold", El Emam et al. 2011
+#: "Probability of Re-identification Threshold") and their accepted aliases.
+#: ``dbt_deid.risk.thresholds`` holds the justification.
 PRESET_TAU: dict[str, float] = {"public": 0.05, "agreement": 0.2, "audited": 1.0 / 3.0}
 PRESET_ALIASES: dict[str, str] = {
     "trusted": "agreement", "strong_controls": "audited", "research": "agreement",
@@ -58,7 +59,7 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "combinations": {"doc": "QI combinations an adversary may know; every released QI must"
                                 " be in one."},
         "demographics": {"doc": "QIs crossed with the levels of the hierarchical QIs."},
-        "hierarchical_qis": {"doc": "Family name -> levels (seed 000 Tables 4-8).",
+        "hierarchical_qis": {"doc": "Family name -> levels (El Emam et al. 2011 Tables 4-8).",
                              "section": "family", "each": True},
         "evaluate_all_levels": {"doc": "Evaluate every level of every family (Table 7).",
                                 "default": False, "allowed": [True, False]},
@@ -79,7 +80,8 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "missing_label": {"doc": "How a NULL source value is published.", "default": "<missing>"},
         "sample": {"doc": "Seeded disjoint samples.", "section": "sample"},
         "report": {"doc": "Report settings.", "section": "report"},
-        "small_areas": {"doc": "Small geographic areas (seed 002).", "section": "small_areas"},
+        "small_areas": {"doc": "Small geographic areas (El Emam et al. 2010).",
+                        "section": "small_areas"},
         "generalization": {"doc": "OLA search of the released levels.",
                            "section": "generalization"},
     },
@@ -135,7 +137,7 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "areas": {"doc": "Model/seed: one row per area with its population.", "required": True},
         "area_column": {"doc": "Area code column.", "default": "area"},
         "population_column": {"doc": "Population column.", "default": "population"},
-        "threshold": {"doc": "0.05 or 0.2 (seed 002 equations 3-4).", "default": 0.05,
+        "threshold": {"doc": "0.05 or 0.2 (El Emam et al. 2010 equations 3-4).", "default": 0.05,
                       "allowed": [0.05, 0.2]},
         "remedy": {"doc": "What happens to flagged areas.", "default": "none",
                    "allowed": ["none", "suppress", "aggregate"]},

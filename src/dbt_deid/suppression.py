@@ -1,4 +1,4 @@
-"""Seed 000's combinations cell-suppression algorithm, run on the pattern table.
+"""El Emam et al. 2011's combinations cell-suppression algorithm, run on the pattern table.
 
 El Emam et al. (2011), "Combinations Suppression Algorithm" (Figure 4) and "Suppression
 Algorithm Walkthrough" (Figures 5-7):

@@ -1,7 +1,8 @@
 """Risk checks on a release: class sizes and the exact consistent-set count.
 
 For a combination b, the prosecutor risk of a record is 1/f_j where f_j is the size of its
-equivalence class (seed 000, "Equivalence Classes"; seed 003: max risk 1/min f_j).
+equivalence class (El Emam et al. 2011, "Equivalence Classes"; El Emam et al. 2009 (CJHP): max risk
+1/min f_j).
 
 * ``class_sizes``: classes formed with a suppressed value as its own category (the fully
   suppressed class included). All classes >= k is *sufficient* for the guarantee.

@@ -2,7 +2,7 @@
 Prize release).
 
 Builds the claims models in ``integration_tests/`` on 1,000 synthetic HHP-like patients
-(``dbt_deid.longitudinal.generate_hhp``, calibrated to the paper and the public HHP release) at
+(``dbt_deid.synthetic.claims.generate_hhp``, calibrated to the paper and the public HHP release) at
 the paper's thresholds: tau 0.05, MaxSup 0.0004 / tau = 0.8%, attack tau = tau, p_max 5, with a
 small bootstrap pool (2,000 draws). Checks:
 
@@ -27,8 +27,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from dbt_deid.longitudinal.generator import generate_hhp
 from dbt_deid.longitudinal.preprocess import preprocess
+from dbt_deid.synthetic.claims import generate_hhp
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt

@@ -1,4 +1,4 @@
-"""OLA's record-level suppression on the dbt path (``dbt_deid.ola.dbt.record_suppression``):
+"""OLA's record-level suppression on the dbt path (``dbt_deid.ola.records.record_suppression``):
 issue 13 items 3 and 6 there too. It grows the fully suppressed class like seed 000's
 combinations algorithm and had the same false refusal (a class that gave its surplus was not
 taken whole) and broke ties between classes of one size by the pattern table's row order."""
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbt_deid.errors import DataError
-from dbt_deid.ola.dbt import record_suppression, record_suppression_map
+from dbt_deid.ola.records import record_suppression, record_suppression_map
 from tests.unit.test_fuzz_suppression import PROFILE
 
 

@@ -26,15 +26,15 @@ from dbt_deid.longitudinal.bootstrap import (
     wilson_interval,
 )
 from dbt_deid.longitudinal.calibration import illustrative_population
-from dbt_deid.longitudinal.dbt_models import claims_settings
 from dbt_deid.longitudinal.encoding import encode
-from dbt_deid.longitudinal.generator import generate_hhp
 from dbt_deid.longitudinal.hierarchies import default_hierarchies
 from dbt_deid.longitudinal.matching import NodeIndex, brute_force_count, draw_knowledge
 from dbt_deid.longitudinal.power import adversary_power, check_power, power_formula
 from dbt_deid.longitudinal.preprocess import truncate_claims
 from dbt_deid.longitudinal.search import lattice_for, lola_search, non_uniform_entropy
+from dbt_deid.longitudinal.settings import claims_settings
 from dbt_deid.ola.lattice import Lattice
+from dbt_deid.synthetic.claims import generate_hhp
 
 TOP = (3, 2, 4, 3)
 

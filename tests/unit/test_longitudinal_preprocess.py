@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.longitudinal.generator import STIGMATIZED_CODES, generate_hhp
 from dbt_deid.longitudinal.hierarchies import (
     check_hierarchy,
     default_hierarchies,
@@ -17,6 +16,7 @@ from dbt_deid.longitudinal.hierarchies import (
     los_hierarchy,
 )
 from dbt_deid.longitudinal.preprocess import (
+    STIGMATIZED_CODES,
     claim_scores,
     preprocess,
     remove_stigmatized,
@@ -25,6 +25,7 @@ from dbt_deid.longitudinal.preprocess import (
     truncate_claims,
 )
 from dbt_deid.longitudinal.pseudonyms import pseudonymize
+from dbt_deid.synthetic.claims import generate_hhp
 
 KEY = "k3y-for-tests-only-0123456789abcdef"
 ENV = {"DBT_DEID_PSEUDONYM_KEY": KEY}

@@ -1,4 +1,5 @@
-"""The OLA dbt entry points (dbt_deid.ola.dbt) and k from the population in the release config."""
+"""The OLA dbt entry points (dbt_deid.glue.ola, ola.settings, ola.records) and k from the
+population in the release config."""
 
 from __future__ import annotations
 
@@ -8,15 +9,11 @@ import pytest
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_entry import suppression_map
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.glue.ola import ola_hierarchies, ola_search_frame
 from dbt_deid.ola import run_ola
 from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudgetError
-from dbt_deid.ola.dbt import (
-    ola_hierarchies,
-    ola_search_frame,
-    ola_settings,
-    record_suppression,
-    record_suppression_map,
-)
+from dbt_deid.ola.records import record_suppression, record_suppression_map
+from dbt_deid.ola.settings import ola_settings
 
 AGES = [str(a) for a in range(20, 40)]
 

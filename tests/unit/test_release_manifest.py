@@ -13,7 +13,7 @@ import yaml
 
 from dbt_deid.commands.history import find_release, render_list, render_release
 from dbt_deid.errors import DataError
-from dbt_deid.report.dbt_report import manifest_fields
+from dbt_deid.glue.report import manifest_fields
 from dbt_deid.report.html import ReleaseStatus, _status_sections
 
 REPO = Path(__file__).resolve().parents[2]

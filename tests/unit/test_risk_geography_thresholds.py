@@ -99,7 +99,7 @@ def test_presets_values_and_justification():
     assert (pub.tau, pub.k, pub.uniqueness) == (0.05, 20, 0.0)
     assert (agr.tau, agr.k, agr.uniqueness) == (0.2, 5, 0.05)
     assert (aud.k, aud.uniqueness) == (3, 0.2) and aud.tau == pytest.approx(0.33, abs=0.004)
-    assert "Appendix 1" in aud.justification and "seed 000" in pub.justification
+    assert "Appendix 1" in aud.justification and "El Emam et al. 2011" in pub.justification
     assert threshold_preset("trusted") == agr
 
 

@@ -98,7 +98,7 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
 def test_ola_report_columns_match_the_core() -> None:
     """assert_release_names refuses QI names of the OLA node report's columns (ignoring case):
     its list is the core's REPORT_COLUMNS."""
-    from dbt_deid.ola.dbt import REPORT_COLUMNS
+    from dbt_deid.glue.ola import REPORT_COLUMNS
 
     text = (REPO / "macros" / "validation" / "assert_release_inputs.sql").read_text()
     line = next(x for x in text.splitlines() if "{%- for c in ['role'" in x)

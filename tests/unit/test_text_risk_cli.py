@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from dbt_deid.cli import main
-from dbt_deid.text_risk import Settings, assess_corpus, demo_corpus, rule_detector
+from dbt_deid.synthetic.text import demo_corpus, rule_detector
+from dbt_deid.text_risk import Settings, assess_corpus
 
 FAST = ["--iterations", "5000"]
 

@@ -1,4 +1,4 @@
-"""Synthetic HHP-like claims (seed 001, Table 3) from ``dbt_deid.longitudinal.generate_hhp``,
+"""Synthetic HHP-like claims (seed 001, Table 3) from ``dbt_deid.synthetic.claims.generate_hhp``,
 calibrated to the paper and the public HHP release (``dbt_deid.longitudinal.calibration``).
 
 One row per claim: ``claim_id, member_id, year, provider_id, vendor_id, pcp_id, specialty,
@@ -13,7 +13,7 @@ from typing import Any
 def model(dbt: Any, session: Any) -> Any:
     """The claims table of the generator; categorical columns are written as strings."""
     dbt.config(materialized="table")
-    from dbt_deid.longitudinal.generator import generate_hhp
+    from dbt_deid.dbt_entry import generate_hhp
 
     claims = generate_hhp(int(dbt.config.get("rows")), int(dbt.config.get("seed"))).claims
     for c in claims.columns:

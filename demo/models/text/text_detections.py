@@ -9,8 +9,7 @@ def model(dbt: Any, session: Any) -> Any:
     confusion and seed from the YAML config (vars ``text_miss_rate``, ``text_confusion``,
     ``text_detector_seed``)."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.text_risk import rule_detector
+    from dbt_deid.dbt_entry import rule_detector, to_pandas
 
     documents = to_pandas(dbt.ref("text_documents"))
     return rule_detector(

@@ -1,4 +1,5 @@
-"""``python -m dbt_deid lola-demo``: LOLA (seed 001) end to end on synthetic HHP-like claims."""
+"""``python -m dbt_deid lola-demo``: LOLA (El Emam et al. 2012) end to end on synthetic HHP-like
+claims."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "lola-demo",
-        help="LOLA on synthetic longitudinal claims (seed 001), printed as JSON",
+        help="LOLA on synthetic longitudinal claims (El Emam et al. 2012), printed as JSON",
         description="Generate HHP-like patients and claims, preprocess them (pseudonyms,"
         " stigmatized-patient removal, top-coding, provider suppression, truncation), run LOLA"
         " with bootstrap node evaluation and simulate attack 1 on the chosen node.",

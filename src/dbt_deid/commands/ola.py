@@ -99,7 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metric", choices=METRICS, default=DEFAULT_METRIC,
                    help=f"information loss to minimize (default {DEFAULT_METRIC})")
     p.add_argument("--max-level", action="append", default=[], metavar="COLUMN=L",
-                   help="maximum acceptable generalization level of a QI (seed 003 Table 2)")
+                   help="maximum acceptable generalization level of a QI (El Emam et al. 2009"
+                        " (CJHP) Table 2)")
     p.add_argument("--all-metrics", action="store_true",
                    help="report every metric for every k-minimal node")
     p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,

@@ -109,7 +109,8 @@ def render_summary(
         lines.append("")
         lines.append("Information loss (cells suppressed; records with a suppressed value)")
         lines.append("  entropy: non-uniform entropy in bits, original values -> published values"
-                     " (generalization and suppression; seed 000 'Measuring Information Loss')")
+                     " (generalization and suppression; El Emam et al. 2011 'Measuring Information"
+                     " Loss')")
         lines.append(
             f"  {'column':<26} {'cells':>9} {'% cells':>8} {'% records':>10} {'entropy':>12}"
         )
@@ -125,7 +126,8 @@ def render_summary(
             )
         if "deid_algorithm_comparison" in tables:
             lines.append("")
-            lines.append("Combinations vs complete (seed 000 'Evaluation'; same pattern table)")
+            lines.append("Combinations vs complete (El Emam et al. 2011 'Evaluation'; same pattern"
+                         " table)")
             lines.append("  entropy bits: the suppression part only, generalized values ->"
                          " published values (so smaller than the entropy above)")
             lines.append(
@@ -146,7 +148,7 @@ def render_summary(
                 )
         if "deid_claims_lola" in tables:
             lines.append("")
-            lines.append("Claims release (LOLA, seed 001): bootstrap node evaluation")
+            lines.append("Claims release (LOLA, El Emam et al. 2012): bootstrap node evaluation")
             chosen = con.execute(
                 f"select node, mean, ci_low, ci_high, k, max_sup, lattice_size"
                 f" from {t('deid_claims_lola')} where chosen"
@@ -178,7 +180,8 @@ def render_summary(
                     lines.append(f"  {name}: NOT BUILT")
         if "deid_text_risk_assessment" in tables:
             lines.append("")
-            lines.append("Text release (seed 004): probability of re-identification, 95% interval")
+            lines.append("Text release (Scaiano et al. 2016): probability of re-identification,"
+                         " 95% interval")
             lines.append(
                 f"  {'measure':<18} {'mean':>9} {'lower':>9} {'upper':>9} {'limit':>9}  gate"
             )

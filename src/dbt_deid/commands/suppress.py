@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "suppress",
-        help="combinations cell suppression (seed 000) on a CSV file",
+        help="combinations cell suppression (El Emam et al. 2011) on a CSV file",
         description="Suppress cells so that every combination's classes reach k. The output has"
         " the input's rows and columns; an empty cell is a suppressed value, a missing input"
         " value is written as the missing label. The output does not depend on the row order:"
@@ -174,7 +174,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--weight", action="append", default=[], metavar="COLUMN=W",
         help="weight w in [0, 1] of a column (repeatable; default 1). Higher = suppressed LATER:"
-             " a value's weighted support is support x w and the smallest goes first (seed 000),"
+             " a value's weighted support is support x w and the smallest goes first (El Emam et"
+             " al. 2011),"
              " so give the columns analysts need most the highest weight. sdcMicro's"
              " localSuppression importance runs the other way (importance 1 = most important,"
              " suppressed last; larger numbers are suppressed first): do not copy its values.")

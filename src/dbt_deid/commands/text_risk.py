@@ -16,10 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.synthetic.text import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.assessment import Settings, assess_corpus
-from dbt_deid.text_risk.demo import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.distributions import DEFAULT_ITERATIONS, Triangular
-from dbt_deid.text_risk.frames import KINDS
+from dbt_deid.text_risk.inputs import KINDS
 from dbt_deid.text_risk.probabilities import DEFAULT_H, DIRECT_CUTOFF, QUASI_CUTOFF
 from dbt_deid.text_risk.thresholds import DEFAULT_TAU, tau_from_cell_size
 
@@ -123,7 +123,7 @@ def run_demo(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "text-risk",
-        help="re-identification risk of de-identified text (seed 004) from CSV files",
+        help="re-identification risk of de-identified text (Scaiano et al. 2016) from CSV files",
         description="Compare gold annotations with a tool's detections and print the measures,"
         " 95%% intervals (equations 20-21) and verdicts (section 2.3.9) as JSON. Exit 1 when a"
         " gate fails.",

@@ -1,8 +1,9 @@
-"""LOLA: risk-based de-identification of longitudinal claims (seed 001, the Heritage Health
-Prize release).
+"""LOLA: risk-based de-identification of longitudinal claims (El Emam et al. 2012, the Heritage
+Health Prize release).
 
-Modules: :mod:`calibration` (what the synthetic claims are calibrated to, with sources),
-:mod:`generator` (synthetic HHP-like patients and claims), :mod:`hierarchies` (Table 4),
+Modules: :mod:`calibration` (what the synthetic claims of :mod:`dbt_deid.synthetic.claims` are
+calibrated to, with sources), :mod:`settings` (the claims release's settings), :mod:`hierarchies`
+(Table 4),
 :mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation per patient or
 per patient and year, stigmatized-patient removal, provider suppression), :mod:`power`
 (adversary power p_ih), :mod:`encoding` (integer codes per level), :mod:`matching` (knowledge
@@ -27,14 +28,14 @@ from dbt_deid.longitudinal.bootstrap import (
     power_matrix,
 )
 from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
-from dbt_deid.longitudinal.generator import HHPData, generate_hhp
 from dbt_deid.longitudinal.power import adversary_power, power_formula
+from dbt_deid.longitudinal.preprocess import HHPData
 from dbt_deid.longitudinal.search import LolaResult, lola_search, non_uniform_entropy
 
 __all__ = [
     "AttackResult", "BootstrapResult", "EncodedData", "HHPData", "LolaResult",
     "LongitudinalSpec", "MarketerResult", "NodeEvaluator", "adversary_power", "encode",
-    "generate_hhp", "k_for_sample", "lola_search", "marketer_risk",
+    "k_for_sample", "lola_search", "marketer_risk",
     "max_sup_from_risk_exposure", "non_uniform_entropy", "population_marketer_risk",
     "power_formula", "power_matrix", "simulate_attack1",
 ]

@@ -1,4 +1,5 @@
-"""Simulated attacks used to check the de-identification (seed 001, "Empirical Evaluation").
+"""Simulated attacks used to check the de-identification (El Emam et al. 2012, "Empirical
+Evaluation").
 
 Attack 1 (nosey neighbour), repeated ``iterations`` times (10,000 in the paper):
 
@@ -99,8 +100,8 @@ def simulate_attack1(
 
 
 def marketer_risk(sample_classes: pd.Series, population_classes: pd.Series) -> float:
-    """Closed-form marketer risk (seed 001, attack 2; Dankar and El Emam): the expected share
-    of released records correctly matched, (1/n) sum_j f_j / F_j, with f_j the released and
+    """Closed-form marketer risk (El Emam et al. 2012, attack 2; Dankar and El Emam): the expected
+    share of released records correctly matched, (1/n) sum_j f_j / F_j, with f_j the released and
     F_j the population (e.g. voter list) size of class j (both indexed by class)."""
     f = sample_classes[sample_classes > 0]
     big = population_classes.reindex(f.index)
@@ -169,8 +170,8 @@ def population_marketer_risk(
     hierarchies: Mapping[str, pd.DataFrame] | None = None,
     levels: Mapping[str, int] | None = None,
 ) -> MarketerResult:
-    """Seed 001 attack 2 (and 3): marketer risk of the released records ``released`` (one row
-    per record, the ``qis`` at their release levels as labels; missing = suppressed or unknown)
+    """El Emam et al. 2012 attack 2 (and 3): marketer risk of the released records ``released`` (one
+    row per record, the ``qis`` at their release levels as labels; missing = suppressed or unknown)
     against the population counts ``population`` (columns ``qis`` + ``count``).
 
     A population column may hold the labels of any level of the QI's hierarchy at or below the

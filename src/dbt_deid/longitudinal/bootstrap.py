@@ -1,4 +1,4 @@
-"""Bootstrap node evaluation (seed 001, "Node Computation", equations 3-5).
+"""Bootstrap node evaluation (El Emam et al. 2012, "Node Computation", equations 3-5).
 
 The paper samples B = 10,000 patients with replacement, draws p_ih values of each claim QI per
 sampled patient without replacement, flags the patient high risk when fewer than k patients
@@ -31,7 +31,7 @@ non-increasing up the lattice, as OLA's predictive tagging requires. High risk o
 know whether k patients match, so matching stops at k (:meth:`NodeIndex.count_matches`).
 
 k comes from equation 3: k = alpha * F with F = ceil(1/tau) (tau = 0.05 -> F = 20), rounded up
-(:func:`dbt_deid.ola.population.k_from_population`). The paper writes "k = 30 alpha" once, which
+(:func:`dbt_deid.tau.k_from_population`). The paper writes "k = 30 alpha" once, which
 contradicts its own F = 20; we use k = alpha * F.
 """
 
@@ -44,13 +44,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.longitudinal.matching import Knowledge, NodeIndex, check_variant, draw_knowledge
 from dbt_deid.longitudinal.power import adversary_power, check_power
-from dbt_deid.ola.population import k_from_population
 from dbt_deid.progress import Logger, get_logger
+from dbt_deid.tau import k_from_population, k_from_tau
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_ITERATIONS = 1_000
@@ -60,7 +59,8 @@ _Z95 = 1.959963984540054
 
 
 def k_for_sample(tau: float, sampling_fraction: float) -> int:
-    """Seed 001 equation 3: k = alpha * F_j with F_j = ceil(1/tau), rounded up, at least 1."""
+    """El Emam et al. 2012 equation 3: k = alpha * F_j with F_j = ceil(1/tau), rounded up, at least
+    1."""
     return k_from_population(k_from_tau(tau), sampling_fraction)
 
 
@@ -68,7 +68,7 @@ def max_sup_from_risk_exposure(
     tau: float = 0.05, reference_share: float = 0.0004, reference_risk: float = 1.0
 ) -> float:
     """MaxSup giving the same risk exposure (loss x probability) as a reference standard
-    (seed 001, "Acceptable Re-identification Risk").
+    (El Emam et al. 2012, "Acceptable Re-identification Risk").
 
     Safe Harbor leaves 0.04% of the population unique (risk 1): exposure 0.0004 * N * 1. With
     records at risk tau, MaxSup * N * tau must not exceed it, so MaxSup = 0.0004 * 1 / tau =

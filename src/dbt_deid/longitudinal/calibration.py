@@ -2,7 +2,8 @@
 
 Sources, cited by short name in the comments below:
 
-* **seed 001** - El Emam et al. 2012, the Heritage Health Prize (HHP) de-identification paper
+* **El Emam et al. 2012** - El Emam et al. 2012, the Heritage Health Prize (HHP) de-identification
+paper
   (section "Results" unless a table is named).
 * **HHP dictionary** - the HHP data dictionary (release 3; field list as on the competition's
   data page): AgeAtFirstClaim in 10-year bands with 80+, Sex, Year Y1-Y3, Specialty, PlaceSvc,
@@ -35,12 +36,15 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-# -- sizes (seed 001 "Results"; HHP counts, HHP rows) -------------------------------------------
-PAPER_PATIENTS = 113_000                 # seed 001: "113,000 patients"
-PAPER_CLAIMS = 2_668_990                 # seed 001: claims released, i.e. after truncation
-PAPER_MEDIAN_CLAIMS = 11                 # seed 001: median claims per person (released)
-PAPER_MAX_CLAIMS = 136                   # seed 001: maximum per person (HHP counts: 130)
-PAPER_TRUNCATED_PATIENTS = 9_556         # seed 001: patients with some claims truncated (8.46%)
+# -- sizes (El Emam et al. 2012 "Results"; HHP counts, HHP rows)
+# -------------------------------------------
+PAPER_PATIENTS = 113_000                 # El Emam et al. 2012: "113,000 patients"
+# El Emam et al. 2012: claims released, i.e. after truncation
+PAPER_CLAIMS = 2_668_990
+PAPER_MEDIAN_CLAIMS = 11                 # El Emam et al. 2012: median claims per person (released)
+PAPER_MAX_CLAIMS = 136                   # El Emam et al. 2012: maximum per person (HHP counts: 130)
+# El Emam et al. 2012: patients with some claims truncated (8.46%)
+PAPER_TRUNCATED_PATIENTS = 9_556
 HPN_MEMBERS = 700_000                    # HHP FAQ: HPN's members, the population sampled
 SAMPLING_FRACTION = PAPER_PATIENTS / HPN_MEMBERS   # alpha = 0.161 -> k = ceil(20 alpha) = 4
 HHP_CLAIMS_BY_YEAR = {1: 865_689, 2: 898_872, 3: 904_429}    # HHP counts (Year)
@@ -106,7 +110,8 @@ SEX_SHARES: dict[str | None, float] = {"F": 0.47, "M": 0.38, None: 0.15}
 #: Condition groups only women have (the generator never gives them to men).
 FEMALE_ONLY_GROUPS = ("PRGNCY", "GYNEC1", "GYNECA")
 
-# -- claims per member and year (plausible model, fitted to the seed 001 / HHP figures) --------
+# -- claims per member and year (plausible model, fitted to the El Emam et al. 2012 / HHP figures)
+# --------
 #: Which years a member has claims: the share of members with claims in Y1 (0.673 = 76,038 /
 #: 113,000), Y2 (0.632 = 71,435 / 113,000) and Y3 (taken equal to Y2), with one, two or three
 #: years (1.94 years on average). Keys: bit y-1 set when the member has claims in year y.
@@ -117,10 +122,11 @@ YEAR_PATTERNS: dict[int, float] = {
 #: Two kinds of members: light users (a few claims a year) and heavy users (chronic care, many
 #: claims every year). Claims in a year = 1 + Poisson(mean x member gamma x year gamma). These
 #: constants were fitted (bench/calibrate_lola_generator.py, seed 0) so that after truncation at
-#: the 95th percentile per year 113,000 patients have 2,666,173 claims (seed 001: 2,668,990),
-#: median 11 (seed 001: 11), at most 132 (seed 001: 136; HHP counts: 130), 8,400 patients
-#: truncated (seed 001: 9,556), 3,608 of the Y1 members (HHP rows: 3,972) and 861,601 / 896,371 /
-#: 908,201 claims in Y1-Y3 (HHP counts: 865,689 / 898,872 / 904,429).
+#: the 95th percentile per year 113,000 patients have 2,666,173 claims (El Emam et al. 2012:
+#: 2,668,990), median 11 (El Emam et al. 2012: 11), at most 132 (El Emam et al. 2012: 136; HHP
+#: counts: 130), 8,400 patients truncated (El Emam et al. 2012: 9,556), 3,608 of the Y1 members (HHP
+#: rows: 3,972) and 861,601 / 896,371 / 908,201 claims in Y1-Y3 (HHP counts: 865,689 / 898,872 /
+#: 904,429).
 HEAVY_SHARE = 0.30
 LIGHT_MEAN, LIGHT_SHAPE = 4.5, 1.0       # extra claims beyond the first: mean, member gamma shape
 HEAVY_MEAN, HEAVY_SHAPE = 26.0, 8.0
@@ -136,7 +142,7 @@ HOSPITAL_RATE = {"light": 0.06, "heavy": 0.49}
 #: Days in hospital of a member-year with a stay (before the cap of 15): short stays dominate
 #: as in LengthOfStay (HHP counts: 79% of the stays are one day); 9.5% are more than 2 weeks, so
 #: that about 1.5% of all DaysInHospital values are 15 (measured: 1.46%, 1.52%) and the 99th
-#: percentile top-coding of seed 001 leaves the dictionary's cap of 15 unchanged.
+#: percentile top-coding of El Emam et al. 2012 leaves the dictionary's cap of 15 unchanged.
 HOSPITAL_DAYS_SHARES: dict[int, float] = {
     1: 0.30, 2: 0.16, 3: 0.10, 4: 0.075, 5: 0.06, 6: 0.045, 7: 0.04, 8: 0.03, 9: 0.025,
     10: 0.02, 11: 0.015, 12: 0.015, 13: 0.01, 14: 0.01, 15: 0.095,
@@ -262,9 +268,9 @@ def visit_joint() -> np.ndarray:
 
 
 # -- attack 2 population (illustrative) ----------------------------------------------------------
-#: Seed 001's attack 2 counts people per sex and 5-year age band (to 90+) in the counties HPN
-#: serves, from the 2000 census. We do not have those counts: this is an illustrative age profile
-#: (share of people per 5-year band, the last band 80-99) of a population of
+#: El Emam et al. 2012's attack 2 counts people per sex and 5-year age band (to 90+) in the counties
+#: HPN serves, from the 2000 census. We do not have those counts: this is an illustrative age
+#: profile (share of people per 5-year band, the last band 80-99) of a population of
 #: ILLUSTRATIVE_POPULATION_TOTAL people - the order of the Los Angeles area's population - spread
 #: evenly over the years of each band (so that it rolls up to any level of the age hierarchy,
 #: single years included) and split evenly by sex (women 60% from 80). Not census figures.
@@ -290,7 +296,8 @@ def illustrative_population() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["age", "sex", "population"])
 
 
-# -- the paper's released node and results (seed 001 Table 5, "Results", Table 7) -------------
+# -- the paper's released node and results (El Emam et al. 2012 Table 5, "Results", Table 7)
+# -------------
 #: Table 5 in the levels of :func:`dbt_deid.longitudinal.hierarchies.default_hierarchies`: age
 #: in 10-year bands with 80+ (level 2), days in hospital to 2 weeks then ">2 weeks" (level 1),
 #: LOS in days up to 6 then the week bands (level 2), days since first claim in 4 weeks (level 3).

@@ -2,8 +2,8 @@
 
 Used by ``python -m dbt_deid lola-demo`` and the benches. The pseudonym key comes from the
 environment variable named by ``key_env``; with ``key_env=None`` a random in-memory key is used
-(synthetic data only; it is never printed or stored). Defaults are seed 001's settings: tau
-0.05, alpha = 113,000 / 700,000 (k = 4), MaxSup 0.0004 / tau = 0.8%, p_max 5, truncation per
+(synthetic data only; it is never printed or stored). Defaults are El Emam et al. 2012's settings:
+tau 0.05, alpha = 113,000 / 700,000 (k = 4), MaxSup 0.0004 / tau = 0.8%, p_max 5, truncation per
 member and year; attack 2 against the illustrative population of
 :func:`dbt_deid.longitudinal.calibration.illustrative_population`.
 """
@@ -28,11 +28,11 @@ from dbt_deid.longitudinal.bootstrap import (
 )
 from dbt_deid.longitudinal.calibration import SAMPLING_FRACTION, illustrative_population
 from dbt_deid.longitudinal.encoding import EncodedData, encode
-from dbt_deid.longitudinal.generator import generate_hhp
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
 from dbt_deid.longitudinal.preprocess import Preprocessed, preprocess
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.progress import Logger, get_logger
+from dbt_deid.synthetic.claims import generate_hhp
 
 
 def attack2(patients: pd.DataFrame, node: tuple[int, ...], spec_levels: dict[str, int]) -> dict:
@@ -62,8 +62,8 @@ class Prepared:
 
 def prepare(n_patients: int, seed: int = 0, *, p_max: int = 5, key_env: str | None = None,
             logger: Logger | None = None) -> Prepared:
-    """Generate ``n_patients`` HHP-like patients, preprocess them as seed 001 (truncation per
-    member and year) and encode D1 and D2 with the power p_ih (``p_max``)."""
+    """Generate ``n_patients`` HHP-like patients, preprocess them as El Emam et al. 2012 (truncation
+    per member and year) and encode D1 and D2 with the power p_ih (``p_max``)."""
     log = logger or get_logger("dbt_deid.longitudinal")
     timings: dict[str, float] = {}
     t = time.perf_counter()

@@ -3,11 +3,11 @@
 Patients become rows ``0..N-1``; claims are sorted by patient then time (``year``, ``dsfc``,
 ``claim_id``) so that each patient's claims are the contiguous rows
 ``offsets[i]:offsets[i + 1]`` in time order (the order the "ordered pair" sensitivity analysis
-of seed 001 uses). Every quasi-identifier gets integer codes at each level of its hierarchy
-(:func:`dbt_deid.longitudinal.hierarchies.level_codes`); QIs without a hierarchy have one level
-(seed 001: "For the remaining quasi-identifiers there was only one level of predetermined
-generalization"). A lattice *dimension* groups the columns generalized together (DaysInHospital
-Y2 and Y3 share one level, Table 4).
+of El Emam et al. 2012 uses). Every quasi-identifier gets integer codes at each level of its
+hierarchy (:func:`dbt_deid.longitudinal.hierarchies.level_codes`); QIs without a hierarchy have one
+level (El Emam et al. 2012: "For the remaining quasi-identifiers there was only one level of
+predetermined generalization"). A lattice *dimension* groups the columns generalized together
+(DaysInHospital Y2 and Y3 share one level, Table 4).
 """
 
 from __future__ import annotations

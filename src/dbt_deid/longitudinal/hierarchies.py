@@ -1,4 +1,4 @@
-"""Generalization hierarchies of the HHP quasi-identifiers (seed 001, Table 4).
+"""Generalization hierarchies of the HHP quasi-identifiers (El Emam et al. 2012, Table 4).
 
 Each hierarchy is a DataFrame with one row per original value: column ``level_0`` holds the
 value and ``level_1``, ``level_2``, ... its generalizations (strings), so that a value maps

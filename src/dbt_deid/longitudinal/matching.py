@@ -1,4 +1,4 @@
-"""Adversary background knowledge and counting the patients that match it (seed 001,
+"""Adversary background knowledge and counting the patients that match it (El Emam et al. 2012,
 "Adversary Knowledge and Power", "Node Computation").
 
 Knowledge about patient i (drawn once, independent of the lattice node): the demographics, and
@@ -10,7 +10,7 @@ high-risk share monotone over the lattice.
 
 A patient j matches at a node when j has i's generalized demographics and, for every QI h and
 value v, at least as many claims with value v on h as the multiset holds. Sensitivity variants
-(seed 001, "Sensitivity Analysis"):
+(El Emam et al. 2012, "Sensitivity Analysis"):
 
 * ``whole_claim``: the adversary also knows one claim whole (its values co-occur); that claim is
   among the drawn ones for every QI, and j must have a claim with the same generalized tuple;

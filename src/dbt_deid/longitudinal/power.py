@@ -1,5 +1,5 @@
-"""The power of the adversary, p_ih, per patient i and claim quasi-identifier h (seed 001,
-"Adversary Knowledge and Power").
+"""The power of the adversary, p_ih, per patient i and claim quasi-identifier h (El Emam et al.
+2012, "Adversary Knowledge and Power").
 
 What the paper fixes: p_ih is the number of claims whose value of QI h the adversary knows; it
 increases monotonically with the patient's number of claims n_i, decreases monotonically with the
@@ -20,7 +20,7 @@ Why each constant:
   paper's own example of a patient whose knowledge is "5 values from, say, 100 claims" - and the
   share of p_m grows with the logarithm of the number of claims below that (knowing a few claims
   of a patient with many is plausible, knowing a fixed share of them is not). 100 is also close
-  to the most claims a patient has after truncation (136 in seed 001).
+  to the most claims a patient has after truncation (136 in El Emam et al. 2012).
 * ``1 - D / 2``: a patient whose claims all repeat one value (D = 0) gets twice the power of one
   whose claims all differ (D = 1): knowing one repeated value predicts the others, while every
   distinct value must be learned on its own. The factor stays above 0 so that a diverse patient

@@ -1,5 +1,5 @@
-"""Preprocessing of the claims data before any risk measurement (seed 001, "Preprocessing of
-Claims Data").
+"""Preprocessing of the claims data before any risk measurement (El Emam et al. 2012, "Preprocessing
+of Claims Data").
 
 Each step is a pure function on DataFrames that returns the new frame(s) and a
 :class:`StepReport` of counts (what was removed or changed; never silent). Every step except the
@@ -18,10 +18,24 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.longitudinal.generator import STIGMATIZED_CODES, HHPData
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_ID_COLUMNS, DEFAULT_KEY_ENV, pseudonymize
 from dbt_deid.longitudinal.report import StepReport
 from dbt_deid.progress import Logger, get_logger
+
+#: Illustrative stigmatized diagnosis codes (HIV, asymptomatic HIV, induced abortion); the real
+#: list is in El Emam et al. 2012 (HHP claims), Multimedia Appendix 1, which we do not have.
+STIGMATIZED_CODES = ("042", "V08", "635")
+
+
+@dataclass(frozen=True)
+class HHPData:
+    """Patients and claims of an HHP-like release (El Emam et al. 2012, Tables 2 and 3): the
+    input of :func:`preprocess`, and what :func:`dbt_deid.synthetic.claims.generate_hhp`
+    generates."""
+
+    patients: pd.DataFrame
+    claims: pd.DataFrame
+
 
 DEFAULT_CLAIM_QIS = (
     "specialty", "place_of_service", "procedure_group", "primary_condition_group", "los", "dsfc",
@@ -53,7 +67,7 @@ def percentile_disc(values: np.ndarray, percentile: float) -> float:
 def top_code(
     frame: pd.DataFrame, column: str, percentile: float = 99.0
 ) -> tuple[pd.DataFrame, StepReport]:
-    """Top-code ``column`` at its ``percentile`` (seed 001, "Top-Coding": PayDelay and
+    """Top-code ``column`` at its ``percentile`` (El Emam et al. 2012, "Top-Coding": PayDelay and
     DaysInHospital at the 99th percentile): values above the threshold become the threshold.
 
     SQL: ``least(col, (select percentile_disc(0.99) within group (order by col) from t))``.
@@ -104,8 +118,8 @@ def truncate_claims(
     partition: Sequence[str] = (),
 ) -> tuple[pd.DataFrame, StepReport]:
     """Truncate the number of claims per patient at the ``percentile`` of claims per patient
-    (seed 001, "Truncation of Claims": 95th), removing each patient's highest-scoring claims
-    (:func:`claim_scores`) first; ties go to the later claim (``order_by``).
+    (El Emam et al. 2012, "Truncation of Claims": 95th), removing each patient's highest-scoring
+    claims (:func:`claim_scores`) first; ties go to the later claim (``order_by``).
 
     ``partition`` (e.g. ``("year",)``) truncates per patient *and* partition value, with a cap
     per partition value (the percentile of the claims per patient in that partition). The HHP
@@ -166,8 +180,8 @@ def remove_stigmatized(
     code_column: str = "diagnosis_code",
     member: str = "member_id",
 ) -> tuple[pd.DataFrame, pd.DataFrame, StepReport]:
-    """Remove every patient with at least one claim coded in ``codes`` (seed 001, "Removal of
-    High-Risk Patients and Claims"), with all their claims.
+    """Remove every patient with at least one claim coded in ``codes`` (El Emam et al. 2012,
+    "Removal of High-Risk Patients and Claims"), with all their claims.
 
     SQL: ``where member_id not in (select member_id from claims where diagnosis_code in
     (select code from stigmatized_codes))`` on both tables.
@@ -196,8 +210,9 @@ def suppress_rare_provider_patterns(
     min_providers: int = 20,
 ) -> tuple[pd.DataFrame, StepReport]:
     """Suppress (set missing) an id where fewer than ``min_providers`` distinct ids share the
-    claim's treatment pattern (seed 001, "Suppression of Provider, Vendor, and PCP Identifiers":
-    place of service, specialty, procedure and diagnosis; threshold 20), for each id column.
+    claim's treatment pattern (El Emam et al. 2012, "Suppression of Provider, Vendor, and PCP
+    Identifiers": place of service, specialty, procedure and diagnosis; threshold 20), for each id
+    column.
 
     The paper estimated the number of providers with the pattern in the whole HPN system; we
     count them in the data, which can only be smaller (conservative).

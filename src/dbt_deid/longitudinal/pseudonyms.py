@@ -1,4 +1,4 @@
-"""Irreversible pseudonyms for direct identifiers (seed 001, "Creating Pseudonyms").
+"""Irreversible pseudonyms for direct identifiers (El Emam et al. 2012, "Creating Pseudonyms").
 
 MemberID, ProviderID, Vendor and PCP are replaced by keyed HMAC-SHA256 digests: the same id
 gives the same pseudonym under the same key (so tables stay linked through ``member_id``), and

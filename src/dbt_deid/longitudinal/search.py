@@ -1,4 +1,4 @@
-"""LOLA: OLA's lattice search with bootstrap node evaluation (seed 001, "Base Algorithm",
+"""LOLA: OLA's lattice search with bootstrap node evaluation (El Emam et al. 2012, "Base Algorithm",
 "Node Computation").
 
 The lattice has one dimension per hierarchical QI (age, days in hospital, LOS, DSFC in the
@@ -17,6 +17,7 @@ import numpy as np
 from dbt_deid.longitudinal.bootstrap import BootstrapResult, NodeEvaluator
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.ola.lattice import Lattice
+from dbt_deid.ola.metrics import entropy_bits
 from dbt_deid.ola.search import exhaustive_search, ola_search
 from dbt_deid.progress import Logger, get_logger
 
@@ -37,11 +38,9 @@ def non_uniform_entropy(data: EncodedData, node: tuple[int, ...]) -> float:
             else:
                 codes, cards = data.claim_codes[c], data.claim_cards[c]
             f = np.bincount(codes[0], minlength=cards[0])
-            big = np.bincount(codes[lvl], minlength=cards[lvl])
             g = np.zeros(cards[0], dtype=np.int64)
             g[codes[0]] = codes[lvl]
-            present = f > 0
-            total += float(np.sum(f[present] * np.log2(big[g[present]] / f[present])))
+            total += entropy_bits(f, g, cards[lvl])
     return total
 
 
@@ -134,10 +133,10 @@ def relax_message(
     evaluator: NodeEvaluator, top: tuple[int, ...], names: tuple[str, ...], *, alpha: float,
     p_max: int,
 ) -> str:
-    """What to relax when no node passes (seed 003's flow chart, as OLA's gate says it): the
-    figures at the top node, the MaxSup that would pass it, the smallest k (and tau) with which
-    it would pass, the share the demographics alone give (no claim knowledge: when it is above
-    MaxSup only coarser demographics help) and the adversary's power."""
+    """What to relax when no node passes (El Emam et al. 2009 (CJHP)'s flow chart, as OLA's gate
+    says it): the figures at the top node, the MaxSup that would pass it, the smallest k (and tau)
+    with which it would pass, the share the demographics alone give (no claim knowledge: when it is
+    above MaxSup only coarser demographics help) and the adversary's power."""
     ev = evaluator
     res = ev.evaluate(top)
     where = ", ".join(f"{n}={v}" for n, v in zip(names, top, strict=True))
@@ -147,7 +146,8 @@ def relax_message(
         f"LOLA found no node whose estimated share of high-risk patients (fewer than k = {ev.k}"
         f" matching patients) is at most MaxSup = {ev.max_sup:g}. At the top node ({where}) the"
         f" share is {res.mean:.4f} (95% interval {res.ci_low:.4f}-{res.ci_high:.4f}); the"
-        f" demographics alone (no claim known) give {demo:.4f}. Relax a limit (seed 003):"
+        f" demographics alone (no claim known) give {demo:.4f}. Relax a limit (El Emam et al. 2009"
+        f" (CJHP)):"
         f" MaxSup: set max_sup to at least {np.ceil(res.mean * 1e4) / 1e4:g};",
     ]
     found = next(((k, v) for k, v in sorted(smaller.items(), reverse=True)

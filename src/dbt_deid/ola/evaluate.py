@@ -1,4 +1,5 @@
-"""Node evaluation on the compact pattern table (El Emam et al. 2009; seed 001 "Base Algorithm").
+"""Node evaluation on the compact pattern table (El Emam et al. 2009; El Emam et al. 2012 "Base
+Algorithm").
 
 A node passes when the records in equivalence classes smaller than k (the records that would be
 suppressed) are at most MaxSup of all records. The source records are never re-read: the
@@ -26,6 +27,7 @@ import pandas as pd
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
+from dbt_deid.patterns import record_counts
 
 _DENSE_KEYS = 1 << 22  # use bincount over the whole key space up to this many keys
 _DENSE_MIN_ROWS = 1 << 15  # roll-ups of tables this large count classes in a dense array ...
@@ -321,12 +323,7 @@ class NodeEvaluator:
             )
         if len(frame) == 0:
             raise DataError("the table has no records")
-        if count_column is None:
-            counts = np.ones(len(frame), dtype=np.int64)
-        else:
-            if count_column not in frame.columns:
-                raise DataError(f"pattern table has no count column {count_column!r}")
-            counts = pd.to_numeric(frame[count_column], errors="raise").to_numpy(dtype=np.int64)
+        counts = record_counts(frame, count_column)
         codes = np.empty((len(frame), len(hierarchies)), dtype=np.int32)
         for j, (c, h) in enumerate(hierarchies.items()):
             codes[:, j] = h.encode(frame[c])
@@ -512,6 +509,6 @@ class NodeEvaluator:
         return self.table(node).suppressed(self.k)
 
     def is_passing(self, node: Node) -> bool:
-        """Seed 001 "Base Algorithm": the node passes when the share of records in classes
-        smaller than k is at most MaxSup (``suppressed <= floor(MaxSup * n)``)."""
+        """El Emam et al. 2012 "Base Algorithm": the node passes when the share of records in
+        classes smaller than k is at most MaxSup (``suppressed <= floor(MaxSup * n)``)."""
         return self.suppressed(node) <= self.allowed

@@ -1,4 +1,5 @@
-"""Generalization hierarchies (seed 003 Figure 2) loaded into integer-coded level maps.
+"""Generalization hierarchies (El Emam et al. 2009 (CJHP) Figure 2) loaded into integer-coded level
+maps.
 
 A hierarchy file is ARX-style: no header, one row per original value,
 ``original;level1;level2;...`` (the last level is usually ``*``). Level 0 is the original value.

@@ -1,7 +1,7 @@
 """The generalization lattice searched by OLA (El Emam et al., JAMIA 2009).
 
-A node assigns one generalization level to every quasi-identifier (QI). Seed 003, "Apply
-Generalization and Suppression" (Table 2), bounds each QI's level by the maximum acceptable
+A node assigns one generalization level to every quasi-identifier (QI). El Emam et al. 2009 (CJHP),
+"Apply Generalization and Suppression" (Table 2), bounds each QI's level by the maximum acceptable
 generalization; the bottom node holds every QI at its minimum level and the top node at its
 maximum. Node A is a *generalization* of node B (B a *specialization* of A) when A's level is >=
 B's level on every QI; the height of a node is the sum of its levels above the minimums.
@@ -141,7 +141,8 @@ class Lattice:
         min_levels: dict[str, int] | None = None,
     ) -> Lattice:
         """A lattice from hierarchy heights, capped by per-QI maximum acceptable levels
-        (seed 003 Table 2). A cap above the hierarchy height is a :class:`ConfigError`."""
+        (El Emam et al. 2009 (CJHP) Table 2). A cap above the hierarchy height is a
+        :class:`ConfigError`."""
         max_levels = dict(max_levels or {})
         min_levels = dict(min_levels or {})
         for label, given in (("max level", max_levels), ("min level", min_levels)):

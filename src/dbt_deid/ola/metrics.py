@@ -41,6 +41,19 @@ def check_metric(metric: object) -> str:
     return str(metric)
 
 
+def entropy_bits(f: np.ndarray, to_level: np.ndarray, n_values: int) -> float:
+    """Non-uniform entropy of one QI at one level (Gionis & Tassa; OLA's metric, El Emam et al.
+    2009): sum over original values v of f(v) log2(F(g(v)) / f(v)), where ``f`` counts the
+    records (or weights) per original value code, ``to_level`` maps each original code to its
+    generalized code g and F(g) = sum of f over the values generalizing to g (``n_values``
+    generalized codes). The one definition: OLA's :class:`Metrics` and LOLA's
+    :func:`dbt_deid.longitudinal.search.non_uniform_entropy` both call it."""
+    f = np.asarray(f, dtype=np.float64)
+    big_f = np.bincount(to_level, weights=f, minlength=n_values)
+    present = f > 0
+    return float(np.sum(f[present] * np.log2(big_f[to_level[present]] / f[present])))
+
+
 class Metrics:
     """Precomputed per-QI, per-level costs for one pattern table."""
 
@@ -60,12 +73,10 @@ class Metrics:
         for j, h in enumerate(self.hierarchies):
             f = np.bincount(leaf_table.codes[:, j], weights=leaf_table.counts,
                             minlength=h.n_leaves)
-            present = f > 0
             base, extra, loss = [], [], []
             for lvl in range(h.height + 1):
                 big_f = np.bincount(h.maps[lvl], weights=f, minlength=len(h.labels[lvl]))
-                g = h.maps[lvl][present]
-                base.append(float(np.sum(f[present] * np.log2(big_f[g] / f[present]))))
+                base.append(entropy_bits(f, h.maps[lvl], len(h.labels[lvl])))
                 with np.errstate(divide="ignore"):
                     extra.append(np.where(big_f > 0, np.log2(n / np.maximum(big_f, 1)), 0.0))
                 denom = h.n_leaves - 1
@@ -99,9 +110,9 @@ class Metrics:
         return total
 
     def precision(self, t: ClassTable) -> float:
-        """Sweeney's precision loss (seed 003 "precision information-loss metric"), averaged
-        over the n*d cells: a cell of QI j at level l_j costs l_j / h_j, how far up its
-        hierarchy it went (1 - Prec), and a suppressed cell costs 1 (the top):
+        """Sweeney's precision loss (El Emam et al. 2009 (CJHP) "precision information-loss
+        metric"), averaged over the n*d cells: a cell of QI j at level l_j costs l_j / h_j, how far
+        up its hierarchy it went (1 - Prec), and a suppressed cell costs 1 (the top):
         (1/d) sum_j [(n - s) l_j / h_j + s] / n. A QI whose hierarchy has height 0 contributes
         0 when not suppressed. With s = 0 this is the node-level (1/d) sum_j l_j / h_j."""
         s = self.suppressed(t)
@@ -109,8 +120,8 @@ class Metrics:
         return ((self.n - s) * base + s) / self.n
 
     def discernibility(self, t: ClassTable) -> float:
-        """Discernibility (Bayardo & Agrawal; seed 003): sum over classes of size >= k of
-        |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
+        """Discernibility (Bayardo & Agrawal; El Emam et al. 2009 (CJHP)): sum over classes of size
+        >= k of |E|^2, plus n for every suppressed record (a suppressed record is indistinguishable
         from all n)."""
         c = t.counts
         return float(int(np.dot(c, c)) - self._small_squares(t) + self.n * t.suppressed(self.k))

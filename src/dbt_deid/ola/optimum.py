@@ -1,7 +1,7 @@
 """The best passing node of the lattice under a metric (issue 18, item 1).
 
-OLA (El Emam et al. 2009; seed 001 "Base Algorithm") releases the k-minimal node with the least
-information loss. Without suppression that node is the best passing node of the whole lattice,
+OLA (El Emam et al. 2009; El Emam et al. 2012 "Base Algorithm") releases the k-minimal node with the
+least information loss. Without suppression that node is the best passing node of the whole lattice,
 because every metric grows with generalization and every passing node generalizes a k-minimal
 node. With suppression (MaxSup > 0) the metrics are not monotone: generalizing a k-minimal node
 one more level can move records out of classes smaller than k, and a record kept at a coarser
@@ -11,11 +11,11 @@ which suppresses 78% of the records).
 
 :func:`optimum_search` finds the best passing node exactly by best-first branch and bound over
 the passing region (the generalizations of the k-minimal nodes; every generalization of a passing
-node passes, seed 001's monotone criterion). Each queued node carries a lower bound of the metric
-over all its generalizations (:meth:`Metrics.separable` / :meth:`Metrics.upset_bound`); nodes are
-taken in increasing bound, and the search stops when the smallest bound left exceeds the best
-value found: every passing node not evaluated lies above a queued node, so its value is at least
-that node's bound. Ties are broken as everywhere in OLA (:func:`selection_key`: value to 12
+node passes, El Emam et al. 2012's monotone criterion). Each queued node carries a lower bound of
+the metric over all its generalizations (:meth:`Metrics.separable` / :meth:`Metrics.upset_bound`);
+nodes are taken in increasing bound, and the search stops when the smallest bound left exceeds the
+best value found: every passing node not evaluated lies above a queued node, so its value is at
+least that node's bound. Ties are broken as everywhere in OLA (:func:`selection_key`: value to 12
 significant digits, then lower height, then the lexicographically smaller node); the pruning test
 keeps a margin of 1e-9 of the value, so rounding never prunes a tie.
 """

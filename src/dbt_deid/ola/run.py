@@ -1,12 +1,12 @@
 """OLA end to end on a pattern table: the entry point for dbt Python models and the CLI.
 
-Steps (El Emam et al. 2009; seed 003 "Apply Generalization and Suppression"): encode the
-pattern table through the hierarchies, build the lattice capped by the maximum acceptable
-generalization per QI (seed 003 Table 2), find every k-minimal node (:func:`path_search`, or
-the paper's own traversal :func:`ola_search`), then the best passing node of the whole lattice
-under the metric (:func:`optimum_search`; ties: lower height, then lexicographic node). The
-paper releases the best k-minimal node; without suppression that is the same node, with
-suppression the best passing node can lie above every k-minimal node (see
+Steps (El Emam et al. 2009; El Emam et al. 2009 (CJHP) "Apply Generalization and Suppression"):
+encode the pattern table through the hierarchies, build the lattice capped by the maximum acceptable
+generalization per QI (El Emam et al. 2009 (CJHP) Table 2), find every k-minimal node
+(:func:`path_search`, or the paper's own traversal :func:`ola_search`), then the best passing node
+of the whole lattice under the metric (:func:`optimum_search`; ties: lower height, then
+lexicographic node). The paper releases the best k-minimal node; without suppression that is the
+same node, with suppression the best passing node can lie above every k-minimal node (see
 :mod:`dbt_deid.ola.optimum`), and both are reported.
 """
 
@@ -158,8 +158,8 @@ class OlaResult:
     def apply(self, frame: pd.DataFrame, count_column: str | None = "n") -> pd.DataFrame:
         """Generalize a pattern (or record) table to the chosen node and suppress (set to null)
         every QI of the records in classes smaller than k; adds a boolean ``suppressed``
-        column. Record-level suppression as OLA counts it; cell-level suppression (seed 003)
-        is a separate step."""
+        column. Record-level suppression as OLA counts it; cell-level suppression (El Emam et al.
+        2009 (CJHP)) is a separate step."""
         if self.chosen is None:
             raise ConfigError("no node passes: nothing to apply")
         codes = []
@@ -295,8 +295,8 @@ def run_ola(
     (``None``: one row per record). ``hierarchies``: QI column -> hierarchy as a DataFrame
     whose columns are the levels (``original, level1, ...``) or a :class:`Hierarchy`; these
     columns are the QIs, in this order. ``max_levels``: per-QI maximum acceptable
-    generalization (seed 003 Table 2; default the hierarchy height). ``metric``: one of
-    ``entropy`` (default), ``precision``, ``discernibility``, ``loss``; ``all_metrics``
+    generalization (El Emam et al. 2009 (CJHP) Table 2; default the hierarchy height). ``metric``:
+    one of ``entropy`` (default), ``precision``, ``discernibility``, ``loss``; ``all_metrics``
     computes all four for every k-minimal node (else only for the chosen one). ``budget``:
     the largest lattice searched and the time allowed (:class:`SearchBudget`); a lattice over
     the node budget is an error before the search starts.

@@ -4,8 +4,8 @@ the default of :func:`dbt_deid.ola.run.run_ola`; see its docstring).
 
 The search only needs a yes/no evaluation of a node (``is_passing``), so the same code serves OLA
 (k-anonymity with at most MaxSup suppressed records, :mod:`dbt_deid.ola.evaluate`) and LOLA
-(bootstrap evaluation of longitudinal data, seed 001 "Base Algorithm"). It assumes the criterion
-is *monotone*: every generalization of a passing node passes (so every specialization of a
+(bootstrap evaluation of longitudinal data, El Emam et al. 2012 "Base Algorithm"). It assumes the
+criterion is *monotone*: every generalization of a passing node passes (so every specialization of a
 failing node fails). This holds for "records in classes smaller than k <= MaxSup", because
 generalizing only merges classes.
 

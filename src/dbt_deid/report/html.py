@@ -112,7 +112,7 @@ def _cdf_figure(a: RiskAssessment) -> str:
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("record re-identification risk 1/f")
     ax.set_ylabel("share of records at or below")
-    ax.set_title("Cumulative distribution of record risk (seed 003 Figure 4)")
+    ax.set_title("Cumulative distribution of record risk (El Emam et al. 2009 (CJHP) Figure 4)")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     return _png(fig)
@@ -197,7 +197,8 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
     if a.preset is not None:
         parts.append(f"<p><b>Why this threshold.</b> {_esc(a.preset.justification)}</p>")
 
-    parts.append("<h2>Prosecutor risk (seed 000 attack 3, seed 003)</h2>")
+    parts.append("<h2>Prosecutor risk (El Emam et al. 2011 attack 3, El Emam et al. 2009"
+                 " (CJHP))</h2>")
     s = p.stats
     rows = [
         ("Maximum risk 1/min f", _fmt(s.max_risk)),
@@ -222,7 +223,7 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
 
     if a.population is not None:
         pr = a.population
-        parts.append("<h2>Journalist and marketer risk (seed 000 equations 2-3)</h2>")
+        parts.append("<h2>Journalist and marketer risk (El Emam et al. 2011 equations 2-3)</h2>")
         rows = [
             ("Population from", _esc(pr.source)),
             ("Population size N", _fmt(pr.population_size)),
@@ -239,7 +240,8 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
 
     if a.uniqueness is not None:
         u = a.uniqueness
-        parts.append("<h2>Uniqueness (seed 002; Zayatz 1991, Pitman / Hoshino 2001)</h2>")
+        parts.append("<h2>Uniqueness (El Emam et al. 2010; Zayatz 1991, Pitman / Hoshino"
+                     " 2001)</h2>")
         rows = [
             ("Sample uniqueness", _pct(u.sample_uniqueness)),
             ("Population uniqueness, Zayatz", _pct(u.zayatz_uniqueness)),
@@ -252,7 +254,8 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
             rows.append(("Within the context's uniqueness threshold", _fmt(ok)))
         parts.append(_kv(rows))
 
-    parts.append("<h2>Distribution of record risk (seed 003 'Perform Diagnostics')</h2>")
+    parts.append("<h2>Distribution of record risk (El Emam et al. 2009 (CJHP) 'Perform"
+                 " Diagnostics')</h2>")
     parts.append(_cdf_figure(a))
     marks = pd.DataFrame(
         [{"risk at or below": float(m), "share of records": v}
@@ -293,7 +296,7 @@ def _sections(assessment: RiskAssessment, title: str) -> list[str]:
 
     if a.areas is not None:
         ar = a.areas
-        parts.append("<h2>Small geographic areas (seed 002 equations 1-4)</h2>")
+        parts.append("<h2>Small geographic areas (El Emam et al. 2010 equations 1-4)</h2>")
         parts.append(_kv([
             ("MaxCombs", _fmt(ar.maxcombs)),
             ("Areas", _fmt(len(ar.table))),
@@ -328,7 +331,7 @@ class ReleaseStatus:
     """What the release report must state first (issue 12): whether the release passes every
     gate (and so is what the publish model publishes), each gate's verdict, and what the
     published table holds: the released level of each quasi-identifier and the columns dropped
-    or passed through (seed 000 Table 1's variable types)."""
+    or passed through (El Emam et al. 2011 Table 1's variable types)."""
 
     gates: pd.DataFrame  # gate, passed, message
     released: pd.DataFrame  # quasi-identifier, source column, level

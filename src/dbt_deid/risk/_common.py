@@ -12,11 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.patterns import COUNT_COLUMN
+from dbt_deid.patterns import COUNT_COLUMN, record_counts
 
-__all__ = ["COUNT_COLUMN", "check_qi", "check_tau", "record_counts", "suppressed_mask"]
+__all__ = ["COUNT_COLUMN", "check_qi", "record_counts", "suppressed_mask"]
 
 
 def check_qi(frame: pd.DataFrame, qi: Sequence[str], what: str = "pattern table") -> list[str]:
@@ -32,28 +31,6 @@ def check_qi(frame: pd.DataFrame, qi: Sequence[str], what: str = "pattern table"
     if len(frame) == 0:
         raise DataError(f"{what} is empty: there are no records to measure")
     return cols
-
-
-def check_tau(tau: float) -> int:
-    """tau in (0, 1] and its k = ceil(1/tau) (seed 000), via :func:`dbt_deid.config.k_from_tau`."""
-    return k_from_tau(tau)
-
-
-def record_counts(
-    frame: pd.DataFrame, count_column: str | None = COUNT_COLUMN, what: str = "pattern table"
-) -> np.ndarray:
-    """Records per row: ``frame[count_column]`` (positive integers) or ones."""
-    if count_column is None:
-        return np.ones(len(frame), dtype=np.int64)
-    if count_column not in frame.columns:
-        raise DataError(f"{what} has no count column {count_column!r}")
-    raw = pd.to_numeric(frame[count_column], errors="coerce")
-    if raw.isna().any():
-        raise DataError(f"{what} column {count_column!r} has a missing or non-numeric count")
-    values = raw.to_numpy(dtype=float)
-    if (values <= 0).any() or (values != np.floor(values)).any():
-        raise DataError(f"{what} column {count_column!r} must hold positive whole counts")
-    return values.astype(np.int64)
 
 
 def suppressed_mask(frame: pd.DataFrame, cols: Sequence[str]) -> np.ndarray:

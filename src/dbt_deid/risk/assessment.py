@@ -1,10 +1,10 @@
 """One call measuring a release: every risk measure and diagnostic the report shows.
 
-:func:`assess_release` runs, on a released pattern table, the prosecutor risk (seed 000 attack 3,
-seed 003), journalist and marketer risk when population information is given (seed 000
-equations 2-3), sample/population uniqueness (Zayatz, Pitman), the seed 003 diagnostics and,
-optionally, seed 002's small-area models. ``to_dict()`` gives aggregate figures only (no QI
-values), which is what the CLI prints.
+:func:`assess_release` runs, on a released pattern table, the prosecutor risk (El Emam et al. 2011
+attack 3, El Emam et al. 2009 (CJHP)), journalist and marketer risk when population information is
+given (El Emam et al. 2011 equations 2-3), sample/population uniqueness (Zayatz, Pitman), the El
+Emam et al. 2009 (CJHP) diagnostics and, optionally, El Emam et al. 2010's small-area models.
+``to_dict()`` gives aggregate figures only (no QI values), which is what the CLI prints.
 """
 
 from __future__ import annotations

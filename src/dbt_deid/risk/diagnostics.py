@@ -1,13 +1,17 @@
-"""Diagnostics of a release (seed 003 "Perform Diagnostics"; seed 000 information loss).
+"""Diagnostics of a release (El Emam et al. 2009 (CJHP) "Perform Diagnostics"; El Emam et al. 2011
+information loss).
 
-* Cumulative distribution of record risk (seed 003 Figure 4): for each risk value r, the share of
+* Cumulative distribution of record risk (El Emam et al. 2009 (CJHP) Figure 4): for each risk value
+r, the share of
   records whose risk is at or below r; most records usually sit far below the worst case.
 * Class-size histogram: classes and records per class size.
-* Suppression and missingness per column and broken down by another column (seed 000 Tables
+* Suppression and missingness per column and broken down by another column (El Emam et al. 2011
+Tables
   11-13 show suppression of a variable by region, age group and length of stay).
-* Information loss: share of QI cells and of records with at least one suppressed QI (seed 000
-  "missingness"; seed 003 counts records with cell suppression and per-variable suppression,
-  Table 4).
+* Information loss: share of QI cells and of records with at least one suppressed QI (El Emam et al.
+2011
+  "missingness"; El Emam et al. 2009 (CJHP) counts records with cell suppression and per-variable
+  suppression, Table 4).
 
 Breakdowns never name a category holding fewer than k records: those are pooled into
 ``"other (n < k)"`` so the tables are safe to publish.
@@ -29,8 +33,9 @@ SUPPRESSED_LABEL = "(suppressed)"
 
 
 def risk_cdf(risk: np.ndarray, counts: np.ndarray | None = None) -> pd.DataFrame:
-    """Seed 003 Figure 4: ``risk``, ``records`` at that risk, ``cumulative_records`` and
-    ``cumulative_share`` (share of records with risk <= the value), ascending."""
+    """El Emam et al. 2009 (CJHP) Figure 4: ``risk``, ``records`` at that risk,
+    ``cumulative_records`` and ``cumulative_share`` (share of records with risk <= the value),
+    ascending."""
     r = np.asarray(risk, dtype=float)
     w = np.ones(len(r), np.int64) if counts is None else np.asarray(counts, np.int64)
     if len(r) == 0:
@@ -161,8 +166,9 @@ def information_loss(
     *,
     count_column: str | None = COUNT_COLUMN,
 ) -> dict[str, Any]:
-    """Share of QI cells suppressed and of records with >= 1 suppressed QI (seeds 000, 003),
-    plus the records by number of suppressed QIs (seed 003 reports 1, 2 and 3)."""
+    """Share of QI cells suppressed and of records with >= 1 suppressed QI (El Emam et al. 2011 and
+    2009 (CJHP)), plus the records by number of suppressed QIs (El Emam et al. 2009 (CJHP) reports
+    1, 2 and 3)."""
     cols = check_qi(published, columns)
     w = record_counts(published, count_column)
     n = int(w.sum())

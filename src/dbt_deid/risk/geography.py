@@ -1,6 +1,6 @@
-"""Small geographic areas: seed 002's logistic models of population uniqueness.
+"""Small geographic areas: El Emam et al. 2010's logistic models of population uniqueness.
 
-Seed 002 (El Emam et al. 2010, "A method for managing re-identification risk from small
+El Emam et al. 2010 (El Emam et al. 2010, "A method for managing re-identification risk from small
 geographic areas in Canada") fits, on 2001 census data for urban Canadian forward sortation
 areas (FSAs), the probability that an area's population uniqueness exceeds 5% or 20% from:
 
@@ -39,7 +39,7 @@ from dbt_deid.progress import Logger, get_logger
 
 @dataclass(frozen=True)
 class LogisticModel:
-    """One of seed 002's models: logit = b0 + bM M' + bS S' + bMS M' S'."""
+    """One of El Emam et al. 2010's models: logit = b0 + bM M' + bS S' + bMS M' S'."""
 
     threshold: float
     intercept: float
@@ -49,10 +49,10 @@ class LogisticModel:
     equation: str
 
 
-M_CENTRE, S_CENTRE, SCALE = 59861.0, 21120.0, 10000.0  # seed 002 equations (1), (2)
+M_CENTRE, S_CENTRE, SCALE = 59861.0, 21120.0, 10000.0  # El Emam et al. 2010 equations (1), (2)
 MODELS: dict[float, LogisticModel] = {
-    0.05: LogisticModel(0.05, 779.1, 137.8, -37.3, -6.5, "seed 002 equation (3)"),
-    0.20: LogisticModel(0.20, 63.3, 11.8, -6.0, -1.0, "seed 002 equation (4)"),
+    0.05: LogisticModel(0.05, 779.1, 137.8, -37.3, -6.5, "El Emam et al. 2010 equation (3)"),
+    0.20: LogisticModel(0.20, 63.3, 11.8, -6.0, -1.0, "El Emam et al. 2010 equation (4)"),
 }
 FITTED_MAXCOMBS = (6, 718_848)
 FITTED_POPULATION = (200, 78_457)
@@ -60,7 +60,7 @@ DECISION_CUTOFF = 0.5
 
 
 def max_combs(categories: Mapping[str, int] | Iterable[int]) -> int:
-    """MaxCombs: the product of the QIs' numbers of response categories (seed 002)."""
+    """MaxCombs: the product of the QIs' numbers of response categories (El Emam et al. 2010)."""
     values = list(categories.values()) if isinstance(categories, Mapping) else list(categories)
     if not values:
         raise ConfigError("MaxCombs needs the number of categories of at least one QI")
@@ -74,7 +74,7 @@ def category_counts(
     frame: pd.DataFrame, qi: Sequence[str], exclude: Sequence[Any] = ()
 ) -> dict[str, int]:
     """Distinct non-null values per QI, leaving out non-specific values such as the missing
-    label (seed 002 Table 1 counts exclude missing / not available / other)."""
+    label (El Emam et al. 2010 Table 1 counts exclude missing / not available / other)."""
     out = {}
     drop = set(exclude)
     for c in qi:
@@ -90,7 +90,8 @@ def _model(threshold: float) -> LogisticModel:
         if abs(float(threshold) - key) < 1e-12:
             return model
     raise ConfigError(
-        f"uniqueness threshold must be 0.05 or 0.2 (seed 002 equations 3-4), got {threshold!r};"
+        f"uniqueness threshold must be 0.05 or 0.2 (El Emam et al. 2010 equations 3-4), got"
+        f" {threshold!r};"
         " the 0% threshold is not covered by these models"
     )
 
@@ -102,7 +103,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 def uniqueness_probability(
     maxcombs: float | np.ndarray, population: float | np.ndarray, threshold: float
 ) -> np.ndarray:
-    """Predicted probability that uniqueness exceeds ``threshold`` (seed 002 eq. 1-4)."""
+    """Predicted probability that uniqueness exceeds ``threshold`` (El Emam et al. 2010 eq. 1-4)."""
     model = _model(threshold)
     m = (np.asarray(maxcombs, dtype=float) - M_CENTRE) / SCALE
     s = (np.asarray(population, dtype=float) - S_CENTRE) / SCALE
@@ -117,13 +118,14 @@ def range_warnings(maxcombs: float, populations: np.ndarray) -> list[str]:
     lo, hi = FITTED_MAXCOMBS
     if not lo <= maxcombs <= hi:
         out.append(f"MaxCombs {int(maxcombs)} is outside the fitted range {lo}-{hi:,}"
-                   " (seed 002): the prediction is an extrapolation")
+                   " (El Emam et al. 2010): the prediction is an extrapolation")
     plo, phi = FITTED_POPULATION
     pops = np.asarray(populations, dtype=float)
     below, above = int((pops < plo).sum()), int((pops > phi).sum())
     if below or above:
         out.append(f"{below} area(s) below {plo} and {above} above {phi:,} people: outside the"
-                   " fitted population range (seed 002, urban Canadian FSAs); extrapolated")
+                   " fitted population range (El Emam et al. 2010, urban Canadian FSAs);"
+                   " extrapolated")
     return out
 
 

@@ -1,22 +1,23 @@
 """Journalist and marketer risk against a population, and the registry-matching measure.
 
-Notation of seed 000 ("Possible Re-identification Attacks", Figure 1): f_j is the size of
+Notation of El Emam et al. 2011 ("Possible Re-identification Attacks", Figure 1): f_j is the size of
 equivalence class j in the release (sample), F_j (written C_j in equations 1-3) its size in the
 population, n the release size, N the population size and alpha = n/N the sampling fraction.
 
 * Journalist risk: the intruder does not know who is in the release; the record risk is 1/F_j.
   The release risk is max 1/F_j = 1/min F_j over the released classes; the share of records
   above tau is the share in classes with F_j < k = ceil(1/tau).
-* Marketer risk, seed 000 equation 2: matching *all* released records against a registry
+* Marketer risk, El Emam et al. 2011 equation 2: matching *all* released records against a registry
   correctly links at most sum_j f_j / C_j records (we also report it divided by n). With
   f_j = alpha C_j this becomes equation 3: sum_j alpha C_j / C_j = |Q| alpha, |Q| being the
   number of population classes.
-* Registry matching, seed 000 equation 1: for a region (province) p of population N_p, the share
+* Registry matching, El Emam et al. 2011 equation 1: for a region (province) p of population N_p,
+the share
   of the population whose registry-match probability 1/C_j exceeds tau,
   (1/N_p) sum_j C_j I(1/C_j > tau), classes formed within the region.
 
 With a sampling fraction instead of a population table, F_j is estimated by f_j / alpha (its
-expectation under simple random sampling, seed 000: E(f_j) = alpha F_j).
+expectation under simple random sampling, El Emam et al. 2011: E(f_j) = alpha F_j).
 
 A suppressed cell in the release matches every population value (wildcard), so the population
 size of a released pattern is the total of the population classes consistent with it.
@@ -35,8 +36,9 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.risk._common import COUNT_COLUMN, check_qi, check_tau, record_counts
+from dbt_deid.risk._common import COUNT_COLUMN, check_qi, record_counts
 from dbt_deid.risk.prosecutor import RiskStats, risk_stats
+from dbt_deid.tau import above_tau, k_from_tau
 from dbt_deid.verify import class_sizes
 
 _NULL = "\x00<suppressed>"
@@ -79,7 +81,7 @@ def population_class_sizes(
 
 @dataclass(frozen=True)
 class PopulationRisk:
-    """Journalist and marketer risk of a release (seed 000 equations 2-3)."""
+    """Journalist and marketer risk of a release (El Emam et al. 2011 equations 2-3)."""
 
     source: str  # "population table" or "sampling fraction"
     tau: float
@@ -114,7 +116,8 @@ class PopulationRisk:
 
 
 def marketer_bound(n_population_classes: int, sampling_fraction: float) -> float:
-    """Seed 000 equation 3: |Q| alpha, the expected number of correct registry matches."""
+    """El Emam et al. 2011 equation 3: |Q| alpha, the expected number of correct registry
+    matches."""
     if n_population_classes < 0:
         raise ConfigError("the number of population classes |Q| must be >= 0")
     _check_fraction(sampling_fraction)
@@ -170,14 +173,14 @@ def population_risk(
     population_size: float | None = None,
     logger: Logger | None = None,
 ) -> PopulationRisk:
-    """Journalist risk (1/F_j) and marketer risk (seed 000 eq. 2; eq. 3 bound |Q| alpha).
+    """Journalist risk (1/F_j) and marketer risk (El Emam et al. 2011 eq. 2; eq. 3 bound |Q| alpha).
 
     Give either ``population`` (a census-like pattern table on ``qi`` with counts in
     ``population_count_column``) or the sampling fraction / population size.
     """
     log = logger or get_logger()
     cols = check_qi(published, qi)
-    k = check_tau(tau)
+    k = k_from_tau(tau)
     w = record_counts(published, count_column)
     n = int(w.sum())
     f = class_sizes(published, cols, w).astype(float)
@@ -228,7 +231,7 @@ def registry_match_risk(
     *,
     count_column: str | None = COUNT_COLUMN,
 ) -> pd.DataFrame:
-    """Seed 000 equation 1 per region: (1/N_p) sum_j C_j I(1/C_j > tau).
+    """El Emam et al. 2011 equation 1 per region: (1/N_p) sum_j C_j I(1/C_j > tau).
 
     ``population`` is a registry/census pattern table with the ``region`` column and the
     matching QIs (e.g. age and sex). Returns one row per region: ``region``, ``population``
@@ -236,13 +239,13 @@ def registry_match_risk(
     """
     cols = [c for c in check_qi(population, qi, "population table") if c != region]
     check_qi(population, [region], "population table")
-    check_tau(tau)
+    k_from_tau(tau)  # tau in (0, 1]
     w = record_counts(population, count_column, "population table")
     if population[cols + [region]].isna().to_numpy().any():
         raise DataError("population table has null region or quasi-identifier cells")
     frame = population[[region] + cols].astype(object).assign(_w=w)
     classes = frame.groupby([region] + cols, sort=True)["_w"].sum().reset_index()
-    risky = classes["_w"].to_numpy(dtype=float) * tau < 1.0 - 1e-9  # 1/C_j > tau
+    risky = above_tau(classes["_w"].to_numpy(dtype=float), tau)  # 1/C_j > tau
     classes["_risky"] = np.where(risky, classes["_w"], 0)
     out = classes.groupby(region, sort=True).agg(
         population=("_w", "sum"), classes=("_w", "size"), at_risk=("_risky", "sum")

@@ -1,9 +1,10 @@
-"""Prosecutor risk on a released pattern table (seed 000 attack 3; seed 003 "Evaluate Actual Risk").
+"""Prosecutor risk on a released pattern table (El Emam et al. 2011 attack 3; El Emam et al. 2009
+(CJHP) "Evaluate Actual Risk").
 
 The intruder knows the target is in the release and picks one of the f_j records of the target's
 equivalence class at random: the record risk is 1/f_j. The release risk is the worst case
-1/min_j f_j (seed 003); the mean record risk is |J|/n and the share of records above tau is the
-share in classes smaller than k = ceil(1/tau) (seed 000).
+1/min_j f_j (El Emam et al. 2009 (CJHP)); the mean record risk is |J|/n and the share of records
+above tau is the share in classes smaller than k = ceil(1/tau) (El Emam et al. 2011).
 
 Two class definitions are reported, both from :mod:`dbt_deid.verify`:
 
@@ -22,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import DataError
-from dbt_deid.risk._common import COUNT_COLUMN, check_qi, check_tau, record_counts
+from dbt_deid.risk._common import COUNT_COLUMN, check_qi, record_counts
+from dbt_deid.tau import above_tau, k_from_tau
 from dbt_deid.verify import class_keys, class_sizes, exact_consistent_counts
 
 
@@ -49,14 +51,14 @@ class RiskStats:
 def risk_stats(sizes: np.ndarray, weights: np.ndarray, tau: float) -> RiskStats:
     """Max 1/min f, mean of 1/f over records, and records with 1/f > tau.
 
-    For whole class sizes 1/f > tau is f < k = ceil(1/tau); the comparison is done as
-    f * tau < 1 (with a 1e-9 tolerance) so estimated, fractional sizes work too.
+    Records above tau are those of classes :func:`dbt_deid.tau.above_tau` flags (f < k for
+    whole sizes; estimated, fractional sizes work too).
     """
     sizes = np.asarray(sizes, dtype=float)
     w = np.asarray(weights, dtype=np.int64)
     n = int(w.sum())
     risk = 1.0 / sizes
-    above = int(w[sizes * tau < 1.0 - 1e-9].sum())
+    above = int(w[above_tau(sizes, tau)].sum())
     return RiskStats(
         max_risk=float(risk.max()),
         mean_risk=float((risk * w).sum() / n),
@@ -92,7 +94,7 @@ class ProsecutorRisk:
 
     @property
     def ok(self) -> bool:
-        """Max risk at or below tau on both class definitions (seed 000)."""
+        """Max risk at or below tau on both class definitions (El Emam et al. 2011)."""
         worst = self.stats if self.exact is None else self.exact
         return self.stats.smallest_class >= self.k and worst.smallest_class >= self.k
 
@@ -125,7 +127,7 @@ def prosecutor_risk(
     the exact variant (risk 1 / number of released records consistent with the true values).
     """
     cols = check_qi(published, qi)
-    k = check_tau(tau)
+    k = k_from_tau(tau)
     w = record_counts(published, count_column)
     sizes = class_sizes(published, cols, w)
     stats = risk_stats(sizes, w, tau)

@@ -1,16 +1,16 @@
 """Named release contexts and their thresholds, with the reasoning auditors need.
 
 * tau, the largest acceptable probability of re-identifying a record (k = ceil(1/tau)):
-  seed 000 set 0.04-0.05 for a public use microdata file and chose 0.05 (k = 20); seed 003
-  ("Determine Threshold") notes that the smallest class is most often required to be 5
-  (tau = 0.2, the common baseline) and sometimes 3 (tau = 0.33) for sensitive data, the higher
+  El Emam et al. 2011 set 0.04-0.05 for a public use microdata file and chose 0.05 (k = 20); El Emam
+  et al. 2009 (CJHP) ("Determine Threshold") notes that the smallest class is most often required to
+  be 5 (tau = 0.2, the common baseline) and sometimes 3 (tau = 0.33) for sensitive data, the higher
   value being acceptable only when the recipient implements the security and privacy practices
   of its Appendix 1 (audits, breach protocol, access controls...).
-* the population-uniqueness threshold for small geographic areas (seed 002 "Selection of
+* the population-uniqueness threshold for small geographic areas (El Emam et al. 2010 "Selection of
   Threshold"): 0% for data released to the public, 20% for trusted recipients when the overall
   risk is low, 5% in between (cancer registries have accepted 5% and 20%).
 
-The 0.33 context uses tau = 1/3 so that k = 3 as in seed 003: a literal 0.33 gives
+The 0.33 context uses tau = 1/3 so that k = 3 as in El Emam et al. 2009 (CJHP): a literal 0.33 gives
 k = ceil(1/0.33) = 4.
 """
 
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dbt_deid.config import k_from_tau
 from dbt_deid.errors import ConfigError
 from dbt_deid.settings_schema import PRESET_ALIASES, PRESET_TAU
+from dbt_deid.tau import k_from_tau
 
 
 @dataclass(frozen=True)
@@ -58,11 +58,11 @@ PRESETS: dict[str, ThresholdPreset] = {
         tau=PRESET_TAU["public"],
         uniqueness=0.0,
         justification=(
-            "The recipient is unknown and bound by no agreement, so worst-case assumptions apply"
-            " (seed 000: an adversary with unlimited resources, not bound by any data sharing"
-            " agreement). Seed 000 used tau 0.04-0.05 for a public use microdata file and chose"
-            " 0.05 (smallest class k = 20). Seed 002: the most stringent 0% uniqueness threshold"
-            " suits data released to the public."
+            "The recipient is unknown and bound by no agreement, so worst-case assumptions apply "
+            "(El Emam et al. 2011: an adversary with unlimited resources, not bound by any data "
+            "sharing agreement). El Emam et al. 2011 used tau 0.04-0.05 for a public use microdata "
+            "file and chose 0.05 (smallest class k = 20). El Emam et al. 2010: the most stringent "
+            "0% uniqueness threshold suits data released to the public."
         ),
     ),
     "agreement": ThresholdPreset(
@@ -71,10 +71,10 @@ PRESETS: dict[str, ThresholdPreset] = {
         tau=PRESET_TAU["agreement"],
         uniqueness=0.05,
         justification=(
-            "Seed 003 ('Determine Threshold'): a smallest class of 5 (tau = 0.2) is the most"
-            " often used value and the baseline it starts from. Seed 002: a 5% uniqueness"
-            " threshold when the recipient is identified and contractually bound but the"
-            " controls are not audited."
+            "El Emam et al. 2009 (CJHP) ('Determine Threshold'): a smallest class of 5 (tau = 0.2) "
+            "is the most often used value and the baseline it starts from. El Emam et al. 2010: a "
+            "5% uniqueness threshold when the recipient is identified and contractually bound but "
+            "the controls are not audited."
         ),
     ),
     "audited": ThresholdPreset(
@@ -83,11 +83,12 @@ PRESETS: dict[str, ThresholdPreset] = {
         tau=PRESET_TAU["audited"],
         uniqueness=0.20,
         justification=(
-            "Seed 003: a smallest class of 3 (tau = 0.33) is acceptable only if the higher"
-            " threshold is balanced by the practices of its Appendix 1 checklist (need-to-know"
-            " access, confidentiality pledges, breach-notification protocol, surprise audits,"
-            " no disclosure to third parties) written into the agreement. Seed 002: the 20%"
-            " uniqueness threshold for trusted recipients when the overall risk is low."
+            "El Emam et al. 2009 (CJHP): a smallest class of 3 (tau = 0.33) is acceptable only if "
+            "the higher threshold is balanced by the practices of its Appendix 1 checklist "
+            "(need-to-know access, confidentiality pledges, breach-notification protocol, surprise "
+            "audits, no disclosure to third parties) written into the agreement. El Emam et al. "
+            "2010: the 20% uniqueness threshold for trusted recipients when the overall risk is "
+            "low."
         ),
     ),
 }

@@ -1,4 +1,4 @@
-"""Sample and population uniqueness (seed 002 "Estimating Uniqueness").
+"""Sample and population uniqueness (El Emam et al. 2010 "Estimating Uniqueness").
 
 Notation: the release is a sample of n records from a population of N (sampling fraction
 f = n/N); f_j are the sample class sizes, u = |J| the number of sample classes and
@@ -7,7 +7,8 @@ n_i = #{j : f_j = i} the frequency of frequencies (n_1 = sample uniques).
 Sample uniqueness is n_1 / n. Population uniqueness (the share of the population unique on the
 QIs) is estimated by:
 
-* **Zayatz** (Zayatz 1991, used by seed 002; form as in Chen & Keller-McNulty 1998 and Dankar,
+* **Zayatz** (Zayatz 1991, used by El Emam et al. 2010; form as in Chen & Keller-McNulty 1998 and
+Dankar,
   El Emam et al. 2012): assuming the population class-size distribution matches the sample's,
 
       P(F=1 | f=1) = (n_1/u) P(1|1) / sum_i (n_i/u) P(1|i),

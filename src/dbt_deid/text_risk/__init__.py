@@ -5,7 +5,7 @@ Gold annotations and a tool's detections become a per-annotation "caught or not"
 (:mod:`.counting`); closed forms (:mod:`.probabilities`, equations 11-19), Monte Carlo
 distributions (:mod:`.distributions`, equations 20-21) and thresholds (:mod:`.thresholds`,
 section 2.3.9) turn those into 95% intervals and pass/fail gates (:mod:`.assessment`).
-:mod:`.demo` generates a synthetic annotated corpus and a rule-based detector.
+The synthetic annotated corpus and rule-based detector are :mod:`dbt_deid.synthetic.text`.
 """
 
 from dbt_deid.text_risk.assessment import (
@@ -30,7 +30,6 @@ from dbt_deid.text_risk.counting import (
     quasi_counts,
     quasi_measures,
 )
-from dbt_deid.text_risk.demo import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.distributions import (
     Interval,
     Triangular,
@@ -38,7 +37,7 @@ from dbt_deid.text_risk.distributions import (
     simulate_direct,
     simulate_quasi,
 )
-from dbt_deid.text_risk.frames import TextInputs, validate_inputs
+from dbt_deid.text_risk.inputs import TextInputs, validate_inputs
 from dbt_deid.text_risk.matching import annotation_outcomes, annotation_tokens, token_outcomes
 from dbt_deid.text_risk.probabilities import (
     DEFAULT_H,
@@ -60,15 +59,15 @@ from dbt_deid.text_risk.thresholds import (
 )
 
 __all__ = [
-    "DEFAULT_H", "DEFAULT_TAU", "DEMO_TYPES", "DIRECT_COUNT_COLUMNS", "DIRECT_CUTOFF",
+    "DEFAULT_H", "DEFAULT_TAU", "DIRECT_COUNT_COLUMNS", "DIRECT_CUTOFF",
     "QUASI_COUNT_COLUMNS", "QUASI_CUTOFF", "RESULT_COLUMNS", "Assessment", "Interval",
     "QuasiMeasures", "Settings", "TextInputs", "Triangular", "Verdict", "all_or_nothing_recall",
     "annotation_outcomes", "annotation_tokens", "assess", "assess_corpus", "assess_frame",
     "benchmark_direct",
-    "demo_corpus", "direct_counts", "direct_leak_probability", "direct_measures",
+    "direct_counts", "direct_leak_probability", "direct_measures",
     "direct_reid_probability", "direct_verdict", "document_type_counts", "interval",
     "masking_recall", "micro_recall", "prob_at_least_two", "quasi_counts",
     "quasi_leak_probability", "quasi_measures", "quasi_reid_probability", "quasi_verdict",
-    "recall_summary", "rule_detector", "simulate_direct", "simulate_quasi", "tau_from_cell_size",
+    "recall_summary", "simulate_direct", "simulate_quasi", "tau_from_cell_size",
     "token_outcomes", "validate_inputs",
 ]

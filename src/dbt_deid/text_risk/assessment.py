@@ -16,6 +16,7 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.progress import Logger, get_logger
+from dbt_deid.tau import check_tau
 from dbt_deid.text_risk.counting import (
     QuasiMeasures,
     all_or_nothing_recall,
@@ -35,7 +36,7 @@ from dbt_deid.text_risk.distributions import (
     simulate_direct,
     simulate_quasi,
 )
-from dbt_deid.text_risk.frames import validate_inputs
+from dbt_deid.text_risk.inputs import validate_inputs
 from dbt_deid.text_risk.matching import annotation_outcomes
 from dbt_deid.text_risk.probabilities import (
     DEFAULT_H,
@@ -52,7 +53,6 @@ from dbt_deid.text_risk.thresholds import (
     DEFAULT_TAU,
     Verdict,
     benchmark_direct,
-    check_tau,
     direct_verdict,
     quasi_verdict,
 )

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.tau import check_tau
 from dbt_deid.text_risk.distributions import (
     DEFAULT_ITERATIONS,
     Interval,
@@ -39,13 +40,6 @@ def tau_from_cell_size(cell_size: int) -> float:
     if cell_size < 1:
         raise ConfigError(f"cell size must be at least 1, got {cell_size}")
     return 1.0 / cell_size
-
-
-def check_tau(tau: float) -> float:
-    """``tau`` must be a probability in ``(0, 1]``."""
-    if not 0.0 < tau <= 1.0:
-        raise ConfigError(f"tau must be in (0, 1], got {tau}")
-    return float(tau)
 
 
 def benchmark_measures(

@@ -1,6 +1,6 @@
-"""A seeded generator of HHP-like longitudinal claims (seed 001, Tables 2 and 3), calibrated to
-the paper's and the public HHP release's figures (:mod:`dbt_deid.longitudinal.calibration`, each
-figure with its source).
+"""A seeded generator of HHP-like longitudinal claims (El Emam et al. 2012, Tables 2 and 3),
+calibrated to the paper's and the public HHP release's figures
+(:mod:`dbt_deid.longitudinal.calibration`, each figure with its source).
 
 Two tables linked by ``member_id``:
 
@@ -15,28 +15,27 @@ Two tables linked by ``member_id``:
   the member's first claim of that year), ``diagnosis_code``, ``primary_condition_group``,
   ``pay_delay``, ``charlson_index``.
 
-The claims are the *original* data, before seed 001's preprocessing: truncation at the 95th
-percentile of claims per member and year (:func:`dbt_deid.longitudinal.preprocess.truncate_claims`
-with ``partition=("year",)``) brings 113,000 patients to the paper's released 2.67 million
-claims. Category frequencies are fixed constants (the public release's), never drawn per seed;
-patients repeat their usual visit types, condition groups and Charlson class, and claims come
-in episodes, so a patient's values are less diverse than independent draws (the diversity that
-drives the adversary power of seed 001). Not generated: the 2% of claims without DSFS in the
-public file (days since first claim is never missing here). A small share of patients carries a
-stigmatized diagnosis code (:data:`STIGMATIZED_CODES`, illustrative only) for the removal step.
-Identifiers are raw random integers, direct identifiers to be pseudonymized. All values are
-synthetic.
+The claims are the *original* data, before El Emam et al. 2012's preprocessing: truncation at the
+95th percentile of claims per member and year
+(:func:`dbt_deid.longitudinal.preprocess.truncate_claims` with ``partition=("year",)``) brings
+113,000 patients to the paper's released 2.67 million claims. Category frequencies are fixed
+constants (the public release's), never drawn per seed; patients repeat their usual visit types,
+condition groups and Charlson class, and claims come in episodes, so a patient's values are less
+diverse than independent draws (the diversity that drives the adversary power of El Emam et al.
+2012). Not generated: the 2% of claims without DSFS in the public file (days since first claim is
+never missing here). A small share of patients carries a stigmatized diagnosis code
+(:data:`STIGMATIZED_CODES`, illustrative only) for the removal step. Identifiers are raw random
+integers, direct identifiers to be pseudonymized. All values are synthetic.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal import calibration as cal
+from dbt_deid.longitudinal.preprocess import STIGMATIZED_CODES, HHPData
 
 FULL_SCALE_PATIENTS = cal.PAPER_PATIENTS
 FULL_SCALE_CLAIMS = cal.PAPER_CLAIMS
@@ -47,19 +46,8 @@ PLACES_OF_SERVICE = cal.PLACES
 PROCEDURE_GROUPS = cal.PROCEDURE_GROUPS
 CHARLSON = cal.CHARLSON
 CODES_PER_GROUP = 6
-#: Illustrative stigmatized diagnosis codes (HIV, asymptomatic HIV, induced abortion); the real
-#: list is in seed 001's Multimedia Appendix 1, which we do not have.
-STIGMATIZED_CODES = ("042", "V08", "635")
 _STIGMA_GROUP = {"042": "INFEC4", "V08": "INFEC4", "635": "PRGNCY"}
 _INPATIENT = cal.PLACES.index("Inpatient Hospital")
-
-
-@dataclass(frozen=True)
-class HHPData:
-    """The two generated tables."""
-
-    patients: pd.DataFrame
-    claims: pd.DataFrame
 
 
 def _draw(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -192,7 +180,7 @@ def generate_hhp(
     """Generate HHP-like patients and claims; the same ``seed`` gives the same tables.
 
     ``generate_hhp(FULL_SCALE_PATIENTS)`` gives about 2.81 million claims, 2.66 million after
-    seed 001's truncation (see the module docstring)."""
+    El Emam et al. 2012's truncation (see the module docstring)."""
     if isinstance(n_patients, bool) or not isinstance(n_patients, int) or n_patients < 1:
         raise ConfigError(f"n_patients must be a positive integer, got {n_patients!r}")
     if not 0 <= stigmatized_share < 1:

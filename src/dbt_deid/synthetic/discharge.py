@@ -1,4 +1,4 @@
-"""Synthetic discharge abstracts shaped like seed 000 Table 2 (CIHI's DAD).
+"""Synthetic discharge abstracts shaped like El Emam et al. 2011 Table 2 (CIHI's DAD).
 
 Deterministic for a given seed. Quasi-identifiers and their levels:
 

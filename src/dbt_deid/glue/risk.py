@@ -1,15 +1,16 @@
 """Frames for the thin dbt Python models of the risk-measurement suite (issue 6).
 
 Each function takes the engine relations the Python model read (converted with
-:func:`dbt_deid.dbt_entry.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
+:func:`dbt_deid.glue.frames.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
 core and returns a frame with stable column types. Nothing here imports dbt. Logging is counts
 only (no quasi-identifier values).
 
 * :func:`population_risk_frame`: journalist risk 1/F_j and marketer risk sum_j f_j/F_j
-  (seed 000 equations 2-3) per combination.
+  (El Emam et al. 2011 equations 2-3) per combination.
 * :func:`uniqueness_frame`: sample uniqueness and the Zayatz / Pitman population-uniqueness
   estimates with the Dankar et al. (2012) selection rule, per combination.
-* :func:`small_areas_frame`: seed 002's logistic models (equations 1-4) per area and level.
+* :func:`small_areas_frame`: El Emam et al. 2010's logistic models (equations 1-4) per area and
+level.
 * :func:`threshold_presets_frame`: the release contexts and the one the release chose.
 * :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
   combination, for the HTML report.
@@ -24,6 +25,7 @@ import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError
+from dbt_deid.glue.frames import string_columns
 from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.geography import AreaAssessment, assess_areas
@@ -37,12 +39,6 @@ SMALL_AREA_COLUMNS = [
 ]
 
 
-def _strings(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.copy()
-    frame.columns = [str(c) for c in frame.columns]
-    return frame
-
-
 def released_frames(
     suppressed: pd.DataFrame, cfg: ReleaseConfig
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -50,7 +46,7 @@ def released_frames(
     suppressed) and the true values at the released level ``<qi>__generalized`` renamed to
     ``<qi>``, one row per record, or one row per pattern with its count ``n`` when the input is
     ``deid_suppressed_patterns`` (the same GROUP BY done in the warehouse)."""
-    frame = _strings(suppressed)
+    frame = string_columns(suppressed)
     qi = cfg.qi_names
     # Column dtypes are kept (no per-cell object conversion: seconds on a million patterns);
     # nulls are whatever null the dtype has, and every check treats them as suppressed.
@@ -62,6 +58,11 @@ def released_frames(
     return published, truth
 
 
+def _counts(published: pd.DataFrame) -> str | None:
+    """The count column of a pattern-table input (``n``), None for record-level rows."""
+    return "n" if "n" in published.columns else None
+
+
 def _population_args(
     release: Mapping[str, Any], population: pd.DataFrame | None
 ) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def _population_args(
         "population": None,
     }
     if population is not None and len(population) > 0:
-        args["population"] = _strings(population)
+        args["population"] = string_columns(population)
         args["sampling_fraction"] = args["population_size"] = None
     return args
 
@@ -84,12 +85,16 @@ def population_risk_frame(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
     *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Journalist and marketer risk per protected combination (seed 000 equations 2-3).
+    """Journalist and marketer risk per protected combination (El Emam et al. 2011, discharge
+    PUMF, equations 2-3).
 
-    ``population`` is ``deid_population_patterns`` (QI tuples at the released levels with
-    counts ``n``); when empty, F_j is estimated as f_j / alpha from the release's
-    ``sampling_fraction`` or ``population_size``. A suppressed released cell matches every
-    population value.
+    ``suppressed`` is ``deid_suppressed_patterns`` (released and true values with their count
+    ``n``; record-level rows of ``deid_suppressed`` give the same figures): both measures
+    depend on the records only through the released class sizes f_j, as sums over classes
+    (sum_j f_j / F_j, max 1/F_j). ``population`` is ``deid_population_patterns`` (QI tuples at
+    the released levels with counts ``n``); when empty, F_j is estimated as f_j / alpha from
+    the release's ``sampling_fraction`` or ``population_size``. A suppressed released cell
+    matches every population value.
     """
     log = logger or get_logger()
     cfg = parse_release(release)
@@ -98,7 +103,7 @@ def population_risk_frame(
     rows = []
     for combo in cfg.verified_combinations():
         pr = population_risk(
-            published, list(combo), cfg.tau, count_column=None,
+            published, list(combo), cfg.tau, count_column=_counts(published),
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"],
             population_size=args["population_size"], logger=log,
@@ -117,9 +122,12 @@ def uniqueness_frame(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, release: Mapping[str, Any],
     *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Sample and population uniqueness per protected combination (seed 002 "Estimating
-    Uniqueness": Zayatz 1991; Pitman sampling formula, Hoshino 2001; selection rule of Dankar
-    et al. 2012). N is the population relation's size, else ``population_size`` or n / alpha."""
+    """Sample and population uniqueness per protected combination (El Emam et al. 2010, small
+    areas, "Estimating Uniqueness": Zayatz 1991; Pitman sampling formula, Hoshino 2001;
+    selection rule of Dankar et al. 2012). N is the population relation's size, else
+    ``population_size`` or n / alpha. ``suppressed`` is ``deid_suppressed_patterns``: the
+    estimators read only the frequencies of the released class sizes, which the pattern counts
+    give (record-level rows give the same figures)."""
     log = logger or get_logger()
     cfg = parse_release(release)
     published, _ = released_frames(suppressed, cfg)
@@ -130,8 +138,8 @@ def uniqueness_frame(
     rows = []
     for i, combo in enumerate(cfg.verified_combinations(), start=1):
         log.info(f"dbt_deid: deid_uniqueness: combination {i} of"
-                 f" {len(cfg.verified_combinations())} ({len(published)} records)")
-        est = estimate_uniqueness(published, list(combo), count_column=None,
+                 f" {len(cfg.verified_combinations())} ({len(published)} patterns)")
+        est = estimate_uniqueness(published, list(combo), count_column=_counts(published),
                                   sampling_fraction=None if size is not None
                                   else args["sampling_fraction"],
                                   population_size=size)
@@ -146,9 +154,10 @@ def uniqueness_frame(
 def small_area_assessments(
     inputs: pd.DataFrame, *, cutoff: float = 0.5, logger: Logger | None = None,
 ) -> dict[int, AreaAssessment]:
-    """Seed 002 equations 1-4 on ``deid_small_area_inputs``, one assessment per area level."""
+    """El Emam et al. 2010 equations 1-4 on ``deid_small_area_inputs``, one assessment per area
+    level."""
     log = logger or get_logger()
-    frame = _strings(inputs)
+    frame = string_columns(inputs)
     out: dict[int, AreaAssessment] = {}
     if len(frame) == 0:
         return out
@@ -170,7 +179,7 @@ def small_area_assessments(
 def small_areas_frame(
     inputs: pd.DataFrame, release: Mapping[str, Any], *, logger: Logger | None = None,
 ) -> pd.DataFrame:
-    """Areas at the released level of the geography and above, with seed 002's predicted
+    """Areas at the released level of the geography and above, with El Emam et al. 2010's predicted
     probabilities of uniqueness above 5% / 20% (equations 3-4) and ``flagged`` at the release's
     threshold. Empty (with the columns) when the release declares no ``small_areas``."""
     sa = release.get("small_areas") or {}
@@ -218,9 +227,10 @@ def release_preset(release: Mapping[str, Any]) -> ThresholdPreset | None:
 
 
 def threshold_presets_frame(release: Mapping[str, Any]) -> pd.DataFrame:
-    """Every release context (seed 000, 002, 003) with tau, k, the uniqueness threshold and the
-    justification; ``chosen`` marks the release's ``preset`` and ``release_tau``/``release_k``
-    record what the release actually uses (an override is noted in the justification)."""
+    """Every release context (El Emam et al. 2011, 002, 003) with tau, k, the uniqueness threshold
+    and the justification; ``chosen`` marks the release's ``preset`` and
+    ``release_tau``/``release_k`` record what the release actually uses (an override is noted in the
+    justification)."""
     cfg = parse_release(release)
     chosen = release_preset(release)
     rows = []

@@ -51,13 +51,18 @@ def random_problem(
     return pd.DataFrame(frame), hierarchies
 
 
-def _interval_rows(values: range, widths: list[int]) -> list[list[str]]:
+def _interval_rows(
+    values: range | list[int], widths: list[int], *, half_open: bool = False
+) -> list[list[str]]:
+    """Hierarchy rows for integers: one level per width (intervals aligned on multiples of the
+    width, so each level is a function of the one below when every width divides the next),
+    then ``*``. Labels ``lo-hi`` (inclusive), or ``[lo,hi)`` with ``half_open``."""
     rows = []
     for v in values:
         row = [str(v)]
         for w in widths:
             lo = (v // w) * w
-            row.append(f"{lo}-{lo + w - 1}")
+            row.append(f"[{lo},{lo + w})" if half_open else f"{lo}-{lo + w - 1}")
         row.append("*")
         rows.append(row)
     return rows
@@ -124,21 +129,6 @@ CENSUS_ATTRIBUTES = (
 )
 
 
-def _bucket_rows(values: list[int], widths: list[int]) -> list[list[str]]:
-    """Hierarchy rows for integers: one level per width (intervals aligned on multiples of the
-    width, so each level is a function of the one below when every width divides the next),
-    then ``*``."""
-    rows = []
-    for v in values:
-        row = [str(v)]
-        for w in widths:
-            lo = (v // w) * w
-            row.append(f"[{lo},{lo + w})")
-        row.append("*")
-        rows.append(row)
-    return rows
-
-
 def _group_rows(values: list[str], groups: list[dict[str, str]]) -> list[list[str]]:
     """Hierarchy rows for codes: ``groups[i]`` maps the level-i label to its level-(i+1)
     label (a missing key keeps the label), then ``*``."""
@@ -158,7 +148,7 @@ def census_hierarchies() -> dict[str, Hierarchy]:
     flag = [["1", "*"], ["2", "*"]]
     flag_b = [["1", "*"], ["2", "*"], ["b", "*"]]
     rows: dict[str, list[list[str]]] = {
-        "AGEP": _bucket_rows(list(range(96)), [5, 10, 20, 40]),
+        "AGEP": _interval_rows(list(range(96)), [5, 10, 20, 40], half_open=True),
         "CIT": _group_rows([str(v) for v in range(1, 6)],
                            [{"1": "born-us", "2": "born-us", "3": "born-us", "4": "foreign",
                              "5": "foreign"}]),
@@ -169,7 +159,8 @@ def census_hierarchies() -> dict[str, Hierarchy]:
                             {"private": "employee", "government": "employee",
                              "self": "self-or-unpaid", "unpaid": "self-or-unpaid",
                              "unemployed": "not-working", "none": "not-working"}]),
-        "INTP": _bucket_rows(list(range(0, 20000, 10)), [100, 1000, 5000, 10000, 20000]),
+        "INTP": _interval_rows(list(range(0, 20000, 10)), [100, 1000, 5000, 10000, 20000],
+                               half_open=True),
         "MAR": _group_rows([str(v) for v in range(1, 6)],
                            [{"1": "married", "2": "previously", "3": "previously",
                              "4": "previously", "5": "never"}]),
@@ -178,7 +169,7 @@ def census_hierarchies() -> dict[str, Hierarchy]:
         "MIL": _group_rows(["b", "1", "2", "3", "4"],
                            [{"1": "served", "2": "served", "3": "served", "4": "never",
                              "b": "child"}]),
-        "PWGTP": _bucket_rows(list(range(1, 2000)), [5, 25, 100, 500, 1000]),
+        "PWGTP": _interval_rows(list(range(1, 2000)), [5, 25, 100, 500, 1000], half_open=True),
         "RELP": _group_rows([str(v) for v in range(18)],
                             [{**{str(v): "family" for v in range(1, 11)},
                               **{str(v): "other" for v in range(11, 16)},

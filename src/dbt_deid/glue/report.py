@@ -1,7 +1,8 @@
 """The dbt way to write the release report: called by the Python model ``deid_release_report``.
 
-Measures the release with :func:`dbt_deid.risk.dbt_frames.release_assessments`, writes one
-self-contained HTML file (:func:`dbt_deid.report.html.write_release_report`) and returns a
+Measures the release with :func:`dbt_deid.glue.risk.release_assessments`, writes one
+self-contained HTML file (:func:`dbt_deid.report.html.write_release_report`, imported
+when a report is written: it imports matplotlib) and returns a
 one-row index frame (no quasi-identifier values).
 """
 
@@ -12,14 +13,16 @@ import datetime as _dt
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from dbt_deid.config import parse_release
+from dbt_deid.glue.risk import breakdown_frames, release_assessments
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.report.html import ReleaseStatus, write_release_report
-from dbt_deid.risk.dbt_frames import breakdown_frames, release_assessments
+
+if TYPE_CHECKING:
+    from dbt_deid.report.html import ReleaseStatus
 
 
 def dbt_project_dir() -> Path:
@@ -54,6 +57,8 @@ def report_path(
 
 def release_status(release: Mapping[str, Any], gates: pd.DataFrame) -> ReleaseStatus:
     """The report's status section from the release settings and deid_gate_results."""
+    from dbt_deid.report.html import ReleaseStatus  # matplotlib only when a report is written
+
     cfg = parse_release(release)
     ola = (release.get("generalization") or {}).get("search") == "ola"
     released = pd.DataFrame([{
@@ -117,6 +122,8 @@ def write_dbt_report(
     """Write the report of the release and return its index row. ``gates`` is
     deid_gate_results: the report states every gate's verdict and whether the release is
     published; a refused release's report is written to ``<name>.refused.html``."""
+    from dbt_deid.report.html import write_release_report  # imports matplotlib
+
     log = logger or get_logger()
     name = str(release.get("name", "release"))
     assessments = release_assessments(suppressed, population, areas, release, logger=log)

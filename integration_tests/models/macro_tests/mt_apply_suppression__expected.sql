@@ -1,0 +1,10 @@
+{#- Records of a pattern are ranked by record id: (1, x) has rid 10 (rank 1), 20 (2), 30 (3),
+    so 20 and 30 lose `a`; rid 40 is (2, y), rank 1, and loses both; 50 is in no map row. -#}
+{{ config(enabled=var('deid_macro_tests', false), tags=['macro_tests']) }}
+select * from (values
+  (10, '1', '1', '1b', 'x', 'x', 'x2'),
+  (20, null, '1', '1c', 'x', 'x', 'x3'),
+  (30, null, '1', '1a', 'x', 'x', 'x1'),
+  (40, null, '2', '2a', null, 'y', 'y1'),
+  (50, '2', '2', '2b', 'x', 'x', 'x1')
+) as t(rid, a, a__generalized, a__original, b, b__generalized, b__original)

@@ -1,1 +1,0 @@
-"""Seeded synthetic data generators for demos, tests and benchmarks."""

@@ -1,0 +1,45 @@
+"""Engine relations to pandas, and the small frame conversions every glue module shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+
+def to_pandas(relation: Any) -> pd.DataFrame:
+    """A dbt Python model's ``dbt.ref()`` result as pandas, whatever the engine.
+
+    DuckDB relations are fetched as Arrow (:mod:`dbt_deid.arrow_frames`: same column types as
+    ``df()``, several times faster on text columns), Snowpark has ``to_pandas()``, Spark
+    ``toPandas()``.
+    """
+    if isinstance(relation, pd.DataFrame):
+        return relation
+    if type(relation).__module__.split(".")[0] in {"duckdb", "_duckdb"} and callable(
+        getattr(relation, "arrow", None)
+    ):
+        from dbt_deid.arrow_frames import arrow_to_pandas
+
+        return arrow_to_pandas(relation.arrow())
+    for method in ("df", "to_pandas", "toPandas"):
+        fn = getattr(relation, method, None)
+        if callable(fn):
+            return fn()
+    raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
+
+
+def string_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with its column names as ``str`` (engines may hand back other types)."""
+    frame = frame.copy()
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def string_values(relation: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """:func:`to_pandas` of ``relation`` with ``str`` column names and ``columns`` as text."""
+    frame = string_columns(to_pandas(relation))
+    for c in columns:
+        frame[c] = frame[c].astype(object).astype(str)
+    return frame

@@ -1,0 +1,136 @@
+"""The core release's Python models: suppression map, release plan, algorithm comparison.
+
+El Emam et al. 2011 (discharge PUMF), "Combinations Suppression Algorithm": the suppression runs
+on the pattern table ``deid_patterns`` (one row per QI pattern with its count), never on records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.config import parse_release
+from dbt_deid.glue.frames import to_pandas
+from dbt_deid.ola.records import record_suppression_map
+from dbt_deid.ola.settings import ola_settings
+from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.suppression import run_suppression
+
+
+def suppression_map(
+    patterns: Any, release: dict[str, Any], *, model: str = "deid_suppression_map",
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Run the release's suppression on its pattern table; return the suppression map.
+
+    ``patterns`` is ``deid_patterns`` (QI columns plus ``n``). The map has, for each pattern with
+    a suppressed cell, one row per variant: the pattern's QI values, ``n``, ``rank_from``,
+    ``rank_to`` and one boolean ``<qi>__suppressed`` per QI (see
+    :meth:`dbt_deid.suppression.SuppressionResult.suppression_map`).
+    """
+    cfg = parse_release(release)
+    frame = to_pandas(patterns)
+    frame.columns = [str(c) for c in frame.columns]
+    log = logger or dbt_logger()
+    if len(frame) == 0:
+        # Only under `dbt build --empty` (every SQL ref reads no rows): a real build stops
+        # earlier, in deid_generalized (assert_release_inputs: "has no records; nothing to
+        # release"), and the publish materialization publishes nothing from an empty candidate.
+        log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
+        return _typed_map(pd.DataFrame(), cfg.qi_names)
+    ola = ola_settings(release)
+    if ola is not None and ola.suppression == "records":
+        # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
+        # 2012, HHP claims, "Base Algorithm")
+        out = record_suppression_map(frame, cfg.qi_names, cfg.k)
+        log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
+                 f" with every quasi-identifier suppressed")
+        return _typed_map(out, cfg.qi_names)
+    result = run_suppression(
+        frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
+        logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
+        verify_combinations=cfg.verified_combinations(), families=cfg.families,
+    )
+    out = result.suppression_map()
+    log.info(
+        f"dbt_deid: {model}: {result.stats.cells} cells suppressed"
+        f" ({result.stats.phase1_cells} in phase 1, {result.stats.phase2_cells} in phase 2,"
+        f" {result.stats.growth_records} records moved to fully suppressed classes,"
+        f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
+        f" {len(out)} map rows"
+    )
+    return _typed_map(out, cfg.qi_names)
+
+
+def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
+    """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
+    columns: dict[str, Any] = {}
+    for q in qi_names:
+        columns[q] = (out[q].astype("string").reset_index(drop=True) if len(out)
+                      else pd.Series([], dtype="string"))
+    for c in ("n", "rank_from", "rank_to"):
+        columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
+    for q in qi_names:
+        flag = f"{q}__suppressed"
+        columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
+    frame_out = pd.DataFrame(columns)
+    for q in qi_names:  # empty maps still need string-typed key columns
+        frame_out[q] = frame_out[q].astype("string")
+    return frame_out
+
+
+def release_plan(release: dict[str, Any]) -> pd.DataFrame:
+    """The release plan as rows, for the SQL models and gates and for auditors.
+
+    ``kind`` is ``protected`` (combinations the suppression works on), ``verified`` (every
+    combination an adversary may know, checked by the gates), ``released`` (QIs in the
+    published table, in order) or ``propagation`` (position 0 = source, 1 = target).
+    """
+    cfg = parse_release(release)
+    rows: list[tuple[str, int, int, str]] = []
+    for kind, combos in (("protected", cfg.protected_combinations()),
+                         ("verified", cfg.verified_combinations())):
+        for i, b in enumerate(combos, start=1):
+            rows += [(kind, i, j, col) for j, col in enumerate(b)]
+    rows += [("released", 1, j, q) for j, q in enumerate(cfg.released_qis())]
+    for i, (src, dst) in enumerate(cfg.propagation(), start=1):
+        rows += [("propagation", i, 0, src), ("propagation", i, 1, dst)]
+    return pd.DataFrame(rows, columns=["kind", "item", "position", "column_name"]).astype(
+        {"kind": "string", "item": "int64", "position": "int64", "column_name": "string"}
+    )
+
+
+def empty_algorithm_comparison() -> pd.DataFrame:
+    """The columns of :func:`algorithm_comparison`, no row: what ``dbt build --empty`` writes
+    (its pattern table is empty; a real build stops earlier on an empty source)."""
+    from dbt_deid.comparison import LOSS_COLUMNS
+
+    columns = ["algorithm", *LOSS_COLUMNS, "smallest_class", "min_consistent_exact", "selected"]
+    return pd.DataFrame({c: pd.Series([], dtype="string" if c in ("algorithm", "column_name")
+                                      else "boolean" if c == "selected" else "float64")
+                         for c in columns})
+
+
+def algorithm_comparison(
+    patterns: Any, release: dict[str, Any], released: Any | None = None
+) -> pd.DataFrame:
+    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
+
+    ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
+    running it again; it is ignored when OLA's record suppression made the release (then the
+    released patterns are not a cell-suppression result).
+    """
+    from dbt_deid.comparison import compare_algorithms
+
+    frame = to_pandas(patterns)
+    ola = ola_settings(release)
+    if ola is not None and ola.suppression == "records":
+        released = None
+    released_frame = to_pandas(released) if released is not None else None
+    # The exact consistent-set check of both algorithms takes seconds per algorithm at a
+    # million patterns; above 200,000 patterns it is left to the release gate (which checks
+    # the selected algorithm in any case).
+    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000,
+                              released=released_frame)

@@ -1,0 +1,109 @@
+"""The claims release's settings (var ``deid_claims_release``) with their defaults.
+
+El Emam et al. 2012 (HHP claims): tau, alpha (k = alpha * ceil(1/tau), equation 3), MaxSup (given
+or from the risk exposure), the adversary power p_max, the bootstrap node evaluation and the
+simulated attacks. The Jinja macro ``claims_release_config`` validates the same names at parse
+time; :func:`claims_settings` fills the defaults the Python models use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dbt_deid.errors import ConfigError
+from dbt_deid.longitudinal.bootstrap import DEFAULT_POOL, SCHEMES, max_sup_from_risk_exposure
+from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV
+from dbt_deid.settings_schema import closest_name
+
+#: Every setting of var ``deid_claims_release`` (the Jinja macro ``claims_release_config`` has the
+#: same list; an unknown name is an error in both).
+KNOWN_SETTINGS = frozenset({
+    "name", "patients", "claims", "member_id", "claim_id", "demographic_qis", "claim_qis",
+    "hierarchies", "dimensions", "pseudonymize", "key_env", "stigmatized_codes",
+    "stigmatized_column", "top_code", "top_code_percentile", "truncate_percentile",
+    "truncate_partition", "provider_ids", "provider_pattern", "min_providers", "release_columns",
+    "tau", "alpha", "max_sup", "gate_on", "p_max", "power_scale", "bootstrap", "iterations",
+    "bootstrap_scheme", "pool_size", "seed", "variant", "attack_iterations", "attack_tau",
+    "attack2_population", "attack2_qis",
+})
+
+
+def _setting_error(name: str, message: str) -> ConfigError:
+    return ConfigError(f"dbt_deid claims release setting '{name}': {message}")
+
+
+def _positive_int(raw: Mapping[str, Any], name: str, default: int, minimum: int = 1) -> int:
+    v = raw.get(name)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise _setting_error(name, f"must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
+def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The release settings with the defaults of the Jinja macro ``claims_release_config``
+    (which validates every setting first); unknown names and bad values of the evaluation
+    settings are rejected here too."""
+    unknown = sorted(set(raw) - KNOWN_SETTINGS)
+    if unknown:
+        hint = closest_name(unknown[0], KNOWN_SETTINGS)
+        raise _setting_error(unknown[0], "unknown setting"
+                             + (f"; did you mean '{hint}'?" if hint else "")
+                             + " (known settings are " + ", ".join(sorted(KNOWN_SETTINGS)) + ")")
+    member = raw.get("member_id") or "member_id"
+    hier = dict(raw.get("hierarchies") or {})
+    demo = list(raw.get("demographic_qis") or [])
+    claim = list(raw.get("claim_qis") or [])
+    dims_raw = raw.get("dimensions")
+    if dims_raw:
+        dims = [(str(d), tuple(cols)) for d, cols in dims_raw.items()]
+    else:
+        dims = [(q, (q,)) for q in [*demo, *claim] if q in hier]
+    pseudo = dict(raw.get("pseudonymize") or {})
+    tau = float(raw.get("tau") if raw.get("tau") is not None else 0.05)
+    max_sup = raw.get("max_sup")
+    scheme = raw.get("bootstrap_scheme") or "pooled"
+    if scheme not in SCHEMES:
+        raise _setting_error("bootstrap_scheme", f"must be one of {list(SCHEMES)}, got {scheme!r}")
+    part = raw.get("truncate_partition") or []
+    if isinstance(part, str) or any(not isinstance(c, str) or not c for c in part):
+        raise _setting_error("truncate_partition", "must be a list of claim column names")
+    bad_part = [c for c in part if c in (*claim, member, raw.get("claim_id") or "claim_id")]
+    if bad_part:
+        raise _setting_error("truncate_partition", f"{bad_part[0]} is the member id, the claim id"
+                             " or a claim quasi-identifier")
+    a2 = list(raw.get("attack2_qis") or [])
+    bad = [q for q in a2 if q not in demo]
+    if bad:
+        raise _setting_error("attack2_qis", f"{bad[0]} is not a demographic quasi-identifier")
+    if (raw.get("attack2_population") is None) != (not a2):
+        raise _setting_error("attack2_qis" if raw.get("attack2_population") is not None
+                             else "attack2_population",
+                             "attack2_population and attack2_qis go together")
+    return {
+        "member_id": member,
+        "claim_id": raw.get("claim_id") or "claim_id",
+        "demographic_qis": demo,
+        "claim_qis": claim,
+        "hierarchies": hier,
+        "dimensions": dims,
+        "pseudonymize": {t: list(pseudo.get(t) or [member]) for t in ("patients", "claims")},
+        "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
+        "truncate_partition": list(part),
+        "tau": tau,
+        "alpha": float(raw.get("alpha") if raw.get("alpha") is not None else 1.0),
+        "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
+        "p_max": _positive_int(raw, "p_max", 5),
+        "power_scale": float(raw.get("power_scale") or 1.0),
+        "bootstrap": _positive_int(raw, "bootstrap", 10_000),
+        "iterations": _positive_int(raw, "iterations", 1_000),
+        "bootstrap_scheme": scheme,
+        "pool_size": _positive_int(raw, "pool_size", DEFAULT_POOL),
+        "seed": _positive_int(raw, "seed", 0, minimum=0),
+        "variant": raw.get("variant") or "values",
+        "attack_iterations": _positive_int(raw, "attack_iterations", 10_000),
+        "attack_tau": float(raw["attack_tau"]) if raw.get("attack_tau") is not None else tau,
+        "attack2_qis": a2,
+    }
