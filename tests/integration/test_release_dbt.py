@@ -63,7 +63,7 @@ def test_demo_publishes_with_gates_passing(demo_build) -> None:
     assert list(history["status"]) == ["published", "published"]
     assert history["invocation_id"].nunique() == 1
     assert sorted(history["published_relation"].str.split(".").str[-1].str.strip('"')) == [
-        f"{CLINICAL}deid_published", "deid_published"]
+        "deid_published", f"{CLINICAL}deid_published"]
 
 
 @pytest.mark.parametrize(("prefix", "place"), [("", "province"), (CLINICAL, "los_days")])

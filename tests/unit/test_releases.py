@@ -87,3 +87,15 @@ def test_generator_writes_removes_stale_files_and_checks(tmp_path, capsys) -> No
     (out / "clinical__deid_patterns.sql").write_text("select 1\n")  # hand-edited
     assert write_release_files(REPO, "clinical", out) == ["clinical__deid_patterns.sql"]
     assert main(["add-release", "Bad Name", "--models-dir", "m", "--package-dir", str(REPO)]) == 2
+
+
+def test_summary_finds_a_release_by_name() -> None:
+    from dbt_deid.commands.summary import release_prefix
+    from dbt_deid.errors import DataError
+
+    tables = {"deid_release_parameters", "clinical__deid_release_parameters", "deid_published"}
+    assert release_prefix(tables, "geographic", None) == ""
+    assert release_prefix(tables, "geographic", "geographic") == ""
+    assert release_prefix(tables, "geographic", "clinical") == "clinical__"
+    with pytest.raises(DataError, match="releases built: geographic, clinical"):
+        release_prefix(tables, "geographic", "other")
