@@ -21,7 +21,7 @@ demo: $(BIN)/.installed
 		DBT_DEID_PSEUDONYM_KEY=$${DBT_DEID_PSEUDONYM_KEY:-$$(../$(BIN)/python -c 'import secrets; print(secrets.token_hex(32))')} \
 		../$(BIN)/python build_demo.py
 	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB)
-	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB) --schema clinical
+	$(BIN)/python -m dbt_deid summary --database demo/$(DEMO_DB) --release discharge_clinical
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench fuzz python_models demo/models demo/build_demo.py integration_tests/models

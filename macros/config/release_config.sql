@@ -86,9 +86,10 @@
 {%- endmacro %}
 
 {% macro default__release_config(release) -%}
-  {%- set raw = release if release is not none else var('deid_release', none) -%}
+  {%- set raw = release if release is not none else dbt_deid.release_settings() -%}
   {%- if raw is none or raw is not mapping -%}
-    {{ dbt_deid._config_error('deid_release', 'declare the release as a mapping in var deid_release') }}
+    {%- set extra = dbt_deid.current_release() -%}
+    {{ dbt_deid._config_error('deid_release' if extra is none else 'deid_releases.' ~ extra, 'declare the release as a mapping in var ' ~ ('deid_release' if extra is none else 'deid_releases (key ' ~ extra ~ ')')) }}
   {%- endif -%}
   {%- do dbt_deid._check_names('', raw, 'release') -%}
   {%- for key in ['sample', 'report', 'small_areas', 'generalization'] -%}
@@ -430,10 +431,12 @@
     tests on deid_release_gate, deid_published, ...): the models they test already depend on
     the release plan and the source, so the test need not (see release_plan). A test a project
     declares (on a seed of gate fixtures, say) keeps the ref(), so it runs after the plan is
-    built. (attached_node is set only after parsing, so the package name decides.) -#}
+    built. (attached_node is set only after parsing, so the package name decides; the gate
+    tests of an extra release, declared in the project by `add-release`, are known by the model
+    they test, `<release>__deid_...`: dbt_deid.current_release().) -#}
 {% macro _in_test() -%}
   {{ return(model is mapping and model.get('resource_type') == 'test'
-            and model.get('package_name') == 'dbt_deid') }}
+            and (model.get('package_name') == 'dbt_deid' or dbt_deid.current_release() is not none)) }}
 {%- endmacro %}
 
 {#- The relation of a model/seed name or a {source_name, table} source, from the graph (no
@@ -547,7 +550,7 @@
 {%- endmacro %}
 
 {% macro default__release_enabled() -%}
-  {{ return(var('deid_release', none) is not none) }}
+  {{ return(dbt_deid.release_settings() is not none) }}
 {%- endmacro %}
 
 {#- The release plan written by the deid_release_plan model (the Python core expands the
@@ -573,11 +576,10 @@
       test only, so `dbt build -s +<an upstream model>` (eager indirect selection) does not
       pick them up and run them against a gate view this build did not refresh. -#}
   {%- set in_test = dbt_deid._in_test() -%}
-  {%- set plan = ref('deid_release_plan') if not in_test else none -%}
+  {%- set plan = dbt_deid.release_ref('deid_release_plan') if not in_test else none -%}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- if in_test -%}
-    {%- set node = graph.nodes.get('model.dbt_deid.deid_release_plan') -%}
-    {%- set plan = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+    {%- set plan = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_plan')) -%}
   {%- endif -%}
   {%- set cache_key = '__dbt_deid_release_plan' -%}
   {%- set cached = model.get(cache_key) if model is mapping else none -%}
@@ -630,7 +632,7 @@
     combination of the QIs used; every QI released in order; no propagation). With
     hierarchical QIs the expansion (seed 000 Tables 4, 5, 7, 8) lives in the core only: empty. -#}
 {% macro _release_plan_from_settings() -%}
-  {%- set raw = var('deid_release', none) -%}
+  {%- set raw = dbt_deid.release_settings() -%}
   {%- if raw is not mapping or raw.get('hierarchical_qis') -%}
     {%- do log("dbt_deid: " ~ this.identifier ~ ": the release plan is not built yet; the compiled SQL lists no combination until `dbt build` writes deid_release_plan", info=true) -%}
     {{ return({}) }}

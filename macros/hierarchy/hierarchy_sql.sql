@@ -20,7 +20,8 @@
   {%- set parts = [] -%}
   {%- for q in cfg.qis -%}
     {%- if q.hierarchy is not none -%}
-      {%- set h = ref(q.hierarchy) -%}
+      {#- the remedied small-area hierarchy is a model of the release itself -#}
+      {%- set h = dbt_deid.release_ref(q.hierarchy) if q.hierarchy == 'deid_small_area_hierarchy' else ref(q.hierarchy) -%}
       {%- if dbt_deid.can_inspect(h) -%}
         {%- set cols = adapter.get_columns_in_relation(h) -%}
         {%- if dbt_deid.run_data_checks() -%}{%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}{%- endif -%}

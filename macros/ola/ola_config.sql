@@ -11,7 +11,7 @@
 {%- endmacro %}
 
 {% macro default__ola_config() -%}
-  {%- set raw = (var('deid_release', none) or {}).get('generalization') -%}
+  {%- set raw = (dbt_deid.release_settings() or {}).get('generalization') -%}
   {%- if raw is none -%}{{ return(none) }}{%- endif -%}
   {%- set known = dbt_deid.settings_schema().sections.generalization.keys() | list -%}
   {%- if raw is not mapping -%}
@@ -44,7 +44,7 @@
   {%- if max_levels is not mapping -%}
     {{ dbt_deid._config_error('generalization.max_levels', 'must be a mapping quasi-identifier -> level') }}
   {%- endif -%}
-  {%- set qis = var('deid_release').get('quasi_identifiers') or {} -%}
+  {%- set qis = dbt_deid.release_settings().get('quasi_identifiers') or {} -%}
   {%- for q, lvl in max_levels.items() -%}
     {%- if q not in qis -%}
       {{ dbt_deid._config_error('generalization.max_levels', 'names unknown quasi-identifier ' ~ q) }}
@@ -71,7 +71,7 @@
 {%- endmacro %}
 
 {% macro default__ola_enabled() -%}
-  {%- set release = var('deid_release', none) -%}
+  {%- set release = dbt_deid.release_settings() -%}
   {%- if release is not mapping or release.get('generalization') is not mapping -%}{{ return(false) }}{%- endif -%}
   {{ return(release.generalization.get('search') == 'ola') }}
 {%- endmacro %}
@@ -88,7 +88,7 @@
 {% macro default__released_levels() -%}
   {%- set ola = dbt_deid.ola_config() -%}
   {%- if ola is none -%}{{ return({}) }}{%- endif -%}
-  {%- set rel = ref('deid_ola_levels') -%}
+  {%- set rel = dbt_deid.release_ref('deid_ola_levels') -%}
   {%- if not execute -%}{{ return({}) }}{%- endif -%}
   {%- set rows = run_query("select qi_name, level, message from " ~ rel ~ " order by qi_order").rows -%}
   {%- set out = {} -%}

@@ -80,7 +80,7 @@
 
 {% macro default__publish_gate_results(checks, candidate) -%}
   {%- if checks == 'release' -%}
-    {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, ref('deid_release_gate'))) }}
+    {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, dbt_deid.release_ref('deid_release_gate'))) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_checks must name the gate set of the publish materialization ('release'), got " ~ checks) }}
 {%- endmacro %}
@@ -136,23 +136,7 @@
 {% macro default__record_release(target_relation, status, results, published_rows) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set columns = dbt_deid.release_history_columns() -%}
-  {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
-  {%- if found is none -%}
-    {% call statement('deid_history_create') -%}
-      create table {{ history }} (
-        {%- for name, type in columns %}
-        {{ name }} {{ type }}{{ ',' if not loop.last }}
-        {%- endfor %}
-      )
-    {%- endcall %}
-  {%- else -%}
-    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
-    {%- for name, type in columns -%}
-      {%- if name not in have -%}
-        {% call statement('deid_history_add_' ~ name) -%}alter table {{ history }} add column {{ name }} {{ type }}{%- endcall %}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
+  {%- do dbt_deid.ensure_release_history(history) -%}
   {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
   {% call statement('deid_history_insert') -%}
     insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
@@ -165,7 +149,7 @@
 
 {#- The manifest of one release attempt as a dict of history columns. -#}
 {% macro release_manifest(target_relation, status, results, published_rows, history) -%}
-  {%- set release = var('deid_release', {}) -%}
+  {%- set release = dbt_deid.release_settings() or {} -%}
   {%- set cfg = dbt_deid.release_config() -%}
   {%- set name = release.get('name', 'release') -%}
   {%- set settings_json = tojson(release, sort_keys=true) -%}
@@ -236,7 +220,7 @@
 
 {#- The achieved figures per verified combination (deid_risk_summary, stage 'published'). -#}
 {% macro achieved_figures() -%}
-  {%- set rel = ref('deid_risk_summary') -%}
+  {%- set rel = dbt_deid.release_ref('deid_risk_summary') -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return([]) }}{%- endif -%}
   {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where stage = 'published' order by combination") -%}
   {%- set out = [] -%}
@@ -252,7 +236,7 @@
 
 {#- The information loss headline (deid_information_loss, the all-QI row). -#}
 {% macro information_loss_headline() -%}
-  {%- set rel = ref('deid_information_loss') -%}
+  {%- set rel = dbt_deid.release_ref('deid_information_loss') -%}
   {%- set found = adapter.get_relation(rel.database, rel.schema, rel.identifier) -%}
   {%- if found is none or 'column_order' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
   {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where column_order = 0") -%}

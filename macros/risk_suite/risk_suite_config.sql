@@ -7,7 +7,7 @@
 {%- endmacro %}
 
 {% macro default__risk_suite_config(release) -%}
-  {%- set raw = release if release is not none else var('deid_release', {}) -%}
+  {%- set raw = release if release is not none else (dbt_deid.release_settings() or {}) -%}
   {%- set cfg = dbt_deid.release_config(raw) -%}
   {%- set report = raw.get('report', {}) or {} -%}
   {%- if report is not mapping -%}{{ dbt_deid._config_error('report', 'must be a mapping (by, path)') }}{%- endif -%}
@@ -100,7 +100,7 @@
 {%- endmacro %}
 
 {% macro default__small_areas_enabled() -%}
-  {{ return(dbt_deid.release_enabled() and (var('deid_release', {}) or {}).get('small_areas') is not none) }}
+  {{ return(dbt_deid.release_enabled() and (dbt_deid.release_settings() or {}).get('small_areas') is not none) }}
 {%- endmacro %}
 
 {#- True when the release gives a sampling fraction, a population size or a population relation
@@ -110,6 +110,6 @@
 {%- endmacro %}
 
 {% macro default__population_risk_enabled() -%}
-  {%- set raw = var('deid_release', {}) or {} -%}
+  {%- set raw = dbt_deid.release_settings() or {} -%}
   {{ return(dbt_deid.release_enabled() and (raw.get('sampling_fraction') is not none or raw.get('population_size') is not none or raw.get('population') is not none)) }}
 {%- endmacro %}

@@ -118,7 +118,7 @@
   {%- set sa = rcfg.small_areas -%}
   {%- set s = dbt.type_string() -%}
   {%- set h = ref(sa.hierarchy) -%}
-  {%- set flags = ref('deid_small_areas') -%}
+  {%- set flags = dbt_deid.release_ref('deid_small_areas') -%}
   {%- set hcols = [] -%}
   {%- if dbt_deid.can_inspect(h) -%}
     {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
@@ -184,7 +184,7 @@
   select a.area_level, {{ sa.threshold }} as threshold,
     count(distinct a.area) as flagged_areas_published, count(*) as records_from_flagged_areas
   from {{ model }} as m
-  inner join {{ ref('deid_small_areas') }} as a
+  inner join {{ dbt_deid.release_ref('deid_small_areas') }} as a
     on a.flagged and a.area = cast(m.{{ dbt_deid.ident(sa.geography_column) }} as {{ dbt.type_string() }})
   group by a.area_level
   {%- endif %}

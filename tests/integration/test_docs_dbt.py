@@ -23,7 +23,9 @@ pytestmark = pytest.mark.dbt
 def _substitutions() -> dict[str, list[str]]:
     v = project_vars(DEMO)
     release, claims = v["deid_release"], v["deid_claims_release"]
-    qis = [*release["quasi_identifiers"], *claims["demographic_qis"], *claims["claim_qis"]]
+    extra = list(v.get("deid_releases", {}).values())  # the clinical file (its own QIs)
+    qis = [*release["quasi_identifiers"], *claims["demographic_qis"], *claims["claim_qis"],
+           *(q for r in extra for q in r["quasi_identifiers"])]
     return {"qi": qis, "record_id": [release["record_id"]],
             "pass_through": release.get("pass_through", [])}
 
@@ -52,8 +54,11 @@ def docs(tmp_path_factory) -> tuple[dict, dict]:
 
 
 def _package_models(manifest: dict) -> dict[str, dict]:
+    """The package's models and the demo's extra release's (`discharge_clinical__deid_...`,
+    generated from them by `python -m dbt_deid add-release`)."""
     return {uid: n for uid, n in manifest["nodes"].items()
-            if n["resource_type"] == "model" and n["package_name"] == "dbt_deid"}
+            if n["resource_type"] == "model" and (n["package_name"] == "dbt_deid"
+                                                  or "__deid_" in n["name"])}
 
 
 def test_every_package_model_and_declared_column_is_described(docs) -> None:

@@ -37,10 +37,16 @@ def demo_build(tmp_path_factory) -> tuple:
     return run, variables["deid_release"]
 
 
-def plan(run, kind: str, schema: str = "main_deid_work") -> list[list[str]]:
+#: The demo's clinical file: an extra release (var deid_releases) in the same build, its tables
+#: prefixed with its name (README, "Several releases in one project").
+CLINICAL = "discharge_clinical__"
+
+
+def plan(run, kind: str, prefix: str = "") -> list[list[str]]:
     """The combinations (or, for 'released', the one list of released QIs) of
-    deid_release_plan."""
-    frame = run.query(f"select * from {schema}.deid_release_plan where kind = '{kind}'")
+    deid_release_plan (of the release whose tables have ``prefix``)."""
+    frame = run.query(f"select * from main_deid_work.{prefix}deid_release_plan"
+                      f" where kind = '{kind}'")
     return [list(g.sort_values("position")["column_name"]) for _, g in frame.groupby("item")]
 
 
@@ -50,12 +56,18 @@ def test_demo_publishes_with_gates_passing(demo_build) -> None:
     assert "PASS=" in run.output and "ERROR=0" in run.output  # the discharge and text releases
     assert "claims release REFUSED at the paper's limits" in run.output
     assert "dbt_deid: phase 1 suppressed" in run.output  # progress through dbt's logger
+    # both discharge files published by the same `dbt build`, their publish models running on
+    # two threads: one history table, one row each
     history = run.query("select * from deid_release_history")
-    assert list(history["status"]) == ["published"]
+    assert sorted(history["release_name"]) == ["discharge_clinical", "discharge_geographic"]
+    assert list(history["status"]) == ["published", "published"]
+    assert history["invocation_id"].nunique() == 1
+    assert sorted(history["published_relation"].str.split(".").str[-1].str.strip('"')) == [
+        "deid_published", f"{CLINICAL}deid_published"]
 
 
-@pytest.mark.parametrize(("schema", "place"), [("main", "province"), ("clinical", "los_days")])
-def test_published_files_hold_the_guarantee(demo_build, schema, place) -> None:
+@pytest.mark.parametrize(("prefix", "place"), [("", "province"), (CLINICAL, "los_days")])
+def test_published_files_hold_the_guarantee(demo_build, prefix, place) -> None:
     """Independent check on both published files of seed 000 Table 3 (geographic: province;
     clinical: length of stay) against the paper's adversary (Tables 7/8: the demographics with
     a diagnosis level and an intervention level; every level an adversary may know is
@@ -63,21 +75,21 @@ def test_published_files_hold_the_guarantee(demo_build, schema, place) -> None:
     record's true values."""
     run, release = demo_build
     k = 5
-    work = f"{schema}_deid_work"
-    verified = plan(run, "verified", work)
+    verified = plan(run, "verified", prefix)
     assert [place, "age", "gender", "cmg", "short_cci"] in verified
     assert [place, "age", "gender", "diag_chapter", "short_cci"] in verified
-    published = run.query(f"select * from {schema}.deid_published")
+    published = run.query(f"select * from main.{prefix}deid_published")
     assert len(published) > 200_000
     qis = sorted({q for b in verified for q in b})
     truth = run.query(
         "select " + ", ".join(f"{q}__generalized as {q}" for q in qis)
-        + f" from {work}.deid_suppressed"
+        + f" from main_deid_work.{prefix}deid_suppressed"
     )
     for b in verified:
         assert smallest_class(published, b) >= k, b
         assert smallest_consistent_set(truth, published, b) >= k, b
-    history = run.query(f"select status from {schema}.deid_release_history")
+    name = "discharge_clinical" if prefix else "discharge_geographic"
+    history = run.query(f"select status from deid_release_history where release_name = '{name}'")
     assert list(history["status"]) == ["published"]
 
 
@@ -86,10 +98,11 @@ def test_the_two_files_share_no_record(demo_build) -> None:
     run, _ = demo_build
     geographic = set(run.query("select abstract_id from main_deid_work.deid_suppressed")
                      ["abstract_id"])
-    clinical = set(run.query("select abstract_id from clinical_deid_work.deid_suppressed")
+    clinical = set(run.query(f"select abstract_id from main_deid_work.{CLINICAL}deid_suppressed")
                    ["abstract_id"])
     assert geographic and clinical and not geographic & clinical
-    assert "province" not in run.query("select * from clinical.deid_published limit 0").columns
+    assert "province" not in run.query(
+        f"select * from main.{CLINICAL}deid_published limit 0").columns
     assert "los_days" not in run.query("select * from main.deid_published limit 0").columns
 
 
@@ -140,8 +153,12 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
     loss = run.query("select * from deid_information_loss")
     assert set(loss["column_name"]) == set(plan(run, "released")[0]) | {"(all quasi-identifiers)"}
     text = render_summary(run.database)
+    assert "Release discharge_geographic:" in text
     assert "main.deid_published: 2" in text and "exact min" in text
     assert "Gates: 6 of 6 pass" in text
+    clinical = render_summary(run.database, release="discharge_clinical")  # `make demo` prints both
+    assert "Release discharge_clinical:" in clinical and "Gates: 6 of 6 pass" in clinical
+    assert f"main.{CLINICAL}deid_published: 2" in clinical and "Claims release" not in clinical
 
 
 def _release(**changes) -> dict:
@@ -359,16 +376,18 @@ def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> No
     run, _ = demo_build
     from dbt_deid.commands.summary import PUBLISHED_TABLES
 
-    for schema in ("main", "clinical"):
-        tables = run.query(
-            "select table_name, column_name from information_schema.columns"
-            f" where table_schema = '{schema}'")
-        marts = {"discharge_geographic_mart"}  # the demo's consumer mart of deid_published
-        shared = set(tables["table_name"])
-        assert shared <= PUBLISHED_TABLES | marts, shared - PUBLISHED_TABLES - marts
-        assert "deid_published" in shared
-        leaked = [c for c in tables["column_name"] if c.endswith(("__original", "__generalized"))]
-        assert not leaked
+    tables = run.query(
+        "select table_name, column_name from information_schema.columns"
+        " where table_schema = 'main'")
+    marts = {"discharge_geographic_mart"}  # the demo's consumer mart of deid_published
+    shared = set(tables["table_name"])
+    # the clinical file's publish model is the package's deid_published of release
+    # discharge_clinical
+    allowed = PUBLISHED_TABLES | {CLINICAL + t for t in PUBLISHED_TABLES} | marts
+    assert shared <= allowed, shared - allowed
+    assert {"deid_published", f"{CLINICAL}deid_published"} <= shared
+    leaked = [c for c in tables["column_name"] if c.endswith(("__original", "__generalized"))]
+    assert not leaked
     work = run.query("select distinct table_name from information_schema.tables"
                      " where table_schema = 'main_deid_work'")["table_name"]
     assert {"deid_suppressed", "deid_generalized", "deid_hierarchy"} <= set(work)

@@ -26,11 +26,37 @@ PUBLISHED_TABLES = frozenset({
 })
 
 
+#: The discharge release's tables: an extra release of var ``deid_releases`` has them as
+#: ``<release>__<table>`` (README, "Several releases in one project").
+RELEASE_TABLES = frozenset({
+    "deid_published", "deid_risk_summary", "deid_information_loss", "deid_release_parameters",
+    "deid_gate_results", "deid_algorithm_comparison",
+})
+
+
+def release_prefix(tables: set[str], default_release: str | None, release: str | None) -> str:
+    """The table-name prefix of discharge release ``release`` (None: the default one): ``""``
+    for the default release (var ``deid_release``), ``"<release>__"`` for an extra one; an
+    unknown name is an error listing the releases built."""
+    if release is None or release == default_release:
+        return ""
+    if f"{release}__deid_release_parameters" in tables:
+        return f"{release}__"
+    built = sorted({t.split("__", 1)[0] for t in tables if t.endswith("__deid_release_parameters")})
+    known = ([default_release] if default_release else []) + built
+    raise DataError(f"release {release!r} is not built in this database (--release); releases"
+                    f" built: {', '.join(known) or 'none'}")
+
+
 def render_summary(
-    database: str | Path, schema: str = "main", work_schema: str | None = None
+    database: str | Path, schema: str = "main", work_schema: str | None = None,
+    release: str | None = None,
 ) -> str:
     """The summary text of the release in ``database`` (a DuckDB file): published tables in
-    ``schema``, working tables in ``work_schema`` (default ``<schema>_deid_work``)."""
+    ``schema``, working tables in ``work_schema`` (default ``<schema>_deid_work``).
+    ``release`` names a discharge release (default: the one of var ``deid_release``; an extra
+    one of ``deid_releases`` reads its ``<release>__`` tables, and the claims and text
+    sections, one per project, are left out)."""
     import duckdb
 
     path = Path(database)
@@ -39,23 +65,38 @@ def render_summary(
     con = duckdb.connect(str(path), read_only=True)
     work = work_schema or f"{schema}_deid_work"
 
+    prefix = ""
+
+    def published_table(name: str) -> bool:
+        return name.split("__", 1)[-1] in PUBLISHED_TABLES
+
     def where(name: str) -> str:
-        return schema if name in PUBLISHED_TABLES else work
+        return schema if published_table(name) else work
 
     def t(name: str) -> str:  # the schema is the caller's: quoted, never pasted into SQL
-        return quote_relation(where(name), name)
+        full = prefix + name if name in RELEASE_TABLES else name
+        return quote_relation(where(full), full)
 
     try:
-        tables = {r[0] for r in con.execute(
-            "select table_name from information_schema.tables where"
-            " (table_schema = ? and table_name in (select unnest(?)))"
-            " or (table_schema = ? and not table_name in (select unnest(?)))",
-            [schema, sorted(PUBLISHED_TABLES), work, sorted(PUBLISHED_TABLES)],
-        ).fetchall()}
+        found = con.execute(
+            "select table_schema, table_name from information_schema.tables"
+            " where table_schema in (?, ?)", [schema, work]).fetchall()
+        all_tables = {n for s, n in found if s == (schema if published_table(n) else work)}
+        default_release = None
+        if "deid_release_parameters" in all_tables:
+            row = con.execute(
+                f"select value from {quote_relation(work, 'deid_release_parameters')}"
+                " where setting = 'release'").fetchone()
+            default_release = row[0] if row else None
+        prefix = release_prefix(all_tables, default_release, release)
+        tables = {n[len(prefix):] if n.startswith(prefix) and n[len(prefix):] in RELEASE_TABLES
+                  else n for n in all_tables if not prefix or n.startswith(prefix)
+                  or n == "deid_release_history"}
         for needed in ("deid_risk_summary", "deid_information_loss", "deid_release_parameters"):
             if needed not in tables:
                 raise DataError(
-                    f"table {where(needed)}.{needed} is missing from {path}; build the release"
+                    f"table {where(needed)}.{prefix}{needed} is missing from {path}; build the"
+                    " release"
                 )
         params = dict(con.execute(
             f"select setting, value from {t('deid_release_parameters')} order by setting_order"
@@ -79,13 +120,14 @@ def render_summary(
         if "deid_release_history" in tables:
             last = con.execute(
                 f"select status, recorded_at, gates_failed from {t('deid_release_history')}"
-                " order by recorded_at desc limit 1").fetchone()
+                " where release_name = ? order by recorded_at desc limit 1",
+                [params.get("release")]).fetchone()
             if last is not None:
                 lines.append(f"Last publish attempt {last[1]}: {last[0]}"
                              + (f" (failed: {last[2]})" if last[2] else ""))
         if published:
             n_pub = con.execute(f"select count(*) from {t('deid_published')}").fetchone()[0]
-            lines.append(f"Published table {schema}.deid_published: {n_pub} records")
+            lines.append(f"Published table {schema}.{prefix}deid_published: {n_pub} records")
         else:
             lines.append("Published table: NOT BUILT (a gate failed or the release did not run)")
         lines.append("")
@@ -146,7 +188,7 @@ def render_summary(
                     f"  {alg + mark:<21} {_fmt_share(cells):>8} {_fmt_share(recs):>10}"
                     f" {bits:>13.0f} {small:>6} {('-' if exact is None else exact):>10}"
                 )
-        if "deid_claims_lola" in tables:
+        if "deid_claims_lola" in tables and not prefix:
             lines.append("")
             lines.append("Claims release (LOLA, El Emam et al. 2012): bootstrap node evaluation")
             chosen = con.execute(
@@ -178,7 +220,7 @@ def render_summary(
                     lines.append(f"  {name}: {n} rows")
                 else:
                     lines.append(f"  {name}: NOT BUILT")
-        if "deid_text_risk_assessment" in tables:
+        if "deid_text_risk_assessment" in tables and not prefix:
             lines.append("")
             lines.append("Text release (Scaiano et al. 2016): probability of re-identification,"
                          " 95% interval")
@@ -203,7 +245,7 @@ def render_summary(
 
 
 def run(args: argparse.Namespace) -> int:
-    print(render_summary(args.database, args.schema, args.work_schema))
+    print(render_summary(args.database, args.schema, args.work_schema, args.release))
     return 0
 
 
@@ -214,4 +256,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="schema of the published tables (default main)")
     p.add_argument("--work-schema", default=None,
                    help="schema of the working tables (default <schema>_deid_work)")
+    p.add_argument("--release", default=None,
+                   help="the discharge release to summarize, by name (default: the project's"
+                        " deid_release; an extra release of deid_releases reads its"
+                        " <release>__ tables)")
     p.set_defaults(func=run)

@@ -1,0 +1,49 @@
+{#- The release history table (deid_release_history, next to each published table) exists with
+    every column of this package version. The publish materialization appends one row per
+    release attempt (dbt_deid.record_release); with several releases in one `dbt build` their
+    publish models run at once on different threads, so the table is created (and older tables
+    given the columns added since) by the model deid_release_history_init, which every publish
+    model depends on, before any of them runs: two threads never create or alter it at once.
+    (Appends from two threads do not conflict.) record_release still calls this, for a publish
+    model run alone (`dbt run -s deid_published`), when nothing else writes. -#}
+{% macro ensure_release_history(history) -%}
+  {{ return(adapter.dispatch('ensure_release_history', 'dbt_deid')(history)) }}
+{%- endmacro %}
+
+{% macro default__ensure_release_history(history) -%}
+  {%- set columns = dbt_deid.release_history_columns() -%}
+  {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
+  {%- if found is none -%}
+    {%- do adapter.create_schema(api.Relation.create(database=history.database, schema=history.schema)) -%}
+    {#- `if not exists`: a table created earlier in this run (deid_release_history_init) is
+        not in dbt's relation cache -#}
+    {% call statement('deid_history_create') -%}
+      create table if not exists {{ history }} (
+        {%- for name, type in columns %}
+        {{ name }} {{ type }}{{ ',' if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall %}
+  {%- else -%}
+    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+    {%- for name, type in columns -%}
+      {%- if name not in have -%}
+        {% call statement('deid_history_add_' ~ name) -%}alter table {{ history }} add column {{ name }} {{ type }}{%- endcall %}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- The history relation of every publish model in the graph (the discharge releases': one per
+    schema they publish into), deduplicated. -#}
+{% macro release_history_relations() -%}
+  {%- set out = [] -%}
+  {%- set seen = [] -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.resource_type == 'model' and node.config.get('materialized') == 'deid_publish' and node.config.get('deid_checks') == 'release' -%}
+      {%- set h = api.Relation.create(database=node.database, schema=node.schema, identifier='deid_release_history', type='table') -%}
+      {%- if (h | string) not in seen -%}{%- do seen.append(h | string) -%}{%- do out.append(h) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}

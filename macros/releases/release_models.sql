@@ -1,0 +1,353 @@
+{#- The bodies of the package's discharge-release models, one macro per model
+    (`deid_model_<model name>`, dispatched by dbt_deid.release_model()). Each model file of the
+    package, and each `<release>__<model>` file of an extra release, is the one line
+    `{{ dbt_deid.release_model() }}`, so every release runs the same SQL on its own tables:
+    refs between the release's models go through dbt_deid.release_ref() and its settings through
+    dbt_deid.release_config() (macros/releases/releases.sql). -#}
+
+{#- The body of the current node (dbt_deid.release_base_name()): the macro deid_model_<name>
+    below (adapter-dispatched, so an adapter can override one model's body). dbt needs the
+    dispatched names spelt out, hence one line per package model. -#}
+{% macro release_model() -%}
+  {%- set base = dbt_deid.release_base_name() -%}
+  {%- if base == 'deid_gate_results' -%}{{ return(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid')()) }}
+  {%- elif base == 'deid_generalized' -%}{{ return(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid')()) }}
+  {%- elif base == 'deid_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid')()) }}
+  {%- elif base == 'deid_information_loss' -%}{{ return(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid')()) }}
+  {%- elif base == 'deid_input_fingerprint' -%}{{ return(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid')()) }}
+  {%- elif base == 'deid_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid')()) }}
+  {%- elif base == 'deid_record_risk' -%}{{ return(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid')()) }}
+  {%- elif base == 'deid_release_gate' -%}{{ return(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid')()) }}
+  {%- elif base == 'deid_release_parameters' -%}{{ return(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid')()) }}
+  {%- elif base == 'deid_risk_summary' -%}{{ return(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid')()) }}
+  {%- elif base == 'deid_suppressed' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid')()) }}
+  {%- elif base == 'deid_ola_levels' -%}{{ return(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid')()) }}
+  {%- elif base == 'deid_ola_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid')()) }}
+  {%- elif base == 'deid_published' -%}{{ return(adapter.dispatch('deid_model_deid_published', 'dbt_deid')()) }}
+  {%- elif base == 'deid_class_size_histogram' -%}{{ return(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid')()) }}
+  {%- elif base == 'deid_population_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid')()) }}
+  {%- elif base == 'deid_risk_cdf' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid')()) }}
+  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid')()) }}
+  {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid')()) }}
+  {%- elif base == 'deid_small_area_inputs' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid')()) }}
+  {%- elif base == 'deid_suppressed_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid')()) }}
+  {%- elif base == 'deid_suppression_by' -%}{{ return(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid')()) }}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error("model " ~ dbt_deid._current_node_name() ~ ": dbt_deid.release_model() builds the package's release models (<release>__<package model>, e.g. clinical__deid_patterns); " ~ base ~ " is none of them") }}
+{%- endmacro %}
+
+{#- models/deid_gate_results.sql -#}
+{% macro default__deid_model_deid_gate_results() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- Every release gate's verdict on the checked release, from the same queries as the gate
+    tests and the publish materialization; the report reads it. It reads deid_suppressed (what
+    the gate view deid_release_gate shows), not the gate view, so `dbt build` still builds it,
+    and the report, when a gate test fails. -#}
+{%- if dbt_deid.small_areas_enabled() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
+{%- endif %}
+{%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
+{%- set gate = dbt_deid.release_ref('deid_suppressed') -%}
+{%- set results = dbt_deid.release_gate_results(cfg, gate, gate) -%}
+{%- if results | length == 0 %}
+select cast(null as {{ dbt.type_int() }}) as gate_order, cast(null as {{ dbt.type_string() }}) as gate, cast(null as {{ dbt.type_boolean() }}) as passed,
+  cast(null as {{ dbt.type_int() }}) as failures, cast(null as {{ dbt.type_string() }}) as message
+where 1 = 0
+{%- else %}
+{%- for r in results %}
+select {{ loop.index }} as gate_order, {{ dbt_deid.literal(r.gate) }} as gate, {{ 'true' if r.passed else 'false' }} as passed,
+  {{ r.failures }} as failures, {{ dbt_deid.literal(r.message) }} as message
+{%- if not loop.last %} union all{% endif %}
+{%- endfor %}
+{%- endif %}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_generalized.sql -#}
+{% macro default__deid_model_deid_generalized() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{%- if execute -%}
+  {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
+{%- endif -%}
+{%- if dbt_deid.ola_enabled() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_ola_levels') }} (the levels chosen by OLA)
+{% endif -%}
+{{ dbt_deid.generalize_sql(cfg, dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_hierarchy.sql -#}
+{% macro default__deid_model_deid_hierarchy() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.hierarchy_sql(cfg) }}
+{%- endif %}
+-- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }}
+{%- endmacro %}
+
+{#- models/deid_information_loss.sql -#}
+{% macro default__deid_model_deid_information_loss() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.information_loss_sql(cfg, dbt_deid.release_ref('deid_suppressed'), dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_input_fingerprint.sql -#}
+{% macro default__deid_model_deid_input_fingerprint() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The fingerprint of the release input and the settings hash, as the release manifest records
+    them (dbt_deid.record_release): the report shows what it was computed from. One row. -#}
+{%- set src = dbt_deid.release_source(cfg) -%}
+{%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
+select {{ dbt_deid.literal(cfg.name) }} as release_name,
+  {{ dbt_deid.literal(local_md5(tojson((dbt_deid.release_settings() or {}), sort_keys=true))) }} as settings_md5,
+  {{ dbt_deid.literal(dbt_deid.package_version()) }} as package_version,
+  {{ dbt_deid.literal(src | string) }} as input_relation,
+  {{ dbt_deid.literal(columns | join(', ')) }} as input_columns,
+  f.row_count as input_rows,
+  f.fingerprint as input_hash
+from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_patterns.sql -#}
+{% macro default__deid_model_deid_patterns() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_generalized'), cfg.qi_names) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_record_risk.sql -#}
+{% macro default__deid_model_deid_record_risk() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.record_risk_sql(dbt_deid.release_ref('deid_suppressed'), cfg.record_id, cfg.combinations) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_release_gate.sql -#}
+{% macro default__deid_model_deid_release_gate() -%}
+{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
+{%- if dbt_deid.release_enabled() %}
+{#- The gate: the release gates (dbt tests, severity error) are attached to this view, and only
+    the publish model reads it, so `dbt build` skips publishing when a gate fails while the
+    diagnostics (risk summary, information loss) still build from deid_suppressed. #}
+select * from {{ dbt_deid.release_ref('deid_suppressed') }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_release_parameters.sql -#}
+{% macro default__deid_model_deid_release_parameters() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{%- set rows = [
+    ('release', cfg.name),
+    ('algorithm', cfg.algorithm),
+    ('preset', cfg.preset or 'none'),
+    ('tau', cfg.tau),
+    ('k', cfg.k),
+    ('max_suppression', cfg.max_suppression),
+    ('record_id', cfg.record_id),
+    ('direct_identifiers_dropped', cfg.direct_identifiers | join(', ')),
+    ('excluded_dropped', cfg.excluded | join(', ')),
+    ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
+    ('missing_label', cfg.missing_label),
+    ('dbt_deid_version', '0.1.0'),
+] -%}
+{%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- for b in cfg.combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- do rows.append(('released_quasi_identifiers', cfg.released_qis | join(', '))) -%}
+{%- for q in cfg.qis -%}
+  {%- do rows.append(('qi.' ~ q.name, 'column ' ~ q.column ~ ', level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
+{%- endfor -%}
+{%- for name, value in rows %}
+select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as setting, {{ dbt_deid.literal(value) }} as value
+{%- if not loop.last %} union all{% endif %}
+{%- endfor %}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_risk_summary.sql -#}
+{% macro default__deid_model_deid_risk_summary() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- Read from the pattern tables (one row per distinct tuple with its record count n): the same
+    figures as from the record-level models, from fewer rows. -#}
+with classes as (
+  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_patterns'), cfg.combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
+  union all
+  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, cfg.tau, 'published', 'n') }}
+),
+exact as (
+  {{ dbt_deid.exact_risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, 'n') }}
+)
+select c.*,
+  case when c.stage = 'published' then e.min_consistent end as min_consistent_exact,
+  case when c.stage = 'published' then e.records_below_k end as records_below_k_exact
+from classes as c
+left join exact as e on e.combination = c.combination
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_suppressed.sql -#}
+{% macro default__deid_model_deid_suppressed() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.apply_suppression_sql(cfg, dbt_deid.release_ref('deid_generalized'), dbt_deid.release_ref('deid_suppression_map')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/ola/deid_ola_levels.sql -#}
+{% macro default__deid_model_deid_ola_levels() -%}
+{{ config(enabled=dbt_deid.ola_enabled()) }}
+{%- if dbt_deid.ola_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.ola_levels_sql(cfg, dbt_deid.release_ref('deid_ola_search'), dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/ola/deid_ola_patterns.sql -#}
+{% macro default__deid_model_deid_ola_patterns() -%}
+{{ config(enabled=dbt_deid.ola_enabled()) }}
+{%- if dbt_deid.ola_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{%- do dbt_deid.ola_config() -%}
+{%- if execute -%}
+  {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
+{%- endif -%}
+{{ dbt_deid.ola_patterns_sql(cfg, dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/publish/deid_published.sql -#}
+{% macro default__deid_model_deid_published() -%}
+{{ config(enabled=dbt_deid.release_enabled(), materialized='deid_publish', deid_checks='release') }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The publish model. Its materialization (deid_publish) writes a candidate table, runs every
+    release gate on it and replaces the published table only when all pass: `dbt run`,
+    `dbt build -s deid_published`, excluded tests and severity overrides cannot publish a failing
+    release. Every source column must have a role (dbt_deid.assert_column_roles). -#}
+{%- if execute -%}
+  {%- if config.get('materialized') != 'deid_publish' -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
+  {%- endif -%}
+  {%- do dbt_deid.assert_column_roles(cfg) -%}
+{%- endif %}
+{#- The release manifest (dbt_deid.record_release) reads the achieved figures and the
+    information loss of this release: built first. #}
+-- depends_on: {{ dbt_deid.release_ref('deid_risk_summary') }}
+-- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_information_loss') }}
+{%- if dbt_deid.small_areas_enabled() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
+{%- endif %}
+{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_release_gate')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_class_size_histogram.sql -#}
+{% macro default__deid_model_deid_class_size_histogram() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_generalized'), cfg.combinations, 'original') }}
+union all
+{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_generalized'), cfg.combinations, 'generalized') }}
+union all
+{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_suppressed'), cfg.combinations, 'published') }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_population_patterns.sql -#}
+{% macro default__deid_model_deid_population_patterns() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set rcfg = dbt_deid.risk_suite_config() -%}
+{{ dbt_deid.population_patterns_sql(rcfg, dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_risk_cdf.sql -#}
+{% macro default__deid_model_deid_risk_cdf() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+select * from {{ dbt_deid.release_ref('deid_risk_cdf_unsuppressed') }}
+union all
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed'), cfg.record_id, cfg.combinations, 'published') }}) as p
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_risk_cdf_unsuppressed.sql -#}
+{% macro default__deid_model_deid_risk_cdf_unsuppressed() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The stages before suppression depend on deid_generalized only: as their own model they run
+    while the suppression map is computed, not after it. -#}
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original') }}) as o
+union all
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'generalized') }}) as g
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_small_area_hierarchy.sql -#}
+{% macro default__deid_model_deid_small_area_hierarchy() -%}
+{{ config(enabled=dbt_deid.small_areas_enabled()) }}
+{%- if dbt_deid.small_areas_enabled() -%}
+{{ dbt_deid.small_area_hierarchy_sql(dbt_deid.risk_suite_config()) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_small_area_inputs.sql -#}
+{% macro default__deid_model_deid_small_area_inputs() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.small_areas_enabled() -%}
+{{ dbt_deid.small_area_inputs_sql(dbt_deid.risk_suite_config()) }}
+{%- elif dbt_deid.release_enabled() -%}
+{#- no small_areas declared: an empty table, so the report model can always read it -#}
+select 0 as area_level, cast(null as {{ dbt.type_string() }}) as area, 0.0 as population,
+  cast(0 as {{ dbt.type_bigint() }}) as records, cast(0 as {{ dbt.type_bigint() }}) as maxcombs,
+  cast(null as {{ dbt.type_string() }}) as geography_column, 0 as released_level, 0.0 as threshold,
+  0 as source_areas_without_population
+where 1 = 0
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_suppressed_patterns.sql -#}
+{% macro default__deid_model_deid_suppressed_patterns() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{%- set cols = [] -%}
+{%- for q in cfg.qi_names -%}
+  {%- do cols.append(q) -%}{%- do cols.append(q ~ '__generalized') -%}
+{%- endfor -%}
+{{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_suppressed'), cols) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_suppression_by.sql -#}
+{% macro default__deid_model_deid_suppression_by() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set rcfg = dbt_deid.risk_suite_config() -%}
+{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.release_ref('deid_suppressed'), rcfg.by) }}
+{%- endif %}
+{%- endmacro %}

@@ -1,0 +1,92 @@
+"""Several discharge releases in one project (issue 19, item 1; README, "Several releases in one
+project"): the default release (var deid_release, the package's models) and an extra one (var
+deid_releases, the models integration_tests/models/deid_it_second written by `python -m dbt_deid
+add-release it_second`) are built by one `dbt build`, each gated on its own tables: the extra
+release, a different sample with MaxSup 1%, fails its MaxSup gate and publishes nothing, while
+the default release publishes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+from tests.integration.dbt_runner import INTEGRATION, build_release, release_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+
+def _two_releases() -> dict:
+    variables = release_vars()
+    second = copy.deepcopy(variables["deid_release"])
+    second.update(name="it_second", max_suppression=0.01,
+                  sample={"fraction": 0.5, "slot": 1, "seed": 11})
+    variables["deid_releases"] = {"it_second": second}
+    return variables
+
+
+def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path) -> None:
+    run = build_release(it_database, tmp_path, _two_releases(),
+                        extra=["tag:deid_release_it_second"])
+    out = run.output
+    assert not run.ok  # the extra release's gate failed
+    # each release's gate tests ran, with their own verdicts and figures
+    assert re.search(r"PASS deid_gate_max_suppression ", out), out[-3000:]
+    assert re.search(r"FAIL 1 it_second__deid_gate_max_suppression ", out), out[-3000:]
+    assert re.search(r"dbt_deid gate max_suppression FAILED: MaxSup \d+\.\d% > 1\.0%", out)
+
+    # the default release published, the extra one published nothing
+    tables = run.tables()
+    assert "deid_published" in tables
+    assert not {"it_second__deid_published", "it_second__deid_published__deid_candidate"} & tables
+    history = run.query("select release_name, status, published_rows from deid_release_history")
+    assert history.to_dict("records") == [
+        {"release_name": "integration_release", "status": "published", "published_rows": 4000}]
+    assert run.query("select count(*) as n from deid_published").n[0] == 4000
+
+    # each release's tables hold its own sample and settings
+    n_second = run.query("select count(*) as n from it_second__deid_suppressed").n[0]
+    assert 1000 < n_second < 3000
+    gates = {r.gate: r for r in run.query("select * from deid_gate_results").itertuples()}
+    second = {r.gate: r for r in
+              run.query("select * from it_second__deid_gate_results").itertuples()}
+    assert all(g.passed for g in gates.values())
+    assert [g for g, r in second.items() if not r.passed] == ["max_suppression"]
+    assert f"of {n_second} records" in second["max_suppression"].message
+    assert "> 1.0%" in second["max_suppression"].message
+    params = dict(run.query("select setting, value from it_second__deid_release_parameters")
+                  .itertuples(index=False))
+    assert params["release"] == "it_second" and params["max_suppression"] == "0.01"
+    report = run.query("select release, published, path from it_second__deid_release_report")
+    assert report.release[0] == "it_second" and not report.published[0]
+    assert report.path[0].endswith("it_second.refused.html")
+    fingerprint = run.query("select release_name from it_second__deid_input_fingerprint")
+    assert fingerprint.release_name[0] == "it_second"
+
+    # the chains never cross: every node and test of it_second reads only it_second's nodes
+    # (and the shared inputs), the default release's never read it_second's
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    for node in manifest["nodes"].values():
+        if node["package_name"] not in ("dbt_deid", "dbt_deid_integration_tests"):
+            continue
+        parents = [p.split(".")[-1] for p in node["depends_on"].get("nodes", [])]
+        release_parents = [p for p in parents if p.startswith("deid_") or "__deid_" in p]
+        if node["name"].startswith("it_second__"):
+            assert all(p.startswith("it_second__") or p == "deid_release_history_init"
+                       for p in release_parents), (node["name"], parents)
+            assert "deid_release_it_second" in node["tags"]
+            if node["resource_type"] == "test" and "__deid_gate_" in node["name"] and parents:
+                assert parents == ["it_second__deid_release_gate"], (node["name"], parents)
+        elif node["resource_type"] in ("model", "test"):
+            assert not any(p.startswith("it_second__") for p in parents), (node["name"], parents)
+
+
+def test_a_hostile_release_name_is_an_error(tmp_path) -> None:
+    """A release name becomes part of node, table and file names: only identifiers."""
+    variables = _two_releases()
+    variables["deid_releases"] = {"x; drop table t": variables["deid_releases"]["it_second"]}
+    run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables)
+    assert not run.ok
+    assert "release name 'x; drop table t' is not allowed" in run.output, run.output[-3000:]

@@ -1,0 +1,101 @@
+"""The models of an extra discharge release (``python -m dbt_deid add-release``): the committed
+files of the demo and the integration project are what the package generates (so they never
+drift from the package's models), and release names are identifiers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dbt_deid.cli import main
+from dbt_deid.errors import ConfigError
+from dbt_deid.releases import (
+    THIN_SQL,
+    chain_models,
+    check_release_files,
+    check_release_name,
+    release_files,
+    write_release_files,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = [(REPO / "demo", "discharge_clinical"), (REPO / "integration_tests", "it_second")]
+
+
+@pytest.mark.parametrize(("project", "name"), COMMITTED)
+def test_committed_release_models_are_what_the_package_generates(project, name) -> None:
+    """Re-running the generator changes nothing: fails when a package model, its YAML (a new
+    gate test, a column) or a Python model changes and the release's files were not
+    regenerated."""
+    assert check_release_files(REPO, name, project / "models" / f"deid_{name}") == []
+
+
+def test_every_release_model_is_generated_with_its_tests_and_tags() -> None:
+    files = release_files(REPO, "clinical")
+    models = chain_models(REPO)
+    names = {m.name for m in models}
+    # the discharge chain, not the claims or text releases, not the shared history init
+    assert {"deid_published", "deid_release_gate", "deid_release_plan", "deid_release_report",
+            "deid_gate_results", "deid_ola_search", "deid_risk_summary"} <= names
+    assert not any(n.startswith(("deid_claims_", "deid_text_")) for n in names)
+    assert "deid_release_history_init" not in names
+    for m in models:
+        suffix = ".sql" if m.language == "sql" else ".py"
+        assert f"clinical__{m.name}{suffix}" in files
+    assert files["clinical__deid_patterns.sql"] == THIN_SQL
+    report = files["clinical__deid_release_report.py"]
+    assert 'dbt.ref("clinical__deid_gate_results")' in report
+    assert 'dbt.ref("deid_' not in report
+    props = yaml.safe_load(files["clinical__deid_release.yml"])
+    by_name = {e["name"]: e for e in props["models"]}
+    gate = by_name["clinical__deid_release_gate"]
+    tests = [next(iter(t.values())) for t in gate["data_tests"]]
+    assert "clinical__deid_gate_max_suppression" in [t["name"] for t in tests]
+    assert all({"deid", "deid_gate", "deid_release_clinical"} <= set(t["config"]["tags"])
+               for t in tests)
+    assert {"deid", "deid_gate", "deid_release_clinical"} <= set(gate["config"]["tags"])
+    published = by_name["clinical__deid_published"]
+    assert "deid_publish" in published["config"]["tags"] and "schema" not in published["config"]
+    assert by_name["clinical__deid_patterns"]["config"]["schema"] == (
+        "{{ var('deid_work_schema', 'deid_work') }}")
+    plan = by_name["clinical__deid_release_plan"]["config"]
+    assert "deid_releases" in plan["deid_release_json"] and "'clinical'" in plan["enabled"]
+    assert "var('deid_release'," not in files["clinical__deid_release.yml"]
+    assert all(e.get("description") for e in props["models"])
+
+
+@pytest.mark.parametrize("name", ["Clinical", "a__b", "1st", "x; drop table t", "_x", "a-b",
+                                  "a" * 31, ""])
+def test_release_names_are_identifiers(name) -> None:
+    with pytest.raises(ConfigError, match="is not allowed"):
+        check_release_name(name)
+
+
+def test_generator_writes_removes_stale_files_and_checks(tmp_path, capsys) -> None:
+    out = tmp_path / "models" / "deid_clinical"
+    out.mkdir(parents=True)
+    (out / "clinical__deid_gone.sql").write_text(THIN_SQL)  # a model the package no longer has
+    args = ["add-release", "clinical", "--models-dir", "models/deid_clinical",
+            "--project-dir", str(tmp_path), "--package-dir", str(REPO)]
+    assert main([*args, "--check"]) == 1
+    assert "out of date" in capsys.readouterr().out
+    assert main(args) == 0
+    assert not (out / "clinical__deid_gone.sql").exists()
+    assert main([*args, "--check"]) == 0
+    (out / "clinical__deid_patterns.sql").write_text("select 1\n")  # hand-edited
+    assert write_release_files(REPO, "clinical", out) == ["clinical__deid_patterns.sql"]
+    assert main(["add-release", "Bad Name", "--models-dir", "m", "--package-dir", str(REPO)]) == 2
+
+
+def test_summary_finds_a_release_by_name() -> None:
+    from dbt_deid.commands.summary import release_prefix
+    from dbt_deid.errors import DataError
+
+    tables = {"deid_release_parameters", "clinical__deid_release_parameters", "deid_published"}
+    assert release_prefix(tables, "geographic", None) == ""
+    assert release_prefix(tables, "geographic", "geographic") == ""
+    assert release_prefix(tables, "geographic", "clinical") == "clinical__"
+    with pytest.raises(DataError, match="releases built: geographic, clinical"):
+        release_prefix(tables, "geographic", "other")
