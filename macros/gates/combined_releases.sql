@@ -21,13 +21,15 @@
       writes nothing to it). -#}
 
 {#- The store and the key: relations in the working schema (the schema of `truth`,
-    deid_release_gate). -#}
+    deid_release_gate), one of each per release (an extra release's carry its name as prefix,
+    like its models), so releases built side by side by one dbt build never write the same
+    table. -#}
 {% macro release_records_relation(truth) -%}
-  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_release_records', type='table')) }}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_release_records'), type='table')) }}
 {%- endmacro %}
 
 {% macro history_key_relation(truth) -%}
-  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_history_key', type='table')) }}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_history_key'), type='table')) }}
 {%- endmacro %}
 
 {#- SQL for a fresh random key (at least 244 random bits: two version-4 UUIDs), evaluated in
@@ -113,7 +115,8 @@
     not depend on fails at run time). {} unless `generalization.search: ola`. -#}
 {% macro _chosen_levels() -%}
   {%- if dbt_deid.ola_config() is none -%}{{ return({}) }}{%- endif -%}
-  {%- set node = graph.nodes.get('model.dbt_deid.deid_ola_levels') -%}
+  {%- set name = dbt_deid.release_node_name('deid_ola_levels') -%}
+  {%- set node = (graph.nodes.values() | selectattr('resource_type', 'equalto', 'model') | selectattr('name', 'equalto', name) | list)[0] -%}
   {%- set rel = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
   {%- set out = {} -%}
   {%- for r in run_query("select qi_name, level from " ~ rel).rows -%}
@@ -276,7 +279,7 @@
   {%- endif -%}
 
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
-  {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_combined_releases__candidate', type='table') -%}
+  {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}

@@ -93,7 +93,7 @@
 
 {% macro default__publish_record_store(checks, target_relation) -%}
   {%- if checks == 'release' -%}
-    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), ref('deid_release_gate'), target_relation,
+    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.release_ref('deid_release_gate'), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}

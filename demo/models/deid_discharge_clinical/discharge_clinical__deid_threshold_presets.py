@@ -13,6 +13,6 @@ import json
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.risk.dbt_frames import threshold_presets_frame
+    from dbt_deid.dbt_entry import threshold_presets_frame
 
     return threshold_presets_frame(json.loads(dbt.config.get("deid_release_json")))

@@ -13,8 +13,7 @@ import json
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.ola.dbt import ola_search_frame
+    from dbt_deid.dbt_entry import ola_search_frame, to_pandas
 
     release = json.loads(dbt.config.get("deid_release_json"))
     return ola_search_frame(

@@ -6,7 +6,7 @@
 Reads the suppressed patterns (released values and the true values at the released level, with
 their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``), the
 population patterns and the small-area inputs; measures every protected combination with the
-core (:func:`dbt_deid.risk.dbt_frames.release_assessments`: prosecutor risk and its exact
+core (:func:`dbt_deid.glue.risk.release_assessments`: prosecutor risk and its exact
 variant, seed 000 equations 2-3 when population information is configured, Zayatz/Pitman
 uniqueness, seed 003 diagnostics, seed 002 small areas) and writes one HTML file to the
 configured ``report_path`` (default ``reports/<release name>.html`` relative to the dbt project
@@ -23,14 +23,12 @@ import json
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.progress import dbt_logger
-    from dbt_deid.report.dbt_report import write_dbt_report
+    from dbt_deid.dbt_entry import dbt_logger, to_pandas, write_dbt_report
 
     release = json.loads(dbt.config.get("deid_release_json"))
     suppressed = to_pandas(dbt.ref("it_second__deid_suppressed_patterns"))
     if len(suppressed) == 0:  # only under `dbt build --empty`: a real build stops upstream
-        from dbt_deid.report.dbt_report import empty_report_index
+        from dbt_deid.dbt_entry import empty_report_index
 
         return empty_report_index()
     return write_dbt_report(

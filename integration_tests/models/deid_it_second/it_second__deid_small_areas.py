@@ -6,7 +6,7 @@
 Reads ``deid_small_area_inputs`` (areas at the released level of the geography and above, with
 population, source records and MaxCombs) and applies seed 002 equations 1-4 (centred/scaled
 MaxCombs and population, logistic models of uniqueness above 5% and 20%, flag when the predicted
-probability exceeds 0.5) via :func:`dbt_deid.risk.dbt_frames.small_areas_frame`. Inputs outside
+probability exceeds 0.5) via :func:`dbt_deid.glue.risk.small_areas_frame`. Inputs outside
 the fitted range (MaxCombs 6-718,848, populations 200-78,457) are logged as warnings. Empty when
 the release declares no ``small_areas``.
 """
@@ -16,9 +16,7 @@ import json
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import to_pandas
-    from dbt_deid.progress import dbt_logger
-    from dbt_deid.risk.dbt_frames import small_areas_frame
+    from dbt_deid.dbt_entry import dbt_logger, small_areas_frame, to_pandas
 
     release = json.loads(dbt.config.get("deid_release_json"))
     inputs = to_pandas(dbt.ref("it_second__deid_small_area_inputs"))
