@@ -1,5 +1,6 @@
 """Thin dbt Python model: the release run with both the combinations and the complete
-algorithm (seed 000 "Evaluation"), side by side. The algorithm the release selected is read
+algorithm (El Emam et al. 2011 "Evaluation"), side by side. The algorithm the release selected is
+read
 from its released patterns (deid_suppressed_patterns); the other one runs on the pattern
 table (deid_patterns)."""
 

@@ -1,4 +1,4 @@
-"""Thin dbt Python model: the combinations suppression map of the release (seed 000).
+"""Thin dbt Python model: the combinations suppression map of the release (El Emam et al. 2011).
 
 Reads ``deid_patterns`` (distinct QI tuples with counts), runs the core's suppression and returns
 the map that ``deid_suppressed`` joins back onto the records. The release comes from the YAML

@@ -1,4 +1,4 @@
-"""Synthetic discharge abstracts (seed 000 Table 2 shape), generated in the warehouse.
+"""Synthetic discharge abstracts (El Emam et al. 2011 Table 2 shape), generated in the warehouse.
 
 Thin: calls the seeded generator of the pip package. Rows and seed come from the vars
 ``demo_rows`` and ``demo_seed`` through the YAML config.

@@ -247,7 +247,7 @@
 
 
 {#- The column lists of the roles (dbt_deid.config.column_roles is the Python twin): each a
-    list of names, and a column has one role (seed 000 Table 1's variable types). The record id
+    list of names, and a column has one role (El Emam et al. 2011 Table 1's variable types). The record id
     is never published and needs no other role. -#}
 {% macro _column_roles(raw, qis) -%}
   {%- set owner = {} -%}
@@ -280,7 +280,7 @@
 {%- endmacro %}
 
 {#- Explicit combinations name declared QIs (parse time, before any work), and every QI is
-    protected: in a combination, or a level of a hierarchical QI (seed 000 Table 4: covered by
+    protected: in a combination, or a level of a hierarchical QI (El Emam et al. 2011 Table 4: covered by
     its family's verified levels and propagation). The generated combinations of hierarchical
     QIs are expanded by the core in deid_release_plan. -#}
 {% macro _check_combinations(raw, qi_names) -%}
@@ -340,7 +340,7 @@
   {%- endif -%}
 {%- endmacro %}
 
-{#- k from the population (seed 001 equation 3): k = ceil(alpha x F_j) with F_j the release's
+{#- k from the population (El Emam et al. 2012 equation 3): k = ceil(alpha x F_j) with F_j the release's
     population_threshold (smallest population class allowed, risk 1/F_j) and alpha its
     sampling_fraction in (0, 1]. Assumes a large sample (f_j = alpha F_j holds for large classes
     only). None when population_threshold is absent. Mirrors dbt_deid.config._population_k. -#}
@@ -630,7 +630,7 @@
 {#- The plan the core would write, for a release without hierarchical QIs (dbt_deid.config:
     combinations as declared, else one combination of every QI; `complete` protects one
     combination of the QIs used; every QI released in order; no propagation). With
-    hierarchical QIs the expansion (seed 000 Tables 4, 5, 7, 8) lives in the core only: empty. -#}
+    hierarchical QIs the expansion (El Emam et al. 2011 Tables 4, 5, 7, 8) lives in the core only: empty. -#}
 {% macro _release_plan_from_settings() -%}
   {%- set raw = dbt_deid.release_settings() -%}
   {%- if raw is not mapping or raw.get('hierarchical_qis') -%}
@@ -659,7 +659,7 @@
 {#- What the release reads: the source relation, or, with `sample: {fraction, slot, seed}`, the
     records whose seeded hash of the record id falls in slot `slot` (hash range
     [slot x fraction, (slot + 1) x fraction)). Releases with the same seed and fraction and
-    different slots are disjoint random samples (seed 000: the geographic and clinical PUMFs are
+    different slots are disjoint random samples (El Emam et al. 2011: the geographic and clinical PUMFs are
     two non-overlapping 10% samples), reproducible for the seed. -#}
 {% macro release_input(cfg) -%}
   {{ return(adapter.dispatch('release_input', 'dbt_deid')(cfg)) }}

@@ -1,4 +1,4 @@
-{#- The claims release gates (LOLA, seed 001): generic tests with severity error, attached to
+{#- The claims release gates (LOLA, El Emam et al. 2012): generic tests with severity error, attached to
     deid_claims_release_gate so that `dbt build` skips deid_claims_published_patients and
     deid_claims_published_claims when one fails. Failure rows carry the measure, the node, the
     figures and a `reason`; a missing measure row fails the gate. Limits come from var

@@ -2,7 +2,7 @@
 
     A recipient holding two releases of the same records can take, for each record, the cells
     revealed by either: a cell suppressed in one release and published in the other is revealed.
-    The guarantee of seed 000 (El Emam et al., "Measuring the Probability of Re-identification":
+    The guarantee of El Emam et al. 2011 (El Emam et al., "Measuring the Probability of Re-identification":
     every record's true values are consistent with at least k released records, a suppressed
     cell being consistent with anything) must then hold for the combined view, not only for each
     release alone.

@@ -98,7 +98,7 @@
   {%- set table = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)) -%}{%- set rows = table.rows -%}
   {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
   {{ return({'table': table, 'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the seed 002 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}
+      'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the El Emam et al. 2010 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}
 {%- endmacro %}
 
 {#- The failed results of release_gate_results, as one message. -#}

@@ -12,7 +12,7 @@
       the dbt command, selection or severity (dbt_deid.release_gate_results, gate_results.sql);
     * in the deid_gate_results model, which the report and the history read. -#}
 
-{#- k-anonymity (seed 000 "Measuring the Probability of Re-identification"): every combination
+{#- k-anonymity (El Emam et al. 2011 "Measuring the Probability of Re-identification"): every combination
     has no class smaller than k, a suppressed value being its own category (sufficient for the
     guarantee). -#}
 {% macro gate_k_anonymity_sql(relation, combinations, k) -%}
@@ -39,7 +39,7 @@
   where records_below_k > 0
 {%- endmacro %}
 
-{#- MaxSup (seed 001 "Base Algorithm"): the share of records with any suppressed QI is at most
+{#- MaxSup (El Emam et al. 2012 "Base Algorithm"): the share of records with any suppressed QI is at most
     max_suppression. -#}
 {% macro gate_max_suppression_sql(relation, max_suppression, columns) -%}
   {{ return(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid')(relation, max_suppression, columns)) }}
@@ -58,7 +58,7 @@
   where share_records_with_suppression > {{ max_suppression }}
 {%- endmacro %}
 
-{#- Per-column cap (seed 003: 15%): the share of a column's cells suppressed is at most its
+{#- Per-column cap (El Emam et al. 2009 (CJHP): 15%): the share of a column's cells suppressed is at most its
     cap. `caps` is a list of [column, cap]. -#}
 {% macro gate_column_caps_sql(relation, caps) -%}
   {{ return(adapter.dispatch('gate_column_caps_sql', 'dbt_deid')(relation, caps)) }}

@@ -1,4 +1,4 @@
-{#- The OLA gate (seed 003 flow chart: no solution -> relax MaxSup, tau or the maximum
+{#- The OLA gate (El Emam et al. 2009 (CJHP) flow chart: no solution -> relax MaxSup, tau or the maximum
     generalization): fails with one row when OLA found no node that passes; the row's `message`
     says which limit to relax, with the figures at the top node. Attached to deid_ola_levels, so
     `dbt build` skips deid_generalized and everything after it (no publish). -#}

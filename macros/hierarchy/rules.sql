@@ -1,4 +1,4 @@
-{#- Rule-based generalization levels (seed 000 Table 2): numeric intervals with top/bottom
+{#- Rule-based generalization levels (El Emam et al. 2011 Table 2): numeric intervals with top/bottom
     coding, string prefixes, date truncation. Each returns a SQL expression of type string
     (NULL for a NULL input) for `value_sql` at level `level` (0 = the original value). -#}
 {% macro rule_level_sql(rule, level, value_sql) -%}

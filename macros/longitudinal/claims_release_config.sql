@@ -1,4 +1,4 @@
-{#- The longitudinal claims release (LOLA, seed 001: El Emam et al., the Heritage Health Prize
+{#- The longitudinal claims release (LOLA, El Emam et al. 2012: El Emam et al., the Heritage Health Prize
     release), declared in var('deid_claims_release'). Every bad value raises one compiler error
     "dbt_deid claims release setting '<name>': ..." naming the setting; unknown keys are errors.
     Returns the normalized settings with the core's defaults (dbt_deid.longitudinal):
@@ -126,7 +126,7 @@
   {%- set demo_qis = dbt_deid._claims_columns(raw, 'demographic_qis', none) -%}
   {%- set claim_qis = dbt_deid._claims_columns(raw, 'claim_qis', none) -%}
   {%- if claim_qis | length == 0 -%}
-    {{ dbt_deid._claims_config_error('claim_qis', 'must list at least one claim quasi-identifier (seed 001, Table 3)') }}
+    {{ dbt_deid._claims_config_error('claim_qis', 'must list at least one claim quasi-identifier (El Emam et al. 2012, Table 3)') }}
   {%- endif -%}
   {%- for q in demo_qis + claim_qis -%}
     {%- if q in [ids.member_id, ids.claim_id] -%}
@@ -214,7 +214,7 @@
   {%- set prov_ids = dbt_deid._claims_columns(raw, 'provider_ids', []) -%}
   {%- set pattern = dbt_deid._claims_columns(raw, 'provider_pattern', []) -%}
   {%- if prov_ids | length > 0 and pattern | length == 0 -%}
-    {{ dbt_deid._claims_config_error('provider_pattern', 'must list the claim columns of the treatment pattern (seed 001: place of service, specialty, procedure, diagnosis)') }}
+    {{ dbt_deid._claims_config_error('provider_pattern', 'must list the claim columns of the treatment pattern (El Emam et al. 2012: place of service, specialty, procedure, diagnosis)') }}
   {%- endif -%}
   {%- for c in prov_ids if c not in pseudo.claims -%}
     {{ dbt_deid._claims_config_error('provider_ids', c ~ ' must also be pseudonymized (add it to pseudonymize.claims)') }}

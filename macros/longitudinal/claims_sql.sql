@@ -1,4 +1,4 @@
-{#- SQL of the claims release's preprocessing (seed 001, "Preprocessing of Claims Data"), the SQL
+{#- SQL of the claims release's preprocessing (El Emam et al. 2012, "Preprocessing of Claims Data"), the SQL
     the core documents in dbt_deid.longitudinal.preprocess: every step here returns exactly the
     core's StepReport counts (percentiles are discrete, percentile_disc = numpy inverted_cdf).
     Each public macro is dispatched; default__ implementations are written for DuckDB. -#}
@@ -91,7 +91,7 @@
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}
 
-{#- Top-coding (seed 001, "Top-Coding"): least(value, threshold) for the table's top_code
+{#- Top-coding (El Emam et al. 2012, "Top-Coding"): least(value, threshold) for the table's top_code
     columns, thresholds from deid_claims_top_code_thresholds; other columns unchanged. -#}
 {% macro claims_top_code_sql(cfg, table, relation, thresholds) -%}
   {{ return(adapter.dispatch('claims_top_code_sql', 'dbt_deid')(cfg, table, relation, thresholds)) }}
@@ -115,7 +115,7 @@
   {{ return("select " ~ (exprs | join(', ') if exprs | length > 0 else '*') ~ " from " ~ relation ~ " as t") }}
 {%- endmacro %}
 
-{#- Provider suppression (seed 001, "Suppression of Provider, Vendor, and PCP Identifiers"):
+{#- Provider suppression (El Emam et al. 2012, "Suppression of Provider, Vendor, and PCP Identifiers"):
     for each id column, NULL where fewer than min_providers distinct ids share the claim's
     treatment pattern (missing pattern values are one value; counted in the data, which can
     only under-estimate the providers in the whole system: conservative). -#}
@@ -153,7 +153,7 @@ from {{ relation }} as t
 join g on {% for p in pattern %}t.{{ p }} is not distinct from g.{{ p }}{% if not loop.last %} and {% endif %}{% endfor %}
 {%- endmacro %}
 
-{#- Truncation of claims (seed 001, "Truncation of Claims"): keep each patient's lowest-scoring
+{#- Truncation of claims (El Emam et al. 2012, "Truncation of Claims"): keep each patient's lowest-scoring
     claims up to cap = percentile_disc(truncate_percentile) of claims per patient (claim score =
     sum over claim QIs of -log2(count of the claim's value / claims); missing is a value; ties:
     smaller claim id kept). With truncate_partition (e.g. [year], as the HHP release: its

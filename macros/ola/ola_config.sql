@@ -1,7 +1,7 @@
 {#- The release's `generalization` block (issue 4): absent or `search: fixed` = every QI at its
-    configured level; `search: ola` = OLA (seed 001 "Base Algorithm") chooses the released
+    configured level; `search: ola` = OLA (El Emam et al. 2012 "Base Algorithm") chooses the released
     levels, each QI's `level` being its minimum, `max_levels` its maximum acceptable level
-    (seed 003 Table 2), `max_nodes` the largest lattice searched and `max_seconds` the time
+    (El Emam et al. 2009 (CJHP) Table 2), `max_nodes` the largest lattice searched and `max_seconds` the time
     allowed (issue 18; the search refuses a larger lattice before it starts). Returns none for
     fixed levels, else {metric, max_levels, suppression, max_nodes, max_seconds}. Unknown
     settings and bad values raise one compiler error naming the setting (the Python core

@@ -1,4 +1,4 @@
-{#- The OLA pattern table (seed 001 "Base Algorithm": OLA evaluates nodes on the distinct QI
+{#- The OLA pattern table (El Emam et al. 2012 "Base Algorithm": OLA evaluates nodes on the distinct QI
     tuples with their counts): every QI at its minimum level (its configured `level`), grouped.
     Built from the source and deid_hierarchy, not from deid_generalized (which reads the
     levels OLA chooses from it). -#}

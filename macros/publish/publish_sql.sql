@@ -1,4 +1,4 @@
-{#- Column roles (seed 000 "Types of Variables", Table 1; ARX's attribute types): every source
+{#- Column roles (El Emam et al. 2011 "Types of Variables", Table 1; ARX's attribute types): every source
     column of a release has exactly one role. record_id joins the suppression back and is never
     published; direct_identifiers and excluded columns are dropped; a quasi-identifier's source
     column is replaced by its released QIs (generalized, NULL where suppressed; several columns

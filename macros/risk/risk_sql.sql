@@ -1,4 +1,4 @@
-{#- Equivalence classes and prosecutor risk (seed 000 "Equivalence Classes"; seed 003: risk of a
+{#- Equivalence classes and prosecutor risk (El Emam et al. 2011 "Equivalence Classes"; El Emam et al. 2009 (CJHP): risk of a
     record is 1/f_j, the release's maximum risk 1/min f_j). NULL (suppressed) is its own
     category in GROUP BY / PARTITION BY, so the fully suppressed class is a class too. -#}
 
@@ -202,11 +202,11 @@
   {%- endfor %}
 {%- endmacro %}
 
-{#- Information loss per QI and for the whole release (seed 000 "Measuring Information Loss"):
+{#- Information loss per QI and for the whole release (El Emam et al. 2011 "Measuring Information Loss"):
     suppressed cells and their share, records with any suppressed QI and their share, and
     non-uniform entropy: for each record and QI, -log2 of the share of records with its original
     value among the records that share its released value (a suppressed cell's released value
-    covers all records). With the hierarchy relation, precision Prec (Sweeney; seed 003):
+    covers all records). With the hierarchy relation, precision Prec (Sweeney; El Emam et al. 2009 (CJHP)):
     1 - mean over cells of level/height, a suppressed cell counting as the full height. -#}
 {% macro information_loss_sql(cfg, suppressed, hierarchy=none) -%}
   {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed, hierarchy)) }}

@@ -1,4 +1,4 @@
-{#- Diagnostics of the risk-measurement suite (seed 003 "Perform Diagnostics", seed 000
+{#- Diagnostics of the risk-measurement suite (El Emam et al. 2009 (CJHP) "Perform Diagnostics", El Emam et al. 2011
     information loss). Figures only: class sizes, risks and counts, plus category labels of
     breakdowns that hold at least k records. -#}
 
@@ -35,7 +35,7 @@
   {%- endfor %}
 {%- endmacro %}
 
-{#- Seed 003 Figure 4, the cumulative distribution of record risk of one stage: for every risk
+{#- El Emam et al. 2009 (CJHP) Figure 4, the cumulative distribution of record risk of one stage: for every risk
     value r = 1/f, the records at r, and the records and share of records at or below r. One
     series per combination (prosecutor risk 1/f_j of the record's class) and one for the whole
     release, `(all combinations)`: the record's largest risk over the combinations

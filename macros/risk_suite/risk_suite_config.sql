@@ -55,7 +55,7 @@
     {%- endif -%}
     {%- set threshold = sa.get('threshold', 0.05) -%}
     {%- if threshold not in [0.05, 0.2] -%}
-      {{ dbt_deid._config_error('small_areas.threshold', 'must be 0.05 or 0.2 (seed 002 equations 3-4), got ' ~ threshold) }}
+      {{ dbt_deid._config_error('small_areas.threshold', 'must be 0.05 or 0.2 (El Emam et al. 2010 equations 3-4), got ' ~ threshold) }}
     {%- endif -%}
     {%- set remedy = sa.get('remedy', 'none') or 'none' -%}
     {%- if remedy not in ['none', 'suppress', 'aggregate'] -%}

@@ -1,10 +1,10 @@
-{#- Small geographic areas (seed 002, El Emam et al. 2010). The `areas` relation holds one row per
+{#- Small geographic areas (El Emam et al. 2010, El Emam et al. 2010). The `areas` relation holds one row per
     area of the geography's base level (its code and census population); the original lookup
     hierarchy of the geography column maps areas to coarser levels. -#}
 
-{#- Inputs of seed 002's models at the released level of the geography and every coarser level
+{#- Inputs of El Emam et al. 2010's models at the released level of the geography and every coarser level
     of its hierarchy: one row per (area_level, area) with the population (sum over its base
-    areas), the release's source records in it and MaxCombs (seed 002: the product of the
+    areas), the release's source records in it and MaxCombs (El Emam et al. 2010: the product of the
     numbers of response categories of the other QIs at their released level, largest over the
     combinations that contain the geography; `small_areas.maxcombs` overrides it). The category
     counts come from an inline hierarchy of the non-geographic QIs, so this model does not
@@ -168,7 +168,7 @@
 {%- endmacro %}
 
 {#- Gate (severity error, attach to deid_release_gate): fails when records from an area flagged
-    by seed 002's model at the release's threshold would be published, i.e. a released (not
+    by El Emam et al. 2010's model at the release's threshold would be published, i.e. a released (not
     suppressed) geography value is a flagged area at the released or a coarser level. Returns
     counts per level only, never area names. Passes when no small_areas are declared. -#}
 {% test deid_small_areas(model) %}

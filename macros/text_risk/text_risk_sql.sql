@@ -1,4 +1,4 @@
-{#- SQL of the text de-identification risk models (Scaiano, El Emam et al. 2016, seed 004).
+{#- SQL of the text de-identification risk models (Scaiano, El Emam et al. 2016, Scaiano et al. 2016).
     Each macro is dispatched (adapter.dispatch(name, 'dbt_deid')) with a default__ written for
     DuckDB and kept portable: CTEs, window functions, substr, length (dbt.length), string
     concatenation (dbt.concat), ordered string aggregation (dbt.listagg) and a series of

@@ -1,7 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"]) }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
-{#- What every preprocessing step did (seed 001, "Preprocessing of Claims Data"), never silent:
+{#- What every preprocessing step did (El Emam et al. 2012, "Preprocessing of Claims Data"), never silent:
     one row per step, table and measure with rows in and out; the steps, names and counts of the
     core's StepReports (dbt_deid.longitudinal.preprocess), then `release` (input rows against
     the rows the publish models release). -#}

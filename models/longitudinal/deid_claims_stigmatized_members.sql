@@ -1,7 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"]) }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
-{#- Patients with at least one claim coded in the stigmatized-codes relation (seed 001, "Removal
+{#- Patients with at least one claim coded in the stigmatized-codes relation (El Emam et al. 2012, "Removal
     of High-Risk Patients and Claims"), by pseudonym, with their number of flagged claims.
     Removed with all their claims by the next models. Empty without stigmatized_codes. -#}
 {%- set m = dbt_deid.ident(cfg.member_id) %}

@@ -1,7 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"]) }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
-{#- Seed 001 "Top-Coding": one row per top-coded column with its threshold, the discrete
+{#- El Emam et al. 2012 "Top-Coding": one row per top-coded column with its threshold, the discrete
     percentile (percentile_disc, as the core) of its values after the stigmatized-patient
     removal, and the number of values above it (set to the threshold). -#}
 {%- set rows = [] -%}

@@ -1,4 +1,4 @@
-"""Thin dbt Python model: the simulated attack on the release node (seed 001, "Empirical
+"""Thin dbt Python model: the simulated attack on the release node (El Emam et al. 2012, "Empirical
 Evaluation").
 
 Attack 1 (nosey neighbour): knowledge drawn from D1 (``deid_claims_d1``, every claim) with the

@@ -1,4 +1,4 @@
-"""Thin dbt Python model: LOLA on the released claims (seed 001, "Adversary Knowledge and
+"""Thin dbt Python model: LOLA on the released claims (El Emam et al. 2012, "Adversary Knowledge and
 Power", "Node Computation").
 
 Reads the preprocessed patients, D2 (``deid_claims_d2``) and the hierarchies in long form, then

@@ -1,4 +1,5 @@
-"""Thin dbt Python model: the claims with keyed pseudonyms (seed 001, "Creating Pseudonyms").
+"""Thin dbt Python model: the claims with keyed pseudonyms (El Emam et al. 2012, "Creating
+Pseudonyms").
 
 Reads ``deid_claims_input_claims`` and replaces the ids listed under
 ``pseudonymize.claims`` of var ``deid_claims_release`` by HMAC-SHA256

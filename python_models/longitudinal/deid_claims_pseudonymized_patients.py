@@ -1,4 +1,5 @@
-"""Thin dbt Python model: the patients with keyed pseudonyms (seed 001, "Creating Pseudonyms").
+"""Thin dbt Python model: the patients with keyed pseudonyms (El Emam et al. 2012, "Creating
+Pseudonyms").
 
 Reads ``deid_claims_input_patients`` and replaces the ids listed under
 ``pseudonymize.patients`` of var ``deid_claims_release`` by HMAC-SHA256

@@ -1,4 +1,5 @@
-"""Thin dbt Python model: OLA (seed 001 "Base Algorithm"; seed 003 "Apply Generalization and
+"""Thin dbt Python model: OLA (El Emam et al. 2012 "Base Algorithm"; El Emam et al. 2009 (CJHP)
+"Apply Generalization and
 Suppression") on the minimum-level pattern table ``deid_ola_patterns`` with the hierarchies of
 ``deid_hierarchy``. Returns the node report (k-minimal nodes, the chosen one, the top node and,
 when no node passes, the message saying which limit to relax); ``deid_ola_levels`` selects the

@@ -4,8 +4,9 @@ Reads the suppressed patterns (released values and the true values at the releas
 their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``), the
 population patterns and the small-area inputs; measures every protected combination with the
 core (:func:`dbt_deid.glue.risk.release_assessments`: prosecutor risk and its exact
-variant, seed 000 equations 2-3 when population information is configured, Zayatz/Pitman
-uniqueness, seed 003 diagnostics, seed 002 small areas) and writes one HTML file to the
+variant, El Emam et al. 2011 equations 2-3 when population information is configured, Zayatz/Pitman
+uniqueness, El Emam et al. 2009 (CJHP) diagnostics, El Emam et al. 2010 small areas) and writes one
+HTML file to the
 configured ``report_path`` (default ``reports/<release name>.html`` relative to the dbt project
 directory). The report opens with the release status from ``deid_gate_results``: every gate's
 verdict and whether the release is published; a refused release's report is written to

@@ -1,7 +1,8 @@
-"""Thin dbt Python model: seed 002's small-area models on the release's areas.
+"""Thin dbt Python model: El Emam et al. 2010's small-area models on the release's areas.
 
 Reads ``deid_small_area_inputs`` (areas at the released level of the geography and above, with
-population, source records and MaxCombs) and applies seed 002 equations 1-4 (centred/scaled
+population, source records and MaxCombs) and applies El Emam et al. 2010 equations 1-4
+(centred/scaled
 MaxCombs and population, logistic models of uniqueness above 5% and 20%, flag when the predicted
 probability exceeds 0.5) via :func:`dbt_deid.glue.risk.small_areas_frame`. Inputs outside
 the fitted range (MaxCombs 6-718,848, populations 200-78,457) are logged as warnings. Empty when

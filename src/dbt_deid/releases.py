@@ -1,6 +1,7 @@
 """Several discharge releases in one dbt project: the nodes of an extra release.
 
-dbt cannot create nodes from a package, so each release of the var ``deid_releases`` (seed 000,
+dbt cannot create nodes from a package, so each release of the var ``deid_releases``
+(El Emam et al. 2011,
 El Emam et al. 2011, Table 3: one population, two public-use files, "geographic" and
 "clinical", each with its own quasi-identifiers) has its own models in the project, named
 ``<release>__<package model>``. They are generated from the installed dbt package, never

@@ -5,7 +5,8 @@ by any of them. One database, three `dbt run`s of one release name and two of th
 alone (the fewest that cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
-2. the other half (slot 1, disjoint, seed 000's non-overlapping PUMF samples): published, no
+2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples):
+published, no
    record shared (the history says 0), and an independent check of the combined view of both
    published tables finds every record consistent with at least k rows;
 3. all the records with the same settings: each half was suppressed for its own 2,000 records,

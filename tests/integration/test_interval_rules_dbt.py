@@ -86,7 +86,7 @@ def _fmt(x: Fraction) -> str:
 
 
 def expected_label(spec: dict[str, Any], text: str | None) -> str | None:
-    """The label of seed 000 Table 2's interval levels, in exact rational arithmetic."""
+    """The label of El Emam et al. 2011 Table 2's interval levels, in exact rational arithmetic."""
     if text is None:
         return None
     v = _exact(text)

@@ -1,4 +1,5 @@
-"""The dbt layer of LOLA for longitudinal claims (seed 001, El Emam et al., the Heritage Health
+"""The dbt layer of LOLA for longitudinal claims (El Emam et al. 2012, El Emam et al., the Heritage
+Health
 Prize release).
 
 Builds the claims models in ``integration_tests/`` on 1,000 synthetic HHP-like patients

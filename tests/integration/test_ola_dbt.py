@@ -1,6 +1,7 @@
 """dbt integration of OLA (issue 4, items 3 and 4): the search on the pattern table, the chosen
 levels driving deid_generalized, record-level or cell suppression after it, the gates, the
-"no node passes" gate (seed 003 flow chart) and k from the population (seed 001 eq. 3).
+"no node passes" gate (El Emam et al. 2009 (CJHP) flow chart) and k from the population
+(El Emam et al. 2012 eq. 3).
 
 Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB file per test.
 """
@@ -108,7 +109,7 @@ def test_published_uses_chosen_levels_with_record_suppression(records_build) -> 
 
 
 def test_cell_suppression_and_population_k(it_database, tmp_path) -> None:
-    """`suppression: cells` runs seed 000's combinations suppression on the chosen node;
+    """`suppression: cells` runs El Emam et al. 2011's combinations suppression on the chosen node;
     k from population_threshold 20 and sampling_fraction 0.25 is 5."""
     variables = _release(
         tau=None, population_threshold=20, sampling_fraction=0.25,

@@ -68,7 +68,8 @@ def test_demo_publishes_with_gates_passing(demo_build) -> None:
 
 @pytest.mark.parametrize(("prefix", "place"), [("", "province"), (CLINICAL, "los_days")])
 def test_published_files_hold_the_guarantee(demo_build, prefix, place) -> None:
-    """Independent check on both published files of seed 000 Table 3 (geographic: province;
+    """Independent check on both published files of El Emam et al. 2011 Table 3 (geographic:
+    province;
     clinical: length of stay) against the paper's adversary (Tables 7/8: the demographics with
     a diagnosis level and an intervention level; every level an adversary may know is
     verified): classes (suppressed = own category) and the exact consistent sets against every
@@ -94,7 +95,7 @@ def test_published_files_hold_the_guarantee(demo_build, prefix, place) -> None:
 
 
 def test_the_two_files_share_no_record(demo_build) -> None:
-    """Seed 000: each PUMF is a different non-overlapping sample of the population."""
+    """El Emam et al. 2011: each PUMF is a different non-overlapping sample of the population."""
     run, _ = demo_build
     geographic = set(run.query("select abstract_id from main_deid_work.deid_suppressed")
                      ["abstract_id"])
@@ -259,7 +260,8 @@ def test_bad_data_gives_one_clear_error_and_nothing_published(
 
 
 def test_two_disjoint_seeded_samples(it_database, tmp_path) -> None:
-    """Seed 000's two PUMFs: non-overlapping random samples, each behind its own gates."""
+    """El Emam et al. 2011's two PUMFs: non-overlapping random samples, each behind its own
+    gates."""
     ids = []
     for slot in (0, 1):
         tmp = tmp_path / f"slot{slot}"

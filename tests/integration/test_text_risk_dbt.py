@@ -1,4 +1,4 @@
-"""The dbt layer of text de-identification risk (seed 004, Scaiano, El Emam et al. 2016).
+"""The dbt layer of text de-identification risk (Scaiano et al. 2016, Scaiano, El Emam et al. 2016).
 
 Builds the package's text models in ``integration_tests/`` on the synthetic corpus of
 ``dbt_deid.synthetic.text.demo_corpus`` / ``rule_detector`` (60 notes, 2,000 Monte Carlo draws) and

@@ -1,4 +1,4 @@
-"""Disclosing all hierarchy levels (seed 000 Tables 4, 5, 7, 8) and propagation."""
+"""Disclosing all hierarchy levels (El Emam et al. 2011 Tables 4, 5, 7, 8) and propagation."""
 
 from __future__ import annotations
 

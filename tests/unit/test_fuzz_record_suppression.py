@@ -1,5 +1,5 @@
 """OLA's record-level suppression on the dbt path (``dbt_deid.ola.records.record_suppression``):
-issue 13 items 3 and 6 there too. It grows the fully suppressed class like seed 000's
+issue 13 items 3 and 6 there too. It grows the fully suppressed class like El Emam et al. 2011's
 combinations algorithm and had the same false refusal (a class that gave its surplus was not
 taken whole) and broke ties between classes of one size by the pattern table's row order."""
 

@@ -1,5 +1,6 @@
 """Adversary power, match counting, bootstrap node evaluation, LOLA search and attacks
-(seed 001, "Adversary Knowledge and Power", "Node Computation", "Empirical Evaluation")."""
+(El Emam et al. 2012, "Adversary Knowledge and Power", "Node Computation", "Empirical
+Evaluation")."""
 
 from __future__ import annotations
 
@@ -260,7 +261,8 @@ def test_attack1_sanity(small):
 
 
 def test_attack2_against_population_counts():
-    """Seed 001 attack 2: (1/n) sum_j f_j / F_j with F_j people per class of a population table
+    """El Emam et al. 2012 attack 2: (1/n) sum_j f_j / F_j with F_j people per class of a
+    population table
     (census style, here by 5-year band, rolled up to the release's 10-year bands), not f / alpha;
     a missing released value matches every population value of its QI."""
     h = {"age": default_hierarchies()["age"]}

@@ -1,4 +1,5 @@
-"""The synthetic HHP-like claims against what they are calibrated to (seed 001 "Results", the
+"""The synthetic HHP-like claims against what they are calibrated to (El Emam et al. 2012
+"Results", the
 public HHP release; dbt_deid.longitudinal.calibration), at a small scale (8,000 patients)."""
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def test_counts_after_truncation_match_the_paper(data):
     d, kept, rep = data
     per = kept.groupby("member_id").size()
     assert len(per) == N == len(d.patients)  # every member has claims
-    # seed 001 "Results": 2,668,990 claims for 113,000 patients, median 11, 9,556 truncated
+    # El Emam et al. 2012 "Results": 2,668,990 claims for 113,000 patients, median 11, 9,556
+    # truncated
     assert _close(len(kept), cal.PAPER_CLAIMS * SCALE, 0.05)
     assert 10 <= per.median() <= 12
     assert _close(rep.changed["patients_truncated"], cal.PAPER_TRUNCATED_PATIENTS * SCALE, 0.25)
@@ -117,7 +119,7 @@ def test_days_in_hospital_capped_at_15_and_reported_after_a_year_of_claims(data)
         v = col.dropna().astype(int)
         assert v.between(0, cal.DIH_CAP).all()
         assert 0.12 <= float((v > 0).mean()) <= 0.19
-        # about 1.5% at 15: seed 001's 99th-percentile top-coding keeps the cap of 15
+        # about 1.5% at 15: El Emam et al. 2012's 99th-percentile top-coding keeps the cap of 15
         assert int(np.percentile(v, 99, method="inverted_cdf")) == cal.DIH_CAP
 
 

@@ -1,4 +1,5 @@
-"""Generator, hierarchies, pseudonyms and preprocessing steps (seed 001, "Preprocessing")."""
+"""Generator, hierarchies, pseudonyms and preprocessing steps (El Emam et al. 2012,
+"Preprocessing")."""
 
 from __future__ import annotations
 

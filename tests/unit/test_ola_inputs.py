@@ -1,4 +1,5 @@
-"""Hierarchy loading/validation, k from the population (seed 001 eq. 3) and the ola CLI."""
+"""Hierarchy loading/validation, k from the population (El Emam et al. 2012 eq. 3) and the ola
+CLI."""
 
 from __future__ import annotations
 

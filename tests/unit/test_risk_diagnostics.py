@@ -1,4 +1,5 @@
-"""Diagnostics: risk CDF (seed 003 Figure 4), class sizes, suppression, information loss."""
+"""Diagnostics: risk CDF (El Emam et al. 2009 (CJHP) Figure 4), class sizes, suppression,
+information loss."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 small-area models against the paper's worked values; threshold presets."""
+"""El Emam et al. 2010 small-area models against the paper's worked values; threshold presets."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from dbt_deid.risk.geography import MODELS
 
 
 def test_maxcombs_paper_example():
-    # seed 002: age 24 x marital status 5 x schooling 9 x religion 3 = 3,240
+    # El Emam et al. 2010: age 24 x marital status 5 x schooling 9 x religion 3 = 3,240
     assert max_combs({"age": 24, "marst": 5, "school": 9, "relig": 3}) == 3240
     assert max_combs([2, 24, 8, 3, 5]) == 2 * 24 * 8 * 3 * 5
     with pytest.raises(ConfigError):
@@ -36,7 +36,7 @@ def test_category_counts_exclude_non_specific():
 
 
 def test_equations_by_hand():
-    # seed 002 eq. (1)-(4) at M = 9,360, S = 7,080 (Table 3 row 6)
+    # El Emam et al. 2010 eq. (1)-(4) at M = 9,360, S = 7,080 (Table 3 row 6)
     m, s = (9360 - 59861) / 10000, (7080 - 21120) / 10000
     logit05 = 779.1 + 137.8 * m - 37.3 * s - 6.5 * m * s
     logit20 = 63.3 + 11.8 * m - 6 * s - m * s
@@ -47,7 +47,7 @@ def test_equations_by_hand():
     assert MODELS[0.05].b_population == -37.3  # equation (3); Table 6 prints -37.35
 
 
-# seed 002 Table 3: (POP, MaxCombs, I05, I20) from the census uniqueness estimates
+# El Emam et al. 2010 Table 3: (POP, MaxCombs, I05, I20) from the census uniqueness estimates
 TABLE3 = [(6228, 48, 0, 0), (14047, 576, 0, 0), (100, 40, 1, 0), (2247, 576, 1, 0),
           (12916, 84480, 1, 1), (7080, 9360, 1, 1), (100, 95040, 1, 1)]
 

@@ -106,7 +106,7 @@ def test_journalist_and_marketer_with_population_table():
     assert list(r.population_class_size) == [30, 10, 50]
     assert r.journalist.max_risk == pytest.approx(0.1)  # 1 / min F_j
     assert r.journalist.records_above_tau == 1  # F = 10 < 20
-    # seed 000 eq. 2: sum_j f_j / C_j = 3/30 + 1/10 + 5/50
+    # El Emam et al. 2011 eq. 2: sum_j f_j / C_j = 3/30 + 1/10 + 5/50
     assert r.marketer_expected_matches == pytest.approx(0.3)
     assert r.marketer_risk == pytest.approx(0.3 / 9)
     assert r.population_classes == 4
@@ -148,7 +148,7 @@ def test_population_table_smaller_than_release_class_is_clamped():
 
 
 def test_marketer_bound_paper_worked_value():
-    # seed 000: |Q| = 2 x 20 x 10 = 400 and alpha = 0.009 -> about 4 correct matches
+    # El Emam et al. 2011: |Q| = 2 x 20 x 10 = 400 and alpha = 0.009 -> about 4 correct matches
     assert marketer_bound(2 * 20 * 10, 0.009) == pytest.approx(3.6)
     assert round(marketer_bound(400, 0.009)) == 4
 

@@ -100,7 +100,7 @@ def test_pitman_recovers_simulated_population(pitman_population):
     est = uniqueness_from_sizes(sample, population_size=pop.sum())
     assert est.method == "pitman"
     assert est.pitman_uniques == pytest.approx(true_uniques, rel=0.25)
-    # Zayatz over-estimates at small sampling fractions (seed 002, Chen & Keller-McNulty)
+    # Zayatz over-estimates at small sampling fractions (El Emam et al. 2010, Chen & Keller-McNulty)
     assert est.zayatz_uniques > est.pitman_uniques
 
 

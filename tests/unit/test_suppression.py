@@ -1,4 +1,4 @@
-"""Seed 000's combinations suppression: conformance cases and the release guarantee."""
+"""El Emam et al. 2011's combinations suppression: conformance cases and the release guarantee."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CLI ``text-risk`` / ``text-demo`` end to end and the demo corpus gates (seed 004)."""
+"""CLI ``text-risk`` / ``text-demo`` end to end and the demo corpus gates (Scaiano et al. 2016)."""
 
 from __future__ import annotations
 

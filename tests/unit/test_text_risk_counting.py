@@ -1,4 +1,5 @@
-"""Counting over the per-annotation outcome table: the paper's worked examples (seed 004)."""
+"""Counting over the per-annotation outcome table: the paper's worked examples (Scaiano
+et al. 2016)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Validation of the documents / annotations / detections frames (seed 004 inputs)."""
+"""Validation of the documents / annotations / detections frames (Scaiano et al. 2016 inputs)."""
 
 from __future__ import annotations
 

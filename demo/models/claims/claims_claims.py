@@ -1,10 +1,12 @@
-"""Synthetic HHP-like claims (seed 001, Table 3) from ``dbt_deid.synthetic.claims.generate_hhp``,
+"""Synthetic HHP-like claims (El Emam et al. 2012, Table 3) from
+``dbt_deid.synthetic.claims.generate_hhp``,
 calibrated to the paper and the public HHP release (``dbt_deid.longitudinal.calibration``).
 
 One row per claim: ``claim_id, member_id, year, provider_id, vendor_id, pcp_id, specialty,
 place_of_service, procedure_group, los (inpatient claims only), dsfc, diagnosis_code,
 primary_condition_group, pay_delay, charlson_index`` (about 25 claims per patient before the
-release's truncation, 23.6 after, as seed 001); vars ``claims_patients`` and ``claims_seed``.
+release's truncation, 23.6 after, as El Emam et al. 2012); vars ``claims_patients`` and
+``claims_seed``.
 """
 
 from typing import Any

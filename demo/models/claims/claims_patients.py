@@ -1,4 +1,5 @@
-"""Synthetic HHP-like patients (seed 001, Table 2) from ``dbt_deid.synthetic.claims.generate_hhp``.
+"""Synthetic HHP-like patients (El Emam et al. 2012, Table 2) from
+``dbt_deid.synthetic.claims.generate_hhp``.
 
 ``member_id, age, age_group, sex, dih_y2, dih_y3, pcp_id``; vars ``claims_patients`` (rows) and
 ``claims_seed``. Raw ids: direct identifiers the claims release pseudonymizes.

@@ -3,7 +3,8 @@
 # ruff: noqa: E501 (the release's model names make the refs long)
 """Thin dbt Python model: the release plan (combinations, released QIs, propagation).
 
-The core validates the release and expands hierarchical QIs (seed 000 Tables 4, 5, 7, 8) into
+The core validates the release and expands hierarchical QIs (El Emam et al. 2011 Tables 4, 5, 7, 8)
+into
 the combinations the suppression protects and those the gates verify; SQL models and tests read
 this table (macro ``dbt_deid.release_plan``), so the expansion has one implementation.
 """

@@ -3,9 +3,10 @@
 # ruff: noqa: E501 (the release's model names make the refs long)
 """Thin dbt Python model: the threshold presets (release contexts) and the release's choice.
 
-One row per preset of :data:`dbt_deid.risk.PRESETS` (public: tau 0.05 / 0% uniqueness, seed 000
-and 002; agreement: tau 0.2 / 5%, seed 003 and 002; audited: tau 1/3 / 20%, seed 003 Appendix 1
-and seed 002) with ``chosen`` set on the release's ``preset`` and the tau/k the release uses.
+One row per preset of :data:`dbt_deid.risk.PRESETS` (public: tau 0.05 / 0% uniqueness, El Emam
+et al. 2011 and 2010; agreement: tau 0.2 / 5%, El Emam et al. 2009 (CJHP) and 2010; audited: tau
+1/3 / 20%, El Emam et al. 2009 (CJHP) Appendix 1 and El Emam et al. 2010) with ``chosen`` set on
+the release's ``preset`` and the tau/k the release uses.
 """
 
 import json
