@@ -169,7 +169,7 @@ def _available(engine: str) -> str | None:
     if engine == "spark":
         if os.environ.get("DBT_DEID_SPARK") != "1":
             return ("the Spark suite is opt-in (DBT_DEID_SPARK=1): one local Spark build of"
-                    " the discharge release took 12-17 min on the shared 2-core machine"
+                    " the discharge release took 12-21 min on the shared 2-core machine"
                     " (2026-11-23), far past CI's 20-minute budget")
         if (importlib.util.find_spec("pyspark") is None
                 or importlib.util.find_spec("dbt.adapters.spark") is None):
