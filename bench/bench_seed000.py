@@ -369,6 +369,14 @@ def dbt_release(tau: float) -> dict[str, Any]:
     }
 
 
+#: One `dbt build`, as a user runs it: the source models (generator, hierarchies, seeds) and
+#: the release. The package's other features (longitudinal claims, text risk, OLA) are not part
+#: of this release and need their own configuration: excluded.
+RELEASE_SELECTION = ["--select", "discharge_abstracts", "diagnosis_hierarchy",
+                     "province_hierarchy", "gender_hierarchy", "package:dbt_deid",
+                     "--exclude", "tag:deid_claims", "tag:deid_text", "dbt_deid.ola"]
+
+
 def dbt_bench(rows: int, workdir: Path) -> dict[str, Any]:
     """Build ``demo/`` at ``rows`` records: source models, then the release; verify it."""
     release = dbt_release(0.05)
@@ -378,13 +386,7 @@ def dbt_bench(rows: int, workdir: Path) -> dict[str, Any]:
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     common = ["--profiles-dir", "profiles", "--target-path", str(workdir / "target"),
               "--log-path", str(workdir / "logs"), "--vars", variables]
-    source_models = ["discharge_abstracts", "diagnosis_hierarchy", "province_hierarchy",
-                     "gender_hierarchy"]
-    # One `dbt build`, as a user runs it: the source models (generator, hierarchies, seeds) and
-    # the release. The package's other features (longitudinal claims, text risk, OLA) are not
-    # part of this release and need their own configuration: excluded.
-    cmd = [DBT, "build", "--select", *source_models, "package:dbt_deid", "--exclude",
-           "tag:deid_claims", "tag:deid_text", "dbt_deid.ola", *common]
+    cmd = [DBT, "build", *RELEASE_SELECTION, *common]
     out: dict[str, Any] = {"commands": [], "db": db}
     log("dbt: build (source models and release)")
     code, sec, rss, text = run_child(cmd, cwd=DEMO, env=env, out=workdir / "dbt_build.log")

@@ -41,3 +41,14 @@
   from {{ relation }}
   group by {{ cols | join(', ') }}
 {%- endmacro %}
+
+{#- PostgreSQL plans the joins on the hierarchy from its statistics, and a table dbt has just
+    created has none: the planner then expects one row per level and nests loops over it
+    (quadratic: 62 s for 20,000 records, hours at the paper's 2.4 million). ANALYZE it first
+    (when running, not when compiling for docs or ls). -#}
+{% macro postgres__generalize_sql(cfg, hierarchy_relation, levels=none) -%}
+  {%- if execute and flags.WHICH in ['run', 'build'] -%}
+    {%- do run_query("analyze " ~ hierarchy_relation) -%}
+  {%- endif -%}
+  {{ return(dbt_deid.default__generalize_sql(cfg, hierarchy_relation, levels)) }}
+{%- endmacro %}

@@ -194,17 +194,18 @@ join per_annotation as p on p.doc_id = a.doc_id and p.annotation_id = a.annotati
 {%- endmacro %}
 
 {% macro default__text_recall_sql(outcomes) -%}
+  {#- the grouping keys name only columns: PostgreSQL rejects a constant in GROUP BY -#}
   {%- set groupings = [
-      ('type', 'kind', 'type'),
-      ('kind', 'kind', "'*'"),
-      ('all', "'*'", "'*'"),
+      ('type', 'kind', 'type', ['kind', 'type']),
+      ('kind', 'kind', "'*'", ['kind']),
+      ('all', "'*'", "'*'", []),
   ] -%}
 with o as (select * from {{ outcomes }}),
-{%- for scope, kind_expr, type_expr in groupings %}
+{%- for scope, kind_expr, type_expr, keys in groupings %}
 {{ scope }}_docs as (
   select {{ kind_expr }} as kind, {{ type_expr }} as type, doc_id,
     min(case when caught then 1 else 0 end) as all_caught
-  from o group by {{ kind_expr }}, {{ type_expr }}, doc_id
+  from o group by {{ (keys + ['doc_id']) | join(', ') }}
 ),
 {{ scope }}_rows as (
   select {{ dbt_deid.literal(scope) }} as scope, i.kind, i.type, i.instances, i.tokens,
@@ -216,7 +217,7 @@ with o as (select * from {{ outcomes }}),
     select {{ kind_expr }} as kind, {{ type_expr }} as type, count(*) as instances,
       cast(sum(tokens) as {{ dbt.type_bigint() }}) as tokens, sum(tokens_masked) as tokens_masked,
       sum(case when caught_typed then 1 else 0 end) as caught_typed
-    from o group by {{ kind_expr }}, {{ type_expr }}
+    from o{% if keys %} group by {{ keys | join(', ') }}{% endif %}
   ) as i
   join (
     select kind, type, count(*) as documents, cast(sum(all_caught) as {{ dbt.type_bigint() }}) as documents_all_caught
@@ -224,7 +225,7 @@ with o as (select * from {{ outcomes }}),
   ) as d on d.kind = i.kind and d.type = i.type
 ){{ "," if not loop.last }}
 {%- endfor %}
-{%- for scope, kind_expr, type_expr in groupings %}
+{%- for scope, kind_expr, type_expr, keys in groupings %}
 select * from {{ scope }}_rows
 {%- if not loop.last %} union all{% endif %}
 {%- endfor %}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from types import SimpleNamespace
 
 import pandas as pd
@@ -16,7 +17,7 @@ from dbt_deid.engine.python_nodes import (
     run_model_code,
     sql_literal,
 )
-from dbt_deid.engine.segmented import descendants, node_depths, split_args
+from dbt_deid.engine.segmented import SegmentResults, descendants, node_depths, split_args
 
 
 def _node(uid: str, parents: list[str], language: str = "sql", rtype: str = "model"):
@@ -97,3 +98,20 @@ def test_frames_keep_null_distinct_from_empty_text_and_types() -> None:
     assert csv == '"",1\n,\n'  # quoted empty string, unquoted null
     assert sql_literal("it's \\ ok", "text", "spark") == "'it\\'s \\\\ ok'"
     assert sql_literal("it's \\ ok", "text", "default") == "'it''s \\ ok'"
+
+
+def test_segment_results_merge_every_segment_and_the_python_models(tmp_path) -> None:
+    """Each segment's dbt build overwrites run_results.json: the runner's copy has them all."""
+    results = SegmentResults(tmp_path)
+    path = tmp_path / "run_results.json"
+    for i in range(2):
+        path.write_text(json.dumps({"metadata": {"m": i}, "elapsed_time": 1.0, "results": [
+            {"unique_id": f"model.p.sql_{i}", "status": "success", "execution_time": 0.5}]}))
+        results.add_segment()
+        results.add_python(_node(f"model.p.py_{i}", [], "python"), "success", 0.25, "3 rows")
+    results.write()
+    data = json.loads(path.read_text())
+    assert [r["unique_id"] for r in data["results"]] == [
+        "model.p.sql_0", "model.p.py_0", "model.p.sql_1", "model.p.py_1"]
+    assert data["metadata"] == {"m": 1} and data["elapsed_time"] > 0
+    assert {r["thread_id"] for r in data["results"] if "py_" in r["unique_id"]} == {"dbt_deid"}

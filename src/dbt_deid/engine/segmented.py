@@ -7,7 +7,9 @@ path from the selection's roots (its *depth*); dbt builds the SQL nodes (models,
 of depth 0, then this runner computes the Python models of depth 1 from their refs through the
 adapter's own connection (:mod:`dbt_deid.engine.python_nodes`), then dbt builds the SQL nodes of
 depth 1, and so on. A node that fails, or whose test fails, blocks its descendants exactly as in
-``dbt build``; the publish materialization still gates the release inside dbt.
+``dbt build``; the publish materialization still gates the release inside dbt. At the end the
+target's ``run_results.json`` holds every segment's node results and the Python models'
+(:class:`SegmentResults`), as one ``dbt build`` would have written it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dbt_deid.errors import ConfigError
@@ -147,6 +150,7 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
     depths = node_depths(manifest, selected)
     blocked: set[str] = set()
     failed = False
+    results = SegmentResults(_target_path())
     max_depth = max(depths.values(), default=0)
     print(f"dbt_deid build: adapter {adapter_type} has no dbt Python models here: "
           f"{len(selected)} nodes in {max_depth + 1} segments, "
@@ -157,10 +161,12 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
                              and is_python_model(all_nodes[u]) and u not in blocked)
         if python_uids:
             try:
-                blocked_now = _compute_python_nodes(manifest, [all_nodes[u] for u in python_uids])
+                blocked_now = _compute_python_nodes(manifest, [all_nodes[u] for u in python_uids],
+                                                    results)
             except Exception as exc:  # noqa: BLE001 - the adapter could not be opened
                 print(f"dbt_deid build: ERROR opening the {adapter_type} connection: {exc}",
                       flush=True)
+                results.write()
                 return 1
             if blocked_now:
                 failed = True
@@ -172,17 +178,83 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
         select = [selector_for(all_nodes[u]) for u in sql_uids]
         result = _invoke(runner, ["build", *split.context, *split.other, "--select", *select,
                                   "--indirect-selection", "empty"])
-        results = getattr(result.result, "results", None) or []
-        bad = [r.node.unique_id for r in results if str(r.status) in _BLOCKING]
+        results.add_segment()
+        node_results = getattr(result.result, "results", None) or []
+        bad = [r.node.unique_id for r in node_results if str(r.status) in _BLOCKING]
         if bad or not result.success:
             failed = True
             blocked |= descendants(manifest, bad)
             if not bad:  # dbt failed before running nodes: stop
+                results.write()
                 return 1
+    results.write()
     return 1 if failed else 0
 
 
-def _compute_python_nodes(manifest: Any, nodes: list[Any]) -> list[str]:
+def _target_path() -> Path:
+    """The target folder of the current dbt flags (``--target-path``, else the project's
+    ``target-path``, else ``target``), where dbt writes run_results.json."""
+    from dbt.flags import get_flags
+
+    flags = get_flags()
+    project = Path(getattr(flags, "PROJECT_DIR", None) or ".")
+    path = getattr(flags, "TARGET_PATH", None)
+    if not path:
+        import yaml
+
+        try:
+            path = (yaml.safe_load((project / "dbt_project.yml").read_text()) or {}).get(
+                "target-path")
+        except OSError:
+            path = None
+    path = Path(path or "target")
+    return path if path.is_absolute() else project / path
+
+
+class SegmentResults:
+    """Every segment's node results in one run_results.json, as one ``dbt build`` writes it.
+
+    Each segment's ``dbt build`` overwrites ``run_results.json``; this collects the results of
+    each in turn, adds the Python models dbt_deid computed (``thread_id`` ``dbt_deid``) and
+    writes them all back at the end, ``elapsed_time`` the whole build's wall time.
+    """
+
+    def __init__(self, target: Path) -> None:
+        self.path = target / "run_results.json"
+        self.start = time.perf_counter()
+        self.results: list[dict[str, Any]] = []
+        self.last: dict[str, Any] = {}
+
+    def add_segment(self) -> None:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return
+        self.last = data
+        self.results += data.get("results", [])
+
+    def add_python(self, node: Any, status: str, seconds: float, message: str) -> None:
+        self.results.append({
+            "unique_id": node.unique_id, "status": status, "execution_time": seconds,
+            "thread_id": "dbt_deid", "message": message, "timing": [], "adapter_response": {},
+            "failures": None, "compiled": False, "compiled_code": None,
+            "relation_name": None, "batch_results": None})
+
+    def write(self) -> None:
+        import json
+
+        if not self.results:
+            return
+        data = {**self.last, "results": self.results,
+                "elapsed_time": time.perf_counter() - self.start}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(data, indent=2, default=str))
+
+
+def _compute_python_nodes(manifest: Any, nodes: list[Any],
+                          results: SegmentResults | None = None) -> list[str]:
     """Compute each Python model through one adapter connection; return those that failed."""
     from dbt_deid.engine.adapter_io import AdapterFrames
 
@@ -195,9 +267,14 @@ def _compute_python_nodes(manifest: Any, nodes: list[Any]) -> list[str]:
             except Exception as exc:  # noqa: BLE001 - reported like a dbt node error
                 print(f"dbt_deid build: ERROR in Python model {node.name}: {exc}", flush=True)
                 failed.append(node.unique_id)
+                if results is not None:
+                    results.add_python(node, "error", time.perf_counter() - start, str(exc))
                 continue
+            seconds = time.perf_counter() - start
             print(f"dbt_deid build: OK Python model {node.name} ({rows} rows) in"
-                  f" {time.perf_counter() - start:.2f}s", flush=True)
+                  f" {seconds:.2f}s", flush=True)
+            if results is not None:
+                results.add_python(node, "success", seconds, f"dbt_deid: {rows} rows")
     return failed
 
 
