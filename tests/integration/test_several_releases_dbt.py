@@ -41,9 +41,15 @@ def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path
     tables = run.tables()
     assert "deid_published" in tables
     assert not {"it_second__deid_published", "it_second__deid_published__deid_candidate"} & tables
-    history = run.query("select release_name, status, published_rows from deid_release_history")
-    assert history.to_dict("records") == [
-        {"release_name": "integration_release", "status": "published", "published_rows": 4000}]
+    history = run.query("select release_name, status, published_rows, gates_failed, gates_json"
+                        " from deid_release_history order by release_name")
+    assert history[["release_name", "status", "published_rows"]].to_dict("records") == [
+        {"release_name": "integration_release", "status": "published", "published_rows": 4000},
+        {"release_name": "it_second", "status": "refused", "published_rows": None}]
+    # dbt skipped the failing release's publish model; the package's on-run-end hook still
+    # wrote its refused row, naming the failed gate test (names and counts, never values)
+    assert history.gates_failed[1] == "it_second__deid_gate_max_suppression"
+    assert "failed (1 failing row(s))" in history.gates_json[1]
     assert run.query("select count(*) as n from deid_published").n[0] == 4000
 
     # each release's tables hold its own sample and settings

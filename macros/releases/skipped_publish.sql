@@ -1,0 +1,87 @@
+{#- A release that `dbt build` never got to publish still gets its history row (issue 17: a
+    failed release writes a row marked failed, naming what failed).
+
+    Under `dbt build` a failing gate test (or an erroring model) upstream of a publish model makes
+    dbt skip that model, so its materialization, which writes the history row of every attempt
+    it runs (dbt_deid.record_release), never runs. This on-run-end hook of the package appends a
+    'refused' row for every skipped publish model: the release, its settings (JSON and MD5), the
+    invocation, and in gates_failed / gates_json the failed tests and errored models upstream of
+    it (names and failure counts only: never a value). Nothing was published, so the published
+    fingerprint, version and figures stay empty. -#}
+{% macro record_skipped_releases(results) -%}
+  {{ return(adapter.dispatch('record_skipped_releases', 'dbt_deid')(results)) }}
+{%- endmacro %}
+
+{% macro default__record_skipped_releases(results) -%}
+  {%- if not execute or results is none -%}{{ return('') }}{%- endif -%}
+  {%- set broken = [] -%}
+  {%- for r in results -%}
+    {%- if (r.status | string) in ['fail', 'error'] -%}{%- do broken.append(r) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for r in results -%}
+    {%- set node = r.node -%}
+    {%- if (r.status | string) == 'skipped' and (node.resource_type | string) == 'model' and node.config.get('materialized') == 'deid_publish' -%}
+      {%- set ancestors = dbt_deid._ancestors(node.unique_id) -%}
+      {%- set causes = [] -%}
+      {%- for b in broken -%}
+        {%- set parents = b.node.depends_on.nodes if (b.node.resource_type | string) == 'test' else [b.node.unique_id] -%}
+        {%- if parents | select('in', ancestors) | list | length > 0 -%}
+          {%- do causes.append({'gate': b.node.name, 'passed': false, 'failures': b.failures,
+                                'message': 'dbt ' ~ flags.WHICH ~ ' skipped ' ~ node.name ~ ': ' ~ (b.node.resource_type | string) ~ ' ' ~ b.node.name ~ ' ' ~ (b.status | string) ~ ('ed' if (b.status | string) == 'fail' else '') ~ (' (' ~ b.failures ~ ' failing row(s))' if b.failures else '')}) -%}
+        {%- endif -%}
+      {%- endfor -%}
+      {%- do dbt_deid._append_skipped_release(node, causes) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return('') }}
+{%- endmacro %}
+
+{#- The unique ids of every node upstream of `unique_id` in the graph. -#}
+{% macro _ancestors(unique_id) -%}
+  {%- set seen = [] -%}
+  {%- set todo = [unique_id] -%}
+  {%- for _ in range(10000) if todo | length > 0 -%}
+    {%- set current = todo.pop() -%}
+    {%- set n = graph.nodes.get(current) -%}
+    {%- for parent in (n.depends_on.nodes if n is not none else []) -%}
+      {%- if parent not in seen -%}{%- do seen.append(parent) -%}{%- do todo.append(parent) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(seen) }}
+{%- endmacro %}
+
+{#- The settings var of a publish model's release (by its gate set and name). -#}
+{% macro _skipped_release_settings(node) -%}
+  {%- set checks = node.config.get('deid_checks') -%}
+  {%- if checks == 'claims' -%}{{ return(var('deid_claims_release', none) or {}) }}{%- endif -%}
+  {%- if checks == 'text' -%}{{ return(var('deid_text_release', none) or {}) }}{%- endif -%}
+  {%- set split = dbt_deid._split_release_node(node.name) -%}
+  {%- if split is not none -%}{{ return(dbt_deid.extra_releases().get(split[0]) or {}) }}{%- endif -%}
+  {{ return(var('deid_release', none) or {}) }}
+{%- endmacro %}
+
+{% macro _append_skipped_release(node, causes) -%}
+  {%- set target_relation = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table') -%}
+  {%- set history = api.Relation.create(database=node.database, schema=node.schema, identifier='deid_release_history', type='table') -%}
+  {%- do dbt_deid.ensure_release_history(history) -%}
+  {%- set settings = dbt_deid._skipped_release_settings(node) -%}
+  {%- set settings_json = tojson(settings, sort_keys=true) -%}
+  {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
+  {%- set row = {
+    'release_name': settings.get('name', 'release'), 'published_relation': target_relation | string,
+    'status': 'refused', 'invocation_id': invocation_id,
+    'recorded_at': modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'invocation_started_at': run_started_at.strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'settings_json': settings_json, 'settings_md5': local_md5(settings_json),
+    'gates_passed': '', 'gates_failed': (causes | map(attribute='gate') | join(', ')) or ('dbt ' ~ flags.WHICH ~ ' skipped ' ~ node.name),
+    'gates_json': tojson(causes), 'release_id': dbt_deid.release_id(target_relation, 'refused'),
+    'package_version': dbt_deid.package_version(),
+    'release_kind': node.config.get('deid_checks')
+  } -%}
+  {%- set names = row.keys() | select('in', have) | list -%}
+  {% call statement('deid_history_skipped_' ~ node.name) -%}
+    insert into {{ history }} ({{ names | join(', ') }}) values ({% for n in names %}{{ dbt_deid.literal(row[n]) }}{{ ',' if not loop.last }}{% endfor %})
+  {%- endcall %}
+  {{ adapter.commit() }}
+  {%- do log("dbt_deid: " ~ node.name ~ " was skipped by dbt (" ~ row.gates_failed ~ "): nothing published; a 'refused' row is in " ~ history, info=true) -%}
+{%- endmacro %}
