@@ -210,7 +210,9 @@
   {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
   {%- if found is none -%}
     {% call statement('deid_history_create') -%}
-      create table {{ history }} (
+      {#- if not exists: a second row in the same model (the tables of a claims release) finds
+          the table this model created, which the relation cache does not list yet -#}
+      create table if not exists {{ history }} (
         {%- for name, type in columns %}
         {{ name }} {{ type }}{{ ',' if not loop.last }}
         {%- endfor %}
