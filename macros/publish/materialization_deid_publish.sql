@@ -17,8 +17,9 @@
     all of them or none. The first table's model has `deid_published_by` (the model that
     publishes it): when its gates pass, its candidate is kept as a staged table
     (`<name>__deid_staged`), nothing is swapped in. The last model has `deid_publish_with` (the
-    staged models): its gate set re-runs the staged tables' gates on what was staged (exact
-    rows and columns, so a stale or tampered staged table is refused) and, when every gate of
+    staged models): its gate set re-runs the staged tables' gates on what was staged (exactly
+    the columns and rows the current release gives, so a staged table that differs, left by an
+    older run or changed since, is refused) and, when every gate of
     every table passes, swaps all of them in, in one transaction, with one history row per
     table. A refusal at either step drops the candidate and the staged tables, leaves every
     published table as it was and writes a 'refused' row for each table. -#}
