@@ -11,7 +11,18 @@
        'refused' row is appended to the history, and the model fails with the gates' messages
        (figures and limits, never quasi-identifier values).
 
-    Config: `deid_checks` names the gate set ('release'). -#}
+    Config: `deid_checks` names the gate set ('release', 'claims' or 'text'; publish_gate_results).
+
+    A release of several tables (the claims release: patients and claims, seed 001) publishes
+    all of them or none. The first table's model has `deid_published_by` (the model that
+    publishes it): when its gates pass, its candidate is kept as a staged table
+    (`<name>__deid_staged`), nothing is swapped in. The last model has `deid_publish_with` (the
+    staged models): its gate set re-runs the staged tables' gates on what was staged (exactly
+    the columns and rows the current release gives, so a staged table that differs, left by an
+    older run or changed since, is refused) and, when every gate of
+    every table passes, swaps all of them in, in one transaction, with one history row per
+    table. A refusal at either step drops the candidate and the staged tables, leaves every
+    published table as it was and writes a 'refused' row for each table. -#}
 {% materialization deid_publish, default %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing_relation = load_cached_relation(this) -%}
@@ -44,16 +55,46 @@
     {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
 
-  {%- set results = dbt_deid.publish_gate_results(config.get('deid_checks'), candidate) -%}
+  {%- set checks = config.get('deid_checks') -%}
+  {%- set results = dbt_deid.publish_gate_results(checks, candidate) -%}
+  {#- the other tables of a multi-table release: [(published relation, staged relation)] -#}
+  {%- set parts = dbt_deid.publish_release_parts(target_relation) -%}
+  {%- set staged_by = config.get('deid_publish_with') or [] -%}
+  {%- for other, staged in parts if other.identifier in staged_by -%}
+    {%- do results.extend(dbt_deid.publish_staged_gate_results(checks, other, staged, candidate)) -%}
+  {%- endfor -%}
   {%- set failed = results | rejectattr('passed') | list -%}
   {%- if failed | length > 0 or results | length == 0 -%}
     {{ drop_relation_if_exists(candidate) }}
-    {%- do dbt_deid.record_release(target_relation, 'refused', results, none) -%}
+    {%- do dbt_deid.record_release(target_relation, 'refused', results, none, checks) -%}
+    {%- for other, staged in parts -%}
+      {{ drop_relation_if_exists(load_cached_relation(staged) or staged) }}
+      {%- do dbt_deid.record_release(other, 'refused', results, none, checks) -%}
+    {%- endfor -%}
     {{ adapter.commit() }}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release refused, nothing published" ~ (" (the previous " ~ target_relation ~ " is left as it was)" if existing_relation is not none else "") ~ ". Failed gate(s):\n  " ~ (dbt_deid.gate_failure_message(results) if results else '(no gate ran)')) }}
   {%- endif -%}
 
+  {%- if config.get('deid_published_by') -%}
+    {#- the first table of a multi-table release: staged; the last table's model swaps it in -#}
+    {%- set staged = make_intermediate_relation(target_relation, suffix='__deid_staged') -%}
+    {{ drop_relation_if_exists(load_cached_relation(staged) or staged) }}
+    {{ adapter.rename_relation(candidate, staged) }}
+    {{ adapter.commit() }}
+    {%- do log("dbt_deid: " ~ this.identifier ~ ": " ~ results | length ~ " gates passed; staged, published together with " ~ config.get('deid_published_by') ~ " (nothing is published until it runs)", info=true) -%}
+    {{ return({'relations': [staged]}) }}
+  {%- endif -%}
+
   {%- set published_rows = run_query('select count(*) from ' ~ candidate).rows[0][0] -%}
+  {%- set swapped = [] -%}
+  {%- for other, staged in parts if other.identifier in staged_by -%}
+    {%- set other_backup = make_backup_relation(other, 'table') -%}
+    {{ drop_relation_if_exists(load_cached_relation(other_backup)) }}
+    {%- set other_existing = load_cached_relation(other) -%}
+    {%- if other_existing is not none -%}{{ adapter.rename_relation(other_existing, other_backup) }}{%- endif -%}
+    {%- do swapped.append((other, run_query('select count(*) from ' ~ staged).rows[0][0], other_backup)) -%}
+    {{ adapter.rename_relation(staged, other) }}
+  {%- endfor -%}
   {%- if existing_relation is not none -%}
     {%- set existing_relation = load_cached_relation(existing_relation) -%}
     {%- if existing_relation is not none -%}
@@ -61,13 +102,17 @@
     {%- endif -%}
   {%- endif -%}
   {{ adapter.rename_relation(candidate, target_relation) }}
-  {%- do dbt_deid.record_release(target_relation, 'published', results, published_rows) -%}
+  {%- for other, rows, other_backup in swapped -%}
+    {%- do dbt_deid.record_release(other, 'published', results, rows, checks) -%}
+  {%- endfor -%}
+  {%- do dbt_deid.record_release(target_relation, 'published', results, published_rows, checks) -%}
   {%- do dbt_deid.publish_record_store(config.get('deid_checks'), target_relation) -%}
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {%- do apply_grants(target_relation, grant_config, should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) -%}
   {%- do persist_docs(target_relation, model) -%}
   {{ adapter.commit() }}
   {{ drop_relation_if_exists(backup_relation) }}
+  {%- for other, rows, other_backup in swapped -%}{{ drop_relation_if_exists(other_backup) }}{%- endfor -%}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
   {%- do log("dbt_deid: " ~ this.identifier ~ ": published " ~ published_rows ~ " rows; " ~ results | length ~ " gates passed", info=true) -%}
   {{ return({'relations': [target_relation]}) }}
@@ -81,8 +126,34 @@
 {% macro default__publish_gate_results(checks, candidate) -%}
   {%- if checks == 'release' -%}
     {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, dbt_deid.release_ref('deid_release_gate'))) }}
+  {%- elif checks == 'claims' -%}
+    {{ return(dbt_deid.claims_publish_gate_results(dbt_deid.claims_release_config(), config.get('deid_claims_table'), candidate)) }}
+  {%- elif checks == 'text' -%}
+    {{ return(dbt_deid.text_publish_gate_results(dbt_deid.text_release_config(), candidate)) }}
   {%- endif -%}
-  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_checks must name the gate set of the publish materialization ('release'), got " ~ checks) }}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_checks must name the gate set of the publish materialization ('release', 'claims' or 'text'), got " ~ checks) }}
+{%- endmacro %}
+
+{#- The other tables of a multi-table release (config deid_publish_with on the last model,
+    deid_published_by on the staged ones): [(published relation, staged relation)], next to
+    the target. -#}
+{% macro publish_release_parts(target_relation) -%}
+  {%- set names = (config.get('deid_publish_with') or []) + ([config.get('deid_published_by')] if config.get('deid_published_by') else []) -%}
+  {%- set out = [] -%}
+  {%- for name in names -%}
+    {%- set other = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier=name, type='table') -%}
+    {%- do out.append((other, make_intermediate_relation(other, suffix='__deid_staged'))) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The gates of a staged table of the release (`other`, staged as `staged`), checked by the
+    model that publishes it together with its own `candidate`. -#}
+{% macro publish_staged_gate_results(checks, other, staged, candidate) -%}
+  {%- if checks == 'claims' -%}
+    {{ return(dbt_deid.claims_staged_gate_results(dbt_deid.claims_release_config(), other, staged, candidate)) }}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": gate set " ~ checks ~ " publishes one table (config deid_publish_with is for the claims release)") }}
 {%- endmacro %}
 
 {#- After a release is published: its records go to the per-record store the combined_releases
@@ -112,8 +183,8 @@
     or updates a row. The settings are var('deid_release') as JSON: no secret is ever a setting
     (the claims key is read from the environment, key_env). No quasi-identifier value is written:
     fingerprints are hashes over whole tables, figures are counts and risks. -#}
-{% macro record_release(target_relation, status, results, published_rows) -%}
-  {{ return(adapter.dispatch('record_release', 'dbt_deid')(target_relation, status, results, published_rows)) }}
+{% macro record_release(target_relation, status, results, published_rows, kind='release') -%}
+  {{ return(adapter.dispatch('record_release', 'dbt_deid')(target_relation, status, results, published_rows, kind)) }}
 {%- endmacro %}
 
 {#- The history's columns, in order, with their types. -#}
@@ -126,18 +197,27 @@
     ('settings_json', s), ('input_relation', s), ('input_columns', s), ('input_rows', b), ('input_hash', s),
     ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
     ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s),
-    ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s)
+    ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s),
+    ('release_kind', s)
   ]) }}
 {%- endmacro %}
 
 {#- The package version (dbt_project.yml and pyproject.toml; a unit test keeps the three equal). -#}
 {% macro package_version() -%}{{ return('0.1.0') }}{%- endmacro %}
 
-{% macro default__record_release(target_relation, status, results, published_rows) -%}
+{% macro default__record_release(target_relation, status, results, published_rows, kind='release') -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set columns = dbt_deid.release_history_columns() -%}
+  {#- ensure_release_history creates the table with `if not exists`: a second row in the same
+      model (the tables of a claims release) finds the table this model created, which the
+      relation cache does not list yet -#}
   {%- do dbt_deid.ensure_release_history(history) -%}
-  {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
+  {%- if kind in ['claims', 'text'] -%}
+    {%- set m = dbt_deid.kind_release_manifest(kind, target_relation, status, results, published_rows, history) -%}
+  {%- else -%}
+    {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
+    {%- do m.update({'release_kind': 'discharge'}) -%}
+  {%- endif -%}
   {% call statement('deid_history_insert') -%}
     insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
       {%- for name, type in columns %}
@@ -186,6 +266,68 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true)
+  }) }}
+{%- endmacro %}
+
+{#- The manifest of one claims (seed 001) or text (seed 004) release attempt, as a dict of
+    history columns (the columns a kind does not have stay null): the settings are the kind's
+    var (deid_claims_release / deid_text_release) as JSON; the claims pseudonym key is never a
+    setting (key_env names the environment variable). The input fingerprint covers every
+    column of the table's input (claims: the patients or claims table; text: the documents),
+    the achieved figures are the rows of the kind's gate model (deid_claims_release_gate: node
+    risk, attack 1, marketer risk; deid_text_release_gate: the direct and quasi-identifier risk
+    and the benchmark), and each gate's result carries its figure and limit. -#}
+{% macro kind_release_manifest(kind, target_relation, status, results, published_rows, history) -%}
+  {%- if kind == 'claims' -%}
+    {%- set release = var('deid_claims_release', {}) -%}
+    {%- set cfg = dbt_deid.claims_release_config() -%}
+    {%- set src = dbt_deid.claims_relation(cfg.claims if target_relation.identifier == 'deid_claims_published_claims' else cfg.patients) -%}
+    {%- set gate = ref('deid_claims_release_gate') -%}
+    {%- set figures = "select measure, node, value, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
+    {%- set limits = {'tau': cfg.tau, 'max_suppression': cfg.max_sup_value} -%}
+  {%- else -%}
+    {%- set release = var('deid_text_release', {}) -%}
+    {%- set cfg = dbt_deid.text_release_config() -%}
+    {%- set src = dbt_deid.text_input_relation(cfg, 'documents') -%}
+    {%- set gate = ref('deid_text_release_gate') -%}
+    {%- set figures = "select measure, point, upper, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
+    {%- set limits = {'tau': cfg.tau, 'max_suppression': none} -%}
+  {%- endif -%}
+  {%- set name = release.get('name', kind) -%}
+  {%- set settings_json = tojson(release, sort_keys=true) -%}
+  {%- set gates = [] -%}
+  {%- for r in results -%}
+    {%- do gates.append({'gate': r.gate, 'passed': r.passed, 'failures': r.get('failures'), 'figure': r.get('figure'), 'limit': r.get('limit'), 'message': r.get('message')}) -%}
+  {%- endfor -%}
+  {%- set achieved = [] -%}
+  {%- if adapter.get_relation(gate.database, gate.schema, gate.identifier) is not none -%}
+    {%- set t = run_query(figures) -%}
+    {%- for r in t.rows -%}
+      {%- do achieved.append({'measure': r[0], ('node' if kind == 'claims' else 'point'): (r[1] if kind == 'claims' else dbt_deid._json_number(r[1])),
+          ('value' if kind == 'claims' else 'upper_95'): dbt_deid._json_number(r[2]), 'limit': dbt_deid._json_number(r[3]),
+          'passed': none if r[4] is none else (r[4] in [true, 1, 'true', 'True'])}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set input_columns = adapter.get_columns_in_relation(src) | map(attribute='name') | list -%}
+  {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
+  {%- set version = none -%}{%- set published_hash = none -%}
+  {%- if status == 'published' -%}
+    {%- set published_hash = dbt_deid.table_fingerprint(target_relation).hash -%}
+    {%- set prior = run_query("select count(*) from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(name) ~ " and published_relation = " ~ dbt_deid.literal(target_relation | string)).rows[0][0] -%}
+    {%- set version = prior + 1 -%}
+  {%- endif -%}
+  {{ return({
+    'release_kind': kind, 'release_id': dbt_deid.release_id(target_relation, status),
+    'release_name': name, 'release_version': version, 'published_relation': target_relation | string,
+    'status': status, 'invocation_id': invocation_id, 'invocation_started_at': run_started_at.strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'recorded_at': modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ'),
+    'package_version': dbt_deid.package_version(),
+    'published_rows': published_rows, 'settings_json': settings_json, 'settings_md5': local_md5(settings_json),
+    'gates_passed': results | selectattr('passed') | map(attribute='gate') | join(', '),
+    'gates_failed': results | rejectattr('passed') | map(attribute='gate') | join(', '), 'gates_json': tojson(gates),
+    'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
+    'published_hash': published_hash, 'tau': limits.tau, 'max_suppression': limits.max_suppression,
+    'achieved_json': tojson(achieved)
   }) }}
 {%- endmacro %}
 

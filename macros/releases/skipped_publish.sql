@@ -76,7 +76,7 @@
     'gates_passed': '', 'gates_failed': (causes | map(attribute='gate') | join(', ')) or ('dbt ' ~ flags.WHICH ~ ' skipped ' ~ node.name),
     'gates_json': tojson(causes), 'release_id': dbt_deid.release_id(target_relation, 'refused'),
     'package_version': dbt_deid.package_version(),
-    'release_kind': node.config.get('deid_checks')
+    'release_kind': {'release': 'discharge'}.get(node.config.get('deid_checks'), node.config.get('deid_checks'))
   } -%}
   {%- set names = row.keys() | select('in', have) | list -%}
   {% call statement('deid_history_skipped_' ~ node.name) -%}

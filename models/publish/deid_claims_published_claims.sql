@@ -1,9 +1,20 @@
-{{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"]) }}
+{{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"],
+          materialized='deid_publish', deid_checks='claims', deid_claims_table='claims',
+          deid_publish_with=['deid_claims_published_patients']) }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
-{#- The published claims. Reads the gate view, so `dbt build` skips it when a gate test fails, and
-    refuses at run time when the gate's own verdicts failed (`dbt run` runs no tests). Columns:
-    the pseudonymized ids, the quasi-identifiers at the release levels and the release_columns. -#}
-{%- do dbt_deid.assert_claims_gate_passed(ref('deid_claims_release_gate')) -%}
+{#- The published claims: the pseudonymized ids, the claim quasi-identifiers at the release
+    levels and release_columns.claims. Materialized deid_publish with the claims gates: runs
+    after deid_claims_published_patients (which only stages its table), checks both tables
+    (the staged patients again, exactly) and swaps both in one transaction, or refuses both
+    and leaves the published ones as they were. -#}
+{%- if execute and config.get('materialized') != 'deid_publish' -%}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
+{%- endif %}
+-- depends_on: {{ ref('deid_claims_release_gate') }}
+-- depends_on: {{ ref('deid_claims_published_patients') }}
+-- depends_on: {{ ref('deid_claims_generalized_patients') }}
+-- depends_on: {{ dbt_deid.claims_relation(cfg.patients) }}
+-- depends_on: {{ dbt_deid.claims_relation(cfg.claims) }}
 {{ dbt_deid.claims_publish_sql(cfg, 'claims', ref('deid_claims_generalized_claims')) }}
 {%- endif %}

@@ -1,9 +1,18 @@
-{{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"]) }}
+{{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"],
+          materialized='deid_publish', deid_checks='claims', deid_claims_table='patients',
+          deid_published_by='deid_claims_published_claims') }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
-{#- The published patients. Reads the gate view, so `dbt build` skips it when a gate test fails, and
-    refuses at run time when the gate's own verdicts failed (`dbt run` runs no tests). Columns:
-    the pseudonymized ids, the quasi-identifiers at the release levels and the release_columns. -#}
-{%- do dbt_deid.assert_claims_gate_passed(ref('deid_claims_release_gate')) -%}
+{#- The published patients: the pseudonymized ids, the demographic quasi-identifiers at the
+    release levels and release_columns.patients. Materialized deid_publish with the claims
+    gates (macros/longitudinal/claims_publish_gates.sql): the two claims tables are one
+    release, so when the gates pass this table is only staged, and
+    deid_claims_published_claims re-checks it and swaps both in together (or refuses both). -#}
+{%- if execute and config.get('materialized') != 'deid_publish' -%}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
+{%- endif %}
+-- depends_on: {{ ref('deid_claims_release_gate') }}
+-- depends_on: {{ dbt_deid.claims_relation(cfg.patients) }}
+-- depends_on: {{ dbt_deid.claims_relation(cfg.claims) }}
 {{ dbt_deid.claims_publish_sql(cfg, 'patients', ref('deid_claims_generalized_patients')) }}
 {%- endif %}

@@ -1,15 +1,15 @@
-{{ config(enabled=dbt_deid.text_release_enabled(), tags=["deid_text"]) }}
+{{ config(enabled=dbt_deid.text_release_enabled(), tags=["deid_text"],
+          materialized='deid_publish', deid_checks='text') }}
 {%- if dbt_deid.text_release_enabled() -%}
-{%- set gate = ref('deid_text_release_gate') -%}
-{#- The de-identified documents. Reads the gate view, so `dbt build` skips it when a gate test
-    fails; as a second line it refuses at run time (`dbt run` runs no tests) when the
-    assessment's own verdicts did not pass (checked when running, not when compiling). #}
-{%- if execute and flags.WHICH in ['run', 'build'] -%}
-  {%- set failed = run_query("select measure from " ~ gate ~ " where measure <> 'direct_benchmark' and (passed is null or not passed) order by measure").columns[0].values() -%}
-  {%- set measures = run_query("select count(*) from " ~ gate ~ " where measure in ('direct', 'quasi')").rows[0][0] -%}
-  {%- if failed | length > 0 or measures != 2 -%}
-    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": the text release did not pass its gate(s) " ~ (failed | join(', ') if failed | length > 0 else '(assessment incomplete)') ~ " in deid_text_risk_assessment; nothing published") }}
-  {%- endif -%}
+{%- set cfg = dbt_deid.text_release_config() -%}
+{#- The de-identified documents. Materialized deid_publish with the text gates
+    (macros/text_risk/text_publish_gates.sql): a candidate table is written, the assessment's
+    verdicts and the table's shape are checked, and only then is it swapped in; every attempt
+    appends a row to deid_release_history. -#}
+{%- if execute and config.get('materialized') != 'deid_publish' -%}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}
+-- depends_on: {{ ref('deid_text_release_gate') }}
+-- depends_on: {{ dbt_deid.text_input_relation(cfg, 'documents') }}
 {{ dbt_deid.text_redact_sql(ref('deid_text_documents'), ref('deid_text_detections')) }}
 {%- endif %}

@@ -340,8 +340,8 @@ def test_releases_build_gate_and_publish(built, engine: str) -> None:
     tables = run.tables()
     assert (PUBLISHED if run.full else {"deid_published"}) <= tables
     assert {"deid_release_history", "deid_gate_results"} <= tables
-    assert list(run.query("select status from deid_release_history")["status"]) == [
-        "published"]
+    assert list(run.query("select status from deid_release_history"
+                          " where release_kind = 'discharge'")["status"]) == ["published"]
     gates = run.query("select * from deid_gate_results")
     assert {"k_anonymity", "exact_k_anonymity", "max_suppression", "row_count"} <= set(
         gates["gate"])
@@ -362,7 +362,8 @@ def test_failing_releases_publish_nothing(built, engine: str) -> None:
     tables = run.tables()
     assert not PUBLISHED & tables
     assert "deid_published__deid_candidate" not in tables
-    history = run.query("select status, gates_failed from deid_release_history")
+    history = run.query("select status, gates_failed from deid_release_history"
+                        " where release_kind = 'discharge'")
     assert list(history["status"]) == ["refused"]
     assert "max_suppression" in history["gates_failed"].iloc[0]
     if not run.full:

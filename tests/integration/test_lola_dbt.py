@@ -14,20 +14,29 @@ small bootstrap pool (2,000 draws). Checks:
 * a release that is a 3% sample of its population (alpha 0.03: k = 1, same thresholds) passes
   and publishes both tables, and the pseudonym key appears in no table, no compiled file under
   the target dir, no dbt log and no output;
-* a stricter attack bar fails the attack gate and publishes nothing; a missing key fails with a
-  clear message and publishes nothing; a bad setting fails at parse time naming it.
+* a stricter attack bar fails the attack gate and publishes nothing, with the gate tests
+  excluded (the publish materialization refuses); a missing key fails with a clear message and
+  publishes nothing; a bad setting fails at parse time naming it;
+* the release history (issue 17): one 'published' row per table for the passing release, and
+  a failing release run with ``dbt run`` over it is refused with one 'refused' row per table,
+  both published tables left as they were.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 import pytest
 
+from dbt_deid.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.longitudinal.preprocess import preprocess
 from dbt_deid.synthetic.claims import generate_hhp
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
@@ -199,11 +208,89 @@ def test_key_never_written(passing: tuple[DbtRun, Path]) -> None:
             assert hits == (0,), (table, column)
 
 
+def _history(run: DbtRun) -> pd.DataFrame:
+    return run.query("select * from deid_release_history where release_kind = 'claims'"
+                     " order by recorded_at, status, published_relation")
+
+
+def _assert_refused_rows(rows: pd.DataFrame, failed: str) -> None:
+    """One 'refused' row per claims table, with the failed gate and no published figures."""
+    assert sorted(r.rsplit(".", 1)[-1].strip('"') for r in rows["published_relation"]) == sorted(
+        PUBLISHED)
+    assert (rows["status"] == "refused").all()
+    assert rows["invocation_id"].nunique() == 1
+    for gates in rows["gates_failed"]:
+        assert failed in gates.split(", ")
+        assert "node_risk" not in gates.split(", ")
+    assert rows["published_hash"].isna().all() and rows["release_version"].isna().all()
+    gates = json.loads(rows["gates_json"].iloc[0])
+    attack = next(g for g in gates if g["gate"] == "attack1")
+    assert attack["limit"] == pytest.approx(0.001) and attack["figure"] > 0.001
+
+
 def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
-    run = _build(tmp_path, KEY, alpha=0.03, attack_tau=0.001)
+    """The gate tests excluded: the publish materialization refuses both tables on its own."""
+    run = _build(tmp_path, KEY, [*BUILD, "--exclude", "resource_type:test"], alpha=0.03,
+                 attack_tau=0.001)
     _assert_nothing_published(run)
-    assert "FAIL 1 deid_claims_gate_attack_risk" in run.output
-    assert "PASS deid_claims_gate_node_risk" in run.output
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    assert "[attack1] attack1: simulated attack 1 success rate" in run.output
+    assert not {f"{t}__deid_staged" for t in PUBLISHED} & run.tables()
+    _assert_refused_rows(_history(run), "attack1")
+
+
+def test_history_records_published_release(passing: tuple[DbtRun, Path]) -> None:
+    """The passing release: one 'published' row per table from one invocation, with the
+    settings (never the key), the fingerprints and the gate figures."""
+    run, _ = passing
+    rows = _history(run)
+    assert len(rows) == 2 and (rows["status"] == "published").all()
+    assert rows["invocation_id"].nunique() == 1 and (rows["release_version"] == 1).all()
+    assert (rows["release_name"] == "integration_claims").all()
+    settings = claims_vars(alpha=0.03)["deid_claims_release"]
+    for r in rows.itertuples(index=False):
+        assert json.loads(r.settings_json) == settings
+        assert r.settings_md5 == hashlib.md5(r.settings_json.encode()).hexdigest()
+        assert r.gates_failed == ""
+        table = r.published_relation.rsplit(".", 1)[-1].strip('"')
+        assert r.published_rows == len(run.query(f"select * from {table}"))
+        source = "claims_claims" if table.endswith("_claims") else "claims_patients"
+        assert r.input_rows == len(run.query(f"select * from {source}"))
+        assert isinstance(r.published_hash, str) and len(r.published_hash) == 32
+        gates = {g["gate"]: g for g in json.loads(r.gates_json)}
+        assert {"node_risk", "attack1", "patients_columns", "patients_rows", "claims_columns",
+                "claims_rows", "claims_members_in_patients"} <= set(gates)
+        assert gates["node_risk"]["figure"] <= gates["node_risk"]["limit"] == pytest.approx(0.008)
+        achieved = {a["measure"]: a for a in json.loads(r.achieved_json)}
+        assert achieved["node_risk"]["passed"] and achieved["attack1"]["passed"]
+    assert not rows.astype(str).apply(lambda c: c.str.contains(KEY, regex=False)).any().any()
+    history = read_history(run.database)
+    assert "claims" in render_list(history)
+    shown = render_release(find_release(history, rows["release_id"].iloc[0]))
+    assert "release_kind: claims" in shown and "status: published" in shown
+
+
+def test_failing_release_over_published_one_is_refused(
+    passing: tuple[DbtRun, Path], tmp_path: Path
+) -> None:
+    """`dbt run` (no tests) of a release failing attack 1 over the published one: refused, both
+    published tables as they were, the history holds the published rows then the refused."""
+    run, _ = passing
+    before = {t: run.query(f"select * from {t}") for t in PUBLISHED}
+    db = tmp_path / "release.duckdb"
+    shutil.copy(run.database, db)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(KEY_ENV, KEY)
+        again = run_dbt(INTEGRATION, ["run", "--select", "deid_claims_release_gate+"], tmp_path,
+                        claims_vars(alpha=0.03, attack_tau=0.001), db)
+    assert not again.ok
+    assert "release refused, nothing published" in again.output, again.output[-3000:]
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(again.query(f"select * from {table}"), frame)
+    assert not {f"{t}__deid_staged" for t in PUBLISHED} & again.tables()
+    rows = _history(again)
+    assert list(rows["status"]) == ["published", "published", "refused", "refused"]
+    _assert_refused_rows(rows.iloc[2:], "attack1")
 
 
 def test_missing_key_fails_clearly(tmp_path: Path) -> None:

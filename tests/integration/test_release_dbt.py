@@ -57,12 +57,17 @@ def test_demo_publishes_with_gates_passing(demo_build) -> None:
     assert "claims release REFUSED at the paper's limits" in run.output
     assert "dbt_deid: phase 1 suppressed" in run.output  # progress through dbt's logger
     # both discharge files published by the same `dbt build`, their publish models running on
-    # two threads: one history table, one row each
-    history = run.query("select * from deid_release_history")
-    assert sorted(history["release_name"]) == ["discharge_clinical", "discharge_geographic"]
-    assert list(history["status"]) == ["published", "published"]
-    assert history["invocation_id"].nunique() == 1
-    assert sorted(history["published_relation"].str.split(".").str[-1].str.strip('"')) == [
+    # two threads: one history table, one row each; the text release published; the claims
+    # release, skipped by `dbt build` after its failing gate tests, has a refused row per table
+    # (the package's on-run-end hook) and nothing published
+    history = run.query("select * from deid_release_history order by recorded_at")
+    assert sorted(zip(history["release_kind"], history["status"], strict=True)) == [
+        ("claims", "refused"), ("claims", "refused"), ("discharge", "published"),
+        ("discharge", "published"), ("text", "published")]
+    discharge = history[history["release_kind"] == "discharge"]
+    assert sorted(discharge["release_name"]) == ["discharge_clinical", "discharge_geographic"]
+    assert discharge["invocation_id"].nunique() == 1
+    assert sorted(discharge["published_relation"].str.split(".").str[-1].str.strip('"')) == [
         "deid_published", f"{CLINICAL}deid_published"]
 
 

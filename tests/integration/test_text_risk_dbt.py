@@ -5,18 +5,25 @@ Builds the package's text models in ``integration_tests/`` on the synthetic corp
 checks: a low miss rate passes both gates and publishes redacted documents; a high direct miss
 rate fails the direct gate (section 2.3.9.1) and publishes nothing; the SQL counts (steps 1-6)
 and the assessment equal the Python core's on the same corpus; bad input fails with one clear
-message; a bad setting fails at parse time naming the setting.
+message; a bad setting fails at parse time naming the setting. The release history (issue 17)
+holds a 'published' row for the passing release, and the failing release run with ``dbt run``
+(no tests) over it is refused by the publish materialization with a 'refused' row, the published
+documents left as they were.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
+from dbt_deid.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.synthetic.text import DEMO_TYPES
 from dbt_deid.text_risk import (
     all_or_nothing_recall,
@@ -58,15 +65,17 @@ def passing(tmp_path_factory: pytest.TempPathFactory) -> DbtRun:
     return run_dbt(INTEGRATION, BUILD, tmp, text_vars(text_miss_rate=0.0))
 
 
+def failing_vars() -> dict[str, Any]:
+    """30% of first names missed, other types 5%, every third detection trimmed by one character."""
+    miss = {t: 0.05 for t in DEMO_TYPES} | {"FIRST_NAME": 0.3}
+    return text_vars({"detections": "text_detections_trimmed"}, text_miss_rate=miss)
+
+
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory: pytest.TempPathFactory) -> DbtRun:
-    """30% of first names missed, other types 5%, every third detection trimmed by one character."""
+    """The failing release (failing_vars) built on its own."""
     tmp = tmp_path_factory.mktemp("text_fail")
-    miss = {t: 0.05 for t in DEMO_TYPES} | {"FIRST_NAME": 0.3}
-    return run_dbt(
-        INTEGRATION, BUILD, tmp,
-        text_vars({"detections": "text_detections_trimmed"}, text_miss_rate=miss),
-    )
+    return run_dbt(INTEGRATION, BUILD, tmp, failing_vars())
 
 
 def _assessment(run: DbtRun) -> pd.DataFrame:
@@ -99,6 +108,55 @@ def test_high_miss_rate_fails_direct_gate_and_publishes_nothing(failing: DbtRun)
     result = _assessment(failing)
     assert not bool(result.loc["direct", "passed"])
     assert result.loc["direct", "upper"] > result.loc["direct_benchmark", "upper"]
+
+
+def _history(run: DbtRun) -> pd.DataFrame:
+    return run.query("select * from deid_release_history where release_kind = 'text'"
+                     " order by recorded_at, status")
+
+
+def test_history_records_published_release(passing: DbtRun) -> None:
+    rows = _history(passing)
+    assert len(rows) == 1
+    row = rows.iloc[0]
+    assert row["status"] == "published" and row["release_version"] == 1
+    assert row["release_name"] == "integration_text" and row["gates_failed"] == ""
+    assert json.loads(row["settings_json"]) == text_vars()["deid_text_release"]
+    assert row["settings_md5"] == hashlib.md5(row["settings_json"].encode()).hexdigest()
+    assert row["published_rows"] == row["input_rows"] == 60
+    assert len(row["published_hash"]) == 32 and len(row["input_hash"]) == 32
+    gates = {g["gate"]: g for g in json.loads(row["gates_json"])}
+    assert set(gates) == {"direct", "quasi", "published_columns", "documents"}
+    assert all(g["passed"] for g in gates.values())
+    assessment = _assessment(passing)
+    assert gates["direct"]["figure"] == pytest.approx(assessment.loc["direct", "upper"])
+    assert gates["direct"]["limit"] == pytest.approx(assessment.loc["direct_benchmark", "upper"])
+    assert gates["quasi"]["figure"] == pytest.approx(assessment.loc["quasi", "upper"])
+    achieved = {a["measure"] for a in json.loads(row["achieved_json"])}
+    assert achieved == {"direct", "direct_benchmark", "quasi"}
+    history = read_history(passing.database)
+    assert "text" in render_list(history)
+    assert "release_kind: text" in render_release(find_release(history, row["release_id"]))
+
+
+def test_failing_release_over_published_one_is_refused(passing: DbtRun, tmp_path: Path) -> None:
+    """`dbt run` (no gate tests) of the failing release over the published one: the publish
+    materialization refuses, the published documents stay, a 'refused' row names the gate."""
+    before = passing.query("select * from deid_text_published")
+    db = tmp_path / "release.duckdb"
+    shutil.copy(passing.database, db)
+    run = run_dbt(INTEGRATION, ["run", "--select", "+tag:deid_text"], tmp_path, failing_vars(), db)
+    assert not run.ok
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    assert "[direct] direct: upper 95% limit" in run.output
+    pd.testing.assert_frame_equal(run.query("select * from deid_text_published"), before)
+    assert "deid_text_published__deid_candidate" not in run.tables()
+    rows = _history(run)
+    assert list(rows["status"]) == ["published", "refused"]
+    refused = rows.iloc[1]
+    assert "direct" in refused["gates_failed"].split(", ")
+    assert pd.isna(refused["published_hash"]) and pd.isna(refused["release_version"])
+    assert refused["settings_md5"] != rows.iloc[0]["settings_md5"]
 
 
 def _core(run: DbtRun, detections: str) -> tuple[pd.DataFrame, pd.DataFrame, int]:

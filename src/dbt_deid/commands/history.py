@@ -53,11 +53,13 @@ def read_history(database: str | Path, schema: str = "main",
 
 
 def render_list(history: pd.DataFrame) -> str:
-    """One line per release attempt: id, name, version, status, time, rows, records shared
+    """One line per release attempt: id, kind (discharge, claims or text; empty for rows
+    recorded before the column existed), name, version, status, time, rows, records shared
     with earlier releases of the name (gate combined_releases), fingerprints."""
     if history.empty:
         return "no release recorded"
-    cols = ["release_id", "release_name", "release_version", "status", "recorded_at",
+    cols = ["release_id", "release_kind", "release_name", "release_version", "status",
+            "recorded_at",
             "published_rows", "records_shared", "settings_md5", "input_hash", "published_hash",
             "gates_failed"]
     shown = history[[c for c in cols if c in history.columns]].copy()

@@ -118,9 +118,16 @@ def render_summary(
             )
             lines += [f"  {'ok  ' if ok else 'FAIL'} {msg}" for _, ok, msg in gates]
         if "deid_release_history" in tables:
+            # the discharge release's attempts only (the claims and text releases write rows
+            # too, with release_kind; rows from before that column are the discharge's)
+            kinds = {r[0] for r in con.execute(
+                f"select column_name from (describe {t('deid_release_history')})").fetchall()}
+            only = (" and coalesce(release_kind, 'discharge') = 'discharge'"
+                    if "release_kind" in kinds else "")
             last = con.execute(
                 f"select status, recorded_at, gates_failed from {t('deid_release_history')}"
-                " where release_name = ? order by recorded_at desc limit 1",
+                f" where release_name = ?{only}"
+                " order by recorded_at desc limit 1",
                 [params.get("release")]).fetchone()
             if last is not None:
                 lines.append(f"Last publish attempt {last[1]}: {last[0]}"
