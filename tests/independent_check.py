@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 
@@ -30,17 +29,24 @@ def smallest_class(published: pd.DataFrame, combination: Sequence[str]) -> int:
 def smallest_consistent_set(
     true_values: pd.DataFrame, published: pd.DataFrame, combination: Sequence[str]
 ) -> int:
-    """min over records of |{released r : r agrees with the record wherever r is not None}|."""
-    released = Counter(_rows(published, combination))
-    tuples = list(released)
-    weights = np.array([released[r] for r in tuples], dtype=np.int64)
-    values = np.array([[("" if v is None else str(v)) for v in r] for r in tuples], dtype=object)
-    wildcard = np.array([[v is None for v in r] for r in tuples], dtype=bool)
+    """min over records of |{released r : r agrees with the record wherever r is not None}|.
+
+    Counted by the set S of suppressed cells of the released rows: a released row with S
+    suppressed is consistent with a record exactly when its other cells equal the record's
+    values there, so a record's count is the sum, over every S that occurs, of the released rows
+    with S suppressed whose other cells equal the record's (a dictionary look-up per S)."""
+    by_suppressed: dict[tuple[bool, ...], Counter] = {}
+    for row, n in Counter(_rows(published, combination)).items():
+        suppressed = tuple(v is None for v in row)
+        shown = tuple(str(v) for v in row if v is not None)
+        by_suppressed.setdefault(suppressed, Counter())[shown] += n
     best = None
     for t in set(_rows(true_values, combination)):
-        target = np.array([str(v) for v in t], dtype=object)
-        consistent = (wildcard | (values == target)).all(axis=1)
-        n = int(weights[consistent].sum())
+        target = [str(v) for v in t]
+        n = sum(
+            rows.get(tuple(v for v, off in zip(target, suppressed, strict=True) if not off), 0)
+            for suppressed, rows in by_suppressed.items()
+        )
         best = n if best is None else min(best, n)
     return int(best or 0)
 
