@@ -1,5 +1,7 @@
-{#- The core release's gates (the OLA, claims and text releases' gates are in ola_gates.sql,
-    claims_gates.sql and macros/text_risk/text_gates.sql). Each gate is one macro returning a
+{#- The core release's gates. Every gate of the package is in this folder: the OLA, claims and
+    text releases' tests (ola_gates.sql, claims_gates.sql, text_gates.sql), the claims and text
+    publish materialization's gate sets (claims_publish_gates.sql, text_publish_gates.sql) and
+    the repeated-release gate (combined_releases.sql). Each gate is one macro returning a
     query whose rows are the failures (no row = pass): counts, limits and combination or column
     names only, never quasi-identifier values. The same queries run in three places, so they
     can never disagree:

@@ -79,6 +79,10 @@
     'release_kind': {'release': 'discharge'}.get(node.config.get('deid_checks'), node.config.get('deid_checks'))
   } -%}
   {%- set names = row.keys() | select('in', have) | list -%}
+  {#- a publish model refused by another's materialization in this run (the claims tables are
+      refused together) already has its row -#}
+  {%- set already = run_query("select count(*) from " ~ history ~ " where invocation_id = " ~ dbt_deid.literal(invocation_id) ~ " and published_relation = " ~ dbt_deid.literal(target_relation | string)).rows[0][0] -%}
+  {%- if already > 0 -%}{{ return('') }}{%- endif -%}
   {% call statement('deid_history_skipped_' ~ node.name) -%}
     insert into {{ history }} ({{ names | join(', ') }}) values ({% for n in names %}{{ dbt_deid.literal(row[n]) }}{{ ',' if not loop.last }}{% endfor %})
   {%- endcall %}
