@@ -1,24 +1,12 @@
-"""Thin dbt Python model: the claims with keyed pseudonyms (El Emam et al. 2012, "Creating
-Pseudonyms").
-
-Reads ``deid_claims_input_claims`` and replaces the ids listed under
-``pseudonymize.claims`` of var ``deid_claims_release`` by HMAC-SHA256
-pseudonyms. The key is read by the core from the
-environment variable named by ``key_env`` (default ``DBT_DEID_PSEUDONYM_KEY``): it is never in the
-configuration, the compiled code, the logs or a table. A missing key fails the model with a
-message naming the variable, and nothing downstream builds.
-"""
-
-import json
-from typing import Any
+"""dbt Python model ``deid_claims_pseudonymized_claims``: reads its refs and configs and calls
+:func:`dbt_deid.glue.claims.deid_claims_pseudonymized_claims`."""
 
 
-def model(dbt: Any, session: Any) -> Any:
-    """Pseudonymize the claims; only counts are logged."""
+def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import dbt_logger, pseudonymize_table, to_pandas
+    from dbt_deid.dbt_entry import deid_claims_pseudonymized_claims
 
-    release = json.loads(dbt.config.get("deid_claims_release_json"))
-    frame = to_pandas(dbt.ref("deid_claims_input_claims"))
-    name = "deid_claims_pseudonymized_claims"
-    return pseudonymize_table(frame, release, "claims", model=name, logger=dbt_logger())
+    return deid_claims_pseudonymized_claims(
+        dbt.config.get("deid_claims_release_json"),
+        dbt.ref("deid_claims_input_claims"),
+    )

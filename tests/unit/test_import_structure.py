@@ -182,6 +182,88 @@ def test_python_models_import_only_the_glue_module(directory: str) -> None:
     assert wrong == {}
 
 
+PACKAGE_MODELS = "python_models"
+RELEASE_COPIES = ("demo/models/deid_discharge_clinical", "integration_tests/models/deid_it_second")
+
+
+def _dbt_literal_call(node: ast.expr) -> bool:
+    """``dbt.ref("...")`` or ``dbt.config.get("...")`` with one string literal."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return False
+    return ast.unparse(node.func) in ("dbt.ref", "dbt.config.get")
+
+
+def thin_model_problems(path: Path) -> list[str]:
+    """Why the Python model at ``path`` is not thin (empty when it is): its module is at most a
+    docstring and ``def model(dbt, session)``, whose body is ``dbt.config(materialized=...)``,
+    one ``from dbt_deid.dbt_entry import <the model's name>`` and ``return <that name>(...)``
+    with only literal ``dbt.ref`` / ``dbt.config.get`` calls as arguments. The model's name is
+    the file's, without a release's ``<release>__`` prefix."""
+    tree = ast.parse(path.read_text(), str(path))
+    name = path.stem.rpartition("__")[2]
+    body = list(tree.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != "model":
+        return ["the module is more than a docstring and def model(dbt, session)"]
+    problems = []
+    stmts = body[0].body
+    if (stmts and isinstance(stmts[0], ast.Expr)
+            and ast.unparse(stmts[0]) == "dbt.config(materialized='table')"):
+        stmts = stmts[1:]
+    if len(stmts) != 2:
+        return [f"model() has {len(stmts)} statements besides dbt.config(), not 2"]
+    imp, ret = stmts
+    if not (isinstance(imp, ast.ImportFrom) and imp.module == "dbt_deid.dbt_entry"
+            and [a.name for a in imp.names] == [name]):
+        problems.append(f"model() does not import just {name} from dbt_deid.dbt_entry")
+    call = ret.value if isinstance(ret, ast.Return) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == name):
+        return [*problems, f"model() does not return {name}(...)"]
+    args = [*call.args, *(k.value for k in call.keywords)]
+    problems += [f"argument {ast.unparse(a)} is not a literal dbt.ref / dbt.config.get"
+                 for a in args if not _dbt_literal_call(a)]
+    return problems
+
+
+def test_package_python_models_and_release_copies_are_thin() -> None:
+    """Issue 15, one concept, one place: a Python model's body is one function of
+    :mod:`dbt_deid.glue` named after it, so the package's file and every extra release's
+    generated copy are only the dbt calls dbt needs as literals in each file."""
+    files = sorted((ROOT / PACKAGE_MODELS).rglob("*.py"))
+    files += sorted(p for d in RELEASE_COPIES for p in (ROOT / d).glob("*.py"))
+    assert len(files) > 20
+    wrong = {str(p.relative_to(ROOT)): problems for p in files
+             if (problems := thin_model_problems(p))}
+    assert wrong == {}
+
+
+def test_the_thin_model_check_sees_a_body(tmp_path: Path) -> None:
+    ok = tmp_path / "rel__deid_x.py"
+    ok.write_text('"""Doc."""\n\n\ndef model(dbt, session):\n    dbt.config(materialized="table")\n'
+                  "    from dbt_deid.dbt_entry import deid_x\n\n"
+                  '    return deid_x(dbt.config.get("c"), dbt.ref("rel__deid_y"),'
+                  ' p=dbt.config.get("d"))\n')
+    assert thin_model_problems(ok) == []
+    fat = tmp_path / "deid_x.py"
+    fat.write_text("import json\n\n\ndef model(dbt, session):\n"
+                   "    from dbt_deid.dbt_entry import deid_x, to_pandas\n\n"
+                   '    return deid_x(json.loads(dbt.config.get("c")), to_pandas(dbt.ref("y")))\n')
+    assert thin_model_problems(fat) == [
+        "the module is more than a docstring and def model(dbt, session)"]
+    fat.write_text("def model(dbt, session):\n"
+                   "    from dbt_deid.dbt_entry import deid_x, to_pandas\n\n"
+                   '    return deid_x(dbt.config.get("c"), to_pandas(dbt.ref("y")))\n')
+    assert thin_model_problems(fat) == [
+        "model() does not import just deid_x from dbt_deid.dbt_entry",
+        "argument to_pandas(dbt.ref('y')) is not a literal dbt.ref / dbt.config.get"]
+    fat.write_text("def model(dbt, session):\n    from dbt_deid.dbt_entry import deid_x\n"
+                   '    frame = dbt.ref("y")\n    return deid_x(frame)\n')
+    assert thin_model_problems(fat) == ["model() has 3 statements besides dbt.config(), not 2"]
+
+
 def test_the_model_check_sees_other_imports(tmp_path: Path) -> None:
     bad = tmp_path / "m.py"
     bad.write_text("def model(dbt, session):\n    import dbt_deid.ola\n"

@@ -9,11 +9,14 @@ the LOLA search ("Adversary Knowledge and Power", "Node Computation"), and the s
 ("Empirical Evaluation"). Settings are var ``deid_claims_release`` (validated in Jinja by
 ``claims_release_config``); :func:`dbt_deid.longitudinal.settings.claims_settings` fills the
 same defaults. Only counts are
-logged.
+logged. :func:`deid_claims_pseudonymized_claims`, :func:`deid_claims_pseudonymized_patients`,
+:func:`deid_claims_lola` and :func:`deid_claims_attack` are the bodies of the dbt Python models
+of those names: they take the model's refs and its config ``deid_claims_release_json``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import DataError
+from dbt_deid.glue.frames import to_pandas
 from dbt_deid.longitudinal.attack import population_marketer_risk, simulate_attack1
 from dbt_deid.longitudinal.bootstrap import NodeEvaluator, k_for_sample, power_matrix
 from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
@@ -28,7 +32,7 @@ from dbt_deid.longitudinal.hierarchies import generalize
 from dbt_deid.longitudinal.pseudonyms import pseudonymize
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.longitudinal.settings import claims_settings
-from dbt_deid.progress import Logger, get_logger
+from dbt_deid.progress import Logger, dbt_logger, get_logger
 
 CLAIM_ID = "claim_id"
 
@@ -236,3 +240,65 @@ def attack_frame(
         out[c] = out[c].astype("float64")
     out["marketer_population"] = out["marketer_population"].astype("Int64")
     return out
+
+
+def _pseudonymized_model(release_json: str, relation: Any, table: str) -> pd.DataFrame:
+    release = json.loads(release_json)
+    frame = to_pandas(relation)
+    name = f"deid_claims_pseudonymized_{table}"
+    return pseudonymize_table(frame, release, table, model=name, logger=dbt_logger())
+
+
+def deid_claims_pseudonymized_claims(release_json: str, input_claims: Any) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_pseudonymized_claims``: the claims with keyed
+    pseudonyms (El Emam et al. 2012, HHP claims, "Creating Pseudonyms"). Reads
+    ``deid_claims_input_claims`` and replaces the ids listed under ``pseudonymize.claims`` of var
+    ``deid_claims_release`` by HMAC-SHA256 pseudonyms (:func:`pseudonymize_table`). The key is
+    read by the core from the environment variable named by ``key_env`` (default
+    ``DBT_DEID_PSEUDONYM_KEY``): it is never in the configuration, the compiled code, the logs or
+    a table. A missing key fails the model with a message naming the variable, and nothing
+    downstream builds. Only counts are logged."""
+    return _pseudonymized_model(release_json, input_claims, "claims")
+
+
+def deid_claims_pseudonymized_patients(release_json: str, input_patients: Any) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_pseudonymized_patients``: the patients with keyed
+    pseudonyms (El Emam et al. 2012, HHP claims, "Creating Pseudonyms"), as
+    :func:`deid_claims_pseudonymized_claims` does for the claims: the ids listed under
+    ``pseudonymize.patients`` of ``deid_claims_input_patients`` are replaced; the key never
+    leaves the environment and a missing key fails the model naming the variable."""
+    return _pseudonymized_model(release_json, input_patients, "patients")
+
+
+def deid_claims_lola(
+    release_json: str, patients_preprocessed: Any, d2: Any, hierarchy: Any
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_lola``: LOLA on the released claims (El Emam et al.
+    2012, HHP claims, "Adversary Knowledge and Power", "Node Computation"). Reads the
+    preprocessed patients (``deid_claims_patients_preprocessed``), D2 (``deid_claims_d2``) and
+    the hierarchies in long form (``deid_claims_hierarchy``), then calls :func:`lola_frame`:
+    adversary power p_ih, k from tau and alpha, bootstrap node evaluation (B, I, seed, variant)
+    and OLA's lattice search. Returns one row per evaluated node with its bootstrap mean and 95%
+    interval, the chosen node and the release node. Progress is logged as counts only."""
+    release = json.loads(release_json)
+    return lola_frame(to_pandas(patients_preprocessed), to_pandas(d2), to_pandas(hierarchy),
+                      release, logger=dbt_logger())
+
+
+def deid_claims_attack(
+    release_json: str, patients_preprocessed: Any, d1: Any, d2_ids: Any, hierarchy: Any,
+    lola: Any, attack2_population: Any,
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_attack``: the simulated attack on the release node
+    (El Emam et al. 2012, HHP claims, "Empirical Evaluation"). Attack 1 (nosey neighbour):
+    knowledge drawn from D1 (``deid_claims_d1``, every claim) with the power computed on D1,
+    matched against D2 (``deid_claims_d2_ids``, the released claims) at the node of
+    ``deid_claims_lola``; attack 2: the closed-form marketer risk of the generalized
+    ``attack2_qis`` against the population counts of ``deid_claims_attack2_population`` (null
+    without one). Calls :func:`attack_frame`; one row, only counts are logged."""
+    release = json.loads(release_json)
+    d2 = to_pandas(d2_ids)
+    return attack_frame(
+        to_pandas(patients_preprocessed), to_pandas(d1), d2, to_pandas(hierarchy),
+        to_pandas(lola), release, to_pandas(attack2_population), logger=dbt_logger(),
+    )

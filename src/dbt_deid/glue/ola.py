@@ -14,10 +14,12 @@ BY) with the hierarchies re-based from ``deid_hierarchy`` (level 0 = the minimum
 restricted to the values present), so the metrics measure the loss relative to the minimum
 levels (identical to OLA's when every minimum level is 0). The settings are
 :func:`dbt_deid.ola.settings.ola_settings`; the algorithms are in :mod:`dbt_deid.ola`.
+:func:`deid_ola_search` is the body of the dbt Python model of that name.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,7 +28,7 @@ import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.glue.frames import string_values
+from dbt_deid.glue.frames import string_values, to_pandas
 from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import METRICS
 from dbt_deid.ola.relax import relax_message, top_class_sizes
@@ -181,3 +183,15 @@ def _check_ola_release(cfg: ReleaseConfig) -> None:
             f"generalization.search: ola: quasi-identifier name(s) {clash} clash with the node"
             " report's columns; rename them"
         )
+
+
+def deid_ola_search(release_json: str, ola_patterns: Any, hierarchy: Any) -> pd.DataFrame:
+    """The dbt Python model ``deid_ola_search``: OLA (El Emam et al. 2012, HHP claims, "Base
+    Algorithm"; El Emam et al. 2009, prescription records, "Apply Generalization and
+    Suppression") on the minimum-level pattern table ``ola_patterns`` (``deid_ola_patterns``)
+    with the hierarchies of ``hierarchy`` (``deid_hierarchy``). Returns the node report of
+    :func:`ola_search_frame` (k-minimal nodes, the chosen one, the top node and, when no node
+    passes, the message saying which limit to relax); ``deid_ola_levels`` selects the chosen
+    levels from it."""
+    release = json.loads(release_json)
+    return ola_search_frame(to_pandas(ola_patterns), to_pandas(hierarchy), release)

@@ -3,7 +3,8 @@
 Measures the release with :func:`dbt_deid.glue.risk.release_assessments`, writes one
 self-contained HTML file (:func:`dbt_deid.report.html.write_release_report`, imported
 when a report is written: it imports matplotlib) and returns a
-one-row index frame (no quasi-identifier values).
+one-row index frame (no quasi-identifier values). :func:`deid_release_report` is the body of
+the dbt Python model.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dbt_deid.config import parse_release
+from dbt_deid.glue.frames import to_pandas
 from dbt_deid.glue.risk import breakdown_frames, release_assessments
-from dbt_deid.progress import Logger, get_logger
+from dbt_deid.progress import Logger, dbt_logger, get_logger
 
 if TYPE_CHECKING:
     from dbt_deid.report.html import ReleaseStatus
@@ -152,3 +155,46 @@ def write_dbt_report(
         "meets_tau": [all(bool(a.prosecutor.ok) for a in assessments)],
         "generated_at": [_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")],
     })
+
+
+def deid_release_report(
+    release_json: str,
+    suppressed_patterns: Any,
+    population_patterns: Any,
+    small_area_inputs: Any,
+    gate_results: Any,
+    input_fingerprint: Any,
+    *,
+    path: str | None = None,
+    project_dir: str | None = None,
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_release_report``: writes the release's self-contained HTML
+    report and returns its index.
+
+    Reads the suppressed patterns (released values and the true values at the released level,
+    with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``),
+    the population patterns and the small-area inputs; measures every protected combination
+    with the core (:func:`dbt_deid.glue.risk.release_assessments`: prosecutor risk and its exact
+    variant, El Emam et al. 2011 (discharge PUMF) equations 2-3 when population information is
+    configured, Zayatz/Pitman uniqueness, El Emam et al. 2009 (CJHP) diagnostics, El Emam et al.
+    2010 small areas) and writes one HTML file to the configured ``path`` (config
+    ``report_path``; default ``reports/<release name>.html`` relative to ``project_dir``, config
+    ``report_project_dir``, else the dbt project directory). The report opens with the release
+    status from ``gate_results`` (``deid_gate_results``): every gate's verdict and whether the
+    release is published; a refused release's report is written to ``<name>.refused.html`` and
+    never overwrites the published release's. It shows the settings hash and the input
+    fingerprint it was computed from (``input_fingerprint``, ``deid_input_fingerprint``), as the
+    release manifest in ``deid_release_history`` records them. The returned frame has one row:
+    release, published, path, bytes, sha256, sections (:func:`write_dbt_report`). An empty
+    pattern table (only under ``dbt build --empty``: a real build stops upstream) writes no
+    file and returns the empty index.
+    """
+    release = json.loads(release_json)
+    suppressed = to_pandas(suppressed_patterns)
+    if len(suppressed) == 0:
+        return empty_report_index()
+    return write_dbt_report(
+        suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
+        gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint), path=path,
+        project_dir=project_dir, logger=dbt_logger(),
+    )

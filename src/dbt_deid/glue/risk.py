@@ -14,10 +14,15 @@ level.
 * :func:`threshold_presets_frame`: the release contexts and the one the release chose.
 * :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
   combination, for the HTML report.
+
+:func:`deid_population_risk`, :func:`deid_uniqueness`, :func:`deid_small_areas` and
+:func:`deid_threshold_presets` are the bodies of the dbt Python models of those names: they
+take the model's refs (any engine relation) and its config ``deid_release_json``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,8 +30,8 @@ import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError
-from dbt_deid.glue.frames import string_columns
-from dbt_deid.progress import Logger, get_logger
+from dbt_deid.glue.frames import string_columns, to_pandas
+from dbt_deid.progress import Logger, dbt_logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.geography import AreaAssessment, assess_areas
 from dbt_deid.risk.population import population_risk
@@ -322,3 +327,56 @@ __all__ = [
     "uniqueness_frame",
 ]
 
+
+
+def deid_population_risk(
+    release_json: str, suppressed_patterns: Any, population_patterns: Any
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_population_risk``: journalist and marketer risk of the
+    published release (El Emam et al. 2011, discharge PUMF, equations 2-3): journalist risk
+    1/F_j (F_j the population size of a released class, a suppressed cell matching every
+    value) and marketer risk sum_j f_j / F_j (bound |Q| alpha), per protected combination,
+    from the population relation (``deid_population_patterns``) or, when the release gives
+    none, F_j = f_j / alpha from ``sampling_fraction`` / ``population_size``. Reads the pattern
+    table ``deid_suppressed_patterns`` (the measures need only the class sizes f_j), never the
+    records (:func:`population_risk_frame`). Built only when the release gives one of these."""
+    release = json.loads(release_json)
+    return population_risk_frame(to_pandas(suppressed_patterns), to_pandas(population_patterns),
+                                 release, logger=dbt_logger())
+
+
+def deid_uniqueness(
+    release_json: str, suppressed_patterns: Any, population_patterns: Any
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_uniqueness``: sample and population uniqueness of the
+    published release (El Emam et al. 2010, small areas, "Estimating Uniqueness"): the Zayatz
+    (1991) estimate and the Pitman sampling formula (maximum-likelihood theta, alpha; expected
+    population uniques, Hoshino 2001), chosen by the Dankar et al. (2012) rule, per protected
+    combination (:func:`uniqueness_frame`). Reads the pattern table
+    ``deid_suppressed_patterns`` (the estimators need only the class sizes), never the records.
+    Built only when the release gives a sampling fraction, population size or population
+    relation."""
+    release = json.loads(release_json)
+    return uniqueness_frame(to_pandas(suppressed_patterns), to_pandas(population_patterns),
+                            release, logger=dbt_logger())
+
+
+def deid_small_areas(release_json: str, small_area_inputs: Any) -> pd.DataFrame:
+    """The dbt Python model ``deid_small_areas``: El Emam et al. 2010's small-area models on the
+    release's areas. ``small_area_inputs`` is ``deid_small_area_inputs`` (areas at the released
+    level of the geography and above, with population, source records and MaxCombs); equations
+    1-4 (centred/scaled MaxCombs and population, logistic models of uniqueness above 5% and 20%,
+    flag when the predicted probability exceeds 0.5) are applied by :func:`small_areas_frame`.
+    Inputs outside the fitted range (MaxCombs 6-718,848, populations 200-78,457) are logged as
+    warnings. Empty when the release declares no ``small_areas``."""
+    release = json.loads(release_json)
+    return small_areas_frame(to_pandas(small_area_inputs), release, logger=dbt_logger())
+
+
+def deid_threshold_presets(release_json: str) -> pd.DataFrame:
+    """The dbt Python model ``deid_threshold_presets``: one row per preset of
+    :data:`dbt_deid.risk.PRESETS` (public: tau 0.05 / 0% uniqueness, El Emam et al. 2011 and
+    2010; agreement: tau 0.2 / 5%, El Emam et al. 2009 (CJHP) and 2010; audited: tau 1/3 / 20%,
+    El Emam et al. 2009 (CJHP) Appendix 1 and El Emam et al. 2010) with ``chosen`` set on the
+    release's ``preset`` and the tau/k the release uses (:func:`threshold_presets_frame`)."""
+    return threshold_presets_frame(json.loads(release_json))
