@@ -8,22 +8,38 @@ under *our* metric definition, so the two nodes can be compared under one defini
 the best passing node of the lattice under it, so its score is never higher).
 
 ARX is not part of this repository and is not fetched: give the path of an ARX library jar
-(``--arx-jar`` or the ``ARX_JAR`` environment variable; e.g. ``libarx-3.9.2.jar`` from an ARX
-release or a local ``mvn package`` of ARX's sources) and have ``java`` and ``javac`` on the
-PATH. A small driver calling ARX's public API is written to a temporary directory and compiled
-there. Without them the script prints that it skipped and why, and exits 0. (On the machine
-where this script was written ARX could not be built: Maven Central is unreachable from it, so
-the comparison below has not been run here.)
+with its dependencies (``--arx-jar`` or the ``ARX_JAR`` environment variable; e.g.
+``libarx-3.9.2.jar`` from an ARX release) and have ``java`` and ``javac`` on the PATH. A small
+driver calling ARX's public API is written to a temporary directory and compiled there. Without
+them the script prints that it skipped and why, and exits 0. ARX's score of *our* node is
+ARX's own evaluation of it: the driver runs ARX once more (untimed) with every QI's minimum and
+maximum generalization set to our node's level, so the lattice is that one node.
+
+Building the jar without Maven (as done for the README's figures; Maven Central was not
+reachable): from a checkout of ARX's sources (github.com/arx-deidentifier/arx, 3.9.2), compile
+``src/main`` with ``javac -encoding UTF-8`` against the jars of ``lib/ant`` listed in ARX's
+``build.xml`` (``lib.jars``: colt, commons-*, hppc, jhpl, exp4j, newtonraphson,
+objectselector, univocity, poi, mahout, guava, slf4j, smile, pdfbox-layout, log4j), copy the
+non-Java resources of ``src/main``, and pack the classes and the unpacked dependency jars into
+one jar (what ``build.xml``'s ``jar-libs`` target does). If ``hadoop-core``, ``pdfbox-app`` or
+``poi-ooxml-schemas`` is missing, leave ``certificate/ARXCertificate.java`` and
+``certificate/resources/Watermark.java`` (PDF certificates) out and give javac one-line
+placeholders of ``org.apache.pdfbox.pdmodel.font.PDFont`` and ``org.apache.hadoop.io.Writable``
+on the compile classpath only: PDF certificates and logistic-regression statistics then fail at
+run time, the anonymization engine (framework, algorithms, metrics, criteria) is ARX's own.
 
     python bench/bench_arx_compare.py [--arx-jar PATH] [--data DIR] [--k 5 20]
         [--max-suppression 0 0.01 0.05 1] [--metrics entropy loss discernibility] [--repeat 3]
 
-The metric definitions differ in places (see the README's OLA section): ARX's non-monotonic
-non-uniform entropy charges a suppressed record's cells -log2 of the share of its generalized
-value among the suppressed records, ours -log2 of that value's share among all records; ARX's
-loss takes the geometric mean over attributes by default and charges 1/|domain| for an
-ungeneralized value, ours the mean over cells and 0. ARX's score column is therefore ARX's own
-number for ARX's node, and the "ARX node, our score" column is what makes the nodes comparable.
+The metric definitions differ in places (see the README's OLA section): for a suppressed
+record, ARX's non-monotonic non-uniform entropy charges each cell its cost at the node's level
+plus -log2 of the share of its generalized value among the suppressed records, ours -log2 of its
+original value's share among all records (as if generalized to the root); ARX's loss charges
+1/|domain| for an ungeneralized value (domain shares) and takes the geometric mean over the
+attributes, ours (leaves - 1)/(all leaves - 1) averaged over the cells. Each node is therefore
+scored under both definitions: ours (our node / ARX's node under dbt_deid's metric) and ARX's
+(ARX's score of our node / of its own). The summary counts the cells where our node is not
+worse under each.
 """
 
 from __future__ import annotations
@@ -204,8 +220,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if args.arx_jar is None:
-        skip("no ARX library jar given (--arx-jar PATH or ARX_JAR); ARX is not bundled, and it"
-             " could not be built where this script was written (Maven Central unreachable)")
+        skip("no ARX library jar given (--arx-jar PATH or ARX_JAR); ARX is not bundled (see this"
+             " script's docstring for building one from ARX's sources)")
     if not args.arx_jar.is_file():
         skip(f"ARX jar {args.arx_jar} does not exist")
     if not args.java or not args.javac:
