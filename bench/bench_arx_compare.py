@@ -8,22 +8,38 @@ under *our* metric definition, so the two nodes can be compared under one defini
 the best passing node of the lattice under it, so its score is never higher).
 
 ARX is not part of this repository and is not fetched: give the path of an ARX library jar
-(``--arx-jar`` or the ``ARX_JAR`` environment variable; e.g. ``libarx-3.9.2.jar`` from an ARX
-release or a local ``mvn package`` of ARX's sources) and have ``java`` and ``javac`` on the
-PATH. A small driver calling ARX's public API is written to a temporary directory and compiled
-there. Without them the script prints that it skipped and why, and exits 0. (On the machine
-where this script was written ARX could not be built: Maven Central is unreachable from it, so
-the comparison below has not been run here.)
+with its dependencies (``--arx-jar`` or the ``ARX_JAR`` environment variable; e.g.
+``libarx-3.9.2.jar`` from an ARX release) and have ``java`` and ``javac`` on the PATH. A small
+driver calling ARX's public API is written to a temporary directory and compiled there. Without
+them the script prints that it skipped and why, and exits 0. ARX's score of *our* node is
+ARX's own evaluation of it: the driver runs ARX once more (untimed) with every QI's minimum and
+maximum generalization set to our node's level, so the lattice is that one node.
+
+Building the jar without Maven (as done for the README's figures; Maven Central was not
+reachable): from a checkout of ARX's sources (github.com/arx-deidentifier/arx, 3.9.2), compile
+``src/main`` with ``javac -encoding UTF-8`` against the jars of ``lib/ant`` listed in ARX's
+``build.xml`` (``lib.jars``: colt, commons-*, hppc, jhpl, exp4j, newtonraphson,
+objectselector, univocity, poi, mahout, guava, slf4j, smile, pdfbox-layout, log4j), copy the
+non-Java resources of ``src/main``, and pack the classes and the unpacked dependency jars into
+one jar (what ``build.xml``'s ``jar-libs`` target does). If ``hadoop-core``, ``pdfbox-app`` or
+``poi-ooxml-schemas`` is missing, leave ``certificate/ARXCertificate.java`` and
+``certificate/resources/Watermark.java`` (PDF certificates) out and give javac one-line
+placeholders of ``org.apache.pdfbox.pdmodel.font.PDFont`` and ``org.apache.hadoop.io.Writable``
+on the compile classpath only: PDF certificates and logistic-regression statistics then fail at
+run time, the anonymization engine (framework, algorithms, metrics, criteria) is ARX's own.
 
     python bench/bench_arx_compare.py [--arx-jar PATH] [--data DIR] [--k 5 20]
         [--max-suppression 0 0.01 0.05 1] [--metrics entropy loss discernibility] [--repeat 3]
 
-The metric definitions differ in places (see the README's OLA section): ARX's non-monotonic
-non-uniform entropy charges a suppressed record's cells -log2 of the share of its generalized
-value among the suppressed records, ours -log2 of that value's share among all records; ARX's
-loss takes the geometric mean over attributes by default and charges 1/|domain| for an
-ungeneralized value, ours the mean over cells and 0. ARX's score column is therefore ARX's own
-number for ARX's node, and the "ARX node, our score" column is what makes the nodes comparable.
+The metric definitions differ in places (see the README's OLA section): for a suppressed
+record, ARX's non-monotonic non-uniform entropy charges each cell its cost at the node's level
+plus -log2 of the share of its generalized value among the suppressed records, ours -log2 of its
+original value's share among all records (as if generalized to the root); ARX's loss charges
+1/|domain| for an ungeneralized value (domain shares) and takes the geometric mean over the
+attributes, ours (leaves - 1)/(all leaves - 1) averaged over the cells. Each node is therefore
+scored under both definitions: ours (our node / ARX's node under dbt_deid's metric) and ARX's
+(ARX's score of our node / of its own). The summary counts the cells where our node is not
+worse under each.
 """
 
 from __future__ import annotations
@@ -32,6 +48,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,6 +113,33 @@ public class DbtDeidArxDriver {
         return d;
     }
 
+    private static ARXConfiguration config(int k, double sup, String metric) {
+        ARXConfiguration config = ARXConfiguration.create();
+        config.addPrivacyModel(new KAnonymity(k));
+        config.setSuppressionLimit(sup);
+        config.setQualityModel(metric(metric));
+        return config;
+    }
+
+    /** Levels, suppressed records and ARX's score of a node of a result (null: none). */
+    private static String describe(ARXResult result, ARXNode node, String[] qis) {
+        if (node == null) {
+            return "{\"levels\": [], \"suppressed\": null, \"score\": null}";
+        }
+        StringBuilder out = new StringBuilder("{\"levels\": [");
+        for (int i = 0; i < qis.length; i++) {
+            out.append(i == 0 ? "" : ", ").append(node.getGeneralization(qis[i]));
+        }
+        DataHandle handle = result.getOutput(node, false);
+        int suppressed = 0;
+        for (int r = 0; r < handle.getNumRows(); r++) {
+            if (handle.isOutlier(r)) suppressed++;
+        }
+        return out.append("], \"suppressed\": ").append(suppressed)
+                  .append(", \"score\": \"").append(node.getHighestScore()).append("\"}")
+                  .toString();
+    }
+
     public static void main(String[] a) throws Exception {
         String[] qis = a[2].split(",");
         int k = Integer.parseInt(a[3]);
@@ -105,33 +149,28 @@ public class DbtDeidArxDriver {
         ARXResult result = null;
         for (int i = 0; i <= repeat; i++) {  // run 0 warms the JIT up and is not timed
             Data d = load(a[0], a[1], qis);
-            ARXConfiguration config = ARXConfiguration.create();
-            config.addPrivacyModel(new KAnonymity(k));
-            config.setSuppressionLimit(sup);
-            config.setQualityModel(metric(a[5]));
+            ARXConfiguration config = config(k, sup, a[5]);
             long t = System.nanoTime();
             result = new ARXAnonymizer().anonymize(d, config);
             long elapsed = System.nanoTime() - t;
             if (i > 0) best = Math.min(best, elapsed);
         }
-        ARXNode opt = result.getGlobalOptimum();
-        StringBuilder out = new StringBuilder("{\"levels\": [");
-        if (opt == null) {
-            out.append("], \"suppressed\": null, \"score\": null");
-        } else {
+        String given = "null";
+        if (a.length > 7 && !a[7].equals("-")) {
+            // ARX's score of a given node (dbt_deid's): the lattice restricted to that node by
+            // minimum = maximum generalization per QI; not timed
+            String[] levels = a[7].split(",");
+            Data d = load(a[0], a[1], qis);
             for (int i = 0; i < qis.length; i++) {
-                out.append(i == 0 ? "" : ", ").append(opt.getGeneralization(qis[i]));
+                int level = Integer.parseInt(levels[i]);
+                d.getDefinition().setMinimumGeneralization(qis[i], level);
+                d.getDefinition().setMaximumGeneralization(qis[i], level);
             }
-            DataHandle handle = result.getOutput(opt, false);
-            int suppressed = 0;
-            for (int r = 0; r < handle.getNumRows(); r++) {
-                if (handle.isOutlier(r)) suppressed++;
-            }
-            out.append("], \"suppressed\": ").append(suppressed)
-               .append(", \"score\": \"").append(opt.getHighestScore()).append("\"");
+            ARXResult fixed = new ARXAnonymizer().anonymize(d, config(k, sup, a[5]));
+            given = describe(fixed, fixed.getGlobalOptimum(), qis);
         }
-        out.append(", \"seconds\": ").append(best / 1e9).append("}");
-        System.out.println(out);
+        System.out.println("{\"arx\": " + describe(result, result.getGlobalOptimum(), qis)
+                           + ", \"given\": " + given + ", \"seconds\": " + (best / 1e9) + "}");
     }
 }
 """
@@ -153,11 +192,14 @@ def prepare_driver(jar: Path, javac: str, workdir: Path) -> None:
 
 
 def run_arx(java: str, jar: Path, workdir: Path, data: Path, pattern: str, qis: list[str],
-            k: int, sup: float, metric: str, repeat: int) -> dict:
+            k: int, sup: float, metric: str, repeat: int, ours: tuple[int, ...] | None) -> dict:
+    """ARX's optimum (``arx``), its in-process time (best of ``repeat`` after a warm-up run)
+    and ARX's own score of our node ``ours`` (``given``; the lattice restricted to it)."""
     cp = os.pathsep.join([str(workdir), str(jar)])
+    given = "-" if ours is None else ",".join(map(str, ours))
     done = subprocess.run(
         [java, "-Xmx6g", "-cp", cp, "DbtDeidArxDriver", str(data), pattern, ",".join(qis),
-         str(k), repr(sup), metric, str(repeat)], capture_output=True, text=True)
+         str(k), repr(sup), metric, str(repeat), given], capture_output=True, text=True)
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or ["failed"])[0]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -178,8 +220,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if args.arx_jar is None:
-        skip("no ARX library jar given (--arx-jar PATH or ARX_JAR); ARX is not bundled, and it"
-             " could not be built where this script was written (Maven Central unreachable)")
+        skip("no ARX library jar given (--arx-jar PATH or ARX_JAR); ARX is not bundled (see this"
+             " script's docstring for building one from ARX's sources)")
     if not args.arx_jar.is_file():
         skip(f"ARX jar {args.arx_jar} does not exist")
     if not args.java or not args.javac:
@@ -191,14 +233,13 @@ def main() -> None:
     frame = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
     patterns = frame.groupby(args.qis).size().reset_index(name="n")
     hierarchies = load_hierarchies({q: pattern.replace("{qi}", q) for q in args.qis})
+    rows: list[dict] = []
+    print(f"bench_arx_compare {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load"
+          f" {os.getloadavg()[0]:.1f}; {len(frame):,} records, {len(args.qis)} QIs; in-process"
+          f" times, best of {args.repeat} (ARX after one warm-up run in its JVM)")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         prepare_driver(args.arx_jar, args.javac, workdir)
-        print(f"{len(frame)} records, {len(args.qis)} QIs; times in-process, best of"
-              f" {args.repeat}")
-        print("cell | ours: node, suppressed, score, time | ARX: node, suppressed, ARX score,"
-              " our score of ARX's node, time | time ours/ARX")
-        ratios = []
         for k in args.k:
             evaluator = NodeEvaluator.from_frame(patterns, hierarchies, k, 0.0)
             metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, k)
@@ -209,25 +250,77 @@ def main() -> None:
                         t = time.perf_counter()
                         ours = run_ola(patterns, hierarchies, k, sup, metric)
                         best = min(best, time.perf_counter() - t)
-                    arx = run_arx(args.java, args.arx_jar, workdir, data, pattern, args.qis, k,
-                                  sup, metric, args.repeat)
+                    out = run_arx(args.java, args.arx_jar, workdir, data, pattern, args.qis, k,
+                                  sup, metric, args.repeat, ours.chosen)
                     cell = f"k={k} MaxSup={sup:.0%} {metric}"
-                    if "error" in arx:
-                        print(f"{cell} | ARX failed: {arx['error']}")
+                    if "error" in out:
+                        print(f"{cell}: ARX failed: {out['error']}")
                         continue
+                    arx = out["arx"]
                     arx_node = tuple(arx["levels"]) or None
-                    ours_on_arx = (None if arx_node is None else
-                                   metrics.value(metric, evaluator.table(arx_node)))
-                    ratio = best / arx["seconds"] if arx["seconds"] else float("nan")
-                    ratios.append((sup, ratio))
-                    print(f"{cell} | {ours.chosen} {ours.suppressed} {ours.metric_value:.6g}"
-                          f" {best:.3f}s | {arx_node} {arx['suppressed']} {arx['score']}"
-                          f" {ours_on_arx if ours_on_arx is None else f'{ours_on_arx:.6g}'}"
-                          f" {arx['seconds']:.3f}s | {ratio:.2f}x")
-        zero = sorted(r for s, r in ratios if s == 0.0)
-        if zero:
-            print(f"median time ratio ours/ARX at MaxSup 0: {zero[len(zero) // 2]:.2f}")
+                    rows.append({
+                        "cell": cell, "sup": sup, "ours": ours.chosen,
+                        "ours_sup": ours.suppressed, "ours_ours": ours.metric_value,
+                        "ours_arx": _number(out["given"]["score"]) if out["given"] else None,
+                        "arx": arx_node, "arx_sup": arx["suppressed"],
+                        "arx_ours": (None if arx_node is None else
+                                     metrics.value(metric, evaluator.table(arx_node))),
+                        "arx_arx": _number(arx["score"]), "t_ours": best,
+                        "t_arx": out["seconds"]})
+                    print(_row(rows[-1]), flush=True)
+    print_summary(rows)
 
+
+def _number(text: str | None) -> float | None:
+    return None if text is None else float(text)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.7g}"
+
+
+def _not_worse(a: float | None, b: float | None) -> bool:
+    """``a <= b`` up to float rounding (1e-9 relative); None (no node) only ties None."""
+    if a is None or b is None:
+        return a is None and b is None
+    return a <= b + 1e-9 * max(1.0, abs(b))
+
+
+HEADER = ("| cell | our node | supp. | ARX node | supp. | our metric: ours / ARX's node |"
+          " ARX's metric: ours / ARX's node | time ours / ARX (s) | ratio |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+
+
+def _row(r: dict) -> str:
+    same = r["ours"] == r["arx"]
+    node = "same" if same else str(r["arx"]).replace(" ", "")
+    return (f"| {r['cell']} | {str(r['ours']).replace(' ', '')} | {r['ours_sup']} | {node} |"
+            f" {r['arx_sup']} | {_fmt(r['ours_ours'])} / {_fmt(r['arx_ours'])}"
+            f"{'' if _not_worse(r['ours_ours'], r['arx_ours']) else ' WORSE'} |"
+            f" {_fmt(r['ours_arx'])} / {_fmt(r['arx_arx'])}"
+            f"{'' if _not_worse(r['ours_arx'], r['arx_arx']) else ' (ARX lower)'} |"
+            f" {r['t_ours']:.3f} / {r['t_arx']:.3f} | {r['t_ours'] / r['t_arx']:.2f} |")
+
+
+def print_summary(rows: list[dict]) -> None:
+    """The table header again with every row (a block to paste), then the acceptance lines:
+    cells where our node is not worse under our metric definition and under ARX's, and the
+    median time ratio at MaxSup 0."""
+    print(HEADER)
+    for r in rows:
+        print(_row(r))
+    ours_ok = sum(_not_worse(r["ours_ours"], r["arx_ours"]) for r in rows)
+    arx_ok = sum(_not_worse(r["ours_arx"], r["arx_arx"]) for r in rows)
+    same = sum(r["ours"] == r["arx"] for r in rows)
+    print(f"same node in {same} of {len(rows)} cells; our node's score <= ARX's node's under"
+          f" our metric definitions: {ours_ok} of {len(rows)}; under ARX's: {arx_ok} of"
+          f" {len(rows)}")
+    zero = [r["t_ours"] / r["t_arx"] for r in rows if r["sup"] == 0.0]
+    if zero:
+        print(f"median time ratio ours/ARX at MaxSup 0: {statistics.median(zero):.2f}"
+              f" ({len(zero)} cells); all cells: "
+              f"{statistics.median(r['t_ours'] / r['t_arx'] for r in rows):.2f}; load"
+              f" {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":
     main()

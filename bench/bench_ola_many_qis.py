@@ -1,17 +1,25 @@
 """OLA with many quasi-identifiers (issue 18, item 4): not a test.
 
-ARX's example census (68,725 records, 30 attributes with ARX's hierarchies) cannot be fetched
-here, so this script draws a **synthetic** census-like table of the same size and width
-(:func:`dbt_deid.synthetic.tables.census_records`: 30 attributes named after the American
-Community Survey PUMS variables it imitates - age, citizenship, class of worker, disability,
-health-insurance and marital-history flags, interest income INTP, person weight PWGTP,
-relationship, schooling, sex - with hierarchies of 2 to 7 levels; random values, no survey
-record) and runs OLA at k = 5, MaxSup 5%, entropy on:
+Input, one of:
 
-* 8 QIs (34,560 nodes), 10 QIs with income and weight (1,693,440 nodes), 12 QIs (552,960 nodes)
-  - the search must end with the k-minimal nodes and the optimal node;
-* all 30 attributes (about 4 x 10^12 nodes) - the search must end with a clear error naming
-  ``max_nodes`` before any node is evaluated, within the time budget and under 8 GiB.
+* ``--example2 PATH`` (or the ``ARX_EXAMPLE2`` environment variable): ARX's example project
+  ``data/example2.deid`` from ARX's source repository (a zip: ``data/input.csv``, 68,725 census
+  records with 30 attributes, and ARX's hierarchies under ``input/hierarchies/``, named in
+  ``input/definition.xml``). The project is extracted at run time into a temporary directory
+  (nothing of it is kept or copied into this repository). Cases, in the attribute order of the
+  file: 8 QIs = Age, Sex, Marital status, Education, Citizenship, Workclass, Self-care,
+  Relationship (40,320 nodes); 9 = those and Income (282,240); 10 = those 8, Weight and Income
+  (1,975,680); 12 = the 8, Hearing, Vision and two insurance flags (645,120); 30 = every
+  attribute. (The lattice sizes are those of issue 18's first measurement.)
+* otherwise (machines without ARX's data) a **synthetic** census-like table of the same size and
+  width (:func:`dbt_deid.synthetic.tables.census_records`: 30 attributes named after the
+  American Community Survey PUMS variables it imitates, hierarchies of 2 to 7 levels; random
+  values, no survey record): 8 QIs (34,560 nodes), 10 with income and weight (1,693,440), 12
+  (552,960), 30.
+
+OLA runs at k = 5, MaxSup 5%, entropy: the 8- to 12-QI cases must end with the k-minimal nodes
+and the optimal node; all 30 attributes (about 10^12 nodes) must end with a clear error naming
+``max_nodes`` before any node is evaluated, within the time budget and under 8 GiB.
 
 Each case runs in its own process (its peak RSS is the case's) with the budget
 ``--max-seconds`` (default 300). Printed per case: lattice size, nodes evaluated (k-minimal
@@ -19,7 +27,8 @@ search + optimum search), k-minimal nodes, passing nodes, released node and whet
 k-minimal, wall and CPU time, peak RSS, and the time of the baseline measured in the same run
 (one pandas groupby of the records on the case's QIs) with the ratio to it.
 
-    .venv/bin/python bench/bench_ola_many_qis.py [--cases 8 10 12 30] [--max-seconds 300]
+    .venv/bin/python bench/bench_ola_many_qis.py [--example2 PATH/example2.deid]
+        [--cases 8 10 12 30] [--max-seconds 300]
 
 Targets (issue 18): 12 QIs <= 30 s, 10 QIs <= 60 s, 30 attributes: clear error within the
 budget and < 8 GiB.
@@ -29,12 +38,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pandas as pd
 
 from dbt_deid.ola.budget import SearchBudget, SearchBudgetError
+from dbt_deid.ola.hierarchies import load_hierarchies
 from dbt_deid.ola.run import run_ola
 from dbt_deid.synthetic.tables import CENSUS_ATTRIBUTES, census_hierarchies, census_records
 
@@ -45,14 +62,44 @@ CASES = {
     "12": [*BASE, "DEAR", "DEYE", "HINS1", "HINS3"],
     "30": list(CENSUS_ATTRIBUTES),
 }
+EX2_BASE = ["Age", "Sex", "Marital status", "Education", "Citizenship", "Workclass", "Self-care",
+            "Relationship"]
+EX2_CASES = {
+    "8": EX2_BASE,
+    "9": [*EX2_BASE[:2], "Income", *EX2_BASE[2:]],
+    "10": [*EX2_BASE[:2], "Weight", "Income", *EX2_BASE[2:]],
+    "12": [*EX2_BASE, "Hearing", "Vision", "Insurance employer", "Insurance purchased"],
+}
 TARGETS = {"12": 30.0, "10": 60.0}
 GIB = 2**30
 
 
-def run_case(name: str, max_seconds: float) -> dict:
-    qis = CASES[name]
-    records = census_records()
-    hierarchies = census_hierarchies()
+def load_example2(project: Path, workdir: Path) -> tuple[pd.DataFrame, dict]:
+    """ARX's example2 project: extract the zip into ``workdir`` and read the records and every
+    quasi-identifier's hierarchy named in ``input/definition.xml`` (ARX's project format)."""
+    with zipfile.ZipFile(project) as z:
+        z.extractall(workdir)
+    definition = ET.parse(workdir / "input" / "definition.xml").getroot()
+    refs = {a.findtext("name"): a.findtext("ref") for a in definition.iter("assigment")
+            if a.findtext("type") == "QUASI_IDENTIFYING_ATTRIBUTE" and a.findtext("ref")}
+    records = pd.read_csv(workdir / "data" / "input.csv", sep=";", dtype=str,
+                          keep_default_na=False)
+    hierarchies = load_hierarchies({q: workdir / "input" / ref for q, ref in refs.items()})
+    return records, hierarchies
+
+
+def case_data(name: str, example2: Path | None) -> tuple[list[str], pd.DataFrame, dict]:
+    """The case's QIs, the records and the hierarchies (example2 when given, else synthetic)."""
+    if example2 is None:
+        return CASES[name], census_records(), census_hierarchies()
+    with tempfile.TemporaryDirectory(prefix="example2_") as tmp:
+        records, hierarchies = load_example2(example2, Path(tmp))
+    qis = list(records.columns) if name == "30" else EX2_CASES[name]
+    return qis, records, hierarchies
+
+
+def run_case(name: str, max_seconds: float, example2: Path | None) -> dict:
+    qis, records, hierarchies = case_data(name, example2)
     t = time.perf_counter()
     patterns = records.groupby(qis).size().reset_index(name="n")
     baseline = time.perf_counter() - t
@@ -78,19 +125,32 @@ def run_case(name: str, max_seconds: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", nargs="+", default=["8", "10", "12", "30"], choices=CASES)
+    parser.add_argument("--cases", nargs="+", default=["8", "10", "12", "30"],
+                        choices=sorted({*CASES, *EX2_CASES}))
     parser.add_argument("--max-seconds", type=float, default=300.0)
+    parser.add_argument("--example2", type=Path, default=os.environ.get("ARX_EXAMPLE2"),
+                        help="ARX's data/example2.deid (default: $ARX_EXAMPLE2; without it a"
+                             " synthetic census-like table)")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.example2 is not None and not Path(args.example2).is_file():
+        parser.error(f"--example2: {args.example2} is not a file")
     if args.case:
-        print(json.dumps(run_case(args.case, args.max_seconds)))
+        print(json.dumps(run_case(args.case, args.max_seconds, args.example2)))
         return
-    print("synthetic census-like table (68,725 records, 30 attributes; not ARX's example data),"
-          f" k = 5, MaxSup 5%, entropy, max_seconds = {args.max_seconds:g}")
+    if args.example2 is None:
+        if "9" in args.cases:
+            parser.error("case 9 exists only with --example2")
+        print("synthetic census-like table (68,725 records, 30 attributes; not ARX's example"
+              f" data), k = 5, MaxSup 5%, entropy, max_seconds = {args.max_seconds:g}")
+    else:
+        print(f"ARX's example2 census ({args.example2}: 68,725 records, 30 attributes, ARX's"
+              f" hierarchies), k = 5, MaxSup 5%, entropy, max_seconds = {args.max_seconds:g}")
     results = []
     for name in args.cases:
+        extra = [] if args.example2 is None else ["--example2", str(args.example2)]
         done = subprocess.run([sys.executable, __file__, "--case", name, "--max-seconds",
-                               str(args.max_seconds)], capture_output=True, text=True)
+                               str(args.max_seconds), *extra], capture_output=True, text=True)
         if done.returncode != 0:
             print(f"{name} QIs: the process failed: {done.stderr.strip()[-500:]}")
             continue
