@@ -25,4 +25,4 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench fuzz python_models demo/models demo/build_demo.py integration_tests/models
-	$(BIN)/pytest -q -n auto --dist loadfile
+	$(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder

@@ -24,3 +24,39 @@ def adult_dir() -> Path:
     if not (path / "adult.csv").exists():
         pytest.skip(f"shared Adult data not found at {path}")
     return path
+
+
+#: Seconds of work per test module on an idle machine (the slowest first; measured from the
+#: dbt run log, ``DBT_DEID_TEST_RUN_LOG``, and ``pytest --durations`` on 2026-11-23). `make test`
+#: runs one worker per core with whole files per worker (``--dist loadfile``) in this order
+#: (``--no-loadscope-reorder``): xdist hands each worker two files to start with and then the
+#: next one whenever a worker is free, so the longest files must start first or one worker is
+#: left running a long file alone at the end (longest-processing-time-first scheduling).
+MODULE_SECONDS = {
+    "tests/integration/test_demo_dbt.py": 500,
+    "tests/integration/test_release_dbt.py": 420,
+    "tests/integration/test_fail_closed_dbt.py": 420,
+    "tests/integration/test_engines_release.py": 400,
+    "tests/integration/test_lola_dbt.py": 180,
+    "tests/integration/test_hostile_names_dbt.py": 150,
+    "tests/integration/test_release_history_dbt.py": 140,
+    "tests/integration/test_ola_dbt.py": 130,
+    "tests/integration/test_combined_releases_dbt.py": 105,
+    "tests/integration/test_fresh_warehouse_dbt.py": 90,
+    "tests/integration/test_text_risk_dbt.py": 90,
+    "tests/integration/test_arx_hierarchy_dbt.py": 77,
+    "tests/integration/test_risk_suite_dbt.py": 74,
+    "tests/integration/test_interval_rules_dbt.py": 64,
+    "tests/integration/test_docs_dbt.py": 58,
+    "tests/integration/test_fuzz_dbt.py": 54,
+    "tests/integration/test_several_releases_dbt.py": 53,
+    "tests/unit/test_ola_optimum.py": 49,
+    "tests/integration/test_lineage_dbt.py": 47,
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Put the slowest modules first (``MODULE_SECONDS``); the rest keep their order."""
+    order = {item.nodeid: i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (-MODULE_SECONDS.get(item.nodeid.split("::")[0], 0),
+                                 order[item.nodeid]))
