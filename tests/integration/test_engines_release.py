@@ -171,8 +171,8 @@ def _available(engine: str) -> str | None:
             return "initdb/pg_ctl not found (apt-get install postgresql-15)"
     if engine == "spark":
         if os.environ.get("DBT_DEID_SPARK") != "1":
-            return ("the Spark suite is opt-in (DBT_DEID_SPARK=1): one local Spark build of"
-                    " the discharge release took 12-21 min on the shared 2-core machine"
+            return ("the Spark suite is opt-in (DBT_DEID_SPARK=1): its publish and refusal"
+                    " builds took 325 s + 336 s on the shared 2-core machine"
                     " (2026-11-23), far past CI's 20-minute budget")
         if (importlib.util.find_spec("pyspark") is None
                 or importlib.util.find_spec("dbt.adapters.spark") is None):
