@@ -21,22 +21,41 @@ def _rows(frame: pd.DataFrame, cols: Sequence[str]) -> list[tuple]:
     ]
 
 
-def smallest_class(published: pd.DataFrame, combination: Sequence[str]) -> int:
-    counts = Counter(_rows(published, combination))
-    return min(counts.values())
+def _published_counts(
+    published: pd.DataFrame, combination: Sequence[str], counts: str | None
+) -> Counter:
+    """Published rows per tuple of the combination; with ``counts``, each row of ``published``
+    stands for that many records (a pattern table: the same multiset of rows, grouped)."""
+    rows = _rows(published, combination)
+    if counts is None:
+        return Counter(rows)
+    out: Counter = Counter()
+    for row, n in zip(rows, published[counts].tolist(), strict=True):
+        out[row] += int(n)
+    return out
+
+
+def smallest_class(
+    published: pd.DataFrame, combination: Sequence[str], counts: str | None = None
+) -> int:
+    return min(_published_counts(published, combination, counts).values())
 
 
 def smallest_consistent_set(
-    true_values: pd.DataFrame, published: pd.DataFrame, combination: Sequence[str]
+    true_values: pd.DataFrame, published: pd.DataFrame, combination: Sequence[str],
+    counts: str | None = None,
 ) -> int:
     """min over records of |{released r : r agrees with the record wherever r is not None}|.
 
     Counted by the set S of suppressed cells of the released rows: a released row with S
     suppressed is consistent with a record exactly when its other cells equal the record's
     values there, so a record's count is the sum, over every S that occurs, of the released rows
-    with S suppressed whose other cells equal the record's (a dictionary look-up per S)."""
+    with S suppressed whose other cells equal the record's (a dictionary look-up per S).
+    ``counts`` names a column of record counts when ``published`` is grouped (see
+    ``_published_counts``); ``true_values`` may hold each true tuple once: only the set of true
+    tuples matters."""
     by_suppressed: dict[tuple[bool, ...], Counter] = {}
-    for row, n in Counter(_rows(published, combination)).items():
+    for row, n in _published_counts(published, combination, counts).items():
         suppressed = tuple(v is None for v in row)
         shown = tuple(str(v) for v in row if v is not None)
         by_suppressed.setdefault(suppressed, Counter())[shown] += n
