@@ -235,7 +235,7 @@ def core(db: Path, release_json: str, repeat: int) -> dict[str, Any]:
     from dbt_deid.glue.release import suppression_map
 
     with duckdb.connect(str(db), read_only=True) as con:
-        patterns = con.execute("select * from main_deid_work.deid_patterns").to_arrow_table()
+        patterns = con.sql("select * from main_deid_work.deid_patterns").to_arrow_table()
     release = json.loads(release_json)
     best = math.inf
     rows = 0
@@ -346,10 +346,12 @@ def main() -> None:
     else:
         for f in (big, small):
             with duckdb.connect(str(f)) as con:
-                for (schema,) in con.execute(
-                        "select distinct schema_name from duckdb_tables() where schema_name"
-                        " <> 'main_raw' or table_name <> 'discharge_abstracts'").fetchall():
-                    con.execute(f"drop schema if exists {schema} cascade")
+                for kind, schema, name in con.execute(
+                        "select 'view', schema_name, view_name from duckdb_views()"
+                        " where not internal union all select 'table', schema_name, table_name"
+                        " from duckdb_tables() where not (schema_name = 'main_raw'"
+                        " and table_name = 'discharge_abstracts')").fetchall():
+                    con.execute(f'drop {kind} if exists "{schema}"."{name}" cascade')
         print("data reused from the workdir (built tables dropped)")
 
     scales = [("2.4M", small, 1), (f"{args.years * 2.4:g}M", big, args.years)]
