@@ -28,22 +28,43 @@ def _row_counts(frame: pd.DataFrame, cols: Sequence[str]) -> Counter:
     return counts
 
 
-def smallest_class(published: pd.DataFrame, combination: Sequence[str]) -> int:
-    counts = _row_counts(published, combination)
-    return min(counts.values())
+def _published_counts(
+    published: pd.DataFrame, combination: Sequence[str], counts: str | None
+) -> Counter:
+    """Published rows per tuple of the combination; with ``counts``, each row of ``published``
+    stands for that many records (a pattern table: the same multiset of rows, grouped)."""
+    if counts is None:
+        return _row_counts(published, combination)
+    out: Counter = Counter()
+    grouped = published.groupby(list(combination), dropna=False, sort=False)[counts].sum()
+    for key, n in grouped.items():
+        values = key if isinstance(key, tuple) else (key,)
+        out[tuple(None if pd.isna(v) else v for v in values)] += int(n)
+    assert sum(out.values()) == int(published[counts].sum())  # no pattern lost by the grouping
+    return out
+
+
+def smallest_class(
+    published: pd.DataFrame, combination: Sequence[str], counts: str | None = None
+) -> int:
+    return min(_published_counts(published, combination, counts).values())
 
 
 def smallest_consistent_set(
-    true_values: pd.DataFrame, published: pd.DataFrame, combination: Sequence[str]
+    true_values: pd.DataFrame, published: pd.DataFrame, combination: Sequence[str],
+    counts: str | None = None,
 ) -> int:
     """min over records of |{released r : r agrees with the record wherever r is not None}|.
 
     Counted by the set S of suppressed cells of the released rows: a released row with S
     suppressed is consistent with a record exactly when its other cells equal the record's
     values there, so a record's count is the sum, over every S that occurs, of the released rows
-    with S suppressed whose other cells equal the record's (a dictionary look-up per S)."""
+    with S suppressed whose other cells equal the record's (a dictionary look-up per S).
+    ``counts`` names a column of record counts when ``published`` is grouped (see
+    ``_published_counts``); ``true_values`` may hold each true tuple once: only the set of true
+    tuples matters."""
     by_suppressed: dict[tuple[bool, ...], Counter] = {}
-    for row, n in _row_counts(published, combination).items():
+    for row, n in _published_counts(published, combination, counts).items():
         suppressed = tuple(v is None for v in row)
         shown = tuple(str(v) for v in row if v is not None)
         by_suppressed.setdefault(suppressed, Counter())[shown] += n

@@ -175,6 +175,17 @@ def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 201
     age, gender, los_days, mrdx, cmg, cci_code (QIs), admission_date, total_cost_cad and
     discharge_disposition (other columns).
     """
+    return discharge_table(rows, seed, code_seed).to_pandas()
+
+
+def discharge_table(rows: int = 50_000, seed: int = 42, code_seed: int = 2011,
+                    first_id: int = 1, start: str = "2008-04-01") -> pa.Table:
+    """The records of :func:`generate_discharges` as an Arrow table, for loading in batches.
+
+    One fiscal year of abstracts (El Emam et al. 2011, Table 2: the DAD 2008/09 file) from
+    ``start``; ``first_id`` numbers the records (ids ``first_id .. first_id + rows - 1``), so
+    several years can be appended to one table without building it in memory.
+    """
     if rows <= 0:
         raise ValueError(f"rows must be positive, got {rows}")
     rng = np.random.default_rng(seed)
@@ -212,14 +223,13 @@ def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 201
     noise = rng.random(rows) < 0.05
     cmg_key = np.where(noise, (cmg_key + rng.integers(1, 5, rows)) % N_CMG, cmg_key)
 
-    start = np.datetime64("2008-04-01")
-    admission = start + rng.integers(0, 365, rows).astype("timedelta64[D]")
+    admission = np.datetime64(start) + rng.integers(0, 365, rows).astype("timedelta64[D]")
     cost = np.round(los * rng.lognormal(7.0, 0.5, rows), 2)
     dispositions = ["home", "home_with_support", "transfer", "died", "other"]
     disposition = rng.choice(len(dispositions), size=rows, p=[0.72, 0.12, 0.09, 0.04, 0.03])
-    ids = np.arange(1, rows + 1, dtype=np.int64)
+    ids = np.arange(first_id, first_id + rows, dtype=np.int64)
     cmg_labels = [f"CMG{i:03d}" for i in range(N_CMG)]
-    table = pa.table(
+    return pa.table(
         {
             "abstract_id": ids,
             "health_card_number": _prefixed("HCN", ids * 7919 + seed, 10),
@@ -236,7 +246,6 @@ def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 201
             "discharge_disposition": _labels(dispositions, disposition),
         }
     )
-    return table.to_pandas()
 
 
 def _labels(labels: Sequence[str] | np.ndarray, index: np.ndarray,

@@ -1,0 +1,454 @@
+"""Ten times national scale: the seed-000 release at 2.4M and 24M records (not a test).
+
+Issue 18, item 3. El Emam et al. 2011 (seed 000) evaluate their PUMF algorithm on one fiscal
+year of the Discharge Abstract Database, 2,375,331 records (Table 2). This bench generates ten
+years of that shape (23,753,310 records) and builds the seed-000 release of
+``bench/bench_seed000.py`` end to end with ``dbt build`` at one year and at ten years, in the same
+run:
+
+1. Generation, in a child process, straight into DuckDB: each year is one seeded batch of
+   :func:`dbt_deid.synthetic.discharge.discharge_table` (an Arrow table: never a pandas frame of
+   the records), appended to ``main_raw.discharge_abstracts`` (where the demo's generator model
+   writes it; the bench builds with that model excluded, so ``ref('discharge_abstracts')``
+   reads these records). Year 0 is ``generate_discharges(2375331, seed=42)``, the records of
+   ``bench_seed000.py``; the one-year database holds exactly those.
+2. Per scale: the DuckDB GROUP BY baseline (the seven source QI columns with a count, the pattern
+   table's query without the generalization, written to a temporary table; same threads and
+   memory limit as the build), then one ``dbt build`` of ``demo/`` (hierarchies, seeds, the
+   release models, gates, publish, diagnostics and tests) in a child process, its wall time,
+   peak memory (the largest summed RSS of the dbt process tree sampled from /proc every 0.1 s,
+   and the kernel's peak RSS of the child from ``wait4``), per-node times from
+   ``run_results.json``.
+3. The suppression core on that build's pattern table (``deid_patterns``): the function the
+   ``deid_suppression_map`` model calls, timed in this process, and its ratio to the baseline.
+4. The independent check (``tests/independent_check.py``) on every published table, on the
+   pattern level: the published rows grouped with their record counts against the distinct true
+   (generalized, before suppression) tuples of ``deid_suppressed``, which counts exactly what the
+   record-level check counts (a class's size is the sum of its patterns' counts; the consistent
+   set of a record depends only on its true tuple), plus the record-level identities checked in
+   SQL: as many published rows as records, every published cell its true value or suppressed,
+   ``deid_published`` equal to the released columns of ``deid_suppressed``.
+5. An ordered md5 of each published table (compare runs before and after a change).
+
+    .venv/bin/python bench/bench_scale.py [--years 10] [--workdir DIR] [--keep]
+
+Targets (PASS / MISS): 24M build <= 5 min wall, peak memory <= 8 GiB, time exponent
+log(t24 / t2.4) / log(10) <= 1.05; every published table verified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_seed000 import RELEASE_SELECTION, dbt_release, fmt_table, md_table  # noqa: E402
+
+from dbt_deid.synthetic.discharge import PAPER_ROWS, discharge_table  # noqa: E402
+from tests.independent_check import smallest_class, smallest_consistent_set  # noqa: E402
+
+DEMO = REPO / "demo"
+DBT = str(Path(sys.executable).parent / "dbt")
+SEED = 42          # year 0 = bench_seed000.py's records
+YEAR_SEED = 1000   # year y > 0 uses seed SEED + YEAR_SEED * y
+GIB = 1024**3
+SOURCE = "main_raw.discharge_abstracts"
+SOURCE_QIS = ["province", "los_days", "age", "gender", "mrdx", "cmg", "cci_code"]
+#: The demo's generator is replaced by the records loaded here; everything else is built.
+SELECTION = [a for a in RELEASE_SELECTION if a != "discharge_abstracts"]
+PUBLISHED = ["deid_published"]
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def gib(n: float) -> str:
+    return f"{n / GIB:.2f} GiB"
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Data
+
+
+def generate_into(db: Path, years: int) -> None:
+    """Child process: ``years`` seeded yearly batches appended to ``SOURCE`` in ``db``."""
+    import resource
+
+    con = duckdb.connect(str(db))
+    con.execute("set threads = 2")
+    con.execute("create schema if not exists main_raw")
+    t_gen = t_load = 0.0
+    for year in range(years):
+        t = time.perf_counter()
+        batch = discharge_table(PAPER_ROWS, seed=SEED + YEAR_SEED * year,
+                                first_id=1 + year * PAPER_ROWS, start=f"{2008 + year}-04-01")
+        t_gen += time.perf_counter() - t
+        t = time.perf_counter()
+        con.register("batch", batch)
+        if year == 0:
+            con.execute(f"create table {SOURCE} as select * from batch")
+        else:
+            con.execute(f"insert into {SOURCE} select * from batch")
+        con.unregister("batch")
+        del batch
+        t_load += time.perf_counter() - t
+        log(f"generate: year {year + 1}/{years} ({t_gen:.0f}s generating, {t_load:.0f}s loading)")
+    con.close()
+    print(json.dumps({"generate": t_gen, "load": t_load,
+                      "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+
+
+def one_year_copy(big: Path, small: Path) -> None:
+    """The first year (ids 1 .. 2,375,331) of ``big`` as its own database."""
+    con = duckdb.connect(str(small))
+    con.execute(f"attach '{big}' as big (read_only)")
+    con.execute("create schema if not exists main_raw")
+    con.execute(f"create table {SOURCE} as select * from big.{SOURCE}"
+                f" where abstract_id <= {PAPER_ROWS} order by abstract_id")
+    con.close()
+
+
+# --------------------------------------------------------------------------------------------
+# 2. Processes
+
+
+def tree_rss(root: int) -> int:
+    """Summed RSS (bytes) of ``root`` and its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid, ppid = int(entry.name), int(fields[1])
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack += children.get(pid, [])
+    return total
+
+
+def run_measured(cmd: Sequence[str], cwd: Path | None, env: dict[str, str] | None,
+                 out: Path) -> dict[str, Any]:
+    """Run ``cmd``; wall seconds, exit code, peak RSS (sampled process tree and ``wait4``)."""
+    peak = [0]
+    t = time.perf_counter()
+    with out.open("w") as fh:
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.1):
+                peak[0] = max(peak[0], tree_rss(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        done.set()
+        sampler.join()
+    return {"seconds": time.perf_counter() - t, "code": os.waitstatus_to_exitcode(status),
+            "tree_rss": peak[0], "maxrss": usage.ru_maxrss * 1024,
+            "peak": max(peak[0], usage.ru_maxrss * 1024)}
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Per scale
+
+
+def duckdb_settings(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute(
+        "select name, value from duckdb_settings() where name in"
+        " ('threads', 'memory_limit', 'temp_directory', 'preserve_insertion_order')").fetchall())
+
+
+def baseline(db: Path, settings: dict[str, str], repeat: int) -> float:
+    """Best-of-``repeat`` seconds of one DuckDB GROUP BY of the source QIs into a table."""
+    sel = ", ".join(SOURCE_QIS)
+    best = math.inf
+    with duckdb.connect(str(db)) as con:
+        for name, value in settings.items():
+            con.execute(f"set {name} = '{value}'")
+        for _ in range(repeat):
+            t = time.perf_counter()
+            con.execute(f"create or replace temp table _baseline as select {sel}, count(*) as n"
+                        f" from {SOURCE} group by all")
+            best = min(best, time.perf_counter() - t)
+    return best
+
+
+def dbt_build(db: Path, workdir: Path, label: str) -> dict[str, Any]:
+    release = dbt_release(0.05)
+    variables = json.dumps({"demo_seed": SEED, "deid_release": release})
+    target = workdir / f"target_{label}"
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    cmd = [DBT, "build", *SELECTION, "--profiles-dir", "profiles", "--target-path", str(target),
+           "--log-path", str(workdir / f"logs_{label}"), "--vars", variables]
+    log(f"{label}: dbt build")
+    res = run_measured(cmd, DEMO, env, workdir / f"dbt_build_{label}.log")
+    shown = " ".join(shlex.quote(c) for c in cmd[1:]).replace(shlex.quote(variables), "'<vars>'")
+    res["command"] = f"cd demo && DBT_DEID_DUCKDB_PATH=<db> dbt {shown}"
+    if res["code"] != 0:
+        print((workdir / f"dbt_build_{label}.log").read_text()[-6000:])
+        raise SystemExit(f"dbt build failed at {label}: {workdir / f'dbt_build_{label}.log'}")
+    run = json.loads((target / "run_results.json").read_text())
+    res["nodes"] = sorted(((r["unique_id"].split(".", 2)[-1], float(r["execution_time"]))
+                           for r in run["results"]), key=lambda x: -x[1])
+    res["dbt_elapsed"] = float(run["elapsed_time"])
+    manifest = json.loads((target / "manifest.json").read_text())
+    node = next(n for n in manifest["nodes"].values() if n["name"] == "deid_suppression_map")
+    res["release_json"] = node["config"]["deid_release_json"]
+    log(f"{label}: dbt build {res['seconds']:.1f}s, peak {gib(res['peak'])}")
+    return res
+
+
+class _Quiet:
+    def info(self, msg: str) -> None:
+        pass
+
+
+def core(db: Path, release_json: str, repeat: int) -> dict[str, Any]:
+    """The suppression core as ``deid_suppression_map`` runs it, on the build's pattern table."""
+    from dbt_deid.glue.release import suppression_map
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        patterns = con.sql("select * from main_deid_work.deid_patterns").to_arrow_table()
+    release = json.loads(release_json)
+    best = math.inf
+    rows = 0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = suppression_map(patterns, release, logger=_Quiet())
+        best = min(best, time.perf_counter() - t)
+        rows = len(out)
+    return {"seconds": best, "patterns": patterns.num_rows, "map_rows": rows}
+
+
+def check(db: Path, release_json: str) -> dict[str, Any]:
+    """The independent check on the pattern level (see the module docstring)."""
+    from dbt_deid.config import parse_release
+
+    cfg = parse_release(json.loads(release_json))
+    out: dict[str, Any] = {"tables": {}}
+    t0 = time.perf_counter()
+    with duckdb.connect(str(db), read_only=True) as con:
+        con.execute("set threads = 2")
+        for table in PUBLISHED:
+            pub = f"main.{table}"
+            released = cfg.released_qis()
+            sel = ", ".join(released)
+            n_pub, n_src = con.execute(f"select (select count(*) from {pub}),"
+                                       f" (select count(*) from {SOURCE})").fetchone()
+            diff = con.execute(
+                f"select (select count(*) from (select {sel} from {pub} except all"
+                f" select {sel} from main_deid_work.deid_suppressed)) + (select count(*) from"
+                f" (select {sel} from main_deid_work.deid_suppressed except all"
+                f" select {sel} from {pub}))").fetchone()[0]
+            untrue = con.execute(
+                "select count(*) from main_deid_work.deid_suppressed where "
+                + " or ".join(f"({q} is not null and {q} is distinct from {q}__generalized)"
+                              for q in released)).fetchone()[0]
+            combos = []
+            for b in cfg.verified_combinations():
+                cols = ", ".join(b)
+                published = con.execute(f"select {cols}, count(*) as n from {pub}"
+                                        " group by all").df()
+                truth = con.execute(
+                    "select distinct " + ", ".join(f"{q}__generalized as {q}" for q in b)
+                    + " from main_deid_work.deid_suppressed").df()
+                smallest = smallest_class(published, b, counts="n")
+                consistent = smallest_consistent_set(truth, published, b, counts="n")
+                combos.append((list(b), len(published), len(truth), smallest, consistent,
+                               smallest >= cfg.k and consistent >= cfg.k))
+            md5 = published_md5(con, pub) if n_pub <= 3 * PAPER_ROWS else None
+            out["tables"][table] = {
+                "rows": (n_pub, n_src), "diff": diff, "untrue": untrue, "combos": combos,
+                "md5": md5,
+                "ok": n_pub == n_src and diff == 0 and untrue == 0
+                and all(c[-1] for c in combos)}
+    out["seconds"] = time.perf_counter() - t0
+    out["k"] = cfg.k
+    return out
+
+
+def published_md5(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """md5 of the table's rows as text, sorted (one md5 per row, then of their sorted list)."""
+    cols = [r[0] for r in con.execute(f"describe {table}").fetchall()]
+    row = " || '|' || ".join(f"coalesce(cast({c} as varchar), '<null>')" for c in cols)
+    return con.execute(f"select md5(string_agg(h, ',' order by h)) from"
+                       f" (select md5({row}) as h from {table})").fetchone()[0]
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--years", type=int, default=10, help="years of records at the large scale")
+    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--reuse-data", action="store_true",
+                    help="keep the generated databases of --workdir (dropping built tables)")
+    ap.add_argument("--only", choices=["small", "large"], default=None)
+    ap.add_argument("--repeat", type=int, default=2, help="repetitions of baseline and core")
+    ap.add_argument("--generate-into", type=Path, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.generate_into is not None:
+        generate_into(args.generate_into, args.years)
+        return
+    command = "python bench/bench_scale.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_scale_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    t_start = time.perf_counter()
+    big, small = workdir / "scale_large.duckdb", workdir / "scale_small.duckdb"
+    print(f"# seed-000 release at 1 and {args.years} years of discharge abstracts")
+    print(f"command: {command}; workdir {workdir};"
+          f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}"
+          f" {os.getloadavg()[2]:.2f}")
+    if not (args.reuse_data and big.exists() and small.exists()):
+        for f in (big, small):
+            f.unlink(missing_ok=True)
+        log(f"generating {args.years * PAPER_ROWS} records into {big}")
+        gen = run_measured([sys.executable, __file__, "--years", str(args.years),
+                            "--generate-into", str(big)], None, None, workdir / "generate.log")
+        text = (workdir / "generate.log").read_text()
+        if gen["code"] != 0:
+            raise SystemExit(text)
+        info = json.loads(text.strip().splitlines()[-1])
+        t = time.perf_counter()
+        one_year_copy(big, small)
+        print(f"generated {args.years} x {PAPER_ROWS} records: {gen['seconds']:.0f}s wall"
+              f" (Arrow batches {info['generate']:.0f}s, DuckDB appends {info['load']:.0f}s),"
+              f" peak {gib(gen['peak'])}; one-year copy {time.perf_counter() - t:.0f}s")
+    else:
+        for f in (big, small):
+            with duckdb.connect(str(f)) as con:
+                for kind, schema, name in con.execute(
+                        "select 'view', schema_name, view_name from duckdb_views()"
+                        " where not internal union all select 'table', schema_name, table_name"
+                        " from duckdb_tables() where not (schema_name = 'main_raw'"
+                        " and table_name = 'discharge_abstracts')").fetchall():
+                    con.execute(f'drop {kind} if exists "{schema}"."{name}" cascade')
+        print("data reused from the workdir (built tables dropped)")
+
+    scales = [("2.4M", small, 1), (f"{args.years * 2.4:g}M", big, args.years)]
+    if args.only:
+        scales = scales[:1] if args.only == "small" else scales[1:]
+    results: dict[str, dict[str, Any]] = {}
+    for label, db, years in scales:
+        with duckdb.connect(str(db), read_only=True) as con:
+            records = con.execute(f"select count(*) from {SOURCE}").fetchone()[0]
+        settings = {"threads": "2", "memory_limit": os.environ.get(
+            "DBT_DEID_DUCKDB_MEMORY_LIMIT", "4GB"),
+                    "preserve_insertion_order": "false"}
+        log(f"{label}: baseline")
+        base = baseline(db, settings, args.repeat)
+        load = os.getloadavg()
+        build = dbt_build(db, workdir, label.replace(".", "_"))
+        log(f"{label}: suppression core")
+        cr = core(db, build["release_json"], args.repeat)
+        log(f"{label}: independent check")
+        chk = check(db, build["release_json"])
+        results[label] = {"records": records, "years": years, "baseline": base, "build": build,
+                          "core": cr, "check": chk, "load": load}
+        report_scale(label, results[label])
+    if len(results) == 2:
+        report_summary(results, command)
+    print(f"\ntotal bench time {time.perf_counter() - t_start:.0f}s; load average at end:"
+          f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def report_scale(label: str, r: dict[str, Any]) -> None:
+    b, c, chk = r["build"], r["core"], r["check"]
+    print(f"\n## {label}: {r['records']} records ({r['years']} year(s))")
+    print(f"load average before the build: {' '.join(f'{x:.2f}' for x in r['load'])}")
+    print(f"DuckDB GROUP BY baseline ({len(SOURCE_QIS)} source QIs, best of the repeats):"
+          f" {r['baseline']:.2f}s")
+    print(f"dbt build: {b['seconds']:.1f}s wall ({b['seconds'] / r['baseline']:.0f}x baseline),"
+          f" dbt elapsed {b['dbt_elapsed']:.1f}s; peak memory {gib(b['peak'])}"
+          f" (process tree sampled {gib(b['tree_rss'])}, wait4 maxrss {gib(b['maxrss'])})")
+    print(f"  {b['command']}")
+    print(f"suppression core (deid_suppression_map's function on {c['patterns']} patterns):"
+          f" {c['seconds']:.2f}s ({c['seconds'] / r['baseline']:.1f}x baseline),"
+          f" {c['map_rows']} map rows")
+    print("slowest nodes (run_results.json execution_time, 2 threads overlap):")
+    print(fmt_table(["node", "seconds"], [(n, f"{t:.1f}") for n, t in b["nodes"][:12]]))
+    print(f"independent check (tests/independent_check.py, pattern level, k = {chk['k']}):"
+          f" {chk['seconds']:.0f}s")
+    for table, t in chk["tables"].items():
+        print(f"  {table}: {t['rows'][0]} published rows / {t['rows'][1]} records;"
+              f" differing from deid_suppressed {t['diff']}; cells not true and not suppressed"
+              f" {t['untrue']}; md5 {t['md5'] or '(not computed above 3 years)'};"
+              f" {'OK' if t['ok'] else 'FAILED'}")
+        print(fmt_table(["combination", "published patterns", "true tuples", "smallest class",
+                         "smallest consistent set", "ok"],
+                        [("+".join(b_), p, tt, s, cs, "yes" if ok else "NO")
+                         for b_, p, tt, s, cs, ok in t["combos"]]))
+
+
+def report_summary(results: dict[str, dict[str, Any]], command: str) -> None:
+    (sl, s), (ll, lg) = results.items()
+    factor = lg["records"] / s["records"]
+    exponent = math.log(lg["build"]["seconds"] / s["build"]["seconds"]) / math.log(factor)
+    core_exp = math.log(lg["core"]["seconds"] / s["core"]["seconds"]) / math.log(factor)
+    base_exp = math.log(lg["baseline"] / s["baseline"]) / math.log(factor)
+    peak = max(r["build"]["peak"] for r in results.values())
+    ok = all(t["ok"] for r in results.values() for t in r["check"]["tables"].values())
+    targets = [
+        (f"dbt build at {ll} <= 5 min wall", f"{lg['build']['seconds']:.0f} s",
+         lg["build"]["seconds"] <= 300),
+        ("peak memory <= 8 GiB", gib(peak), peak <= 8 * GIB),
+        (f"time exponent log(t{ll}/t{sl})/log({factor:.0f}) <= 1.05", f"{exponent:.2f}",
+         exponent <= 1.05),
+        ("every published table passes the independent check", "all ok" if ok else "FAILED",
+         ok),
+    ]
+    print("\n## Summary\n")
+    print(md_table(["measure", sl, ll, "exponent"], [
+        ("records", f"{s['records']:,}", f"{lg['records']:,}", ""),
+        ("DuckDB GROUP BY baseline", f"{s['baseline']:.2f} s", f"{lg['baseline']:.2f} s",
+         f"{base_exp:.2f}"),
+        ("dbt build, wall", f"{s['build']['seconds']:.0f} s", f"{lg['build']['seconds']:.0f} s",
+         f"{exponent:.2f}"),
+        ("dbt build / baseline", f"{s['build']['seconds'] / s['baseline']:.0f}x",
+         f"{lg['build']['seconds'] / lg['baseline']:.0f}x", ""),
+        ("peak memory (dbt process tree)", gib(s["build"]["peak"]), gib(lg["build"]["peak"]),
+         ""),
+        ("suppression core", f"{s['core']['seconds']:.2f} s", f"{lg['core']['seconds']:.2f} s",
+         f"{core_exp:.2f}"),
+        ("suppression core / baseline", f"{s['core']['seconds'] / s['baseline']:.1f}x",
+         f"{lg['core']['seconds'] / lg['baseline']:.1f}x", ""),
+        ("patterns", f"{s['core']['patterns']:,}", f"{lg['core']['patterns']:,}", ""),
+        ("load average (1/5/15 min) before the build",
+         " ".join(f"{x:.1f}" for x in s["load"]), " ".join(f"{x:.1f}" for x in lg["load"]), ""),
+    ]))
+    print()
+    print(md_table(["target", "value", "result"],
+                   [(n, v, "PASS" if ok_ else "MISS") for n, v, ok_ in targets]))
+
+
+if __name__ == "__main__":
+    main()
