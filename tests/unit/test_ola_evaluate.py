@@ -256,3 +256,22 @@ def test_class_terms_equal_per_qi_sums_exactly(seed: int) -> None:
             assert metrics._class_terms(t, rows, per_level, name) == want, (node, name)
             checked += 1
     assert checked > lattice.size
+
+
+def test_packed_node_containment_picks_the_same_bases() -> None:
+    """The scan of recently cached tables for a base compares nodes packed one guarded field
+    per QI; it picks the same tables as the plain level-by-level comparison."""
+    frame, hierarchies = random_problem(3, n_qis=5, n_records=400)
+    ev = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    nodes = list(lattice.all_nodes())
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(nodes), size=len(nodes) // 4, replace=False).tolist():
+        ev.table(nodes[i])
+    assert ev._node_shift is not None
+    packed = [ev._base_for(n).node for n in nodes]
+    ev._node_shift = None
+    plain = [ev._base_for(n).node for n in nodes]
+    assert packed == plain
+    far = [n for n, b in zip(nodes, packed, strict=True) if sum(n) - sum(b) > 1 and any(b)]
+    assert far  # the scan, not only the direct specializations, chose some bases
