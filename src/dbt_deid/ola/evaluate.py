@@ -297,6 +297,18 @@ class NodeEvaluator:
         self._bytes = 0
         # recently cached tables, scanned for a base when no direct specialization is cached
         self._recent_nodes = np.zeros((self._RECENT, d), dtype=np.int32)
+        # nodes packed one level field per QI with a guard bit on top: M <= N on every QI iff
+        # ((N | G) - M) & G == G (no borrow crosses a field: each field's difference is >= 1)
+        node_bits = [max(hh, 1).bit_length() + 1 for hh in self._heights]
+        self._node_shift: list[int] | None = None
+        if sum(node_bits) <= 63:
+            self._node_shift, used, guard = [], 0, 0
+            for b in node_bits:
+                self._node_shift.append(used)
+                guard |= 1 << (used + b - 1)
+                used += b
+            self._node_guard = guard
+        self._recent_packed = np.zeros(self._RECENT, dtype=np.int64)
         self._recent_rows = np.full(self._RECENT, _NONE, dtype=np.int64)
         self._recent_of: dict[Node, int] = {}
         self._recent_at: list[Node | None] = [None] * self._RECENT
@@ -347,7 +359,11 @@ class NodeEvaluator:
                     best, rows = t, len(t.counts)
         if best is not self.leaf_table or not self._recent_of:
             return best
-        ok = (self._recent_nodes <= np.asarray(node, dtype=np.int32)).all(axis=1)
+        if self._node_shift is not None:
+            guard = self._node_guard
+            ok = ((self._pack(node) | guard) - self._recent_packed) & guard == guard
+        else:
+            ok = (self._recent_nodes <= np.asarray(node, dtype=np.int32)).all(axis=1)
         rows = np.where(ok, self._recent_rows, _NONE)
         i = int(np.argmin(rows))
         if rows[i] >= len(best.counts):
@@ -376,16 +392,25 @@ class NodeEvaluator:
                 base = self.table(step)
         changed = [j for j, a in enumerate(base.node) if a != node[j]]
         if base.keys is not None:
-            radices = [self._present[j][lvl] for j, lvl in enumerate(node)]
-            if len(base.keys) >= _DENSE_MIN_ROWS and math.prod(radices) <= _DENSE_RATIO * len(
-                    base.keys):
+            radices = None
+            if len(base.keys) >= _DENSE_MIN_ROWS:
+                radices = [self._present[j][lvl] for j, lvl in enumerate(node)]
+                if math.prod(radices) > _DENSE_RATIO * len(base.keys):
+                    radices = None
+            if radices is not None:
                 ukeys, ucounts = self._group_dense(base, node, radices)
             else:
                 # change only the fields of the columns whose level differs
-                keys = base.keys
+                keys = None
                 for j in changed:
-                    field = (base.keys >> self._shift[j]) & self._mask[j]
-                    keys = keys + self._delta(j, base.node[j], node[j])[field]
+                    field = base.keys >> self._shift[j]
+                    field &= self._mask[j]
+                    delta = self._delta(j, base.node[j], node[j]).take(field)
+                    if keys is None:
+                        keys = delta
+                        keys += base.keys
+                    else:
+                        keys += delta
                 bits, count_bits = self._key_bits, self._count_bits
                 if bits + count_bits > 63:
                     bits, count_bits = self._bound_bits(node)
@@ -401,6 +426,10 @@ class NodeEvaluator:
         self.tables_built += 1
         self._store(result)
         return result
+
+    def _pack(self, node: Node) -> int:
+        """``node``'s levels as one integer, one field per QI (see ``_node_guard``)."""
+        return sum(v << s for v, s in zip(node, self._node_shift, strict=True))
 
     def _bound_bits(self, node: Node) -> tuple[int, int]:
         """Bits of the largest key ``node``'s table can hold (its values present at each
@@ -474,6 +503,8 @@ class NodeEvaluator:
         self._recent_at[pos] = t.node
         self._recent_of[t.node] = pos
         self._recent_nodes[pos] = t.node
+        if self._node_shift is not None:
+            self._recent_packed[pos] = self._pack(t.node)
         self._recent_rows[pos] = len(t.counts)
         self._recent_pos = (pos + 1) % self._RECENT
         while self._bytes > self.cache_bytes:  # drop the least recently used tables

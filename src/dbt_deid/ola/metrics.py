@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.ola.evaluate import ClassTable
+from dbt_deid.ola.evaluate import ClassTable, _Layout
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
@@ -68,7 +68,8 @@ class Metrics:
         self._loss: list[list[np.ndarray]] = []  # (leaves(g) - 1) / (leaves - 1)
         self._loss_sep: list[np.ndarray] = []  # per level: sum_g F_jl(g) cost(g) / (n d)
         self._precision_sep: list[np.ndarray] = []  # per level: l / h / d
-        self._composed: dict[tuple, np.ndarray] = {}  # cost tables in a layout's compact codes
+        self._composed: dict[tuple, tuple] = {}  # cost tables in a layout's compact codes
+        self._qi_index = np.arange(self.d, dtype=np.intp)
         self._entropy_sep: list[np.ndarray] = []  # per level: E_jl
         for j, h in enumerate(self.hierarchies):
             f = np.bincount(leaf_table.codes[:, j], weights=leaf_table.counts,
@@ -146,26 +147,55 @@ class Metrics:
     def _class_terms(self, t: ClassTable, rows: np.ndarray | None,
                      per_level: list[list[np.ndarray]], name: str) -> float:
         """sum over the selected classes (all when ``rows`` is None) of the class size times
-        sum_j per_level[j][l_j][code_j]: the per-value cost tables read in the table's compact
-        codes (composed once per QI and level), one gather and one dot product per QI."""
+        sum_j per_level[j][l_j][code_j]. Keyed tables read the per-value cost tables in the
+        layout's compact codes, composed once into one flat array: one (QI x class) gather
+        for all QIs at once, then one sum per QI (each row summed exactly as a 1-D sum of that
+        QI's terms) added in QI order."""
         counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
         lay = t.layout
-        keys = None if lay is None else (t.keys if rows is None else t.keys[rows])
-        total = 0.0
-        for j, lvl in enumerate(t.node):
-            if lay is None:
+        if lay is None:
+            total = 0.0
+            for j, lvl in enumerate(t.node):
                 total += float((counts * per_level[j][lvl][t.column(j, rows)]).sum())
-                continue
-            key = (name, j, lvl, id(lay))
-            arr = self._composed.get(key)
-            if arr is None:
-                arr = per_level[j][lvl][lay.orig[j][lvl]].astype(np.float64)
-                self._composed[key] = arr if arr.any() else np.zeros(0)
-                arr = self._composed[key]
-            if len(arr):
-                # multiply and sum, not np.dot: a BLAS call can stall on a busy machine
-                total += float((counts * arr[(keys >> lay.shift[j]) & lay.mask[j]]).sum())
+            return total
+        keys = t.keys if rows is None else t.keys[rows]
+        flat, offsets, live = self._composed_table(per_level, name, lay)
+        node = np.asarray(t.node, dtype=np.intp)
+        use = live[self._qi_index, node]
+        if not use.any():
+            return 0.0
+        qis = self._qi_index[use]
+        fields = (keys >> lay.shift[qis, None]) & lay.mask[qis, None]
+        fields += offsets[qis, node[use]][:, None]
+        terms = flat[fields]
+        terms *= counts
+        total = 0.0
+        for part in terms.sum(axis=1).tolist():
+            total += part
         return total
+
+    def _composed_table(self, per_level: list[list[np.ndarray]], name: str, lay: _Layout
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``per_level`` in ``lay``'s compact codes: cost of compact code c of QI j at level l
+        is ``flat[offsets[j, l] + c]``; ``live[j, l]`` is False when every such cost is 0."""
+        key = (name, id(lay))
+        hit = self._composed.get(key)
+        if hit is not None:
+            return hit
+        height = max(len(levels) for levels in per_level)
+        offsets = np.zeros((self.d, height), dtype=np.int64)
+        live = np.zeros((self.d, height), dtype=bool)
+        parts, used = [], 0
+        for j, levels in enumerate(per_level):
+            for lvl, costs in enumerate(levels):
+                arr = np.asarray(costs, dtype=np.float64)[lay.orig[j][lvl]]
+                offsets[j, lvl] = used
+                live[j, lvl] = bool(arr.any())
+                parts.append(arr)
+                used += len(arr)
+        hit = (np.concatenate(parts), offsets, live)
+        self._composed[key] = hit
+        return hit
 
     def suppressed(self, t: ClassTable) -> int:
         return t.suppressed(self.k)
