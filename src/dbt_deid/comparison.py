@@ -100,7 +100,7 @@ def _coded_result(result: SuppressionResult) -> _Coded:
     )
 
 
-def _coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
+def coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
     """``deid_suppressed_patterns`` (``<qi>``, ``<qi>__generalized``, ``n``) as codes."""
     missing = [c for q in columns for c in (q, f"{q}__generalized") if c not in released.columns]
     if missing or "n" not in released.columns:
@@ -113,15 +113,16 @@ def _coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
 
 
 def compare_algorithms(
-    patterns: pd.DataFrame, release: Mapping[str, Any], logger: Logger | None = None,
-    *, exact: bool = True, released: pd.DataFrame | None = None,
+    patterns: pd.DataFrame | PatternTable, release: Mapping[str, Any], logger: Logger | None = None,
+    *, exact: bool = True, released: pd.DataFrame | _Coded | None = None,
 ) -> pd.DataFrame:
     """Run the release with both algorithms; one row per (algorithm, column) with the loss,
     plus the smallest class over the verified combinations (both must reach k).
 
     ``released``: the selected algorithm's result as released patterns
     (``deid_suppressed_patterns``); its figures are read from it instead of running that
-    algorithm a second time (only the other algorithm runs on ``patterns``).
+    algorithm a second time (only the other algorithm runs on ``patterns``); it may be given
+    already coded (:func:`coded_released`), so the caller can drop the frame of text first.
     """
     cfg = parse_release(release)
     log = logger or get_logger()
@@ -130,9 +131,10 @@ def compare_algorithms(
     source: pd.DataFrame | PatternTable = patterns
     for algorithm in ("combinations", "complete"):
         if released is not None and algorithm == cfg.algorithm:
-            coded = _coded_released(released, cfg.qi_names)
+            coded = (released if isinstance(released, _Coded)
+                     else coded_released(released, cfg.qi_names))
             log.info(f"dbt_deid: {algorithm}: figures of the release itself"
-                     f" ({len(released)} released patterns)")
+                     f" ({len(coded.counts)} released patterns)")
         else:
             result = run_suppression(
                 source, cfg.k, cfg.combinations, cfg.weights, algorithm=algorithm, logger=log,

@@ -364,6 +364,21 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     return int(amounts.sum()), growth_cells
 
 
+def carried_columns(
+    combinations: Sequence[Sequence[str]], columns: Sequence[str] = (),
+    propagation: Sequence[tuple[str, str]] = (), verify_combinations: Sequence[Sequence[str]] = (),
+) -> list[str]:
+    """The columns :func:`run_suppression` encodes from a pattern frame, in its order: the
+    combinations' columns, then ``columns``, the propagation pairs and the verified
+    combinations (first occurrence kept). A caller encoding the table itself
+    (:meth:`PatternTable.from_frame`) with these columns gets the table the run would build."""
+    used = [col for c in combinations for col in c]
+    return list(dict.fromkeys(
+        [*used, *columns, *(c for pair in propagation for c in pair),
+         *(c for b in verify_combinations for c in b)]
+    ))
+
+
 def _key_ranks(frame: pd.DataFrame, record_key: str | None) -> np.ndarray | None:
     """Rank of each row's ``record_key`` value (compared as text; a missing key is an error)."""
     if record_key is None:
@@ -424,10 +439,7 @@ def run_suppression(
                           " pattern table")
     if algorithm == "complete":
         combos = [tuple(used)]
-    carried = list(dict.fromkeys(
-        [*used, *columns, *(c for pair in propagation for c in pair),
-         *(c for b in verify_combinations for c in b)]
-    ))
+    carried = carried_columns(combos, columns, propagation, verify_combinations)
     if isinstance(patterns, PatternTable):
         if record_key is not None:
             raise ConfigError("record_key needs a frame; a PatternTable is already ordered")

@@ -152,3 +152,27 @@ def test_comparison_reads_the_selected_algorithm_from_the_released_patterns() ->
     pd.testing.assert_frame_equal(rerun, read, check_dtype=False)
     with pytest.raises(DataError, match="deid_suppressed_patterns"):
         compare_algorithms(patterns, _release(), released=released.drop(columns=["n"]))
+
+
+def test_model_glue_encodes_first_and_gives_the_same_comparison() -> None:
+    """deid_algorithm_comparison's glue codes the released patterns and encodes the pattern
+    table itself (carried_columns), dropping the frames of text before the run; its table must
+    equal compare_algorithms on the frames."""
+    from dbt_deid.glue.release import algorithm_comparison
+
+    data = _hierarchical_data(np.random.default_rng(6), 3000)
+    patterns = data.value_counts().reset_index(name="n")
+    cfg = parse_release(_release())
+    result = run_suppression(patterns, cfg.k, cfg.combinations, cfg.weights,
+                             propagation=cfg.propagation(), columns=cfg.qi_names,
+                             verify_combinations=cfg.verified_combinations(),
+                             families=cfg.families)
+    pub = result.published()
+    truth = result.input_table.decode().iloc[result.input_table.rows_of(result.table.origin)]
+    released = pub[cfg.qi_names].reset_index(drop=True)
+    for q in cfg.qi_names:
+        released[f"{q}__generalized"] = truth[q].to_numpy()
+    released["n"] = result.table.counts
+    expected = compare_algorithms(patterns, _release(), released=released)
+    got = algorithm_comparison(patterns.copy(), _release(), released.copy())
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)

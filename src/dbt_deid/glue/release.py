@@ -20,8 +20,9 @@ from dbt_deid.config import parse_release
 from dbt_deid.glue.frames import to_pandas
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
+from dbt_deid.patterns import PatternTable
 from dbt_deid.progress import Logger, dbt_logger
-from dbt_deid.suppression import run_suppression
+from dbt_deid.suppression import carried_columns, run_suppression
 
 
 def suppression_map(
@@ -125,20 +126,39 @@ def algorithm_comparison(
 
     ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
     running it again; it is ignored when OLA's record suppression made the release (then the
-    released patterns are not a cell-suppression result).
+    released patterns are not a cell-suppression result). It is read and coded first and its
+    frame of text dropped before the pattern table is read, so the two tables' text is never in
+    memory together (at 24 million records each is millions of rows). An empty pattern table
+    (only under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
     """
-    from dbt_deid.comparison import compare_algorithms
+    from dbt_deid.comparison import coded_released, compare_algorithms
 
-    frame = to_pandas(patterns)
+    cfg = parse_release(release)
     ola = ola_settings(release)
     if ola is not None and ola.suppression == "records":
         released = None
-    released_frame = to_pandas(released) if released is not None else None
+    coded = None
+    if released is not None:
+        released_frame = to_pandas(released)
+        if len(released_frame):
+            coded = coded_released(released_frame, cfg.qi_names)
+        del released_frame
+    frame = to_pandas(patterns)
+    rows = len(frame)
+    if rows == 0:
+        return empty_algorithm_comparison()
+    # Encoded here, as run_suppression would encode it, so the frame of text can go before
+    # the run (both algorithms then share the encoded table).
+    frame.columns = [str(c) for c in frame.columns]
+    table = PatternTable.from_frame(
+        frame, carried_columns(cfg.combinations, cfg.qi_names, cfg.propagation(),
+                                               cfg.verified_combinations()), "n")
+    del frame
     # The exact consistent-set check of both algorithms takes seconds per algorithm at a
     # million patterns; above 200,000 patterns it is left to the release gate (which checks
     # the selected algorithm in any case).
-    return compare_algorithms(frame, release, logger=dbt_logger(), exact=len(frame) <= 200_000,
-                              released=released_frame)
+    return compare_algorithms(table, release, logger=dbt_logger(), exact=rows <= 200_000,
+                              released=coded)
 
 
 def deid_suppression_map(release_json: str, patterns: Any) -> pd.DataFrame:
@@ -171,8 +191,4 @@ def deid_algorithm_comparison(
     its released patterns (``suppressed_patterns``, ``deid_suppressed_patterns``); the other one
     runs on the pattern table (``patterns``, ``deid_patterns``). An empty pattern table (only
     under ``dbt build --empty``: a real build stops upstream) gives the empty comparison."""
-    release = json.loads(release_json)
-    frame = to_pandas(patterns)
-    if len(frame) == 0:
-        return empty_algorithm_comparison()
-    return algorithm_comparison(frame, release, suppressed_patterns)
+    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns)

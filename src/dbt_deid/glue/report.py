@@ -118,6 +118,7 @@ def write_dbt_report(
     *,
     gates: pd.DataFrame | None = None,
     fingerprint: pd.DataFrame | None = None,
+    comparison: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
@@ -138,7 +139,7 @@ def write_dbt_report(
     out = report_path(release, path or None, project_dir or None, refused=refused)
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
-        breakdowns=breakdown_frames(suppressed, release), status=status,
+        breakdowns=breakdown_frames(suppressed, release), status=status, comparison=comparison,
     )
     data = written.read_bytes()
     verdict = ("REFUSED (nothing published)" if refused
@@ -164,6 +165,7 @@ def deid_release_report(
     small_area_inputs: Any,
     gate_results: Any,
     input_fingerprint: Any,
+    algorithm_comparison: Any,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -184,7 +186,10 @@ def deid_release_report(
     release is published; a refused release's report is written to ``<name>.refused.html`` and
     never overwrites the published release's. It shows the settings hash and the input
     fingerprint it was computed from (``input_fingerprint``, ``deid_input_fingerprint``), as the
-    release manifest in ``deid_release_history`` records them. The returned frame has one row:
+    release manifest in ``deid_release_history`` records them, and ends with the comparison of
+    the suppression algorithms (``algorithm_comparison``, ``deid_algorithm_comparison``; read
+    after that model is built, so the two pattern-table models never hold their frames in
+    memory at the same time). The returned frame has one row:
     release, published, path, bytes, sha256, sections (:func:`write_dbt_report`). An empty
     pattern table (only under ``dbt build --empty``: a real build stops upstream) writes no
     file and returns the empty index.
@@ -195,6 +200,7 @@ def deid_release_report(
         return empty_report_index()
     return write_dbt_report(
         suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
-        gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint), path=path,
+        gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
+        comparison=to_pandas(algorithm_comparison), path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )

@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
@@ -272,25 +273,15 @@ def release_assessments(
     area = area_by_level.get(released_level)
     preset = release_preset(release)
     combos = cfg.verified_combinations()
-    if "n" not in published.columns:
-        # Record-level input: collapse to (released, true) patterns with counts (same
-        # measures, far fewer rows). deid_suppressed_patterns is that GROUP BY already.
-        both = pd.concat([published.add_prefix("p__"), truth.add_prefix("t__")], axis=1)
-        both["n"] = 1
-        grouped = both.groupby(list(both.columns[:-1]), dropna=False, sort=False)["n"]
-        grouped = grouped.sum().reset_index(name="n")
-        published = grouped[[c for c in grouped.columns if c.startswith("p__")]].copy()
-        published.columns = [c[3:] for c in published.columns]
-        published["n"] = grouped["n"].to_numpy()
-        truth = grouped[[c for c in grouped.columns if c.startswith("t__")]].copy()
-        truth.columns = [c[3:] for c in truth.columns]
     out = []
     for i, combo in enumerate(combos, start=1):
+        pub_c, truth_c = combination_patterns(published, truth, list(combo))
         log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"
-                 f" ({len(published)} records, {len(combo)} quasi-identifiers)")
+                 f" ({int(pub_c['n'].sum())} records in {len(pub_c)} patterns,"
+                 f" {len(combo)} quasi-identifiers)")
         geo_here = area is not None and sa["geography_column"] in combo
         out.append(assess_release(
-            published, list(combo), cfg.tau, count_column="n", true_values=truth,
+            pub_c, list(combo), cfg.tau, count_column="n", true_values=truth_c,
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"] if has_pop else None,
             population_size=args["population_size"] if has_pop else None,
@@ -301,6 +292,39 @@ def release_assessments(
         if geo_here:
             area = None
     return out
+
+
+def combination_patterns(
+    published: pd.DataFrame, truth: pd.DataFrame, combination: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(published, true values) on ``combination``'s columns only: one row per distinct pair
+    of a released tuple and a true tuple, with its record count ``n``.
+
+    Every measure of a combination (El Emam et al. 2011, discharge PUMF, equations 1-3: class
+    sizes, the consistent sets of the exact variant, the risk distributions, the suppression and
+    loss per column) depends only on how many records have each such pair, so it is the same on
+    this table as on the full pattern table; the table is several times smaller (at 24 million
+    records 1.7-2.8 million rows instead of 8.2 million). ``published`` holds ``n`` when it is
+    a pattern table, else each row is one record. Rows are grouped on integer codes
+    (:mod:`dbt_deid.coded`; a suppressed cell is its own code), and each group keeps the values
+    of its first row, so the column types are unchanged.
+    """
+    from dbt_deid.coded import factorize_columns, row_keys
+
+    n = (published["n"].to_numpy(dtype="int64") if "n" in published.columns
+         else np.ones(len(published), dtype="int64"))
+    both = pd.concat([published[combination].reset_index(drop=True).add_prefix("p__"),
+                      truth[combination].reset_index(drop=True).add_prefix("t__")], axis=1)
+    (codes,), cards = factorize_columns([both], list(both.columns))
+    _uniq, first, inverse = np.unique(row_keys(codes, cards), return_index=True,
+                                      return_inverse=True)
+    order = np.argsort(first, kind="stable")  # groups in order of first appearance
+    sums = np.bincount(inverse.reshape(-1), weights=n, minlength=len(first)).astype("int64")
+    rows = first[order]
+    pub = published[combination].iloc[rows].reset_index(drop=True)
+    pub["n"] = sums[order]
+    true = truth[combination].iloc[rows].reset_index(drop=True)
+    return pub, true
 
 
 def breakdown_frames(

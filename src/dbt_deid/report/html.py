@@ -384,12 +384,15 @@ def render_release_report(
     breakdowns: dict[str, pd.DataFrame] | None = None,
     k: int | None = None,
     status: ReleaseStatus | None = None,
+    comparison: pd.DataFrame | None = None,
 ) -> str:
     """One self-contained document for a release with several protected combinations: the
     release status (gates, published or refused, what is published) when given, an overview
     table, then the sections of :func:`render_report` for each combination's assessment, then
     the suppression breakdowns (``{by column: suppression_by frame}``, whose categories below k
-    are already pooled; re-checked here)."""
+    are already pooled; re-checked here), then, when given, the comparison of the combinations
+    and complete algorithms (``deid_algorithm_comparison``: counts and shares per column, no
+    value; El Emam et al. 2011, discharge PUMF, "Evaluation")."""
     if not assessments:
         raise DataError("no assessment to report")
     k = k if k is not None else assessments[0].k
@@ -421,7 +424,30 @@ def render_release_report(
                      " count only.</p>")
         share_cols = [c for c in bd.columns if c not in (by, "records")]
         parts.append(_table(bd, pct=share_cols, left=[by]))
+    if comparison is not None and len(comparison):
+        parts.extend(_comparison_sections(comparison))
     return _document(title, "\n".join(parts))
+
+
+def _comparison_sections(comparison: pd.DataFrame) -> list[str]:
+    """The two suppression algorithms side by side (El Emam et al. 2011, discharge PUMF,
+    "Evaluation": the combinations algorithm against suppressing on the complete set of
+    quasi-identifiers), per released column and over all of them; the selected one marked."""
+    frame = comparison.copy()
+    frame["selected"] = frame["selected"].map(lambda v: "yes" if bool(v) else "")
+    keep = ["algorithm", "selected", "column_name", "suppressed_cells", "share_cells_suppressed",
+            "records_with_suppression", "share_records_with_suppression",
+            "suppression_entropy", "smallest_class"]
+    frame = frame[[c for c in keep if c in frame.columns]]
+    return [
+        "<h1>Suppression algorithms compared</h1>",
+        '<p class="note">The release run with the combinations algorithm and with the complete'
+        " algorithm (every quasi-identifier at once), as in El Emam et al. 2011's evaluation;"
+        " &ldquo;selected&rdquo; is the algorithm this release used. Counts and shares only."
+        "</p>",
+        _table(frame, pct=["share_cells_suppressed", "share_records_with_suppression"],
+               left=["algorithm", "selected", "column_name"]),
+    ]
 
 
 def write_release_report(
@@ -431,10 +457,12 @@ def write_release_report(
     title: str,
     breakdowns: dict[str, pd.DataFrame] | None = None,
     status: ReleaseStatus | None = None,
+    comparison: pd.DataFrame | None = None,
 ) -> Path:
     """Write :func:`render_release_report` to ``path`` (UTF-8, parent folders created)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns,
-                                         status=status), encoding="utf-8")
+                                         status=status, comparison=comparison),
+                   encoding="utf-8")
     return out

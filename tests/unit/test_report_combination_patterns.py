@@ -1,0 +1,91 @@
+"""The report measures each combination on its own collapsed pattern table
+(:func:`dbt_deid.glue.risk.combination_patterns`): every figure must equal the figure measured on
+the full pattern table, which is what the report measured before (El Emam et al. 2011,
+discharge PUMF, equations 1-3: all of them depend only on how many records have each pair of
+released and true tuples of the combination)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.glue.risk import combination_patterns
+from dbt_deid.report.html import render_release_report
+from dbt_deid.risk import assess_release
+
+QIS = ["a", "b", "c", "d"]
+
+
+def pattern_table(seed: int, rows: int = 400) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A random (published, truth) pattern table: true values from small domains, about a
+    fifth of the cells suppressed (None), record counts 1-6; a true value may be the missing
+    label, never null."""
+    rng = np.random.default_rng(seed)
+    truth = pd.DataFrame({q: rng.choice(["x", "y", "z", "<missing>"][: 2 + i % 3], rows)
+                          for i, q in enumerate(QIS)}).astype("string")
+    published = truth.copy()
+    for q in QIS:
+        published.loc[rng.random(rows) < 0.2, q] = pd.NA
+    published["n"] = rng.integers(1, 7, rows).astype("int64")
+    return published, truth
+
+
+def figures(a) -> dict:
+    """The assessment's figures; floats rounded to 12 digits (sums in another order)."""
+    p = a.prosecutor
+    stats = {k: round(v, 12) for k, v in dataclasses.asdict(p.stats).items()}
+    exact = {k: round(v, 12) for k, v in dataclasses.asdict(p.exact).items()}
+    return {
+        "records": p.n_records, "classes": p.n_classes, "stats": stats, "exact": exact,
+        "cdf": a.cdf.round(12).to_dict("list"), "exact_cdf": a.exact_cdf.round(12).to_dict("list"),
+        "histogram": a.histogram.to_dict("list"), "suppression": a.suppression.to_dict("list"),
+        "loss": a.information_loss,
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("combo", [["a", "b"], ["b", "c", "d"], QIS])
+def test_collapsed_combination_gives_the_full_tables_figures(seed, combo):
+    published, truth = pattern_table(seed)
+    full = assess_release(published, combo, 0.2, count_column="n", true_values=truth)
+    pub_c, truth_c = combination_patterns(published, truth, combo)
+    assert len(pub_c) < len(published)
+    assert int(pub_c["n"].sum()) == int(published["n"].sum())
+    collapsed = assess_release(pub_c, combo, 0.2, count_column="n", true_values=truth_c)
+    assert figures(collapsed) == figures(full)
+
+
+def test_collapse_keeps_suppressed_cells_apart_from_values():
+    published = pd.DataFrame({"a": ["x", None, "x", None], "b": ["y", "y", "y", "y"],
+                              "n": [1, 2, 3, 4]}).astype({"a": "string", "b": "string"})
+    truth = pd.DataFrame({"a": ["x", "x", "x", "x"], "b": ["y", "y", "y", "y"]})
+    pub, true = combination_patterns(published, truth, ["a", "b"])
+    assert pub["n"].tolist() == [4, 6]
+    assert pub["a"].isna().tolist() == [False, True]
+    assert true["a"].tolist() == ["x", "x"]
+
+
+def test_record_level_input_counts_each_row_once():
+    published = pd.DataFrame({"a": ["x", "x", None]}, dtype="string")
+    truth = pd.DataFrame({"a": ["x", "x", "x"]})
+    pub, _ = combination_patterns(published, truth, ["a"])
+    assert pub["n"].tolist() == [2, 1]
+
+
+def test_report_ends_with_the_algorithm_comparison():
+    published, truth = pattern_table(0)
+    a = assess_release(published, ["a", "b"], 0.2, count_column="n", true_values=truth)
+    comparison = pd.DataFrame({
+        "algorithm": ["combinations", "complete"], "column_name": ["(all)", "(all)"],
+        "suppressed_cells": [12, 30], "share_cells_suppressed": [0.01, 0.025],
+        "records_with_suppression": [10, 20], "share_records_with_suppression": [0.1, 0.2],
+        "suppression_entropy": [1.5, 3.0], "smallest_class": [5, 5],
+        "min_consistent_exact": [None, None], "selected": [True, False]})
+    text = render_release_report([a], title="t", comparison=comparison)
+    assert "Suppression algorithms compared" in text
+    assert text.index("Suppression algorithms compared") > text.index("Overview")
+    assert "complete" in text and "2.50%" in text
+    assert "Suppression algorithms compared" not in render_release_report([a], title="t")
