@@ -92,9 +92,12 @@ class _Coded:
 
 def _coded_result(result: SuppressionResult) -> _Coded:
     table = result.table
+    source = result.input_table
+    # int32 codes as the PatternTable holds them (half the memory of int64 at 8 million
+    # patterns); row keys are built in int64 (dbt_deid.coded.row_keys).
     return _Coded(
-        pub=table.codes.astype(np.int64),
-        truth=result.true_codes(),
+        pub=table.codes.astype(np.int32, copy=False),
+        truth=source.codes[source.rows_of(table.origin)].astype(np.int32, copy=False),
         counts=table.counts.astype(np.int64), columns=list(table.columns),
         cards=[len(lab) for lab in table.labels],
     )
@@ -109,7 +112,7 @@ def coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
     truth = released[[f"{q}__generalized" for q in columns]].set_axis(list(columns), axis=1)
     (pub, tru), cards = factorize_columns([released, truth], list(columns))
     counts = pd.to_numeric(released["n"]).to_numpy(dtype=np.int64)
-    return _Coded(pub, tru, counts, list(columns), cards)
+    return _Coded(pub.astype(np.int32), tru.astype(np.int32), counts, list(columns), cards)
 
 
 def compare_algorithms(

@@ -176,3 +176,23 @@ def test_model_glue_encodes_first_and_gives_the_same_comparison() -> None:
     expected = compare_algorithms(patterns, _release(), released=released)
     got = algorithm_comparison(patterns.copy(), _release(), released.copy())
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+
+
+def test_duckdb_relations_give_the_same_map_and_comparison_as_frames() -> None:
+    """The suppression map and the comparison read a DuckDB relation's text columns in their
+    Arrow buffers (to_pandas_for_codes); the results must equal those from pandas frames."""
+    import duckdb
+
+    from dbt_deid.glue.release import algorithm_comparison, suppression_map
+
+    data = _hierarchical_data(np.random.default_rng(7), 3000)
+    patterns = data.value_counts().reset_index(name="n")
+    patterns.loc[patterns.index[:3], "gender"] = None  # a missing value in the patterns
+    con = duckdb.connect()
+    con.register("patterns_frame", patterns)
+    relation = con.sql("select * from patterns_frame")
+    expected_map = suppression_map(patterns.copy(), _release())
+    got_map = suppression_map(relation, _release())
+    pd.testing.assert_frame_equal(got_map, expected_map)
+    pd.testing.assert_frame_equal(algorithm_comparison(relation, _release()),
+                                  algorithm_comparison(patterns.copy(), _release()))

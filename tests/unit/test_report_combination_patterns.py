@@ -89,3 +89,31 @@ def test_report_ends_with_the_algorithm_comparison():
     assert text.index("Suppression algorithms compared") > text.index("Overview")
     assert "complete" in text and "2.50%" in text
     assert "Suppression algorithms compared" not in render_release_report([a], title="t")
+
+
+def test_arrow_backed_input_gives_the_same_tables_as_pandas_input():
+    """The report reads its pattern table with the text in Arrow buffers
+    (to_pandas_for_codes); the collapsed tables must equal those from to_pandas, dtypes
+    included, so every measure sees the same values."""
+    import duckdb
+
+    from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
+
+    published, truth = pattern_table(3)
+    frame = published.copy()
+    for q in QIS:
+        frame[f"{q}__generalized"] = truth[q]
+    con = duckdb.connect()
+    con.register("suppressed_patterns", frame)
+    relation = con.sql("select * from suppressed_patterns")
+    for read in (to_pandas, to_pandas_for_codes):
+        assert read is to_pandas or any(isinstance(t, pd.ArrowDtype)
+                                        for t in read(relation).dtypes)
+    results = []
+    for read in (to_pandas, to_pandas_for_codes):
+        f = read(relation)
+        pub = f[QIS + ["n"]]
+        true = f[[f"{q}__generalized" for q in QIS]].set_axis(QIS, axis=1)
+        results.append(combination_patterns(pub, true, ["a", "c", "d"]))
+    for plain, arrow in zip(*results, strict=True):
+        pd.testing.assert_frame_equal(arrow, plain)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.config import parse_release
-from dbt_deid.glue.frames import to_pandas
+from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
@@ -37,7 +37,11 @@ def suppression_map(
     :meth:`dbt_deid.suppression.SuppressionResult.suppression_map`).
     """
     cfg = parse_release(release)
-    frame = to_pandas(patterns)
+    ola = ola_settings(release)
+    records = ola is not None and ola.suppression == "records"
+    # The cell suppression only encodes the text columns (PatternTable): they may stay in
+    # their Arrow buffers. OLA's record suppression reads the values themselves.
+    frame = to_pandas(patterns) if records else to_pandas_for_codes(patterns)
     frame.columns = [str(c) for c in frame.columns]
     log = logger or dbt_logger()
     if len(frame) == 0:
@@ -46,8 +50,7 @@ def suppression_map(
         # release"), and the publish materialization publishes nothing from an empty candidate.
         log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
         return _typed_map(pd.DataFrame(), cfg.qi_names)
-    ola = ola_settings(release)
-    if ola is not None and ola.suppression == "records":
+    if records:
         # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
         # 2012, HHP claims, "Base Algorithm")
         out = record_suppression_map(frame, cfg.qi_names, cfg.k)
@@ -139,11 +142,11 @@ def algorithm_comparison(
         released = None
     coded = None
     if released is not None:
-        released_frame = to_pandas(released)
+        released_frame = to_pandas_for_codes(released)
         if len(released_frame):
             coded = coded_released(released_frame, cfg.qi_names)
         del released_frame
-    frame = to_pandas(patterns)
+    frame = to_pandas_for_codes(patterns)
     rows = len(frame)
     if rows == 0:
         return empty_algorithm_comparison()

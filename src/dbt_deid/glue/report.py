@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dbt_deid.config import parse_release
-from dbt_deid.glue.frames import to_pandas
+from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
 from dbt_deid.glue.risk import breakdown_frames, release_assessments
 from dbt_deid.progress import Logger, dbt_logger, get_logger
 
@@ -195,7 +195,9 @@ def deid_release_report(
     file and returns the empty index.
     """
     release = json.loads(release_json)
-    suppressed = to_pandas(suppressed_patterns)
+    # Its text columns stay in their Arrow buffers until each combination's collapsed table
+    # is built (dbt_deid.glue.risk.combination_patterns).
+    suppressed = to_pandas_for_codes(suppressed_patterns)
     if len(suppressed) == 0:
         return empty_report_index()
     return write_dbt_report(

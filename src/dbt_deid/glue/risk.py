@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dbt_deid.arrow_frames import standard_dtypes
 from dbt_deid.config import ReleaseConfig, parse_release
 from dbt_deid.errors import ConfigError
 from dbt_deid.glue.frames import string_columns, to_pandas
@@ -56,8 +57,10 @@ def released_frames(
     qi = cfg.qi_names
     # Column dtypes are kept (no per-cell object conversion: seconds on a million patterns);
     # nulls are whatever null the dtype has, and every check treats them as suppressed.
-    published = frame[qi].copy()
-    truth = frame[[f"{q}__generalized" for q in qi]].copy()
+    # No .copy(): pandas copies on write, so these share the columns' memory with ``frame``
+    # (a deep copy doubled the report's memory at 8 million patterns).
+    published = frame[qi]
+    truth = frame[[f"{q}__generalized" for q in qi]]
     truth.columns = qi
     if "n" in frame.columns:
         published["n"] = pd.to_numeric(frame["n"]).astype("int64").to_numpy()
@@ -307,7 +310,8 @@ def combination_patterns(
     records 1.7-2.8 million rows instead of 8.2 million). ``published`` holds ``n`` when it is
     a pattern table, else each row is one record. Rows are grouped on integer codes
     (:mod:`dbt_deid.coded`; a suppressed cell is its own code), and each group keeps the values
-    of its first row, so the column types are unchanged.
+    of its first row; text read as zero-copy Arrow columns (``to_pandas_for_codes``) comes back
+    as ``to_pandas`` gives it (:func:`dbt_deid.arrow_frames.standard_dtypes`).
     """
     from dbt_deid.coded import factorize_columns, row_keys
 
@@ -321,9 +325,9 @@ def combination_patterns(
     order = np.argsort(first, kind="stable")  # groups in order of first appearance
     sums = np.bincount(inverse.reshape(-1), weights=n, minlength=len(first)).astype("int64")
     rows = first[order]
-    pub = published[combination].iloc[rows].reset_index(drop=True)
+    pub = standard_dtypes(published[combination].iloc[rows].reset_index(drop=True))
     pub["n"] = sums[order]
-    true = truth[combination].iloc[rows].reset_index(drop=True)
+    true = standard_dtypes(truth[combination].iloc[rows].reset_index(drop=True))
     return pub, true
 
 
@@ -336,7 +340,10 @@ def breakdown_frames(
     cfg = parse_release(release)
     by = (release.get("report") or {}).get("by") or []
     by = [by] if isinstance(by, str) else list(by)
+    if not by:
+        return {}
     published, _ = released_frames(suppressed, cfg)
+    published = standard_dtypes(published)
     counts = "n" if "n" in published.columns else None
     return {
         b: suppression_by(published, cfg.qi_names, b, cfg.k, count_column=counts,
