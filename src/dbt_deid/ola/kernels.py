@@ -63,3 +63,31 @@ def merge_sorted(packed: np.ndarray, count_bits: int, k: int
         if counts[i] < k:
             suppressed += counts[i]
     return keys[:m].copy(), counts[:m].copy(), suppressed
+
+
+@njit(cache=True, nogil=True)
+def class_terms(keys: np.ndarray, counts: np.ndarray, k: int, mode: int, shifts: np.ndarray,
+                masks: np.ndarray, offsets: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """The per-class metric terms of the selected classes (``mode`` 0: all, 1: count below
+    ``k``, the suppressed classes, 2: count at least ``k``), in table order: ``out[a, r] =
+    costs[offsets[a] + ((key_r >> shifts[a]) & masks[a])] * count_r`` for QI a and selected
+    class r, the same products as the numpy gather of :meth:`Metrics._class_terms`, whose row
+    sums stay with numpy (so the metric is the same to the last bit)."""
+    n = keys.shape[0]
+    q = shifts.shape[0]
+    m = 0
+    for i in range(n):
+        c = counts[i]
+        if mode == 0 or (mode == 1 and c < k) or (mode == 2 and c >= k):
+            m += 1
+    out = np.empty((q, m), dtype=np.float64)
+    r = 0
+    for i in range(n):
+        c = counts[i]
+        if mode == 0 or (mode == 1 and c < k) or (mode == 2 and c >= k):
+            key = keys[i]
+            w = np.float64(c)
+            for a in range(q):
+                out[a, r] = costs[offsets[a] + ((key >> shifts[a]) & masks[a])] * w
+            r += 1
+    return out
