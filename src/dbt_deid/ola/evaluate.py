@@ -11,7 +11,9 @@ through a level-to-level lookup array and merging rows with equal int64 keys: a 
 sorted keys made of one bit field per QI, wide enough for the QI's values present in the data,
 so deriving a node rewrites only the fields of the QIs whose level changes (shift, mask, lookup,
 add), then sorts and sums. Codes are "compact": per QI and level, only the values present in the
-data are numbered, so the fields stay narrow.
+data are numbered, so the fields stay narrow. The rewrite and the merge after numpy's sort are
+two compiled loops (:mod:`dbt_deid.ola.kernels`, numba) that also count the suppressed records;
+the numpy passes (:func:`group_keys`) are the reference they are tested against.
 """
 
 from __future__ import annotations
