@@ -178,6 +178,7 @@ def test_counts_packed_next_to_keys_when_the_node_leaves_room(
 
     frame, hierarchies = random_problem(5, n_qis=4, n_records=400)
     lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    monkeypatch.setattr(evaluate, "_COMPILED", False)  # the numpy path's packing
     plain = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
     bound = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
     bound._count_bits = 63 - bound._key_bits + 1  # force the per-node bounds
@@ -234,6 +235,8 @@ def test_dense_counting_gives_the_same_tables(monkeypatch: pytest.MonkeyPatch) -
 def test_class_terms_equal_per_qi_sums_exactly(seed: int) -> None:
     """The one-gather class terms (all QIs at once) give bit for bit the per-QI sums added in
     QI order, for the small classes (entropy) and the kept ones (loss)."""
+    from dbt_deid.ola.metrics import _KEPT, _SMALL
+
     frame, hierarchies = random_problem(seed, n_qis=4, n_records=400)
     ev = NodeEvaluator.from_frame(frame, hierarchies, 4, 0.2, count_column=None)
     metrics = Metrics(ev.hierarchies, ev.leaf_table, 4)
@@ -243,9 +246,11 @@ def test_class_terms_equal_per_qi_sums_exactly(seed: int) -> None:
         t = ev.table(node)
         assert t.keys is not None
         small = t.small(4)
-        for rows, per_level, name in [(small, metrics._entropy_extra, "entropy"),
-                                      (None, metrics._loss, "loss")]:
-            if name == "entropy" and rows is None:
+        for rows, select, per_level, name in [
+                (small, _SMALL, metrics._entropy_extra, "entropy"),
+                (None, None, metrics._loss, "loss"),
+                (None if small is None else ~small, _KEPT, metrics._loss, "loss")]:
+            if small is None and select is not None:
                 continue
             counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
             want = 0.0
@@ -253,7 +258,7 @@ def test_class_terms_equal_per_qi_sums_exactly(seed: int) -> None:
                 cost = np.asarray(per_level[j][lvl], dtype=np.float64)
                 if cost[t.layout.orig[j][lvl]].any():
                     want += float((counts * cost[t.column(j, rows)]).sum())
-            assert metrics._class_terms(t, rows, per_level, name) == want, (node, name)
+            assert metrics._class_terms(t, select, per_level, name) == want, (node, name)
             checked += 1
     assert checked > lattice.size
 
@@ -275,3 +280,65 @@ def test_packed_node_containment_picks_the_same_bases() -> None:
     assert packed == plain
     far = [n for n, b in zip(nodes, packed, strict=True) if sum(n) - sum(b) > 1 and any(b)]
     assert far  # the scan, not only the direct specializations, chose some bases
+
+
+@pytest.mark.parametrize("seed", [3, 8, 21])
+def test_compiled_rollups_give_the_numpy_tables(monkeypatch: pytest.MonkeyPatch,
+                                                seed: int) -> None:
+    """The numba loops (kernels.map_pack / merge_sorted) build the same tables, bit for bit,
+    as the numpy reference path, and count the same suppressed records, whatever the order in
+    which nodes are rolled up (bottom-up: from direct specializations; top-down: from the
+    leaves or step tables) and with per-node key/count bounds."""
+    from dbt_deid.ola import evaluate, kernels
+
+    assert kernels.map_pack is not None  # the compiled path is what the tests exercise
+    frame, hierarchies = random_problem(seed, n_qis=5, n_records=500)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    for order in (list(lattice.all_nodes()), list(reversed(list(lattice.all_nodes())))):
+        compiled = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+        monkeypatch.setattr(evaluate, "_COMPILED", False)
+        reference = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+        reference_tables = {node: reference.table(node) for node in order}
+        monkeypatch.setattr(evaluate, "_COMPILED", True)
+        bounded = NodeEvaluator.from_frame(frame, hierarchies, 3, 0.05, count_column=None)
+        bounded._count_bits = 63 - bounded._key_bits + 1  # force the per-node bounds
+        for node in order:
+            r = reference_tables[node]
+            for ev in (compiled, bounded):
+                t = ev.table(node)
+                np.testing.assert_array_equal(t.keys, r.keys)
+                np.testing.assert_array_equal(t.counts, r.counts)
+                assert t.suppressed(3) == r.suppressed(3)
+                for k in (3, 2, 3):
+                    a, b = t.small(k), r.small(k)
+                    assert (a is None) == (b is None)
+                    if a is not None:
+                        np.testing.assert_array_equal(a, b)
+                    assert t.suppressed(k) == r.suppressed(k)
+        assert compiled.tables_built == reference.tables_built
+
+
+@pytest.mark.parametrize("seed", [3, 21])
+def test_compiled_metric_terms_give_the_numpy_values(monkeypatch: pytest.MonkeyPatch,
+                                                     seed: int) -> None:
+    """Every metric computed with kernels.class_terms equals the numpy gather's value to the
+    last bit (the same products, summed by the same numpy calls), with and without
+    suppression (k = 2 and k = 4)."""
+    from dbt_deid.ola import evaluate
+    from dbt_deid.ola.metrics import METRICS, Metrics
+
+    frame, hierarchies = random_problem(seed, n_qis=5, n_records=500)
+    lattice = Lattice.from_heights({c: h.height for c, h in hierarchies.items()})
+    for k in (2, 4):
+        ev = NodeEvaluator.from_frame(frame, hierarchies, k, 0.05, count_column=None)
+        metrics = Metrics(ev.hierarchies, ev.leaf_table, ev.k)
+        suppressing = 0
+        for node in lattice.all_nodes():
+            t = ev.table(node)
+            compiled = {m: metrics.value(m, t) for m in METRICS}
+            monkeypatch.setattr(evaluate, "_COMPILED", False)
+            reference = {m: metrics.value(m, t) for m in METRICS}
+            monkeypatch.setattr(evaluate, "_COMPILED", True)
+            assert compiled == reference  # exact float equality
+            suppressing += t.suppressed(k) > 0
+        assert 0 < suppressing < lattice.size

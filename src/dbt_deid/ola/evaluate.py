@@ -11,7 +11,9 @@ through a level-to-level lookup array and merging rows with equal int64 keys: a 
 sorted keys made of one bit field per QI, wide enough for the QI's values present in the data,
 so deriving a node rewrites only the fields of the QIs whose level changes (shift, mask, lookup,
 add), then sorts and sums. Codes are "compact": per QI and level, only the values present in the
-data are numbered, so the fields stay narrow.
+data are numbered, so the fields stay narrow. The rewrite and the merge after numpy's sort are
+two compiled loops (:mod:`dbt_deid.ola.kernels`, numba) that also count the suppressed records;
+the numpy passes (:func:`group_keys`) are the reference they are tested against.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
+from functools import lru_cache
 from operator import gt
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -34,6 +38,16 @@ _DENSE_MIN_ROWS = 1 << 15  # roll-ups of tables this large count classes in a de
 _DENSE_RATIO = 0.25  # ... when the node's value combinations are at most this many per row
 _NONE = np.iinfo(np.int64).max
 _KEY_LIMIT = 1 << 62
+_COMPILED = True  # roll up keyed tables with the compiled loops of :mod:`kernels`
+
+
+@lru_cache(maxsize=1)
+def _kernels() -> ModuleType:
+    """:mod:`dbt_deid.ola.kernels`, imported on the first roll-up (numba takes ~0.3 s to
+    import, which code that never searches a lattice should not pay)."""
+    from dbt_deid.ola import kernels
+
+    return kernels
 
 
 class _Layout:
@@ -90,6 +104,23 @@ class ClassTable:
             self._small = small if self._sup else None
             self._k = k
 
+    def preset(self, k: int, suppressed: int) -> None:
+        """Record the records in classes smaller than k, counted while the table was built
+        (:func:`dbt_deid.ola.kernels.merge_sorted`); the mask of those classes is made when
+        first asked."""
+        self._k = k
+        self._sup = int(suppressed)
+        self._small = None
+        if suppressed:
+            self._k = -2 - k  # small(k) builds the mask, suppressed(k) reads _sup
+
+    def _ensure(self, k: int) -> None:
+        if self._k == -2 - k:
+            self._small = self.counts < k
+            self._k = k
+        elif self._k != k:
+            self._classify(k)
+
     @property
     def codes(self) -> np.ndarray:
         if self._codes is None:
@@ -117,12 +148,13 @@ class ClassTable:
 
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than k."""
-        self._classify(k)
+        if self._k != k and self._k != -2 - k:
+            self._classify(k)
         return self._sup
 
     def small(self, k: int) -> np.ndarray | None:
         """Mask of the classes smaller than k (None when there are none)."""
-        self._classify(k)
+        self._ensure(k)
         return self._small
 
 
@@ -315,6 +347,8 @@ class NodeEvaluator:
         self._recent_pos = 0
         self.tables_built = 0
         self._deltas: dict[tuple, np.ndarray] = {}
+        self._delta_flat = np.zeros(0, dtype=np.int64)
+        self._delta_offsets: dict[tuple[int, int, int], int] = {}
 
     @classmethod
     def from_frame(
@@ -397,8 +431,26 @@ class NodeEvaluator:
                 radices = [self._present[j][lvl] for j, lvl in enumerate(node)]
                 if math.prod(radices) > _DENSE_RATIO * len(base.keys):
                     radices = None
+            bits, count_bits = self._key_bits, self._count_bits
+            if radices is None and bits + count_bits > 63:
+                bits, count_bits = self._bound_bits(node)
             if radices is not None:
                 ukeys, ucounts = self._group_dense(base, node, radices)
+            elif _COMPILED and bits + count_bits <= 63:
+                # change only the fields of the columns whose level differs, in one loop
+                kernels = _kernels()
+                packed = kernels.map_pack(
+                    base.keys, base.counts, self._shift[changed], self._mask[changed],
+                    np.array([self._delta_at(j, base.node[j], node[j]) for j in changed],
+                             dtype=np.int64),
+                    self._delta_flat, count_bits)
+                packed.sort()
+                ukeys, ucounts, sup = kernels.merge_sorted(packed, count_bits, self.k)
+                result = self._keyed(node, ukeys, ucounts)
+                result.preset(self.k, sup)
+                self.tables_built += 1
+                self._store(result)
+                return result
             else:
                 # change only the fields of the columns whose level differs
                 keys = None
@@ -411,9 +463,6 @@ class NodeEvaluator:
                         keys += base.keys
                     else:
                         keys += delta
-                bits, count_bits = self._key_bits, self._count_bits
-                if bits + count_bits > 63:
-                    bits, count_bits = self._bound_bits(node)
                 ukeys, ucounts = group_keys(keys, base.counts, bits, count_bits)
             result = self._keyed(node, ukeys, ucounts)
         else:
@@ -475,6 +524,18 @@ class NodeEvaluator:
             self._deltas[key] = self._compact[j][upper][h.up(lower, upper)[
                 self._layout.orig[j][lower]]]
         return self._deltas[key]
+
+    def _delta_at(self, j: int, lower: int, upper: int) -> int:
+        """Offset of :meth:`_delta` (j, lower, upper) in ``_delta_flat``, the key changes of
+        every QI and pair of levels laid end to end for
+        :func:`dbt_deid.ola.kernels.map_pack`."""
+        at = self._delta_offsets.get((j, lower, upper))
+        if at is None:
+            delta = self._delta(j, lower, upper)
+            at = len(self._delta_flat)
+            self._delta_flat = np.concatenate([self._delta_flat, delta])
+            self._delta_offsets[(j, lower, upper)] = at
+        return at
 
     def _delta(self, j: int, lower: int, upper: int) -> np.ndarray:
         """Key change of QI j's field going from level ``lower`` to ``upper``, by compact

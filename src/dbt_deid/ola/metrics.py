@@ -23,11 +23,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.ola.evaluate import ClassTable, _Layout
+from dbt_deid.ola.evaluate import ClassTable, _kernels, _Layout
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Node
 
 METRICS = ("entropy", "precision", "discernibility", "loss")
+
+
+_SMALL = 1  # _class_terms: the classes smaller than k (kernels.class_terms' mode)
+_KEPT = 2  # _class_terms: the classes of k or more
+
+
+def _compiled() -> bool:
+    from dbt_deid.ola import evaluate
+
+    return evaluate._COMPILED
 
 
 def _at(a: np.ndarray, i: int) -> float:
@@ -105,9 +115,8 @@ class Metrics:
         total = 0.0
         for j, lvl in enumerate(t.node):
             total += self._entropy_base[j][lvl]
-        small = t.small(self.k)
-        if small is not None:
-            total += self._class_terms(t, small, self._entropy_extra, "entropy")
+        if t.suppressed(self.k):
+            total += self._class_terms(t, _SMALL, self._entropy_extra, "entropy")
         return total
 
     def precision(self, t: ClassTable) -> float:
@@ -138,21 +147,37 @@ class Metrics:
         """Loss (Iyengar 2002), averaged over the n*d cells: a cell generalized to g costs
         (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed cell
         costs 1. (ARX's default "Loss" differs: see the README's OLA section.)"""
-        small = t.small(self.k)
-        keep = None if small is None else ~small
-        total = self._class_terms(t, keep, self._loss, "loss")
+        total = self._class_terms(t, _KEPT if t.suppressed(self.k) else None, self._loss, "loss")
         total += float(t.suppressed(self.k)) * self.d
         return total / (self.n * self.d)
 
-    def _class_terms(self, t: ClassTable, rows: np.ndarray | None,
+    def _class_terms(self, t: ClassTable, select: int | None,
                      per_level: list[list[np.ndarray]], name: str) -> float:
-        """sum over the selected classes (all when ``rows`` is None) of the class size times
-        sum_j per_level[j][l_j][code_j]. Keyed tables read the per-value cost tables in the
-        layout's compact codes, composed once into one flat array: one (QI x class) gather
-        for all QIs at once, then one sum per QI (each row summed exactly as a 1-D sum of that
-        QI's terms) added in QI order."""
-        counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
+        """sum over the selected classes (``select``: None = all, ``_SMALL`` = those smaller
+        than k, ``_KEPT`` = the others) of the class size times sum_j per_level[j][l_j][code_j].
+        Keyed tables read the per-value cost tables in the layout's compact codes, composed
+        once into one flat array: one (QI x class) matrix of terms for all QIs at once (built
+        by :func:`dbt_deid.ola.kernels.class_terms`, or by a numpy gather), then one sum per QI
+        (each row summed exactly as a 1-D sum of that QI's terms) added in QI order."""
         lay = t.layout
+        if lay is not None and _compiled():
+            flat, offsets, live = self._composed_table(per_level, name, lay)
+            node = np.asarray(t.node, dtype=np.intp)
+            use = live[self._qi_index, node]
+            if not use.any():
+                return 0.0
+            qis = self._qi_index[use]
+            terms = _kernels().class_terms(
+                t.keys, t.counts, self.k, 0 if select is None else select, lay.shift[qis],
+                lay.mask[qis], offsets[qis, node[use]], flat)
+            total = 0.0
+            for part in terms.sum(axis=1).tolist():
+                total += part
+            return total
+        rows = None
+        if select is not None:
+            rows = t.small(self.k) if select == _SMALL else ~t.small(self.k)
+        counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
         if lay is None:
             total = 0.0
             for j, lvl in enumerate(t.node):
