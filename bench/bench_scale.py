@@ -362,7 +362,7 @@ def main() -> None:
         with duckdb.connect(str(db), read_only=True) as con:
             records = con.execute(f"select count(*) from {SOURCE}").fetchone()[0]
         settings = {"threads": "2", "memory_limit": os.environ.get(
-            "DBT_DEID_DUCKDB_MEMORY_LIMIT", "4GB"),
+            "DBT_DEID_DUCKDB_MEMORY_LIMIT", "3GB"),
                     "preserve_insertion_order": "false"}
         log(f"{label}: baseline")
         base = baseline(db, settings, args.repeat)
