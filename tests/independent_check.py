@@ -24,10 +24,13 @@ def _row_counts(frame: pd.DataFrame, cols: Sequence[str]) -> Counter:
     """How many rows of ``frame`` have each tuple of values on ``cols`` (a missing value, NaN
     or None, as None). The distinct tuples are found first (pandas' value_counts keeps missing
     values) and only they are converted, one by one, so a 240,000-row file costs a few thousand
-    conversions instead of a million."""
+    conversions instead of a million. On categorical columns value_counts also lists the
+    combinations of categories no row has, with count 0: they are skipped."""
     counts: Counter = Counter()
     distinct = frame[list(cols)].value_counts(dropna=False, sort=False)
     for key, n in distinct.items():
+        if n == 0:
+            continue
         values = key if isinstance(key, tuple) else (key,)
         counts[tuple(None if pd.isna(v) else v for v in values)] += int(n)
     assert sum(counts.values()) == len(frame)  # no row lost by the grouping
@@ -42,7 +45,8 @@ def _published_counts(
     if counts is None:
         return _row_counts(published, combination)
     out: Counter = Counter()
-    grouped = published.groupby(list(combination), dropna=False, sort=False)[counts].sum()
+    grouped = published.groupby(list(combination), dropna=False, sort=False,
+                                observed=True)[counts].sum()
     for key, n in grouped.items():
         values = key if isinstance(key, tuple) else (key,)
         out[tuple(None if pd.isna(v) else v for v in values)] += int(n)

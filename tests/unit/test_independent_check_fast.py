@@ -19,6 +19,7 @@ from tests.independent_check import (
     consistent_counts,
     consistent_minimum,
     records_below_k,
+    smallest_class,
     smallest_consistent_set,
     smallest_consistent_set_fast,
 )
@@ -175,3 +176,19 @@ def test_joint_keys_are_renumbered_before_they_overflow() -> None:
     rest = np.array([0, 0, 1], dtype=np.int64)
     keys = _joint_keys([first, rest, rest * 0, rest * 0, rest * 0], [2**16] * 5, 3)
     assert len(set(keys.tolist())) == 3
+
+
+def test_the_loops_ignore_unobserved_categories() -> None:
+    """Categorical columns (Arrow dictionaries read into pandas) make pandas' value_counts list
+    every combination of categories, observed or not, with count 0: the loop reference must
+    not take those for classes or true tuples."""
+    truth = pd.DataFrame({"a": pd.Categorical(["1", "2"]), "b": pd.Categorical(["u", "v"])})
+    published = pd.DataFrame({"a": pd.Categorical(["1", "1", None, None]),
+                              "b": pd.Categorical(["u", "u", "v", "v"])})
+    plain_truth, plain_published = truth.astype(object), published.astype(object)
+    assert smallest_class(published, ["a", "b"]) == smallest_class(plain_published, ["a", "b"])
+    assert (smallest_consistent_set(truth, published, ["a", "b"])
+            == smallest_consistent_set(plain_truth, plain_published, ["a", "b"]) == 2)
+    grouped = published.groupby(["a", "b"], dropna=False, observed=True).size().rename("n")
+    grouped = grouped.reset_index()
+    assert smallest_class(grouped, ["a", "b"], counts="n") == 2
