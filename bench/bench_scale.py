@@ -61,7 +61,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from bench_seed000 import RELEASE_SELECTION, dbt_release, fmt_table, md_table  # noqa: E402
 
 from dbt_deid.synthetic.discharge import PAPER_ROWS, discharge_table  # noqa: E402
-from tests.independent_check import smallest_class, smallest_consistent_set  # noqa: E402
+from tests.independent_check import consistent_counts, smallest_class  # noqa: E402
 
 DEMO = REPO / "demo"
 DBT = str(Path(sys.executable).parent / "dbt")
@@ -248,7 +248,17 @@ def core(db: Path, release_json: str, repeat: int) -> dict[str, Any]:
 
 
 def check(db: Path, release_json: str) -> dict[str, Any]:
-    """The independent check on the pattern level (see the module docstring)."""
+    """The independent check on the pattern level (see the module docstring).
+
+    Per verified combination: the published rows grouped with their record counts, and the
+    true (generalized) tuples of ``deid_suppressed`` grouped with theirs. The smallest class
+    is ``smallest_class`` (loops: a few thousand published patterns); the consistent sets are
+    ``consistent_counts`` (numpy: the loop of ``smallest_consistent_set`` over millions of
+    true tuples did not finish at 24M records), whose minimum is the smallest consistent set
+    and whose tuples below k give the records below k (0 exactly when the minimum is >= k; a
+    cross-check, in ``below_k``). The record-level identities are SQL; the multiset equality
+    of ``deid_published`` and ``deid_suppressed``'s released columns is counted on the grouped
+    rows (the same number as EXCEPT ALL both ways, 15x faster at 2.4M records)."""
     from dbt_deid.config import parse_release
 
     cfg = parse_release(json.loads(release_json))
@@ -262,33 +272,39 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
             sel = ", ".join(released)
             n_pub, n_src = con.execute(f"select (select count(*) from {pub}),"
                                        f" (select count(*) from {SOURCE})").fetchone()
+            # rows in one table and not the other, as multisets: what EXCEPT ALL both ways
+            # counts, summed over the distinct rows as |count in one - count in the other|
+            on = " and ".join(f"p.{q} is not distinct from s.{q}" for q in released)
             diff = con.execute(
-                f"select (select count(*) from (select {sel} from {pub} except all"
-                f" select {sel} from main_deid_work.deid_suppressed)) + (select count(*) from"
-                f" (select {sel} from main_deid_work.deid_suppressed except all"
-                f" select {sel} from {pub}))").fetchone()[0]
+                f"select coalesce(sum(abs(coalesce(p.n, 0) - coalesce(s.n, 0))), 0) from"
+                f" (select {sel}, count(*) as n from {pub} group by all) p full outer join"
+                f" (select {sel}, count(*) as n from main_deid_work.deid_suppressed"
+                f" group by all) s on {on}").fetchone()[0]
             untrue = con.execute(
                 "select count(*) from main_deid_work.deid_suppressed where "
                 + " or ".join(f"({q} is not null and {q} is distinct from {q}__generalized)"
                               for q in released)).fetchone()[0]
             combos = []
+            below_k: dict[str, int] = {}
             for b in cfg.verified_combinations():
                 cols = ", ".join(b)
                 published = con.execute(f"select {cols}, count(*) as n from {pub}"
                                         " group by all").df()
                 truth = con.execute(
-                    "select distinct " + ", ".join(f"{q}__generalized as {q}" for q in b)
-                    + " from main_deid_work.deid_suppressed").df()
+                    "select " + ", ".join(f"{q}__generalized as {q}" for q in b)
+                    + ", count(*) as n from main_deid_work.deid_suppressed group by all").df()
                 smallest = smallest_class(published, b, counts="n")
-                consistent = smallest_consistent_set(truth, published, b, counts="n")
+                per_tuple = consistent_counts(truth, published, b, counts="n")
+                consistent = int(per_tuple.min()) if len(per_tuple) else 0
+                below_k[", ".join(b)] = int(truth["n"].to_numpy()[per_tuple < cfg.k].sum())
                 combos.append((list(b), len(published), len(truth), smallest, consistent,
                                smallest >= cfg.k and consistent >= cfg.k))
             md5 = published_md5(con, pub) if n_pub <= 3 * PAPER_ROWS else None
             out["tables"][table] = {
                 "rows": (n_pub, n_src), "diff": diff, "untrue": untrue, "combos": combos,
-                "md5": md5,
+                "md5": md5, "below_k": below_k,
                 "ok": n_pub == n_src and diff == 0 and untrue == 0
-                and all(c[-1] for c in combos)}
+                and all(c[-1] for c in combos) and not any(below_k.values())}
     out["seconds"] = time.perf_counter() - t0
     out["k"] = cfg.k
     return out
