@@ -417,7 +417,9 @@ def report_scale(label: str, r: dict[str, Any]) -> None:
     for table, t in chk["tables"].items():
         print(f"  {table}: {t['rows'][0]} published rows / {t['rows'][1]} records;"
               f" differing from deid_suppressed {t['diff']}; cells not true and not suppressed"
-              f" {t['untrue']}; md5 {t['md5'] or '(not computed above 3 years)'};"
+              f" {t['untrue']}; records consistent with fewer than k published records"
+              f" {sum(t.get('below_k', {}).values())};"
+              f" md5 {t['md5'] or '(not computed above 3 years)'};"
               f" {'OK' if t['ok'] else 'FAILED'}")
         print(fmt_table(["combination", "published patterns", "true tuples", "smallest class",
                          "smallest consistent set", "ok"],
