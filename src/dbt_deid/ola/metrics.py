@@ -160,44 +160,41 @@ class Metrics:
         by :func:`dbt_deid.ola.kernels.class_terms`, or by a numpy gather), then one sum per QI
         (each row summed exactly as a 1-D sum of that QI's terms) added in QI order."""
         lay = t.layout
-        if lay is not None and _compiled():
-            flat, offsets, live = self._composed_table(per_level, name, lay)
-            node = np.asarray(t.node, dtype=np.intp)
-            use = live[self._qi_index, node]
-            if not use.any():
-                return 0.0
-            qis = self._qi_index[use]
-            terms = _kernels().class_terms(
-                t.keys, t.counts, self.k, 0 if select is None else select, lay.shift[qis],
-                lay.mask[qis], offsets[qis, node[use]], flat)
-            total = 0.0
-            for part in terms.sum(axis=1).tolist():
-                total += part
-            return total
-        rows = None
-        if select is not None:
-            rows = t.small(self.k) if select == _SMALL else ~t.small(self.k)
-        counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
         if lay is None:
+            rows = self._selected_rows(t, select)
+            counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
             total = 0.0
             for j, lvl in enumerate(t.node):
                 total += float((counts * per_level[j][lvl][t.column(j, rows)]).sum())
             return total
-        keys = t.keys if rows is None else t.keys[rows]
         flat, offsets, live = self._composed_table(per_level, name, lay)
         node = np.asarray(t.node, dtype=np.intp)
         use = live[self._qi_index, node]
         if not use.any():
             return 0.0
         qis = self._qi_index[use]
-        fields = (keys >> lay.shift[qis, None]) & lay.mask[qis, None]
-        fields += offsets[qis, node[use]][:, None]
-        terms = flat[fields]
-        terms *= counts
+        if _compiled():
+            terms = _kernels().class_terms(
+                t.keys, t.counts, self.k, 0 if select is None else select, lay.shift[qis],
+                lay.mask[qis], offsets[qis, node[use]], flat)
+        else:
+            rows = self._selected_rows(t, select)
+            counts = (t.counts if rows is None else t.counts[rows]).astype(np.float64)
+            keys = t.keys if rows is None else t.keys[rows]
+            fields = (keys >> lay.shift[qis, None]) & lay.mask[qis, None]
+            fields += offsets[qis, node[use]][:, None]
+            terms = flat[fields]
+            terms *= counts
         total = 0.0
         for part in terms.sum(axis=1).tolist():
             total += part
         return total
+
+    def _selected_rows(self, t: ClassTable, select: int | None) -> np.ndarray | None:
+        """The rows of ``t`` that ``select`` picks (None = all of them)."""
+        if select is None:
+            return None
+        return t.small(self.k) if select == _SMALL else ~t.small(self.k)
 
     def _composed_table(self, per_level: list[list[np.ndarray]], name: str, lay: _Layout
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
