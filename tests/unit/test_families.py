@@ -131,11 +131,9 @@ def test_comparison_reports_both_algorithms_at_k() -> None:
                                                                         "suppressed_cells"]
 
 
-def test_comparison_reads_the_selected_algorithm_from_the_released_patterns() -> None:
-    """The selected algorithm's figures from deid_suppressed_patterns (released and true values
-    with counts) equal those of running it again on the pattern table."""
-    data = _hierarchical_data(np.random.default_rng(5), 3000)
-    patterns = data.value_counts().reset_index(name="n")
+def _released_patterns(patterns: pd.DataFrame) -> pd.DataFrame:
+    """The release's result as deid_suppressed_patterns holds it: released values, the true
+    values as ``<qi>__generalized`` and the record count ``n``."""
     cfg = parse_release(_release())
     result = run_suppression(patterns, cfg.k, cfg.combinations, cfg.weights,
                              propagation=cfg.propagation(), columns=cfg.qi_names,
@@ -147,6 +145,15 @@ def test_comparison_reads_the_selected_algorithm_from_the_released_patterns() ->
     for q in cfg.qi_names:
         released[f"{q}__generalized"] = truth[q].to_numpy()
     released["n"] = result.table.counts
+    return released
+
+
+def test_comparison_reads_the_selected_algorithm_from_the_released_patterns() -> None:
+    """The selected algorithm's figures from deid_suppressed_patterns (released and true values
+    with counts) equal those of running it again on the pattern table."""
+    data = _hierarchical_data(np.random.default_rng(5), 3000)
+    patterns = data.value_counts().reset_index(name="n")
+    released = _released_patterns(patterns)
     rerun = compare_algorithms(patterns, _release())
     read = compare_algorithms(patterns, _release(), released=released)
     pd.testing.assert_frame_equal(rerun, read, check_dtype=False)
@@ -162,17 +169,7 @@ def test_model_glue_encodes_first_and_gives_the_same_comparison() -> None:
 
     data = _hierarchical_data(np.random.default_rng(6), 3000)
     patterns = data.value_counts().reset_index(name="n")
-    cfg = parse_release(_release())
-    result = run_suppression(patterns, cfg.k, cfg.combinations, cfg.weights,
-                             propagation=cfg.propagation(), columns=cfg.qi_names,
-                             verify_combinations=cfg.verified_combinations(),
-                             families=cfg.families)
-    pub = result.published()
-    truth = result.input_table.decode().iloc[result.input_table.rows_of(result.table.origin)]
-    released = pub[cfg.qi_names].reset_index(drop=True)
-    for q in cfg.qi_names:
-        released[f"{q}__generalized"] = truth[q].to_numpy()
-    released["n"] = result.table.counts
+    released = _released_patterns(patterns)
     expected = compare_algorithms(patterns, _release(), released=released)
     got = algorithm_comparison(patterns.copy(), _release(), released.copy())
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
