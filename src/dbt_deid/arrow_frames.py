@@ -54,16 +54,9 @@ def _column(col: pa.ChunkedArray) -> Any:
 def arrow_to_pandas(result: Any) -> pd.DataFrame:
     """Convert an Arrow table / record batch reader to pandas, column by column."""
     table = read_arrow(result)
-    del result  # the caller's Arrow result is the table: let it go column by column
     if len(table.column_names) != len(set(table.column_names)):
         raise ValueError(f"duplicate column names in {table.column_names}")
-    data = {}
-    # Column by column, each Arrow column dropped once converted: the Arrow table and its
-    # pandas copy are never whole at the same time (20 text columns of 8 million rows took
-    # 5 GiB converted at once).
-    while table.num_columns:
-        data[table.column_names[0]] = _column(table.column(0))
-        table = table.remove_column(0)
+    data = {name: _column(table.column(i)) for i, name in enumerate(table.column_names)}
     return pd.DataFrame(data, copy=False)
 
 
@@ -73,9 +66,9 @@ def arrow_backed_frame(result: Any) -> pd.DataFrame:
     Text columns are wrapped as ``pd.ArrowDtype`` arrays (zero-copy); every other column is
     converted as :func:`arrow_to_pandas` converts it. Meant for code that only factorizes the
     text columns into integer codes (the suppression core's :class:`~dbt_deid.patterns.
-    PatternTable`, the comparison's codes): converting 20 text columns of 8 million rows to
-    pandas' ``str`` dtype held the Arrow table and its copy at once (5 GiB at 24 million
-    records, against 1.9 GiB here)."""
+    PatternTable`, the comparison's codes). On the 20 text columns of 8.2 million patterns
+    at 24 million records, the Arrow table took 1.9 GiB of RSS and its conversion to pandas'
+    ``str`` dtype 3.4 GiB in all."""
     table = read_arrow(result)
     if len(table.column_names) != len(set(table.column_names)):
         raise ValueError(f"duplicate column names in {table.column_names}")

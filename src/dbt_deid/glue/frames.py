@@ -8,6 +8,12 @@ from typing import Any
 import pandas as pd
 
 
+def _is_duckdb(relation: Any) -> bool:
+    """A DuckDB relation (fetched as Arrow here)."""
+    return type(relation).__module__.split(".")[0] in {"duckdb", "_duckdb"} and callable(
+        getattr(relation, "arrow", None))
+
+
 def to_pandas(relation: Any) -> pd.DataFrame:
     """A dbt Python model's ``dbt.ref()`` result as pandas, whatever the engine.
 
@@ -17,9 +23,7 @@ def to_pandas(relation: Any) -> pd.DataFrame:
     """
     if isinstance(relation, pd.DataFrame):
         return relation
-    if type(relation).__module__.split(".")[0] in {"duckdb", "_duckdb"} and callable(
-        getattr(relation, "arrow", None)
-    ):
+    if _is_duckdb(relation):
         from dbt_deid.arrow_frames import arrow_to_pandas
 
         return arrow_to_pandas(relation.arrow())
@@ -37,9 +41,7 @@ def to_pandas_for_codes(relation: Any) -> pd.DataFrame:
     engines' relations are converted by :func:`to_pandas`."""
     if isinstance(relation, pd.DataFrame):
         return relation
-    if type(relation).__module__.split(".")[0] in {"duckdb", "_duckdb"} and callable(
-        getattr(relation, "arrow", None)
-    ):
+    if _is_duckdb(relation):
         from dbt_deid.arrow_frames import arrow_backed_frame
 
         return arrow_backed_frame(relation.arrow())
@@ -48,8 +50,7 @@ def to_pandas_for_codes(relation: Any) -> pd.DataFrame:
 
 def string_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its column names as ``str`` (engines may hand back other types). A shallow
-    copy: pandas copies on write, so the caller's frame is never changed, and the columns are
-    not duplicated (a deep copy doubled the report's memory at 8 million patterns)."""
+    copy: pandas copies on write, so the caller's frame is never changed."""
     frame = frame.copy(deep=False)
     frame.columns = [str(c) for c in frame.columns]
     return frame

@@ -57,8 +57,8 @@ def released_frames(
     qi = cfg.qi_names
     # Column dtypes are kept (no per-cell object conversion: seconds on a million patterns);
     # nulls are whatever null the dtype has, and every check treats them as suppressed.
-    # No .copy(): pandas copies on write, so these share the columns' memory with ``frame``
-    # (a deep copy doubled the report's memory at 8 million patterns).
+    # No .copy(): pandas copies on write, so these share the columns with ``frame`` (which may
+    # be zero-copy Arrow columns, to_pandas_for_codes) without ever changing it.
     published = frame[qi]
     truth = frame[[f"{q}__generalized" for q in qi]]
     truth.columns = qi
