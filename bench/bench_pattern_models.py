@@ -1,0 +1,87 @@
+"""Time and peak memory of the release's Python models that read the pattern tables (not a test).
+
+Issue 18, item 3: at 24 million records the pattern tables ``deid_patterns`` and
+``deid_suppressed_patterns`` hold 8.2 million rows, and the Python models reading them
+(``deid_suppression_map``, ``deid_algorithm_comparison``, ``deid_release_report``) set the
+build's peak memory. This script runs each model's body (:mod:`dbt_deid.glue`) on the tables of
+a DuckDB database already built by ``bench/bench_scale.py`` (``--workdir``'s
+``scale_large.duckdb`` and its target directory ``target_24M``), each in its own child process
+reading the database read-only, and prints the wall seconds and the child's peak RSS
+(``wait4``'s ``ru_maxrss``). The report is written to a temporary directory.
+
+    .venv/bin/python bench/bench_pattern_models.py [--db PATH] [--target DIR]
+        [--models map comparison report]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODELS = ("map", "comparison", "report")
+
+
+def child(model: str, db: str, target: str) -> None:
+    """Run one model body on the built tables (in this process)."""
+    import duckdb
+
+    from dbt_deid.glue import release as rel
+    from dbt_deid.glue import report as rep
+
+    manifest = json.loads((Path(target) / "manifest.json").read_text())
+    node = next(n for n in manifest["nodes"].values() if n["name"] == "deid_suppression_map")
+    release_json = node["config"]["deid_release_json"]
+    con = duckdb.connect(db, read_only=True)
+    con.execute("set threads = 2")
+
+    def ref(name: str):
+        return con.table(f"main_deid_work.{name}")
+
+    if model == "map":
+        out = rel.deid_suppression_map(release_json, ref("deid_patterns"))
+    elif model == "comparison":
+        out = rel.deid_algorithm_comparison(release_json, ref("deid_patterns"),
+                                            ref("deid_suppressed_patterns"))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = rep.deid_release_report(
+                release_json, ref("deid_suppressed_patterns"), ref("deid_population_patterns"),
+                ref("deid_small_area_inputs"), ref("deid_gate_results"),
+                ref("deid_input_fingerprint"), ref("deid_algorithm_comparison"),
+                path=str(Path(tmp) / "report.html"), project_dir=tmp)
+    print(json.dumps({"rows": len(out)}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", default="/tmp/bscale/scale_large.duckdb")
+    ap.add_argument("--target", default="/tmp/bscale/target_24M")
+    ap.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    ap.add_argument("--child", choices=MODELS, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.db, args.target)
+        return
+    print(f"# pattern-table Python models on {args.db};"
+          f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())};"
+          f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("model        seconds  peak RSS")
+    for model in args.models:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, __file__, "--child", model, "--db", args.db,
+                                 "--target", args.target], stdout=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{model} failed")
+        print(f"{model:<12} {time.perf_counter() - t:7.1f}  {usage.ru_maxrss / 2**20:.2f} GiB",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
