@@ -265,12 +265,7 @@ left join exact as e on e.combination = c.combination
 {% macro default__deid_model_deid_class_size_histogram() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_generalized'), cfg.combinations, 'original') }}
-union all
-{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_generalized'), cfg.combinations, 'generalized') }}
-union all
-{{ dbt_deid.class_size_histogram_sql(dbt_deid.release_ref('deid_suppressed'), cfg.combinations, 'published') }}
+{{ dbt_deid.class_size_histogram_from_cdf_sql(dbt_deid.release_ref('deid_risk_cdf')) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -290,7 +285,7 @@ union all
 {%- set cfg = dbt_deid.release_config() -%}
 select * from {{ dbt_deid.release_ref('deid_risk_cdf_unsuppressed') }}
 union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed'), cfg.record_id, cfg.combinations, 'published') }}) as p
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.record_id, cfg.combinations, 'published', 'n') }}) as p
 {%- endif %}
 {%- endmacro %}
 
@@ -299,11 +294,13 @@ select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed'),
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{#- The stages before suppression depend on deid_generalized only: as their own model they run
-    while the suppression map is computed, not after it. -#}
+{#- The stages before suppression depend on deid_generalized and deid_patterns only: as their
+    own model they run while the suppression map is computed, not after it. The generalized
+    stage reads the pattern table (same figures, fewer rows); original values exist only in the
+    records. -#}
 select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original') }}) as o
 union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'generalized') }}) as g
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_patterns'), cfg.record_id, cfg.combinations, 'generalized', 'n') }}) as g
 {%- endif %}
 {%- endmacro %}
 

@@ -22,12 +22,13 @@
 
 {#- Distinct tuples of every combination's columns with their record count `n` and their
     smallest class size over the combinations (`smallest_class_size`, window sums over the
-    tuples, not over records). Shared by the risk CDF and DuckDB's record risk. -#}
-{% macro smallest_class_patterns_sql(relation, combinations) -%}
-  {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations)) }}
+    tuples, not over records). Shared by the risk CDF and DuckDB's record risk. `count_column`:
+    the relation is a pattern table, each row standing for that many records. -#}
+{% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
+  {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations, count_column)) }}
 {%- endmacro %}
 
-{% macro default__smallest_class_patterns_sql(relation, combinations) -%}
+{% macro default__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {%- set all_cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set sizes = [] -%}
@@ -38,7 +39,7 @@
   select {{ all_cols | join(', ') }}, n,
     cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
   from (
-    select {{ all_cols | join(', ') }}, count(*) as n from {{ relation }} group by {{ all_cols | join(', ') }}
+    select {{ all_cols | join(', ') }}, {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n from {{ relation }} group by {{ all_cols | join(', ') }}
   ) as patterns
 {%- endmacro %}
 

@@ -15,19 +15,21 @@
 {%- endmacro %}
 
 {#- Class-size histogram of one stage: per combination and class size f, the classes and the
-    records in them (reuses class_sizes_sql; a suppressed value is its own category). -#}
-{% macro class_size_histogram_sql(relation, combinations, stage) -%}
-  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage)) }}
+    records in them (reuses class_sizes_sql; a suppressed value is its own category).
+    `count_column`: the relation is a pattern table (deid_patterns, deid_suppressed_patterns),
+    the same figures from fewer rows. -#}
+{% macro class_size_histogram_sql(relation, combinations, stage, count_column=none) -%}
+  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage, count_column)) }}
 {%- endmacro %}
 
-{% macro default__class_size_histogram_sql(relation, combinations, stage) -%}
+{% macro default__class_size_histogram_sql(relation, combinations, stage, count_column=none) -%}
   {%- for b in combinations %}
   select {{ dbt_deid.literal(stage) }} as stage,
     {{ dbt_deid.literal(b | join('+')) }} as combination,
     f as class_size,
     cast(count(*) as {{ dbt.type_bigint() }}) as classes,
     cast(sum(f) as {{ dbt.type_bigint() }}) as records
-  from ({{ dbt_deid.class_sizes_sql(relation, dbt_deid.risk_stage_columns(b, stage)) }}) as c
+  from ({{ dbt_deid.class_sizes_sql(relation, dbt_deid.risk_stage_columns(b, stage), count_column) }}) as c
   group by f
   {%- if not loop.last %}
   union all
@@ -35,22 +37,40 @@
   {%- endfor %}
 {%- endmacro %}
 
+{#- The class-size histogram of every stage read off the risk CDF (risk_cdf_sql's rows): the
+    CDF's records at class size f are the records of the classes of size f, so there are
+    records / f of them (exact). The same rows as class_size_histogram_sql per stage, with no
+    second pass over the records; the CDF's '(all combinations)' series is not a partition
+    into classes and is left out. -#}
+{% macro class_size_histogram_from_cdf_sql(cdf) -%}
+  {{ return(adapter.dispatch('class_size_histogram_from_cdf_sql', 'dbt_deid')(cdf)) }}
+{%- endmacro %}
+
+{% macro default__class_size_histogram_from_cdf_sql(cdf) -%}
+  select stage, combination, class_size,
+    cast(records / class_size as {{ dbt.type_bigint() }}) as classes,
+    cast(records as {{ dbt.type_bigint() }}) as records
+  from {{ cdf }}
+  where combination <> '(all combinations)'
+{%- endmacro %}
+
 {#- El Emam et al. 2009 (CJHP) Figure 4, the cumulative distribution of record risk of one stage: for every risk
     value r = 1/f, the records at r, and the records and share of records at or below r. One
     series per combination (prosecutor risk 1/f_j of the record's class) and one for the whole
     release, `(all combinations)`: the record's largest risk over the combinations
-    (record_risk_sql's smallest class). -#}
-{% macro risk_cdf_sql(relation, record_id, combinations, stage) -%}
-  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage)) }}
+    (record_risk_sql's smallest class). `count_column`: the relation is a pattern table, each
+    row standing for that many records (same figures, fewer rows). -#}
+{% macro risk_cdf_sql(relation, record_id, combinations, stage, count_column=none) -%}
+  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage, count_column)) }}
 {%- endmacro %}
 
-{% macro default__risk_cdf_sql(relation, record_id, combinations, stage) -%}
+{% macro default__risk_cdf_sql(relation, record_id, combinations, stage, count_column=none) -%}
   {%- set stage_combos = [] -%}
   {%- for b in combinations -%}{%- do stage_combos.append(dbt_deid.risk_stage_columns(b, stage)) -%}{%- endfor -%}
   {#- One GROUP BY to distinct tuples of every combination's columns, then classes and the
       records' smallest class from those patterns (each row stands for n records). #}
   with patterns as (
-    {{ dbt_deid.smallest_class_patterns_sql(relation, stage_combos) }}
+    {{ dbt_deid.smallest_class_patterns_sql(relation, stage_combos, count_column) }}
   ),
   at_size as (
     {%- for b in stage_combos %}
