@@ -207,7 +207,7 @@ def check_settings(
     first: list[list[str]] | None = None,
 ) -> list[DbtRun]:
     """Each (validator, settings) case through the package's own validator, in one batch on
-    integration_tests with its default vars: ``dbt run-operation check_settings`` (in
+    integration_tests with its own vars (dbt_project.yml): ``dbt run-operation check_settings`` (in
     integration_tests/macros/settings_probe.sql), whose output holds the validator's error
     message, or SETTINGS_ACCEPTED. ``first``: dbt invocations to run before the cases in the
     same batch (e.g. building a table a validator reads); their runs come first in the list
@@ -215,7 +215,8 @@ def check_settings(
     invocations = [*(first or []), *(["run-operation", "check_settings", "--args",
                                       json.dumps({"validator": v, "settings": s})]
                                      for v, s in cases)]
-    return run_dbt_batch(INTEGRATION, invocations, tmp, project_vars(INTEGRATION), database)
+    # no --vars: the project's own vars, and the saved parse of the it_database fixture's run
+    return run_dbt_batch(INTEGRATION, invocations, tmp, None, database)
 
 
 def _split_batch(proc: subprocess.CompletedProcess, count: int, db: Path) -> list[DbtRun]:
