@@ -204,19 +204,20 @@ def run_dbt_batch(
 
 def check_settings(
     cases: list[tuple[str, dict[str, Any]]], tmp: Path, database: Path | None = None,
-    first: list[list[str]] | None = None,
+    first: list[list[str]] | None = None, variables: dict[str, Any] | None = None,
 ) -> list[DbtRun]:
     """Each (validator, settings) case through the package's own validator, in one batch on
     integration_tests with its own vars (dbt_project.yml): ``dbt run-operation check_settings`` (in
     integration_tests/macros/settings_probe.sql), whose output holds the validator's error
     message, or SETTINGS_ACCEPTED. ``first``: dbt invocations to run before the cases in the
     same batch (e.g. building a table a validator reads); their runs come first in the list
-    returned, then one per case."""
+    returned, then one per case. ``variables``: run with these vars instead (the cases do not
+    read them; vars an earlier run of the test process used reuse its saved parse)."""
     invocations = [*(first or []), *(["run-operation", "check_settings", "--args",
                                       json.dumps({"validator": v, "settings": s})]
                                      for v, s in cases)]
-    # no --vars: the project's own vars, and the saved parse of the it_database fixture's run
-    return run_dbt_batch(INTEGRATION, invocations, tmp, None, database)
+    # no --vars by default: the project's own vars, and the it_database fixture's saved parse
+    return run_dbt_batch(INTEGRATION, invocations, tmp, variables, database)
 
 
 def _split_batch(proc: subprocess.CompletedProcess, count: int, db: Path) -> list[DbtRun]:

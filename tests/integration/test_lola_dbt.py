@@ -325,7 +325,8 @@ def test_bad_setting_is_named(tmp_path: Path) -> None:
     """Every bad setting: the claims validator (dbt_deid.claims_release_config, given the
     release) raises one compiler error naming it."""
     runs = check_settings([("claims", claims_vars(**{setting: value})["deid_claims_release"])
-                           for setting, value in BAD_SETTINGS], tmp_path)
+                           for setting, value in BAD_SETTINGS], tmp_path,
+                          variables=claims_vars())  # the `refused` fixture's saved parse
     for (setting, _), run in zip(BAD_SETTINGS, runs, strict=True):
         assert not run.ok, setting
         assert f"dbt_deid claims release setting '{setting}'" in run.output, run.output[-2000:]
