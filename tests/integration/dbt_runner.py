@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import resource
 import secrets
 import shutil
@@ -44,6 +45,8 @@ _STABLE_DIR = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}" / str(o
 _PARSE_CACHE = _STABLE_DIR.parent / f"{os.getpid()}_parse"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
+#: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
+_BATCH_MARKER = "@@dbt_deid_invocation_end@@"
 
 
 @dataclass
@@ -161,6 +164,75 @@ def run_dbt(
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
         shutil.copy(own, saved)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+
+
+def run_dbt_batch(
+    project: Path, invocations: list[list[str]], tmp: Path,
+    variables: dict[str, Any] | None = None, database: Path | None = None,
+) -> list[DbtRun]:
+    """Run several dbt invocations (e.g. ``run-operation``s) in ``project`` in ONE process on one
+    parse with ``variables`` (``dbt_operations.py``): each costs a fraction of a second instead
+    of a dbt start and a parse. Returns one DbtRun per invocation, with that invocation's output
+    only; all share the DuckDB file under ``tmp`` (or ``database``)."""
+    deps(project)
+    db = database or tmp / "release.duckdb"
+    target = tmp / "target"
+    common = ["--profiles-dir", "profiles", "--target-path", str(target),
+              "--log-path", str(tmp / "logs")]
+    if variables:
+        common += ["--vars", json.dumps(variables)]
+    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
+               "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    saved = _PARSE_CACHE / f"{_parse_key(project, common, variables, db)}.msgpack"
+    own = target / "partial_parse.msgpack"
+    if saved.exists() and not own.exists():
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(saved, own)
+    reused = own.exists()
+    started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    script = Path(__file__).with_name("dbt_operations.py")
+    spec = json.dumps({"common": common, "invocations": invocations, "marker": _BATCH_MARKER})
+    proc = subprocess.run([sys.executable, str(script), spec], cwd=project, env=run_env,
+                          capture_output=True, text=True)
+    _log_run(["batch", str(len(invocations)), *(invocations[:1] or [[]])[0][:2]], started,
+             before, reused)
+    if own.exists() and not saved.exists():
+        _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
+        shutil.copy(own, saved)
+    return _split_batch(proc, len(invocations), db)
+
+
+def check_settings(
+    cases: list[tuple[str, dict[str, Any]]], tmp: Path, database: Path | None = None,
+    first: list[list[str]] | None = None, variables: dict[str, Any] | None = None,
+) -> list[DbtRun]:
+    """Each (validator, settings) case through the package's own validator, in one batch on
+    integration_tests with its own vars (dbt_project.yml): ``dbt run-operation check_settings`` (in
+    integration_tests/macros/settings_probe.sql), whose output holds the validator's error
+    message, or SETTINGS_ACCEPTED. ``first``: dbt invocations to run before the cases in the
+    same batch (e.g. building a table a validator reads); their runs come first in the list
+    returned, then one per case. ``variables``: run with these vars instead (the cases do not
+    read them; vars an earlier run of the test process used reuse its saved parse)."""
+    invocations = [*(first or []), *(["run-operation", "check_settings", "--args",
+                                      json.dumps({"validator": v, "settings": s})]
+                                     for v, s in cases)]
+    # no --vars by default: the project's own vars, and the it_database fixture's saved parse
+    return run_dbt_batch(INTEGRATION, invocations, tmp, variables, database)
+
+
+def _split_batch(proc: subprocess.CompletedProcess, count: int, db: Path) -> list[DbtRun]:
+    """One DbtRun per invocation from the batch's output (see ``dbt_operations.py``)."""
+    text = proc.stdout + proc.stderr
+    parts = re.split(rf"^{re.escape(_BATCH_MARKER)} (\S+) ([01])\n", proc.stdout,
+                     flags=re.MULTILINE)
+    # parts: [before parse marker, "parse", rc, out0, "0", rc0, out1, ...]
+    if len(parts) < 3 or parts[1] != "parse" or parts[2] != "0":
+        raise AssertionError(f"the batch's parse failed:\n{text[-3000:]}")
+    outputs, indices, codes = parts[3::3], parts[4::3], parts[5::3]
+    runs = [DbtRun(int(code), out, db) for out, code in zip(outputs, codes, strict=False)]
+    if [int(i) for i in indices] != list(range(count)) or len(runs) != count:
+        raise AssertionError(f"the batch stopped early:\n{text[-3000:]}")
+    return runs
 
 
 def _log_run(args: list[str], started: float, before: Any, reused: bool) -> None:

@@ -18,7 +18,14 @@ import pytest
 import yaml
 
 from dbt_deid.settings_schema import SECTIONS, closest_name
-from tests.integration.dbt_runner import DBT, INTEGRATION, REPO, release_vars, run_dbt
+from tests.integration.dbt_runner import (
+    DBT,
+    INTEGRATION,
+    REPO,
+    check_settings,
+    release_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -166,27 +173,75 @@ TOP_LEVEL_TYPOS = {"max_supression": "max_suppression", "combination": "combinat
                    "quasi_identifier": "quasi_identifiers", "pass_trough": "pass_through"}
 
 
-@pytest.mark.parametrize(("typo", "meant"), sorted(TOP_LEVEL_TYPOS.items()))
-def test_misspelt_setting_fails_at_parse_time(it_database, tmp_path, typo, meant) -> None:
+def _misspelt(typo: str, meant: str) -> dict:
+    """The project's vars with the release setting ``meant`` renamed ``typo``."""
     variables = _vars()
     release = variables["deid_release"]
     release[typo] = release.pop(meant) if meant in release else []
+    return variables
+
+
+def test_misspelt_setting_fails_at_parse_time(it_database, tmp_path) -> None:
+    """A misspelt setting fails `dbt parse` with the name it meant (every typo of
+    TOP_LEVEL_TYPOS through the same validator: test_misspelt_settings_suggest_the_name)."""
+    typo, meant = "max_supression", "max_suppression"
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables, db)
+    run = run_dbt(INTEGRATION, ["parse"], tmp_path, _misspelt(typo, meant), db)
+    assert not run.ok
+    assert f"'{typo}': unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]
+    assert "Traceback" not in run.output
+
+
+COMBINATION_ERRORS = [
+    ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
+    ({"combinations": [["age", "gender"]]},
+     "'combinations': quasi-identifier(s) province, los_days, mrdx, cci_code, admission_date"
+     " are released but in no combination"),
+]
+#: Claims and text settings, through their validators; the cases that show these validators'
+#: errors fail `dbt parse` are test_lola_dbt's test_a_bad_setting_fails_at_parse_naming_it and
+#: test_text_risk_dbt's test_bad_setting_names_it.
+OTHER_TYPOS = [("deid_claims_release", "attack_tua", "attack_tau"),
+               ("deid_text_release", "taus", "tau")]
+
+
+@pytest.fixture(scope="module")
+def validator_runs(tmp_path_factory) -> dict[str, object]:
+    """Every setting case of this module through the package's validators (the probe macros of
+    integration_tests/macros/settings_probe.sql), in one dbt process on one parse with the
+    project's vars: the validators are the ones a parse runs, given the settings as an
+    argument. Keyed by case; "closest" is print_closest_names on three typos of every
+    top-level setting."""
+    cases: dict[str, tuple[str, dict]] = {}
+    for typo, meant in TOP_LEVEL_TYPOS.items():
+        cases[f"typo {typo}"] = ("release", _misspelt(typo, meant)["deid_release"])
+    for changes, message in COMBINATION_ERRORS:
+        cases[message] = ("release", _vars(**changes)["deid_release"])
+    for var, typo, _ in OTHER_TYPOS:
+        cases[f"{var} {typo}"] = (var.split("_")[1], {"name": "x", typo: 0.05})
+    typos = []
+    for key in SECTIONS["release"]:
+        typos += [key[:-1], key[1:], key[:2] + "x" + key[3:]]
+    closest = ["run-operation", "print_closest_names", "--args", json.dumps({"names": typos})]
+    tmp = tmp_path_factory.mktemp("validators")
+    runs = check_settings(list(cases.values()), tmp, first=[closest])
+    out: dict[str, object] = dict(zip(["closest", *cases], runs, strict=True))
+    out["typos"] = typos
+    return out
+
+
+@pytest.mark.parametrize(("typo", "meant"), sorted(TOP_LEVEL_TYPOS.items()))
+def test_misspelt_settings_suggest_the_name(validator_runs, typo, meant) -> None:
+    run = validator_runs[f"typo {typo}"]
     assert not run.ok
     assert f"'{typo}': unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]
 
 
-def test_jinja_and_python_suggest_the_same_setting(it_database, tmp_path) -> None:
+def test_jinja_and_python_suggest_the_same_setting(validator_runs) -> None:
     """Every top-level setting misspelt three ways: the Jinja validator suggests what the Python
     one does (both read the one definition in dbt_deid.settings_schema)."""
-    typos = []
-    for key in SECTIONS["release"]:
-        typos += [key[:-1], key[1:], key[:2] + "x" + key[3:]]
-    args = json.dumps({"names": typos})
-    run = run_dbt(INTEGRATION, ["run-operation", "print_closest_names", "--args", args],
-                  tmp_path, _vars())
+    run, typos = validator_runs["closest"], validator_runs["typos"]
     assert run.ok, run.output[-2000:]
     jinja = json.loads(re.search(r"CLOSEST=(\{.*\})", run.output).group(1))
     python = {t: closest_name(t, SECTIONS["release"]) for t in typos}
@@ -219,15 +274,11 @@ def test_report_tells_the_truth_and_keeps_the_published_one(it_database, tmp_pat
     assert "MaxSup" in refused and "&gt; 0.1%" in refused
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
-    ({"combinations": [["age", "gender"]]},
-     "'combinations': quasi-identifier(s) province, los_days, mrdx, cci_code, admission_date"
-     " are released but in no combination"),
-])
-def test_combination_errors_fail_at_parse_time(it_database, tmp_path, changes, message) -> None:
+def test_combination_errors_fail_at_parse_time(it_database, tmp_path) -> None:
     """Issue 13.7: combination errors are one message at parse time, not a traceback while
-    building; a QI in no combination (13.5) is one of them."""
+    building; a QI in no combination (13.5) is one of them (both cases through the validator:
+    test_combination_errors_are_one_message)."""
+    changes, message = COMBINATION_ERRORS[1]
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
     run = run_dbt(INTEGRATION, ["parse"], tmp_path, _vars(**changes), db)
@@ -236,14 +287,18 @@ def test_combination_errors_fail_at_parse_time(it_database, tmp_path, changes, m
     assert "Traceback" not in run.output
 
 
-@pytest.mark.parametrize(("var", "typo", "meant"), [
-    ("deid_claims_release", "attack_tua", "attack_tau"),
-    ("deid_text_release", "taus", "tau"),
-])
+@pytest.mark.parametrize(("changes", "message"), COMBINATION_ERRORS)
+def test_combination_errors_are_one_message(validator_runs, changes, message) -> None:
+    run = validator_runs[message]
+    assert not run.ok
+    assert message in run.output, run.output[-2000:]
+    assert "Traceback" not in run.output
+
+
+@pytest.mark.parametrize(("var", "typo", "meant"), OTHER_TYPOS)
 def test_misspelt_claims_and_text_settings_fail_with_a_suggestion(
-    it_database, tmp_path, var, typo, meant
+    validator_runs, var, typo, meant
 ) -> None:
-    variables = {**release_vars(), var: {"name": "x", typo: 0.05}}
-    run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables, tmp_path / "x.duckdb")
+    run = validator_runs[f"{var} {typo}"]
     assert not run.ok
     assert f"unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]

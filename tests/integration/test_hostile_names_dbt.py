@@ -17,7 +17,12 @@ import pandas as pd
 import pytest
 
 from tests.independent_check import smallest_consistent_set
-from tests.integration.dbt_runner import INTEGRATION, build_release, project_vars
+from tests.integration.dbt_runner import (
+    INTEGRATION,
+    build_release,
+    check_settings,
+    project_vars,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -120,27 +125,53 @@ def test_issue_13_payload_drops_nothing(it_database, tmp_path) -> None:
     assert (ages["generalized_value"] == ages["original_value"].astype(int).map(_age_label)).all()
 
 
-@pytest.mark.parametrize(
-    ("name", "clash"),
-    [
-        ("N", "the count column 'n'"),
-        ("Rank_To", "a column of the suppression map"),
-        (f"{h.SEX_QI.upper()}", "quasi-identifier 'Sex'"),
-        (f"{h.AGE}__ORIGINAL", f"the original-value column of quasi-identifier '{h.AGE}'"),
-        (h.NOTE.upper(), f"source column '{h.NOTE}'"),
-    ],
-)
-def test_names_colliding_with_internal_or_other_columns_fail_clearly(
-    it_database, tmp_path, name, clash
-) -> None:
-    """Names are compared ignoring case (DuckDB, Snowflake and others fold them): a QI must not
-    take the name of the pattern count, a suppression-map column, another QI's derived column
-    or a published source column."""
+COLLISIONS = [
+    ("N", "the count column 'n'"),
+    ("Rank_To", "a column of the suppression map"),
+    (f"{h.SEX_QI.upper()}", "quasi-identifier 'Sex'"),
+    (f"{h.AGE}__ORIGINAL", f"the original-value column of quasi-identifier '{h.AGE}'"),
+    (h.NOTE.upper(), f"source column '{h.NOTE}'"),
+]
+
+
+def _colliding(name: str) -> dict:
+    """The hostile release's vars with one more QI named ``name``."""
     variables = hostile_release()
     variables["deid_release"]["quasi_identifiers"][name] = {"column": h.SEX_COLUMN, "level": 0}
-    run = build_release(it_database, tmp_path, variables)
+    return variables
+
+
+def test_a_name_colliding_with_an_internal_column_fails_the_build_clearly(
+    it_database, tmp_path
+) -> None:
+    """A QI taking the name of the pattern count fails the build naming the setting, before
+    deid_generalized is built (every case of COLLISIONS through the same check:
+    test_names_colliding_with_internal_or_other_columns_fail_clearly)."""
+    name, clash = COLLISIONS[0]
+    run = build_release(it_database, tmp_path, _colliding(name))
     assert not run.ok
     assert f"'quasi_identifiers.{name}'" in run.output, run.output[-3000:]
     assert clash in run.output, run.output[-3000:]
     assert "deid_generalized" not in run.tables()
-    shutil.rmtree(tmp_path / "target", ignore_errors=True)
+
+
+def test_names_colliding_with_internal_or_other_columns_fail_clearly(
+    it_database, tmp_path
+) -> None:
+    """Names are compared ignoring case (DuckDB, Snowflake and others fold them): a QI must not
+    take the name of the pattern count, a suppression-map column, another QI's derived column
+    or a published source column. Each case through the checks a build runs before its first
+    release model (dbt_deid.assert_source_columns on release_config's settings and the
+    source's columns), in one dbt process on the integration database."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    plan = ["run", "--select", "deid_release_plan"]  # release_config reads the plan table
+    accepted = ("release_names", hostile_release()["deid_release"])
+    runs = check_settings([accepted, *(("release_names", _colliding(name)["deid_release"])
+                                       for name, _ in COLLISIONS)], tmp_path, db, first=[plan])
+    assert runs[0].ok, runs[0].output[-3000:]
+    assert runs[1].ok and "SETTINGS_ACCEPTED" in runs[1].output, runs[1].output[-3000:]
+    for (name, clash), run in zip(COLLISIONS, runs[2:], strict=True):
+        assert not run.ok, name
+        assert f"'quasi_identifiers.{name}'" in run.output, run.output[-3000:]
+        assert clash in run.output, run.output[-3000:]

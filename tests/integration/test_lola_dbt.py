@@ -39,7 +39,13 @@ import pytest
 from dbt_deid.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.longitudinal.preprocess import preprocess
 from dbt_deid.synthetic.claims import generate_hhp
-from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
+from tests.integration.dbt_runner import (
+    INTEGRATION,
+    DbtRun,
+    check_settings,
+    project_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -299,11 +305,28 @@ def test_missing_key_fails_clearly(tmp_path: Path) -> None:
     assert f"environment variable {KEY_ENV} (the pseudonym key) is not set" in run.output
 
 
-@pytest.mark.parametrize("setting, value", [
+BAD_SETTINGS = [
     ("gate_on", "median"), ("bootstrap_scheme", "resampled"), ("pool_size", 0),
     ("truncate_partition", ["dsfc"]), ("attack2_qis", ["los"]), ("relaxed_max_sup", 0.6),
-])
-def test_bad_setting_fails_at_parse_naming_it(tmp_path: Path, setting: str, value: Any) -> None:
+]
+
+
+def test_a_bad_setting_fails_at_parse_naming_it(tmp_path: Path) -> None:
+    """`dbt parse` fails naming the setting (every case of BAD_SETTINGS raises in the same
+    validator, which the claims models call while parsing: test_bad_setting_is_named)."""
+    setting, value = BAD_SETTINGS[0]
     run = _build(tmp_path, KEY, ["parse"], **{setting: value})
     assert not run.ok
     assert f"dbt_deid claims release setting '{setting}'" in run.output
+    assert "Traceback" not in run.output
+
+
+def test_bad_setting_is_named(tmp_path: Path) -> None:
+    """Every bad setting: the claims validator (dbt_deid.claims_release_config, given the
+    release) raises one compiler error naming it."""
+    runs = check_settings([("claims", claims_vars(**{setting: value})["deid_claims_release"])
+                           for setting, value in BAD_SETTINGS], tmp_path,
+                          variables=claims_vars())  # the `refused` fixture's saved parse
+    for (setting, _), run in zip(BAD_SETTINGS, runs, strict=True):
+        assert not run.ok, setting
+        assert f"dbt_deid claims release setting '{setting}'" in run.output, run.output[-2000:]

@@ -16,6 +16,7 @@ from tests.independent_check import smallest_class, smallest_consistent_set
 from tests.integration.dbt_runner import (
     INTEGRATION,
     build_release,
+    check_settings,
     project_vars,
     release_vars,
     run_dbt,
@@ -71,26 +72,40 @@ def test_store_failures_hold_no_quasi_identifier_values(it_database, tmp_path) -
 QI_BASE = project_vars(INTEGRATION)["deid_release"]["quasi_identifiers"]
 
 
-@pytest.mark.parametrize(
-    ("changes", "message"),
-    [
-        ({"tau": 1}, "'k': must be >= 2"),
-        ({"tau": 0}, "'tau': must be a number in (0, 1]"),
-        ({"tau": 1.5}, "'tau': must be a number in (0, 1]"),
-        ({"max_suppression": 1.5}, "'max_suppression': must be a number in [0, 1]"),
-        ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
-        ({"max_supression": 0.05}, "did you mean 'max_suppression'?"),
-        ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
-         "'quasi_identifiers.gender.weight'"),
-        ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
-    ],
-)
-def test_bad_settings_fail_before_any_work(it_database, tmp_path, changes, message) -> None:
+BAD_SETTINGS = [
+    ({"tau": 1}, "'k': must be >= 2"),
+    ({"tau": 0}, "'tau': must be a number in (0, 1]"),
+    ({"tau": 1.5}, "'tau': must be a number in (0, 1]"),
+    ({"max_suppression": 1.5}, "'max_suppression': must be a number in [0, 1]"),
+    ({"combinations": [["age", "zip"]]}, "'combinations[1]': names unknown column 'zip'"),
+    ({"max_supression": 0.05}, "did you mean 'max_suppression'?"),
+    ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
+     "'quasi_identifiers.gender.weight'"),
+    ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
+]
+
+
+def test_a_bad_setting_fails_before_any_work(it_database, tmp_path) -> None:
+    """A bad setting in the vars fails the build at parse time: nothing is built. (Every case of
+    BAD_SETTINGS raises in the same validator, release_config, which every release model calls
+    while parsing: test_bad_settings_name_the_setting.)"""
+    changes, message = BAD_SETTINGS[0]
     run = _build_release(it_database, tmp_path, _release(**changes))
     assert not run.ok
     assert message in run.output, run.output[-2000:]
     assert "deid_published" not in run.tables()
     assert "deid_generalized" not in run.tables()
+
+
+def test_bad_settings_name_the_setting(tmp_path) -> None:
+    """Every bad setting: the release validator (dbt_deid.release_config, given the release)
+    raises one compiler error with the message the build above fails with."""
+    runs = check_settings([("release", _release(**changes)["deid_release"])
+                           for changes, _ in BAD_SETTINGS], tmp_path)
+    for (changes, message), run in zip(BAD_SETTINGS, runs, strict=True):
+        assert not run.ok, changes
+        assert "Compilation Error" in run.output, run.output[-2000:]
+        assert message in run.output, (changes, run.output[-2000:])
 
 
 @pytest.mark.parametrize(
