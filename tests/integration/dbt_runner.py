@@ -147,11 +147,23 @@ def run_dbt(
            "--log-path", str(tmp / "logs")]
     if variables:
         cmd += ["--vars", json.dumps(variables)]
+    proc = _run_on_saved_parse(cmd, project, _parse_key(project, args, variables, db), db, target,
+                               args)
+    return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+
+
+def _run_on_saved_parse(
+    cmd: list[str], project: Path, key: str, db: Path, target: Path, log_args: list[str],
+) -> subprocess.CompletedProcess:
+    """Run ``cmd`` (a dbt command, or the batch script) in ``project`` with ``db`` reached through
+    the stable path, starting from the saved parse ``key`` when there is one and saving the
+    parse the run leaves in ``target`` for later runs with the same inputs (see the module
+    docstring); one run-log line (``_log_run``)."""
     run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
-    saved = _PARSE_CACHE / f"{_parse_key(project, args, variables, db)}.msgpack"
+    saved = _PARSE_CACHE / f"{key}.msgpack"
     own = target / "partial_parse.msgpack"
     if saved.exists() and not own.exists():
         target.mkdir(parents=True, exist_ok=True)
@@ -159,11 +171,11 @@ def run_dbt(
     reused = own.exists()
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, cwd=project, env=run_env, capture_output=True, text=True)
-    _log_run(args, started, before, reused)
+    _log_run(log_args, started, before, reused)
     if own.exists() and not saved.exists():
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
         shutil.copy(own, saved)
-    return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
+    return proc
 
 
 def run_dbt_batch(
@@ -181,24 +193,11 @@ def run_dbt_batch(
               "--log-path", str(tmp / "logs")]
     if variables:
         common += ["--vars", json.dumps(variables)]
-    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
-               "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    saved = _PARSE_CACHE / f"{_parse_key(project, common, variables, db)}.msgpack"
-    own = target / "partial_parse.msgpack"
-    if saved.exists() and not own.exists():
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(saved, own)
-    reused = own.exists()
-    started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     script = Path(__file__).with_name("dbt_operations.py")
     spec = json.dumps({"common": common, "invocations": invocations, "marker": _BATCH_MARKER})
-    proc = subprocess.run([sys.executable, str(script), spec], cwd=project, env=run_env,
-                          capture_output=True, text=True)
-    _log_run(["batch", str(len(invocations)), *(invocations[:1] or [[]])[0][:2]], started,
-             before, reused)
-    if own.exists() and not saved.exists():
-        _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(own, saved)
+    proc = _run_on_saved_parse([sys.executable, str(script), spec], project,
+                               _parse_key(project, common, variables, db), db, target,
+                               ["batch", str(len(invocations)), *(invocations[:1] or [[]])[0][:2]])
     return _split_batch(proc, len(invocations), db)
 
 
