@@ -14,9 +14,9 @@
   {#- When every map row covers all the records of its pattern (rank_from = 1 and rank_to >= n,
       the pattern's record count: what the core gives when it suppresses whole patterns, as at
       24 million records), no record needs a rank: records are joined to the map on their
-      pattern alone, with no window over the records (issue 18: 236 s -> 63 s for this model at
-      24 million records on a loaded machine). The map is read first (at run time only; the
-      general form otherwise). -#}
+      pattern alone, with no window over the records (issue 18: `deid_suppressed` 140 s -> 50 s
+      at 24 million records, bench/bench_scale.py). The map is read first (at run time only;
+      the general form otherwise). -#}
   {%- set whole = dbt_deid.can_inspect(suppression_map) and (run_query('select count(*) from ' ~ suppression_map ~ ' where not (rank_from = 1 and rank_to >= n)').rows[0][0] | int) == 0 -%}
   with ranked as (
     {%- if whole %}
