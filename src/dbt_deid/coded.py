@@ -45,7 +45,9 @@ def factorize_columns(
 
 
 def row_keys(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
-    """One int64 key per row, equal exactly when the rows' codes are equal.
+    """One int64 key per row, equal exactly when the rows' codes are equal, and ordered as the
+    rows' codes are in lexicographic order (column 0 first): sorting by the key is a lexsort
+    over the columns (PatternTable.from_frame relies on it).
 
     ``codes`` may hold -1 (suppressed): each column's radix is its cardinality + 1. When the
     running product would pass 2**62 the partial keys are re-densified with ``np.unique``.

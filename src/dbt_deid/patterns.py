@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dbt_deid.coded import row_keys
 from dbt_deid.errors import DataError
 
 SUPPRESSED = -1
@@ -109,9 +110,13 @@ class PatternTable:
             codes[:, j] = rank[raw_codes]  # index -1 -> the appended SUPPRESSED
             labels.append(uniq)
         # Rows in label order, whatever order the warehouse returned the pattern table in, so
-        # that ties are broken the same way in every run (a release is repeatable).
+        # that ties are broken the same way in every run (a release is repeatable). The codes
+        # are label ranks, so one order-preserving int64 key per row (coded.row_keys, mixed
+        # radix) sorts them as a lexsort over the columns would: one sort key instead of one
+        # per column (8.2 million patterns, 10 columns: ~5x faster; issue 18).
         ties = [counts] if order_by is None else [counts, np.asarray(order_by)]
-        order = np.lexsort([*ties[::-1], *codes.T[::-1]])
+        key = row_keys(codes, [len(u) for u in labels])
+        order = np.lexsort([*ties[::-1], key])
         return cls(list(columns), codes[order], counts[order], labels, order.astype(np.int64))
 
     def labels_at(self, column: str, rows: np.ndarray) -> pd.Series:

@@ -157,38 +157,63 @@ def _mixed_radix(cards: Sequence[int]) -> tuple[np.ndarray, bool]:
     return np.array(mults, dtype=np.int64 if fits else object), fits
 
 
+def _class_keys(table: PatternTable, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """One key per row for the classes of ``cols`` (suppressed cells as their own category):
+    mixed radix over the codes + 1 (int64 when it fits, else Python integers), and the radix
+    multipliers."""
+    mults, fits = _mixed_radix([len(table.labels[j]) for j in cols])
+    digits = table.codes[:, cols].astype(np.int64) + 1
+    if fits:
+        return digits @ mults, mults, True
+    # Python integers: slower, exact for any number of categories
+    return (digits.astype(object) * mults).sum(axis=1), mults, False
+
+
 class _ClassIndex:
     """Equivalence classes of one combination (suppressed cells as their own category),
-    updated incrementally as cells are suppressed."""
+    updated incrementally as cells are suppressed.
+
+    A class id is the position of its key among the sorted keys of the initial classes
+    (``np.searchsorted``); classes that appear later, when cells are suppressed, get the next
+    ids from a small dict. Building a dict of every initial key cost 7 s at 8.2 million
+    patterns and looking keys up one by one in Python as much again (issue 18)."""
 
     def __init__(self, table: PatternTable, cols: np.ndarray, spare: int) -> None:
         self.table = table
         self.cols = cols
-        cards = [len(table.labels[j]) for j in cols]
-        self.mults, fits = _mixed_radix(cards)
-        digits = table.codes[:, cols].astype(np.int64) + 1
-        if fits:
-            self.keys = digits @ self.mults
-        else:  # Python integers: slower, exact for any number of categories
-            self.keys = (digits.astype(object) * self.mults).sum(axis=1)
+        self.keys, self.mults, self._fits = _class_keys(table, cols)
         uniq, cid = np.unique(self.keys, return_inverse=True)
-        self.cid = cid.astype(np.int64)
+        self._initial = uniq
+        self._later: dict[object, int] = {}
+        self.cid = cid.reshape(-1).astype(np.int64)
         self.n_classes = len(uniq)
         self.size = np.zeros(self.n_classes + spare + 1, dtype=np.int64)
         self.size[: self.n_classes] = np.bincount(self.cid, weights=table.counts).astype(np.int64)
-        self.key2cid: dict[object, int] = dict(
-            zip(uniq.tolist(), range(self.n_classes), strict=True)
-        )
+
+    def cid_of_key(self, key: int) -> int | None:
+        """The id of the class with ``key``, None when no such class was ever formed."""
+        found = self._cid_of_initial(np.array([key], dtype=self._initial.dtype))
+        if found[0] >= 0:
+            return int(found[0])
+        return self._later.get(key)
+
+    def _cid_of_initial(self, keys: np.ndarray) -> np.ndarray:
+        """Ids of ``keys`` among the initial classes, -1 where a key is not one of them."""
+        if len(self._initial) == 0:
+            return np.full(len(keys), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self._initial, keys), len(self._initial) - 1)
+        return np.where(self._initial[pos] == keys, pos, -1).astype(np.int64)
 
     def _cid_of(self, keys: np.ndarray) -> np.ndarray:
         # Suppressing one value sends many rows to the same class: look up distinct keys only.
         uniq, inverse = np.unique(keys, return_inverse=True)
-        out = np.empty(len(uniq), dtype=np.int64)
-        for i, key in enumerate(uniq.tolist()):
-            c = self.key2cid.get(key)
+        out = self._cid_of_initial(uniq)
+        for i in np.nonzero(out < 0)[0].tolist():
+            key = uniq[i].item() if self._fits else uniq[i]
+            c = self._later.get(key)
             if c is None:
                 c = self.n_classes
-                self.key2cid[key] = c
+                self._later[key] = c
                 self.n_classes += 1
                 if c >= len(self.size):
                     self.size = np.concatenate([self.size, np.zeros(len(self.size), np.int64)])
@@ -212,8 +237,9 @@ class _ClassIndex:
 
 def count_moles(table: PatternTable, cols: Sequence[int], k: int) -> tuple[int, int]:
     """M_b: the number of classes smaller than k, and the records in them."""
-    idx = _ClassIndex(table, np.asarray(cols), 0)
-    sizes = idx.size[: idx.n_classes]
+    keys, _mults, _fits = _class_keys(table, np.asarray(cols))
+    _uniq, cid = np.unique(keys, return_inverse=True)
+    sizes = np.bincount(cid.reshape(-1), weights=table.counts).astype(np.int64)
     small = sizes[(sizes > 0) & (sizes < k)]
     return len(small), int(small.sum())
 
@@ -299,7 +325,7 @@ def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tup
     cover the rest. Every other record can be taken, so the class always reaches k when the
     table has k records (a class emptied entirely leaves no small class behind).
     """
-    full = idx.key2cid.get(0)
+    full = idx.cid_of_key(0)
     if full is None:
         return 0, 0
     have = int(idx.size[full])

@@ -68,3 +68,16 @@ def test_exact_counts_and_class_sizes_match_brute_force() -> None:
         for i in range(n):
             same = (filled == filled.iloc[i]).all(axis=1).to_numpy()
             assert sizes[i] == w[same].sum()
+
+
+def test_row_keys_sort_as_a_lexsort_over_the_columns_even_past_int64_radix() -> None:
+    """PatternTable.from_frame sorts by the key instead of one lexsort key per column: the
+    orders must be identical (ties in every column, suppressed cells, and a radix product past
+    2**62 that forces the re-densifying path)."""
+    rng = np.random.default_rng(7)
+    for cards in ([3, 2, 4], [60_000] * 5):
+        codes = np.stack([rng.integers(-1, min(c, 6), 4_000) for c in cards], axis=1)
+        counts = rng.integers(1, 3, 4_000)
+        by_columns = np.lexsort([counts, *codes.T[::-1]])
+        by_key = np.lexsort([counts, row_keys(codes, cards)])
+        assert (by_columns == by_key).all()

@@ -117,3 +117,18 @@ def test_arrow_backed_input_gives_the_same_tables_as_pandas_input():
         results.append(combination_patterns(pub, true, ["a", "c", "d"]))
     for plain, arrow in zip(*results, strict=True):
         pd.testing.assert_frame_equal(arrow, plain)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_codes_shared_between_combinations_give_the_same_tables(seed):
+    """release_assessments factorizes each column once for every combination (ColumnCodes):
+    each combination's table equals the one built with codes of its own."""
+    from dbt_deid.glue.risk import ColumnCodes
+
+    published, truth = pattern_table(seed)
+    shared = ColumnCodes(published, truth)
+    for combo in (["a", "b"], ["b", "c", "d"], QIS, ["d"]):
+        own_pub, own_true = combination_patterns(published, truth, combo)
+        pub, true = combination_patterns(published, truth, combo, shared)
+        pd.testing.assert_frame_equal(pub, own_pub)
+        pd.testing.assert_frame_equal(true, own_true)

@@ -335,7 +335,7 @@ def test_growth_of_the_fully_suppressed_class_against_exhaustive_search() -> Non
                 np.arange(len(rows), dtype=np.int64),
             )
             idx = _ClassIndex(table, np.array([0, 1]), 0)
-            full = idx.key2cid[0]
+            full = idx.cid_of_key(0)
             sizes = idx.size[: idx.n_classes].tolist()
             if sizes[full] >= k:
                 continue
