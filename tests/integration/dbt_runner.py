@@ -250,6 +250,15 @@ def _log_run(args: list[str], started: float, before: Any, reused: bool) -> None
         out.write(json.dumps(line) + "\n")
 
 
+def copy_of(run: DbtRun, folder: Path) -> DbtRun:
+    """``run`` (its return code and output) on a copy of its database under ``folder``: to build
+    on a shared build (e.g. the ``default_release`` fixture) without changing it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "release.duckdb"
+    shutil.copy(run.database, db)
+    return DbtRun(run.returncode, run.output, db)
+
+
 def build_demo(tmp: Path) -> DbtRun:
     """Build the demo with ``demo/build_demo.py`` (what `make demo` runs) in its own DuckDB
     file under ``tmp``."""

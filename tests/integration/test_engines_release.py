@@ -298,28 +298,52 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
-def _order(value: Any) -> tuple[int, float, str]:
-    """Sort key of a normalized value: nulls first, then numbers, then text."""
-    if value is None:
-        return (0, 0.0, "")
-    return (1, value, "") if isinstance(value, float) else (2, 0.0, value)
+def _ranks(values: list[Any]) -> np.ndarray:
+    """Each normalized value's rank in the sort order of the values (nulls first, then numbers
+    in numeric order, then text in text order; equal values share a rank): rows compare on
+    the ranks of their values as on the values themselves."""
+    distinct = set(values)
+    numbers = sorted(v for v in distinct if isinstance(v, float))
+    texts = sorted(v for v in distinct if v is not None and not isinstance(v, float))
+    rank = {v: r for r, v in enumerate([None, *numbers, *texts])}
+    return np.fromiter(map(rank.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _column_cells(series: pd.Series) -> list[Any]:
+    """:func:`_cell` of every value of one column; numpy float, integer and boolean columns
+    converted without a call per value (the same results: NaN -> None, numbers -> float,
+    booleans -> 'true'/'false'), every other column value by value."""
+    kind = series.dtype.kind if isinstance(series.dtype, np.dtype) else ""
+    if kind == "f":
+        return [None if v != v else v for v in series.to_numpy(dtype=np.float64).tolist()]
+    if kind in "iu" and kind:
+        return [float(v) for v in series.to_numpy().tolist()]
+    if kind == "b":
+        return ["true" if v else "false" for v in series.to_numpy().tolist()]
+    # a str is its own text (_cell returns str(value)); anything else through _cell
+    return [v if type(v) is str else _cell(v) for v in series.astype(object).tolist()]
 
 
 def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
     """The rows sorted, values as :func:`_cell` gives them (a text column whose values are all
     numbers as numbers), columns in name order, so two engines' tables compare value by
-    value."""
+    value (sorted by :func:`_ranks` of the values)."""
     columns = []
     for c in sorted(frame.columns):
-        values = [_cell(v) for v in frame[c].astype(object).tolist()]
+        values = _column_cells(frame[c])
         present = [v for v in values if v is not None]
         if present and all(isinstance(v, str) for v in present):
             numbers = pd.to_numeric(pd.Series(present), errors="coerce")
             if numbers.notna().all():
                 values = [None if v is None else float(v) for v in values]
         columns.append(values)
-    rows = list(zip(*columns, strict=True)) if columns else []
-    return sorted(rows, key=lambda row: tuple(_order(v) for v in row))
+    if not columns:
+        return []
+    rows = list(zip(*columns, strict=True))
+    # sorted on the values' ranks, the first column the primary key (np.lexsort takes the
+    # primary key last; a stable sort, like sorted())
+    order = np.lexsort([_ranks(col) for col in reversed(columns)])
+    return [rows[i] for i in order.tolist()]
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:
@@ -328,6 +352,8 @@ def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> Non
     a, b = normalized(left), normalized(right)
     assert len(a) == len(b), name
     for i, (row_a, row_b) in enumerate(zip(a, b, strict=True)):
+        if row_a == row_b:  # every value equal (so every float pair also isclose)
+            continue
         for c, x, y in zip(columns, row_a, row_b, strict=True):
             if isinstance(x, float) and isinstance(y, float):
                 assert math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12), (name, c, i)

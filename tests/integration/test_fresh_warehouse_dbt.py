@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from tests.integration.dbt_runner import INTEGRATION, RELEASE_SCHEMAS, run_dbt
+from tests.integration.dbt_runner import INTEGRATION, RELEASE_SCHEMAS, copy_of, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -49,12 +49,11 @@ def test_build_empty_on_a_fresh_warehouse_releases_nothing(tmp_path) -> None:
     assert "deid_release_history" not in run.tables("main")
 
 
-def test_build_empty_leaves_an_existing_release_as_it_was(it_database, tmp_path) -> None:
-    import shutil
-
-    db = tmp_path / "release.duckdb"
-    shutil.copy(it_database, db)
-    built = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path, database=db)
+def test_build_empty_leaves_an_existing_release_as_it_was(default_release, tmp_path) -> None:
+    # the project's release built and published (`dbt build --select package:dbt_deid`, the
+    # session fixture default_release), copied: `--empty` runs on the copy
+    built = copy_of(default_release, tmp_path)
+    db = built.database
     assert built.ok, built.output[-3000:]
     before = built.query("select count(*) as n from main.deid_published").n[0]
     assert before > 0

@@ -32,8 +32,10 @@ def _build_release(it_database: Path, tmp: Path, variables: dict, command: str =
     return build_release(it_database, tmp, variables, command)
 
 
-def test_integration_release_passes(it_database, tmp_path) -> None:
-    run = _build_release(it_database, tmp_path, _release())
+def test_integration_release_passes(default_release) -> None:
+    """The project's release (``_release()``: its own vars) builds, passes and publishes (the
+    build: the session fixture default_release, ``build_release`` with these vars)."""
+    run = default_release
     assert run.ok, run.output[-3000:]
     published = run.query("select * from deid_published")
     assert len(published) == 4000

@@ -10,14 +10,13 @@ One sequence of builds on one database (each build takes tens of seconds), check
 from __future__ import annotations
 
 import json
-import shutil
 
 import duckdb
 import pandas as pd
 import pytest
 
 from dbt_deid.cli import main as cli_main
-from tests.integration.dbt_runner import INTEGRATION, project_vars, run_dbt
+from tests.integration.dbt_runner import INTEGRATION, copy_of, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -48,16 +47,16 @@ def _independent_fingerprint(run) -> str:
     return hashlib.md5("\n".join(rows).encode()).hexdigest()
 
 
-def test_history_records_reproducible_releases_and_refusals(it_database, tmp_path, capsys):
-    db = tmp_path / "release.duckdb"
-    shutil.copy(it_database, db)
+def test_history_records_reproducible_releases_and_refusals(default_release, tmp_path, capsys):
+    # 1. a release: `dbt build --select package:dbt_deid` with _vars() on a copy of the seeded
+    # integration database (the session fixture default_release; a copy, built on below)
+    first = copy_of(default_release, tmp_path)
+    db = first.database
 
     def build(variables, args=None, step="step"):
         return run_dbt(INTEGRATION, args or ["build", "--select", "package:dbt_deid"],
                        tmp_path / step, variables, db)
 
-    # 1. a release
-    first = build(_vars(), step="first")
     assert first.ok, first.output[-3000:]
     h1 = _history(first)
     assert list(h1["status"]) == ["published"]
