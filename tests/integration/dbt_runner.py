@@ -275,11 +275,11 @@ def build_demo(tmp: Path) -> DbtRun:
 
 def build_release(
     base: Path, tmp: Path, variables: dict[str, Any], command: str = "build",
-    extra: list[str] | None = None,
+    extra: list[str] | None = None, select: str = "package:dbt_deid",
 ) -> DbtRun:
     """Copy the prebuilt integration database ``base`` (seeds and sources) and run ``dbt
-    <command>`` on the package's release models only, with ``variables``."""
+    <command>`` on the package's release models only (or on ``select``), with ``variables``."""
     db = tmp / "release.duckdb"
     shutil.copy(base, db)
-    args = [command, "--select", "package:dbt_deid", *(extra or [])]
+    args = [command, "--select", select, *(extra or [])]
     return run_dbt(INTEGRATION, args, tmp, variables, db)
