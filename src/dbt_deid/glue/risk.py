@@ -313,8 +313,10 @@ class ColumnCodes:
         published, 't' for true values)."""
         key = (side, column)
         if key not in self._codes:
-            codes, uniq = pd.factorize(self._frames[side][column], use_na_sentinel=True)
-            self._codes[key] = (codes.astype(np.int32), len(uniq))
+            from dbt_deid.coded import factorize_columns
+
+            (codes,), (card,) = factorize_columns([self._frames[side]], [column])
+            self._codes[key] = (codes[:, 0].astype(np.int32), card)
         return self._codes[key]
 
 
