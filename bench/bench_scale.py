@@ -13,9 +13,10 @@ run:
    reads these records). Year 0 is ``generate_discharges(2375331, seed=42)``, the records of
    ``bench_seed000.py``; the one-year database holds exactly those.
 2. Per scale: the DuckDB GROUP BY baseline (the seven source QI columns with a count, the pattern
-   table's query without the generalization, written to a temporary table; same threads and
-   memory limit as the build), then one ``dbt build`` of ``demo/`` (hierarchies, seeds, the
-   release models, gates, publish, diagnostics and tests) in a child process, its wall time,
+   table's query without the generalization, written to a temporary table; same DuckDB threads
+   and memory limit as the build), then one ``dbt build`` of ``demo/`` (hierarchies, seeds, the
+   release models, gates, publish, diagnostics and tests; one model at a time with a 6GB DuckDB
+   memory limit, ``BUILD_THREADS`` and ``MEMORY_LIMIT``) in a child process, its wall time,
    peak memory (the largest summed RSS of the dbt process tree sampled from /proc every 0.1 s,
    and the kernel's peak RSS of the child from ``wait4``), per-node times from
    ``run_results.json``.
@@ -30,7 +31,8 @@ run:
    ``deid_published`` equal to the released columns of ``deid_suppressed``.
 5. An ordered md5 of each published table (compare runs before and after a change).
 
-    .venv/bin/python bench/bench_scale.py [--years 10] [--workdir DIR] [--keep]
+    .venv/bin/python bench/bench_scale.py [--years 10] [--workdir DIR] [--reuse-data]
+        [--threads 1] [--memory-limit 6GB]
 
 Targets (PASS / MISS): 24M build <= 5 min wall, peak memory <= 8 GiB, time exponent
 log(t24 / t2.4) / log(10) <= 1.05; every published table verified.
@@ -73,6 +75,14 @@ SOURCE_QIS = ["province", "los_days", "age", "gender", "mrdx", "cmg", "cci_code"
 #: The demo's generator is replaced by the records loaded here; everything else is built.
 SELECTION = [a for a in RELEASE_SELECTION if a != "discharge_abstracts"]
 PUBLISHED = ["deid_published"]
+#: Defaults of --threads and --memory-limit: the build runs one model at a time (dbt
+#: ``--threads 1``; each DuckDB query still uses both cores, DuckDB's own ``threads``) with a
+#: 6GB DuckDB buffer pool (the demo profile's ``memory_limit``, env
+#: DBT_DEID_DUCKDB_MEMORY_LIMIT). With two models at a time both cores were already busy and two
+#: large queries shared (and spilled out of) a 3GB pool; one at a time needs less memory, which
+#: goes to the pool (README, "Ten times national scale", has the figures of both).
+BUILD_THREADS = 1
+MEMORY_LIMIT = os.environ.get("DBT_DEID_DUCKDB_MEMORY_LIMIT", "6GB")
 
 
 def log(msg: str) -> None:
@@ -200,17 +210,21 @@ def baseline(db: Path, settings: dict[str, str], repeat: int) -> float:
     return best
 
 
-def dbt_build(db: Path, workdir: Path, label: str) -> dict[str, Any]:
+def dbt_build(db: Path, workdir: Path, label: str, threads: int = BUILD_THREADS,
+              memory_limit: str = MEMORY_LIMIT) -> dict[str, Any]:
     release = dbt_release(0.05)
     variables = json.dumps({"demo_seed": SEED, "deid_release": release})
     target = workdir / f"target_{label}"
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    cmd = [DBT, "build", *SELECTION, "--profiles-dir", "profiles", "--target-path", str(target),
-           "--log-path", str(workdir / f"logs_{label}"), "--vars", variables]
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0",
+           "DBT_DEID_DUCKDB_MEMORY_LIMIT": memory_limit}
+    cmd = [DBT, "build", *SELECTION, "--threads", str(threads), "--profiles-dir",
+           "profiles", "--target-path", str(target), "--log-path", str(workdir / f"logs_{label}"),
+           "--vars", variables]
     log(f"{label}: dbt build")
     res = run_measured(cmd, DEMO, env, workdir / f"dbt_build_{label}.log")
     shown = " ".join(shlex.quote(c) for c in cmd[1:]).replace(shlex.quote(variables), "'<vars>'")
-    res["command"] = f"cd demo && DBT_DEID_DUCKDB_PATH=<db> dbt {shown}"
+    res["command"] = (f"cd demo && DBT_DEID_DUCKDB_PATH=<db> DBT_DEID_DUCKDB_MEMORY_LIMIT="
+                      f"{memory_limit} dbt {shown}")
     if res["code"] != 0:
         print((workdir / f"dbt_build_{label}.log").read_text()[-6000:])
         raise SystemExit(f"dbt build failed at {label}: {workdir / f'dbt_build_{label}.log'}")
@@ -218,6 +232,7 @@ def dbt_build(db: Path, workdir: Path, label: str) -> dict[str, Any]:
     res["nodes"] = sorted(((r["unique_id"].split(".", 2)[-1], float(r["execution_time"]))
                            for r in run["results"]), key=lambda x: -x[1])
     res["dbt_elapsed"] = float(run["elapsed_time"])
+    res["threads"] = threads
     manifest = json.loads((target / "manifest.json").read_text())
     node = next(n for n in manifest["nodes"].values() if n["name"] == "deid_suppression_map")
     res["release_json"] = node["config"]["deid_release_json"]
@@ -328,6 +343,10 @@ def main() -> None:
     ap.add_argument("--reuse-data", action="store_true",
                     help="keep the generated databases of --workdir (dropping built tables)")
     ap.add_argument("--only", choices=["small", "large"], default=None)
+    ap.add_argument("--threads", type=int, default=BUILD_THREADS,
+                    help="dbt threads of the builds (models at a time)")
+    ap.add_argument("--memory-limit", default=MEMORY_LIMIT,
+                    help="DuckDB memory_limit of the builds and the baseline")
     ap.add_argument("--repeat", type=int, default=2, help="repetitions of baseline and core")
     ap.add_argument("--generate-into", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -377,13 +396,12 @@ def main() -> None:
     for label, db, years in scales:
         with duckdb.connect(str(db), read_only=True) as con:
             records = con.execute(f"select count(*) from {SOURCE}").fetchone()[0]
-        settings = {"threads": "2", "memory_limit": os.environ.get(
-            "DBT_DEID_DUCKDB_MEMORY_LIMIT", "3GB"),
+        settings = {"threads": "2", "memory_limit": args.memory_limit,
                     "preserve_insertion_order": "false"}
         log(f"{label}: baseline")
         base = baseline(db, settings, args.repeat)
         load = os.getloadavg()
-        build = dbt_build(db, workdir, label.replace(".", "_"))
+        build = dbt_build(db, workdir, label.replace(".", "_"), args.threads, args.memory_limit)
         log(f"{label}: suppression core")
         cr = core(db, build["release_json"], args.repeat)
         log(f"{label}: independent check")
@@ -410,7 +428,7 @@ def report_scale(label: str, r: dict[str, Any]) -> None:
     print(f"suppression core (deid_suppression_map's function on {c['patterns']} patterns):"
           f" {c['seconds']:.2f}s ({c['seconds'] / r['baseline']:.1f}x baseline),"
           f" {c['map_rows']} map rows")
-    print("slowest nodes (run_results.json execution_time, 2 threads overlap):")
+    print(f"slowest nodes (run_results.json execution_time, {b['threads']} dbt thread(s)):")
     print(fmt_table(["node", "seconds"], [(n, f"{t:.1f}") for n, t in b["nodes"][:12]]))
     print(f"independent check (tests/independent_check.py, pattern level, k = {chk['k']}):"
           f" {chk['seconds']:.0f}s")
