@@ -209,16 +209,22 @@ class _ClassIndex:
         # Suppressing one value sends many rows to the same class: look up distinct keys only.
         uniq, inverse = np.unique(keys, return_inverse=True)
         out = self._cid_of_initial(uniq)
-        for i in np.nonzero(out < 0)[0].tolist():
-            key = uniq[i].item() if self._fits else uniq[i]
-            c = self._later.get(key)
-            if c is None:
-                c = self.n_classes
-                self._later[key] = c
-                self.n_classes += 1
-                if c >= len(self.size):
+        missing = np.nonzero(out < 0)[0]
+        if len(missing):
+            # One Python list of keys and one dict pass (no numpy scalar per key): at 24 million
+            # records this loop met 3.5 million keys (issue 18). New classes get ids in key order.
+            later = self._later
+            keys_missing = uniq[missing].tolist()
+            found = [later.get(key, -1) for key in keys_missing]
+            new = [key for key, c in zip(keys_missing, found, strict=True) if c < 0]
+            if new:
+                start = self.n_classes
+                later.update(zip(new, range(start, start + len(new)), strict=True))
+                self.n_classes += len(new)
+                while self.n_classes > len(self.size):
                     self.size = np.concatenate([self.size, np.zeros(len(self.size), np.int64)])
-            out[i] = c
+                found = [later[key] for key in keys_missing]
+            out[missing] = found
         return out[inverse.reshape(-1)]
 
     def suppress(self, rows: np.ndarray, pos: int, code: int) -> None:
