@@ -27,6 +27,7 @@
   {%- elif base == 'deid_class_size_histogram' -%}{{ return(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid')()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid')()) }}
   {%- elif base == 'deid_risk_cdf' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid')()) }}
+  {%- elif base == 'deid_exact_consistent' -%}{{ return(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid')()) }}
   {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid')()) }}
   {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid')()) }}
   {%- elif base == 'deid_small_area_inputs' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid')()) }}
@@ -193,7 +194,11 @@ with classes as (
   {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, cfg.tau, 'published', 'n') }}
 ),
 exact as (
-  {{ dbt_deid.exact_risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, 'n') }}
+  {#- the exact check's distribution (deid_exact_consistent, which the report reads too) -#}
+  select combination, min(consistent) as min_consistent,
+    cast(coalesce(sum(case when consistent < {{ cfg.k }} then records else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k
+  from {{ dbt_deid.release_ref('deid_exact_consistent') }}
+  group by combination
 )
 select c.*,
   case when c.stage = 'published' then e.min_consistent end as min_consistent_exact,
@@ -266,6 +271,17 @@ left join exact as e on e.combination = c.combination
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {{ dbt_deid.class_size_histogram_from_cdf_sql(dbt_deid.release_ref('deid_risk_cdf')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_exact_consistent.sql -#}
+{% macro default__deid_model_deid_exact_consistent() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- Read from the released patterns (one row per distinct released and true tuple with its
+    record count n): the same counts as from the records, from fewer rows. -#}
+{{ dbt_deid.exact_consistent_distribution_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, 'n') }}
 {%- endif %}
 {%- endmacro %}
 

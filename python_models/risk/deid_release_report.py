@@ -14,6 +14,7 @@ def model(dbt, session):
         dbt.ref("deid_gate_results"),
         dbt.ref("deid_input_fingerprint"),
         dbt.ref("deid_algorithm_comparison"),
+        dbt.ref("deid_exact_consistent"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

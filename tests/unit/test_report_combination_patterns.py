@@ -132,3 +132,75 @@ def test_codes_shared_between_combinations_give_the_same_tables(seed):
         pub, true = combination_patterns(published, truth, combo, shared)
         pd.testing.assert_frame_equal(pub, own_pub)
         pd.testing.assert_frame_equal(true, own_true)
+
+
+def exact_distribution(published, truth, combo) -> tuple[np.ndarray, np.ndarray]:
+    """The exact check's distribution as deid_exact_consistent holds it: per size of the
+    consistent set, the records with that size (from the per-row counts of verify)."""
+    from dbt_deid.verify import exact_consistent_counts
+
+    w = published["n"].to_numpy()
+    consistent = exact_consistent_counts(truth, published, combo, w)
+    frame = pd.DataFrame({"consistent": consistent, "records": w}).groupby("consistent").sum()
+    return frame.index.to_numpy(), frame["records"].to_numpy()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("combo", [["a", "b"], ["b", "c", "d"], QIS])
+def test_warehouse_exact_distribution_gives_the_same_figures(seed, combo):
+    """Issue 18: the report reads the exact counts the warehouse computed once for the build
+    (deid_exact_consistent) instead of counting them again; every figure is unchanged, and the
+    released tuples alone are collapsed (no true values needed)."""
+    published, truth = pattern_table(seed)
+    full = assess_release(published, combo, 0.2, count_column="n", true_values=truth)
+    pub_c, none = combination_patterns(published, None, combo)
+    assert none is None
+    assert int(pub_c["n"].sum()) == int(published["n"].sum())
+    assert not pub_c[combo].duplicated().any()
+    given = assess_release(pub_c, combo, 0.2, count_column="n",
+                           exact_distribution=exact_distribution(published, truth, combo))
+    assert figures(given) == figures(full)
+
+
+def test_exact_distribution_from_another_build_is_refused():
+    from dbt_deid.errors import DataError
+
+    published, truth = pattern_table(0)
+    sizes, records = exact_distribution(published, truth, ["a", "b"])
+    with pytest.raises(DataError, match="another build"):
+        assess_release(published, ["a", "b"], 0.2, count_column="n",
+                       exact_distribution=(sizes, records + 1))
+    with pytest.raises(DataError, match="consistent with no released record"):
+        assess_release(published, ["a", "b"], 0.2, count_column="n",
+                       exact_distribution=(np.append(sizes, 0), np.append(records, 0)))
+    with pytest.raises(ValueError, match="not both"):
+        assess_release(published, ["a", "b"], 0.2, count_column="n", true_values=truth,
+                       exact_distribution=(sizes, records))
+
+
+def test_release_assessments_read_the_exact_table_and_refuse_a_missing_combination():
+    """release_assessments with deid_exact_consistent: same figures as counting from the true
+    values; a combination the table lacks is an error naming the model."""
+    from dbt_deid.errors import DataError
+    from dbt_deid.glue.risk import release_assessments
+
+    published, truth = pattern_table(3)
+    frame = published[QIS].copy()
+    for q in QIS:
+        frame[f"{q}__generalized"] = truth[q]
+    frame["n"] = published["n"]
+    release = {"name": "r", "source": "src", "tau": 0.2, "record_id": "id", "max_suppression": 0.5,
+               "quasi_identifiers": {q: {"level": 0} for q in QIS},
+               "combinations": [["a", "b", "c"], ["b", "c", "d"]]}
+    rows = []
+    for combo in (["a", "b", "c"], ["b", "c", "d"]):
+        sizes, records = exact_distribution(published, truth, combo)
+        rows.append(pd.DataFrame({"combination": "+".join(combo), "consistent": sizes,
+                                  "records": records}))
+    exact = pd.concat(rows, ignore_index=True)
+    counted = release_assessments(frame, None, None, release)
+    read = release_assessments(frame, None, None, release, exact=exact)
+    assert [figures(a) for a in read] == [figures(a) for a in counted]
+    with pytest.raises(DataError, match="deid_exact_consistent has no row for combination b"):
+        release_assessments(frame, None, None, release,
+                            exact=exact[exact["combination"] == "a+b+c"])

@@ -15,6 +15,7 @@ def model(dbt, session):
         dbt.ref("it_second__deid_gate_results"),
         dbt.ref("it_second__deid_input_fingerprint"),
         dbt.ref("it_second__deid_algorithm_comparison"),
+        dbt.ref("it_second__deid_exact_consistent"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

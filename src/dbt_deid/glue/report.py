@@ -119,18 +119,22 @@ def write_dbt_report(
     gates: pd.DataFrame | None = None,
     fingerprint: pd.DataFrame | None = None,
     comparison: pd.DataFrame | None = None,
+    exact: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
 ) -> pd.DataFrame:
     """Write the report of the release and return its index row. ``gates`` is
     deid_gate_results: the report states every gate's verdict and whether the release is
-    published; a refused release's report is written to ``<name>.refused.html``."""
+    published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
+    deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
+    without it the exact counts are computed here from the true values."""
     from dbt_deid.report.html import write_release_report  # imports matplotlib
 
     log = logger or get_logger()
     name = str(release.get("name", "release"))
-    assessments = release_assessments(suppressed, population, areas, release, logger=log)
+    assessments = release_assessments(suppressed, population, areas, release, exact=exact,
+                                      logger=log)
     status = release_status(release, gates) if gates is not None else None
     if status is not None and fingerprint is not None and len(fingerprint) == 1:
         fields = manifest_fields(fingerprint.iloc[0].to_dict())
@@ -166,6 +170,7 @@ def deid_release_report(
     gate_results: Any,
     input_fingerprint: Any,
     algorithm_comparison: Any,
+    exact_consistent: Any = None,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -189,7 +194,10 @@ def deid_release_report(
     release manifest in ``deid_release_history`` records them, and ends with the comparison of
     the suppression algorithms (``algorithm_comparison``, ``deid_algorithm_comparison``; read
     after that model is built, so the two pattern-table models never hold their frames in
-    memory at the same time). The returned frame has one row:
+    memory at the same time). The exact variant's figures come from ``exact_consistent``
+    (``deid_exact_consistent``: the distribution of consistent-set sizes the warehouse computed
+    for the risk summary, so the build counts them once; its totals are checked against the
+    released patterns). The returned frame has one row:
     release, published, path, bytes, sha256, sections (:func:`write_dbt_report`). An empty
     pattern table (only under ``dbt build --empty``: a real build stops upstream) writes no
     file and returns the empty index.
@@ -203,6 +211,7 @@ def deid_release_report(
     return write_dbt_report(
         suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
         gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
-        comparison=to_pandas(algorithm_comparison), path=path,
+        comparison=to_pandas(algorithm_comparison),
+        exact=None if exact_consistent is None else to_pandas(exact_consistent), path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )

@@ -31,7 +31,7 @@ import pandas as pd
 
 from dbt_deid.arrow_frames import standard_dtypes
 from dbt_deid.config import ReleaseConfig, parse_release
-from dbt_deid.errors import ConfigError
+from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.glue.frames import string_columns, to_pandas
 from dbt_deid.progress import Logger, dbt_logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
@@ -257,12 +257,18 @@ def threshold_presets_frame(release: Mapping[str, Any]) -> pd.DataFrame:
 
 def release_assessments(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, areas: pd.DataFrame | None,
-    release: Mapping[str, Any], *, logger: Logger | None = None,
+    release: Mapping[str, Any], *, exact: pd.DataFrame | None = None,
+    logger: Logger | None = None,
 ) -> list[RiskAssessment]:
     """One assessment per protected combination of the released records (prosecutor risk with
     the exact consistent-set variant, journalist/marketer risk and uniqueness when population
     information is configured, diagnostics); the small-area assessment at the released level
-    goes with the first combination that contains the geography column."""
+    goes with the first combination that contains the geography column.
+
+    ``exact`` (``deid_exact_consistent``: combination, consistent, records) gives the exact
+    variant as the warehouse computed it once for the build; without it the exact counts are
+    computed here from the true values. A combination missing from ``exact``, or whose records
+    do not add up to the release's, is an error (the table is from another build)."""
     log = logger or get_logger()
     cfg = parse_release(release)
     published, truth = released_frames(suppressed, cfg)
@@ -278,14 +284,25 @@ def release_assessments(
     combos = cfg.verified_combinations()
     codes = ColumnCodes(published, truth)  # each column factorized once for all combinations
     out = []
+    by_combination = _exact_by_combination(exact) if exact is not None else None
     for i, combo in enumerate(combos, start=1):
-        pub_c, truth_c = combination_patterns(published, truth, list(combo), codes)
+        if by_combination is None:
+            pub_c, truth_c = combination_patterns(published, truth, list(combo), codes)
+            distribution = None
+        else:
+            pub_c, truth_c = combination_patterns(published, None, list(combo), codes)
+            label = "+".join(combo)
+            if label not in by_combination:
+                raise DataError(f"deid_exact_consistent has no row for combination {label}:"
+                                " it was computed for other settings; rebuild it")
+            distribution = by_combination[label]
         log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"
                  f" ({int(pub_c['n'].sum())} records in {len(pub_c)} patterns,"
                  f" {len(combo)} quasi-identifiers)")
         geo_here = area is not None and sa["geography_column"] in combo
         out.append(assess_release(
             pub_c, list(combo), cfg.tau, count_column="n", true_values=truth_c,
+            exact_distribution=distribution,
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"] if has_pop else None,
             population_size=args["population_size"] if has_pop else None,
@@ -298,13 +315,25 @@ def release_assessments(
     return out
 
 
+def _exact_by_combination(exact: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``deid_exact_consistent`` as {combination: (set sizes, records)}."""
+    missing = [c for c in ("combination", "consistent", "records") if c not in exact.columns]
+    if missing:
+        raise DataError(f"deid_exact_consistent lacks column(s) {', '.join(missing)}")
+    out = {}
+    for label, rows in exact.groupby(exact["combination"].astype(str), sort=True):
+        out[str(label)] = (pd.to_numeric(rows["consistent"]).to_numpy(dtype=np.int64),
+                           pd.to_numeric(rows["records"]).to_numpy(dtype=np.int64))
+    return out
+
+
 class ColumnCodes:
     """Integer codes of the published and true columns, factorized on first use and kept
     (int32, -1 = null), so that combinations sharing a column factorize it once: at 24 million
     records the report's three combinations factorized 36 text columns of 8.2 million rows for
     16 distinct ones (issue 18)."""
 
-    def __init__(self, published: pd.DataFrame, truth: pd.DataFrame) -> None:
+    def __init__(self, published: pd.DataFrame, truth: pd.DataFrame | None) -> None:
         self._frames = {"p": published, "t": truth}
         self._codes: dict[tuple[str, str], tuple[np.ndarray, int]] = {}
 
@@ -321,9 +350,9 @@ class ColumnCodes:
 
 
 def combination_patterns(
-    published: pd.DataFrame, truth: pd.DataFrame, combination: list[str],
+    published: pd.DataFrame, truth: pd.DataFrame | None, combination: list[str],
     codes: ColumnCodes | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(published, true values) on ``combination``'s columns only: one row per distinct pair
     of a released tuple and a true tuple, with its record count ``n``.
 
@@ -337,13 +366,16 @@ def combination_patterns(
     of its first row; text read as zero-copy Arrow columns (``to_pandas_for_codes``) comes back
     as ``to_pandas`` gives it (:func:`dbt_deid.arrow_frames.standard_dtypes`). ``codes``: the
     columns' codes shared between calls on the same two frames (:class:`ColumnCodes`).
+    ``truth`` None: the released tuples only (one row per released tuple), and None for the
+    true values (the exact counts then come from the warehouse, ``deid_exact_consistent``).
     """
     from dbt_deid.coded import row_keys
 
     n = (published["n"].to_numpy(dtype="int64") if "n" in published.columns
          else np.ones(len(published), dtype="int64"))
     codes = codes or ColumnCodes(published, truth)
-    pairs = [codes.get(side, c) for side in ("p", "t") for c in combination]
+    sides = ("p", "t") if truth is not None else ("p",)
+    pairs = [codes.get(side, c) for side in sides for c in combination]
     matrix = np.stack([p[0] for p in pairs], axis=1) if pairs else np.zeros((len(n), 0), np.int32)
     _uniq, first, inverse = np.unique(row_keys(matrix, [p[1] for p in pairs]),
                                       return_index=True, return_inverse=True)
@@ -352,6 +384,8 @@ def combination_patterns(
     rows = first[order]
     pub = standard_dtypes(published[combination].iloc[rows].reset_index(drop=True))
     pub["n"] = sums[order]
+    if truth is None:
+        return pub, None
     true = standard_dtypes(truth[combination].iloc[rows].reset_index(drop=True))
     return pub, true
 

@@ -97,6 +97,7 @@ def assess_release(
     *,
     count_column: str | None = COUNT_COLUMN,
     true_values: pd.DataFrame | None = None,
+    exact_distribution: tuple[np.ndarray, np.ndarray] | None = None,
     population: pd.DataFrame | None = None,
     population_count_column: str | None = COUNT_COLUMN,
     sampling_fraction: float | None = None,
@@ -117,7 +118,7 @@ def assess_release(
     log = logger or get_logger()
     cols = check_qi(published, qi)
     pros = prosecutor_risk(published, cols, tau, count_column=count_column,
-                           true_values=true_values)
+                           true_values=true_values, exact_distribution=exact_distribution)
     k = pros.k
     log.info(f"dbt_deid risk: {pros.n_records} records in {pros.n_classes} classes,"
              f" smallest class {pros.stats.smallest_class}")
@@ -134,7 +135,7 @@ def assess_release(
         uniq = uniqueness_from_sizes(sizes, population_size=pop.population_size)
     exact_cdf = None
     if pros.consistent is not None:
-        exact_cdf = risk_cdf(1.0 / pros.consistent, pros.counts)
+        exact_cdf = risk_cdf(1.0 / pros.consistent, pros.consistent_weights)
     sup_cols = list(columns) if columns is not None else cols
     breakdown = None
     if by is not None:

@@ -73,7 +73,9 @@ class ProsecutorRisk:
     """Prosecutor risk of one release on one QI set.
 
     ``class_size``/``record_risk`` are per input row (suppressed = own category);
-    ``consistent``/``exact_risk`` per row when the true values were given, else None.
+    ``consistent``/``exact_risk`` per row when the true values were given, else None. When the
+    exact check came as a distribution (``exact_distribution`` of :func:`prosecutor_risk`),
+    ``consistent`` holds its set sizes and ``consistent_records`` the records of each.
     """
 
     qi: tuple[str, ...]
@@ -87,6 +89,14 @@ class ProsecutorRisk:
     counts: np.ndarray = field(repr=False)
     exact: RiskStats | None = None
     consistent: np.ndarray | None = field(default=None, repr=False)
+    consistent_records: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def consistent_weights(self) -> np.ndarray | None:
+        """Records per entry of ``consistent`` (the row counts when it is per row)."""
+        if self.consistent is None:
+            return None
+        return self.counts if self.consistent_records is None else self.consistent_records
 
     @property
     def exact_risk(self) -> np.ndarray | None:
@@ -119,12 +129,16 @@ def prosecutor_risk(
     *,
     count_column: str | None = COUNT_COLUMN,
     true_values: pd.DataFrame | None = None,
+    exact_distribution: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ProsecutorRisk:
     """Prosecutor risk 1/f_j per record and its max, mean and share above tau.
 
     ``published`` is the released pattern table (null = suppressed). ``true_values``, when
     given, is aligned row by row with ``published`` (same records, original values) and adds
     the exact variant (risk 1 / number of released records consistent with the true values).
+    ``exact_distribution`` gives that variant already computed, as (sizes of the consistent
+    set, records with each): what the warehouse computes once per build (model
+    ``deid_exact_consistent``); its records must add up to the release's.
     """
     cols = check_qi(published, qi)
     k = k_from_tau(tau)
@@ -132,7 +146,24 @@ def prosecutor_risk(
     sizes = class_sizes(published, cols, w)
     stats = risk_stats(sizes, w, tau)
     n_classes = len(np.unique(class_keys(published, cols))) if len(published) else 0
-    exact = consistent = None
+    exact = consistent = consistent_records = None
+    if true_values is not None and exact_distribution is not None:
+        raise ValueError("give the true values or the exact distribution, not both")
+    if exact_distribution is not None:
+        consistent = np.asarray(exact_distribution[0], dtype=np.int64)
+        consistent_records = np.asarray(exact_distribution[1], dtype=np.int64)
+        if len(consistent) != len(consistent_records):
+            raise DataError("the exact distribution needs one record count per set size")
+        if int(consistent_records.sum()) != int(w.sum()):
+            raise DataError(
+                f"the exact distribution counts {int(consistent_records.sum())} records but the"
+                f" release has {int(w.sum())}: it was computed from another build of the"
+                " release (rebuild deid_exact_consistent with deid_suppressed_patterns)"
+            )
+        if len(consistent) and (consistent < 1).any():
+            raise DataError("a true record is consistent with no released record: the exact"
+                            " distribution was not computed from this release")
+        exact = risk_stats(consistent, consistent_records, tau)
     if true_values is not None:
         check_qi(true_values, cols, "true-values table")
         if len(true_values) != len(published):
@@ -152,7 +183,7 @@ def prosecutor_risk(
     return ProsecutorRisk(
         qi=tuple(cols), tau=float(tau), k=k, n_records=int(w.sum()), n_classes=n_classes,
         stats=stats, class_size=sizes, record_risk=1.0 / sizes, counts=w, exact=exact,
-        consistent=consistent,
+        consistent=consistent, consistent_records=consistent_records,
     )
 
 
