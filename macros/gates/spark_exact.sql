@@ -32,6 +32,31 @@
     Spark this form, on the same input) and tests/integration/test_spark_exact.py (both forms
     on Spark, random tables). -#}
 {% macro spark__exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
+  {{ dbt_deid.spark_exact_consistent_ctes(relation, combinations, count_column, prune_k) }}
+  select c.combination,
+    {{ k }} as k,
+    min(x.consistent) as min_consistent,
+    cast(coalesce(sum(case when x.consistent < {{ k }} then x.n_true else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k,
+    count(x.cid) as tuples_evaluated
+  from combos as c
+  left join consistent as x on x.cid = c.cid
+  group by c.cid, c.combination
+  order by c.cid
+{%- endmacro %}
+
+{#- The distribution of the consistent counts (deid_exact_consistent) through the same pipeline:
+    per combination and size of the consistent set, the records with that size (unpruned). -#}
+{% macro spark__exact_consistent_distribution_sql(relation, combinations, count_column=none) -%}
+  {{ dbt_deid.spark_exact_consistent_ctes(relation, combinations, count_column, none) }}
+  select c.combination, x.consistent, cast(sum(x.n_true) as {{ dbt.type_bigint() }}) as records
+  from combos as c
+  inner join consistent as x on x.cid = c.cid
+  group by c.cid, c.combination, x.consistent
+{%- endmacro %}
+
+{#- The CTEs of the Spark exact check (steps 1-5 above), ending with `consistent` (cid, n_true,
+    consistent: one row per evaluated true tuple) and `combos` (cid, combination). -#}
+{% macro spark_exact_consistent_ctes(relation, combinations, count_column, prune_k) -%}
   {%- set cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set q = cols | length -%}
@@ -101,13 +126,4 @@
       on r.cid = k.cid and r.mask = k.mask{% for i in range(q) %} and r.p{{ i }} <=> k.k{{ i }}{% endfor %}
     group by k.cid{% for i in range(q) %}, k.t{{ i }}{% endfor %}, k.n_true
   )
-  select c.combination,
-    {{ k }} as k,
-    min(x.consistent) as min_consistent,
-    cast(coalesce(sum(case when x.consistent < {{ k }} then x.n_true else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k,
-    count(x.cid) as tuples_evaluated
-  from combos as c
-  left join consistent as x on x.cid = c.cid
-  group by c.cid, c.combination
-  order by c.cid
 {%- endmacro %}

@@ -42,20 +42,21 @@ def _literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def render(form: str, run_query: Any, *args: Any) -> str:
-    """The SQL of ``<form>__exact_risk_summary_sql(*args)`` from the package's macro files."""
+def render(form: str, run_query: Any, *args: Any, macro: str = "exact_risk_summary_sql") -> str:
+    """The SQL of ``<form>__<macro>(*args)`` from the package's macro files."""
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     macros: dict[str, Any] = {}
     env.globals.update({
         # the default calls the dispatcher dbt_deid.exact_consistent_sql: here its default
         "dbt_deid": SimpleNamespace(
             ident=_ident, literal=_literal, can_inspect=lambda relation: True,
-            exact_consistent_sql=lambda *a: macros["m"].default__exact_consistent_sql(*a)),
-        "dbt": SimpleNamespace(type_bigint=lambda: "bigint"),
+            exact_consistent_sql=lambda *a: macros["m"].default__exact_consistent_sql(*a),
+            spark_exact_consistent_ctes=lambda *a: macros["m"].spark_exact_consistent_ctes(*a)),
+        "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
         "run_query": run_query,
         "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
     macros["m"] = env.from_string("\n".join(p.read_text() for p in MACROS)).make_module()
-    return str(getattr(macros["m"], f"{form}__exact_risk_summary_sql")(*args))
+    return str(getattr(macros["m"], f"{form}__{macro}")(*args))
 
 
 def random_table(rng: random.Random, columns: list[str], rows: int, counts: bool) -> pd.DataFrame:
@@ -140,3 +141,35 @@ def test_spark_form_equals_default(spark, case) -> None:
         assert left == right, (column, got, expected)
     if rows and prune_k is None:  # a check that can fail: something is below k here
         assert expected["tuples_evaluated"].sum() > 0
+
+
+@pytest.mark.parametrize("case", CASES[:4], ids=[f"seed{c[0]}" for c in CASES[:4]])
+def test_spark_distribution_equals_default(spark, case) -> None:
+    """deid_exact_consistent on Spark (spark__exact_consistent_distribution_sql, the same
+    pipeline as the Spark gate) gives the default's distribution: per combination and size of
+    the consistent set, the records."""
+    import duckdb
+
+    seed, columns, combinations, rows, _k, _prune_k, counts = case
+    frame = random_table(random.Random(seed), columns, rows, counts)
+    count_column = "n" if counts else None
+    con = duckdb.connect()
+    con.register("frame_view", frame)
+    con.execute("create table rel as select * from frame_view")
+
+    def duck_query(sql: str) -> Any:
+        return SimpleNamespace(rows=con.execute(sql).fetchall())
+
+    macro = "exact_consistent_distribution_sql"
+    expected = con.execute(render("default", duck_query, "rel", combinations, count_column,
+                                  macro=macro)).fetchall()
+    schema = ", ".join(f"`{c}` {'bigint' if c in ('rid', 'n') else 'string'}"
+                       for c in frame.columns)
+    records = [tuple(None if pd.isna(v) else v for v in row)
+               for row in frame.itertuples(index=False)]
+    spark.createDataFrame(records, schema=schema).createOrReplaceTempView("rel")
+    got = [tuple(r) for r in spark.sql(render("spark", pytest.fail, "rel", combinations,
+                                              count_column, macro=macro)).collect()]
+    as_ints = [(str(c), int(x), int(n)) for c, x, n in got]
+    assert sorted(as_ints) == sorted((str(c), int(x), int(n)) for c, x, n in expected)
+    assert len(expected) > 0
