@@ -104,27 +104,34 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"seed{c[0]}" for c in CASES])
-def test_spark_form_equals_default(spark, case) -> None:
+def load_case(spark, case: tuple) -> tuple[Any, Any, str | None]:
+    """The case's random table as table ``rel`` in a fresh DuckDB database and as view ``rel``
+    in Spark: (DuckDB connection, a run_query on it for the macros, the count column)."""
     import duckdb
 
-    seed, columns, combinations, rows, k, prune_k, counts = case
+    seed, columns, _combinations, rows, _k, _prune_k, counts = case
     frame = random_table(random.Random(seed), columns, rows, counts)
-    count_column = "n" if counts else None
     con = duckdb.connect()
     con.register("frame_view", frame)
     con.execute("create table rel as select * from frame_view")
-
-    def duck_query(sql: str) -> Any:
-        return SimpleNamespace(rows=con.execute(sql).fetchall())
-
-    default_sql = render("default", duck_query, "rel", combinations, k, count_column, prune_k)
-    expected = con.execute(default_sql).df()
     schema = ", ".join(f"`{c}` {'bigint' if c in ('rid', 'n') else 'string'}"
                        for c in frame.columns)
     records = [tuple(None if pd.isna(v) else v for v in row)
                for row in frame.itertuples(index=False)]
     spark.createDataFrame(records, schema=schema).createOrReplaceTempView("rel")
+
+    def duck_query(sql: str) -> Any:
+        return SimpleNamespace(rows=con.execute(sql).fetchall())
+
+    return con, duck_query, "n" if counts else None
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"seed{c[0]}" for c in CASES])
+def test_spark_form_equals_default(spark, case) -> None:
+    _seed, _columns, combinations, rows, k, prune_k, _counts = case
+    con, duck_query, count_column = load_case(spark, case)
+    default_sql = render("default", duck_query, "rel", combinations, k, count_column, prune_k)
+    expected = con.execute(default_sql).df()
     spark_sql = render("spark", pytest.fail, "rel", combinations, k, count_column, prune_k)
     got = spark.sql(spark_sql).toPandas()
     assert list(got.columns) == list(expected.columns)
@@ -148,26 +155,11 @@ def test_spark_distribution_equals_default(spark, case) -> None:
     """deid_exact_consistent on Spark (spark__exact_consistent_distribution_sql, the same
     pipeline as the Spark gate) gives the default's distribution: per combination and size of
     the consistent set, the records."""
-    import duckdb
-
-    seed, columns, combinations, rows, _k, _prune_k, counts = case
-    frame = random_table(random.Random(seed), columns, rows, counts)
-    count_column = "n" if counts else None
-    con = duckdb.connect()
-    con.register("frame_view", frame)
-    con.execute("create table rel as select * from frame_view")
-
-    def duck_query(sql: str) -> Any:
-        return SimpleNamespace(rows=con.execute(sql).fetchall())
-
+    combinations = case[2]
+    con, duck_query, count_column = load_case(spark, case)
     macro = "exact_consistent_distribution_sql"
     expected = con.execute(render("default", duck_query, "rel", combinations, count_column,
                                   macro=macro)).fetchall()
-    schema = ", ".join(f"`{c}` {'bigint' if c in ('rid', 'n') else 'string'}"
-                       for c in frame.columns)
-    records = [tuple(None if pd.isna(v) else v for v in row)
-               for row in frame.itertuples(index=False)]
-    spark.createDataFrame(records, schema=schema).createOrReplaceTempView("rel")
     got = [tuple(r) for r in spark.sql(render("spark", pytest.fail, "rel", combinations,
                                               count_column, macro=macro)).collect()]
     as_ints = [(str(c), int(x), int(n)) for c, x, n in got]
