@@ -208,18 +208,24 @@ def baseline(db: Path, settings: dict[str, str], repeat: int) -> float:
     return best
 
 
+def claim_target(target: Path, project: Path) -> None:
+    """Make ``target`` (a dbt --target-path) the given project's: a parse saved there from
+    another checkout (another worktree) points at that checkout's seed files, and dbt reuses it,
+    so it is dropped unless the folder's stamp names this project."""
+    stamp = target / "dbt_deid_project_dir.txt"
+    here = str(project.resolve())
+    if not stamp.exists() or stamp.read_text() != here:
+        (target / "partial_parse.msgpack").unlink(missing_ok=True)
+    target.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(here)
+
+
 def dbt_build(db: Path, workdir: Path, label: str, threads: int = BUILD_THREADS,
               memory_limit: str = MEMORY_LIMIT) -> dict[str, Any]:
     release = dbt_release(0.05)
     variables = json.dumps({"demo_seed": SEED, "deid_release": release})
     target = workdir / f"target_{label}"
-    # A parse saved in this target folder from another checkout (another worktree) points at
-    # that checkout's seed files, and dbt reuses it: start from a fresh parse then.
-    stamp = target / "dbt_deid_project_dir.txt"
-    if not stamp.exists() or stamp.read_text() != str(DEMO.resolve()):
-        (target / "partial_parse.msgpack").unlink(missing_ok=True)
-    target.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(str(DEMO.resolve()))
+    claim_target(target, DEMO)
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0",
            "DBT_DEID_DUCKDB_MEMORY_LIMIT": memory_limit}
     cmd = [DBT, "build", *SELECTION, "--threads", str(threads), "--profiles-dir",
