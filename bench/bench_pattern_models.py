@@ -54,7 +54,7 @@ def child(model: str, db: str, target: str) -> None:
                 release_json, ref("deid_suppressed_patterns"), ref("deid_population_patterns"),
                 ref("deid_small_area_inputs"), ref("deid_gate_results"),
                 ref("deid_input_fingerprint"), ref("deid_algorithm_comparison"),
-                path=str(Path(tmp) / "report.html"), project_dir=tmp)
+                ref("deid_exact_consistent"), path=str(Path(tmp) / "report.html"), project_dir=tmp)
     print(json.dumps({"rows": len(out)}))
 
 

@@ -170,7 +170,7 @@ def deid_release_report(
     gate_results: Any,
     input_fingerprint: Any,
     algorithm_comparison: Any,
-    exact_consistent: Any = None,
+    exact_consistent: Any,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -212,6 +212,6 @@ def deid_release_report(
         suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
         gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
         comparison=to_pandas(algorithm_comparison),
-        exact=None if exact_consistent is None else to_pandas(exact_consistent), path=path,
+        exact=to_pandas(exact_consistent), path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )
