@@ -28,9 +28,10 @@
 {%- endmacro %}
 
 {#- The definitive check: every record's true values are consistent with at least k released
-    records (a suppressed cell is consistent with anything). prune_k = k: only the true tuples
-    that could fall below k are joined (see exact_consistent_sql); each gets its exact count,
-    so the verdict is the full one's. `relation` holds `<qi>` and `<qi>__generalized`. -#}
+    records (a suppressed cell is consistent with anything). prune_k = k: only the records
+    that could belong to a true tuple below k are read again (see exact_consistent_sql), and
+    the tuples below k come back with their exact counts, so the verdict and the figures are
+    the full computation's. `relation` holds `<qi>` and `<qi>__generalized`. -#}
 {% macro gate_exact_sql(relation, combinations, k) -%}
   {{ return(adapter.dispatch('gate_exact_sql', 'dbt_deid')(relation, combinations, k)) }}
 {%- endmacro %}

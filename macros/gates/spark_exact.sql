@@ -5,9 +5,10 @@
     Same definition (El Emam et al. 2011, "Measuring the Probability of Re-identification":
     a true tuple's records are consistent with every released record that agrees with it on the
     released, unsuppressed cells; a suppressed cell is consistent with anything, a NULL true
-    value equals no released value), same pruning (prune_k: only the true tuples none of whose
-    records sits in a released class of >= prune_k records consistent with its own truth) and
-    the same output: one row per combination with min_consistent, records_below_k and
+    value equals no released value), same pruning result (prune_k: only the true tuples whose
+    consistent count is below prune_k; the tuples none of whose records sits in a released
+    class of >= prune_k records consistent with its own truth are counted, the others cannot
+    fall below) and the same output: one row per combination with min_consistent, records_below_k and
     tuples_evaluated.
 
     Why a second form: the default joins every true tuple once per suppression mask, a UNION of
@@ -125,5 +126,8 @@
     left join released as r
       on r.cid = k.cid and r.mask = k.mask{% for i in range(q) %} and r.p{{ i }} <=> k.k{{ i }}{% endfor %}
     group by k.cid{% for i in range(q) %}, k.t{{ i }}{% endfor %}, k.n_true
+    {%- if prune_k is not none %}
+    having coalesce(sum(r.n), 0) < {{ prune_k }}  {#- as the default: only the tuples below prune_k #}
+    {%- endif %}
   )
 {%- endmacro %}

@@ -51,6 +51,7 @@ def render(form: str, run_query: Any, *args: Any, macro: str = "exact_risk_summa
         "dbt_deid": SimpleNamespace(
             ident=_ident, literal=_literal, can_inspect=lambda relation: True,
             exact_consistent_sql=lambda *a: macros["m"].default__exact_consistent_sql(*a),
+            null_safe_equal_sql=lambda *a: macros["m"].null_safe_equal_sql(*a),
             spark_exact_consistent_ctes=lambda *a: macros["m"].spark_exact_consistent_ctes(*a)),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
         "run_query": run_query,
