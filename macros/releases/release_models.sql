@@ -313,8 +313,9 @@ select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_pa
 {#- The stages before suppression depend on deid_generalized and deid_patterns only: as their
     own model they run while the suppression map is computed, not after it. The generalized
     stage reads the pattern table (same figures, fewer rows); original values exist only in the
-    records. -#}
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original') }}) as o
+    records, and QIs released from one source column are one column there
+    (original_value_sources). -#}
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original', none, dbt_deid.original_value_sources(cfg)) }}) as o
 union all
 select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_patterns'), cfg.record_id, cfg.combinations, 'generalized', 'n') }}) as g
 {%- endif %}

@@ -22,7 +22,7 @@
 
 {#- Distinct tuples of every combination's columns with their record count `n` and their
     smallest class size over the combinations (`smallest_class_size`, window sums over the
-    tuples, not over records). Shared by the risk CDF and DuckDB's record risk. `count_column`:
+    tuples, not over records; one window per distinct set of columns). Shared by the risk CDF and DuckDB's record risk. `count_column`:
     the relation is a pattern table, each row standing for that many records. -#}
 {% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations, count_column)) }}
@@ -31,10 +31,16 @@
 {% macro default__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {%- set all_cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
-  {%- set sizes = [] -%}
+  {#- one window per distinct set of columns (two combinations on the same columns, as the
+      original stage gives for QIs released from one source column, have the same classes) -#}
+  {%- set sizes = [] -%}{%- set seen = [] -%}
   {%- for b in combinations -%}
     {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
+    {%- set key = cols | sort | join(',') -%}
+    {%- if key not in seen -%}
+      {%- do seen.append(key) -%}
+      {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
+    {%- endif -%}
   {%- endfor -%}
   select {{ all_cols | join(', ') }}, n,
     cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size

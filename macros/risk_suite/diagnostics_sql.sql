@@ -3,14 +3,34 @@
     breakdowns that hold at least k records. -#}
 
 {#- Column names of a combination at a stage: `original` reads `<qi>__original` of
-    deid_generalized, the other stages the released columns `<qi>`. -#}
-{% macro risk_stage_columns(combination, stage) -%}
-  {{ return(adapter.dispatch('risk_stage_columns', 'dbt_deid')(combination, stage)) }}
+    deid_generalized, the other stages the released columns `<qi>`. `same_values` (original
+    stage): QI -> the QI whose original values it has (original_value_sources); QIs released
+    from one source column then give one column, not several equal ones. -#}
+{% macro risk_stage_columns(combination, stage, same_values=none) -%}
+  {{ return(adapter.dispatch('risk_stage_columns', 'dbt_deid')(combination, stage, same_values)) }}
 {%- endmacro %}
 
-{% macro default__risk_stage_columns(combination, stage) -%}
+{% macro default__risk_stage_columns(combination, stage, same_values=none) -%}
   {%- set out = [] -%}
-  {%- for c in combination -%}{%- do out.append(c ~ '__original' if stage == 'original' else c) -%}{%- endfor -%}
+  {%- for c in combination -%}
+    {%- set name = ((same_values or {}).get(c, c) ~ '__original') if stage == 'original' else c -%}
+    {%- if name not in out -%}{%- do out.append(name) -%}{%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- QI -> the first QI (in the release's order) released from the same source column: their
+    `<qi>__original` columns hold the same values (generalize_sql casts the source column, with
+    the missing label for NULL), so at the original stage they are one column. Seed 000's
+    diagnosis at several hierarchy levels (El Emam et al. 2011, Table 4) makes combinations that
+    differ only by the level: one class structure at the original stage. -#}
+{% macro original_value_sources(cfg) -%}
+  {%- set first = {} -%}{%- set out = {} -%}
+  {%- for q in cfg.qis -%}
+    {%- set key = q.column | lower -%}
+    {%- if key not in first -%}{%- do first.update({key: q.name}) -%}{%- endif -%}
+    {%- do out.update({q.name: first[key]}) -%}
+  {%- endfor -%}
   {{ return(out) }}
 {%- endmacro %}
 
@@ -60,23 +80,35 @@
     release, `(all combinations)`: the record's largest risk over the combinations
     (record_risk_sql's smallest class). `count_column`: the relation is a pattern table, each
     row standing for that many records (same figures, fewer rows). -#}
-{% macro risk_cdf_sql(relation, record_id, combinations, stage, count_column=none) -%}
-  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage, count_column)) }}
+{% macro risk_cdf_sql(relation, record_id, combinations, stage, count_column=none, same_values=none) -%}
+  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage, count_column, same_values)) }}
 {%- endmacro %}
 
-{% macro default__risk_cdf_sql(relation, record_id, combinations, stage, count_column=none) -%}
+{% macro default__risk_cdf_sql(relation, record_id, combinations, stage, count_column=none, same_values=none) -%}
   {%- set stage_combos = [] -%}
-  {%- for b in combinations -%}{%- do stage_combos.append(dbt_deid.risk_stage_columns(b, stage)) -%}{%- endfor -%}
+  {%- for b in combinations -%}{%- do stage_combos.append(dbt_deid.risk_stage_columns(b, stage, same_values)) -%}{%- endfor -%}
+  {#- the distinct column sets: combinations on the same columns share their class sizes -#}
+  {%- set keys = [] -%}{%- set sets = [] -%}
+  {%- for b in stage_combos -%}
+    {%- set key = b | sort | join(',') -%}
+    {%- if key not in keys -%}{%- do keys.append(key) -%}{%- do sets.append(b) -%}{%- endif -%}
+  {%- endfor -%}
   {#- One GROUP BY to distinct tuples of every combination's columns, then classes and the
       records' smallest class from those patterns (each row stands for n records). #}
   with patterns as (
-    {{ dbt_deid.smallest_class_patterns_sql(relation, stage_combos, count_column) }}
+    {{ dbt_deid.smallest_class_patterns_sql(relation, sets, count_column) }}
   ),
-  at_size as (
-    {%- for b in stage_combos %}
-    select {{ dbt_deid.literal(combinations[loop.index0] | join('+')) }} as combination, f, sum(f) as records
+  {%- for b in sets %}
+  sizes_{{ loop.index }} as (
+    select f, sum(f) as records
     from ({{ dbt_deid.class_sizes_sql('patterns', b, 'n') }}) as c
     group by f
+  ),
+  {%- endfor %}
+  at_size as (
+    {%- for b in stage_combos %}
+    select {{ dbt_deid.literal(combinations[loop.index0] | join('+')) }} as combination, f, records
+    from sizes_{{ keys.index(b | sort | join(',')) + 1 }}
     union all
     {%- endfor %}
     select '(all combinations)' as combination, smallest_class_size as f, sum(n) as records
