@@ -17,6 +17,9 @@ published, no
 4. a QI released at another level than in the earlier releases: refused, naming the setting;
 5. an earlier release's records deleted from the store and the key dropped: refused.
 
+The store keeps a record's true value only where it differs from its published cell; step 3
+reads a store holding both that form and the earlier one (the true value in every row).
+
 And no record id in clear in the tables the gate adds (the store, the key, the history).
 """
 
@@ -118,6 +121,30 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     store = second.query("select release_version, count(*) as n from deid_release_records"
                          " group by release_version order by release_version")
     assert store["n"].tolist() == [len(rel1), len(rel2)]
+    # the store holds each release's (published cells, true values): the true value only where
+    # it is not the published cell, read back as coalesce(true, published)
+    for version, rel in ((1, rel1), (2, rel2)):
+        stored = second.query(
+            "select " + ", ".join(qis) + ", "
+            + ", ".join(f"coalesce({q}__generalized, {q}) as {q}__true" for q in qis)
+            + f" from deid_release_records where release_version = {version}")
+        rows = Counter((tuple(None if pd.isna(v) else v for v in r[:len(qis)]),
+                        tuple(None if pd.isna(v) else v for v in r[len(qis):]))
+                       for r in stored.itertuples(index=False))
+        assert rows == Counter(rel.values())
+    kept = second.query("select count(*) as n from deid_release_records where "
+                        + " or ".join(f"{q}__generalized = {q}" for q in qis))
+    assert kept["n"].iloc[0] == 0
+    assert second.query("select count(*) as n from deid_release_records where "
+                        + " or ".join(f"{q}__generalized is not null" for q in qis)
+                        )["n"].iloc[0] > 0  # the suppressed cells' true values
+    # version 1 rewritten as the store's earlier form (the true value in every row): step 3
+    # reads both forms, and its figures are checked against the independent check below
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set "
+                    + ", ".join(f"{q}__generalized = coalesce({q}__generalized, {q})"
+                                for q in qis)
+                    + " where release_version = 1")
     published2 = _published(second)
 
     # 3. all the records, suppressed for the whole file: the combined view breaks the guarantee
