@@ -42,19 +42,38 @@ def _literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
+def _raise_return(value: Any) -> None:
+    raise _Return(value)
+
+
 def render(form: str, run_query: Any, *args: Any, macro: str = "exact_risk_summary_sql") -> str:
     """The SQL of ``<form>__<macro>(*args)`` from the package's macro files."""
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     macros: dict[str, Any] = {}
+
+    def package(name: str) -> Any:
+        def call(*a: Any) -> Any:
+            try:
+                return getattr(macros["m"], name)(*a)
+            except _Return as r:  # dbt's return(): the value a macro hands back
+                return r.value
+        return call
+
     env.globals.update({
         # the default calls the dispatcher dbt_deid.exact_consistent_sql: here its default
         "dbt_deid": SimpleNamespace(
             ident=_ident, literal=_literal, can_inspect=lambda relation: True,
-            exact_consistent_sql=lambda *a: macros["m"].default__exact_consistent_sql(*a),
-            null_safe_equal_sql=lambda *a: macros["m"].null_safe_equal_sql(*a),
-            spark_exact_consistent_ctes=lambda *a: macros["m"].spark_exact_consistent_ctes(*a)),
+            exact_consistent_sql=package("default__exact_consistent_sql"),
+            null_safe_equal_sql=package("null_safe_equal_sql"), null_masks=package("null_masks"),
+            spark_exact_consistent_ctes=package("spark_exact_consistent_ctes")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
-        "run_query": run_query,
+        "run_query": run_query, "return": _raise_return,
         "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
     macros["m"] = env.from_string("\n".join(p.read_text() for p in MACROS)).make_module()
     return str(getattr(macros["m"], f"{form}__{macro}")(*args))
