@@ -146,10 +146,12 @@
   {%- set w = dbt_deid.ident(count_column) if count_column else '1' -%}
   {%- set ps = [] -%}{%- set ts = [] -%}
   {%- for i in range(q) -%}{%- do ps.append('p' ~ i) -%}{%- do ts.append('t' ~ i) -%}{%- endfor -%}
-  {#- a record's released row is consistent with its own true values (2-valued: CASE) -#}
+  {#- a record's released row is consistent with its own true values: per cell suppressed, or
+      equal to a true value that is not NULL. Never NULL (coalesce), so NOT is its complement;
+      twice as fast as the CASE form on 24 million records (issue 18, scratch timing). -#}
   {%- set own = [] -%}
-  {%- for i in range(q) -%}{%- do own.append('(r.' ~ pub[i] ~ ' is null or r.' ~ pub[i] ~ ' = r.' ~ tru[i] ~ ')') -%}{%- endfor -%}
-  {%- set own_consistent = 'case when ' ~ own | join(' and ') ~ ' then 1 else 0 end' -%}
+  {%- for i in range(q) -%}{%- do own.append('coalesce(r.' ~ pub[i] ~ ' = r.' ~ tru[i] ~ ', r.' ~ pub[i] ~ ' is null)') -%}{%- endfor -%}
+  {%- set own_consistent = '(' ~ own | join(' and ') ~ ')' -%}
   with {% if prune_k is not none -%}
   {#- Pruned (prune_k): only the true tuples whose consistent count is below prune_k are
       returned, each with its exact counts. A record whose released row is consistent with its
@@ -172,13 +174,13 @@
   flagged as (
     select {% for i in range(q) %}r.{{ tru[i] }} as t{{ i }}, {% endfor %}{{ 'r.' ~ w if count_column else '1' }} as n
     from {{ relation }} as r
-    where {{ own_consistent }} = 0
+    where not {{ own_consistent }}
     union all
     select {% for i in range(q) %}r.{{ tru[i] }} as t{{ i }}, {% endfor %}{{ 'r.' ~ w if count_column else '1' }} as n
     from {{ relation }} as r
     inner join small as s
       on {{ dbt_deid.null_safe_equal_sql('s', 'r', ps, pub) }}
-    where {{ own_consistent }} = 1
+    where {{ own_consistent }}
   ),
   truth as (
     select row_number() over (order by {{ ts | join(', ') }}) as tid, x.*
