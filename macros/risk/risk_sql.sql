@@ -182,37 +182,30 @@
       on {{ dbt_deid.null_safe_equal_sql('s', 'r', ps, pub) }}
     where {{ own_consistent }}
   ),
-  truth as (
-    select row_number() over (order by {{ ts | join(', ') }}) as tid, x.*
-    from (
-      select {{ ts | join(', ') }}, sum(n) as n_true
-      from flagged
-      group by {{ ts | join(', ') }}
-    ) as x
-  ),
-  released as (
-    select {{ ps | join(', ') }}, f as n from classes
-  )
   {%- else -%}
   base as (
     select {% for i in range(q) %}{{ pub[i] }} as p{{ i }}, {{ tru[i] }} as t{{ i }}, {% endfor %}sum({{ w }}) as n
     from {{ relation }}
     group by {% for i in range(q) %}{{ pub[i] }}, {{ tru[i] }}{% if not loop.last %}, {% endif %}{% endfor %}
   ),
+  {%- endif %}
+  {#- the true tuples to count (pruned: those of the records that do not clear them) and the
+      released tuples with their record counts -#}
   truth as (
     select row_number() over (order by {{ ts | join(', ') }}) as tid, x.*
     from (
       select {{ ts | join(', ') }}, sum(n) as n_true
-      from base
+      from {{ 'flagged' if prune_k is not none else 'base' }}
       group by {{ ts | join(', ') }}
     ) as x
   ),
   released as (
-    select {{ ps | join(', ') }}, sum(n) as n
-    from base
-    group by {{ ps | join(', ') }}
+    {%- if prune_k is not none %}
+    select {{ ps | join(', ') }}, f as n from classes
+    {%- else %}
+    select {{ ps | join(', ') }}, sum(n) as n from base group by {{ ps | join(', ') }}
+    {%- endif %}
   )
-  {%- endif %}
   {%- if masks | length <= chain_limit %}
   {#- One pass over the true tuples, one left join per mask: each mask's released group is
       keyed by its kept columns, so it matches a true tuple at most once (no record count is

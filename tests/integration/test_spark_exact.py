@@ -21,11 +21,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import jinja2
 import pandas as pd
 import pytest
 
 from tests.integration.test_engines_release import _available
+from tests.macro_render import macro_caller
 
 pytestmark = [pytest.mark.engines, pytest.mark.spark]
 
@@ -42,41 +42,19 @@ def _literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-class _Return(Exception):
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
-
-
-def _raise_return(value: Any) -> None:
-    raise _Return(value)
-
-
 def render(form: str, run_query: Any, *args: Any, macro: str = "exact_risk_summary_sql") -> str:
     """The SQL of ``<form>__<macro>(*args)`` from the package's macro files."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    macros: dict[str, Any] = {}
-
-    def package(name: str) -> Any:
-        def call(*a: Any) -> Any:
-            try:
-                return getattr(macros["m"], name)(*a)
-            except _Return as r:  # dbt's return(): the value a macro hands back
-                return r.value
-        return call
-
-    env.globals.update({
+    call = macro_caller(MACROS, lambda call: {
         # the default calls the dispatcher dbt_deid.exact_consistent_sql: here its default
         "dbt_deid": SimpleNamespace(
             ident=_ident, literal=_literal, can_inspect=lambda relation: True,
-            exact_consistent_sql=package("default__exact_consistent_sql"),
-            null_safe_equal_sql=package("null_safe_equal_sql"), null_masks=package("null_masks"),
-            spark_exact_consistent_ctes=package("spark_exact_consistent_ctes")),
+            exact_consistent_sql=call("default__exact_consistent_sql"),
+            null_safe_equal_sql=call("null_safe_equal_sql"), null_masks=call("null_masks"),
+            spark_exact_consistent_ctes=call("spark_exact_consistent_ctes")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
-        "run_query": run_query, "return": _raise_return,
+        "run_query": run_query,
         "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
-    macros["m"] = env.from_string("\n".join(p.read_text() for p in MACROS)).make_module()
-    return str(getattr(macros["m"], f"{form}__{macro}")(*args))
+    return str(call(f"{form}__{macro}")(*args))
 
 
 def random_table(rng: random.Random, columns: list[str], rows: int, counts: bool) -> pd.DataFrame:

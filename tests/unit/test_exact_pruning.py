@@ -26,47 +26,24 @@ from types import SimpleNamespace
 from typing import Any
 
 import duckdb
-import jinja2
 import pandas as pd
 import pytest
+
+from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 MACROS = ROOT / "macros" / "risk" / "risk_sql.sql"
 
 
-class _Return(Exception):
-    """dbt's ``return()``: the value a macro hands back."""
-
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
-
-
-def _raise_return(value: Any) -> None:
-    raise _Return(value)
-
-
 def render(run_query: Any, *args: Any) -> str:
     """The SQL of ``default__exact_consistent_sql(*args)`` from the package's macro file."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    macros: dict[str, Any] = {}
-
-    def macro(name: str) -> Any:
-        def call(*a: Any) -> Any:
-            try:
-                return getattr(macros["m"], name)(*a)
-            except _Return as r:
-                return r.value
-        return call
-
-    env.globals.update({
+    call = macro_caller([MACROS], lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda name: name, can_inspect=lambda relation: True,
-            null_safe_equal_sql=macro("null_safe_equal_sql"), null_masks=macro("null_masks")),
+            null_safe_equal_sql=call("null_safe_equal_sql"), null_masks=call("null_masks")),
         "dbt": SimpleNamespace(type_string=lambda: "varchar"),
-        "run_query": run_query, "return": _raise_return})
-    macros["m"] = env.from_string(MACROS.read_text()).make_module()
-    return str(macro("default__exact_consistent_sql")(*args))
+        "run_query": run_query})
+    return str(call("default__exact_consistent_sql")(*args))
 
 
 def random_rows(rng: random.Random, q: int, rows: int, counts: bool, values: int = 3,

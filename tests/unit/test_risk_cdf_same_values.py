@@ -18,50 +18,26 @@ from types import SimpleNamespace
 from typing import Any
 
 import duckdb
-import jinja2
 import pandas as pd
 import pytest
+
+from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "risk" / "risk_sql.sql",
          ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql"]
 
 
-class _Return(Exception):
-    """dbt's ``return()``: the value a macro hands back."""
-
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
-
-
-def _raise_return(value: Any) -> None:
-    raise _Return(value)
-
-
 def render(*args: Any) -> str:
     """The SQL of ``default__risk_cdf_sql(*args)`` from the package's macro files."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    module: dict[str, Any] = {}
-
-    def default(name: str) -> Any:
-        def call(*a: Any) -> Any:
-            try:
-                return getattr(module["m"], f"default__{name}")(*a)
-            except _Return as r:
-                return r.value
-        return call
-
-    env.globals.update({
+    call = macro_caller(FILES, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
-            risk_stage_columns=default("risk_stage_columns"),
-            smallest_class_patterns_sql=default("smallest_class_patterns_sql"),
-            class_sizes_sql=default("class_sizes_sql")),
-        "dbt": SimpleNamespace(type_bigint=lambda: "bigint"),
-        "return": _raise_return})
-    module["m"] = env.from_string("\n".join(p.read_text() for p in FILES)).make_module()
-    return str(default("risk_cdf_sql")(*args))
+            risk_stage_columns=call("default__risk_stage_columns"),
+            smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
+            class_sizes_sql=call("default__class_sizes_sql")),
+        "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
+    return str(call("default__risk_cdf_sql")(*args))
 
 
 COMBINATIONS = [["a", "b_block"], ["a", "b_chapter"], ["b_chapter", "c"],

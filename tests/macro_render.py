@@ -1,0 +1,50 @@
+"""The package's SQL macros rendered with Jinja outside dbt, for tests that run the SQL on DuckDB
+or Spark directly (no dbt run, so they can try many random tables in seconds).
+
+dbt's ``return()`` is a stand-in that hands the value back to the caller, and a macro of the
+package calls another through the ``dbt_deid`` namespace the test builds, with ``call(name)``
+(the default form, ``default__<macro>``, or a plain macro of the files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+
+class MacroReturn(Exception):
+    """dbt's ``return()``: the value a macro hands back."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
+def _raise_return(value: Any) -> None:
+    raise MacroReturn(value)
+
+
+def macro_caller(files: Iterable[Path],
+                 context: Callable[[Callable[[str], Callable[..., Any]]], dict[str, Any]],
+                 ) -> Callable[[str], Callable[..., Any]]:
+    """Load ``files`` as one Jinja module; ``context(call)`` gives the globals (``dbt_deid``,
+    ``dbt``, ``run_query``...), where ``call(name)`` calls the module's macro ``name`` and
+    returns what it returned (or its rendered text). Returns ``call``."""
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    module: dict[str, Any] = {}
+
+    def call(name: str) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            try:
+                return getattr(module["m"], name)(*args)
+            except MacroReturn as r:
+                return r.value
+        return run
+
+    env.globals.update(context(call))
+    env.globals["return"] = _raise_return
+    module["m"] = env.from_string("\n".join(Path(f).read_text() for f in files)).make_module()
+    return call
