@@ -37,9 +37,9 @@ def macro_caller(files: Iterable[Path],
     module: dict[str, Any] = {}
 
     def call(name: str) -> Callable[..., Any]:
-        def run(*args: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
             try:
-                return getattr(module["m"], name)(*args)
+                return getattr(module["m"], name)(*args, **kwargs)
             except MacroReturn as r:
                 return r.value
         return run

@@ -168,7 +168,8 @@
     {%- do names.append(dbt_deid.ident(q)) -%}{%- do values.append('t.' ~ dbt_deid.ident(q)) -%}
     {#- the true value only where it is not the published cell (suppressed, mostly): the reader
         takes coalesce(true, published) (combined_view_sql). At 24 million records the true
-        columns were half the store's text: 30 s -> 21 s to write (issue 18, scratch timing) -#}
+        columns were half the store's text: 30-31 s -> 26 s to write it alone (issue 18, scratch
+        timing) -#}
     {%- do names.append(dbt_deid.ident(q ~ '__generalized')) -%}
     {%- do values.append('case when t.' ~ dbt_deid.ident(q) ~ ' = t.' ~ dbt_deid.ident(q ~ '__generalized') ~ ' then null else t.' ~ dbt_deid.ident(q ~ '__generalized') ~ ' end') -%}
   {%- endfor -%}

@@ -22,7 +22,8 @@
 
 {#- Distinct tuples of every combination's columns with their record count `n` and their
     smallest class size over the combinations (`smallest_class_size`, window sums over the
-    tuples, not over records; one window per distinct set of columns). Shared by the risk CDF and DuckDB's record risk. `count_column`:
+    tuples, not over records; one window per combination: risk_cdf_sql passes each distinct
+    set of columns once). Shared by the risk CDF and DuckDB's record risk. `count_column`:
     the relation is a pattern table, each row standing for that many records. -#}
 {% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations, count_column)) }}
@@ -31,16 +32,10 @@
 {% macro default__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {%- set all_cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
-  {#- one window per distinct set of columns (two combinations on the same columns, as the
-      original stage gives for QIs released from one source column, have the same classes) -#}
-  {%- set sizes = [] -%}{%- set seen = [] -%}
+  {%- set sizes = [] -%}
   {%- for b in combinations -%}
     {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-    {%- set key = cols | sort | join(',') -%}
-    {%- if key not in seen -%}
-      {%- do seen.append(key) -%}
-      {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
-    {%- endif -%}
+    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
   {%- endfor -%}
   select {{ all_cols | join(', ') }}, n,
     cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
@@ -326,7 +321,7 @@
     min(consistent) as min_consistent,
     cast(coalesce(sum(case when consistent < {{ k }} then n_true else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k,
     count(*) as tuples_evaluated
-  from ({{ dbt_deid.exact_consistent_sql(relation, b, count_column, prune_k, 64, masks[loop.index0]) }}) as x
+  from ({{ dbt_deid.exact_consistent_sql(relation, b, count_column, prune_k, masks=masks[loop.index0]) }}) as x
   {%- if not loop.last %}
   union all
   {%- endif %}
@@ -349,7 +344,7 @@
   select {{ dbt_deid.literal(b | join('+')) }} as combination,
     consistent,
     cast(sum(n_true) as {{ dbt.type_bigint() }}) as records
-  from ({{ dbt_deid.exact_consistent_sql(relation, b, count_column, none, 64, masks[loop.index0]) }}) as x
+  from ({{ dbt_deid.exact_consistent_sql(relation, b, count_column, masks=masks[loop.index0]) }}) as x
   group by consistent
   {%- if not loop.last %}
   union all
