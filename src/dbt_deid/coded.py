@@ -66,6 +66,21 @@ def row_keys(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     return key
 
 
+def dense_codes(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """A dense code per key (equal keys, equal codes) and the number of distinct keys, in no
+    particular order: a hash pass (``pd.factorize``), where ``np.unique`` sorts every key
+    (0.9-1.4 s against 0.15-0.9 s on 8.2 million keys, issue 18)."""
+    codes, uniq = pd.factorize(keys)
+    return codes.astype(np.int64, copy=False), len(uniq)
+
+
+def group_totals(keys: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The sum of ``weights`` of each distinct key, in no particular order (:func:`dense_codes`);
+    :func:`group_sums` when the keys are wanted too."""
+    codes, n = dense_codes(keys)
+    return np.bincount(codes, weights=weights, minlength=n).astype(np.int64)
+
+
 def group_sums(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct keys (sorted) and the sum of ``weights`` of each."""
     uniq, inverse = np.unique(keys, return_inverse=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dbt_deid.coded import group_sums
+from dbt_deid.coded import group_totals
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.families import Family, check_total_orders, propagate
 from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
@@ -245,7 +245,7 @@ class _ClassIndex:
 def count_moles(table: PatternTable, cols: Sequence[int], k: int) -> tuple[int, int]:
     """M_b: the number of classes smaller than k, and the records in them."""
     keys, _mults, _fits = _class_keys(table, np.asarray(cols))
-    _uniq, sizes = group_sums(keys, table.counts)
+    sizes = group_totals(keys, table.counts)
     small = sizes[(sizes > 0) & (sizes < k)]
     return len(small), int(small.sum())
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dbt_deid.coded import factorize_columns, group_sums, lookup, row_keys
+from dbt_deid.coded import dense_codes, factorize_columns, group_sums, lookup, row_keys
 
 
 def _weights(published: pd.DataFrame, counts: np.ndarray | None) -> np.ndarray:
@@ -49,9 +49,8 @@ def coded_class_sizes(codes: np.ndarray, cards: Sequence[int], weights: np.ndarr
     """:func:`class_sizes` on integer codes (``rows x columns``, -1 = suppressed)."""
     if len(codes) == 0:
         return np.zeros(0, dtype=np.int64)
-    _, inverse = np.unique(row_keys(codes, cards), return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return np.bincount(inverse, weights=weights).astype(np.int64)[inverse]
+    inverse, n = dense_codes(row_keys(codes, cards))
+    return np.bincount(inverse, weights=weights, minlength=n).astype(np.int64)[inverse]
 
 
 def exact_consistent_counts(

@@ -7,7 +7,14 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from dbt_deid.coded import factorize_columns, group_sums, lookup, row_keys
+from dbt_deid.coded import (
+    dense_codes,
+    factorize_columns,
+    group_sums,
+    group_totals,
+    lookup,
+    row_keys,
+)
 from dbt_deid.verify import class_sizes, exact_consistent_counts
 
 
@@ -35,6 +42,22 @@ def test_group_sums_and_lookup() -> None:
     assert uniq.tolist() == [3, 5, 9] and sums.tolist() == [2, 4, 4]
     assert lookup(uniq, sums, np.array([9, 4, 3, 100])).tolist() == [4, 0, 2, 0]
     assert lookup(np.array([], dtype=np.int64), np.array([]), np.array([1])).tolist() == [0]
+
+
+def test_dense_codes_and_group_totals_agree_with_the_sorted_forms() -> None:
+    rng = np.random.default_rng(11)
+    keys = rng.integers(-5, 40, size=2_000).astype(np.int64) * 7919
+    weights = rng.integers(1, 9, size=2_000)
+    codes, n = dense_codes(keys)
+    assert n == len(np.unique(keys)) and codes.min() == 0 and codes.max() == n - 1
+    for i, j in itertools.combinations(range(80), 2):
+        assert (codes[i] == codes[j]) == (keys[i] == keys[j])
+    uniq, sums = group_sums(keys, weights)
+    totals = group_totals(keys, weights)
+    # the same sum per key, whatever order each form lists the keys in
+    first = {int(k): i for i, k in reversed(list(enumerate(keys.tolist())))}
+    assert {int(k): int(totals[codes[first[int(k)]]]) for k in uniq} == dict(
+        zip(uniq.tolist(), sums.tolist(), strict=True))
 
 
 def _brute_consistent(truth: pd.DataFrame, pub: pd.DataFrame, cols: list[str], w) -> list[int]:
