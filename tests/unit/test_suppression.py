@@ -13,6 +13,7 @@ from dbt_deid.patterns import PatternTable
 from dbt_deid.suppression import (
     _ClassIndex,
     _grow_fully_suppressed,
+    count_moles,
     phase1,
     run_suppression,
     verify_result,
@@ -444,3 +445,20 @@ def test_dbt_map_does_not_depend_on_the_pattern_table_row_order() -> None:
     assert len(maps[0]) > 0 and maps[0][[f"{c}__suppressed" for c in data.columns]].any().any()
     for other in maps[1:]:
         pd.testing.assert_frame_equal(other, maps[0])
+
+
+@pytest.mark.parametrize("card", [3, 2**20])  # int64 class keys, and Python-integer keys
+def test_count_moles_matches_a_group_by_for_both_key_widths(card: int) -> None:
+    """M_b (classes below k and their records) as pandas counts it, suppressed cells (-1) a
+    category of their own; with 2**20 labels per column the mixed-radix keys pass int64."""
+    rng = np.random.default_rng(5)
+    codes = rng.integers(-1, 3, size=(400, 4)).astype(np.int32)
+    counts = rng.integers(1, 4, size=400).astype(np.int64)
+    labels = [np.array([f"v{i}" for i in range(card)], dtype=object)] * 4
+    table = PatternTable(["a", "b", "c", "d"], codes, counts, labels, np.arange(400))
+    for cols, k in (([0, 1], 5), ([0, 1, 2, 3], 4), ([2], 200)):
+        sizes = pd.DataFrame(codes[:, cols]).assign(n=counts).groupby(
+            list(range(len(cols))))["n"].sum()
+        small = sizes[sizes < k]
+        assert count_moles(table, cols, k) == (len(small), int(small.sum()))
+
