@@ -68,8 +68,9 @@ def row_keys(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
 
 def dense_codes(keys: np.ndarray) -> tuple[np.ndarray, int]:
     """A dense code per key (equal keys, equal codes) and the number of distinct keys, in no
-    particular order: a hash pass (``pd.factorize``), where ``np.unique`` sorts every key
-    (0.9-1.4 s against 0.15-0.9 s on 8.2 million keys, issue 18)."""
+    particular order: a hash pass (``pd.factorize``), where ``np.unique`` sorts every key. On
+    8.2 million random int64 keys with 3,000 to 3 million distinct values: 0.14-0.87 s against
+    np.unique's 0.85-1.36 s (issue 18, scratch timing)."""
     codes, uniq = pd.factorize(keys)
     return codes.astype(np.int64, copy=False), len(uniq)
 
