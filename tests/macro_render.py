@@ -8,6 +8,7 @@ package calls another through the ``dbt_deid`` namespace the test builds, with `
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -46,5 +47,13 @@ def macro_caller(files: Iterable[Path],
 
     env.globals.update(context(call))
     env.globals["return"] = _raise_return
-    module["m"] = env.from_string("\n".join(Path(f).read_text() for f in files)).make_module()
+    text = "\n".join(_dbt_blocks_as_macros(Path(f).read_text()) for f in files)
+    module["m"] = env.from_string(text).make_module()
     return call
+
+
+def _dbt_blocks_as_macros(text: str) -> str:
+    """dbt's generic test blocks (``{% test name(...) %}`` .. ``{% endtest %}``), which Jinja
+    does not know, as macros named ``test_<name>``: files that hold tests load as they are."""
+    text = re.sub(r"{%(-?)\s*test\s+", r"{%\1 macro test_", text)
+    return re.sub(r"{%(-?)\s*endtest\s*(-?)%}", r"{%\1 endmacro \2%}", text)

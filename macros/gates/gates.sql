@@ -102,7 +102,9 @@
 {#- The release was computed from the input as it is now: every record of the release input is
     in `truth` (deid_suppressed) with the same original quasi-identifier values. Catches a
     publish model rebuilt alone (`dbt build -s deid_published`) over a source that changed since
-    the suppression was computed. Counts only. -#}
+    the suppression was computed. Each source column is compared once, with the `__original`
+    column that holds its values (original_value_sources: QIs released from one source column
+    share it). Counts only. -#}
 {% macro gate_input_unchanged_sql(truth, cfg) -%}
   {{ return(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid')(truth, cfg)) }}
 {%- endmacro %}
@@ -110,8 +112,9 @@
 {% macro default__gate_input_unchanged_sql(truth, cfg) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {%- set changed = [] -%}
-  {%- for q in cfg.qis -%}
+  {%- for q in cfg.qis if sources[q.name] == q.name -%}
     {%- do changed.append('not (coalesce(cast(src.' ~ dbt_deid.ident(q.column) ~ ' as ' ~ dbt.type_string() ~ '), ' ~ miss ~ ') = t.' ~ dbt_deid.ident(q.name ~ '__original') ~ ')') -%}
   {%- endfor -%}
   select changed_records from (

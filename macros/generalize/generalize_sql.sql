@@ -1,5 +1,9 @@
 {#- Record-level generalization: the record id and, for every QI, the value at its released
-    level (`<qi>`) and the original value (`<qi>__original`), both as strings. A NULL source
+    level (`<qi>`), both as strings, and the original value (`<qi>__original`) once per source
+    column: QIs released from one source column (seed 000's diagnosis at several hierarchy
+    levels, El Emam et al. 2011, Table 4) have the same original values, kept as the
+    `__original` column of the first of them (original_value_sources), not once per QI (at 24
+    million records each duplicate was a text column written twice, issue 18). A NULL source
     value is a missing value and becomes the release's missing label at every level, so it stays
     distinguishable from a suppressed cell (NULL) in the published table. `levels` (QI -> level)
     overrides the released levels; by default each QI is at its configured `level`, or with
@@ -13,12 +17,15 @@
   {%- set src = dbt_deid.release_input(cfg) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set s = dbt.type_string() -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   select
     src.{{ dbt_deid.ident(cfg.record_id) }} as {{ dbt_deid.ident(cfg.record_id) }}
     {%- for q in cfg.qis %}
     {%- set col = dbt_deid.ident(q.column) %}
     , case when src.{{ col }} is null then {{ miss }} else h{{ loop.index }}.generalized_value end as {{ dbt_deid.ident(q.name) }}
+    {%- if sources[q.name] == q.name %}
     , case when src.{{ col }} is null then {{ miss }} else cast(src.{{ col }} as {{ s }}) end as {{ dbt_deid.ident(q.name ~ '__original') }}
+    {%- endif %}
     {%- endfor %}
   from {{ src }} as src
   {%- for q in cfg.qis %}
@@ -28,6 +35,22 @@
   ) as h{{ loop.index }}
     on h{{ loop.index }}.original_value = cast(src.{{ dbt_deid.ident(q.column) }} as {{ s }})
   {%- endfor %}
+{%- endmacro %}
+
+{#- QI -> the first QI (in the release's order) released from the same source column (names
+    compared case-insensitively): the QI whose `<qi>__original` column holds its original
+    values in deid_generalized and deid_suppressed. A QI that maps to itself has that column;
+    the others read it (generalize_sql casts the source column, with the missing label for
+    NULL, so the values are the same). The original stage of the risk CDF reads QIs released
+    from one source column as one column for the same reason. -#}
+{% macro original_value_sources(cfg) -%}
+  {%- set first = {} -%}{%- set out = {} -%}
+  {%- for q in cfg.qis -%}
+    {%- set key = q.column | lower -%}
+    {%- if key not in first -%}{%- do first.update({key: q.name}) -%}{%- endif -%}
+    {%- do out.update({q.name: first[key]}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {%- endmacro %}
 
 {#- The pattern table: distinct tuples of `columns` with their record count `n`. -#}

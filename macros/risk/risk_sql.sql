@@ -355,7 +355,8 @@
 {#- Information loss per QI and for the whole release (El Emam et al. 2011 "Measuring Information Loss"):
     suppressed cells and their share, records with any suppressed QI and their share, and
     non-uniform entropy: for each record and QI, -log2 of the share of records with its original
-    value among the records that share its released value (a suppressed cell's released value
+    value (read from the `__original` column of its source column, original_value_sources)
+    among the records that share its released value (a suppressed cell's released value
     covers all records). With the hierarchy relation, precision Prec (Sweeney; El Emam et al. 2009 (CJHP)):
     1 - mean over cells of level/height, a suppressed cell counting as the full height. -#}
 {% macro information_loss_sql(cfg, suppressed, hierarchy=none) -%}
@@ -366,11 +367,12 @@
 {% macro default__information_loss_sql(cfg, suppressed, hierarchy) -%}
   {%- set qis = cfg.released_qis -%}
   {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {%- set any_null = [] -%}
   {%- for q in qis -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
   with totals as (select count(*) as n from {{ suppressed }})
   {%- for q in qis %}
-  {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(q ~ '__original') %}
+  {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(sources[q] ~ '__original') %}
   , e{{ loop.index }} as (
     select coalesce(sum(o_r.n_or * -ln(1.0 * o_r.n_or / rr.n_r)) / ln(2.0), 0) as entropy
     from (select {{ o }} as o, {{ r }} as r, count(*) as n_or from {{ suppressed }} where {{ r }} is not null group by {{ o }}, {{ r }}) as o_r

@@ -4,8 +4,10 @@
 
 {#- Column names of a combination at a stage: `original` reads `<qi>__original` of
     deid_generalized, the other stages the released columns `<qi>`. `same_values` (original
-    stage): QI -> the QI whose original values it has (original_value_sources); QIs released
-    from one source column then give one column, not several equal ones. -#}
+    stage): QI -> the QI whose `__original` column holds its values (original_value_sources);
+    QIs released from one source column then give one column, not several equal ones. The
+    working tables keep one such column per source column, so the original stage of a release
+    with QIs released from one source column needs it. -#}
 {% macro risk_stage_columns(combination, stage, same_values=none) -%}
   {{ return(adapter.dispatch('risk_stage_columns', 'dbt_deid')(combination, stage, same_values)) }}
 {%- endmacro %}
@@ -19,37 +21,22 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- QI -> the first QI (in the release's order) released from the same source column: their
-    `<qi>__original` columns hold the same values (generalize_sql casts the source column, with
-    the missing label for NULL), so at the original stage they are one column. Seed 000's
-    diagnosis at several hierarchy levels (El Emam et al. 2011, Table 4) makes combinations that
-    differ only by the level: one class structure at the original stage. -#}
-{% macro original_value_sources(cfg) -%}
-  {%- set first = {} -%}{%- set out = {} -%}
-  {%- for q in cfg.qis -%}
-    {%- set key = q.column | lower -%}
-    {%- if key not in first -%}{%- do first.update({key: q.name}) -%}{%- endif -%}
-    {%- do out.update({q.name: first[key]}) -%}
-  {%- endfor -%}
-  {{ return(out) }}
-{%- endmacro %}
-
 {#- Class-size histogram of one stage: per combination and class size f, the classes and the
     records in them (reuses class_sizes_sql; a suppressed value is its own category).
     `count_column`: the relation is a pattern table (deid_patterns, deid_suppressed_patterns),
     the same figures from fewer rows. -#}
-{% macro class_size_histogram_sql(relation, combinations, stage, count_column=none) -%}
-  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage, count_column)) }}
+{% macro class_size_histogram_sql(relation, combinations, stage, count_column=none, same_values=none) -%}
+  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage, count_column, same_values)) }}
 {%- endmacro %}
 
-{% macro default__class_size_histogram_sql(relation, combinations, stage, count_column=none) -%}
+{% macro default__class_size_histogram_sql(relation, combinations, stage, count_column=none, same_values=none) -%}
   {%- for b in combinations %}
   select {{ dbt_deid.literal(stage) }} as stage,
     {{ dbt_deid.literal(b | join('+')) }} as combination,
     f as class_size,
     cast(count(*) as {{ dbt.type_bigint() }}) as classes,
     cast(sum(f) as {{ dbt.type_bigint() }}) as records
-  from ({{ dbt_deid.class_sizes_sql(relation, dbt_deid.risk_stage_columns(b, stage), count_column) }}) as c
+  from ({{ dbt_deid.class_sizes_sql(relation, dbt_deid.risk_stage_columns(b, stage, same_values), count_column) }}) as c
   group by f
   {%- if not loop.last %}
   union all

@@ -3,7 +3,8 @@
     suppressed (patterns absent from the map keep their values; a row with rank_from = 1 and
     rank_to >= n, the pattern's record count, covers all its records). Output: record id, released
     value `<qi>` (NULL = suppressed), the true value at the released level `<qi>__generalized`
-    and the original `<qi>__original`. -#}
+    and the original `<qi>__original`, once per source column as in deid_generalized
+    (original_value_sources). -#}
 {% macro apply_suppression_sql(cfg, generalized, suppression_map) -%}
   {{ return(adapter.dispatch('apply_suppression_sql', 'dbt_deid')(cfg, generalized, suppression_map)) }}
 {%- endmacro %}
@@ -11,6 +12,7 @@
 {% macro default__apply_suppression_sql(cfg, generalized, suppression_map) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set cols = [] -%}{%- for q in cfg.qi_names -%}{%- do cols.append(dbt_deid.ident(q)) -%}{%- endfor -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {#- When every map row covers all the records of its pattern (rank_from = 1 and rank_to >= n,
       the pattern's record count: what the core gives when it suppresses whole patterns, as at
       24 million records), no record needs a rank: records are joined to the map on their
@@ -32,7 +34,9 @@
     {%- set c = dbt_deid.ident(q) %}
     , case when m.{{ dbt_deid.ident(q ~ '__suppressed') }} then null else r.{{ c }} end as {{ c }}
     , r.{{ c }} as {{ dbt_deid.ident(q ~ '__generalized') }}
+    {%- if sources[q] == q %}
     , r.{{ dbt_deid.ident(q ~ '__original') }} as {{ dbt_deid.ident(q ~ '__original') }}
+    {%- endif %}
     {%- endfor %}
   from ranked as r
   left join {{ suppression_map }} as m

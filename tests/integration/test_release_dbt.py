@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.independent_check import smallest_class, smallest_consistent_set
@@ -197,6 +198,28 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     b = ["province", "age", "gender", "diag_chapter"]
     assert smallest_class(published, b) >= 5
     assert smallest_consistent_set(truth, published, b) >= 5
+    # one original-value column per source column: mrdx's holds diag_block's and diag_chapter's
+    originals = [c for c in s.columns if c.endswith("__original")]
+    assert originals == ["province__original", "age__original", "gender__original",
+                         "mrdx__original", "cmg__original"]
+    generalized = run.query("select * from deid_generalized")
+    assert [c for c in generalized.columns if c.endswith("__original")] == originals
+
+    # the source's diagnosis changes for one record; the publish model rebuilt alone must be
+    # refused by input_unchanged, which reads the shared column (issue 12: fail closed)
+    with duckdb.connect(str(run.database)) as con:
+        rid, code = con.execute(
+            "select a.abstract_id, b.mrdx from main.discharge_abstracts a"
+            " join main.discharge_abstracts b on b.mrdx <> a.mrdx"
+            " order by a.abstract_id, b.abstract_id limit 1").fetchone()
+        con.execute("update main.discharge_abstracts set mrdx = ? where abstract_id = ?",
+                    [code, rid])
+    again = run_dbt(INTEGRATION, ["build", "--select", "deid_published"], tmp_path / "again",
+                    variables, run.database)
+    assert not again.ok, again.output[-3000:]
+    assert "release refused, nothing published" in again.output, again.output[-3000:]
+    assert re.search(r"\[input_unchanged\] 1 record\(s\) of the release input are missing from,"
+                     r" or changed since", again.output), again.output[-3000:]
 
 
 def test_k_anonymity_gates_fail_on_an_unsafe_table(it_database, tmp_path) -> None:

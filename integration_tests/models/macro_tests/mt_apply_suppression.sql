@@ -1,2 +1,2 @@
 {{ config(enabled=var('deid_macro_tests', false), tags=['macro_tests']) }}
-{{ dbt_deid.apply_suppression_sql({'record_id': 'rid', 'qi_names': ['a', 'b']}, ref('mt_generalized'), ref('mt_suppression_map')) }}
+{{ dbt_deid.apply_suppression_sql({'record_id': 'rid', 'qi_names': ['a', 'b'], 'qis': [{'name': 'a', 'column': 'a'}, {'name': 'b', 'column': 'b'}]}, ref('mt_generalized'), ref('mt_suppression_map')) }}
