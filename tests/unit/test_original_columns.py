@@ -34,12 +34,15 @@ FILES = [ROOT / "macros" / "generalize" / "generalize_sql.sql",
 
 MISSING = "<missing>"
 #: QIs a and a_top from source column x (two hierarchy levels, as seed 000's diagnosis), b from
-#: y; the source column is spelt in another case for a_top (names are case-insensitive).
+#: y, and b_too from y spelt "Y": the same column on DuckDB, but two columns on an engine with
+#: case-sensitive quoted names, so it keeps its own original column (merging by spelling only
+#: never leaves a source column unchecked).
 CFG = {
     "record_id": "rid", "missing_label": MISSING,
     "qis": [{"name": "a", "column": "x", "level": 1}, {"name": "b", "column": "y", "level": 0},
-            {"name": "a_top", "column": "X", "level": 2}],
-    "qi_names": ["a", "b", "a_top"], "released_qis": ["a", "b", "a_top"],
+            {"name": "a_top", "column": "x", "level": 2},
+            {"name": "b_too", "column": "Y", "level": 0}],
+    "qi_names": ["a", "b", "a_top", "b_too"], "released_qis": ["a", "b", "a_top", "b_too"],
 }
 
 
@@ -69,13 +72,14 @@ def con() -> duckdb.DuckDBPyConnection:
         con.execute("insert into hier values ('a', 1, ?, ?), ('a_top', 2, ?, ?)",
                     [orig, block, orig, top])
     for v in ("10", "20"):
-        con.execute("insert into hier values ('b', 0, ?, ?)", [v, v])
+        con.execute("insert into hier values ('b', 0, ?, ?), ('b_too', 0, ?, ?)", [v, v, v, v])
     call = macros()
     con.execute("create table gen as " + str(call("default__generalize_sql")(CFG, "hier", {})))
-    con.execute("create table map (a varchar, b varchar, a_top varchar, n bigint,"
-                " rank_from bigint, rank_to bigint, a__suppressed boolean,"
-                " b__suppressed boolean, a_top__suppressed boolean)")
-    con.execute("insert into map values ('A', '20', 'AB', 1, 1, 1, false, true, false)")
+    con.execute("create table map (a varchar, b varchar, a_top varchar, b_too varchar,"
+                " n bigint, rank_from bigint, rank_to bigint, a__suppressed boolean,"
+                " b__suppressed boolean, a_top__suppressed boolean, b_too__suppressed boolean)")
+    con.execute("insert into map values ('A', '20', 'AB', '20', 1, 1, 1, false, true, false,"
+                " false)")
     con.execute("create table truth as "
                 + str(call("default__apply_suppression_sql")(CFG, "gen", "map")))
     return con
@@ -86,10 +90,11 @@ def columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 
 def test_one_original_column_per_source_column(con) -> None:
-    assert columns(con, "gen") == ["rid", "a", "a__original", "b", "b__original", "a_top"]
+    assert columns(con, "gen") == ["rid", "a", "a__original", "b", "b__original", "a_top",
+                                   "b_too", "b_too__original"]
     assert columns(con, "truth") == [
         "rid", "a", "a__generalized", "a__original", "b", "b__generalized", "b__original",
-        "a_top", "a_top__generalized"]
+        "a_top", "a_top__generalized", "b_too", "b_too__generalized", "b_too__original"]
     got = con.execute("select rid, a, a__original, b, b__original, a_top from gen"
                       " order by rid").fetchall()
     assert got == [(1, "A", "A1", "10", "10", "AB"), (2, "A", "A2", "20", "20", "AB"),
@@ -101,7 +106,7 @@ def test_one_original_column_per_source_column(con) -> None:
 
 def test_original_value_sources_maps_each_qi_to_the_stored_column() -> None:
     sources = macros()("original_value_sources")(CFG)
-    assert sources == {"a": "a", "b": "b", "a_top": "a"}
+    assert sources == {"a": "a", "b": "b", "a_top": "a", "b_too": "b_too"}
 
 
 def gate(con: duckdb.DuckDBPyConnection) -> list[tuple]:
