@@ -55,8 +55,7 @@ def macros() -> Any:
             original_value_sources=call("original_value_sources"),
             # no hierarchy given: the macro's own answer (a private macro cannot be called here)
             _precision_sql=lambda cfg, q, suppressed, hierarchy: "cast(null as double)"),
-        "dbt": SimpleNamespace(type_string=lambda: "varchar", type_float=lambda: "double"),
-        "adapter": SimpleNamespace(dispatch=lambda name, package: call("default__" + name))})
+        "dbt": SimpleNamespace(type_string=lambda: "varchar")})
 
 
 @pytest.fixture()
