@@ -15,7 +15,7 @@ them the script prints that it skipped and why, and exits 0. ARX's score of *our
 ARX's own evaluation of it: the driver runs ARX once more (untimed) with every QI's minimum and
 maximum generalization set to our node's level, so the lattice is that one node.
 
-Building the jar without Maven (as done for the README's figures; Maven Central was not
+Building the jar without Maven (as done for the docs' figures; Maven Central was not
 reachable): from a checkout of ARX's sources (github.com/arx-deidentifier/arx, 3.9.2), compile
 ``src/main`` with ``javac -encoding UTF-8`` against the jars of ``lib/ant`` listed in ARX's
 ``build.xml`` (``lib.jars``: colt, commons-*, hppc, jhpl, exp4j, newtonraphson,
@@ -31,7 +31,7 @@ run time, the anonymization engine (framework, algorithms, metrics, criteria) is
     python bench/bench_arx_compare.py [--arx-jar PATH] [--data DIR] [--k 5 20]
         [--max-suppression 0 0.01 0.05 1] [--metrics entropy loss discernibility] [--repeat 3]
 
-The metric definitions differ in places (see the README's OLA section): for a suppressed
+The metric definitions differ in places (see docs/ola.md): for a suppressed
 record, ARX's non-monotonic non-uniform entropy charges each cell its cost at the node's level
 plus -log2 of the share of its generalized value among the suppressed records, ours -log2 of its
 original value's share among all records (as if generalized to the root); ARX's loss charges

@@ -78,7 +78,7 @@ PUBLISHED = ["deid_published"]
 #: Defaults of --threads and --memory-limit: the demo profile's (2 dbt threads; DuckDB
 #: ``memory_limit`` 3GB, env DBT_DEID_DUCKDB_MEMORY_LIMIT). One model at a time with 6GB
 #: (``--threads 1 --memory-limit 6GB``) peaks lower at 24M (6.77 against 7.35 GiB) but took
-#: longer, 495 s against 443 s back to back (README, "Ten times national scale").
+#: longer, 495 s against 443 s back to back (docs/performance.md, "Ten times national scale").
 BUILD_THREADS = 2
 MEMORY_LIMIT = os.environ.get("DBT_DEID_DUCKDB_MEMORY_LIMIT", "3GB")
 

@@ -690,8 +690,8 @@ def main() -> None:
         else:
             print("combinations suppress fewer cells and give lower entropy in every setting.")
 
-    # README figures
-    print("\n## README figures\n")
+    # the figures of docs/performance.md
+    print("\n## Figures (docs/performance.md)\n")
     print(f"Produced by `{command}` ({rows} records, {time.strftime('%Y-%m-%d')},"
           f" {os.cpu_count()} cores).\n")
     rows_md = [

@@ -3,7 +3,7 @@
 Two dbt invocations in this project (the same DuckDB file):
 
 1. ``dbt build --exclude tag:deid_claims``: both discharge files of seed 000 Table 3, each a
-   disjoint sample of the same population, built and gated independently in one build (README,
+   disjoint sample of the same population, built and gated independently in one build (docs,
    "Several releases in one project"): the geographic file (var ``deid_release``, the package's
    models, published as ``deid_published``) and the clinical file (var
    ``deid_releases.discharge_clinical``, the models in models/deid_discharge_clinical, published

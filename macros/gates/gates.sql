@@ -176,7 +176,7 @@
   {%- if flags.EMPTY or result.passed -%}
     {%- if flags.EMPTY -%}
       {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
-          publish materialization releases nothing under --empty (README, "Fresh warehouses") -#}
+          publish materialization releases nothing under --empty (docs/projects.md, "Fresh warehouses and --empty") -#}
       {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
     {%- endif -%}
     {%- set cols = [] -%}

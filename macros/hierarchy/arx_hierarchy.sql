@@ -1,6 +1,6 @@
 {#- An ARX hierarchy file (no header row, `;`-separated: original value, then one column per
     level) loaded as a dbt seed, as a lookup hierarchy with columns level_0, level_1, ...
-    (README, "Hierarchy files from ARX").
+    (docs/configuration.md, "Hierarchy files from ARX").
 
     dbt reads a seed's first line as its header, so the first hierarchy row arrives as the
     column names. This macro puts that row back as data: one row from the column names, then
@@ -60,5 +60,5 @@
   {%- set hits = [] -%}
   {%- for v in missing_values -%}{%- if (v | string) in names -%}{%- do hits.append(v) -%}{%- endif -%}{%- endfor -%}
   {%- if hits | length == 0 -%}{{ return('') }}{%- endif -%}
-  {{ return(". The hierarchy's header row looks like data (" ~ hits | length ~ " missing value(s) are its column names): ARX hierarchy files have no header row, so dbt read the first hierarchy row as column names. Load the file with dbt_deid.arx_hierarchy('" ~ hierarchy ~ "') in a model, or add a header line (level_0;level_1;...); see the README, \"Hierarchy files from ARX\"") }}
+  {{ return(". The hierarchy's header row looks like data (" ~ hits | length ~ " missing value(s) are its column names): ARX hierarchy files have no header row, so dbt read the first hierarchy row as column names. Load the file with dbt_deid.arx_hierarchy('" ~ hierarchy ~ "') in a model, or add a header line (level_0;level_1;...); see docs/configuration.md, \"Hierarchy files from ARX\"") }}
 {%- endmacro %}

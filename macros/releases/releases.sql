@@ -1,4 +1,4 @@
-{#- Several discharge releases in one project (README, "Several releases in one project").
+{#- Several discharge releases in one project (docs/projects.md, "Several releases in one project").
 
     The default release is var('deid_release') and its nodes are the package's models
     (deid_patterns, deid_published, ...). Every extra release is an entry of var('deid_releases')
@@ -124,7 +124,7 @@
         {%- if node.resource_type == 'model' and node.name == key ~ '__deid_published' -%}{%- do found.append(node) -%}{%- endif -%}
       {%- endfor -%}
       {%- if found | length == 0 -%}
-        {{ exceptions.raise_compiler_error("dbt_deid setting 'deid_releases." ~ key ~ "': the release has no models in this project; write them with `python -m dbt_deid add-release " ~ key ~ " --models-dir models/deid_" ~ key ~ "` (README, \"Several releases in one project\")") }}
+        {{ exceptions.raise_compiler_error("dbt_deid setting 'deid_releases." ~ key ~ "': the release has no models in this project; write them with `python -m dbt_deid add-release " ~ key ~ " --models-dir models/deid_" ~ key ~ "` (docs/projects.md, \"Several releases in one project\")") }}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}

@@ -11,7 +11,7 @@
 {% macro default__assert_release_inputs(cfg, hierarchy_relation) -%}
   {#- Skipped under compile/docs/ls (dbt_deid.run_data_checks: they build nothing) and under
       `--empty` (every ref and source reads no rows: nothing to check, and the publish
-      materialization publishes nothing, see README "Fresh warehouses and --empty"). -#}
+      materialization publishes nothing, see docs/projects.md, "Fresh warehouses and --empty"). -#}
   {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}

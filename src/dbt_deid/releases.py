@@ -4,7 +4,7 @@ dbt cannot create nodes from a package, so each release of the var ``deid_releas
 (El Emam et al. 2011, discharge PUMF, Table 3: one population, two public-use files,
 "geographic" and "clinical", each with its own quasi-identifiers) has its own models in the
 project, named ``<release>__<package model>``. They are generated from the installed dbt
-package, never written by hand (README, "Several releases in one project"):
+package, never written by hand (docs/projects.md, "Several releases in one project"):
 
 * every SQL model of the discharge chain is the package's one line
   ``{{ dbt_deid.release_model() }}`` (the body lives in the package's macros; the node finds its

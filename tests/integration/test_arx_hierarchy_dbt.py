@@ -1,5 +1,5 @@
 """Hierarchy files as users have them (issue 19, item 3): an ARX hierarchy file (no header row,
-`;`-separated) loaded as a dbt seed the way the README documents (`+delimiter: ";"` and a
+`;`-separated) loaded as a dbt seed the way docs/configuration.md documents (`+delimiter: ";"` and a
 one-line model calling dbt_deid.arx_hierarchy) releases like the same hierarchy with a header;
 used directly, the missing-value error says the header row looks like data."""
 

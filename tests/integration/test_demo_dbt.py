@@ -30,7 +30,7 @@ def demo_build(tmp_path_factory) -> tuple:
 
 
 #: The demo's clinical file: an extra release (var deid_releases) in the same build, its tables
-#: prefixed with its name (README, "Several releases in one project").
+#: prefixed with its name (docs/projects.md, "Several releases in one project").
 CLINICAL = "discharge_clinical__"
 
 

@@ -1,4 +1,4 @@
-"""Several discharge releases in one project (issue 19, item 1; README, "Several releases in one
+"""Several discharge releases in one project (issue 19, item 1; docs, "Several releases in one
 project"): the default release (var deid_release, the package's models) and an extra one (var
 deid_releases, the models integration_tests/models/deid_it_second written by `python -m dbt_deid
 add-release it_second`) are built by one `dbt build`, each gated on its own tables: the extra

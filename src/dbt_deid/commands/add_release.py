@@ -6,8 +6,8 @@ NAME is a key of the project's var ``deid_releases`` (its settings' ``name``). T
 (``NAME__<package model>.sql`` / ``.py`` and ``NAME__deid_release.yml``) are generated from the
 installed dbt package (``dbt_packages/dbt_deid`` after ``dbt deps``, or ``--package-dir``):
 commit them, and re-run after upgrading the package. ``--check`` writes nothing and exits 1
-when the files differ from what the package generates (for CI). README, "Several releases in
-one project".
+when the files differ from what the package generates (for CI). docs/projects.md, "Several
+releases in one project".
 """
 
 from __future__ import annotations

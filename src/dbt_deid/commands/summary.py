@@ -27,7 +27,7 @@ PUBLISHED_TABLES = frozenset({
 
 
 #: The discharge release's tables: an extra release of var ``deid_releases`` has them as
-#: ``<release>__<table>`` (README, "Several releases in one project").
+#: ``<release>__<table>`` (docs/projects.md, "Several releases in one project").
 RELEASE_TABLES = frozenset({
     "deid_published", "deid_risk_summary", "deid_information_loss", "deid_release_parameters",
     "deid_gate_results", "deid_algorithm_comparison",

@@ -146,7 +146,7 @@ class Metrics:
     def loss(self, t: ClassTable) -> float:
         """Loss (Iyengar 2002), averaged over the n*d cells: a cell generalized to g costs
         (leaves(g) - 1) / (leaves - 1), leaves counted in the hierarchy; a suppressed cell
-        costs 1. (ARX's default "Loss" differs: see the README's OLA section.)"""
+        costs 1. (ARX's default "Loss" differs: see docs/ola.md.)"""
         total = self._class_terms(t, _KEPT if t.suppressed(self.k) else None, self._loss, "loss")
         total += float(t.suppressed(self.k)) * self.d
         return total / (self.n * self.d)
