@@ -59,7 +59,8 @@ class Line:
         latest_version = states.groupby(ID)["version"].transform("max")
         states["_latest"] = states["version"] == latest_version
         last = st[st["version"] == self.version].set_index([ID, "_state"])
-        prev = states.join(last[[c + CELL for c in q]], on=[ID, "_state"], rsuffix="_prev")
+        prev = states.merge(last[[c + CELL for c in q]].add_suffix("_prev"), how="left",
+                            left_on=[ID, "_state"], right_index=True)
         in_prev = states.set_index([ID, "_state"]).index.isin(last.index)
         earlier = pd.DataFrame({ID: states[ID], "_latest": states["_latest"]})
         for c in q:

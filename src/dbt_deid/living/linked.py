@@ -57,28 +57,62 @@ def linked_counts(work: WorkTable, inp: RefreshInput, cols: Sequence[int]
     return targets, counts
 
 
+def _consistent(cells: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Rows of ``cells`` consistent with ``target`` (every cell suppressed or equal)."""
+    return ((cells == SUPPRESSED) | (cells == target)).all(axis=1)
+
+
 def guard_changed(work: WorkTable, inp: RefreshInput, combinations: Sequence[Sequence[int]],
                   k: int) -> int:
-    """Suppress, on a combination, cells of the new row of a changed record whose linked
-    consistent set is below k (a new record's cells may always be suppressed more): first the
-    cells whose value changed, then, when those are suppressed already, the others; returns
-    the record cells suppressed (0 when nothing more can be done)."""
+    """Bring every changed record's linked consistent set up to k on every combination.
+
+    A changed record's own cells do not count here (the recipient knows its values): what
+    hides it is other records present before and now whose earlier cells are consistent with
+    its earlier values and whose new cells are consistent with its current ones. Such records
+    are recruited among those whose earlier cells are consistent with its earlier values by
+    suppressing, in the new version only, their cells that contradict its current values
+    (reveals nothing: the combined view keeps their earlier cells), fewest cells first, then by
+    row (a stable key). Returns the record cells suppressed (0: nothing more can be done).
+    """
     cells = 0
     for cols in combinations:
+        idx = list(cols)
         targets, counts = linked_counts(work, inp, cols)
         bad = targets[counts < k]
         if len(bad) == 0:
             continue
-        idx = list(cols)
-        shown = work.codes[np.ix_(bad, idx)] != SUPPRESSED
-        moved = inp.earlier[work.src[bad]][:, idx] != inp.current[work.src[bad]][:, idx]
-        first = shown & moved
-        hit = np.where(first.any(axis=1, keepdims=True), first, shown)
-        cells += int((hit.sum(axis=1) * work.counts[bad]).sum())
-        block = work.codes[np.ix_(bad, idx)]
-        block[hit] = SUPPRESSED
-        work.codes[np.ix_(bad, idx)] = block
+        pairs = np.hstack([inp.earlier[work.src[bad]][:, idx], inp.current[work.src[bad]][:, idx]])
+        uniq, first = np.unique(pairs, axis=0, return_index=True)
+        need = k - counts[counts < k][first]
+        for (a_b, n) in zip(uniq, need.tolist(), strict=True):
+            cells += _recruit(work, inp, idx, a_b[: len(idx)], a_b[len(idx):], n)
     return cells
+
+
+def _recruit(work: WorkTable, inp: RefreshInput, idx: list[int], a: np.ndarray, b: np.ndarray,
+             need: int) -> int:
+    rows = work.rows("V")
+    status = inp.status[work.src[rows]]
+    both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
+    late = work.codes[np.ix_(both, idx)]
+    fits = _consistent(inp.revealed[work.src[both]][:, idx], a) & ~_consistent(late, b)
+    cand = both[fits]
+    if len(cand) == 0:
+        return 0
+    wrong = (late[fits] != SUPPRESSED) & (late[fits] != b)
+    cost = wrong.sum(axis=1)
+    order = np.lexsort((cand, cost))
+    cum = np.cumsum(work.counts[cand[order]])
+    last = int(np.searchsorted(cum, need))  # rows order[: last + 1] cover the need
+    take = order[: last + 1]
+    amounts = work.counts[cand[take]].copy()
+    if last < len(order):
+        amounts[-1] -= max(int(cum[last]) - need, 0)
+    moved = work.split(cand[take], amounts)
+    block = work.codes[np.ix_(moved, idx)]
+    block[wrong[take]] = SUPPRESSED
+    work.codes[np.ix_(moved, idx)] = block
+    return int((wrong[take].sum(axis=1) * amounts).sum())
 
 
 def linked_checks(work: WorkTable, inp: RefreshInput, combinations: Sequence[Sequence[str]],

@@ -277,6 +277,9 @@ def _phase2_combination(work: WorkTable, cols: np.ndarray, weights: np.ndarray, 
         present = mcodes != SUPPRESSED
         rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
         codes_sorted = work.codes[rows_sorted, j]
+        if len(codes_sorted) == 0:
+            by_value.append({})
+            continue
         uniq, starts = np.unique(codes_sorted, return_index=True)
         ends = np.append(starts[1:], len(codes_sorted))
         by_value.append({int(c): rows_sorted[s:e] for c, s, e in zip(uniq, starts, ends,
