@@ -84,23 +84,39 @@ def pair_columns(columns: Sequence[str]) -> list[str]:
     return out
 
 
-def _as_text(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _as_text(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct non-null values as text and each row's index among them (-1 = null)."""
-    codes, uniq = pd.factorize(series, use_na_sentinel=True)
+    codes, uniq = pd.factorize(values, use_na_sentinel=True)
     return np.array([str(v) for v in uniq], dtype=object), codes
 
 
 def _encode(frame: pd.DataFrame, q: str) -> tuple[np.ndarray, list[np.ndarray]]:
     """Shared label codes of ``q`` and its earlier, published and revealed columns (sorted
-    labels)."""
-    parts = [_as_text(frame[name]) for name in (q, *(q + s for s in SUFFIXES))]
-    labels = np.array(sorted(set().union(*(set(t) for t, _ in parts))), dtype=object)
-    index = {v: i for i, v in enumerate(labels)}
-    coded = []
-    for text, codes in parts:
-        rank = np.array([index[v] for v in text] + [SUPPRESSED], dtype=np.int32)
-        coded.append(rank[codes])  # code -1 indexes the appended SUPPRESSED
-    return labels, coded
+    labels). Each store column mostly repeats the one before it (the earlier true value is the
+    current one for kept records, a revealed cell the published one), so only the rows where
+    it differs are hashed."""
+    names = (q, *(q + s for s in SUFFIXES))
+    vocab: dict[str, int] = {}
+    ids: list[np.ndarray] = []
+    before: np.ndarray | None = None
+    for name in names:
+        values = frame[name].to_numpy(dtype=object)
+        out = np.full(len(values), -1, dtype=np.int64)
+        fresh = np.ones(len(values), dtype=bool)
+        if before is not None:
+            same = np.asarray(values == before, dtype=bool)
+            out[same] = ids[-1][same]
+            fresh = ~same
+        text, codes = _as_text(values[fresh])
+        local = np.array([vocab.setdefault(t, len(vocab)) for t in text] + [-1], dtype=np.int64)
+        out[fresh] = local[codes]
+        ids.append(out)
+        before = values
+    labels = np.array(sorted(vocab), dtype=object)
+    rank = np.empty(len(vocab) + 1, dtype=np.int32)
+    rank[[vocab[t] for t in labels]] = np.arange(len(labels), dtype=np.int32)
+    rank[-1] = SUPPRESSED  # id -1 (null) indexes the last entry
+    return labels, [rank[i] for i in ids]
 
 
 def _presence(codes: np.ndarray, columns: Sequence[str], what: str) -> np.ndarray:

@@ -33,19 +33,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dbt_deid.coded import dense_codes, row_keys
 from dbt_deid.errors import ConfigError
-from dbt_deid.families import propagate
+from dbt_deid.living.algorithm import (
+    Indexes,
+    grow_fully_suppressed,
+    phase1,
+    phase2_combination,
+    propagate_current,
+)
 from dbt_deid.living.linked import LinkedCheck, guard_changed, linked_checks
 from dbt_deid.living.pairs import RefreshInput, Status, pair_columns, read_pairs
-from dbt_deid.living.views import FIXED, FREE, KEPT_V, WorkTable
+from dbt_deid.living.views import FREE, KEPT_V, WorkTable
 from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
 from dbt_deid.suppression import (
     MAX_PASSES,
     SuppressionResult,
     SuppressionStats,
-    _ClassIndex,
     carried_columns,
 )
 from dbt_deid.verify import CombinationCheck
@@ -182,192 +186,6 @@ class RefreshResult:
         return self._as_suppression_result().published()
 
 
-def _class_sizes(work: WorkTable, rows: np.ndarray, cols: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's class (suppressed = its own category) and the classes' sizes."""
-    cards = [len(work.labels[j]) for j in cols]
-    keys = row_keys(work.codes[np.ix_(rows, cols)].astype(np.int64), cards)
-    inverse, n = dense_codes(keys)
-    return inverse, np.bincount(inverse, weights=work.counts[rows], minlength=n).astype(np.int64)
-
-
-def count_moles(work: WorkTable, cols: np.ndarray, k: int) -> int:
-    """M_b of a refresh: classes below k in the new version, plus classes below k in the
-    combined view that hold a record this refresh may suppress."""
-    _, sizes = _class_sizes(work, work.rows("V"), cols)
-    moles = int(((sizes > 0) & (sizes < k)).sum())
-    c_rows = work.rows("C")
-    inverse, sizes = _class_sizes(work, c_rows, cols)
-    fixable = np.zeros(len(sizes), dtype=bool)
-    fixable[inverse[work.kind[c_rows] == FREE]] = True
-    return moles + int(((sizes > 0) & (sizes < k) & fixable).sum())
-
-
-def phase1(work: WorkTable, cols: Sequence[int], k: int) -> int:
-    """Phase 1 on the new version: suppress each value whose support is below k in every
-    current record. Returns the record cells suppressed."""
-    rows = work.rows("V")
-    cells = 0
-    for j in cols:
-        col = work.codes[rows, j]
-        ok = col != SUPPRESSED
-        support = np.bincount(col[ok], weights=work.counts[rows][ok],
-                              minlength=len(work.labels[j]))
-        rare = (support > 0) & (support < k)
-        if rare.any():
-            hit = rows[ok & rare[np.where(ok, col, 0)]]
-            cells += int(work.counts[hit].sum())
-            work.codes[hit, j] = SUPPRESSED
-    return cells
-
-
-class _Views:
-    """The class indexes (:class:`dbt_deid.suppression._ClassIndex`) of both views on one
-    combination, addressed by work-table row."""
-
-    def __init__(self, work: WorkTable, cols: np.ndarray) -> None:
-        self.work = work
-        self.cols = cols
-        n = len(work.counts)
-        self.pos = {}
-        self.index = {}
-        for view in ("V", "C"):
-            rows = work.rows(view)
-            pos = np.full(n, -1, dtype=np.int64)
-            pos[rows] = np.arange(len(rows))
-            self.pos[view] = pos
-            self.index[view] = _ClassIndex(work.table(rows), cols, spare=0)
-
-    def small(self, rows: np.ndarray, k: int) -> np.ndarray:
-        """Which of ``rows`` (suppressible) are in a class below k in either view."""
-        out = np.zeros(len(rows), dtype=bool)
-        for view in ("V", "C"):
-            pos = self.pos[view][rows]
-            there = pos >= 0
-            idx = self.index[view]
-            out[there] |= idx.size[idx.cid[pos[there]]] < k
-        return out
-
-    def suppress(self, rows: np.ndarray, pos: int, code: int) -> None:
-        for view in ("V", "C"):
-            at = self.pos[view][rows]
-            at = at[at >= 0]
-            if len(at):
-                self.index[view].suppress(at, pos, code)
-        self.work.codes[rows, self.cols[pos]] = SUPPRESSED
-
-
-def _phase2_combination(work: WorkTable, cols: np.ndarray, weights: np.ndarray, k: int) -> int:
-    """Phase 2 for one combination (steps 2.3-2.7) on both views; returns record cells."""
-    views = _Views(work, cols)
-    rows_v = work.rows("V")
-    moles = rows_v[views.small(rows_v, k)]
-    if len(moles) == 0:
-        return 0
-    counts = work.counts
-    support_rows = rows_v
-    entries: list[tuple[float, int, str, int]] = []
-    by_value: list[dict[int, np.ndarray]] = []
-    for pos, j in enumerate(cols):
-        col = work.codes[support_rows, j]
-        ok = col != SUPPRESSED
-        support = np.bincount(col[ok], weights=counts[support_rows][ok],
-                              minlength=len(work.labels[j]))
-        mcodes = work.codes[moles, j]
-        present = mcodes != SUPPRESSED
-        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
-        codes_sorted = work.codes[rows_sorted, j]
-        if len(codes_sorted) == 0:
-            by_value.append({})
-            continue
-        uniq, starts = np.unique(codes_sorted, return_index=True)
-        ends = np.append(starts[1:], len(codes_sorted))
-        by_value.append({int(c): rows_sorted[s:e] for c, s, e in zip(uniq, starts, ends,
-                                                                        strict=True)})
-        entries += [(float(support[c]) * float(weights[pos]), pos, str(work.labels[j][c]), c)
-                    for c in uniq.tolist()]
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
-    cells = 0
-    for _wsup, pos, _label, code in entries:
-        rows = by_value[pos][code]
-        sel = rows[views.small(rows, k)]
-        if len(sel):
-            cells += int(counts[sel].sum())
-            views.suppress(sel, pos, code)
-    return cells
-
-
-def _donor_order(work: WorkTable, donors: np.ndarray, cols: np.ndarray, sizes: np.ndarray
-                 ) -> np.ndarray:
-    """Donors cheapest first (fewest unsuppressed cells), kept records before new ones (their
-    suppression reveals nothing and changes only the new version), then the largest classes,
-    then the row (a stable key)."""
-    cost = (work.codes[np.ix_(donors, cols)] != SUPPRESSED).sum(axis=1)
-    return donors[np.lexsort((donors, -sizes, work.kind[donors], cost))]
-
-
-def _grow_fully_suppressed(work: WorkTable, cols: np.ndarray, k: int, view: str
-                           ) -> tuple[int, int]:
-    """Bring the view's class of records fully suppressed on the combination up to k, taking
-    records that may be suppressed (all current ones in the new version, new ones in the
-    combined view) from classes that stay at k in both views, then from any class (the next
-    pass repairs what that leaves). Returns (records moved, cells suppressed)."""
-    rows = work.rows(view)
-    inverse, sizes = _class_sizes(work, rows, cols)
-    full = (work.codes[np.ix_(rows, cols)] == SUPPRESSED).all(axis=1)
-    if not full.any() or sizes[inverse[full][0]] >= k:
-        return 0, 0
-    need = int(k - sizes[inverse[full][0]])
-    may = ~full & ((work.kind[rows] != FIXED) if view == "V" else (work.kind[rows] == FREE))
-    surplus = {view: np.maximum(sizes - k, 0)}
-    cid = {view: np.full(len(work.counts), -1, dtype=np.int64)}
-    cid[view][rows] = inverse
-    other = "C" if view == "V" else "V"
-    o_rows = work.rows(other)
-    o_inverse, o_sizes = _class_sizes(work, o_rows, cols)
-    surplus[other] = np.maximum(o_sizes - k, 0)
-    cid[other] = np.full(len(work.counts), -1, dtype=np.int64)
-    cid[other][o_rows] = o_inverse
-    donors = _donor_order(work, rows[may], cols, sizes[inverse[may]])
-    taken: dict[int, int] = {}
-    for strict in (True, False):
-        for r in donors.tolist():
-            if need == 0:
-                break
-            avail = int(work.counts[r]) - taken.get(r, 0)
-            if strict:
-                for v in (view, other):
-                    if cid[v][r] >= 0:
-                        avail = min(avail, int(surplus[v][cid[v][r]]))
-            t = min(avail, need)
-            if t <= 0:
-                continue
-            for v in (view, other):
-                if cid[v][r] >= 0:
-                    surplus[v][cid[v][r]] -= t
-            taken[r] = taken.get(r, 0) + t
-            need -= t
-    if not taken:
-        return 0, 0
-    src = np.array(list(taken), dtype=np.int64)
-    amounts = np.array(list(taken.values()), dtype=np.int64)
-    cells = int(((work.codes[np.ix_(src, cols)] != SUPPRESSED).sum(axis=1) * amounts).sum())
-    moved = work.split(src, amounts)
-    work.codes[np.ix_(moved, cols)] = SUPPRESSED
-    return int(amounts.sum()), cells
-
-
-def _propagate(work: WorkTable, pairs: Sequence[tuple[str, str]]) -> int:
-    """Suppression propagation (:func:`dbt_deid.families.propagate`) on the current records."""
-    if not pairs:
-        return 0
-    rows = work.rows("V")
-    table = work.table(rows)
-    cells = propagate(table, pairs)
-    work.codes[rows] = table.codes
-    return cells
-
-
 def _check_settings(k: int, combos: list[tuple[str, ...]], weights: Mapping[str, float],
                     columns: Sequence[str]) -> None:
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
@@ -416,16 +234,20 @@ def refresh(
              f" {inp.records(Status.CHANGED)} changed, {inp.records(Status.GONE)} gone record(s)"
              f" ({len(inp.counts)} pairs, k = {k})")
     stats.phase1_cells = phase1(work, [col_idx[c] for c in used], k)
+    combo_cols = [np.array([col_idx[c] for c in b]) for b in combos]
+    ix: Indexes | None = None
     suppressed_before = -1
     while True:
-        stats.propagated_cells += _propagate(work, propagation)
-        moles = [(count_moles(work, np.array([col_idx[c] for c in b]), k), i, b)
-                 for i, b in enumerate(combos)]
+        if propagate_current(work, propagation):
+            ix = None
+        ix = ix or Indexes(work, combo_cols)
+        moles = [(ix.moles(i, k), i, b) for i, b in enumerate(combos)]
         todo = sorted((m for m in moles if m[0] > 0), key=lambda m: (-m[0], m[1]))
         if not todo:
             linked = guard_changed(work, inp, [[col_idx[c] for c in b] for b in checks], k)
             stats.linked_cells += linked
             if linked:
+                ix = None
                 continue
             break
         now = work.suppressed_cells(work.rows("V"))
@@ -434,16 +256,17 @@ def refresh(
             break
         suppressed_before = now
         stats.passes += 1
-        for n_moles, _i, b in todo:
+        for n_moles, i, b in todo:
             if stats.passes == 1:
                 stats.combination_order.append(b)
-            cols = np.array([col_idx[c] for c in b])
             w = np.array([float(weights.get(c, 1.0)) for c in b])
-            cells = _phase2_combination(work, cols, w, k)
+            cells = phase2_combination(ix, i, w, k)
             moved, gcells = 0, 0
-            for view in ("V", "C"):
-                m, g = _grow_fully_suppressed(work, cols, k, view)
-                moved, gcells = moved + m, gcells + g
+            if ix.needs_growth(i, k):
+                for view in ("V", "C"):
+                    m, g = grow_fully_suppressed(work, combo_cols[i], k, view)
+                    moved, gcells = moved + m, gcells + g
+                ix = Indexes(work, combo_cols)
             stats.phase2_cells += cells
             stats.growth_records += moved
             stats.growth_cells += gcells

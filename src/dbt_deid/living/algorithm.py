@@ -1,0 +1,223 @@
+"""The steps of a refresh: seed 000's phases on the two views of a work table.
+
+El Emam et al. (2011), "Combinations Suppression Algorithm" (Figure 4), as
+:mod:`dbt_deid.suppression` runs it, with two views (:mod:`dbt_deid.living.views`) kept in
+step. The class indexes of every combination in both views are built once and updated as cells
+are suppressed (:class:`Indexes`), so a refresh whose changes touch few classes costs a few
+passes over the table, not one per combination per pass; they are rebuilt only when rows are
+split (the fully suppressed class grown) or cells are suppressed outside phase 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from dbt_deid.coded import dense_codes, row_keys
+from dbt_deid.families import propagate
+from dbt_deid.living.views import FIXED, FREE, WorkTable
+from dbt_deid.patterns import SUPPRESSED
+from dbt_deid.suppression import _ClassIndex
+
+VIEWS = ("V", "C")
+
+
+def phase1(work: WorkTable, cols: Sequence[int], k: int) -> int:
+    """Phase 1 (steps 1.1-1.4) on the new version: suppress each value whose support is below
+    k in every current record. Returns the record cells suppressed."""
+    rows = work.rows("V")
+    cells = 0
+    for j in cols:
+        col = work.codes[rows, j]
+        ok = col != SUPPRESSED
+        support = np.bincount(col[ok], weights=work.counts[rows][ok],
+                              minlength=len(work.labels[j]))
+        rare = (support > 0) & (support < k)
+        if rare.any():
+            hit = rows[ok & rare[np.where(ok, col, 0)]]
+            cells += int(work.counts[hit].sum())
+            work.codes[hit, j] = SUPPRESSED
+    return cells
+
+
+class Indexes:
+    """The equivalence classes (suppressed = its own category) of every combination in both
+    views (:class:`dbt_deid.suppression._ClassIndex`), addressed by work-table row."""
+
+    def __init__(self, work: WorkTable, combinations: Sequence[np.ndarray]) -> None:
+        self.work = work
+        self.combinations = [np.asarray(c) for c in combinations]
+        n = len(work.counts)
+        self.pos: dict[str, np.ndarray] = {}
+        self.index: dict[str, list[_ClassIndex]] = {}
+        for view in VIEWS:
+            rows = work.rows(view)
+            pos = np.full(n, -1, dtype=np.int64)
+            pos[rows] = np.arange(len(rows))
+            self.pos[view] = pos
+            self.index[view] = [_ClassIndex(work.table(rows), c, spare=0)
+                                for c in self.combinations]
+        self.free_c = self.pos["C"][work.kind == FREE]
+
+    def moles(self, i: int, k: int) -> int:
+        """M_b: classes below k in the new version, plus classes below k in the combined view
+        that hold a record the refresh may suppress (the others cannot be repaired)."""
+        v = self.index["V"][i]
+        sizes = v.size[: v.n_classes]
+        c = self.index["C"][i]
+        fixable = np.unique(c.cid[self.free_c])
+        return int(((sizes > 0) & (sizes < k)).sum()) + int((c.size[fixable] < k).sum())
+
+    def small(self, i: int, rows: np.ndarray, k: int) -> np.ndarray:
+        """Which of ``rows`` are in a class below k, on combination ``i``, in either view."""
+        out = np.zeros(len(rows), dtype=bool)
+        for view in VIEWS:
+            pos = self.pos[view][rows]
+            there = pos >= 0
+            idx = self.index[view][i]
+            out[there] |= idx.size[idx.cid[pos[there]]] < k
+        return out
+
+    def suppress(self, rows: np.ndarray, j: int, code: int) -> None:
+        """Suppress column ``j`` (value ``code`` in every one of ``rows``) in every index."""
+        for view in VIEWS:
+            at = self.pos[view][rows]
+            at = at[at >= 0]
+            if len(at) == 0:
+                continue
+            for cols, idx in zip(self.combinations, self.index[view], strict=True):
+                hit = np.flatnonzero(cols == j)
+                if len(hit):
+                    idx.suppress(at, int(hit[0]), code)
+        self.work.codes[rows, j] = SUPPRESSED
+
+    def needs_growth(self, i: int, k: int) -> bool:
+        """Whether a view's fully suppressed class on combination ``i`` is in 1..k-1."""
+        for view in VIEWS:
+            idx = self.index[view][i]
+            full = idx.cid_of_key(0)
+            if full is not None and 0 < idx.size[full] < k:
+                return True
+        return False
+
+
+def phase2_combination(ix: Indexes, i: int, weights: np.ndarray, k: int) -> int:
+    """Phase 2 (steps 2.3-2.7) on combination ``i``: values visited by increasing weighted
+    support in the new version, each suppressed in the records of classes below k (in either
+    view) that hold it. Returns the record cells suppressed."""
+    work, cols = ix.work, ix.combinations[i]
+    rows_v = work.rows("V")
+    moles = rows_v[ix.small(i, rows_v, k)]
+    if len(moles) == 0:
+        return 0
+    counts = work.counts
+    entries: list[tuple[float, int, str, int]] = []
+    by_value: list[dict[int, np.ndarray]] = []
+    for pos, j in enumerate(cols):
+        col = work.codes[rows_v, j]
+        ok = col != SUPPRESSED
+        support = np.bincount(col[ok], weights=counts[rows_v][ok], minlength=len(work.labels[j]))
+        mcodes = work.codes[moles, j]
+        present = mcodes != SUPPRESSED
+        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
+        codes_sorted = work.codes[rows_sorted, j]
+        if len(codes_sorted) == 0:
+            by_value.append({})
+            continue
+        uniq, starts = np.unique(codes_sorted, return_index=True)
+        ends = np.append(starts[1:], len(codes_sorted))
+        by_value.append({int(c): rows_sorted[s:e]
+                         for c, s, e in zip(uniq, starts, ends, strict=True)})
+        entries += [(float(support[c]) * float(weights[pos]), pos, str(work.labels[j][c]), c)
+                    for c in uniq.tolist()]
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    cells = 0
+    for _wsup, pos, _label, code in entries:
+        rows = by_value[pos][code]
+        sel = rows[ix.small(i, rows, k)]
+        if len(sel):
+            cells += int(counts[sel].sum())
+            ix.suppress(sel, int(cols[pos]), code)
+    return cells
+
+
+def _class_sizes(work: WorkTable, rows: np.ndarray, cols: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's class (suppressed = its own category) and the classes' sizes."""
+    cards = [len(work.labels[j]) for j in cols]
+    keys = row_keys(work.codes[np.ix_(rows, cols)].astype(np.int64), cards)
+    inverse, n = dense_codes(keys)
+    return inverse, np.bincount(inverse, weights=work.counts[rows], minlength=n).astype(np.int64)
+
+
+def _donor_order(work: WorkTable, donors: np.ndarray, cols: np.ndarray, sizes: np.ndarray
+                 ) -> np.ndarray:
+    """Donors cheapest first (fewest unsuppressed cells), kept records before new ones (their
+    suppression reveals nothing and changes only the new version), then the largest classes,
+    then the row (a stable key)."""
+    cost = (work.codes[np.ix_(donors, cols)] != SUPPRESSED).sum(axis=1)
+    return donors[np.lexsort((donors, -sizes, work.kind[donors], cost))]
+
+
+def grow_fully_suppressed(work: WorkTable, cols: np.ndarray, k: int, view: str
+                          ) -> tuple[int, int]:
+    """Bring the view's class of records fully suppressed on the combination up to k, taking
+    records that may be suppressed (all current ones in the new version, new ones in the
+    combined view) from classes that stay at k in both views, then from any class (the next
+    pass repairs what that leaves). Returns (records moved, cells suppressed)."""
+    rows = work.rows(view)
+    inverse, sizes = _class_sizes(work, rows, cols)
+    full = (work.codes[np.ix_(rows, cols)] == SUPPRESSED).all(axis=1)
+    if not full.any() or sizes[inverse[full][0]] >= k:
+        return 0, 0
+    need = int(k - sizes[inverse[full][0]])
+    may = ~full & ((work.kind[rows] != FIXED) if view == "V" else (work.kind[rows] == FREE))
+    surplus = {view: np.maximum(sizes - k, 0)}
+    cid = {view: np.full(len(work.counts), -1, dtype=np.int64)}
+    cid[view][rows] = inverse
+    other = "C" if view == "V" else "V"
+    o_rows = work.rows(other)
+    o_inverse, o_sizes = _class_sizes(work, o_rows, cols)
+    surplus[other] = np.maximum(o_sizes - k, 0)
+    cid[other] = np.full(len(work.counts), -1, dtype=np.int64)
+    cid[other][o_rows] = o_inverse
+    donors = _donor_order(work, rows[may], cols, sizes[inverse[may]])
+    taken: dict[int, int] = {}
+    for strict in (True, False):
+        for r in donors.tolist():
+            if need == 0:
+                break
+            avail = int(work.counts[r]) - taken.get(r, 0)
+            if strict:
+                for v in (view, other):
+                    if cid[v][r] >= 0:
+                        avail = min(avail, int(surplus[v][cid[v][r]]))
+            t = min(avail, need)
+            if t <= 0:
+                continue
+            for v in (view, other):
+                if cid[v][r] >= 0:
+                    surplus[v][cid[v][r]] -= t
+            taken[r] = taken.get(r, 0) + t
+            need -= t
+    if not taken:
+        return 0, 0
+    src = np.array(list(taken), dtype=np.int64)
+    amounts = np.array(list(taken.values()), dtype=np.int64)
+    cells = int(((work.codes[np.ix_(src, cols)] != SUPPRESSED).sum(axis=1) * amounts).sum())
+    moved = work.split(src, amounts)
+    work.codes[np.ix_(moved, cols)] = SUPPRESSED
+    return int(amounts.sum()), cells
+
+
+def propagate_current(work: WorkTable, pairs: Sequence[tuple[str, str]]) -> int:
+    """Suppression propagation (:func:`dbt_deid.families.propagate`) on the current records
+    (the combined view's earlier cells were propagated when they were published)."""
+    if not pairs:
+        return 0
+    rows = work.rows("V")
+    table = work.table(rows)
+    cells = propagate(table, pairs)
+    work.codes[rows] = table.codes
+    return cells
