@@ -49,12 +49,18 @@ def patterns(records: pd.DataFrame) -> pd.DataFrame:
     return records[QIS].value_counts(sort=False).reset_index(name="n")
 
 
+def arrow_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as Arrow-backed strings, as the warehouse hands them over (DuckDB's Arrow
+    result, the dbt Python model's frame)."""
+    return frame.astype({c: "str" for c in frame.columns if c != "n"})
+
+
 def new_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for c in QIS:
         for s in (EARLIER, PUBLISHED, REVEALED):
-            out[c + s] = None
-    return out
+            out[c + s] = pd.Series([None] * len(out), dtype="str")
+    return arrow_text(out)
 
 
 def kept_pairs(result) -> pd.DataFrame:
@@ -70,7 +76,7 @@ def kept_pairs(result) -> pd.DataFrame:
         out[c + REVEALED] = out[c + PUBLISHED]
     frame = pd.DataFrame(out)
     frame["n"] = w.counts[rows]
-    return frame
+    return arrow_text(frame)
 
 
 def main() -> None:
@@ -98,7 +104,8 @@ def main() -> None:
     assert v2.ok, v2.refusals()
     log("fresh release of all version-2 records")
     everything = pd.concat([base.assign(is_new="0"), added.assign(is_new="1")])
-    fresh_patterns = everything[[*QIS, "is_new"]].value_counts(sort=False).reset_index(name="n")
+    fresh_patterns = arrow_text(
+        everything[[*QIS, "is_new"]].value_counts(sort=False).reset_index(name="n"))
     t = time.perf_counter()
     fresh = run_suppression(fresh_patterns, args.k, COMBINATIONS, columns=["is_new"])
     fresh_algo = time.perf_counter() - t

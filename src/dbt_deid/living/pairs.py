@@ -84,34 +84,17 @@ def pair_columns(columns: Sequence[str]) -> list[str]:
     return out
 
 
-def _as_text(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct non-null values as text and each row's index among them (-1 = null)."""
-    codes, uniq = pd.factorize(values, use_na_sentinel=True)
-    return np.array([str(v) for v in uniq], dtype=object), codes
-
-
 def _encode(frame: pd.DataFrame, q: str) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Shared label codes of ``q`` and its earlier, published and revealed columns (sorted
-    labels). Each store column mostly repeats the one before it (the earlier true value is the
-    current one for kept records, a revealed cell the published one), so only the rows where
-    it differs are hashed."""
-    names = (q, *(q + s for s in SUFFIXES))
+    """Shared label codes (sorted labels, -1 = null) of ``q`` and its earlier, published and
+    revealed columns: each column hashed once (``pd.factorize``: Arrow's dictionary encoding on
+    the warehouse's Arrow text), then only its distinct values are turned into text."""
     vocab: dict[str, int] = {}
     ids: list[np.ndarray] = []
-    before: np.ndarray | None = None
-    for name in names:
-        values = frame[name].to_numpy(dtype=object)
-        out = np.full(len(values), -1, dtype=np.int64)
-        fresh = np.ones(len(values), dtype=bool)
-        if before is not None:
-            same = np.asarray(values == before, dtype=bool)
-            out[same] = ids[-1][same]
-            fresh = ~same
-        text, codes = _as_text(values[fresh])
-        local = np.array([vocab.setdefault(t, len(vocab)) for t in text] + [-1], dtype=np.int64)
-        out[fresh] = local[codes]
-        ids.append(out)
-        before = values
+    for name in (q, *(q + s for s in SUFFIXES)):
+        codes, uniq = pd.factorize(frame[name], use_na_sentinel=True)
+        local = np.array([vocab.setdefault(str(v), len(vocab)) for v in uniq] + [-1],
+                         dtype=np.int64)
+        ids.append(local[codes])  # code -1 (null) indexes the appended -1
     labels = np.array(sorted(vocab), dtype=object)
     rank = np.empty(len(vocab) + 1, dtype=np.int32)
     rank[[vocab[t] for t in labels]] = np.arange(len(labels), dtype=np.int32)
@@ -173,8 +156,8 @@ def read_pairs(
     # Rows in a canonical order (status, then label order), whatever order the warehouse
     # returned them in: ties are broken by these keys, never by row order.
     cards = [len(lab) for lab in labels]
-    key = row_keys(np.hstack([current, earlier, published, revealed]), cards * 4)
-    order = np.lexsort((counts, key, status))
+    keys = [row_keys(part, cards) for part in (revealed, published, earlier, current)]
+    order = np.lexsort((counts, *keys, status))
     return RefreshInput(
         cols, labels, current[order], earlier[order], published[order], revealed[order],
         counts[order], status[order], order.astype(np.int64),
