@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from dbt_deid.coded import dense_codes, row_keys
 from dbt_deid.families import propagate
 from dbt_deid.living.views import FIXED, FREE, WorkTable
-from dbt_deid.patterns import SUPPRESSED
+from dbt_deid.patterns import SUPPRESSED, PatternTable
 from dbt_deid.suppression import _ClassIndex
 
 VIEWS = ("V", "C")
@@ -41,61 +42,124 @@ def phase1(work: WorkTable, cols: Sequence[int], k: int) -> int:
     return cells
 
 
+_INT64_SAFE = 2**62
+
+
+def _reduced_table(work: WorkTable, cols: np.ndarray, view: str, k: int
+                   ) -> tuple[PatternTable, np.ndarray]:
+    """The rows of one view that phase 2 may move, and one aggregated row per class of the
+    others that a moved row can reach, as a pattern table; and each work row's position in it
+    (-1: only counted).
+
+    Rows that may move: the new records (in both views), and in the new version the rows of
+    classes below k. Every other class is at k or above and can only gain records while they
+    stay put, so its rows are counted, not indexed, and only when a moving row can reach it (a
+    class whose shown cells are a moving row's with some suppressed): a refresh of 1% new
+    records indexes a few percent of the table (El Emam et al. 2011's phase 2 only ever moves
+    records of small classes). When a class of counted rows falls below k (a new record left
+    it), :class:`Indexes` rebuilds the index, which then moves its rows."""
+    rows = work.rows(view)
+    radix = np.array([len(work.labels[j]) + 1 for j in cols], dtype=object)
+    if np.prod(radix) >= _INT64_SAFE:  # keys would overflow: index every row
+        pos = np.full(len(work.counts), -1, dtype=np.int64)
+        pos[rows] = np.arange(len(rows))
+        return work.table(rows), pos
+    place = np.array([int(np.prod(radix[j + 1:])) for j in range(len(cols))], dtype=np.int64)
+    digits = work.codes[np.ix_(rows, cols)].astype(np.int64) + 1  # suppressed -> 0
+    keys = digits @ place
+    moving = work.kind[rows] == FREE
+    if view == "V":
+        inverse, n_cls = dense_codes(keys)
+        sizes = np.bincount(inverse, weights=work.counts[rows], minlength=n_cls)
+        moving |= (sizes < k)[inverse]
+    q = len(cols)
+    subsets = np.array([[(m >> j) & 1 for m in range(2**q)] for j in range(q)], dtype=np.int64)
+    reach = pd.unique((keys[moving][:, None] - (digits[moving] * place) @ subsets).ravel())
+    still = np.flatnonzero(~moving)
+    still = still[pd.Index(reach).get_indexer(keys[still]) >= 0]
+    cls, first, back = np.unique(keys[still], return_index=True, return_inverse=True)
+    kept = np.bincount(back.reshape(-1), weights=work.counts[rows[still]],
+                       minlength=len(cls)).astype(np.int64)
+    ind = rows[moving]
+    rep = rows[still[first]]
+    table = PatternTable(list(work.columns), np.vstack([work.codes[ind], work.codes[rep]]),
+                         np.concatenate([work.counts[ind], kept]), list(work.labels),
+                         np.concatenate([ind, np.full(len(rep), -1, dtype=np.int64)]))
+    pos = np.full(len(work.counts), -1, dtype=np.int64)
+    pos[ind] = np.arange(len(ind))
+    return table, pos
+
+
 class Indexes:
     """The equivalence classes (suppressed = its own category) of every combination in both
-    views (:class:`dbt_deid.suppression._ClassIndex`), addressed by work-table row."""
+    views (:class:`dbt_deid.suppression._ClassIndex` over :func:`_reduced_table`), addressed by
+    work-table row. An index is rebuilt when a row it only counts is suppressed (for another
+    combination)."""
 
-    def __init__(self, work: WorkTable, combinations: Sequence[np.ndarray]) -> None:
+    def __init__(self, work: WorkTable, combinations: Sequence[np.ndarray], k: int) -> None:
         self.work = work
+        self.k = k
         self.combinations = [np.asarray(c) for c in combinations]
-        n = len(work.counts)
-        self.pos: dict[str, np.ndarray] = {}
-        self.index: dict[str, list[_ClassIndex]] = {}
-        for view in VIEWS:
-            rows = work.rows(view)
-            pos = np.full(n, -1, dtype=np.int64)
-            pos[rows] = np.arange(len(rows))
-            self.pos[view] = pos
-            self.index[view] = [_ClassIndex(work.table(rows), c, spare=0)
-                                for c in self.combinations]
-        self.free_c = self.pos["C"][work.kind == FREE]
+        self._built: list[dict[str, tuple[_ClassIndex, np.ndarray]] | None] = (
+            [None] * len(self.combinations))
+        self.rebuilt = 0
+
+    def _get(self, i: int) -> dict[str, tuple[_ClassIndex, np.ndarray]]:
+        built = self._built[i]
+        if built is None:
+            built = {}
+            for view in VIEWS:
+                table, pos = _reduced_table(self.work, self.combinations[i], view, self.k)
+                built[view] = (_ClassIndex(table, self.combinations[i], spare=0), pos)
+            self._built[i] = built
+            self.rebuilt += 1
+        return built
 
     def moles(self, i: int, k: int) -> int:
         """M_b: classes below k in the new version, plus classes below k in the combined view
-        that hold a record the refresh may suppress (the others cannot be repaired)."""
-        v = self.index["V"][i]
+        that hold a record the refresh may suppress (the others cannot be repaired). Rebuilds
+        the index first when a class of counted rows fell below k (its rows then move)."""
+        built = self._get(i)
+        v, _pos = built["V"]
+        counted = np.flatnonzero(v.table.origin < 0)
+        if (v.size[v.cid[counted]] < k).any():
+            self._built[i] = None
+            built = self._get(i)
+            v, _pos = built["V"]
         sizes = v.size[: v.n_classes]
-        c = self.index["C"][i]
-        fixable = np.unique(c.cid[self.free_c])
+        c, pos = built["C"]
+        fixable = np.unique(c.cid[pos[self.work.kind == FREE]])
         return int(((sizes > 0) & (sizes < k)).sum()) + int((c.size[fixable] < k).sum())
 
     def small(self, i: int, rows: np.ndarray, k: int) -> np.ndarray:
         """Which of ``rows`` are in a class below k, on combination ``i``, in either view."""
         out = np.zeros(len(rows), dtype=bool)
-        for view in VIEWS:
-            pos = self.pos[view][rows]
+        for idx, pos_of in self._get(i).values():
+            pos = pos_of[rows]
             there = pos >= 0
-            idx = self.index[view][i]
             out[there] |= idx.size[idx.cid[pos[there]]] < k
         return out
 
     def suppress(self, rows: np.ndarray, j: int, code: int) -> None:
         """Suppress column ``j`` (value ``code`` in every one of ``rows``) in every index."""
-        for view in VIEWS:
-            at = self.pos[view][rows]
-            at = at[at >= 0]
-            if len(at) == 0:
+        for i, cols in enumerate(self.combinations):
+            hit = np.flatnonzero(cols == j)
+            built = self._built[i]
+            if len(hit) == 0 or built is None:
                 continue
-            for cols, idx in zip(self.combinations, self.index[view], strict=True):
-                hit = np.flatnonzero(cols == j)
-                if len(hit):
+            if (built["V"][1][rows] < 0).any():  # a row this index only counts moves
+                self._built[i] = None
+                continue
+            for idx, pos_of in built.values():
+                at = pos_of[rows]
+                at = at[at >= 0]
+                if len(at):
                     idx.suppress(at, int(hit[0]), code)
         self.work.codes[rows, j] = SUPPRESSED
 
     def needs_growth(self, i: int, k: int) -> bool:
         """Whether a view's fully suppressed class on combination ``i`` is in 1..k-1."""
-        for view in VIEWS:
-            idx = self.index[view][i]
+        for idx, _pos in self._get(i).values():
             full = idx.cid_of_key(0)
             if full is not None and 0 < idx.size[full] < k:
                 return True

@@ -240,7 +240,7 @@ def refresh(
     while True:
         if propagate_current(work, propagation):
             ix = None
-        ix = ix or Indexes(work, combo_cols)
+        ix = ix or Indexes(work, combo_cols, k)
         moles = [(ix.moles(i, k), i, b) for i, b in enumerate(combos)]
         todo = sorted((m for m in moles if m[0] > 0), key=lambda m: (-m[0], m[1]))
         if not todo:
@@ -266,7 +266,7 @@ def refresh(
                 for view in ("V", "C"):
                     m, g = grow_fully_suppressed(work, combo_cols[i], k, view)
                     moved, gcells = moved + m, gcells + g
-                ix = Indexes(work, combo_cols)
+                ix = Indexes(work, combo_cols, k)
             stats.phase2_cells += cells
             stats.growth_records += moved
             stats.growth_cells += gcells
