@@ -224,3 +224,22 @@ def test_the_row_order_of_the_pairs_does_not_matter(discharge_line) -> None:
     a, b = (m.drop(columns="pattern_index").sort_values(key).reset_index(drop=True)
             for m in maps)
     pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.skipif(not CONFORMANCE.exists(), reason="shared conformance data not mounted")
+def test_table6_new_records_that_fit_cost_nothing() -> None:
+    """Seed 000's Table 6 (k = 2, two combinations): no cell suppressed on day 1, and two more
+    records equal to published ones join their classes without a suppressed cell."""
+    table = pd.read_csv(CONFORMANCE.parent / "combinations_vs_complete_k2" / "input.csv",
+                        dtype=str)
+    cols = list(table.columns)
+    combos = [tuple(cols[:3] + [c]) for c in ("mrdx", "cmg_code")]
+    first = table.assign(**{ID: range(1, len(table) + 1)})
+    line = Line(cols, 2, combos)
+    published, result = line.publish(first)
+    assert published is not None and result.new_record_cells == 0
+    more = pd.concat([first, first.head(2).assign(**{ID: [11, 12]})], ignore_index=True)
+    published, result = line.publish(more)
+    assert published is not None and result.new_record_cells == 0
+    assert changed_rows(releases(line, [first, more])) == [0]
+    assert _all_checks(line, [first, more]) == []

@@ -133,6 +133,9 @@ class RefreshResult:
         """Why this version must not be published (empty: it may be). Counts and combination
         names only, never a value."""
         out = []
+        total = self.suppressed_records()[1]
+        if total < self.k:
+            out.append(f"the new version has {total} record(s), fewer than k = {self.k}")
         for view, checks in (("new version", self.version_checks),
                              ("combined view", self.combined_checks)):
             for c in checks:
