@@ -19,7 +19,7 @@ from dbt_deid.coded import dense_codes, row_keys
 from dbt_deid.families import propagate
 from dbt_deid.living.views import FIXED, FREE, WorkTable
 from dbt_deid.patterns import SUPPRESSED, PatternTable
-from dbt_deid.suppression import _ClassIndex
+from dbt_deid.suppression import _ClassIndex, value_visits
 
 VIEWS = ("V", "C")
 
@@ -176,26 +176,8 @@ def phase2_combination(ix: Indexes, i: int, weights: np.ndarray, k: int) -> int:
     if len(moles) == 0:
         return 0
     counts = work.counts
-    entries: list[tuple[float, int, str, int]] = []
-    by_value: list[dict[int, np.ndarray]] = []
-    for pos, j in enumerate(cols):
-        col = work.codes[rows_v, j]
-        ok = col != SUPPRESSED
-        support = np.bincount(col[ok], weights=counts[rows_v][ok], minlength=len(work.labels[j]))
-        mcodes = work.codes[moles, j]
-        present = mcodes != SUPPRESSED
-        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
-        codes_sorted = work.codes[rows_sorted, j]
-        if len(codes_sorted) == 0:
-            by_value.append({})
-            continue
-        uniq, starts = np.unique(codes_sorted, return_index=True)
-        ends = np.append(starts[1:], len(codes_sorted))
-        by_value.append({int(c): rows_sorted[s:e]
-                         for c, s, e in zip(uniq, starts, ends, strict=True)})
-        entries += [(float(support[c]) * float(weights[pos]), pos, str(work.labels[j][c]), c)
-                    for c in uniq.tolist()]
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    entries, by_value = value_visits(work.codes, counts, work.labels, cols, weights, moles,
+                                     support_rows=rows_v)
     cells = 0
     for _wsup, pos, _label, code in entries:
         rows = by_value[pos][code]

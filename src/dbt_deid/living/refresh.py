@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,19 +56,18 @@ from dbt_deid.verify import CombinationCheck
 
 
 @dataclass
-class RefreshStats:
-    """Record cells each step suppressed, and how the run went."""
+class RefreshStats(SuppressionStats):
+    """:class:`SuppressionStats` (record cells per step), plus the cells the changed-record
+    guard suppressed, whether the run stalled and its whole time (reading the pairs included,
+    the final checks not)."""
 
-    phase1_cells: int = 0
-    phase2_cells: int = 0
-    growth_records: int = 0
-    growth_cells: int = 0
-    propagated_cells: int = 0
     linked_cells: int = 0
-    passes: int = 0
-    seconds: float = 0.0
-    combination_order: list[tuple[str, ...]] = field(default_factory=list)
     stalled: bool = False
+    seconds: float = 0.0
+
+    @property
+    def cells(self) -> int:
+        return super().cells + self.linked_cells
 
 
 @dataclass
@@ -236,7 +235,10 @@ def refresh(
     log.info(f"dbt_deid refresh: {inp.records(Status.KEPT)} kept, {inp.records(Status.NEW)} new,"
              f" {inp.records(Status.CHANGED)} changed, {inp.records(Status.GONE)} gone record(s)"
              f" ({len(inp.counts)} pairs, k = {k})")
+    t1 = time.perf_counter()
     stats.phase1_cells = phase1(work, [col_idx[c] for c in used], k)
+    stats.phase1_seconds = time.perf_counter() - t1
+    t1 = time.perf_counter()
     combo_cols = [np.array([col_idx[c] for c in b]) for b in combos]
     ix: Indexes | None = None
     suppressed_before = -1
@@ -277,6 +279,7 @@ def refresh(
                      f" {cells} cells suppressed, {moved} records fully suppressed;"
                      f" {time.perf_counter() - t0:.1f} s")
     stats.seconds = time.perf_counter() - t0
+    stats.phase2_seconds = time.perf_counter() - t1
     return RefreshResult(
         work, inp, k, combos, checks, stats, work.checks("V", checks, k),
         work.checks("C", checks, k), linked_checks(work, inp, checks, k), max_suppression,
