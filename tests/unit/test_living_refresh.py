@@ -243,3 +243,43 @@ def test_table6_new_records_that_fit_cost_nothing() -> None:
     assert published is not None and result.new_record_cells == 0
     assert changed_rows(releases(line, [first, more])) == [0]
     assert _all_checks(line, [first, more]) == []
+
+
+def test_a_moved_hierarchy_code_is_published_safely_or_refused(discharge_line) -> None:
+    """A hierarchy that moves one DIAG3 code into another group changes every record holding
+    it: each is a changed record; whatever the refresh decides, nothing unsafe is published."""
+    line, truths, _results = discharge_line
+    line = Line(QIS, 5, COMBINATIONS, store=line.store.copy(), version=line.version,
+                versions=list(line.versions))
+    current = truths[2].copy()
+    code = current["diagnosis"].value_counts().index[5]
+    moved = current["diagnosis"] == code
+    current.loc[moved, "diagnosis"] = current["diagnosis"].value_counts().index[0]
+    published, result = line.publish(current)
+    assert result.records(Status.CHANGED) == int(moved.sum()) > 5
+    if published is None:
+        assert result.refusals()
+    else:
+        assert _all_checks(line, [*truths, current]) == []
+
+
+def test_suppression_propagates_to_finer_levels() -> None:
+    """Seed 000 releases every level with suppression propagated: a suppressed region
+    suppresses the province in new and kept records alike."""
+    rng = np.random.default_rng(3)
+    provinces = {"ON": "Central", "QC": "Central", "BC": "West", "AB": "West", "PE": "East"}
+
+    def table(n: int, first: int) -> pd.DataFrame:
+        prov = rng.choice(list(provinces), n, p=[0.4, 0.3, 0.15, 0.14, 0.01])
+        return pd.DataFrame({ID: range(first, first + n), "province": prov,
+                             "region": [provinces[p] for p in prov],
+                             "age": rng.choice(["a", "b", "c"], n)})
+
+    d1 = table(60, 1)
+    d2 = pd.concat([d1, table(6, 100)], ignore_index=True)
+    line = Line(["region", "province", "age"], 3, [("region", "age"), ("province", "age")])
+    for d in (d1, d2):
+        published, result = line.publish(d, propagation=[("region", "province")])
+        assert published is not None, result.refusals()
+        assert not (published["region"].isna() & published["province"].notna()).any()
+    assert _all_checks(line, [d1, d2]) == []
