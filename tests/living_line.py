@@ -83,7 +83,7 @@ class Line:
         cols = pair_columns(self.qis)
         keyed = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
         grouped = keyed.value_counts(sort=False, dropna=False).reset_index(name="n")
-        frame = grouped.replace({NULL_KEY: None})
+        frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
         result = refresh(frame, self.k, self.combinations, self.weights,
                          verify_combinations=self.verify, **kwargs)
         if not result.ok:

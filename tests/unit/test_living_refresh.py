@@ -20,7 +20,7 @@ from tests.combined_view_check import (
     linked_violations,
     version_violations,
 )
-from tests.living_line import COMBINATIONS, ID, QIS, Line, discharges, releases
+from tests.living_line import COMBINATIONS, ID, NULL_KEY, QIS, Line, discharges, releases
 
 CONFORMANCE = Path("/work/shared/conformance/walkthrough_k3")
 WALK = ["sex", "year_of_birth", "diagnosis"]
@@ -283,3 +283,25 @@ def test_suppression_propagates_to_finer_levels() -> None:
         assert published is not None, result.refusals()
         assert not (published["region"].isna() & published["province"].notna()).any()
     assert _all_checks(line, [d1, d2]) == []
+
+
+def test_indexing_only_the_moving_rows_changes_nothing(discharge_line, monkeypatch) -> None:
+    """Phase 2 indexes the rows that may move and counts the classes they reach; indexing every
+    row (the fallback when class keys would overflow int64) gives the same version."""
+    from dbt_deid.living import algorithm
+
+    line, truths, _results = discharge_line
+    records = line.pairs(truths[2].assign(diagnosis=truths[2]["diagnosis"].where(
+        truths[2][ID] % 97 != 0, "Z38")))
+    cols = pair_columns(QIS)
+    frame = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
+    frame = frame.value_counts().reset_index(name="n")
+    frame = frame.mask(frame == NULL_KEY)
+    reduced = refresh(frame, 5, COMBINATIONS)
+    monkeypatch.setattr(algorithm, "_INT64_SAFE", 1)
+    full = refresh(frame, 5, COMBINATIONS)
+    assert reduced.records(Status.CHANGED) > 0
+    key = [*cols, "rank_from"]
+    a, b = (r.suppression_map(only_suppressed=False).sort_values(key).reset_index(drop=True)
+            for r in (reduced, full))
+    pd.testing.assert_frame_equal(a, b)
