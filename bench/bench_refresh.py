@@ -1,7 +1,7 @@
 """Benchmark of a refresh adding 1% new records (issue 32): not a test.
 
     nice timeout 360 .venv/bin/python bench/bench_refresh.py [--rows 2400000] [--new 0.01]
-        [--k 20]
+        [--k 20] [--repeat 2]
 
 1. Synthetic discharge abstracts (:mod:`dbt_deid.synthetic.discharge`), ``--rows`` records for
    version 1 and ``--new`` x rows more for version 2 (another seed, ids after the first), at the
@@ -12,8 +12,9 @@
    (true tuple, published tuple) counts joined with the new records' patterns. Timed: the
    refresh (algorithm, then the checks of both views and of changed records), against, in the
    same run, a fresh release of all version-2 records (:func:`run_suppression`, then
-   :func:`verify_result` of the one view it has). Prints the ratios and the cells suppressed
-   among the new records next to what the fresh release suppresses among the same records.
+   :func:`verify_result` of the one view it has), alternated ``--repeat`` times, the best of
+   each kept. Prints the ratios and the cells suppressed among the new records next to what
+   the fresh release suppresses among the same records.
 
 Record-level work (generating, generalizing, grouping) is not timed: it is the warehouse's.
 Progress goes to stderr, figures to stdout. The machine may be shared: read the ratios.
@@ -84,6 +85,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=2_400_000)
     parser.add_argument("--new", type=float, default=0.01)
     parser.add_argument("--k", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=2, help="timed runs, best kept (2)")
     args = parser.parse_args()
     n_new = int(round(args.rows * args.new))
     log(f"generating {args.rows} + {n_new} records")
@@ -96,22 +98,26 @@ def main() -> None:
     v1_seconds = time.perf_counter() - t
     assert v1.ok, v1.refusals()
     pairs = pd.concat([kept_pairs(v1), new_pairs(patterns(added))], ignore_index=True)
-    log(f"version 2: {len(pairs)} pairs; refresh")
-    t = time.perf_counter()
-    v2 = refresh(pairs, args.k, COMBINATIONS)
-    refresh_total = time.perf_counter() - t
-    refresh_algo = v2.stats.seconds
-    assert v2.ok, v2.refusals()
-    log("fresh release of all version-2 records")
     everything = pd.concat([base.assign(is_new="0"), added.assign(is_new="1")])
     fresh_patterns = arrow_text(
         everything[[*QIS, "is_new"]].value_counts(sort=False).reset_index(name="n"))
-    t = time.perf_counter()
-    fresh = run_suppression(fresh_patterns, args.k, COMBINATIONS, columns=["is_new"])
-    fresh_algo = time.perf_counter() - t
-    checks = verify_result(fresh)
-    fresh_total = time.perf_counter() - t
-    assert all(c.ok for c in checks)
+    best = {"refresh": np.inf, "refresh_algo": np.inf, "fresh": np.inf, "fresh_algo": np.inf}
+    for run in range(args.repeat):  # alternated, best of each: the machine is shared
+        log(f"run {run + 1}/{args.repeat}: refresh of {len(pairs)} pairs")
+        t = time.perf_counter()
+        v2 = refresh(pairs, args.k, COMBINATIONS)
+        best["refresh"] = min(best["refresh"], time.perf_counter() - t)
+        best["refresh_algo"] = min(best["refresh_algo"], v2.stats.seconds)
+        assert v2.ok, v2.refusals()
+        log(f"run {run + 1}/{args.repeat}: fresh release of all version-2 records")
+        t = time.perf_counter()
+        fresh = run_suppression(fresh_patterns, args.k, COMBINATIONS, columns=["is_new"])
+        best["fresh_algo"] = min(best["fresh_algo"], time.perf_counter() - t)
+        checks = verify_result(fresh)
+        best["fresh"] = min(best["fresh"], time.perf_counter() - t)
+        assert all(c.ok for c in checks)
+    refresh_total, refresh_algo = best["refresh"], best["refresh_algo"]
+    fresh_total, fresh_algo = best["fresh"], best["fresh_algo"]
     table = fresh.table
     is_new = table.labels[table.col("is_new")][table.codes[:, table.col("is_new")]] == "1"
     qcols = [table.col(c) for c in QIS]
