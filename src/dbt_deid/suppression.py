@@ -268,6 +268,39 @@ def phase1(table: PatternTable, cols: Sequence[int], k: int) -> int:
     return cells
 
 
+def value_visits(
+    codes: np.ndarray, counts: np.ndarray, labels: Sequence[np.ndarray], cols: np.ndarray,
+    weights: np.ndarray, moles: np.ndarray, support_rows: np.ndarray | None = None,
+) -> tuple[list[tuple[float, int, str, int]], list[dict[int, np.ndarray]]]:
+    """Step 2.5's order: the values the ``moles`` rows show on ``cols``, as (wsup, position in
+    ``cols``, label, code) sorted by weighted support wsup = sup x w (support over
+    ``support_rows``, every row when None), then position and label; and per position the mole
+    rows holding each code."""
+    entries: list[tuple[float, int, str, int]] = []
+    rows_by_value: list[dict[int, np.ndarray]] = []
+    for pos, j in enumerate(cols):
+        col = codes[:, j] if support_rows is None else codes[support_rows, j]
+        w = counts if support_rows is None else counts[support_rows]
+        ok = col != SUPPRESSED
+        support = np.bincount(col[ok], weights=w[ok], minlength=len(labels[j]))
+        mcodes = codes[moles, j]
+        present = mcodes != SUPPRESSED
+        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
+        codes_sorted = codes[rows_sorted, j]
+        if len(codes_sorted) == 0:
+            rows_by_value.append({})
+            continue
+        uniq, starts = np.unique(codes_sorted, return_index=True)
+        ends = np.append(starts[1:], len(codes_sorted))
+        rows_by_value.append(
+            {int(c): rows_sorted[s:e] for c, s, e in zip(uniq, starts, ends, strict=True)}
+        )
+        for c in uniq.tolist():
+            entries.append((float(support[c]) * float(weights[pos]), pos, str(labels[j][c]), c))
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    return entries, rows_by_value
+
+
 def _phase2_combination(
     table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int
 ) -> tuple[int, int, int]:
@@ -282,29 +315,8 @@ def _phase2_combination(
         return 0, 0, 0
     idx.size = np.concatenate([idx.size, np.zeros(len(moles) * len(cols), np.int64)])
     counts = table.counts
-    # Weighted supports over all records (step 2.5 orders values by them).
-    entries: list[tuple[float, int, str, int]] = []
-    rows_by_value: list[dict[int, np.ndarray]] = []
-    for pos, j in enumerate(cols):
-        col = table.codes[:, j]
-        ok = col != SUPPRESSED
-        support = np.bincount(col[ok], weights=counts[ok], minlength=len(table.labels[j]))
-        mcodes = table.codes[moles, j]
-        present = mcodes != SUPPRESSED
-        rows_sorted = moles[present][np.argsort(mcodes[present], kind="stable")]
-        codes_sorted = table.codes[rows_sorted, j]
-        if len(codes_sorted) == 0:
-            rows_by_value.append({})
-            continue
-        uniq, starts = np.unique(codes_sorted, return_index=True)
-        ends = np.append(starts[1:], len(codes_sorted))
-        rows_by_value.append(
-            {int(c): rows_sorted[s:e] for c, s, e in zip(uniq, starts, ends, strict=True)}
-        )
-        labels = table.labels[j]
-        for c in uniq.tolist():
-            entries.append((float(support[c]) * float(weights[pos]), pos, str(labels[c]), c))
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    entries, rows_by_value = value_visits(table.codes, counts, table.labels, cols, weights,
+                                          moles)
 
     cells = 0
     for _wsup, pos, _label, code in entries:

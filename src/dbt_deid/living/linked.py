@@ -1,0 +1,128 @@
+"""The guard for changed records against a recipient who links versions.
+
+A changed record is, in the combined view, two records (``docs/living-release.md``: its earlier
+state stays as a record of its own, its current values are a new record). A recipient who can
+link the two rows (pass-through columns, a stable row order) and knows the target's earlier
+values ``a`` and current values ``b`` looks for records whose earlier cells are consistent with
+``a`` and whose new-version cells are consistent with ``b``. This module counts them, with the
+exact consistent-set count (El Emam et al. 2011, "Equivalence Classes"; a suppressed cell is
+consistent with anything) on the combination doubled: each QI's earlier revealed cell and its
+new-version cell, against the target's earlier and current true values. Only records present
+both before and now are candidates (kept records and other changed ones): a recipient who knows
+the target was published before rules out new records, and one who knows it is current rules
+out deleted ones, so the count is a lower bound on what the recipient is left with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbt_deid.living.pairs import RefreshInput, Status
+from dbt_deid.living.views import WorkTable
+from dbt_deid.patterns import SUPPRESSED
+from dbt_deid.verify import coded_consistent_counts
+
+
+@dataclass(frozen=True)
+class LinkedCheck:
+    """Changed records on one combination: how many, the smallest linked consistent set, and
+    the records consistent with fewer than k linked records."""
+
+    combination: tuple[str, ...]
+    changed_records: int
+    min_consistent: int | None
+    records_below_k: int
+
+
+def linked_counts(work: WorkTable, inp: RefreshInput, cols: Sequence[int]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The new-version rows of changed records and, for each, the records present before and
+    now whose earlier and new cells are consistent with its earlier and current values."""
+    rows = work.rows("V")
+    status = inp.status[work.src[rows]]
+    both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
+    targets = both[inp.status[work.src[both]] == Status.CHANGED]
+    if len(targets) == 0:
+        return targets, np.zeros(0, dtype=np.int64)
+    idx = list(cols)
+    pub = np.hstack([inp.revealed[work.src[both]][:, idx], work.codes[both][:, idx]])
+    truth = np.hstack([inp.earlier[work.src[targets]][:, idx],
+                       inp.current[work.src[targets]][:, idx]])
+    cards = [len(work.labels[j]) for j in idx] * 2
+    counts = coded_consistent_counts(truth.astype(np.int64), pub.astype(np.int64), cards,
+                                     work.counts[both])
+    return targets, counts
+
+
+def _consistent(cells: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Rows of ``cells`` consistent with ``target`` (every cell suppressed or equal)."""
+    return ((cells == SUPPRESSED) | (cells == target)).all(axis=1)
+
+
+def guard_changed(work: WorkTable, inp: RefreshInput, combinations: Sequence[Sequence[int]],
+                  k: int) -> int:
+    """Bring every changed record's linked consistent set up to k on every combination.
+
+    A changed record's own cells do not count here (the recipient knows its values): what
+    hides it is other records present before and now whose earlier cells are consistent with
+    its earlier values and whose new cells are consistent with its current ones. Such records
+    are recruited among those whose earlier cells are consistent with its earlier values by
+    suppressing, in the new version only, their cells that contradict its current values
+    (reveals nothing: the combined view keeps their earlier cells), fewest cells first, then by
+    row (a stable key). Returns the record cells suppressed (0: nothing more can be done).
+    """
+    cells = 0
+    for cols in combinations:
+        idx = list(cols)
+        targets, counts = linked_counts(work, inp, cols)
+        bad = targets[counts < k]
+        if len(bad) == 0:
+            continue
+        pairs = np.hstack([inp.earlier[work.src[bad]][:, idx], inp.current[work.src[bad]][:, idx]])
+        uniq, first = np.unique(pairs, axis=0, return_index=True)
+        need = k - counts[counts < k][first]
+        for (a_b, n) in zip(uniq, need.tolist(), strict=True):
+            cells += _recruit(work, inp, idx, a_b[: len(idx)], a_b[len(idx):], n)
+    return cells
+
+
+def _recruit(work: WorkTable, inp: RefreshInput, idx: list[int], a: np.ndarray, b: np.ndarray,
+             need: int) -> int:
+    rows = work.rows("V")
+    status = inp.status[work.src[rows]]
+    both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
+    late = work.codes[np.ix_(both, idx)]
+    fits = _consistent(inp.revealed[work.src[both]][:, idx], a) & ~_consistent(late, b)
+    cand = both[fits]
+    if len(cand) == 0:
+        return 0
+    wrong = (late[fits] != SUPPRESSED) & (late[fits] != b)
+    cost = wrong.sum(axis=1)
+    order = np.lexsort((cand, cost))
+    cum = np.cumsum(work.counts[cand[order]])
+    last = int(np.searchsorted(cum, need))  # rows order[: last + 1] cover the need
+    take = order[: last + 1]
+    amounts = work.counts[cand[take]].copy()
+    if last < len(order):
+        amounts[-1] -= max(int(cum[last]) - need, 0)
+    moved = work.split(cand[take], amounts)
+    block = work.codes[np.ix_(moved, idx)]
+    block[wrong[take]] = SUPPRESSED
+    work.codes[np.ix_(moved, idx)] = block
+    return int((wrong[take].sum(axis=1) * amounts).sum())
+
+
+def linked_checks(work: WorkTable, inp: RefreshInput, combinations: Sequence[Sequence[str]],
+                  k: int) -> list[LinkedCheck]:
+    """:class:`LinkedCheck` per combination."""
+    out = []
+    for b in combinations:
+        targets, counts = linked_counts(work, inp, [work.columns.index(c) for c in b])
+        n = work.counts[targets]
+        out.append(LinkedCheck(tuple(b), int(n.sum()),
+                               int(counts.min()) if len(counts) else None,
+                               int(n[counts < k].sum())))
+    return out

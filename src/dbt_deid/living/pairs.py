@@ -1,0 +1,164 @@
+"""The refresh's input: one pattern table pairing the store's records with the current ones.
+
+The warehouse joins, by record identity, the latest state of every record in the per-record
+store (its true values at the line's levels and the finest cell any version revealed) to the
+current records generalized at the same levels, and groups the result (a full outer join, then
+one ``GROUP BY``). Per quasi-identifier ``q`` the frame has three columns:
+
+* ``q``: the current true value; null when the record is not in the current table;
+* ``q__earlier``: the true value the store holds (the record's latest published state); null
+  when the record was never published;
+* ``q__published``: the record's cell in the previous version (null = suppressed), where the
+  refresh starts from so that unchanged rows stay the same; for a record not in the previous
+  version (an earlier state, a deleted record), its ``q__revealed``;
+* ``q__revealed``: the finest cell any earlier version revealed of that state (the combined
+  view's cell: null when suppressed in every version or never published);
+
+and a count column. Earlier states of records that changed in an earlier refresh, and deleted
+records, come as rows without current values: they stay in the combined view.
+
+A missing original value is data (the missing label, a string), so a null true value only ever
+means "absent".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.coded import row_keys
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, record_counts
+
+EARLIER = "__earlier"
+PUBLISHED = "__published"
+REVEALED = "__revealed"
+SUFFIXES = (EARLIER, PUBLISHED, REVEALED)
+
+
+class Status(IntEnum):
+    """What happened to a record between the store and the current table."""
+
+    KEPT = 0  # published before, in the current table with the same true values
+    CHANGED = 1  # published before, in the current table with other true values
+    NEW = 2  # not published before
+    GONE = 3  # published before, not in the current table (deleted, or an earlier state)
+
+
+@dataclass
+class RefreshInput:
+    """The pairs, integer-coded (codes follow the sorted labels; -1 = suppressed or absent).
+
+    Row ``i`` stands for ``counts[i]`` records and is row ``origin[i]`` of the input frame.
+    ``current`` holds the current true values (rows of GONE records: -1), ``earlier`` the
+    stored true values (rows of NEW records: -1), ``published`` the previous version's cells
+    and ``revealed`` the earlier combined cells.
+    """
+
+    columns: list[str]
+    labels: list[np.ndarray]
+    current: np.ndarray
+    earlier: np.ndarray
+    published: np.ndarray
+    revealed: np.ndarray
+    counts: np.ndarray
+    status: np.ndarray
+    origin: np.ndarray
+
+    def records(self, status: Status) -> int:
+        return int(self.counts[self.status == status].sum())
+
+
+def pair_columns(columns: Sequence[str]) -> list[str]:
+    """The frame's columns for the QIs ``columns``: the QIs, then their earlier, published and
+    revealed columns (in that order)."""
+    out = list(columns) + [c + s for s in SUFFIXES for c in columns]
+    clash = sorted(set(columns) & {c + s for c in columns for s in SUFFIXES})
+    if clash or len(set(out)) != len(out):
+        raise ConfigError(f"quasi-identifier column(s) {clash} have the name of a column the"
+                          " refresh reads for another QI; rename them")
+    return out
+
+
+def _encode(frame: pd.DataFrame, q: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Shared label codes (sorted labels, -1 = null) of ``q`` and its earlier, published and
+    revealed columns: each column hashed once (``pd.factorize``: Arrow's dictionary encoding on
+    the warehouse's Arrow text), then only its distinct values are turned into text."""
+    vocab: dict[str, int] = {}
+    ids: list[np.ndarray] = []
+    for name in (q, *(q + s for s in SUFFIXES)):
+        codes, uniq = pd.factorize(frame[name], use_na_sentinel=True)
+        local = np.array([vocab.setdefault(str(v), len(vocab)) for v in uniq] + [-1],
+                         dtype=np.int64)
+        ids.append(local[codes])  # code -1 (null) indexes the appended -1
+    labels = np.array(sorted(vocab), dtype=object)
+    rank = np.empty(len(vocab) + 1, dtype=np.int32)
+    rank[[vocab[t] for t in labels]] = np.arange(len(labels), dtype=np.int32)
+    rank[-1] = SUPPRESSED  # id -1 (null) indexes the last entry
+    return labels, [rank[i] for i in ids]
+
+
+def _presence(codes: np.ndarray, columns: Sequence[str], what: str) -> np.ndarray:
+    """Rows where every column holds a value; a row with only some is an error."""
+    have = codes != SUPPRESSED
+    some = have.any(axis=1) & ~have.all(axis=1)
+    if some.any():
+        row = int(np.flatnonzero(some)[0])
+        missing = [c for c, h in zip(columns, have[row], strict=True) if not h]
+        raise DataError(f"refresh pairs: {int(some.sum())} row(s) hold {what} for some"
+                        f" quasi-identifiers only (first: none for {missing}); a true value is"
+                        " never null (a missing original value is the missing label)")
+    return have.all(axis=1)
+
+
+def read_pairs(
+    frame: pd.DataFrame, columns: Sequence[str], count_column: str | None = COUNT_COLUMN
+) -> RefreshInput:
+    """Encode and validate the pairs frame (see the module docstring) for QIs ``columns``."""
+    cols = list(columns)
+    if not cols:
+        raise ConfigError("the refresh needs at least one quasi-identifier")
+    missing = [c for c in pair_columns(cols) if c not in frame.columns]
+    if missing:
+        raise DataError(f"refresh pairs have no column(s) {missing}")
+    if len(frame) == 0:
+        raise DataError("refresh pairs are empty: neither the store nor the source has records")
+    counts = record_counts(frame, count_column, "refresh pairs")
+    labels: list[np.ndarray] = []
+    coded: list[list[np.ndarray]] = [[], [], [], []]
+    for q in cols:
+        lab, parts = _encode(frame, q)
+        labels.append(lab)
+        for store, part in zip(coded, parts, strict=True):
+            store.append(part)
+    current, earlier, published, revealed = (np.column_stack(a) for a in coded)
+    in_current = _presence(current, cols, "current values")
+    in_store = _presence(earlier, cols, "stored true values")
+    if (~in_current & ~in_store).any():
+        raise DataError("refresh pairs: a row has neither current nor stored true values")
+    for cells, what in ((published, PUBLISHED), (revealed, REVEALED)):
+        wrong = (cells != SUPPRESSED) & (cells != earlier)
+        if wrong.any():
+            bad = [cols[j] + what for j in np.flatnonzero(wrong.any(axis=0))]
+            raise DataError(f"refresh pairs: a cell of {bad} is not the stored true value (or"
+                            " the record was never published): the store is inconsistent")
+    if ((published != SUPPRESSED) & (revealed == SUPPRESSED)).any():
+        raise DataError("refresh pairs: a previous version's cell is not among the revealed"
+                        " cells: the store is inconsistent")
+    status = np.full(len(frame), Status.KEPT, dtype=np.int8)
+    status[in_current & in_store & (current != earlier).any(axis=1)] = Status.CHANGED
+    status[~in_store] = Status.NEW
+    status[~in_current] = Status.GONE
+    # Rows in a canonical order (status, then label order), whatever order the warehouse
+    # returned them in: ties are broken by these keys, never by row order.
+    cards = [len(lab) for lab in labels]
+    keys = [row_keys(part, cards) for part in (revealed, published, earlier, current)]
+    order = np.lexsort((counts, *keys, status))
+    return RefreshInput(
+        cols, labels, current[order], earlier[order], published[order], revealed[order],
+        counts[order], status[order], order.astype(np.int64),
+    )

@@ -1,0 +1,164 @@
+"""A release line simulated record by record in pandas, for tests and ``bench/``.
+
+It plays the warehouse's part of a refresh (``docs/living-release.md``): the per-record store
+(one row per record and published version: its true values at the line's levels and its
+published cells), the pairs frame the refresh reads (a full outer join of the store's latest
+state per record with the current records, grouped), and the join of the suppression map back
+onto the records (records of one pattern numbered by record id). The core
+(:func:`dbt_deid.living.refresh`) only ever sees the pairs frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.living import RefreshResult, refresh
+from dbt_deid.living.pairs import EARLIER, PUBLISHED, REVEALED, pair_columns
+
+ID = "record_id"
+CELL = "__cell"
+NULL_KEY = "\x00null"
+
+
+@dataclass
+class Line:
+    """One release line: its settings and its store (all published versions)."""
+
+    qis: list[str]
+    k: int
+    combinations: list[tuple[str, ...]]
+    weights: Mapping[str, float] = field(default_factory=dict)
+    verify: list[tuple[str, ...]] = field(default_factory=list)
+    store: pd.DataFrame | None = None
+    version: int = 0
+    versions: list[pd.DataFrame] = field(default_factory=list)
+
+    def pairs(self, current: pd.DataFrame) -> pd.DataFrame:
+        """The pairs frame, record by record (one row per record and per earlier state), with
+        the record id: :meth:`publish` groups it."""
+        q = self.qis
+        cur = current[[ID, *q]].astype({c: object for c in q})
+        if self.store is None:
+            out = cur.copy()
+            for c in q:
+                for s in (EARLIER, PUBLISHED, REVEALED):
+                    out[c + s] = None
+            return out
+        st = self.store
+        state_key = st[q].astype(str).agg("\x1f".join, axis=1)
+        st = st.assign(_state=state_key)
+        # Per (record, state): cells revealed by any version, and the latest version.
+        agg = {c + CELL: "first" for c in q}  # first non-null: the revealed cell
+        agg.update({c: "first" for c in q})
+        agg["version"] = "max"
+        states = st.groupby([ID, "_state"], sort=False).agg(agg).reset_index()
+        latest_version = states.groupby(ID)["version"].transform("max")
+        states["_latest"] = states["version"] == latest_version
+        last = st[st["version"] == self.version].set_index([ID, "_state"])
+        prev = states.merge(last[[c + CELL for c in q]].add_suffix("_prev"), how="left",
+                            left_on=[ID, "_state"], right_index=True)
+        in_prev = states.set_index([ID, "_state"]).index.isin(last.index)
+        earlier = pd.DataFrame({ID: states[ID], "_latest": states["_latest"]})
+        for c in q:
+            earlier[c + EARLIER] = states[c]
+            earlier[c + REVEALED] = states[c + CELL]
+            earlier[c + PUBLISHED] = np.where(in_prev, prev[c + CELL + "_prev"],
+                                              states[c + CELL])
+        latest = earlier[earlier["_latest"]].drop(columns="_latest")
+        older = earlier[~earlier["_latest"]].drop(columns="_latest")
+        joined = cur.merge(latest, on=ID, how="outer")
+        out = pd.concat([joined, older], ignore_index=True)
+        return out[[ID, *pair_columns(q)]].astype(object).where(out.notna(), None)
+
+    def publish(self, current: pd.DataFrame, **kwargs: object
+                ) -> tuple[pd.DataFrame | None, RefreshResult]:
+        """Refresh onto ``current`` (record id + QIs at the line's levels); when the result may
+        be published, store it as the next version and return the published records (record
+        id + cells, None = suppressed), else (None, result)."""
+        records = self.pairs(current)
+        cols = pair_columns(self.qis)
+        keyed = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
+        grouped = keyed.value_counts(sort=False, dropna=False).reset_index(name="n")
+        frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
+        result = refresh(frame, self.k, self.combinations, self.weights,
+                         verify_combinations=self.verify, **kwargs)
+        if not result.ok:
+            return None, result
+        published = self._apply(records[ID], keyed, result)
+        self.version += 1
+        rows = current[[ID, *self.qis]].merge(published, on=ID, suffixes=("", CELL))
+        rows["version"] = self.version
+        self.store = pd.concat([self.store, rows], ignore_index=True)
+        self.versions.append(published)
+        return published, result
+
+    def _apply(self, ids: pd.Series, keyed: pd.DataFrame, result: RefreshResult
+               ) -> pd.DataFrame:
+        """Join the map onto the current records: a record's rank within its pattern (by record
+        id) picks its variant."""
+        cols = pair_columns(self.qis)
+        mapping = result.suppression_map(only_suppressed=False)
+        mapping[cols] = mapping[cols].astype(object).where(mapping[cols].notna(), NULL_KEY)
+        recs = pd.concat([ids, keyed], axis=1)
+        recs = recs[keyed[self.qis[0]] != NULL_KEY].copy()  # current records only
+        recs["_order"] = recs[ID].astype(str)
+        recs = recs.sort_values("_order", kind="stable")
+        recs["_rank"] = recs.groupby(cols, sort=False, dropna=False).cumcount() + 1
+        joined = recs.merge(mapping, on=cols, how="left")
+        joined = joined[(joined["_rank"] >= joined["rank_from"])
+                        & (joined["_rank"] <= joined["rank_to"])]
+        if len(joined) != len(recs):
+            raise AssertionError(f"{len(joined)} records matched the map, {len(recs)} exist")
+        out = pd.DataFrame({ID: joined[ID].to_numpy()})
+        for c in self.qis:
+            out[c] = np.where(joined[f"{c}__suppressed"].to_numpy(dtype=bool), None,
+                              joined[c].to_numpy())
+        return out.astype(object).where(out.notna(), None)
+
+
+def releases(line: Line, truths: Sequence[pd.DataFrame]
+             ) -> list[dict[object, tuple[tuple, tuple]]]:
+    """Each published version as {record id: (published cells, true values)} (the input of
+    the independent combined-view check)."""
+    out = []
+    for published, truth in zip(line.versions, truths, strict=True):
+        t = truth.set_index(ID)[line.qis]
+        out.append({rid: (tuple(None if pd.isna(row[c]) else row[c] for c in line.qis),
+                          tuple(t.loc[rid]))
+                    for rid, row in published.set_index(ID).iterrows()})
+    return out
+
+
+QIS = ["province", "age_group", "gender", "los", "diagnosis"]
+COMBINATIONS = [("province", "age_group", "gender", "los"),
+                ("province", "age_group", "gender", "diagnosis")]
+
+
+def generalize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Synthetic discharge abstracts (:mod:`dbt_deid.synthetic.discharge`) at the levels the
+    tests and the refresh benchmark release: province, 5-year age groups top-coded at 90,
+    gender, length of stay in days up to a week then weeks (top-coded at 26), and the
+    diagnosis's 3-character code (DIAG3, seed 000 Table 2)."""
+    age = np.minimum(frame["age"].to_numpy(dtype=np.int64) // 5 * 5, 90)
+    los = frame["los_days"].to_numpy(dtype=np.int64)
+    los_label = np.where(los <= 7, np.char.add("d", los.astype(str)),
+                         np.char.add("w", np.minimum((los + 6) // 7, 26).astype(str)))
+    return pd.DataFrame({
+        ID: frame["abstract_id"].to_numpy(),
+        "province": frame["province"].astype(str).to_numpy(),
+        "age_group": np.char.add("a", age.astype(str)),
+        "gender": frame["gender"].astype(str).to_numpy(),
+        "los": los_label,
+        "diagnosis": frame["mrdx"].astype(str).str[:3].to_numpy(),
+    })
+
+
+def discharges(rows: int, seed: int, first_id: int = 1) -> pd.DataFrame:
+    """``rows`` generalized synthetic abstracts with ids from ``first_id``."""
+    from dbt_deid.synthetic.discharge import discharge_table
+
+    return generalize(discharge_table(rows, seed=seed, first_id=first_id).to_pandas())
