@@ -20,17 +20,19 @@
     {%- do dbt_deid._setting_error(kind, prefix ~ key, 'is required: ' ~ s.doc) -%}
   {%- endfor -%}
   {%- for key, value in raw.items() if value is not none -%}
-    {%- set s = spec[key] -%}
-    {%- set message = dbt_deid._value_error(value, s) -%}
-    {%- if message is not none -%}{%- do dbt_deid._setting_error(kind, prefix ~ key, message) -%}{%- endif -%}
-    {%- if s.get('section') -%}
-      {%- for name, item0 in (value.items() if s.get('each') else [(none, value)]) -%}
-        {%- set sub = prefix ~ key ~ (('.' ~ name) if name is not none else '') -%}
-        {%- set item = {} if item0 is none and s.get('each') else item0 -%}
-        {%- if item is not mapping -%}{%- do dbt_deid._setting_error(kind, sub, 'must be a mapping, got ' ~ dbt_deid._describe(item)) -%}{%- endif -%}
-        {%- do dbt_deid._check_section(kind, sub, item, s.section) -%}
-      {%- endfor -%}
-    {%- endif -%}
+    {%- do dbt_deid._check_value(kind, prefix ~ key, value, spec[key]) -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- One non-null setting at `path` against its spec, its sub-section included. -#}
+{% macro _check_value(kind, path, value, spec) -%}
+  {%- set message = dbt_deid._value_error(value, spec) -%}
+  {%- if message is not none -%}{%- do dbt_deid._setting_error(kind, path, message) -%}{%- endif -%}
+  {%- for name, item0 in (value.items() if spec.get('each') else [(none, value)]) if spec.get('section') -%}
+    {%- set sub = path ~ (('.' ~ name) if name is not none else '') -%}
+    {%- set item = {} if item0 is none and spec.get('each') else item0 -%}
+    {%- if item is not mapping -%}{%- do dbt_deid._setting_error(kind, sub, 'must be a mapping, got ' ~ dbt_deid._describe(item)) -%}{%- endif -%}
+    {%- do dbt_deid._check_section(kind, sub, item, spec.section) -%}
   {%- endfor -%}
 {%- endmacro %}
 

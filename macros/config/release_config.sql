@@ -179,6 +179,19 @@
     {%- if spec.levels | length == 0 -%}
       {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'must be a non-empty list of QI names, finest first') }}
     {%- endif -%}
+    {%- set w = 'hierarchical_qis.' ~ fam -%}
+    {%- if spec.levels | unique(case_sensitive=true) | list | length != spec.levels | length -%}{{ dbt_deid._config_error(w ~ '.levels', 'repeats a level') }}{%- endif -%}
+    {%- for key in ['adversary_level', 'analyst_level'] -%}
+      {%- set v = spec.get(key, 0) -%}
+      {%- if not ((v is string and v in spec.levels) or (v is integer and v is not boolean and v >= 0 and v < spec.levels | length)) -%}
+        {{ dbt_deid._config_error(w ~ '.' ~ key, 'must be a level name or rank 0..' ~ (spec.levels | length - 1)) }}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- for coarse, fine in (spec.generalizes or {}).items() -%}
+      {%- if coarse not in spec.levels or fine not in spec.levels or spec.levels.index(coarse) <= spec.levels.index(fine) -%}
+        {{ dbt_deid._config_error(w ~ '.generalizes', 'links ' ~ coarse ~ ' -> ' ~ fine ~ ': both must be levels, the first coarser') }}
+      {%- endif -%}
+    {%- endfor -%}
     {%- for lv in spec.levels -%}
       {%- if lv not in qi_names -%}
         {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'names unknown quasi-identifier ' ~ lv) }}

@@ -31,6 +31,7 @@ def resolve(kind: str, raw: Any) -> Any:
     from dbt_deid.ola.settings import ola_settings
 
     cfg = parse_release(raw)
+    risk_suite_settings(cfg, raw)
     ola_settings(raw)
     return cfg
 
@@ -55,3 +56,45 @@ def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise setting_error("text", "attempt", "needs low <= mode <= high, got"
                                 f" {', '.join(map(str, attempt))}")
     return out
+
+
+def risk_suite_settings(cfg: Any, raw: Mapping[str, Any]) -> None:
+    """The risk suite's sections related to the release's QIs (the Python twin of the Jinja
+    ``risk_suite_config``): ``report.by`` names QIs; ``small_areas`` (El Emam et al. 2010) names
+    a QI with an original lookup hierarchy, a coarser level above the released one, and a
+    remedy only on the remedied hierarchy at level >= 1."""
+    qis = cfg.quasi_identifiers
+    by = (raw.get("report") or {}).get("by") or []
+    by = [by] if isinstance(by, str) else by
+    if isinstance(by, Mapping) or not isinstance(by, (list, tuple)):
+        raise setting_error("release", "report.by", "must be a list of quasi-identifier names")
+    for b in by:
+        if b not in qis:
+            raise setting_error("release", "report.by", f"names {b}, not a quasi-identifier;"
+                                f" declared: {', '.join(qis)}")
+    sa = raw.get("small_areas")
+    if sa is None:
+        return
+    geo = sa.get("geography_column")
+    if geo not in qis:
+        raise setting_error("release", "small_areas.geography_column", "must name a"
+                            f" quasi-identifier, got {describe(geo)}")
+    q = qis[geo]
+    hierarchy = sa.get("hierarchy") or q.hierarchy
+    remedied = "deid_small_area_hierarchy"
+    if hierarchy is None or hierarchy == remedied:
+        raise setting_error("release", "small_areas.hierarchy", "name the original lookup"
+                            f" hierarchy of {geo} (first column the area code, next columns the"
+                            " coarser levels)")
+    coarser = sa.get("coarser_level") or q.level + 1
+    if coarser <= q.level:
+        raise setting_error("release", "small_areas.coarser_level", "must be an integer above"
+                            f" the released level {q.level}, got {coarser}")
+    remedy = sa.get("remedy") or "none"
+    if remedy != "none" and q.hierarchy != remedied:
+        raise setting_error("release", "small_areas.remedy", f"is {remedy}: set"
+                            f" quasi_identifiers.{geo}.hierarchy to {remedied} (the remedied copy"
+                            f" of {hierarchy})")
+    if remedy != "none" and q.level < 1:
+        raise setting_error("release", "small_areas.remedy", f"needs {geo} released at level"
+                            " >= 1 of its hierarchy (level 0 is the key)")

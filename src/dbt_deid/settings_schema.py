@@ -151,10 +151,9 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     "family": {
         "levels": {"doc": "QI names, finest first.", "required": True, "type": "list"},
         "generalizes": {"doc": "coarser level -> finer level (total orders).", "type": "mapping"},
-        "adversary_level": {"doc": "Q: the level an adversary knows.", "default": 0,
-                            "type": "integer", "min": 0},
-        "analyst_level": {"doc": "M: the level analysts need.", "default": 0, "type": "integer",
-                          "min": 0},
+        "adversary_level": {"doc": "Q: the level an adversary knows (name or rank).",
+                            "default": 0},
+        "analyst_level": {"doc": "M: the level analysts need (name or rank).", "default": 0},
         "evaluate_all_levels": {"doc": "Evaluate every level.", "default": False,
                                 "allowed": [True, False]},
         "description": {"doc": "Free text for people."},

@@ -82,7 +82,7 @@ def claims_vars(**release: Any) -> dict[str, Any]:
                              "primary_condition_group"],
         "release_columns": {"claims": ["year", "pay_delay", "charlson_index"]},
         "truncate_partition": ["year"],
-        "tau": 0.05, "alpha": 0.1614, "max_sup": None, "attack_tau": None,
+        "tau": 0.05, "sampling_fraction": 0.1614, "max_suppression": None, "attack_tau": None,
         "bootstrap": 1000, "iterations": 100, "pool_size": 2000, "seed": 0,
         "attack_iterations": 2000,
         "attack2_population": "claims_population", "attack2_qis": ["age", "sex"],
@@ -130,7 +130,7 @@ def test_paper_settings_refuse_and_say_what_to_relax(refused: tuple[DbtRun, Path
     assert gate.loc["node_risk", "limit"] == pytest.approx(0.008)  # 0.0004 / tau
     assert gate.loc["attack1", "limit"] == pytest.approx(0.05)
     message = gate.loc["node_risk", "message"]
-    for part in ("MaxSup = 0.008", "set max_sup to at least", "tau:", "demographics alone",
+    for part in ("MaxSup = 0.008", "set max_suppression to at least", "tau:", "demographics alone",
                  "adversary power", "hierarchies"):
         assert part in message, part
     lola = run.query("select * from deid_claims_lola")

@@ -99,5 +99,5 @@ def test_claims_release_suggests_the_setting_it_does_not_know() -> None:
     """Every release kind rejects a misspelt name with a suggestion (issue 12)."""
     from dbt_deid.longitudinal.settings import claims_settings
 
-    with pytest.raises(ConfigError, match="unknown setting; did you mean 'max_sup'"):
-        claims_settings({"name": "c", "max_supp": 0.008})
+    with pytest.raises(ConfigError, match="unknown setting; did you mean 'max_suppression'"):
+        claims_settings({"name": "c", "max_supresion": 0.008})
