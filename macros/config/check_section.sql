@@ -56,7 +56,7 @@
   {%- set num = v is number and v is not boolean -%}
   {%- set ok = {
       'fraction': num and v >= 0 and v <= 1, 'rate': num and v > 0 and v <= 1,
-      'positive': num and v > 0, 'number': num and v == v, 'percentile': num and v > 0 and v <= 100,
+      'positive': num and v > 0 and v * 0 == 0, 'number': num and v * 0 == 0, 'percentile': num and v > 0 and v <= 100,
       'integer': v is integer and v is not boolean and v >= spec.get('min', v),
       'boolean': v is boolean, 'string': v is string and v | length > 0,
       'relation': (v is string and v | length > 0) or (v is mapping and v.get('source_name') is string and v.get('table') is string),

@@ -73,6 +73,9 @@
         {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but the rule defines ' ~ (rule['levels'] | length) ~ ' levels') }}
       {%- endif -%}
     {%- endif -%}
+    {%- if spec.get('derived_from') is not none and spec.derived_from not in raw.quasi_identifiers -%}
+      {{ dbt_deid._config_error(where ~ '.derived_from', 'names unknown quasi-identifier ' ~ spec.derived_from) }}
+    {%- endif -%}
     {%- if hierarchy is none and rule is none and level != 0 -%}
       {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but no hierarchy or rule is given') }}
     {%- endif -%}

@@ -27,7 +27,7 @@ from dbt_deid.families import (
     propagation_pairs,
     released_order,
 )
-from dbt_deid.settings_check import check_value, describe
+from dbt_deid.settings_check import check_section, check_value, describe
 from dbt_deid.tau import k_from_population, k_from_tau
 
 ALGORITHMS = tuple(schema.ALGORITHMS)
@@ -167,7 +167,7 @@ def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
         where = f"{setting}.levels[{i}]"
         if not isinstance(lv, Mapping):
             raise ConfigError(f"{where} must be a mapping, got {lv!r}")
-        schema.check_names(where, lv, schema.RULE_LEVEL_SECTION[rule["type"]])
+        check_section("release", where, lv, schema.RULE_LEVEL_SECTION[rule["type"]])
         if rule["type"] == "interval":
             breaks = lv.get("breaks")
             if breaks is not None:
@@ -251,6 +251,10 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
     for key in ("sample", "report", "small_areas", "generalization"):
         if raw.get(key) is not None:  # names and types of the sub-sections, as Jinja words them
             check_value("release", key, raw[key], schema.SECTIONS["release"][key])
+    sample = raw.get("sample") or {}
+    if ((sample.get("slot") or 0) + 1) * sample.get("fraction", 1) > 1.000000001:
+        raise ConfigError(f"sample.slot must be an integer >= 0 with (slot + 1) x fraction <= 1,"
+                          f" got {sample['slot']}")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")

@@ -56,8 +56,8 @@ def _type_ok(kind: str, v: Any, spec: Mapping[str, Any]) -> bool:
     checks = {
         "fraction": lambda: num and 0 <= v <= 1,
         "rate": lambda: num and 0 < v <= 1,
-        "positive": lambda: num and v > 0,
-        "number": lambda: num and not math.isnan(v),
+        "positive": lambda: num and v > 0 and math.isfinite(v),
+        "number": lambda: num and math.isfinite(v),
         "integer": lambda: isinstance(v, int) and not isinstance(v, bool)
         and v >= spec.get("min", v),
         "percentile": lambda: num and 0 < v <= 100,

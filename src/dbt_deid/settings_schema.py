@@ -46,8 +46,8 @@ INTERVAL_LABELS = ["range", "lower", "index"]
 TYPES: dict[str, str] = {
     "fraction": "a number in [0, 1]",
     "rate": "a number in (0, 1]",
-    "positive": "a positive number",
-    "number": "a number",
+    "positive": "a positive finite number",
+    "number": "a finite number",
     "integer": "an integer",
     "percentile": "a percentile in (0, 100]",
     "boolean": "true or false",
