@@ -27,7 +27,7 @@ from dbt_deid.families import (
     propagation_pairs,
     released_order,
 )
-from dbt_deid.settings_check import check_section, check_value, describe
+from dbt_deid.settings_check import check_value, describe
 from dbt_deid.tau import k_from_population, k_from_tau
 
 ALGORITHMS = tuple(schema.ALGORITHMS)
@@ -167,7 +167,7 @@ def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
         where = f"{setting}.levels[{i}]"
         if not isinstance(lv, Mapping):
             raise ConfigError(f"{where} must be a mapping, got {lv!r}")
-        check_section("release", where, lv, schema.RULE_LEVEL_SECTION[rule["type"]])
+        schema.check_names(where, lv, schema.RULE_LEVEL_SECTION[rule["type"]])
         if rule["type"] == "interval":
             breaks = lv.get("breaks")
             if breaks is not None:

@@ -13,8 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dbt_deid.settings_check import check_var, describe, is_fraction, setting_error, value_error
-from dbt_deid.settings_schema import SECTIONS
+from dbt_deid.settings_check import (
+    check_section,
+    check_var,
+    describe,
+    is_fraction,
+    setting_error,
+    value_error,
+)
+from dbt_deid.settings_schema import RULE_LEVEL_SECTION, SECTIONS
 
 
 def resolve(kind: str, raw: Any) -> Any:
@@ -31,6 +38,7 @@ def resolve(kind: str, raw: Any) -> Any:
     from dbt_deid.config import parse_release
     from dbt_deid.ola.settings import ola_settings
 
+    rule_levels(raw)
     cfg = parse_release(raw)
     risk_suite_settings(cfg, raw)
     ola_settings(raw)
@@ -57,6 +65,18 @@ def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise setting_error("text", "attempt", "needs low <= mode <= high, got"
                                 f" {', '.join(map(str, attempt))}")
     return out
+
+
+def rule_levels(raw: Mapping[str, Any]) -> None:
+    """The names and types of every level of every rule (the sections by rule type, El Emam
+    et al. 2011 Table 2), worded as the Jinja ``_validate_rule`` words them."""
+    for name, spec in raw["quasi_identifiers"].items():
+        rule = (spec or {}).get("rule")
+        for i, lv in enumerate((rule or {}).get("levels") or [], start=1):
+            where = f"quasi_identifiers.{name}.rule.levels[{i}]"
+            if not isinstance(lv, Mapping):
+                raise setting_error("release", where, f"must be a mapping, got {describe(lv)}")
+            check_section("release", where, lv, RULE_LEVEL_SECTION[rule["type"]])
 
 
 def risk_suite_settings(cfg: Any, raw: Mapping[str, Any]) -> None:
