@@ -305,6 +305,12 @@ KINDS: dict[str, dict[str, str]] = {
     "text": {"var": "deid_text_release", "section": "text", "label": "text release"},
 }
 
+#: A name of an extra release (key of var ``deid_releases``): lower-case letters and digits joined
+#: by single underscores, at most 30 characters (node names are ``<name>__<package model>`` within
+#: PostgreSQL's 63). ``dbt_deid.releases`` and the Jinja ``_release_name_pattern`` read it.
+RELEASE_NAME_PATTERN = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+MAX_RELEASE_NAME = 30
+
 #: One name per concept across the kinds: old name -> new name, per section. A renamed setting
 #: fails naming its new name (never silently ignored, never silently accepted).
 RENAMED: dict[str, dict[str, str]] = {
@@ -323,6 +329,7 @@ def schema() -> dict[str, Any]:
         "kinds": KINDS,
         "renamed": RENAMED,
         "rule_level_section": RULE_LEVEL_SECTION,
+        "release_name_pattern": RELEASE_NAME_PATTERN,
         "preset_tau": PRESET_TAU,
         "preset_aliases": PRESET_ALIASES,
     }
