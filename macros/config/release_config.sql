@@ -387,7 +387,7 @@
 
 {#- A string literal for any value (names, labels, settings): single quotes doubled (standard
     SQL; PostgreSQL with standard_conforming_strings, DuckDB, Snowflake's '' too). Engines whose
-    literals read backslash escapes (Spark, Databricks, BigQuery, MySQL, Snowflake) escape
+    literals read backslash escapes (Spark, Databricks, BigQuery, Snowflake) escape
     backslashes, quotes and line breaks instead. A NUL character is an error. -#}
 {% macro literal(value) -%}
   {{ return(adapter.dispatch('literal', 'dbt_deid')(value)) }}
@@ -409,7 +409,6 @@
 {% macro databricks__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 {% macro bigquery__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 {% macro snowflake__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
-{% macro mysql__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 
 {#- True when the project declares a release (var deid_release); the package's release models
     are disabled otherwise, so the package can be used for its macros and tests alone. -#}
