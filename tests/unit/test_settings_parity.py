@@ -159,3 +159,24 @@ def test_a_renamed_setting_fails_naming_its_new_name(section: str, old: str) -> 
 
 def test_every_section_is_exercised() -> None:
     assert set(WHERE) == set(SECTIONS)
+
+
+TYPOS = [(section, key) for section, spec in SECTIONS.items() for key in spec
+         if section not in RENAMED or key not in RENAMED[section].values()]
+
+
+@pytest.mark.parametrize(("section", "key"), TYPOS, ids=[f"{s}.{k}" for s, k in TYPOS])
+def test_a_misspelt_name_gets_the_same_suggestion(section: str, key: str) -> None:
+    """The edit distance and the "did you mean" exist in both languages: same answer."""
+    kind, base, path = WHERE[section]
+    typo = key[:-1] if len(key) > 3 else key + "x"
+    raw = _put(_put(base, path, key, None), path, typo, 1)
+    j, p = _answer(kind, raw)
+    assert j == p and p is not None and "unknown setting" in p
+
+
+@pytest.mark.parametrize("tau", [0.05, 0.1, 0.2, 1 / 3, 0.333, 0.25, 0.0001, 0.3, 0.7, 0.07])
+def test_k_from_tau_is_the_same(tau: float) -> None:
+    """k = ceil(1/tau) (El Emam et al. 2011) in both languages, rounding included."""
+    raw = {**RELEASE, "tau": tau}
+    assert jinja_config("release", raw)["release"]["k"] == resolve("release", raw).k
