@@ -12,10 +12,6 @@
   {{ exceptions.raise_compiler_error("dbt_deid text release setting '" ~ setting ~ "': " ~ message) }}
 {%- endmacro %}
 
-{% macro _is_relation_name(value) -%}
-  {{ return(dbt_deid._value_error(value, {'type': 'relation'}) is none) }}
-{%- endmacro %}
-
 {#- Names, types and defaults come from the one definition (dbt_deid._check_var, the `text`
     section of src/dbt_deid/settings_schema.py; dbt_deid.settings_resolve.text_settings is the
     Python twin of what is left here). -#}
