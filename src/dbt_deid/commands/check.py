@@ -12,6 +12,7 @@ to a warehouse.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,9 @@ def _release_line(cfg: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not settings_jinja.available():
+        print(f"note: the package's macros are not in {settings_jinja.MACROS}; checked with the"
+              " Python resolver only", file=sys.stderr)
     for line in check_vars(read_vars(args.vars)):
         print(line)
     return 0
