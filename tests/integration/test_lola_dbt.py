@@ -111,7 +111,7 @@ def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, 
 def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
     """A 3% sample of its population (k = 1) at the same thresholds: published."""
     tmp = tmp_path_factory.mktemp("lola_pass")
-    yield _build(tmp, KEY, alpha=0.03), tmp
+    yield _build(tmp, KEY, sampling_fraction=0.03), tmp
 
 
 def _assert_nothing_published(run: DbtRun) -> None:
@@ -236,7 +236,7 @@ def _assert_refused_rows(rows: pd.DataFrame, failed: str) -> None:
 
 def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
     """The gate tests excluded: the publish materialization refuses both tables on its own."""
-    run = _build(tmp_path, KEY, [*BUILD, "--exclude", "resource_type:test"], alpha=0.03,
+    run = _build(tmp_path, KEY, [*BUILD, "--exclude", "resource_type:test"], sampling_fraction=0.03,
                  attack_tau=0.001)
     _assert_nothing_published(run)
     assert "release refused, nothing published" in run.output, run.output[-3000:]
@@ -253,7 +253,7 @@ def test_history_records_published_release(passing: tuple[DbtRun, Path]) -> None
     assert len(rows) == 2 and (rows["status"] == "published").all()
     assert rows["invocation_id"].nunique() == 1 and (rows["release_version"] == 1).all()
     assert (rows["release_name"] == "integration_claims").all()
-    settings = claims_vars(alpha=0.03)["deid_claims_release"]
+    settings = claims_vars(sampling_fraction=0.03)["deid_claims_release"]
     for r in rows.itertuples(index=False):
         assert json.loads(r.settings_json) == settings
         assert r.settings_md5 == hashlib.md5(r.settings_json.encode()).hexdigest()
@@ -288,7 +288,7 @@ def test_failing_release_over_published_one_is_refused(
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(KEY_ENV, KEY)
         again = run_dbt(INTEGRATION, ["run", "--select", "deid_claims_release_gate+"], tmp_path,
-                        claims_vars(alpha=0.03, attack_tau=0.001), db)
+                        claims_vars(sampling_fraction=0.03, attack_tau=0.001), db)
     assert not again.ok
     assert "release refused, nothing published" in again.output, again.output[-3000:]
     for table, frame in before.items():
