@@ -40,7 +40,7 @@ def macro_caller(files: Iterable[Path],
     def call(name: str) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
             try:
-                return getattr(module["m"], name)(*args, **kwargs)
+                return getattr(module["m"], _exported(name))(*args, **kwargs)
             except MacroReturn as r:
                 return r.value
         return run
@@ -52,8 +52,15 @@ def macro_caller(files: Iterable[Path],
     return call
 
 
+def _exported(name: str) -> str:
+    """Jinja does not export a module's macros whose names start with ``_`` (dbt does): they
+    are loaded as ``p_<name>`` (see :func:`_dbt_blocks_as_macros`)."""
+    return "p_" + name if name.startswith("_") else name
+
+
 def _dbt_blocks_as_macros(text: str) -> str:
     """dbt's generic test blocks (``{% test name(...) %}`` .. ``{% endtest %}``), which Jinja
     does not know, as macros named ``test_<name>``: files that hold tests load as they are."""
     text = re.sub(r"{%(-?)\s*test\s+", r"{%\1 macro test_", text)
+    text = re.sub(r"{%(-?)\s*macro\s+_", r"{%\1 macro p__", text)
     return re.sub(r"{%(-?)\s*endtest\s*(-?)%}", r"{%\1 endmacro \2%}", text)

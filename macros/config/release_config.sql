@@ -14,10 +14,6 @@
   {{ exceptions.raise_compiler_error("dbt_deid release setting '" ~ setting ~ "': " ~ message) }}
 {%- endmacro %}
 
-{% macro _is_fraction(value) -%}
-  {{ return(value is number and value is not boolean and value >= 0 and value <= 1) }}
-{%- endmacro %}
-
 {% macro _is_list(value) -%}
   {{ return(value is iterable and value is not string and value is not mapping) }}
 {%- endmacro %}
@@ -47,79 +43,29 @@
   {{ return(ns.best) }}
 {%- endmacro %}
 
-{#- Every name of `raw` is a setting of `section` (dbt_deid.settings_schema, generated from the
-    one definition in src/dbt_deid/settings_schema.py), and the required ones are there. An
-    unknown name fails with the closest known one (fail closed: a misspelt setting must not
-    silently fall back to its default). -#}
-{% macro _check_names(where, raw, section, require=true) -%}
-  {%- set spec = dbt_deid.settings_schema().sections[section] -%}
-  {%- set prefix = (where ~ '.') if where else '' -%}
-  {%- for key in raw -%}
-    {%- if key not in spec -%}
-      {%- set hint = dbt_deid._closest_name(key, spec.keys() | list) -%}
-      {{ exceptions.raise_compiler_error("dbt_deid release setting '" ~ prefix ~ key ~ "': unknown setting" ~ ("; did you mean '" ~ prefix ~ hint ~ "'?" if hint is not none else '') ~ " (known here: " ~ (spec.keys() | list | sort | join(', ')) ~ ")") }}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- if require -%}
-    {%- for key, s in spec.items() -%}
-      {%- if s.get('required') and raw.get(key) is none -%}
-        {{ dbt_deid._config_error(prefix ~ key, 'is required: ' ~ s.doc) }}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
+{#- A setting's value, or its default (dbt_deid.settings_schema) when absent or null. -#}
+{% macro _setting(raw, section, key) -%}
+  {%- set v = raw.get(key) -%}
+  {{ return(v if v is not none else dbt_deid.settings_schema().sections[section][key].get('default')) }}
 {%- endmacro %}
 
-{#- `value` (or the setting's default when none) if the section allows it. -#}
-{% macro _check_allowed(where, value, section, key) -%}
-  {%- set spec = dbt_deid.settings_schema().sections[section][key] -%}
-  {%- set v = value if value is not none else spec.get('default') -%}
-  {%- set allowed = spec.get('allowed') -%}
-  {%- if allowed is not none and v is not none and (v not in allowed or (v is boolean) != (allowed[0] is boolean)) -%}
-    {{ dbt_deid._config_error(((where ~ '.') if where else '') ~ key, 'must be one of ' ~ allowed | join(', ') ~ ', got ' ~ v) }}
-  {%- endif -%}
-  {{ return(v) }}
-{%- endmacro %}
-
-{#- The default of a setting (dbt_deid.settings_schema). -#}
-{% macro _setting_default(section, key) -%}
-  {{ return(dbt_deid.settings_schema().sections[section][key].get('default')) }}
-{%- endmacro %}
-
+{#- Names and types come from the one definition (dbt_deid._check_var); what is left here
+    relates settings to each other. -#}
 {% macro default__release_config(release) -%}
   {%- set raw = release if release is not none else dbt_deid.release_settings() -%}
   {%- if raw is none or raw is not mapping -%}
     {%- set extra = dbt_deid.current_release() -%}
     {{ dbt_deid._config_error('deid_release' if extra is none else 'deid_releases.' ~ extra, 'declare the release as a mapping in var ' ~ ('deid_release' if extra is none else 'deid_releases (key ' ~ extra ~ ')')) }}
   {%- endif -%}
-  {%- do dbt_deid._check_names('', raw, 'release') -%}
-  {%- for key in ['sample', 'report', 'small_areas', 'generalization'] -%}
-    {%- if raw.get(key) is mapping -%}{%- do dbt_deid._check_names(key, raw[key], key) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- set qis_raw = raw.get('quasi_identifiers') -%}
-  {%- if qis_raw is not mapping or qis_raw | length == 0 -%}
-    {{ dbt_deid._config_error('quasi_identifiers', 'must be a non-empty mapping of column -> settings') }}
-  {%- endif -%}
+  {%- do dbt_deid._check_var('release', raw) -%}
   {%- set qis = [] -%}
-  {%- for name, spec0 in qis_raw.items() -%}
+  {%- for name, spec0 in raw.quasi_identifiers.items() -%}
     {%- set spec = spec0 if spec0 is not none else {} -%}
     {%- set where = 'quasi_identifiers.' ~ name -%}
-    {%- if spec is not mapping -%}{{ dbt_deid._config_error(where, 'must be a mapping') }}{%- endif -%}
-    {%- do dbt_deid._check_names(where, spec, 'quasi_identifier') -%}
-    {%- set level = spec.get('level', dbt_deid._setting_default('quasi_identifier', 'level')) -%}
-    {%- if level is not integer or level is boolean or level < 0 -%}
-      {{ dbt_deid._config_error(where ~ '.level', 'must be a non-negative integer, got ' ~ level) }}
-    {%- endif -%}
-    {%- set weight = spec.get('weight', dbt_deid._setting_default('quasi_identifier', 'weight')) -%}
-    {%- if not dbt_deid._is_fraction(weight) -%}
-      {{ dbt_deid._config_error(where ~ '.weight', 'must be a number in [0, 1], got ' ~ weight) }}
-    {%- endif -%}
-    {%- set hierarchy = spec.get('hierarchy') -%}
-    {%- set rule = spec.get('rule') -%}
+    {%- set level = dbt_deid._setting(spec, 'quasi_identifier', 'level') -%}
+    {%- set hierarchy, rule = spec.get('hierarchy'), spec.get('rule') -%}
     {%- if hierarchy is not none and rule is not none -%}
       {{ dbt_deid._config_error(where, 'give either hierarchy or rule, not both') }}
-    {%- endif -%}
-    {%- if hierarchy is not none and (hierarchy is not string or hierarchy | length == 0) -%}
-      {{ dbt_deid._config_error(where ~ '.hierarchy', 'must be the name of a model or seed') }}
     {%- endif -%}
     {%- if rule is not none -%}
       {%- do dbt_deid._validate_rule(where ~ '.rule', rule) -%}
@@ -127,128 +73,81 @@
         {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but the rule defines ' ~ (rule['levels'] | length) ~ ' levels') }}
       {%- endif -%}
     {%- endif -%}
+    {%- if spec.get('derived_from') is not none and spec.derived_from not in raw.quasi_identifiers -%}
+      {{ dbt_deid._config_error(where ~ '.derived_from', 'names unknown quasi-identifier ' ~ spec.derived_from) }}
+    {%- endif -%}
     {%- if hierarchy is none and rule is none and level != 0 -%}
       {{ dbt_deid._config_error(where ~ '.level', 'is ' ~ level ~ ' but no hierarchy or rule is given') }}
     {%- endif -%}
-    {%- set cap = spec.get('suppression_cap') -%}
-    {%- if cap is not none and not dbt_deid._is_fraction(cap) -%}
-      {{ dbt_deid._config_error(where ~ '.suppression_cap', 'must be a number in [0, 1], got ' ~ cap) }}
-    {%- endif -%}
-    {%- set column = spec.get('column', name) -%}
-    {%- if column is not string or column | length == 0 -%}
-      {{ dbt_deid._config_error(where ~ '.column', 'must name a source column') }}
-    {%- endif -%}
-    {%- do qis.append({'name': name, 'level': level, 'weight': weight, 'hierarchy': hierarchy,
-                       'rule': rule, 'cap': cap, 'column': column}) -%}
+    {%- do qis.append({'name': name, 'level': level, 'weight': dbt_deid._setting(spec, 'quasi_identifier', 'weight'),
+                       'hierarchy': hierarchy, 'rule': rule, 'cap': spec.get('suppression_cap'), 'column': spec.get('column') or name}) -%}
   {%- endfor -%}
   {%- set qi_names = qis | map(attribute='name') | list -%}
 
   {%- set caps = raw.get('column_suppression_cap') -%}
-  {%- if caps is not none -%}
-    {%- for q in qis -%}
-      {%- if caps is mapping -%}
-        {%- if q.name in caps -%}
-          {%- if not dbt_deid._is_fraction(caps[q.name]) -%}
-            {{ dbt_deid._config_error('column_suppression_cap.' ~ q.name, 'must be a number in [0, 1], got ' ~ caps[q.name]) }}
-          {%- endif -%}
-          {%- do q.update({'cap': caps[q.name]}) -%}
-        {%- endif -%}
-      {%- elif not dbt_deid._is_fraction(caps) -%}
-        {{ dbt_deid._config_error('column_suppression_cap', 'must be a number in [0, 1] or a mapping column -> number, got ' ~ caps) }}
-      {%- elif q.cap is none -%}
-        {%- do q.update({'cap': caps}) -%}
-      {%- endif -%}
+  {%- if caps is mapping -%}
+    {%- for col, cap in caps.items() -%}
+      {%- if col not in qi_names -%}{{ dbt_deid._config_error('column_suppression_cap', 'names unknown column ' ~ col) }}{%- endif -%}
+      {%- set message = dbt_deid._value_error(cap, {'type': 'fraction'}) -%}
+      {%- if message is not none -%}{{ dbt_deid._config_error('column_suppression_cap.' ~ col, message) }}{%- endif -%}
     {%- endfor -%}
-    {%- if caps is mapping -%}
-      {%- for col in caps -%}
-        {%- if col not in qi_names -%}{{ dbt_deid._config_error('column_suppression_cap', 'names unknown column ' ~ col) }}{%- endif -%}
-      {%- endfor -%}
-    {%- endif -%}
+  {%- elif caps is not none and dbt_deid._value_error(caps, {'type': 'fraction'}) is not none -%}
+    {{ dbt_deid._config_error('column_suppression_cap', 'must be a number in [0, 1] or a mapping column -> number, got ' ~ dbt_deid._describe(caps)) }}
   {%- endif -%}
+  {%- for q in qis if caps is not none -%}
+    {%- if caps is mapping and q.name in caps -%}{%- do q.update({'cap': caps[q.name]}) -%}
+    {%- elif caps is not mapping and q.cap is none -%}{%- do q.update({'cap': caps}) -%}{%- endif -%}
+  {%- endfor -%}
 
   {%- do dbt_deid._check_combinations(raw, qi_names) -%}
   {#- Threshold presets (dbt_deid.settings_schema; justification in dbt_deid.risk.thresholds):
       tau when none is given. -#}
   {%- set schema = dbt_deid.settings_schema() -%}
-  {%- set preset = dbt_deid._check_allowed('', raw.get('preset'), 'release', 'preset') -%}
+  {%- set preset = raw.get('preset') -%}
   {%- set preset_tau = schema.preset_tau[schema.preset_aliases.get(preset, preset)] if preset is not none else none -%}
   {%- set pop_k = dbt_deid._population_k(raw) -%}
-  {%- set tau = (1.0 / pop_k) if pop_k is not none else raw.get('tau', preset_tau if raw.get('k') is none else none) -%}
   {%- set k_raw = raw.get('k') -%}
+  {%- set tau = (1.0 / pop_k) if pop_k is not none else (raw.get('tau') if raw.get('tau') is not none else (preset_tau if k_raw is none else none)) -%}
   {%- if tau is none and k_raw is none -%}
     {{ dbt_deid._config_error('tau', 'give the threshold tau (k = ceil(1/tau)) or k') }}
   {%- endif -%}
   {%- if tau is not none -%}
-    {%- if tau is not number or tau is boolean or tau <= 0 or tau > 1 -%}
-      {{ dbt_deid._config_error('tau', 'must be a number in (0, 1], got ' ~ tau) }}
-    {%- endif -%}
     {%- set k = ((1.0 / tau) | round(9) | round(0, 'ceil')) | int -%}
     {%- if k_raw is not none and k_raw != k -%}
       {{ dbt_deid._config_error('k', 'is ' ~ k_raw ~ ' but tau ' ~ tau ~ ' gives k = ceil(1/tau) = ' ~ k) }}
     {%- endif -%}
   {%- else -%}
-    {%- if k_raw is not integer or k_raw is boolean -%}
-      {{ dbt_deid._config_error('k', 'must be an integer >= 2, got ' ~ k_raw) }}
-    {%- endif -%}
     {%- set k = k_raw -%}
-    {%- set tau = (1.0 / k) if k > 0 else 0 -%}
+    {%- set tau = 1.0 / k -%}
   {%- endif -%}
   {%- if k < 2 -%}
     {{ dbt_deid._config_error('k', 'must be >= 2 (tau < 1); got k = ' ~ k ~ ((' (population_threshold ' ~ raw.population_threshold ~ ' x sampling_fraction ' ~ raw.sampling_fraction ~ ')') if pop_k is not none else '') ~ ': with k = 1 every record is its own class') }}
   {%- endif -%}
-
-  {%- set max_sup = raw.get('max_suppression') -%}
-  {%- if not dbt_deid._is_fraction(max_sup) -%}
-    {{ dbt_deid._config_error('max_suppression', 'must be a number in [0, 1], got ' ~ max_sup) }}
-  {%- endif -%}
-  {%- set algorithm = dbt_deid._check_allowed('', raw.get('algorithm'), 'release', 'algorithm') -%}
-  {%- set source = raw.get('source') -%}
-  {%- if source is none or not (source is string or (source is mapping and 'source_name' in source and 'table' in source)) -%}
-    {{ dbt_deid._config_error('source', 'must be a model/seed name or {source_name: ..., table: ...}') }}
-  {%- endif -%}
-  {%- set record_id = raw.get('record_id') -%}
-  {%- if record_id is not string or record_id | length == 0 -%}
-    {{ dbt_deid._config_error('record_id', 'must name a unique, non-null column of the source') }}
-  {%- endif -%}
   {%- set roles = dbt_deid._column_roles(raw, qis) -%}
-  {%- set missing_label = raw.get('missing_label', dbt_deid._setting_default('release', 'missing_label')) -%}
-  {%- if missing_label is not string or missing_label | length == 0 -%}
-    {{ dbt_deid._config_error('missing_label', 'must be a non-empty string') }}
-  {%- endif -%}
-
   {%- set sample = raw.get('sample') -%}
   {%- if sample is not none -%}
-    {%- if sample is not mapping -%}{{ dbt_deid._config_error('sample', 'must be a mapping {fraction, slot, seed}') }}{%- endif -%}
-    {%- set f = sample.get('fraction') -%}
-    {%- if f is not number or f is boolean or f <= 0 or f > 1 -%}
-      {{ dbt_deid._config_error('sample.fraction', 'must be a number in (0, 1], got ' ~ f) }}
+    {%- set sample = {'fraction': sample.fraction, 'slot': dbt_deid._setting(sample, 'sample', 'slot'), 'seed': dbt_deid._setting(sample, 'sample', 'seed')} -%}
+    {%- if (sample.slot + 1) * sample.fraction > 1.000000001 -%}
+      {{ dbt_deid._config_error('sample.slot', 'must be an integer >= 0 with (slot + 1) x fraction <= 1, got ' ~ sample.slot) }}
     {%- endif -%}
-    {%- set slot = sample.get('slot', 0) -%}
-    {%- if slot is not integer or slot is boolean or slot < 0 or (slot + 1) * f > 1.000000001 -%}
-      {{ dbt_deid._config_error('sample.slot', 'must be an integer >= 0 with (slot + 1) x fraction <= 1, got ' ~ slot) }}
-    {%- endif -%}
-    {%- set seed = sample.get('seed', 0) -%}
-    {%- if seed is not integer or seed is boolean -%}
-      {{ dbt_deid._config_error('sample.seed', 'must be an integer') }}
-    {%- endif -%}
-    {%- set sample = {'fraction': f, 'slot': slot, 'seed': seed} -%}
   {%- endif -%}
   {{ return({
-      'name': raw.get('name', 'release'), 'sample': sample, 'source': source, 'record_id': record_id,
+      'name': dbt_deid._setting(raw, 'release', 'name'), 'sample': sample, 'source': raw.source, 'record_id': raw.record_id,
       'direct_identifiers': roles.direct_identifiers, 'pass_through': roles.pass_through,
       'excluded': roles.excluded, 'qis': qis, 'qi_names': qi_names,
       'combinations': dbt_deid.release_plan('verified'),
       'protected_combinations': dbt_deid.release_plan('protected'),
       'released_qis': dbt_deid.release_plan('released'),
       'k': k, 'tau': tau, 'preset': preset,
-      'max_suppression': max_sup, 'algorithm': algorithm, 'missing_label': missing_label,
+      'max_suppression': raw.max_suppression, 'algorithm': dbt_deid._setting(raw, 'release', 'algorithm'),
+      'missing_label': dbt_deid._setting(raw, 'release', 'missing_label'),
   }) }}
 {%- endmacro %}
 
 
-{#- The column lists of the roles (dbt_deid.config.column_roles is the Python twin): each a
-    list of names, and a column has one role (El Emam et al. 2011 Table 1's variable types). The record id
-    is never published and needs no other role. -#}
+{#- The column lists of the roles (dbt_deid.config.column_roles is the Python twin; each a list
+    of names by its type): a column has one role (El Emam et al. 2011 Table 1's variable types).
+    The record id is never published and needs no other role. -#}
 {% macro _column_roles(raw, qis) -%}
   {%- set owner = {} -%}
   {%- do owner.update({raw.record_id | lower: 'record_id'}) -%}
@@ -261,13 +160,7 @@
   {%- set out = {} -%}
   {%- for role in ['direct_identifiers', 'pass_through', 'excluded'] -%}
     {%- set cols = raw.get(role) or [] -%}
-    {%- if not dbt_deid._is_list(cols) -%}
-      {{ dbt_deid._config_error(role, 'must be a list of column names') }}
-    {%- endif -%}
     {%- for col in cols -%}
-      {%- if col is not string or col | length == 0 -%}
-        {{ dbt_deid._config_error(role, 'must be a list of column names') }}
-      {%- endif -%}
       {%- set other = owner.get(col | lower) -%}
       {%- if other is not none -%}
         {{ dbt_deid._config_error(role, 'lists ' ~ col ~ ', which is already ' ~ other ~ (' (the record id is never published; it needs no other role)' if other == 'record_id' else '') ~ ': give each column one role') }}
@@ -284,19 +177,25 @@
     its family's verified levels and propagation). The generated combinations of hierarchical
     QIs are expanded by the core in deid_release_plan. -#}
 {% macro _check_combinations(raw, qi_names) -%}
-  {%- set families = raw.get('hierarchical_qis') or {} -%}
-  {%- if families is not mapping -%}
-    {{ dbt_deid._config_error('hierarchical_qis', 'must be a mapping of family name -> settings') }}
-  {%- endif -%}
   {%- set covered = [] -%}
-  {%- for fam, spec in families.items() -%}
-    {%- if spec is not mapping -%}{{ dbt_deid._config_error('hierarchical_qis.' ~ fam, 'must be a mapping') }}{%- endif -%}
-    {%- do dbt_deid._check_names('hierarchical_qis.' ~ fam, spec, 'family') -%}
-    {%- set levels = spec.get('levels') -%}
-    {%- if not dbt_deid._is_list(levels) or levels | length == 0 -%}
+  {%- for fam, spec in (raw.get('hierarchical_qis') or {}).items() -%}
+    {%- if spec.levels | length == 0 -%}
       {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'must be a non-empty list of QI names, finest first') }}
     {%- endif -%}
-    {%- for lv in levels -%}
+    {%- set w = 'hierarchical_qis.' ~ fam -%}
+    {%- if spec.levels | unique(case_sensitive=true) | list | length != spec.levels | length -%}{{ dbt_deid._config_error(w ~ '.levels', 'repeats a level') }}{%- endif -%}
+    {%- for key in ['adversary_level', 'analyst_level'] -%}
+      {%- set v = spec.get(key, 0) -%}
+      {%- if not ((v is string and v in spec.levels) or (v is integer and v is not boolean and v >= 0 and v < spec.levels | length)) -%}
+        {{ dbt_deid._config_error(w ~ '.' ~ key, 'must be a level name or rank 0..' ~ (spec.levels | length - 1)) }}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- for coarse, fine in (spec.generalizes or {}).items() -%}
+      {%- if coarse not in spec.levels or fine not in spec.levels or spec.levels.index(coarse) <= spec.levels.index(fine) -%}
+        {{ dbt_deid._config_error(w ~ '.generalizes', 'links ' ~ coarse ~ ' -> ' ~ fine ~ ': both must be levels, the first coarser') }}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- for lv in spec.levels -%}
       {%- if lv not in qi_names -%}
         {{ dbt_deid._config_error('hierarchical_qis.' ~ fam ~ '.levels', 'names unknown quasi-identifier ' ~ lv) }}
       {%- endif -%}
@@ -306,21 +205,18 @@
   {%- set combos = raw.get('combinations') -%}
   {%- if combos is none -%}
     {%- set demo = raw.get('demographics') -%}
-    {%- if demo is not none and not dbt_deid._is_list(demo) -%}
-      {{ dbt_deid._config_error('demographics', 'must be a list of quasi-identifier names') }}
-    {%- endif -%}
     {%- for q in (demo if demo is not none else qi_names) -%}
       {%- if q not in qi_names -%}{{ dbt_deid._config_error('demographics', 'names unknown quasi-identifier ' ~ q) }}{%- endif -%}
       {%- do covered.append(q) -%}
     {%- endfor -%}
   {%- else -%}
-    {%- if not dbt_deid._is_list(combos) or combos | length == 0 -%}
+    {%- if combos | length == 0 -%}
       {{ dbt_deid._config_error('combinations', 'must be a non-empty list of lists of QI names') }}
     {%- endif -%}
     {%- for c in combos -%}
       {%- set where = 'combinations[' ~ loop.index ~ ']' -%}
       {%- if not dbt_deid._is_list(c) or c | length == 0 -%}
-        {{ dbt_deid._config_error(where, 'must be a non-empty list of QI names, got ' ~ c) }}
+        {{ dbt_deid._config_error(where, 'must be a non-empty list of QI names, got ' ~ dbt_deid._describe(c)) }}
       {%- endif -%}
       {%- for col in c -%}
         {%- if col not in qi_names -%}
@@ -350,59 +246,31 @@
   {%- if raw.get('tau') is not none or raw.get('k') is not none -%}
     {{ dbt_deid._config_error('population_threshold', 'give either population_threshold with sampling_fraction, or tau / k, not both') }}
   {%- endif -%}
-  {%- if f is not integer or f is boolean or f < 1 -%}
-    {{ dbt_deid._config_error('population_threshold', 'must be an integer >= 1 (the smallest population class size F_j allowed), got ' ~ f) }}
-  {%- endif -%}
-  {%- set alpha = raw.get('sampling_fraction') -%}
-  {%- if alpha is none -%}
+  {%- if raw.get('sampling_fraction') is none -%}
     {{ dbt_deid._config_error('sampling_fraction', 'is required with population_threshold (k = ceil(sampling_fraction x population_threshold))') }}
   {%- endif -%}
-  {%- if alpha is not number or alpha is boolean or alpha <= 0 or alpha > 1 -%}
-    {{ dbt_deid._config_error('sampling_fraction', 'must be a number in (0, 1], got ' ~ alpha) }}
-  {%- endif -%}
-  {%- set k = ((alpha * f) | round(9) | round(0, 'ceil')) | int -%}
+  {%- set k = ((raw.sampling_fraction * f) | round(9) | round(0, 'ceil')) | int -%}
   {{ return([k, 1] | max) }}
 {%- endmacro %}
 
+{#- The levels of a rule (names and types: dbt_deid._check_section; the sections by rule type). -#}
 {% macro _validate_rule(where, rule) -%}
-  {%- set types = dbt_deid.settings_schema().sections.rule.type.allowed -%}
-  {%- if rule is not mapping or rule.get('type') not in types -%}
-    {{ dbt_deid._config_error(where, 'must be a mapping with type ' ~ types | join(', ')) }}
-  {%- endif -%}
-  {%- do dbt_deid._check_names(where, rule, 'rule') -%}
-  {%- set levels = rule.get('levels') -%}
-  {%- if not dbt_deid._is_list(levels) or levels | length == 0 -%}
+  {%- if rule.levels | length == 0 -%}
     {{ dbt_deid._config_error(where ~ '.levels', 'must be a non-empty list') }}
   {%- endif -%}
-  {%- for lv in levels -%}
+  {%- for lv in rule.levels -%}
     {%- set w = where ~ '.levels[' ~ loop.index ~ ']' -%}
-    {%- if lv is not mapping -%}{{ dbt_deid._config_error(w, 'must be a mapping') }}{%- endif -%}
-    {%- do dbt_deid._check_names(w, lv, dbt_deid.settings_schema().rule_level_section[rule.type]) -%}
-    {%- if rule.type == 'interval' -%}
-      {%- if lv.get('breaks') is not none -%}
-        {%- if not dbt_deid._is_list(lv.breaks) or lv.breaks | length == 0 -%}
+    {%- if lv is not mapping -%}{{ dbt_deid._config_error(w, 'must be a mapping, got ' ~ dbt_deid._describe(lv)) }}{%- endif -%}
+    {%- do dbt_deid._check_section('release', w, lv, dbt_deid.settings_schema().rule_level_section[rule.type]) -%}
+    {%- if rule.type == 'interval' and lv.get('breaks') is not none -%}
+      {%- for b in lv.breaks -%}
+        {%- if not (b is number and b is not boolean and b == b and (loop.first or b > loop.previtem)) -%}
           {{ dbt_deid._config_error(w ~ '.breaks', 'must be a non-empty list of increasing numbers') }}
         {%- endif -%}
-        {%- for b in lv.breaks -%}
-          {%- if b is not number or (not loop.first and b <= loop.previtem) -%}
-            {{ dbt_deid._config_error(w ~ '.breaks', 'must be a non-empty list of increasing numbers') }}
-          {%- endif -%}
-        {%- endfor -%}
-      {%- elif lv.get('width') is not number or lv.get('width') <= 0 -%}
-        {{ dbt_deid._config_error(w ~ '.width', 'must be a positive number (or give breaks), got ' ~ lv.get('width')) }}
-      {%- endif -%}
-      {%- for key in ['top_code', 'bottom_code', 'offset'] -%}
-        {%- if lv.get(key) is not none and lv.get(key) is not number -%}
-          {{ dbt_deid._config_error(w ~ '.' ~ key, 'must be a number') }}
-        {%- endif -%}
       {%- endfor -%}
-      {%- do dbt_deid._check_allowed(w, lv.get('label'), 'rule_level_interval', 'label') -%}
-    {%- elif rule.type == 'prefix' -%}
-      {%- if lv.get('length') is not integer or lv.get('length') < 0 -%}
-        {{ dbt_deid._config_error(w ~ '.length', 'must be a non-negative integer') }}
-      {%- endif -%}
-    {%- else -%}
-      {%- do dbt_deid._check_allowed(w, lv.get('trunc'), 'rule_level_date', 'trunc') -%}
+      {%- if lv.breaks | length == 0 -%}{{ dbt_deid._config_error(w ~ '.breaks', 'must be a non-empty list of increasing numbers') }}{%- endif -%}
+    {%- elif rule.type == 'interval' and lv.get('width') is none -%}
+      {{ dbt_deid._config_error(w ~ '.width', 'must be a positive number (or give breaks), got null') }}
     {%- endif -%}
   {%- endfor -%}
 {%- endmacro %}
@@ -519,7 +387,7 @@
 
 {#- A string literal for any value (names, labels, settings): single quotes doubled (standard
     SQL; PostgreSQL with standard_conforming_strings, DuckDB, Snowflake's '' too). Engines whose
-    literals read backslash escapes (Spark, Databricks, BigQuery, MySQL, Snowflake) escape
+    literals read backslash escapes (Spark, Databricks, BigQuery, Snowflake) escape
     backslashes, quotes and line breaks instead. A NUL character is an error. -#}
 {% macro literal(value) -%}
   {{ return(adapter.dispatch('literal', 'dbt_deid')(value)) }}
@@ -541,7 +409,6 @@
 {% macro databricks__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 {% macro bigquery__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 {% macro snowflake__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
-{% macro mysql__literal(value) -%}{{ return(dbt_deid._backslash_literal(value)) }}{%- endmacro %}
 
 {#- True when the project declares a release (var deid_release); the package's release models
     are disabled otherwise, so the package can be used for its macros and tests alone. -#}

@@ -52,6 +52,9 @@
 
 {% macro default__assert_lookup_hierarchy(q, relation, cols) -%}
   {%- set where = "model " ~ this.identifier ~ ": hierarchy '" ~ q.hierarchy ~ "' of column '" ~ q.name ~ "'" -%}
+  {%- if cols | length == 0 -%}
+    {{ exceptions.raise_compiler_error(where ~ " is missing: " ~ relation ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
+  {%- endif -%}
   {%- if cols | length < q.level + 1 -%}
     {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
   {%- endif -%}

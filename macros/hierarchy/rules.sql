@@ -56,11 +56,6 @@
   {{ return((t.split('.')[1] | length) if '.' in t else 0) }}
 {%- endmacro %}
 
-{#- Kept for projects that call it: _decimal_text under its old name. -#}
-{% macro _num(x) -%}
-  {{ return(dbt_deid._decimal_text(x)) }}
-{%- endmacro %}
-
 {#- The exact numeric type interval rules compute in: 20 integer digits, 18 decimals. -#}
 {% macro exact_number_type() -%}
   {{ return(adapter.dispatch('exact_number_type', 'dbt_deid')()) }}

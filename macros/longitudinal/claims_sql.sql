@@ -75,6 +75,9 @@
     {%- set rel = dbt_deid.claims_relation(name) -%}
     {%- if not dbt_deid.can_inspect(rel) -%}{%- continue -%}{%- endif -%}
     {%- set names = adapter.get_columns_in_relation(rel) | map(attribute='name') | list -%}
+    {%- if names | length == 0 -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": hierarchy '" ~ (name.table if name is mapping else name) ~ "' of column '" ~ q ~ "' is missing: " ~ rel ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
+    {%- endif -%}
     {%- set levels = [] -%}
     {%- for i in range(names | length) if ('level_' ~ i) in names -%}{%- do levels.append(i) -%}{%- endfor -%}
     {%- if levels | length < 2 or levels != range(levels | length) | list -%}

@@ -13,56 +13,31 @@
 {% macro default__ola_config() -%}
   {%- set raw = (dbt_deid.release_settings() or {}).get('generalization') -%}
   {%- if raw is none -%}{{ return(none) }}{%- endif -%}
-  {%- set known = dbt_deid.settings_schema().sections.generalization.keys() | list -%}
-  {%- if raw is not mapping -%}
-    {{ dbt_deid._config_error('generalization', 'must be a mapping {' ~ known | join(', ') ~ '}') }}
-  {%- endif -%}
-  {%- for key in raw -%}
-    {%- if key not in known -%}
-      {{ dbt_deid._config_error('generalization', 'has unknown setting ' ~ key ~ '; known: ' ~ known | join(', ')) }}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- set search = raw.get('search', 'fixed') -%}
-  {%- if search not in ['fixed', 'ola'] -%}
-    {{ dbt_deid._config_error('generalization.search', 'must be fixed or ola, got ' ~ search) }}
-  {%- endif -%}
+  {#- names and types: the one definition (the `generalization` section) -#}
+  {%- do dbt_deid._check_value('release', 'generalization', raw, dbt_deid.settings_schema().sections.release.generalization) -%}
+  {%- set search = dbt_deid._setting(raw, 'generalization', 'search') -%}
   {%- if search == 'fixed' -%}
     {%- if raw | length > 1 -%}
       {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes and max_seconds need search: ola') }}
     {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
-  {%- set metric = raw.get('metric', 'entropy') -%}
-  {%- if metric not in ['entropy', 'precision', 'discernibility', 'loss'] -%}
-    {{ dbt_deid._config_error('generalization.metric', 'must be entropy, precision, discernibility or loss, got ' ~ metric) }}
-  {%- endif -%}
-  {%- set suppression = raw.get('suppression', 'records') -%}
-  {%- if suppression not in ['records', 'cells'] -%}
-    {{ dbt_deid._config_error('generalization.suppression', 'must be records or cells, got ' ~ suppression) }}
+  {%- if 'max_nodes' in raw and raw.max_nodes is none -%}
+    {{ dbt_deid._config_error('generalization.max_nodes', 'must be an integer >= 1, got null') }}
   {%- endif -%}
   {%- set max_levels = raw.get('max_levels') or {} -%}
-  {%- if max_levels is not mapping -%}
-    {{ dbt_deid._config_error('generalization.max_levels', 'must be a mapping quasi-identifier -> level') }}
-  {%- endif -%}
   {%- set qis = dbt_deid.release_settings().get('quasi_identifiers') or {} -%}
   {%- for q, lvl in max_levels.items() -%}
     {%- if q not in qis -%}
       {{ dbt_deid._config_error('generalization.max_levels', 'names unknown quasi-identifier ' ~ q) }}
     {%- endif -%}
     {%- if lvl is not integer or lvl is boolean or lvl < ((qis[q] or {}).get('level', 0)) -%}
-      {{ dbt_deid._config_error('generalization.max_levels.' ~ q, 'must be an integer >= the minimum level quasi_identifiers.' ~ q ~ '.level, got ' ~ lvl) }}
+      {{ dbt_deid._config_error('generalization.max_levels.' ~ q, 'must be an integer >= the minimum level quasi_identifiers.' ~ q ~ '.level, got ' ~ dbt_deid._describe(lvl)) }}
     {%- endif -%}
   {%- endfor -%}
-  {%- set max_nodes = raw.get('max_nodes', dbt_deid._setting_default('generalization', 'max_nodes')) -%}
-  {%- if max_nodes is boolean or max_nodes is not integer or max_nodes < 1 -%}
-    {{ dbt_deid._config_error('generalization.max_nodes', 'must be an integer >= 1, got ' ~ max_nodes) }}
-  {%- endif -%}
-  {%- set max_seconds = raw.get('max_seconds', none) -%}
-  {%- if max_seconds is not none and (max_seconds is boolean or max_seconds is not number or max_seconds <= 0) -%}
-    {{ dbt_deid._config_error('generalization.max_seconds', 'must be a number > 0, got ' ~ max_seconds) }}
-  {%- endif -%}
-  {{ return({'metric': metric, 'max_levels': max_levels, 'suppression': suppression,
-             'max_nodes': max_nodes, 'max_seconds': max_seconds}) }}
+  {{ return({'metric': dbt_deid._setting(raw, 'generalization', 'metric'), 'max_levels': max_levels,
+             'suppression': dbt_deid._setting(raw, 'generalization', 'suppression'),
+             'max_nodes': dbt_deid._setting(raw, 'generalization', 'max_nodes'), 'max_seconds': raw.get('max_seconds')}) }}
 {%- endmacro %}
 
 {#- True when the release declares generalization.search: ola (enables the OLA models). -#}

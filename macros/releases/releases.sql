@@ -17,9 +17,9 @@
 {#- A release name of var('deid_releases'): an identifier (lower case, digits, single
     underscores, at most 30 characters: node names are `<name>__<package model>` and the
     publish candidate adds a suffix, within PostgreSQL's 63). The Python twin is
-    dbt_deid.releases.RELEASE_NAME. -#}
+    dbt_deid.releases.RELEASE_NAME; both read the one settings definition. -#}
 {% macro _release_name_pattern() -%}
-  {{ return('^[a-z][a-z0-9]*(_[a-z0-9]+)*$') }}
+  {{ return(dbt_deid.settings_schema().release_name_pattern) }}
 {%- endmacro %}
 
 {#- The node being rendered: its name (for a test, the name of the model it tests), or none. -#}

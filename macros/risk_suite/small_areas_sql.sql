@@ -23,6 +23,9 @@
   {%- set hcols = [] -%}
   {%- if dbt_deid.can_inspect(h) and dbt_deid.can_inspect(areas) -%}
     {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}
+    {%- if hcols | length == 0 -%}
+      {{ dbt_deid._config_error('small_areas.hierarchy', "hierarchy '" ~ sa.hierarchy ~ "' of column '" ~ sa.geography_column ~ "' is missing: " ~ h ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
+    {%- endif -%}
     {%- if hcols | length <= sa.level -%}
       {{ dbt_deid._config_error('small_areas.hierarchy', sa.hierarchy ~ ' has ' ~ (hcols | length - 1) ~ ' levels but ' ~ sa.geography_column ~ ' is released at level ' ~ sa.level) }}
     {%- endif -%}

@@ -12,93 +12,33 @@
   {{ exceptions.raise_compiler_error("dbt_deid text release setting '" ~ setting ~ "': " ~ message) }}
 {%- endmacro %}
 
-{% macro _is_relation_name(value) -%}
-  {{ return((value is string and value | length > 0)
-            or (value is mapping and value.get('source_name') is string and value.get('table') is string)) }}
-{%- endmacro %}
-
+{#- Names, types and defaults come from the one definition (dbt_deid._check_var, the `text`
+    section of src/dbt_deid/settings_schema.py; dbt_deid.settings_resolve.text_settings is the
+    Python twin of what is left here). -#}
 {% macro default__text_release_config(release) -%}
   {%- set raw = release if release is not none else var('deid_text_release', none) -%}
-  {%- if raw is none or raw is not mapping -%}
-    {{ dbt_deid._text_config_error('deid_text_release', 'declare the text release as a mapping in var deid_text_release') }}
-  {%- endif -%}
-  {%- set known = ['name', 'documents', 'annotations', 'detections', 'types', 'h', 'tau', 'attempt',
-                   'iterations', 'seed', 'direct_cutoff', 'quasi_cutoff', 'allow_unannotated'] -%}
-  {%- for key in raw -%}
-    {%- if key not in known -%}
-      {%- set hint = dbt_deid._closest_name(key, known) -%}
-      {{ dbt_deid._text_config_error(key, 'unknown setting' ~ ("; did you mean '" ~ hint ~ "'?" if hint is not none else '') ~ ' (known settings are ' ~ known | join(', ') ~ ')') }}
-    {%- endif -%}
+  {%- do dbt_deid._check_var('text', raw) -%}
+  {%- set s = {} -%}
+  {%- for key in dbt_deid.settings_schema().sections.text -%}
+    {%- do s.update({key: dbt_deid._setting(raw, 'text', key)}) -%}
   {%- endfor -%}
-  {%- for key in ['documents', 'annotations', 'detections'] -%}
-    {%- if not dbt_deid._is_relation_name(raw.get(key)) -%}
-      {{ dbt_deid._text_config_error(key, 'must be a model/seed name or {source_name: ..., table: ...}') }}
-    {%- endif -%}
+  {%- for t, k in (s.types or {}).items() if k not in ['direct', 'quasi'] -%}
+    {{ dbt_deid._text_config_error('types.' ~ t, 'must be direct or quasi, got ' ~ dbt_deid._describe(k)) }}
   {%- endfor -%}
-  {%- set types = raw.get('types') -%}
-  {%- if types is not none -%}
-    {%- if types is not mapping or types | length == 0 -%}
-      {{ dbt_deid._text_config_error('types', 'must be a non-empty mapping of annotation type -> direct or quasi') }}
-    {%- endif -%}
-    {%- for t, k in types.items() -%}
-      {%- if k not in ['direct', 'quasi'] -%}
-        {{ dbt_deid._text_config_error('types.' ~ t, 'must be direct or quasi, got ' ~ k) }}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
-  {%- set h = raw.get('h', 0.1) -%}
-  {%- if not dbt_deid._is_fraction(h) -%}
-    {{ dbt_deid._text_config_error('h', 'must be a number in [0, 1] (1 = no re-synthesis adjustment), got ' ~ h) }}
-  {%- endif -%}
-  {%- set tau = raw.get('tau', 0.05) -%}
-  {%- if tau is not number or tau is boolean or tau <= 0 or tau > 1 -%}
-    {{ dbt_deid._text_config_error('tau', 'must be a number in (0, 1], got ' ~ tau) }}
-  {%- endif -%}
-  {%- set attempt = raw.get('attempt') -%}
+  {%- set attempt = s.attempt -%}
   {%- if attempt is not none -%}
-    {%- if not dbt_deid._is_list(attempt) or attempt | length != 3 -%}
-      {{ dbt_deid._text_config_error('attempt', 'must be [low, mode, high] of Pr(attempt) or null (public release)') }}
+    {%- if attempt | length != 3 -%}
+      {{ dbt_deid._text_config_error('attempt', 'must be [low, mode, high] of Pr(attempt), numbers in [0, 1], or null (public release)') }}
     {%- endif -%}
-    {%- for a in attempt -%}
-      {%- if not dbt_deid._is_fraction(a) -%}
-        {{ dbt_deid._text_config_error('attempt', 'values must be numbers in [0, 1], got ' ~ a) }}
-      {%- endif -%}
+    {%- for a in attempt if dbt_deid._value_error(a, {'type': 'fraction'}) is not none -%}
+      {{ dbt_deid._text_config_error('attempt', 'must be [low, mode, high] of Pr(attempt), numbers in [0, 1], or null (public release)') }}
     {%- endfor -%}
     {%- if not (attempt[0] <= attempt[1] <= attempt[2]) -%}
       {{ dbt_deid._text_config_error('attempt', 'needs low <= mode <= high, got ' ~ attempt | join(', ')) }}
     {%- endif -%}
+    {%- do s.update({'attempt': attempt | list}) -%}
   {%- endif -%}
-  {%- set iterations = raw.get('iterations', 100000) -%}
-  {%- if iterations is not integer or iterations is boolean or iterations < 1 -%}
-    {{ dbt_deid._text_config_error('iterations', 'must be a positive integer (Monte Carlo draws), got ' ~ iterations) }}
-  {%- endif -%}
-  {%- set seed = raw.get('seed', 0) -%}
-  {%- if seed is not integer or seed is boolean or seed < 0 -%}
-    {{ dbt_deid._text_config_error('seed', 'must be a non-negative integer, got ' ~ seed) }}
-  {%- endif -%}
-  {%- set cutoffs = {} -%}
-  {%- for key, default in [('direct_cutoff', 0.9), ('quasi_cutoff', 0.7)] -%}
-    {%- set v = raw.get(key, default) -%}
-    {%- if not dbt_deid._is_fraction(v) -%}
-      {{ dbt_deid._text_config_error(key, 'must be a number in [0, 1], got ' ~ v) }}
-    {%- endif -%}
-    {%- do cutoffs.update({key: v}) -%}
-  {%- endfor -%}
-  {%- set allow = raw.get('allow_unannotated', false) -%}
-  {%- if allow is not boolean -%}
-    {{ dbt_deid._text_config_error('allow_unannotated', 'must be true or false, got ' ~ allow) }}
-  {%- endif -%}
-  {%- set name = raw.get('name', 'text_release') -%}
-  {%- if name is not string or name | length == 0 -%}
-    {{ dbt_deid._text_config_error('name', 'must be a non-empty string') }}
-  {%- endif -%}
-  {{ return({
-      'name': name, 'documents': raw.documents, 'annotations': raw.annotations,
-      'detections': raw.detections, 'types': types, 'h': h, 'tau': tau,
-      'attempt': (attempt | list) if attempt is not none else none, 'iterations': iterations,
-      'seed': seed, 'direct_cutoff': cutoffs.direct_cutoff, 'quasi_cutoff': cutoffs.quasi_cutoff,
-      'allow_unannotated': allow,
-  }) }}
+  {{ return(s) }}
 {%- endmacro %}
 
 {#- True when the project declares a text release (var deid_text_release); the package's text

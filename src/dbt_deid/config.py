@@ -27,6 +27,7 @@ from dbt_deid.families import (
     propagation_pairs,
     released_order,
 )
+from dbt_deid.settings_check import check_value, describe
 from dbt_deid.tau import k_from_population, k_from_tau
 
 ALGORITHMS = tuple(schema.ALGORITHMS)
@@ -181,9 +182,10 @@ def _validate_rule(qi: str, rule: Any) -> dict[str, Any]:
                     )
             else:
                 w = lv.get("width")
-                if not isinstance(w, (int, float)) or isinstance(w, bool) or w <= 0:
+                if not isinstance(w, (int, float)) or isinstance(w, bool) or not w > 0:
                     raise ConfigError(
-                        f"{where}.width must be a positive number (or give breaks), got {w!r}"
+                        f"{where}.width must be a positive number (or give breaks), got"
+                        f" {describe(w)}"
                     )
             for key in ("top_code", "bottom_code", "offset"):
                 v = lv.get(key)
@@ -246,9 +248,13 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
     if not isinstance(raw, Mapping) or not raw:
         raise ConfigError("release must be a non-empty mapping (var deid_release)")
     schema.check_names("", raw, "release", require=not partial)
-    for key in ("sample", "report", "small_areas"):
-        if isinstance(raw.get(key), Mapping):
-            schema.check_names(key, raw[key], key)
+    for key in ("sample", "report", "small_areas", "generalization"):
+        if raw.get(key) is not None:  # names and types of the sub-sections, as Jinja words them
+            check_value("release", key, raw[key], schema.SECTIONS["release"][key])
+    sample = raw.get("sample") or {}
+    if ((sample.get("slot") or 0) + 1) * sample.get("fraction", 1) > 1.000000001:
+        raise ConfigError(f"sample.slot must be an integer >= 0 with (slot + 1) x fraction <= 1,"
+                          f" got {sample['slot']}")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")
@@ -317,7 +323,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
         tau = float(tau_raw)
     else:
         if not isinstance(k_raw, int) or isinstance(k_raw, bool):
-            raise ConfigError(f"k must be an integer >= 2, got {k_raw!r}")
+            raise ConfigError(f"k must be an integer >= 2, got {describe(k_raw)}")
         k, tau = k_raw, 1.0 / k_raw if k_raw else 0.0
     if k < 2:
         pop = (f" (population_threshold {raw.get('population_threshold')} x sampling_fraction"

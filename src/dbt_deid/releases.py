@@ -31,11 +31,13 @@ from typing import Any
 import yaml
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.settings_schema import MAX_RELEASE_NAME, RELEASE_NAME_PATTERN
 
 #: A release name (key of ``deid_releases``): lower-case letters and digits joined by single
-#: underscores, at most 30 characters (the Jinja twin is dbt_deid._release_name_pattern).
-RELEASE_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
-MAX_NAME = 30
+#: underscores, at most 30 characters (the one settings definition; the Jinja
+#: dbt_deid._release_name_pattern reads the same).
+RELEASE_NAME = re.compile(RELEASE_NAME_PATTERN)
+MAX_NAME = MAX_RELEASE_NAME
 #: The one line of every SQL model of the discharge chain (package and extra releases).
 THIN_SQL = "{{ dbt_deid.release_model() }}\n"
 #: The package's var of the default release, in the Python models' YAML configs.

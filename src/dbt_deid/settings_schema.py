@@ -40,124 +40,281 @@ RULE_TYPES = ["interval", "prefix", "date"]
 DATE_UNITS = ["week", "month", "quarter", "year"]
 INTERVAL_LABELS = ["range", "lower", "index"]
 
-# Each section maps a setting name to its spec: `doc`, and optionally `required`, `default`,
-# `allowed` (the only values accepted) and `section` (the section its value, or each value of
-# a mapping with `each: true`, is checked against).
+#: The value types a setting may declare (``type``), each with the phrase of its error message
+#: ("must be <phrase>, got <value>"); both validators check them (``settings_check.value_error``
+#: and the Jinja ``dbt_deid._value_error``) and a test feeds both the same values.
+TYPES: dict[str, str] = {
+    "fraction": "a number in [0, 1]",
+    "rate": "a number in (0, 1]",
+    "positive": "a positive finite number",
+    "number": "a finite number",
+    "integer": "an integer",
+    "percentile": "a percentile in (0, 100]",
+    "boolean": "true or false",
+    "string": "a non-empty string",
+    "relation": "a model/seed name or {source_name: ..., table: ...}",
+    "columns": "a list of distinct column names",
+    "mapping": "a mapping",
+    "list": "a list",
+    "env_name": "the name of an environment variable (never the key itself)",
+    "any": "anything",
+}
+
+# Each section maps a setting name to its spec: `doc`, and optionally `type` (one of TYPES;
+# `min` for an integer), `required`, `default`, `allowed` (the only values accepted) and
+# `section` (the section its value, or each value of a mapping with `each: true`, is checked
+# against). A null value is an absent one (the default applies; a required one is missing).
+_REL = {"type": "relation"}
+_COLS = {"type": "columns"}
 SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     "release": {
-        "name": {"doc": "Release name (report file, history).", "default": "release"},
+        "name": {"doc": "Release name (report file, history).", "default": "release",
+                 "type": "string"},
         "description": {"doc": "Free text for people."},
-        "source": {"doc": "Model/seed name or {source_name, table}.", "required": True},
-        "record_id": {"doc": "Unique, non-null key; never published.", "required": True},
-        "direct_identifiers": {"doc": "Columns dropped (names, card numbers).", "default": []},
+        "source": {"doc": "Model/seed name or {source_name, table}.", "required": True, **_REL},
+        "record_id": {"doc": "Unique, non-null key; never published.", "required": True,
+                      "type": "string"},
+        "direct_identifiers": {"doc": "Columns dropped (names, card numbers).", "default": [],
+                               **_COLS},
         "pass_through": {"doc": "Columns copied unchanged: non-identifying or sensitive"
-                                " attributes an adversary cannot know.", "default": []},
+                                " attributes an adversary cannot know.", "default": [], **_COLS},
         "excluded": {"doc": "Columns not published (neither identifying nor released).",
-                     "default": []},
-        "quasi_identifiers": {"doc": "QI name -> settings.", "required": True,
+                     "default": [], **_COLS},
+        "quasi_identifiers": {"doc": "QI name -> settings.", "required": True, "type": "mapping",
                               "section": "quasi_identifier", "each": True},
         "combinations": {"doc": "QI combinations an adversary may know; every released QI must"
-                                " be in one."},
-        "demographics": {"doc": "QIs crossed with the levels of the hierarchical QIs."},
+                                " be in one.", "type": "list"},
+        "demographics": {"doc": "QIs crossed with the levels of the hierarchical QIs.",
+                         "type": "list"},
         "hierarchical_qis": {"doc": "Family name -> levels (El Emam et al. 2011 Tables 4-8).",
-                             "section": "family", "each": True},
+                             "type": "mapping", "section": "family", "each": True},
         "evaluate_all_levels": {"doc": "Evaluate every level of every family (Table 7).",
                                 "default": False, "allowed": [True, False]},
-        "tau": {"doc": "Threshold; k = ceil(1/tau)."},
-        "k": {"doc": "Smallest class size (instead of tau)."},
+        "tau": {"doc": "Threshold; k = ceil(1/tau).", "type": "rate"},
+        "k": {"doc": "Smallest class size (instead of tau).", "type": "integer", "min": 2},
         "preset": {"doc": "Named threshold context.",
                    "allowed": [*PRESET_TAU, *PRESET_ALIASES]},
-        "population_threshold": {"doc": "Smallest population class F_j (k = ceil(alpha F_j))."},
-        "sampling_fraction": {"doc": "alpha, the share of the population in the release."},
-        "population_size": {"doc": "N, the population size."},
-        "population": {"doc": "Model/seed of the population (risk suite)."},
-        "population_count_column": {"doc": "Count column of a pattern-level population."},
+        "population_threshold": {"doc": "Smallest population class F_j (k = ceil(alpha F_j)).",
+                                 "type": "integer", "min": 1},
+        "sampling_fraction": {"doc": "alpha, the share of the population in the release.",
+                              "type": "rate"},
+        "population_size": {"doc": "N, the population size.", "type": "positive"},
+        "population": {"doc": "Model/seed of the population (risk suite).", "type": "string"},
+        "population_count_column": {"doc": "Count column of a pattern-level population.",
+                                    "type": "string"},
         "max_suppression": {"doc": "MaxSup: largest share of records with a suppressed QI.",
-                            "required": True},
+                            "required": True, "type": "fraction"},
         "column_suppression_cap": {"doc": "Per-column cap (number or column -> number)."},
         "algorithm": {"doc": "Suppression algorithm.", "default": "combinations",
                       "allowed": ALGORITHMS},
-        "missing_label": {"doc": "How a NULL source value is published.", "default": "<missing>"},
-        "sample": {"doc": "Seeded disjoint samples.", "section": "sample"},
-        "report": {"doc": "Report settings.", "section": "report"},
+        "missing_label": {"doc": "How a NULL source value is published.", "default": "<missing>",
+                          "type": "string"},
+        "sample": {"doc": "Seeded disjoint samples.", "type": "mapping", "section": "sample"},
+        "report": {"doc": "Report settings.", "type": "mapping", "section": "report"},
         "small_areas": {"doc": "Small geographic areas (El Emam et al. 2010).",
-                        "section": "small_areas"},
-        "generalization": {"doc": "OLA search of the released levels.",
+                        "type": "mapping", "section": "small_areas"},
+        "generalization": {"doc": "OLA search of the released levels.", "type": "mapping",
                            "section": "generalization"},
     },
     "quasi_identifier": {
-        "level": {"doc": "Released level (0 = original).", "default": 0},
-        "weight": {"doc": "w in [0, 1]; higher = suppressed later.", "default": 1.0},
-        "hierarchy": {"doc": "Lookup hierarchy model/seed (ARX layout)."},
-        "rule": {"doc": "Rule-based hierarchy.", "section": "rule"},
-        "suppression_cap": {"doc": "Share of the cells of this column that may be suppressed."},
-        "column": {"doc": "Source column (default: the QI name)."},
-        "derived_from": {"doc": "QI this one is derived from."},
+        "level": {"doc": "Released level (0 = original).", "default": 0, "type": "integer",
+                  "min": 0},
+        "weight": {"doc": "w in [0, 1]; higher = suppressed later.", "default": 1.0,
+                   "type": "fraction"},
+        "hierarchy": {"doc": "Lookup hierarchy model/seed (ARX layout).", "type": "string"},
+        "rule": {"doc": "Rule-based hierarchy.", "type": "mapping", "section": "rule"},
+        "suppression_cap": {"doc": "Share of the cells of this column that may be suppressed.",
+                            "type": "fraction"},
+        "column": {"doc": "Source column (default: the QI name).", "type": "string"},
+        "derived_from": {"doc": "QI this one is derived from.", "type": "string"},
         "description": {"doc": "Free text for people."},
     },
     "rule": {
         "type": {"doc": "Rule type.", "required": True, "allowed": RULE_TYPES},
-        "levels": {"doc": "One mapping per level.", "required": True},
+        "levels": {"doc": "One mapping per level.", "required": True, "type": "list"},
     },
     "rule_level_interval": {
-        "width": {"doc": "Bin width."},
-        "offset": {"doc": "Bin origin.", "default": 0},
-        "breaks": {"doc": "Increasing lower bounds (instead of width)."},
-        "top_code": {"doc": "Values >= top_code form one bin."},
-        "bottom_code": {"doc": "Values < bottom_code form one bin."},
+        "width": {"doc": "Bin width.", "type": "positive"},
+        "offset": {"doc": "Bin origin.", "default": 0, "type": "number"},
+        "breaks": {"doc": "Increasing lower bounds (instead of width).", "type": "list"},
+        "top_code": {"doc": "Values >= top_code form one bin.", "type": "number"},
+        "bottom_code": {"doc": "Values < bottom_code form one bin.", "type": "number"},
         "label": {"doc": "How a bin is labelled.", "default": "range",
                   "allowed": INTERVAL_LABELS},
     },
     "rule_level_prefix": {
-        "length": {"doc": "Characters kept.", "required": True},
+        "length": {"doc": "Characters kept.", "required": True, "type": "integer", "min": 0},
     },
     "rule_level_date": {
         "trunc": {"doc": "Truncation unit.", "required": True, "allowed": DATE_UNITS},
     },
     "family": {
-        "levels": {"doc": "QI names, finest first.", "required": True},
-        "generalizes": {"doc": "coarser level -> finer level (total orders)."},
-        "adversary_level": {"doc": "Q: the level an adversary knows.", "default": 0},
-        "analyst_level": {"doc": "M: the level analysts need.", "default": 0},
+        "levels": {"doc": "QI names, finest first.", "required": True, "type": "list"},
+        "generalizes": {"doc": "coarser level -> finer level (total orders).", "type": "mapping"},
+        "adversary_level": {"doc": "Q: the level an adversary knows (name or rank).",
+                            "default": 0},
+        "analyst_level": {"doc": "M: the level analysts need (name or rank).", "default": 0},
         "evaluate_all_levels": {"doc": "Evaluate every level.", "default": False,
                                 "allowed": [True, False]},
         "description": {"doc": "Free text for people."},
     },
     "sample": {
-        "fraction": {"doc": "Share of records in the sample.", "required": True},
-        "slot": {"doc": "Which disjoint slot.", "default": 0},
-        "seed": {"doc": "Hash seed.", "default": 0},
+        "fraction": {"doc": "Share of records in the sample.", "required": True, "type": "rate"},
+        "slot": {"doc": "Which disjoint slot.", "default": 0, "type": "integer", "min": 0},
+        "seed": {"doc": "Hash seed.", "default": 0, "type": "integer"},
     },
     "report": {
-        "by": {"doc": "QIs to break suppression down by.", "default": []},
-        "path": {"doc": "Report file (relative to the dbt project)."},
+        "by": {"doc": "QIs to break suppression down by (a name or a list).", "default": []},
+        "path": {"doc": "Report file (relative to the dbt project).", "type": "string"},
     },
     "small_areas": {
-        "geography_column": {"doc": "Geography QI.", "required": True},
-        "areas": {"doc": "Model/seed: one row per area with its population.", "required": True},
-        "area_column": {"doc": "Area code column.", "default": "area"},
-        "population_column": {"doc": "Population column.", "default": "population"},
+        "geography_column": {"doc": "Geography QI.", "required": True, "type": "string"},
+        "areas": {"doc": "Model/seed: one row per area with its population.", "required": True,
+                  "type": "string"},
+        "area_column": {"doc": "Area code column.", "default": "area", "type": "string"},
+        "population_column": {"doc": "Population column.", "default": "population",
+                              "type": "string"},
         "threshold": {"doc": "0.05 or 0.2 (El Emam et al. 2010 equations 3-4).", "default": 0.05,
                       "allowed": [0.05, 0.2]},
         "remedy": {"doc": "What happens to flagged areas.", "default": "none",
                    "allowed": ["none", "suppress", "aggregate"]},
-        "hierarchy": {"doc": "Original lookup hierarchy of the geography."},
-        "coarser_level": {"doc": "Level flagged areas are aggregated to."},
-        "maxcombs": {"doc": "Largest number of QI combinations evaluated."},
-        "cutoff": {"doc": "Probability cutoff of the logistic model.", "default": 0.5},
+        "hierarchy": {"doc": "Original lookup hierarchy of the geography.", "type": "string"},
+        "coarser_level": {"doc": "Level flagged areas are aggregated to (default: released"
+                                 " level + 1).", "type": "integer", "min": 1},
+        "maxcombs": {"doc": "Largest number of QI combinations evaluated.", "type": "integer",
+                     "min": 1},
+        "cutoff": {"doc": "Probability cutoff of the logistic model.", "default": 0.5,
+                   "type": "fraction"},
     },
     "generalization": {
         "search": {"doc": "fixed levels or an OLA search.", "default": "fixed",
                    "allowed": ["fixed", "ola"]},
         "metric": {"doc": "Information loss metric.", "default": "entropy",
                    "allowed": ["entropy", "precision", "discernibility", "loss"]},
-        "max_levels": {"doc": "QI -> maximum acceptable level."},
+        "max_levels": {"doc": "QI -> maximum acceptable level.", "type": "mapping"},
         "suppression": {"doc": "records (OLA) or cells (combinations).", "default": "records",
                         "allowed": ["records", "cells"]},
         "max_nodes": {"doc": "Largest lattice searched (an error before any work above it).",
-                      "default": 16777216},
-        "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded)."},
+                      "default": 16777216, "type": "integer", "min": 1},
+        "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded).",
+                        "type": "positive"},
     },
+    # The longitudinal claims release (El Emam et al. 2012, the Heritage Health Prize data):
+    # var deid_claims_release.
+    "claims": {
+        "name": {"doc": "Release name.", "default": "claims_release", "type": "string"},
+        "patients": {"doc": "Patients table (one row per member).", "required": True, **_REL},
+        "claims": {"doc": "Claims table (one row per claim).", "required": True, **_REL},
+        "member_id": {"doc": "Member id column (links the tables).", "default": "member_id",
+                      "type": "string"},
+        "claim_id": {"doc": "Claim id column.", "default": "claim_id", "type": "string"},
+        "demographic_qis": {"doc": "Demographic QIs of the patients table.", "default": [],
+                            **_COLS},
+        "claim_qis": {"doc": "Claim QIs (Table 3); at least one.", "required": True, **_COLS},
+        "hierarchies": {"doc": "QI -> hierarchy model/seed (level_0, level_1, ...).",
+                        "default": {}, "type": "mapping"},
+        "dimensions": {"doc": "Lattice dimension -> QIs generalized together (default: one per"
+                              " hierarchy).", "type": "mapping"},
+        "pseudonymize": {"doc": "Columns pseudonymized per table (default: the member id).",
+                         "type": "mapping", "section": "claims_tables"},
+        "key_env": {"doc": "Environment variable holding the pseudonym key.",
+                    "default": "DBT_DEID_PSEUDONYM_KEY", "type": "env_name"},
+        "stigmatized_codes": {"doc": "Model/seed of stigmatized diagnosis codes (column code).",
+                              **_REL},
+        "stigmatized_column": {"doc": "Claims column holding the diagnosis code.",
+                               "default": "diagnosis_code", "type": "string"},
+        "top_code": {"doc": "Columns top-coded per table.", "type": "mapping",
+                     "section": "claims_tables"},
+        "top_code_percentile": {"doc": "Top-coding percentile.", "default": 99,
+                                "type": "percentile"},
+        "truncate_percentile": {"doc": "Claims per patient kept (percentile).", "default": 95,
+                                "type": "percentile"},
+        "truncate_partition": {"doc": "Claim columns the truncation counts within (e.g. year).",
+                               "default": [], **_COLS},
+        "provider_ids": {"doc": "Provider id columns (rare providers are masked).",
+                         "default": [], **_COLS},
+        "provider_pattern": {"doc": "Claim columns of the treatment pattern.", "default": [],
+                             **_COLS},
+        "min_providers": {"doc": "Smallest number of providers sharing a pattern.",
+                          "default": 20, "type": "integer", "min": 1},
+        "release_columns": {"doc": "Non-QI columns published as they are, per table.",
+                            "type": "mapping", "section": "claims_tables"},
+        "tau": {"doc": "Threshold; k = sampling_fraction x ceil(1/tau).", "default": 0.05,
+                "type": "rate"},
+        "sampling_fraction": {"doc": "alpha, the share of the population in the release"
+                                     " (equation 3).", "default": 1.0, "type": "rate"},
+        "max_suppression": {"doc": "MaxSup (null: 0.0004 / tau, the Safe Harbor risk"
+                                   " exposure).", "type": "fraction"},
+        "gate_on": {"doc": "mean (the paper) or upper (the upper 95% limit).", "default": "mean",
+                    "allowed": ["mean", "upper"]},
+        "p_max": {"doc": "Adversary power: claims known.", "default": 5, "type": "integer",
+                  "min": 1},
+        "power_scale": {"doc": "Scale of the adversary power.", "default": 1.0,
+                        "type": "positive"},
+        "bootstrap": {"doc": "B, bootstrap samples.", "default": 10000, "type": "integer",
+                      "min": 1},
+        "iterations": {"doc": "I, adversary knowledge draws per bootstrap.", "default": 1000,
+                       "type": "integer", "min": 1},
+        "bootstrap_scheme": {"doc": "pooled or independent (the paper: I x B draws).",
+                             "default": "pooled", "allowed": ["pooled", "independent"]},
+        "pool_size": {"doc": "Knowledge draws of the pooled scheme.", "default": 100000,
+                      "type": "integer", "min": 1},
+        "seed": {"doc": "Random seed.", "default": 0, "type": "integer", "min": 0},
+        "variant": {"doc": "values (the paper), whole_claim or ordered_pair.",
+                    "default": "values", "allowed": ["values", "whole_claim", "ordered_pair"]},
+        "attack_iterations": {"doc": "Simulated attack 1 draws.", "default": 10000,
+                              "type": "integer", "min": 1},
+        "attack_tau": {"doc": "Threshold of the attacks (null: tau).", "type": "rate"},
+        "attack2_population": {"doc": "Population counts for attack 2.", **_REL},
+        "attack2_qis": {"doc": "Demographic QIs of attack 2 (e.g. [age, sex]).", "default": [],
+                        **_COLS},
+    },
+    "claims_tables": {
+        "patients": {"doc": "Columns of the patients table.", **_COLS},
+        "claims": {"doc": "Columns of the claims table.", **_COLS},
+    },
+    # The text release (Scaiano, El Emam et al. 2016): var deid_text_release.
+    "text": {
+        "name": {"doc": "Release name.", "default": "text_release", "type": "string"},
+        "documents": {"doc": "Documents table.", "required": True, **_REL},
+        "annotations": {"doc": "Gold annotations table.", "required": True, **_REL},
+        "detections": {"doc": "Detections table.", "required": True, **_REL},
+        "types": {"doc": "Annotation type -> direct or quasi.", "type": "mapping"},
+        "h": {"doc": "Re-synthesis factor (1 = redaction only).", "default": 0.1,
+              "type": "fraction"},
+        "tau": {"doc": "Threshold.", "default": 0.05, "type": "rate"},
+        "attempt": {"doc": "[low, mode, high] of Pr(attempt); null = public release.",
+                    "type": "list"},
+        "iterations": {"doc": "Monte Carlo draws.", "default": 100000, "type": "integer",
+                       "min": 1},
+        "seed": {"doc": "Random seed.", "default": 0, "type": "integer", "min": 0},
+        "direct_cutoff": {"doc": "Direct identifier recall cut-off.", "default": 0.9,
+                          "type": "fraction"},
+        "quasi_cutoff": {"doc": "Quasi-identifier recall cut-off.", "default": 0.7,
+                         "type": "fraction"},
+        "allow_unannotated": {"doc": "Accept documents with no annotation.", "default": False,
+                              "type": "boolean"},
+    },
+}
+
+#: The three release kinds: the var each is declared in, the section of its top level and the
+#: words its errors start with ("dbt_deid <label> setting '<name>': ...").
+KINDS: dict[str, dict[str, str]] = {
+    "release": {"var": "deid_release", "section": "release", "label": "release"},
+    "claims": {"var": "deid_claims_release", "section": "claims", "label": "claims release"},
+    "text": {"var": "deid_text_release", "section": "text", "label": "text release"},
+}
+
+#: A name of an extra release (key of var ``deid_releases``): lower-case letters and digits joined
+#: by single underscores, at most 30 characters (node names are ``<name>__<package model>`` within
+#: PostgreSQL's 63). ``dbt_deid.releases`` and the Jinja ``_release_name_pattern`` read it.
+RELEASE_NAME_PATTERN = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+MAX_RELEASE_NAME = 30
+
+#: One name per concept across the kinds: old name -> new name, per section. A renamed setting
+#: fails naming its new name (never silently ignored, never silently accepted).
+RENAMED: dict[str, dict[str, str]] = {
+    "claims": {"max_sup": "max_suppression", "alpha": "sampling_fraction"},
 }
 
 #: The sections a rule level is checked against, by rule type.
@@ -168,7 +325,11 @@ def schema() -> dict[str, Any]:
     """Everything the Jinja validator needs, as JSON-compatible data."""
     return {
         "sections": SECTIONS,
+        "types": TYPES,
+        "kinds": KINDS,
+        "renamed": RENAMED,
         "rule_level_section": RULE_LEVEL_SECTION,
+        "release_name_pattern": RELEASE_NAME_PATTERN,
         "preset_tau": PRESET_TAU,
         "preset_aliases": PRESET_ALIASES,
     }
@@ -265,12 +426,63 @@ def render_macro() -> str:
     )
 
 
+REFERENCE_PATH = MACRO_PATH.parents[2] / "docs" / "settings-reference.md"
+
+#: Where each section's settings are written in a var, for the reference.
+_SECTION_PLACE = {
+    "release": "var `deid_release` (and each release of `deid_releases`)",
+    "quasi_identifier": "`quasi_identifiers.<name>`", "rule": "`quasi_identifiers.<name>.rule`",
+    "rule_level_interval": "each of `rule.levels` of an `interval` rule",
+    "rule_level_prefix": "each of `rule.levels` of a `prefix` rule",
+    "rule_level_date": "each of `rule.levels` of a `date` rule",
+    "family": "`hierarchical_qis.<family>`", "sample": "`sample`", "report": "`report`",
+    "small_areas": "`small_areas`", "generalization": "`generalization`",
+    "claims": "var `deid_claims_release`",
+    "claims_tables": "`pseudonymize`, `top_code`, `release_columns` of the claims release",
+    "text": "var `deid_text_release`",
+}
+
+
+def _cell(spec: Mapping[str, Any]) -> str:
+    kind = spec.get("type", "any")
+    text = TYPES[kind] + (f" >= {spec['min']}" if "min" in spec else "")
+    if spec.get("allowed"):
+        text = "one of " + ", ".join(
+            f"`{str(a).lower() if isinstance(a, bool) else a}`" for a in spec["allowed"])
+    return text.replace("|", "/")
+
+
+def render_reference() -> str:
+    """The settings reference (Markdown), one table per section, from :data:`SECTIONS`."""
+    out = ["<!-- GENERATED by `python -m dbt_deid.settings_schema --write` from",
+           "     src/dbt_deid/settings_schema.py: do not edit. -->", "",
+           "# Settings reference", "",
+           "Every setting of the three release kinds: its type, default and meaning. A null",
+           "value is an absent one; an unknown name is an error naming the closest known one;",
+           "a renamed one is an error naming its new name (see [settings.md](settings.md)).", ""]
+    for section, spec in SECTIONS.items():
+        out += [f"## `{section}`", "", f"Where: {_SECTION_PLACE[section]}.", "",
+                "| setting | value | default | meaning |", "|---|---|---|---|"]
+        for key, s in spec.items():
+            dflt = "required" if s.get("required") else (
+                "" if s.get("default") is None else f"`{json.dumps(s['default'])}`")
+            out.append(f"| `{key}` | {_cell(s)} | {dflt} | {s['doc'].replace('|', '/')} |")
+        renamed = RENAMED.get(section, {})
+        if renamed:
+            out += ["", "Renamed: " + ", ".join(f"`{o}` -> `{n}`" for o, n in renamed.items())
+                    + "."]
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help=f"write {MACRO_PATH}")
+    ap.add_argument("--write", action="store_true",
+                    help=f"write {MACRO_PATH} and {REFERENCE_PATH}")
     args = ap.parse_args(argv)
     if args.write:
         MACRO_PATH.write_text(render_macro())
+        REFERENCE_PATH.write_text(render_reference())
     else:
         print(render_macro(), end="")
     return 0

@@ -96,7 +96,7 @@ def scenario_vars(scenario: str) -> dict[str, Any]:
         variables = ola_release(
             tau=None, population_threshold=20, sampling_fraction=0.25,
             generalization={"search": "ola", "suppression": "cells", "metric": "precision"})
-        claims, text = claims_vars(alpha=0.03), text_vars(text_miss_rate=0.0)
+        claims, text = claims_vars(sampling_fraction=0.03), text_vars(text_miss_rate=0.0)
     else:
         variables = copy.deepcopy(project_vars(INTEGRATION))
         variables["deid_release"]["max_suppression"] = 0.001
@@ -404,7 +404,7 @@ def test_failing_releases_publish_nothing(built, engine: str) -> None:
                                     for g in claims["gates_failed"]), claims
     gate = run.query("select * from deid_claims_release_gate").set_index("measure")
     assert not _true(gate.loc["node_risk", "passed"])
-    assert "set max_sup to at least" in gate.loc["node_risk", "message"]
+    assert "set max_suppression to at least" in gate.loc["node_risk", "message"]
     texts = run.query("select gates_failed from deid_release_history where release_kind = 'text'")
     assert len(texts) == 1 and "direct" in texts["gates_failed"][0], texts
     text = run.query("select * from deid_text_risk_assessment").set_index("measure")

@@ -82,7 +82,7 @@ def claims_vars(**release: Any) -> dict[str, Any]:
                              "primary_condition_group"],
         "release_columns": {"claims": ["year", "pay_delay", "charlson_index"]},
         "truncate_partition": ["year"],
-        "tau": 0.05, "alpha": 0.1614, "max_sup": None, "attack_tau": None,
+        "tau": 0.05, "sampling_fraction": 0.1614, "max_suppression": None, "attack_tau": None,
         "bootstrap": 1000, "iterations": 100, "pool_size": 2000, "seed": 0,
         "attack_iterations": 2000,
         "attack2_population": "claims_population", "attack2_qis": ["age", "sex"],
@@ -111,7 +111,7 @@ def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, 
 def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
     """A 3% sample of its population (k = 1) at the same thresholds: published."""
     tmp = tmp_path_factory.mktemp("lola_pass")
-    yield _build(tmp, KEY, alpha=0.03), tmp
+    yield _build(tmp, KEY, sampling_fraction=0.03), tmp
 
 
 def _assert_nothing_published(run: DbtRun) -> None:
@@ -130,7 +130,7 @@ def test_paper_settings_refuse_and_say_what_to_relax(refused: tuple[DbtRun, Path
     assert gate.loc["node_risk", "limit"] == pytest.approx(0.008)  # 0.0004 / tau
     assert gate.loc["attack1", "limit"] == pytest.approx(0.05)
     message = gate.loc["node_risk", "message"]
-    for part in ("MaxSup = 0.008", "set max_sup to at least", "tau:", "demographics alone",
+    for part in ("MaxSup = 0.008", "set max_suppression to at least", "tau:", "demographics alone",
                  "adversary power", "hierarchies"):
         assert part in message, part
     lola = run.query("select * from deid_claims_lola")
@@ -236,7 +236,7 @@ def _assert_refused_rows(rows: pd.DataFrame, failed: str) -> None:
 
 def test_stricter_attack_bar_fails_attack_gate(tmp_path: Path) -> None:
     """The gate tests excluded: the publish materialization refuses both tables on its own."""
-    run = _build(tmp_path, KEY, [*BUILD, "--exclude", "resource_type:test"], alpha=0.03,
+    run = _build(tmp_path, KEY, [*BUILD, "--exclude", "resource_type:test"], sampling_fraction=0.03,
                  attack_tau=0.001)
     _assert_nothing_published(run)
     assert "release refused, nothing published" in run.output, run.output[-3000:]
@@ -253,7 +253,7 @@ def test_history_records_published_release(passing: tuple[DbtRun, Path]) -> None
     assert len(rows) == 2 and (rows["status"] == "published").all()
     assert rows["invocation_id"].nunique() == 1 and (rows["release_version"] == 1).all()
     assert (rows["release_name"] == "integration_claims").all()
-    settings = claims_vars(alpha=0.03)["deid_claims_release"]
+    settings = claims_vars(sampling_fraction=0.03)["deid_claims_release"]
     for r in rows.itertuples(index=False):
         assert json.loads(r.settings_json) == settings
         assert r.settings_md5 == hashlib.md5(r.settings_json.encode()).hexdigest()
@@ -288,7 +288,7 @@ def test_failing_release_over_published_one_is_refused(
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(KEY_ENV, KEY)
         again = run_dbt(INTEGRATION, ["run", "--select", "deid_claims_release_gate+"], tmp_path,
-                        claims_vars(alpha=0.03, attack_tau=0.001), db)
+                        claims_vars(sampling_fraction=0.03, attack_tau=0.001), db)
     assert not again.ok
     assert "release refused, nothing published" in again.output, again.output[-3000:]
     for table, frame in before.items():

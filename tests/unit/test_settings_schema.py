@@ -9,7 +9,14 @@ import pytest
 
 from dbt_deid.config import parse_release
 from dbt_deid.errors import ConfigError
-from dbt_deid.settings_schema import MACRO_PATH, SECTIONS, closest_name, render_macro
+from dbt_deid.settings_schema import (
+    MACRO_PATH,
+    REFERENCE_PATH,
+    SECTIONS,
+    closest_name,
+    render_macro,
+    render_reference,
+)
 
 BASE = {
     "name": "r", "source": "src", "record_id": "id",
@@ -23,6 +30,12 @@ def test_generated_jinja_macro_is_up_to_date() -> None:
     """macros/config/settings_schema.sql is what the Python definition generates: the Jinja
     and Python validators cannot disagree on a name, default or allowed value."""
     assert MACRO_PATH.read_text() == render_macro(), (
+        "run `python -m dbt_deid.settings_schema --write`")
+
+
+def test_generated_settings_reference_is_up_to_date() -> None:
+    """docs/settings-reference.md is what the one definition generates."""
+    assert REFERENCE_PATH.read_text() == render_reference(), (
         "run `python -m dbt_deid.settings_schema --write`")
 
 
@@ -99,5 +112,5 @@ def test_claims_release_suggests_the_setting_it_does_not_know() -> None:
     """Every release kind rejects a misspelt name with a suggestion (issue 12)."""
     from dbt_deid.longitudinal.settings import claims_settings
 
-    with pytest.raises(ConfigError, match="unknown setting; did you mean 'max_sup'"):
-        claims_settings({"name": "c", "max_supp": 0.008})
+    with pytest.raises(ConfigError, match="unknown setting; did you mean 'max_suppression'"):
+        claims_settings({"name": "c", "max_supresion": 0.008})

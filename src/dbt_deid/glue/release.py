@@ -22,6 +22,7 @@ from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
 from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.settings_resolve import resolve
 from dbt_deid.suppression import carried_columns, run_suppression
 
 
@@ -97,7 +98,7 @@ def release_plan(release: dict[str, Any]) -> pd.DataFrame:
     combination an adversary may know, checked by the gates), ``released`` (QIs in the
     published table, in order) or ``propagation`` (position 0 = source, 1 = target).
     """
-    cfg = parse_release(release)
+    cfg = resolve("release", release)  # the one resolver: every section, as dbt parse checks it
     rows: list[tuple[str, int, int, str]] = []
     for kind, combos in (("protected", cfg.protected_combinations()),
                          ("verified", cfg.verified_combinations())):

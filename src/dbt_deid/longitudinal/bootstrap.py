@@ -38,7 +38,6 @@ contradicts its own F = 20; we use k = alpha * F.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -287,21 +286,3 @@ class NodeEvaluator:
         than k patients at ``node`` (what any claim knowledge can only add to)."""
         index = NodeIndex(self.data, tuple(int(v) for v in node), variant="values")
         return float(((index.block_hi - index.block_lo) < self.k).mean())
-
-
-def evaluate_node(
-    data: EncodedData,
-    node: tuple[int, ...],
-    power: np.ndarray,
-    *,
-    tau: float = 0.05,
-    sampling_fraction: float = 1.0,
-    max_sup: float | None = None,
-    options: Mapping[str, object] | None = None,
-) -> BootstrapResult:
-    """One-shot evaluation of ``node`` (k from tau and alpha, MaxSup from the risk exposure
-    unless given); ``options`` are passed to :class:`NodeEvaluator`."""
-    k = k_for_sample(tau, sampling_fraction)
-    ms = max_sup_from_risk_exposure(tau) if max_sup is None else max_sup
-    ev = NodeEvaluator(data, power, k=k, max_sup=ms, **dict(options or {}))  # type: ignore[arg-type]
-    return ev.evaluate(node)

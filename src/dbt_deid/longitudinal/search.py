@@ -148,7 +148,7 @@ def relax_message(
         f" share is {res.mean:.4f} (95% interval {res.ci_low:.4f}-{res.ci_high:.4f}); the"
         f" demographics alone (no claim known) give {demo:.4f}. Relax a limit (El Emam et al. 2009"
         f" (CJHP)):"
-        f" MaxSup: set max_sup to at least {np.ceil(res.mean * 1e4) / 1e4:g};",
+        f" MaxSup: set max_suppression to at least {np.ceil(res.mean * 1e4) / 1e4:g};",
     ]
     found = next(((k, v) for k, v in sorted(smaller.items(), reverse=True)
                   if v <= ev.max_sup), None)

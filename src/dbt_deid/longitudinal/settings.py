@@ -1,9 +1,10 @@
 """The claims release's settings (var ``deid_claims_release``) with their defaults.
 
-El Emam et al. 2012 (HHP claims): tau, alpha (k = alpha * ceil(1/tau), equation 3), MaxSup (given
-or from the risk exposure), the adversary power p_max, the bootstrap node evaluation and the
-simulated attacks. The Jinja macro ``claims_release_config`` validates the same names at parse
-time; :func:`claims_settings` fills the defaults the Python models use.
+El Emam et al. 2012 (HHP claims): tau, sampling_fraction alpha (k = alpha * ceil(1/tau),
+equation 3), MaxSup (max_suppression, given or from the risk exposure), the adversary power
+p_max, the bootstrap node evaluation and the simulated attacks. The Jinja macro
+``claims_release_config`` validates the same names at parse time; :func:`claims_settings` fills
+the defaults the Python models use.
 """
 
 from __future__ import annotations
@@ -14,19 +15,13 @@ from typing import Any
 from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal.bootstrap import DEFAULT_POOL, SCHEMES, max_sup_from_risk_exposure
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV
-from dbt_deid.settings_schema import closest_name
+from dbt_deid.settings_check import check_section
+from dbt_deid.settings_schema import SECTIONS
 
-#: Every setting of var ``deid_claims_release`` (the Jinja macro ``claims_release_config`` has the
-#: same list; an unknown name is an error in both).
-KNOWN_SETTINGS = frozenset({
-    "name", "patients", "claims", "member_id", "claim_id", "demographic_qis", "claim_qis",
-    "hierarchies", "dimensions", "pseudonymize", "key_env", "stigmatized_codes",
-    "stigmatized_column", "top_code", "top_code_percentile", "truncate_percentile",
-    "truncate_partition", "provider_ids", "provider_pattern", "min_providers", "release_columns",
-    "tau", "alpha", "max_sup", "gate_on", "p_max", "power_scale", "bootstrap", "iterations",
-    "bootstrap_scheme", "pool_size", "seed", "variant", "attack_iterations", "attack_tau",
-    "attack2_population", "attack2_qis",
-})
+#: Every setting of var ``deid_claims_release``: the ``claims`` section of the one settings
+#: definition (:mod:`dbt_deid.settings_schema`), which the Jinja macro ``claims_release_config``
+#: reads too.
+KNOWN_SETTINGS = frozenset(SECTIONS["claims"])
 
 
 def _setting_error(name: str, message: str) -> ConfigError:
@@ -46,12 +41,7 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The release settings with the defaults of the Jinja macro ``claims_release_config``
     (which validates every setting first); unknown names and bad values of the evaluation
     settings are rejected here too."""
-    unknown = sorted(set(raw) - KNOWN_SETTINGS)
-    if unknown:
-        hint = closest_name(unknown[0], KNOWN_SETTINGS)
-        raise _setting_error(unknown[0], "unknown setting"
-                             + (f"; did you mean '{hint}'?" if hint else "")
-                             + " (known settings are " + ", ".join(sorted(KNOWN_SETTINGS)) + ")")
+    check_section("claims", "", raw, "claims", require=False)  # names and types
     member = raw.get("member_id") or "member_id"
     hier = dict(raw.get("hierarchies") or {})
     demo = list(raw.get("demographic_qis") or [])
@@ -63,7 +53,7 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         dims = [(q, (q,)) for q in [*demo, *claim] if q in hier]
     pseudo = dict(raw.get("pseudonymize") or {})
     tau = float(raw.get("tau") if raw.get("tau") is not None else 0.05)
-    max_sup = raw.get("max_sup")
+    max_sup = raw.get("max_suppression")
     scheme = raw.get("bootstrap_scheme") or "pooled"
     if scheme not in SCHEMES:
         raise _setting_error("bootstrap_scheme", f"must be one of {list(SCHEMES)}, got {scheme!r}")
@@ -93,7 +83,7 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
         "truncate_partition": list(part),
         "tau": tau,
-        "alpha": float(raw.get("alpha") if raw.get("alpha") is not None else 1.0),
+        "alpha": float(raw.get("sampling_fraction") or 1.0),
         "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
         "p_max": _positive_int(raw, "p_max", 5),
         "power_scale": float(raw.get("power_scale") or 1.0),

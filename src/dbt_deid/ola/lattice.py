@@ -273,7 +273,3 @@ class Lattice:
         return int(sum((v - lo) * s for v, lo, s in zip(node, self.min_levels,
                                                         self.strides.tolist(), strict=True)))
 
-    def node_at(self, flat: int) -> Node:
-        """Inverse of :meth:`flat`."""
-        return tuple(int(i) + lo for i, lo in zip(np.unravel_index(int(flat), self.shape),
-                                                  self.min_levels, strict=True))

@@ -156,18 +156,6 @@ def diagnosis_hierarchy(seed: int = 2011) -> pd.DataFrame:
     )
 
 
-def province_hierarchy() -> pd.DataFrame:
-    """Lookup hierarchy province -> region -> '*'."""
-    return pd.DataFrame(
-        {"province": PROVINCES, "region": [REGION[p] for p in PROVINCES], "country": "*"}
-    )
-
-
-def gender_hierarchy() -> pd.DataFrame:
-    """Lookup hierarchy gender code -> '*'."""
-    return pd.DataFrame({"gender": GENDERS, "any_gender": "*"})
-
-
 def generate_discharges(rows: int = 50_000, seed: int = 42, code_seed: int = 2011) -> pd.DataFrame:
     """``rows`` synthetic discharge abstracts (deterministic for ``seed``).
 

@@ -1,8 +1,9 @@
 """Seeded synthetic data for tests and benchmarks (never real records).
 
 :func:`random_problem` draws small random tables with random tree hierarchies;
-:func:`health_survey` draws a table shaped like a health interview survey (year, quarter,
-region, age, marital status, sex, race, education) with matching hierarchies.
+:func:`health_survey_records` draws a table shaped like a health interview survey (year,
+quarter, region, age, marital status, sex, race, education), :func:`survey_hierarchies` its
+hierarchies.
 """
 
 from __future__ import annotations
@@ -83,17 +84,6 @@ def health_survey_records(n_records: int, seed: int = 0) -> pd.DataFrame:
         "education": rng.choice(8, n_records, p=[0.05, 0.1, 0.27, 0.2, 0.1, 0.18, 0.07, 0.03]),
     }
     return pd.DataFrame(cols)
-
-
-def health_survey(n_records: int, seed: int = 0) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
-    """The pattern table (distinct QI tuples with counts in column ``n``, values as strings)
-    of :func:`health_survey_records`, with hierarchies (lattice 4*3*3*5*3*2*3*4 = 12,960
-    nodes): the form the warehouse hands to the core."""
-    frame = health_survey_records(n_records, seed)
-    patterns = frame.groupby(list(frame.columns), sort=True).size().reset_index(name="n")
-    for c in frame.columns:
-        patterns[c] = patterns[c].astype(str)
-    return patterns, survey_hierarchies()
 
 
 def survey_hierarchies() -> dict[str, Hierarchy]:

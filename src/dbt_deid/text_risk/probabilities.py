@@ -10,8 +10,6 @@ All functions accept numpy arrays (broadcasting) so the Monte Carlo of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -109,9 +107,3 @@ def quasi_reid_probability(
     factor = h if cutoff is None or r_q >= cutoff else 1.0
     p = factor * quasi_instance_leak(r_q, m)
     return float(attempt * prob_at_least_two(n_q, p))
-
-
-def pooled_recall(caught: Sequence[int], totals: Sequence[int]) -> float:
-    """Pooled (micro-average) recall over groups: ``sum(caught) / sum(totals)`` (equation 1)."""
-    den = float(np.sum(totals))
-    return float(np.sum(caught)) / den if den else float("nan")
