@@ -343,7 +343,9 @@
 {#- k from the population (El Emam et al. 2012 equation 3): k = ceil(alpha x F_j) with F_j the release's
     population_threshold (smallest population class allowed, risk 1/F_j) and alpha its
     sampling_fraction in (0, 1]. Assumes a large sample (f_j = alpha F_j holds for large classes
-    only). None when population_threshold is absent. Mirrors dbt_deid.config._population_k. -#}
+    only; `population_estimator: truncated_poisson` uses the truncated-Poisson estimate instead,
+    dbt_deid.truncated_poisson_k). None when population_threshold is absent. Mirrors
+    dbt_deid.config._population_k. -#}
 {% macro _population_k(raw) -%}
   {%- set f = raw.get('population_threshold') -%}
   {%- if f is none -%}{{ return(none) }}{%- endif -%}
@@ -360,8 +362,34 @@
   {%- if alpha is not number or alpha is boolean or alpha <= 0 or alpha > 1 -%}
     {{ dbt_deid._config_error('sampling_fraction', 'must be a number in (0, 1], got ' ~ alpha) }}
   {%- endif -%}
+  {%- set estimator = dbt_deid._check_allowed('', raw.get('population_estimator'), 'release', 'population_estimator') -%}
+  {%- if estimator == 'truncated_poisson' -%}{{ return(dbt_deid.truncated_poisson_k(f, alpha)) }}{%- endif -%}
   {%- set k = ((alpha * f) | round(9) | round(0, 'ceil')) | int -%}
   {{ return([k, 1] | max) }}
+{%- endmacro %}
+
+{#- The smallest sample class size s whose truncated-Poisson estimate of its population class,
+    s + (1 - alpha) mu(s) / alpha with mu(s) the root of mu / (1 - e^-mu) = s (0 for s = 1),
+    reaches the population threshold F_j (El Emam and Dankar 2008, as cited by El Emam et al.
+    2012). The same Newton iterations as dbt_deid.risk.truncated_poisson.truncated_poisson_mean;
+    at most F_j. -#}
+{% macro truncated_poisson_k(threshold, alpha) -%}
+  {%- set ns = namespace(k=none) -%}
+  {%- for s in range(1, threshold + 1) -%}
+    {%- if ns.k is none -%}
+      {%- set it = namespace(mu=(s * 1.0)) -%}
+      {%- if s > 1 -%}
+        {%- for _ in range(60) -%}
+          {%- set e = 2.718281828459045 ** (0 - it.mu) -%}
+          {%- set it.mu = it.mu - (it.mu - s * (1.0 - e)) / (1.0 - s * e) -%}
+        {%- endfor -%}
+      {%- else -%}
+        {%- set it.mu = 0.0 -%}
+      {%- endif -%}
+      {%- if s + (1.0 - alpha) * it.mu / alpha >= threshold - 0.000000001 -%}{%- set ns.k = s -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(ns.k if ns.k is not none else threshold) }}
 {%- endmacro %}
 
 {% macro _validate_rule(where, rule) -%}

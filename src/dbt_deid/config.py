@@ -37,8 +37,10 @@ DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 def _population_k(raw: Mapping[str, Any]) -> int | None:
     """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (El Emam et al. 2012 eq.
-    3, k = ceil(alpha F_j), under its large-sample assumption; see
-    :func:`dbt_deid.tau.k_from_population`); None when no population_threshold."""
+    3, k = ceil(alpha F_j), under its large-sample assumption, or with ``population_estimator:
+    truncated_poisson`` the smallest sample class whose truncated-Poisson estimate of F_j
+    reaches the threshold; see :func:`dbt_deid.tau.k_from_population`); None when no
+    population_threshold."""
     f = raw.get("population_threshold")
     if f is None:
         return None
@@ -57,7 +59,9 @@ def _population_k(raw: Mapping[str, Any]) -> int | None:
         raise ConfigError("sampling_fraction is required with population_threshold"
                           " (k = ceil(sampling_fraction x population_threshold))")
     alpha = _fraction(alpha, "sampling_fraction", open_low=True)
-    return k_from_population(f, alpha)
+    estimator = schema.check_allowed("", raw.get("population_estimator"), "release",
+                                     "population_estimator")
+    return k_from_population(f, alpha, estimator)
 
 
 def _fraction(value: Any, setting: str, *, open_low: bool = False) -> float:

@@ -69,6 +69,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                    "allowed": [*PRESET_TAU, *PRESET_ALIASES]},
         "population_threshold": {"doc": "Smallest population class F_j (k = ceil(alpha F_j))."},
         "sampling_fraction": {"doc": "alpha, the share of the population in the release."},
+        "population_estimator": {"doc": "How F_j is estimated from a sample class f_j: f_j / alpha"
+                                        " (scaling) or the truncated-Poisson estimator (El Emam"
+                                        " and Dankar 2008).", "default": "scaling",
+                                 "allowed": ["scaling", "truncated_poisson"]},
         "population_size": {"doc": "N, the population size."},
         "population": {"doc": "Model/seed of the population (risk suite)."},
         "population_count_column": {"doc": "Count column of a pattern-level population."},
@@ -127,6 +131,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "fraction": {"doc": "Share of records in the sample.", "required": True},
         "slot": {"doc": "Which disjoint slot.", "default": 0},
         "seed": {"doc": "Hash seed.", "default": 0},
+        "order": {"doc": "sample_first: draw the sample, then protect it (k in the sample);"
+                         " population_first: protect the whole population (k in the"
+                         " population), then draw the disjoint files (El Emam et al. 2011).",
+                  "default": "sample_first", "allowed": ["sample_first", "population_first"]},
     },
     "report": {
         "by": {"doc": "QIs to break suppression down by.", "default": []},
