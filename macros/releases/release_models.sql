@@ -262,7 +262,8 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
-{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_release_gate')) }}
+{#- under sample.order population_first, the sample slot of the protected population -#}
+{{ dbt_deid.publish_sql(cfg, dbt_deid.release_sample_sql(cfg, dbt_deid.release_ref('deid_release_gate'))) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -253,6 +253,8 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
     for key in ("sample", "report", "small_areas"):
         if isinstance(raw.get(key), Mapping):
             schema.check_names(key, raw[key], key)
+    if isinstance(raw.get("sample"), Mapping):
+        schema.check_allowed("sample", raw["sample"].get("order"), "sample", "order")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")
