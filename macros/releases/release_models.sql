@@ -144,8 +144,14 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- if dbt_deid.release_enabled() %}
 {#- The gate: the release gates (dbt tests, severity error) are attached to this view, and only
     the publish model reads it, so `dbt build` skips publishing when a gate fails while the
-    diagnostics (risk summary, information loss) still build from deid_suppressed. #}
+    diagnostics (risk summary, information loss) still build from deid_suppressed. Under
+    `sample.order: population_first` deid_suppressed is the protected population and this view
+    the sample slot drawn from it (seed 000's order): the gates check the file. #}
+{%- set cfg = dbt_deid.release_config() %}
 select * from {{ dbt_deid.release_ref('deid_suppressed') }}
+{%- if cfg.sample is not none and cfg.sample.order == 'population_first' %}
+where {{ dbt_deid.sample_condition(cfg) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -262,8 +268,7 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
-{#- under sample.order population_first, the sample slot of the protected population -#}
-{{ dbt_deid.publish_sql(cfg, dbt_deid.release_sample_sql(cfg, dbt_deid.release_ref('deid_release_gate'))) }}
+{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_release_gate')) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -13,7 +13,7 @@
       `--empty` (every ref and source reads no rows: nothing to check, and the publish
       materialization publishes nothing, see README "Fresh warehouses and --empty"). -#}
   {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
-  {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
+  {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
   {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ") from " ~ src).rows[0] -%}
@@ -54,7 +54,7 @@
 {%- endmacro %}
 
 {% macro default__assert_rule_values(cfg) -%}
-  {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
+  {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set s = dbt.type_string() -%}
   {%- for q in cfg.qis -%}
     {%- if q.rule is not none and q.rule.type in ['interval', 'date'] -%}
