@@ -171,6 +171,7 @@
       tau when none is given. -#}
   {%- set schema = dbt_deid.settings_schema() -%}
   {%- set preset = dbt_deid._check_allowed('', raw.get('preset'), 'release', 'preset') -%}
+  {%- do dbt_deid._check_allowed('', raw.get('population_estimator'), 'release', 'population_estimator') -%}
   {%- set preset_tau = schema.preset_tau[schema.preset_aliases.get(preset, preset)] if preset is not none else none -%}
   {%- set pop_k = dbt_deid._population_k(raw) -%}
   {%- set tau = (1.0 / pop_k) if pop_k is not none else raw.get('tau', preset_tau if raw.get('k') is none else none) -%}

@@ -20,6 +20,10 @@
   {%- if stats[0] == 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records" ~ (" in its sample" if cfg.sample is not none else "") ~ "; nothing to release") }}
   {%- endif -%}
+  {%- if cfg.sample is not none and cfg.sample.order == 'population_first' and run_query("select count(*) from " ~ dbt_deid.release_input(cfg) ~ " as file_in").rows[0][0] == 0 -%}
+    {#- the population is protected, but the file drawn from it would be empty -#}
+    {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records in its sample (sample.fraction " ~ cfg.sample.fraction ~ ", slot " ~ cfg.sample.slot ~ "); nothing to release") }}
+  {%- endif -%}
   {%- if stats[2] != stats[0] -%}
     {{ exceptions.raise_compiler_error(model ~ ": column '" ~ cfg.record_id ~ "' (record_id) is NULL in " ~ (stats[0] - stats[2]) ~ " records") }}
   {%- endif -%}

@@ -255,6 +255,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
             schema.check_names(key, raw[key], key)
     if isinstance(raw.get("sample"), Mapping):
         schema.check_allowed("sample", raw["sample"].get("order"), "sample", "order")
+    schema.check_allowed("", raw.get("population_estimator"), "release", "population_estimator")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")

@@ -85,6 +85,10 @@ BAD_SETTINGS = [
     ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
      "'quasi_identifiers.gender.weight'"),
     ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
+    ({"sample": {"fraction": 0.1, "order": "population"}},
+     "'sample.order': must be one of sample_first, population_first"),
+    ({"population_estimator": "poisson"},
+     "'population_estimator': must be one of scaling, truncated_poisson"),
 ]
 
 

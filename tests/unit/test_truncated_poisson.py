@@ -91,6 +91,10 @@ def test_setting_population_estimator() -> None:
     assert parse_release({**RELEASE, "population_estimator": "truncated_poisson"}).k == 3
     with pytest.raises(ConfigError, match="population_estimator must be one of scaling"):
         parse_release({**RELEASE, "population_estimator": "poisson"})
+    without_threshold = {k: v for k, v in RELEASE.items()
+                         if k not in ("population_threshold", "sampling_fraction")}
+    with pytest.raises(ConfigError, match="population_estimator must be one of scaling"):
+        parse_release({**without_threshold, "tau": 0.05, "population_estimator": "Poisson"})
 
 
 def simulate(seed: int, alpha: float, classes: int = 20000, shape: float = 0.5,
