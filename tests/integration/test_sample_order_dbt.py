@@ -82,10 +82,11 @@ def test_population_first_protects_the_population_then_draws_disjoint_files(
 def test_an_empty_file_is_an_error_naming_the_sample(it_database, tmp_path) -> None:
     """population_first with a slot that holds no record: the population could be protected,
     but there is nothing to release; one error naming the sample, before any work."""
-    variables = release_vars(sample={"fraction": 0.00001, "slot": 3, "seed": 34,
+    # (--vars is read as YAML, where 1e-05 is text: a fraction with a decimal point)
+    variables = release_vars(sample={"fraction": 0.0002, "slot": 3, "seed": 34,
                                      "order": "population_first"})
     run = build_release(it_database, tmp_path, variables, command="run",
                         select="+deid_generalized")
     assert not run.ok
-    assert "has no records in its sample (sample.fraction 1e-05, slot 3)" in run.output, \
+    assert "has no records in its sample (sample.fraction 0.0002, slot 3)" in run.output, \
         run.output[-3000:]
