@@ -233,6 +233,9 @@
       {{ dbt_deid._config_error('sample.seed', 'must be an integer') }}
     {%- endif -%}
     {%- set order = dbt_deid._check_allowed('sample', sample.get('order'), 'sample', 'order') -%}
+    {%- if order == 'population_first' and raw.get('population_threshold') is not none -%}
+      {{ dbt_deid._config_error('sample.order', 'population_first protects the whole population, so its k is the population threshold itself: give tau or k, not population_threshold with sampling_fraction (which set the k of a sample)') }}
+    {%- endif -%}
     {%- set sample = {'fraction': f, 'slot': slot, 'seed': seed, 'order': order} -%}
   {%- endif -%}
   {{ return({

@@ -254,7 +254,14 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
         if isinstance(raw.get(key), Mapping):
             schema.check_names(key, raw[key], key)
     if isinstance(raw.get("sample"), Mapping):
-        schema.check_allowed("sample", raw["sample"].get("order"), "sample", "order")
+        order = schema.check_allowed("sample", raw["sample"].get("order"), "sample", "order")
+        if order == "population_first" and raw.get("population_threshold") is not None:
+            # k = alpha F_j is a sample's k; the population is protected at F_j itself
+            raise ConfigError(
+                "sample.order: population_first protects the whole population, so its k is the"
+                " population threshold itself: give tau or k, not population_threshold with"
+                " sampling_fraction (which set the k of a sample)"
+            )
     schema.check_allowed("", raw.get("population_estimator"), "release", "population_estimator")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:

@@ -89,6 +89,9 @@ BAD_SETTINGS = [
      "'sample.order': must be one of sample_first, population_first"),
     ({"population_estimator": "poisson"},
      "'population_estimator': must be one of scaling, truncated_poisson"),
+    ({"tau": None, "population_threshold": 20, "sampling_fraction": 0.25,
+      "sample": {"fraction": 0.25, "order": "population_first"}},
+     "'sample.order': population_first protects the whole population"),
 ]
 
 

@@ -90,3 +90,7 @@ def test_sample_order_setting() -> None:
     parse_release({**BASE, "sample": {"fraction": 0.1}})
     with pytest.raises(ConfigError, match="sample.order must be one of sample_first"):
         parse_release({**BASE, "sample": {"fraction": 0.1, "order": "population"}})
+    with pytest.raises(ConfigError, match="population_first protects the whole population"):
+        parse_release({**{k: v for k, v in BASE.items() if k != "tau"},
+                       "population_threshold": 20, "sampling_fraction": 0.1,
+                       "sample": {"fraction": 0.1, "order": "population_first"}})
