@@ -2,13 +2,19 @@
 
 Two dbt invocations in this project (the same DuckDB file):
 
-1. ``dbt build --exclude tag:deid_claims``: both discharge files of seed 000 Table 3, each a
-   disjoint sample of the same population, built and gated independently in one build (docs,
-   "Several releases in one project"): the geographic file (var ``deid_release``, the package's
-   models, published as ``deid_published``) and the clinical file (var
-   ``deid_releases.discharge_clinical``, the models in models/deid_discharge_clinical, published
-   as ``discharge_clinical__deid_published``); and the text release (seed 004). Every gate must
-   pass.
+1. ``dbt build --exclude tag:deid_claims``: both discharge files of seed 000 Table 3 in the
+   paper's order and at its public-use threshold (sample.order population_first, tau 0.05,
+   k = 20; docs/seed000-order.md): each release generalizes and suppresses the whole population
+   (every class at least 20 records), then draws its file, a different non-overlapping 10%
+   sample, from the suppressed records; the geographic file (var ``deid_release``, the
+   package's models, ``deid_published``) and the clinical file (var
+   ``deid_releases.discharge_clinical``, models/deid_discharge_clinical,
+   ``discharge_clinical__deid_published``); and the text release (seed 004), which must publish.
+   The gates check what is published: a 10% file of classes of 20 holds classes below 20, so
+   both files are expected to be refused. The demo passes when dbt failed only because the
+   discharge files' gate tests failed (nothing published, a 'refused' history row each), and
+   prints, per file, the population's cells suppressed next to the paper's Tables 9-10 and the
+   file's classes below k.
 2. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
    limits (MaxSup 0.8%, attack tau 0.05). On the calibrated synthetic data no node meets them,
    so the release is expected to be refused: the demo passes when dbt failed only because the
@@ -23,6 +29,7 @@ behaved as documented.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -31,6 +38,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DBT = str(Path(sys.executable).parent / "dbt")
 CLAIMS_PUBLISHED = ("deid_claims_published_patients", "deid_claims_published_claims")
+#: The discharge files: (release name, table prefix, the paper's table and file version).
+DISCHARGE = (("discharge_geographic", "", "Table 9, PROV_REGION"),
+             ("discharge_clinical", "discharge_clinical__", "Table 10, TOTAL_LOS_WEEKS"))
+#: El Emam et al. 2011 Tables 9-10 at tau 0.05, combinations algorithm (the version the paper
+#: chose): % of records with the QI suppressed, and % of all QI cells suppressed.
+PAPER_005 = {
+    "discharge_geographic": {"gender": 0.003, "age": 2.8, "province": 0.16, "mrdx": 19.4,
+                             "cmg": 19.4, "diag_block": 13.5, "diag_chapter": 2.5,
+                             "cci_code": 8.8, "short_cci": 8.8, "(all quasi-identifiers)": 8.4},
+    "discharge_clinical": {"gender": 0.004, "age": 4.2, "los_days": 1.8, "mrdx": 19.8,
+                           "cmg": 19.8, "diag_block": 15.1, "diag_chapter": 3.3,
+                           "cci_code": 8.9, "short_cci": 8.9, "(all quasi-identifiers)": 9.1},
+}
 
 
 def dbt(args: list[str], extra: list[str]) -> int:
@@ -65,18 +85,109 @@ def claims_refusal(database: Path) -> list[str] | None:
             for m, msg, value, limit in rows] or None
 
 
+def _target(extra: list[str]) -> Path:
+    """The dbt target path of this run (``--target-path`` in ``extra``, else target/)."""
+    if "--target-path" in extra:
+        return Path(extra[extra.index("--target-path") + 1])
+    return HERE / "target"
+
+
+def discharge_failures_only(target: Path) -> bool:
+    """True when every failed or errored node of the last dbt run is a gate test of one of the
+    discharge files (``deid_gate_*`` or ``discharge_clinical__deid_gate_*``)."""
+    path = target if target.is_absolute() else HERE / target
+    results = json.loads((path / "run_results.json").read_text())["results"]
+    bad = [r["unique_id"] for r in results if r["status"] in ("error", "fail", "runtime error")]
+    # a test's unique id is test.<package>.<test name>[.<hash>]
+    return bool(bad) and all(
+        u.startswith("test.") and u.split(".")[2].removeprefix("discharge_clinical__")
+        .startswith("deid_gate_") for u in bad)
+
+
+def discharge_refusals(database: Path) -> list[str] | None:
+    """Per discharge file: the population's suppression next to the paper's Tables 9-10 and why
+    the file was refused; None when a file was published, was not refused by its gates, or the
+    text release did not publish."""
+    import duckdb
+
+    out: list[str] = []
+    with duckdb.connect(str(database), read_only=True) as con:
+        tables = {t for (t,) in con.execute(
+            "select table_name from information_schema.tables").fetchall()}
+        history = con.execute(
+            "select release_name, release_kind, status, gates_failed from deid_release_history"
+            " order by recorded_at").fetchall()
+        last = {(name, kind): (status, failed) for name, kind, status, failed in history}
+        if not any(kind == "text" and st == "published" for (_, kind), (st, _) in last.items()):
+            return None
+        for name, prefix, where in DISCHARGE:
+            status, failed = last.get((name, "discharge"), (None, None))
+            if f"{prefix}deid_published" in tables or status != "refused":
+                return None
+            params = dict(con.execute(
+                f"select setting, value from main_deid_work.{prefix}deid_release_parameters"
+            ).fetchall())
+            k = int(params["k"])
+            population = con.execute(
+                f"select count(*) from main_deid_work.{prefix}deid_suppressed").fetchone()[0]
+            file = con.execute(
+                f"select count(*) from main_deid_work.{prefix}deid_release_gate").fetchone()[0]
+            out.append(f"{name}: REFUSED (failed: {failed})")
+            out.append(f"  population {population} records protected at tau"
+                       f" {params['tau']} (k = {k}); the file: a 10% sample of {file} records")
+            out.append(f"  cells suppressed in the population vs El Emam et al. 2011 {where},"
+                       " tau 0.05, combinations (% of records with the QI suppressed; all: %"
+                       " of QI cells):")
+            loss = con.execute(
+                f"select column_name, share_cells_suppressed from"
+                f" main_deid_work.{prefix}deid_information_loss order by column_order").fetchall()
+            for column, share in loss:
+                paper = PAPER_005[name].get(column)
+                out.append(f"    {column:<26} {100 * share:6.1f}%   paper "
+                           + (f"{paper:g}%" if paper is not None else "-"))
+            plan = con.execute(
+                f"select item, column_name from main_deid_work.{prefix}deid_release_plan"
+                " where kind = 'verified' order by item, position").fetchall()
+            combos: dict[int, list[str]] = {}
+            for item, column in plan:
+                combos.setdefault(item, []).append(column)
+            worst = (0, 0, "")
+            for cols in combos.values():
+                group = ", ".join(f'"{c}"' for c in cols)
+                below, records = con.execute(
+                    f"select count(*), coalesce(sum(f), 0) from (select count(*) as f from"
+                    f" main_deid_work.{prefix}deid_release_gate group by {group}) as c"
+                    f" where f < {k}").fetchone()
+                if records > worst[1]:
+                    worst = (below, records, "+".join(cols))
+            out.append(f"  the file: {worst[1]} of {file} records ({100 * worst[1] / file:.1f}%)"
+                       f" in {worst[0]} classes smaller than k = {k} on {worst[2]} (the worst of"
+                       f" {len(combos)} combinations): the guarantee is k in what is published")
+    return out
+
+
 def main(argv: list[str]) -> int:
     extra = list(argv)
-    if dbt(["build", "--exclude", "tag:deid_claims"], extra) != 0:
-        print("demo FAILED: the geographic or clinical discharge file or the text release did"
-              " not build and pass its gates")
-        return 1
-    if dbt(["build", "--select", "+tag:deid_claims"], extra) == 0:
-        print("claims release: every gate passed; published")
-        return 0
     database = Path(os.environ.get("DBT_DEID_DUCKDB_PATH", "demo.duckdb"))
     if not database.is_absolute():
         database = HERE / database
+    if dbt(["build", "--exclude", "tag:deid_claims"], extra) == 0:
+        print("demo FAILED: the discharge files at tau 0.05 in the paper's order were expected"
+              " to be refused by their gates (docs/seed000-order.md), and published")
+        return 1
+    refused = (discharge_refusals(database)
+               if discharge_failures_only(_target(extra)) else None)
+    if refused is None:
+        print("demo FAILED: the discharge or text build failed for a reason other than the"
+              " discharge files' gates")
+        return 1
+    print("discharge files (seed 000) in the paper's order at tau 0.05: REFUSED, nothing"
+          " published:")
+    for line in refused:
+        print(f"  {line}")
+    if dbt(["build", "--select", "+tag:deid_claims"], extra) == 0:
+        print("claims release: every gate passed; published")
+        return 0
     refusal = claims_refusal(database)
     if refusal is None:
         print("demo FAILED: the claims build failed for a reason other than its gates")

@@ -126,9 +126,12 @@
   {%- set roles = dbt_deid._column_roles(raw, qis) -%}
   {%- set sample = raw.get('sample') -%}
   {%- if sample is not none -%}
-    {%- set sample = {'fraction': sample.fraction, 'slot': dbt_deid._setting(sample, 'sample', 'slot'), 'seed': dbt_deid._setting(sample, 'sample', 'seed')} -%}
+    {%- set sample = {'fraction': sample.fraction, 'slot': dbt_deid._setting(sample, 'sample', 'slot'), 'seed': dbt_deid._setting(sample, 'sample', 'seed'), 'order': dbt_deid._setting(sample, 'sample', 'order')} -%}
     {%- if (sample.slot + 1) * sample.fraction > 1.000000001 -%}
       {{ dbt_deid._config_error('sample.slot', 'must be an integer >= 0 with (slot + 1) x fraction <= 1, got ' ~ sample.slot) }}
+    {%- endif -%}
+    {%- if sample.order == 'population_first' and raw.get('population_threshold') is not none -%}
+      {{ dbt_deid._config_error('sample.order', 'population_first protects the whole population, so its k is the population threshold itself: give tau or k, not population_threshold with sampling_fraction (which set the k of a sample)') }}
     {%- endif -%}
   {%- endif -%}
   {{ return({
@@ -239,7 +242,9 @@
 {#- k from the population (El Emam et al. 2012 equation 3): k = ceil(alpha x F_j) with F_j the release's
     population_threshold (smallest population class allowed, risk 1/F_j) and alpha its
     sampling_fraction in (0, 1]. Assumes a large sample (f_j = alpha F_j holds for large classes
-    only). None when population_threshold is absent. Mirrors dbt_deid.config._population_k. -#}
+    only; `population_estimator: truncated_poisson` uses the truncated-Poisson estimate instead,
+    dbt_deid.truncated_poisson_k). None when population_threshold is absent. Mirrors
+    dbt_deid.config._population_k. -#}
 {% macro _population_k(raw) -%}
   {%- set f = raw.get('population_threshold') -%}
   {%- if f is none -%}{{ return(none) }}{%- endif -%}
@@ -249,8 +254,33 @@
   {%- if raw.get('sampling_fraction') is none -%}
     {{ dbt_deid._config_error('sampling_fraction', 'is required with population_threshold (k = ceil(sampling_fraction x population_threshold))') }}
   {%- endif -%}
+  {%- if dbt_deid._setting(raw, 'release', 'population_estimator') == 'truncated_poisson' -%}{{ return(dbt_deid.truncated_poisson_k(f, raw.sampling_fraction)) }}{%- endif -%}
   {%- set k = ((raw.sampling_fraction * f) | round(9) | round(0, 'ceil')) | int -%}
   {{ return([k, 1] | max) }}
+{%- endmacro %}
+
+{#- The smallest sample class size s whose truncated-Poisson estimate of its population class,
+    s + (1 - alpha) mu(s) / alpha with mu(s) the root of mu / (1 - e^-mu) = s (0 for s = 1),
+    reaches the population threshold F_j (El Emam and Dankar 2008, as cited by El Emam et al.
+    2012). The same Newton iterations as dbt_deid.risk.truncated_poisson.truncated_poisson_mean;
+    at most F_j. -#}
+{% macro truncated_poisson_k(threshold, alpha) -%}
+  {%- set ns = namespace(k=none) -%}
+  {%- for s in range(1, threshold + 1) -%}
+    {%- if ns.k is none -%}
+      {%- set it = namespace(mu=(s * 1.0)) -%}
+      {%- if s > 1 -%}
+        {%- for _ in range(60) -%}
+          {%- set e = 2.718281828459045 ** (0 - it.mu) -%}
+          {%- set it.mu = it.mu - (it.mu - s * (1.0 - e)) / (1.0 - s * e) -%}
+        {%- endfor -%}
+      {%- else -%}
+        {%- set it.mu = 0.0 -%}
+      {%- endif -%}
+      {%- if s + (1.0 - alpha) * it.mu / alpha >= threshold - 0.000000001 -%}{%- set ns.k = s -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(ns.k if ns.k is not none else threshold) }}
 {%- endmacro %}
 
 {#- The levels of a rule (names and types: dbt_deid._check_section; the sections by rule type). -#}
@@ -523,11 +553,13 @@
   {{ return({'protected': protected, 'verified': verified, 'released': [qi_names]}) }}
 {%- endmacro %}
 
-{#- What the release reads: the source relation, or, with `sample: {fraction, slot, seed}`, the
-    records whose seeded hash of the record id falls in slot `slot` (hash range
+{#- What the release publishes from: the source relation, or, with `sample: {fraction, slot, seed}`,
+    the records whose seeded hash of the record id falls in slot `slot` (hash range
     [slot x fraction, (slot + 1) x fraction)). Releases with the same seed and fraction and
     different slots are disjoint random samples (El Emam et al. 2011: the geographic and clinical PUMFs are
-    two non-overlapping 10% samples), reproducible for the seed. -#}
+    two non-overlapping 10% samples), reproducible for the seed. The protection is computed on
+    dbt_deid.protected_input (the same records, or the whole source under
+    `sample.order: population_first`). -#}
 {% macro release_input(cfg) -%}
   {{ return(adapter.dispatch('release_input', 'dbt_deid')(cfg)) }}
 {%- endmacro %}
@@ -535,12 +567,29 @@
 {% macro default__release_input(cfg) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- if cfg.sample is none -%}{{ return(src) }}{%- endif -%}
+  {{ return('(select * from ' ~ src ~ ' where ' ~ dbt_deid.sample_condition(cfg) ~ ')') }}
+{%- endmacro %}
+
+{#- What the release's generalization and suppression run on: dbt_deid.release_input (the sample
+    is drawn first, then protected: every class of the published file has k records), or, with
+    `sample.order: population_first`, the whole source: seed 000's order, "generalization and
+    suppression were performed on the full population DAD and the PUMF samples drawn from that"
+    (El Emam et al. 2011, Attack 3; every population class at least k), the slot being drawn
+    from the suppressed records by the gate view deid_release_gate. -#}
+{% macro protected_input(cfg) -%}
+  {%- if cfg.sample is not none and cfg.sample.order == 'population_first' -%}{{ return(dbt_deid.release_source(cfg)) }}{%- endif -%}
+  {{ return(dbt_deid.release_input(cfg)) }}
+{%- endmacro %}
+
+{#- The SQL condition that keeps the records of the release's sample slot: the first 8 hex
+    digits of md5('<seed>:' || record id) in [slot x fraction, (slot + 1) x fraction) of 2^32
+    (dbt_deid.sampling.sample_mask is its Python twin). -#}
+{% macro sample_condition(cfg) -%}
   {%- set scale = 4294967296 -%}
   {%- set lo = (cfg.sample.slot * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
   {%- set hi = ((cfg.sample.slot + 1) * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
   {%- set h = 'substr(' ~ dbt.hash(dbt.concat([dbt_deid.literal(cfg.sample.seed ~ ':'), 'cast(' ~ dbt_deid.ident(cfg.record_id) ~ ' as ' ~ dbt.type_string() ~ ')'])) ~ ', 1, 8)' -%}
-  {%- set cond = h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '') -%}
-  {{ return('(select * from ' ~ src ~ ' where ' ~ cond ~ ')') }}
+  {{ return(h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '')) }}
 {%- endmacro %}
 
 {#- True when the data checks (empty source, record ids, hierarchy values, column roles, ...)

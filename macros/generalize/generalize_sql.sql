@@ -14,7 +14,7 @@
 
 {% macro default__generalize_sql(cfg, hierarchy_relation, levels=none) -%}
   {%- set levels = levels if levels is not none else dbt_deid.released_levels() -%}
-  {%- set src = dbt_deid.release_input(cfg) -%}
+  {%- set src = dbt_deid.protected_input(cfg) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set s = dbt.type_string() -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}

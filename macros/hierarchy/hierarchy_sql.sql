@@ -15,7 +15,7 @@
     {%- do dbt_deid.assert_source_columns(cfg) -%}
     {%- do dbt_deid.assert_rule_values(cfg) -%}
   {%- endif -%}
-  {%- set src = dbt_deid.release_input(cfg) -%}
+  {%- set src = dbt_deid.protected_input(cfg) -%}
   {%- set s = dbt.type_string() -%}
   {%- set parts = [] -%}
   {%- for q in cfg.qis -%}

@@ -51,7 +51,15 @@
 {%- endif %}
 {%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
 {%- set gate = dbt_deid.release_ref('deid_suppressed') -%}
-{%- set results = dbt_deid.release_gate_results(cfg, gate, gate) -%}
+{#- under sample.order population_first deid_suppressed is the protected population: its gates
+    are checked against the whole source (row count, input unchanged), and the file drawn from it
+    is checked by the gate tests and the publish step (deid_release_gate) -#}
+{%- set gate_cfg = cfg -%}
+{%- if cfg.sample is not none and cfg.sample.order == 'population_first' -%}
+  {%- set gate_cfg = cfg.copy() -%}
+  {%- do gate_cfg.update({'sample': none}) -%}
+{%- endif -%}
+{%- set results = dbt_deid.release_gate_results(gate_cfg, gate, gate) -%}
 {%- if results | length == 0 %}
 select cast(null as {{ dbt.type_int() }}) as gate_order, cast(null as {{ dbt.type_string() }}) as gate, cast(null as {{ dbt.type_boolean() }}) as passed,
   cast(null as {{ dbt.type_int() }}) as failures, cast(null as {{ dbt.type_string() }}) as message
@@ -144,8 +152,14 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- if dbt_deid.release_enabled() %}
 {#- The gate: the release gates (dbt tests, severity error) are attached to this view, and only
     the publish model reads it, so `dbt build` skips publishing when a gate fails while the
-    diagnostics (risk summary, information loss) still build from deid_suppressed. #}
+    diagnostics (risk summary, information loss) still build from deid_suppressed. Under
+    `sample.order: population_first` deid_suppressed is the protected population and this view
+    the sample slot drawn from it (seed 000's order): the gates check the file. #}
+{%- set cfg = dbt_deid.release_config() %}
 select * from {{ dbt_deid.release_ref('deid_suppressed') }}
+{%- if cfg.sample is not none and cfg.sample.order == 'population_first' %}
+where {{ dbt_deid.sample_condition(cfg) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -166,6 +180,7 @@ select * from {{ dbt_deid.release_ref('deid_suppressed') }}
     ('excluded_dropped', cfg.excluded | join(', ')),
     ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
     ('missing_label', cfg.missing_label),
+    ('sample', ('fraction ' ~ cfg.sample.fraction ~ ', slot ' ~ cfg.sample.slot ~ ', seed ' ~ cfg.sample.seed ~ ', order ' ~ cfg.sample.order) if cfg.sample is not none else 'none'),
     ('dbt_deid_version', '0.1.0'),
 ] -%}
 {%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}

@@ -13,12 +13,16 @@
       `--empty` (every ref and source reads no rows: nothing to check, and the publish
       materialization publishes nothing, see docs/projects.md, "Fresh warehouses and --empty"). -#}
   {%- if not dbt_deid.run_data_checks() or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
-  {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
+  {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
   {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ") from " ~ src).rows[0] -%}
   {%- if stats[0] == 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records" ~ (" in its sample" if cfg.sample is not none else "") ~ "; nothing to release") }}
+  {%- endif -%}
+  {%- if cfg.sample is not none and cfg.sample.order == 'population_first' and run_query("select count(*) from " ~ dbt_deid.release_input(cfg) ~ " as file_in").rows[0][0] == 0 -%}
+    {#- the population is protected, but the file drawn from it would be empty -#}
+    {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records in its sample (sample.fraction " ~ cfg.sample.fraction ~ ", slot " ~ cfg.sample.slot ~ "); nothing to release") }}
   {%- endif -%}
   {%- if stats[2] != stats[0] -%}
     {{ exceptions.raise_compiler_error(model ~ ": column '" ~ cfg.record_id ~ "' (record_id) is NULL in " ~ (stats[0] - stats[2]) ~ " records") }}
@@ -54,7 +58,7 @@
 {%- endmacro %}
 
 {% macro default__assert_rule_values(cfg) -%}
-  {%- set src = dbt_deid.release_input(cfg) ~ ' as src_in' -%}
+  {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set s = dbt.type_string() -%}
   {%- for q in cfg.qis -%}
     {%- if q.rule is not none and q.rule.type in ['interval', 'date'] -%}

@@ -38,8 +38,10 @@ DEFAULT_MISSING_LABEL = schema.default("release", "missing_label")
 
 def _population_k(raw: Mapping[str, Any]) -> int | None:
     """k from ``population_threshold`` F_j and ``sampling_fraction`` alpha (El Emam et al. 2012 eq.
-    3, k = ceil(alpha F_j), under its large-sample assumption; see
-    :func:`dbt_deid.tau.k_from_population`); None when no population_threshold."""
+    3, k = ceil(alpha F_j), under its large-sample assumption, or with ``population_estimator:
+    truncated_poisson`` the smallest sample class whose truncated-Poisson estimate of F_j
+    reaches the threshold; see :func:`dbt_deid.tau.k_from_population`); None when no
+    population_threshold."""
     f = raw.get("population_threshold")
     if f is None:
         return None
@@ -58,7 +60,9 @@ def _population_k(raw: Mapping[str, Any]) -> int | None:
         raise ConfigError("sampling_fraction is required with population_threshold"
                           " (k = ceil(sampling_fraction x population_threshold))")
     alpha = _fraction(alpha, "sampling_fraction", open_low=True)
-    return k_from_population(f, alpha)
+    estimator = schema.check_allowed("", raw.get("population_estimator"), "release",
+                                     "population_estimator")
+    return k_from_population(f, alpha, estimator)
 
 
 def _fraction(value: Any, setting: str, *, open_low: bool = False) -> float:
@@ -255,6 +259,16 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
     if ((sample.get("slot") or 0) + 1) * sample.get("fraction", 1) > 1.000000001:
         raise ConfigError(f"sample.slot must be an integer >= 0 with (slot + 1) x fraction <= 1,"
                           f" got {sample['slot']}")
+    if isinstance(raw.get("sample"), Mapping):
+        order = schema.check_allowed("sample", raw["sample"].get("order"), "sample", "order")
+        if order == "population_first" and raw.get("population_threshold") is not None:
+            # k = alpha F_j is a sample's k; the population is protected at F_j itself
+            raise ConfigError(
+                "sample.order: population_first protects the whole population, so its k is the"
+                " population threshold itself: give tau or k, not population_threshold with"
+                " sampling_fraction (which set the k of a sample)"
+            )
+    schema.check_allowed("", raw.get("population_estimator"), "release", "population_estimator")
     qis_raw = raw.get("quasi_identifiers")
     if not isinstance(qis_raw, Mapping) or not qis_raw:
         raise ConfigError("quasi_identifiers must be a non-empty mapping of column -> settings")

@@ -98,6 +98,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                                  "type": "integer", "min": 1},
         "sampling_fraction": {"doc": "alpha, the share of the population in the release.",
                               "type": "rate"},
+        "population_estimator": {"doc": "How F_j is estimated from a sample class f_j: f_j / alpha"
+                                        " (scaling) or the truncated-Poisson estimator (El Emam"
+                                        " and Dankar 2008).", "default": "scaling",
+                                 "allowed": ["scaling", "truncated_poisson"]},
         "population_size": {"doc": "N, the population size.", "type": "positive"},
         "population": {"doc": "Model/seed of the population (risk suite).", "type": "string"},
         "population_count_column": {"doc": "Count column of a pattern-level population.",
@@ -162,6 +166,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "fraction": {"doc": "Share of records in the sample.", "required": True, "type": "rate"},
         "slot": {"doc": "Which disjoint slot.", "default": 0, "type": "integer", "min": 0},
         "seed": {"doc": "Hash seed.", "default": 0, "type": "integer"},
+        "order": {"doc": "sample_first: draw the sample, then protect it (k in the sample);"
+                         " population_first: protect the whole population (k in the"
+                         " population), then draw the disjoint files (El Emam et al. 2011).",
+                  "default": "sample_first", "allowed": ["sample_first", "population_first"]},
     },
     "report": {
         "by": {"doc": "QIs to break suppression down by (a name or a list).", "default": []},

@@ -41,31 +41,26 @@ def above_tau(sizes: ArrayLike, tau: float) -> NDArray[np.bool_]:
     return np.asarray(sizes, dtype=float) * tau < 1.0 - TOLERANCE
 
 
-def k_from_population(population_threshold: int, sampling_fraction: float) -> int:
+def k_from_population(
+    population_threshold: int, sampling_fraction: float, estimator: str = "scaling"
+) -> int:
     """El Emam et al. 2012 (HHP claims), equation 3: k = alpha * F_j.
 
     The risk to manage is 1/F_j, with F_j the smallest equivalence class size allowed in the
     *population* (e.g. F_j = 20 for a 0.05 risk). The data set is a sample with sampling
     fraction alpha, and the paper makes the *large-sample assumption* f_j = alpha * F_j: a
     population class of size F_j shows up in the sample with about alpha * F_j records. This
-    holds only for large classes and large samples; for small sampling fractions a better
-    estimate of F_j (e.g. a truncated-Poisson estimator, the paper's ref. 28) should be used.
-    The product is rounded up (a class of alpha * F_j records must be kept whole), never below
-    1; example from the paper: F_j = 20, alpha = 0.2 -> k = 4.
+    holds only for large classes and large samples; for small sampling fractions the paper uses
+    a truncated-Poisson estimator of F_j (its ref. 28, El Emam and Dankar 2008):
+    ``estimator="truncated_poisson"`` gives the smallest sample class whose estimate reaches
+    F_j (:mod:`dbt_deid.risk.truncated_poisson`). With ``scaling`` the product is rounded up (a
+    class of alpha * F_j records must be kept whole), never below 1; example from the paper:
+    F_j = 20, alpha = 0.2 -> k = 4 (5 with the truncated-Poisson estimator).
     """
-    if (
-        isinstance(population_threshold, bool)
-        or not isinstance(population_threshold, int)
-        or population_threshold < 1
-    ):
-        raise ConfigError(
-            f"population threshold F_j must be an integer >= 1, got {population_threshold!r}"
-        )
-    ok = isinstance(sampling_fraction, (int, float)) and not isinstance(sampling_fraction, bool)
-    if not ok or not 0 < sampling_fraction <= 1:
-        raise ConfigError(f"sampling fraction alpha must be in (0, 1], got {sampling_fraction!r}")
-    # round before ceil so 0.2 * 20 = 4.000000000000001 gives 4
-    return max(1, math.ceil(round(sampling_fraction * population_threshold, 9)))
+    # imported here: dbt_deid.risk imports this module
+    from dbt_deid.risk.truncated_poisson import k_for_population_threshold
+
+    return k_for_population_threshold(population_threshold, sampling_fraction, estimator)
 
 
 __all__ = ["TOLERANCE", "above_tau", "check_tau", "k_from_population", "k_from_tau"]

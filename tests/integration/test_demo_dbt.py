@@ -3,11 +3,16 @@
 One build of demo/build_demo.py (the geographic and clinical discharge files, the text release,
 the refused claims release), reused by every test here; split from test_release_dbt.py so that
 the suite's two workers can run this build and the integration release tests side by side.
+
+Issue 34: the two discharge files follow the paper's order at its public-use threshold
+(sample.order population_first, tau 0.05, k = 20): the population is protected, each file is a
+10% sample drawn from it, and the gates, which check what is published, refuse both files.
+The tests that read the published files now read the protected population (deid_suppressed)
+and the files (the gate views deid_release_gate).
 """
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 
 from dbt_deid.commands.summary import render_summary
@@ -42,89 +47,77 @@ def plan(run, kind: str, prefix: str = "") -> list[list[str]]:
     return [list(g.sort_values("position")["column_name"]) for _, g in frame.groupby("item")]
 
 
-def test_demo_publishes_with_gates_passing(demo_build) -> None:
+def test_demo_refuses_the_paper_order_files_and_publishes_text(demo_build) -> None:
     run, release = demo_build
-    assert "deid_published" in run.tables()
-    assert "PASS=" in run.output and "ERROR=0" in run.output  # the discharge and text releases
+    tables = run.tables()
+    assert not {"deid_published", f"{CLINICAL}deid_published"} & tables
+    assert "deid_text_published" in tables
+    assert "discharge files (seed 000) in the paper's order at tau 0.05: REFUSED" in run.output
+    assert "paper 8.4%" in run.output and "paper 9.1%" in run.output  # Tables 9-10 beside ours
     assert "claims release REFUSED at the paper's limits" in run.output
     assert "dbt_deid: phase 1 suppressed" in run.output  # progress through dbt's logger
-    # both discharge files published by the same `dbt build`, their publish models running on
-    # two threads: one history table, one row each; the text release published; the claims
-    # release, skipped by `dbt build` after its failing gate tests, has a refused row per table
-    # (the package's on-run-end hook) and nothing published
+    # both discharge files refused by the same `dbt build` (their gate tests failed, the
+    # package's on-run-end hook wrote a refused row each); the text release published; the
+    # claims release refused, a row per table
     history = run.query("select * from deid_release_history order by recorded_at")
     assert sorted(zip(history["release_kind"], history["status"], strict=True)) == [
-        ("claims", "refused"), ("claims", "refused"), ("discharge", "published"),
-        ("discharge", "published"), ("text", "published")]
+        ("claims", "refused"), ("claims", "refused"), ("discharge", "refused"),
+        ("discharge", "refused"), ("text", "published")]
     discharge = history[history["release_kind"] == "discharge"]
     assert sorted(discharge["release_name"]) == ["discharge_clinical", "discharge_geographic"]
     assert discharge["invocation_id"].nunique() == 1
-    assert sorted(discharge["published_relation"].str.split(".").str[-1].str.strip('"')) == [
-        "deid_published", f"{CLINICAL}deid_published"]
+    for failed in discharge["gates_failed"]:
+        assert "deid_gate_k_anonymity" in failed  # the file holds classes below k = 20
 
 
 @pytest.mark.parametrize(("prefix", "place"), [("", "province"), (CLINICAL, "los_days")])
-def test_published_files_hold_the_guarantee(demo_build, prefix, place) -> None:
-    """Independent check on both published files of El Emam et al. 2011 Table 3 (geographic:
-    province;
-    clinical: length of stay) against the paper's adversary (Tables 7/8: the demographics with
+def test_protected_population_holds_the_guarantee_and_the_file_does_not(
+        demo_build, prefix, place) -> None:
+    """Independent check, for both files of El Emam et al. 2011 Table 3 (geographic: province;
+    clinical: length of stay), against the paper's adversary (Tables 7/8: the demographics with
     a diagnosis level and an intervention level; every level an adversary may know is
-    verified): classes (suppressed = own category) and the exact consistent sets against every
-    record's true values."""
+    verified): the protected population has classes (suppressed = own category) and exact
+    consistent sets of at least k = 20, as the paper's order requires (F_j >= 20); the 10% file
+    drawn from it does not, which is why it was refused."""
     run, release = demo_build
-    k = 5
+    k = 20
     verified = plan(run, "verified", prefix)
     assert [place, "age", "gender", "cmg", "short_cci"] in verified
     assert [place, "age", "gender", "diag_chapter", "short_cci"] in verified
-    published = run.query(f"select * from main.{prefix}deid_published")
-    assert len(published) > 200_000
     qis = sorted({q for b in verified for q in b})
-    truth = run.query(
-        "select " + ", ".join(f"{q}__generalized as {q}" for q in qis)
-        + f" from main_deid_work.{prefix}deid_suppressed"
-    )
+    population = run.query(f"select * from main_deid_work.{prefix}deid_suppressed")
+    assert len(population) == 480_000
+    released = population[qis]
+    truth = population[[f"{q}__generalized" for q in qis]]
+    truth.columns = qis
     for b in verified:
-        assert smallest_class(published, b) >= k, b
+        assert smallest_class(released, b) >= k, b
         # the numpy count (3x faster here than the loops it is unit-tested against)
-        assert smallest_consistent_set_fast(truth, published, b) >= k, b
+        assert smallest_consistent_set_fast(truth, released, b) >= k, b
+    file = run.query(f"select * from main_deid_work.{prefix}deid_release_gate")
+    assert 40_000 < len(file) < 56_000
+    assert min(smallest_class(file[qis], b) for b in verified) < k
     name = "discharge_clinical" if prefix else "discharge_geographic"
     history = run.query(f"select status from deid_release_history where release_name = '{name}'")
-    assert list(history["status"]) == ["published"]
+    assert list(history["status"]) == ["refused"]
 
 
 def test_the_two_files_share_no_record(demo_build) -> None:
-    """El Emam et al. 2011: each PUMF is a different non-overlapping sample of the population."""
+    """El Emam et al. 2011: each PUMF is a different non-overlapping sample of the population,
+    drawn after the whole population was protected."""
     run, _ = demo_build
-    geographic = set(run.query("select abstract_id from main_deid_work.deid_suppressed")
+    geographic = set(run.query("select abstract_id from main_deid_work.deid_release_gate")
                      ["abstract_id"])
-    clinical = set(run.query(f"select abstract_id from main_deid_work.{CLINICAL}deid_suppressed")
+    clinical = set(run.query(f"select abstract_id from main_deid_work.{CLINICAL}deid_release_gate")
                    ["abstract_id"])
     assert geographic and clinical and not geographic & clinical
+    for prefix in ("", CLINICAL):  # both protections ran on the whole population
+        n = run.query(f"select count(*) as n from main_deid_work.{prefix}deid_suppressed").n[0]
+        assert n == 480_000
     assert "province" not in run.query(
-        f"select * from main.{CLINICAL}deid_published limit 0").columns
-    assert "los_days" not in run.query("select * from main.deid_published limit 0").columns
-
-
-def test_every_published_column_has_a_declared_role(demo_build) -> None:
-    """On the demo database every published column is a protected QI or a declared
-    pass-through column; the record id, direct identifiers and excluded columns are not
-    published; the pass-through column is copied unchanged."""
-    run, release = demo_build
-    source = run.query("select d.* from discharge_abstracts as d join deid_suppressed as s"
-                       " using (abstract_id)")  # the geographic file's sample
-    published = run.query("select * from deid_published")
-    assert len(published) == len(source)
-    released = plan(run, "released")[0]
-    protected = {q for b in plan(run, "verified") for q in b}
-    families = {lv for f in release["hierarchical_qis"].values() for lv in f["levels"]}
-    assert set(released) <= protected | families
-    assert sorted(published.columns) == sorted([*released, *release["pass_through"]])
-    for col in [release["record_id"], *release["direct_identifiers"], *release["excluded"]]:
-        assert col not in published.columns
-    for col in release["pass_through"]:
-        a = source[col].value_counts().sort_index()
-        b = published[col].value_counts().sort_index()
-        pd.testing.assert_series_equal(a, b)
+        f"select * from main_deid_work.{CLINICAL}deid_suppressed limit 0").columns
+    assert "los_days" not in run.query(
+        "select * from main_deid_work.deid_suppressed limit 0").columns
 
 
 def test_released_values_are_true_or_suppressed_and_missing_is_distinct(demo_build) -> None:
@@ -146,19 +139,18 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
     run, release = demo_build
     summary = run.query("select * from deid_risk_summary where stage = 'published'")
     assert len(summary) == len(plan(run, "verified"))
-    assert (summary["smallest_class"] >= 5).all()
-    assert (summary["min_consistent_exact"] >= 5).all()
-    assert (summary["max_risk"] <= 0.2 + 1e-12).all()
+    assert (summary["smallest_class"] >= 20).all()  # the protected population
+    assert (summary["min_consistent_exact"] >= 20).all()
+    assert (summary["max_risk"] <= 0.05 + 1e-12).all()
     loss = run.query("select * from deid_information_loss")
     assert set(loss["column_name"]) == set(plan(run, "released")[0]) | {"(all quasi-identifiers)"}
     text = render_summary(run.database)
-    assert "Release discharge_geographic:" in text
-    assert "main.deid_published: 2" in text and "exact min" in text
-    assert "Gates: 6 of 6 pass" in text
+    assert "Release discharge_geographic:" in text and "tau = 0.05 (k = 20)" in text
+    assert "Gates on the protected population" in text and "exact min" in text
+    assert "Published table: NOT BUILT" in text and ": refused (failed: " in text
     clinical = render_summary(run.database, release="discharge_clinical")  # `make demo` prints both
-    assert "Release discharge_clinical:" in clinical and "Gates: 6 of 6 pass" in clinical
-    assert f"main.{CLINICAL}deid_published: 2" in clinical and "Claims release" not in clinical
-
+    assert "Release discharge_clinical:" in clinical and "Gates on the protected" in clinical
+    assert "Published table: NOT BUILT" in clinical and "Claims release" not in clinical
 
 
 def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
@@ -194,13 +186,14 @@ def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> No
     tables = run.query(
         "select table_name, column_name from information_schema.columns"
         " where table_schema = 'main'")
-    marts = {"discharge_geographic_mart"}  # the demo's consumer mart of deid_published
+    marts = {"discharge_geographic_mart"}  # the demo's consumer mart of deid_published (skipped)
     shared = set(tables["table_name"])
     # the clinical file's publish model is the package's deid_published of release
     # discharge_clinical
     allowed = PUBLISHED_TABLES | {CLINICAL + t for t in PUBLISHED_TABLES} | marts
     assert shared <= allowed, shared - allowed
-    assert {"deid_published", f"{CLINICAL}deid_published"} <= shared
+    assert not {"deid_published", f"{CLINICAL}deid_published"} & shared  # both refused
+    assert "deid_text_published" in shared
     leaked = [c for c in tables["column_name"] if c.endswith(("__original", "__generalized"))]
     assert not leaked
     work = run.query("select distinct table_name from information_schema.tables"

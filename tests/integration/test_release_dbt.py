@@ -85,6 +85,13 @@ BAD_SETTINGS = [
     ({"quasi_identifiers": {**QI_BASE, "gender": {"level": 0, "weight": 3}}},
      "'quasi_identifiers.gender.weight'"),
     ({"sample": {"fraction": 0.6, "slot": 1}}, "'sample.slot'"),
+    ({"sample": {"fraction": 0.1, "order": "population"}},
+     "'sample.order': must be one of sample_first, population_first"),
+    ({"population_estimator": "poisson"},
+     "'population_estimator': must be one of scaling, truncated_poisson"),
+    ({"tau": None, "population_threshold": 20, "sampling_fraction": 0.25,
+      "sample": {"fraction": 0.25, "order": "population_first"}},
+     "'sample.order': population_first protects the whole population"),
 ]
 
 

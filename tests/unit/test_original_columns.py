@@ -50,7 +50,8 @@ def macros() -> Any:
     return macro_caller(FILES, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
-            release_input=lambda cfg: "src", released_levels=lambda: {},
+            release_input=lambda cfg: "src", protected_input=lambda cfg: "src",
+            released_levels=lambda: {},
             can_inspect=lambda relation: False,
             original_value_sources=call("original_value_sources"),
             # no hierarchy given: the macro's own answer (a private macro cannot be called here)

@@ -79,6 +79,7 @@ def _population_args(
         "sampling_fraction": release.get("sampling_fraction"),
         "population_size": release.get("population_size"),
         "population": None,
+        "estimator": release.get("population_estimator") or "scaling",
     }
     if population is not None and len(population) > 0:
         args["population"] = string_columns(population)
@@ -115,7 +116,7 @@ def population_risk_frame(
             published, list(combo), cfg.tau, count_column=_counts(published),
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"],
-            population_size=args["population_size"], logger=log,
+            population_size=args["population_size"], estimator=args["estimator"], logger=log,
         )
         rows.append({"combination": "+".join(combo), "tau": cfg.tau, "k": cfg.k,
                      "records": pr.n_records, **pr.to_dict()})
@@ -306,6 +307,7 @@ def release_assessments(
             population=args["population"], population_count_column="n",
             sampling_fraction=args["sampling_fraction"] if has_pop else None,
             population_size=args["population_size"] if has_pop else None,
+            population_estimator=args["estimator"],
             missing_values=("", cfg.missing_label), preset=preset,
             areas=area if geo_here else None, name=f"{cfg.name}: {'+'.join(combo)}",
             logger=log,

@@ -102,6 +102,7 @@ def assess_release(
     population_count_column: str | None = COUNT_COLUMN,
     sampling_fraction: float | None = None,
     population_size: float | None = None,
+    population_estimator: str = "scaling",
     by: str | None = None,
     columns: Sequence[str] | None = None,
     missing_values: Sequence[Any] = ("", "<missing>"),
@@ -127,7 +128,8 @@ def assess_release(
         pop = population_risk(
             published, cols, tau, count_column=count_column, population=population,
             population_count_column=population_count_column,
-            sampling_fraction=sampling_fraction, population_size=population_size, logger=log,
+            sampling_fraction=sampling_fraction, population_size=population_size,
+            estimator=population_estimator, logger=log,
         )
     uniq = None
     if pop is not None:

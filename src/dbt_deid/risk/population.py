@@ -17,7 +17,9 @@ the share
   (1/N_p) sum_j C_j I(1/C_j > tau), classes formed within the region.
 
 With a sampling fraction instead of a population table, F_j is estimated by f_j / alpha (its
-expectation under simple random sampling, El Emam et al. 2011: E(f_j) = alpha F_j).
+expectation under simple random sampling, El Emam et al. 2011: E(f_j) = alpha F_j), or, with
+``estimator="truncated_poisson"``, by the truncated-Poisson estimator that El Emam et al. 2012
+cite (El Emam and Dankar 2008; :mod:`dbt_deid.risk.truncated_poisson`).
 
 A suppressed cell in the release matches every population value (wildcard), so the population
 size of a released pattern is the total of the population classes consistent with it.
@@ -38,6 +40,7 @@ from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk._common import COUNT_COLUMN, check_qi, record_counts
 from dbt_deid.risk.prosecutor import RiskStats, risk_stats
+from dbt_deid.risk.truncated_poisson import estimate_population_sizes
 from dbt_deid.tau import above_tau, k_from_tau
 from dbt_deid.verify import class_sizes
 
@@ -171,12 +174,15 @@ def population_risk(
     population_count_column: str | None = COUNT_COLUMN,
     sampling_fraction: float | None = None,
     population_size: float | None = None,
+    estimator: str = "scaling",
     logger: Logger | None = None,
 ) -> PopulationRisk:
     """Journalist risk (1/F_j) and marketer risk (El Emam et al. 2011 eq. 2; eq. 3 bound |Q| alpha).
 
     Give either ``population`` (a census-like pattern table on ``qi`` with counts in
-    ``population_count_column``) or the sampling fraction / population size.
+    ``population_count_column``) or the sampling fraction / population size; with the latter,
+    ``estimator`` says how F_j is estimated from f_j (``scaling``: f_j / alpha;
+    ``truncated_poisson``: :func:`dbt_deid.risk.truncated_poisson.estimate_population_sizes`).
     """
     log = logger or get_logger()
     cols = check_qi(published, qi)
@@ -207,9 +213,10 @@ def population_risk(
         source = "population table"
     else:
         alpha, n_pop = resolve_sampling(n, sampling_fraction, population_size)
-        big_f = f / alpha
+        big_f = estimate_population_sizes(f, alpha, estimator)
         n_q = None
-        source = "sampling fraction"
+        source = ("sampling fraction" if estimator == "scaling"
+                  else "sampling fraction (truncated Poisson)")
     journalist = risk_stats(big_f, w, tau)
     # smallest population class can be fractional when estimated (f/alpha)
     expected = float((w * (1.0 / big_f)).sum())  # sum over classes of f_j / F_j (eq. 2)
