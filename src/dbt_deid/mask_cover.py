@@ -49,7 +49,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dbt_deid.coded import row_keys
+from dbt_deid.coded import dense_codes, row_keys
 from dbt_deid.patterns import SUPPRESSED, PatternTable
 
 MAX_MASKS = 4096
@@ -85,35 +85,62 @@ class _Cover:
             np.int64(1) << np.arange(len(cols), dtype=np.int64)
         )
         keys = row_keys(sub.astype(np.int64), self.cards)
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        sizes = np.bincount(inverse.reshape(-1), weights=table.counts, minlength=len(uniq))
-        self.small = sizes[inverse.reshape(-1)] < k
+        inverse, n_keys = dense_codes(keys)
+        sizes = np.bincount(inverse, weights=table.counts, minlength=n_keys)
+        self.small = sizes[inverse] < k
+        radix = [c + 1 for c in self.cards]
+        fits = float(np.prod(np.array(radix, dtype=float))) < 2.0**62
+        self.mults = (np.cumprod([1, *radix[:0:-1]])[::-1].astype(np.int64) if fits else None)
+        self._keys: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
+        self._cached: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Small rows and their codes on b; rows that may be joined (not small, a cell of b
+        suppressed) and their codes. Kept until the next :meth:`apply`."""
+        if self._cached is None:
+            small_rows = np.flatnonzero(self.small)
+            join_rows = np.flatnonzero(~self.small & (self.bits != 0))
+            codes = self.table.codes
+            self._cached = (small_rows, codes[np.ix_(small_rows, self.cols)].astype(np.int64),
+                            join_rows, codes[np.ix_(join_rows, self.cols)].astype(np.int64))
+            if self.mults is not None:  # one mixed-radix key per row; a mask subtracts columns
+                self._keys = (self._cached[1] + 1) @ self.mults, (self._cached[3] + 1) @ self.mults
+        return self._cached
+
+    def _keep_keys(self, mask: tuple[int, ...], joinable: np.ndarray) -> np.ndarray:
+        """Keys of the small rows, then of the joinable rows, on the columns outside ``mask``."""
+        small_rows, small_codes, _, join_codes = self._rows()
+        if self.mults is None:  # too many categories for one int64: coded.row_keys
+            keep = [p for p in range(len(self.cols)) if p not in mask]
+            codes = np.concatenate([small_codes[:, keep], join_codes[joinable][:, keep]])
+            return row_keys(codes, [self.cards[p] for p in keep])
+        small_keys, join_keys = self._keys
+        m = list(mask)
+        return np.concatenate([small_keys - (small_codes[:, m] + 1) @ self.mults[m],
+                               join_keys[joinable] - (join_codes[joinable][:, m] + 1)
+                               @ self.mults[m]])
 
     def evaluate(self, mask: tuple[int, ...]) -> tuple[float, int, np.ndarray]:
         """(price per covered record, covered records, covered small rows) of ``mask``."""
-        small_rows = np.flatnonzero(self.small)
+        small_rows, small_codes, join_rows, _ = self._rows()
         if len(small_rows) == 0:
             return 0.0, 0, small_rows
         bit = int(sum(1 << p for p in mask))
-        keep = [p for p in range(len(self.cols)) if p not in mask]
-        join_rows = np.flatnonzero(~self.small & ((self.bits & bit) == bit))
-        rows = np.concatenate([small_rows, join_rows])
-        codes = self.table.codes[np.ix_(rows, self.cols[keep])].astype(np.int64)
-        keys = row_keys(codes, [self.cards[p] for p in keep])
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        counts = self.table.counts[rows]
-        total = np.bincount(inverse, weights=counts, minlength=len(uniq))
+        joinable = (self.bits[join_rows] & bit) == bit
+        inverse, n_keys = dense_codes(self._keep_keys(mask, joinable))
+        counts = np.concatenate([self.table.counts[small_rows],
+                                 self.table.counts[join_rows[joinable]]])
+        total = np.bincount(inverse, weights=counts, minlength=n_keys)
         n_small = len(small_rows)
-        has_small = np.bincount(inverse[:n_small], minlength=len(uniq)) > 0
-        ok = (total >= self.k) & has_small
-        covered_rows = small_rows[ok[inverse[:n_small]]]
-        if len(covered_rows) == 0:
-            return 0.0, 0, covered_rows
-        covered = int(self.table.counts[covered_rows].sum())
-        mcols = self.cols[list(mask)]
-        newly = self.table.codes[np.ix_(covered_rows, mcols)] != SUPPRESSED
-        cost = float((newly @ self.price[list(mask)]) @ self.table.counts[covered_rows])
+        has_small = np.bincount(inverse[:n_small], minlength=n_keys) > 0
+        hit = ((total >= self.k) & has_small)[inverse[:n_small]]
+        if not hit.any():
+            return 0.0, 0, small_rows[:0]
+        covered_rows = small_rows[hit]
+        covered_counts = self.table.counts[covered_rows]
+        covered = int(covered_counts.sum())
+        newly = small_codes[hit][:, list(mask)] != SUPPRESSED
+        cost = float((newly @ self.price[list(mask)]) @ covered_counts)
         # rounded: equal prices must tie (then more records covered wins), not float noise
         return round(cost / covered, 9), covered, covered_rows
 
@@ -125,6 +152,7 @@ class _Cover:
         self.table.codes[np.ix_(rows, mcols)] = SUPPRESSED
         self.bits[rows] |= int(sum(1 << p for p in mask))
         self.small[rows] = False
+        self._cached = None
         return cells
 
 
