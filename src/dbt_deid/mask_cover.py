@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -74,12 +74,21 @@ def enumerate_masks(q: int, max_masks: int = MAX_MASKS) -> list[tuple[int, ...]]
 class _Cover:
     """The state of the greedy cover on one combination."""
 
-    def __init__(self, table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int):
+    def __init__(self, table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int,
+                 closure: Sequence[Sequence[int]] | None = None,
+                 column_price: np.ndarray | None = None):
         self.table = table
         self.cols = cols
         self.k = k
         self.cards = [len(table.labels[j]) for j in cols]
-        self.price = np.asarray(weights, dtype=float) + COST_FLOOR
+        # price of one cell per table column: the combination's weights, else column_price
+        price = (np.full(len(table.columns), 1.0 + COST_FLOOR) if column_price is None
+                 else np.asarray(column_price, dtype=float).copy())
+        price[cols] = np.asarray(weights, dtype=float) + COST_FLOOR
+        self.price = price
+        # table columns a suppressed column of b takes along (itself, then propagation)
+        self.closure = ([[int(j)] for j in cols] if closure is None
+                        else [list(c) for c in closure])
         sub = table.codes[:, cols]
         self.bits = (sub == SUPPRESSED).astype(np.int64) @ (
             np.int64(1) << np.arange(len(cols), dtype=np.int64)
@@ -139,8 +148,9 @@ class _Cover:
         covered_rows = small_rows[hit]
         covered_counts = self.table.counts[covered_rows]
         covered = int(covered_counts.sum())
-        newly = small_codes[hit][:, list(mask)] != SUPPRESSED
-        cost = float((newly @ self.price[list(mask)]) @ covered_counts)
+        taken = sorted({j for p in mask for j in self.closure[p]})
+        newly = self.table.codes[np.ix_(covered_rows, taken)] != SUPPRESSED
+        cost = float((newly @ self.price[taken]) @ covered_counts)
         # rounded: equal prices must tie (then more records covered wins), not float noise
         return round(cost / covered, 9), covered, covered_rows
 
@@ -158,15 +168,25 @@ class _Cover:
 
 def cover_combination(
     table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int,
-    max_masks: int = MAX_MASKS,
+    max_masks: int = MAX_MASKS, propagation: Sequence[tuple[str, str]] = (),
+    column_weights: Mapping[str, float] | None = None,
 ) -> tuple[int, int, int]:
     """The mask-cover step on one combination (module docstring), then the growth of its fully
     suppressed class (the reference's). Returns (cells suppressed by the cover, records moved
     into the fully suppressed class, cells suppressed by that growth); ``table`` is modified.
+
+    A mask's price counts the cells its columns take along by ``propagation`` (source,
+    target): hierarchy levels that :func:`dbt_deid.families.propagate` will suppress after the
+    pass, each at its weight in ``column_weights`` (default 1).
     """
     from dbt_deid.suppression import _ClassIndex, _grow_fully_suppressed
 
-    state = _Cover(table, np.asarray(cols), weights, k)
+    cols = np.asarray(cols)
+    weights_by_name = dict(column_weights or {})
+    column_price = np.array([float(weights_by_name.get(c, 1.0)) + COST_FLOOR
+                             for c in table.columns])
+    state = _Cover(table, cols, weights, k, propagation_closure(table, cols, propagation),
+                   column_price)
     if not state.small.any():
         return 0, 0, 0
     masks = enumerate_masks(len(cols), max_masks)
@@ -198,12 +218,38 @@ def cover_combination(
     return cells, moved, growth_cells
 
 
+def propagation_closure(
+    table: PatternTable, cols: np.ndarray, propagation: Sequence[tuple[str, str]]
+) -> list[list[int]]:
+    """For each column of ``cols``: the table columns suppressed with it (itself, then every
+    target reachable through the (source, target) pairs present in the table)."""
+    index = {c: i for i, c in enumerate(table.columns)}
+    nxt: dict[int, list[int]] = {}
+    for src, dst in propagation:
+        if src in index and dst in index:
+            nxt.setdefault(index[src], []).append(index[dst])
+    out = []
+    for j in cols.tolist():
+        seen, todo = {j}, [j]
+        while todo:
+            for t in nxt.get(todo.pop(), []):
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        out.append(sorted(seen))
+    return out
+
+
 def mask_cover_step(
-    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int
+    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int, *,
+    propagation: Sequence[tuple[str, str]] = (),
+    column_weights: Mapping[str, float] | None = None,
 ) -> tuple[int, int, int]:
     """:func:`cover_combination` with the default mask budget: the per-combination step
-    :func:`dbt_deid.suppression.run_suppression` calls for ``algorithm="mask_cover"``."""
-    return cover_combination(table, cols, weights, k)
+    :func:`dbt_deid.suppression.run_suppression` calls for ``algorithm="mask_cover"`` (with
+    the run's propagation pairs and weights)."""
+    return cover_combination(table, cols, weights, k, propagation=propagation,
+                             column_weights=column_weights)
 
 
 def masks_enumerated(combination: Sequence[str], max_masks: int = MAX_MASKS) -> int:

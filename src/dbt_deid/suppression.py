@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -506,7 +507,9 @@ def run_suppression(
     t0 = time.perf_counter()
     step = _phase2_combination
     if algorithm == "mask_cover":  # dbt_deid.mask_cover: no phase 1, another step
-        from dbt_deid.mask_cover import mask_cover_step as step
+        from dbt_deid.mask_cover import mask_cover_step
+
+        step = partial(mask_cover_step, propagation=propagation, column_weights=weights)
     else:
         stats.phase1_cells = phase1(table, [col_idx[c] for c in used], k)
     stats.phase1_seconds = time.perf_counter() - t0
