@@ -172,3 +172,18 @@ def test_cli_algorithm_option(tmp_path, capsys) -> None:
     assert all(c["ok"] for c in summary["combinations"])
     assert main([*argv, "--algorithm", "mask_cover", "--complete"]) == 2
     assert "--complete contradicts" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("propagation", "suppressed"), [((), "B"), ((("B", "C"),), "A")])
+def test_price_counts_propagated_levels(propagation, suppressed: str) -> None:
+    """Suppressing B also suppresses C (a coarser level) when B -> C propagates: two cells per
+    record against one for A, so A is suppressed; without propagation the tie goes to the
+    first column of the combination, B."""
+    frame = pd.DataFrame({"B": ["1", "2", "1", "2"], "A": ["a", "a", "b", "b"],
+                          "C": ["x", "y", "x", "y"], "n": 1})
+    result = run_suppression(frame, 2, [["B", "A"]], algorithm="mask_cover",
+                             propagation=list(propagation), columns=["C"])
+    published = result.published()
+    assert published[suppressed].isna().all()
+    assert published[{"A": "B", "B": "A"}[suppressed]].notna().all()
+    assert result.stats.cells == 4
