@@ -46,6 +46,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +70,22 @@ def enumerate_masks(q: int, max_masks: int = MAX_MASKS) -> list[tuple[int, ...]]
             break
         masks += level
     return masks
+
+
+@dataclass
+class _Snapshot:
+    """The rows :meth:`_Cover.evaluate` reads, between two applications."""
+
+    small_rows: np.ndarray
+    small_codes: np.ndarray
+    small_counts: np.ndarray
+    join_rows: np.ndarray
+    join_codes: np.ndarray
+    join_counts: np.ndarray
+    join_bits: np.ndarray  # distinct suppressed-column sets of the join rows, sorted
+    join_starts: np.ndarray  # join rows with join_bits[g]: join_starts[g] .. join_starts[g+1]
+    small_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    join_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 class _Cover:
@@ -100,45 +117,56 @@ class _Cover:
         radix = [c + 1 for c in self.cards]
         fits = float(np.prod(np.array(radix, dtype=float))) < 2.0**62
         self.mults = (np.cumprod([1, *radix[:0:-1]])[::-1].astype(np.int64) if fits else None)
-        self._keys: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
-        self._cached: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._cached: _Snapshot | None = None
 
-    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Small rows and their codes on b; rows that may be joined (not small, a cell of b
-        suppressed) and their codes. Kept until the next :meth:`apply`."""
+    def _rows(self) -> _Snapshot:
+        """The small rows, and the rows that may be joined (not small, a cell of b suppressed)
+        sorted by their suppressed columns, with codes, keys and counts. Kept until the next
+        :meth:`apply`."""
         if self._cached is None:
-            small_rows = np.flatnonzero(self.small)
-            join_rows = np.flatnonzero(~self.small & (self.bits != 0))
-            codes = self.table.codes
-            self._cached = (small_rows, codes[np.ix_(small_rows, self.cols)].astype(np.int64),
-                            join_rows, codes[np.ix_(join_rows, self.cols)].astype(np.int64))
+            codes, counts = self.table.codes, self.table.counts
+            small = np.flatnonzero(self.small)
+            join = np.flatnonzero(~self.small & (self.bits != 0))
+            join = join[np.argsort(self.bits[join], kind="stable")]
+            bits, starts = np.unique(self.bits[join], return_index=True)
+            snap = _Snapshot(
+                small, codes[np.ix_(small, self.cols)].astype(np.int64), counts[small],
+                join, codes[np.ix_(join, self.cols)].astype(np.int64), counts[join],
+                bits, np.append(starts, len(join)),
+            )
             if self.mults is not None:  # one mixed-radix key per row; a mask subtracts columns
-                self._keys = (self._cached[1] + 1) @ self.mults, (self._cached[3] + 1) @ self.mults
+                snap.small_keys = (snap.small_codes + 1) @ self.mults
+                snap.join_keys = (snap.join_codes + 1) @ self.mults
+            self._cached = snap
         return self._cached
 
-    def _keep_keys(self, mask: tuple[int, ...], joinable: np.ndarray) -> np.ndarray:
+    def _keep_keys(self, snap: _Snapshot, mask: tuple[int, ...], joinable: np.ndarray
+                   ) -> np.ndarray:
         """Keys of the small rows, then of the joinable rows, on the columns outside ``mask``."""
-        small_rows, small_codes, _, join_codes = self._rows()
+        join_codes = snap.join_codes[joinable]
         if self.mults is None:  # too many categories for one int64: coded.row_keys
             keep = [p for p in range(len(self.cols)) if p not in mask]
-            codes = np.concatenate([small_codes[:, keep], join_codes[joinable][:, keep]])
+            codes = np.concatenate([snap.small_codes[:, keep], join_codes[:, keep]])
             return row_keys(codes, [self.cards[p] for p in keep])
-        small_keys, join_keys = self._keys
         m = list(mask)
-        return np.concatenate([small_keys - (small_codes[:, m] + 1) @ self.mults[m],
-                               join_keys[joinable] - (join_codes[joinable][:, m] + 1)
-                               @ self.mults[m]])
+        mults = self.mults[m]
+        return np.concatenate([snap.small_keys - (snap.small_codes[:, m] + 1) @ mults,
+                               snap.join_keys[joinable] - (join_codes[:, m] + 1) @ mults])
 
     def evaluate(self, mask: tuple[int, ...]) -> tuple[float, int, np.ndarray]:
         """(price per covered record, covered records, covered small rows) of ``mask``."""
-        small_rows, small_codes, join_rows, _ = self._rows()
+        snap = self._rows()
+        small_rows = snap.small_rows
         if len(small_rows) == 0:
             return 0.0, 0, small_rows
         bit = int(sum(1 << p for p in mask))
-        joinable = (self.bits[join_rows] & bit) == bit
-        inverse, n_keys = dense_codes(self._keep_keys(mask, joinable))
-        counts = np.concatenate([self.table.counts[small_rows],
-                                 self.table.counts[join_rows[joinable]]])
+        # joinable: the rows whose suppressed columns include the mask (slices of `join`)
+        groups = np.flatnonzero((snap.join_bits & bit) == bit)
+        joinable = (np.concatenate([np.arange(snap.join_starts[g], snap.join_starts[g + 1])
+                                    for g in groups.tolist()])
+                    if len(groups) else np.zeros(0, dtype=np.int64))
+        inverse, n_keys = dense_codes(self._keep_keys(snap, mask, joinable))
+        counts = np.concatenate([snap.small_counts, snap.join_counts[joinable]])
         total = np.bincount(inverse, weights=counts, minlength=n_keys)
         n_small = len(small_rows)
         has_small = np.bincount(inverse[:n_small], minlength=n_keys) > 0
@@ -146,7 +174,7 @@ class _Cover:
         if not hit.any():
             return 0.0, 0, small_rows[:0]
         covered_rows = small_rows[hit]
-        covered_counts = self.table.counts[covered_rows]
+        covered_counts = snap.small_counts[hit]
         covered = int(covered_counts.sum())
         taken = sorted({j for p in mask for j in self.closure[p]})
         newly = self.table.codes[np.ix_(covered_rows, taken)] != SUPPRESSED
@@ -213,7 +241,11 @@ def cover_combination(
     if state.small.any():  # the rest: every column of b suppressed
         rest = np.flatnonzero(state.small)
         cells += state.apply(tuple(range(len(cols))), rest)
-    idx = _ClassIndex(table, np.asarray(cols), spare=0)
+    full = state.bits == (1 << len(cols)) - 1
+    have = int(table.counts[full].sum())
+    if have == 0 or have >= k:  # no fully suppressed class below k: nothing to grow
+        return cells, 0, 0
+    idx = _ClassIndex(table, cols, spare=0)
     moved, growth_cells = _grow_fully_suppressed(table, idx, k)
     return cells, moved, growth_cells
 
