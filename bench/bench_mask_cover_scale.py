@@ -35,6 +35,7 @@ if str(REPO / "bench") not in sys.path:
 from bench_seed000 import HEADLINE_DEMOGRAPHICS, core_release  # noqa: E402
 
 from dbt_deid.config import parse_release  # noqa: E402
+from dbt_deid.patterns import SUPPRESSED  # noqa: E402
 from dbt_deid.suppression import run_suppression, verify_result  # noqa: E402
 from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges  # noqa: E402
 
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"discharge release (bench_seed000 headline), k = {args.k}")
     print(f"{'records':>9} {'patterns':>8} {'algorithm':<13} {'CPU s':>8} {'cells':>9}"
           f" {'min class':>9} {'below k':>7} {'CPU ratio':>9} {'cell ratio':>10}")
+    per_column: dict[str, dict[str, int]] = {}
     for rows in args.rows:
         log(f"generating {rows} records")
         records = generalized(rows)
@@ -109,9 +111,15 @@ def main(argv: list[str] | None = None) -> int:
             below = sum(c.records_below_k_exact for c in checks)
             cells = result.stats.cells
             base = base or (cpu, cells)
+            sup = result.table.codes == SUPPRESSED
+            per_column[algorithm] = {c: int((sup[:, j] * result.table.counts).sum())
+                                     for j, c in enumerate(result.table.columns)}
             print(f"{rows:>9} {len(patterns):>8} {algorithm:<13} {cpu:>8.1f} {cells:>9}"
                   f" {smallest:>9} {below:>7} {cpu / base[0]:>9.2f} {cells / base[1]:>10.3f}",
                   flush=True)
+    print("\ncells per released column at the largest size (what the choice changes):")
+    for algorithm, cols in per_column.items():
+        print(f"  {algorithm:<13} " + ", ".join(f"{c} {n}" for c, n in cols.items()))
     print("CPU ratio and cell ratio: mask_cover / combinations, same run; min class: smallest"
           " own-category class over the verified combinations; below k: records consistent"
           " with fewer than k released records (exact check), summed over them")
