@@ -22,10 +22,12 @@ The step, on one combination b with q columns, on the pattern table:
   covered record (ties: more records covered, then the mask's rank in a fixed enumeration by
   size then column position), re-evaluating lazily (a mask's price is recomputed when it comes
   out of the priority queue) until no mask covers a small pattern.
-* Masks of up to ``max_level`` columns are enumerated (every mask up to 12 columns; above, the
-  levels whose masks fit in ``MAX_MASKS``). What is left is the class of patterns with every
-  column of b suppressed; when it has fewer than k records it is grown to k from classes that
-  stay at k or above, exactly as in the reference (``_grow_fully_suppressed``).
+* Masks of 1 .. q-1 columns are enumerated, whole levels while they fit in ``MAX_MASKS``
+  (every mask up to 12 columns). A mask that covers nothing in the first sweep is not priced
+  again (re-sweeping found nothing more on testdata or the discharge release). What is left
+  is the class of patterns with every column of b suppressed; when it has fewer than k
+  records it is grown to k from classes that stay at k or above, exactly as in the
+  reference (``_grow_fully_suppressed``).
 
 Why every release gate passes (proof sketch, docs/suppression-exact.md): a group is applied
 only when the class it joins reaches k, and whole classes move (all patterns of a class agree
