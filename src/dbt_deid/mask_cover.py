@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -196,21 +196,25 @@ class _Cover:
         return cells
 
 
+Grow = Callable[[PatternTable, np.ndarray, int], tuple[int, int]]
+"""Grows the fully suppressed class of a combination to k: (table, columns, k) -> (records
+moved, cells suppressed). run_suppression passes the reference's (its
+``_grow_fully_suppressed``), so this module does not import :mod:`dbt_deid.suppression`."""
+
+
 def cover_combination(
-    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int,
+    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int, grow: Grow,
     max_masks: int = MAX_MASKS, propagation: Sequence[tuple[str, str]] = (),
     column_weights: Mapping[str, float] | None = None,
 ) -> tuple[int, int, int]:
-    """The mask-cover step on one combination (module docstring), then the growth of its fully
-    suppressed class (the reference's). Returns (cells suppressed by the cover, records moved
+    """The mask-cover step on one combination (module docstring), then ``grow`` on its fully
+    suppressed class when it is below k. Returns (cells suppressed by the cover, records moved
     into the fully suppressed class, cells suppressed by that growth); ``table`` is modified.
 
     A mask's price counts the cells its columns take along by ``propagation`` (source,
     target): hierarchy levels that :func:`dbt_deid.families.propagate` will suppress after the
     pass, each at its weight in ``column_weights`` (default 1).
     """
-    from dbt_deid.suppression import _ClassIndex, _grow_fully_suppressed
-
     cols = np.asarray(cols)
     weights_by_name = dict(column_weights or {})
     column_price = np.array([float(weights_by_name.get(c, 1.0)) + COST_FLOOR
@@ -247,8 +251,7 @@ def cover_combination(
     have = int(table.counts[full].sum())
     if have == 0 or have >= k:  # no fully suppressed class below k: nothing to grow
         return cells, 0, 0
-    idx = _ClassIndex(table, cols, spare=0)
-    moved, growth_cells = _grow_fully_suppressed(table, idx, k)
+    moved, growth_cells = grow(table, cols, k)
     return cells, moved, growth_cells
 
 
@@ -275,14 +278,14 @@ def propagation_closure(
 
 
 def mask_cover_step(
-    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int, *,
+    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int, *, grow: Grow,
     propagation: Sequence[tuple[str, str]] = (),
     column_weights: Mapping[str, float] | None = None,
 ) -> tuple[int, int, int]:
     """:func:`cover_combination` with the default mask budget: the per-combination step
     :func:`dbt_deid.suppression.run_suppression` calls for ``algorithm="mask_cover"`` (with
-    the run's propagation pairs and weights)."""
-    return cover_combination(table, cols, weights, k, propagation=propagation,
+    the reference's growth, the run's propagation pairs and weights)."""
+    return cover_combination(table, cols, weights, k, grow, propagation=propagation,
                              column_weights=column_weights)
 
 

@@ -509,7 +509,8 @@ def run_suppression(
     if algorithm == "mask_cover":  # dbt_deid.mask_cover: no phase 1, another step
         from dbt_deid.mask_cover import mask_cover_step
 
-        step = partial(mask_cover_step, propagation=propagation, column_weights=weights)
+        step = partial(mask_cover_step, propagation=propagation, column_weights=weights,
+                       grow=lambda t, c, kk: _grow_fully_suppressed(t, _ClassIndex(t, c, 0), kk))
     else:
         stats.phase1_cells = phase1(table, [col_idx[c] for c in used], k)
     stats.phase1_seconds = time.perf_counter() - t0

@@ -10,7 +10,12 @@ import pytest
 from dbt_deid.errors import ConfigError
 from dbt_deid.mask_cover import cover_combination, enumerate_masks
 from dbt_deid.patterns import SUPPRESSED, PatternTable
-from dbt_deid.suppression import run_suppression, verify_result
+from dbt_deid.suppression import (
+    _ClassIndex,
+    _grow_fully_suppressed,
+    run_suppression,
+    verify_result,
+)
 from tests.independent_check import release_violations
 
 
@@ -101,7 +106,8 @@ def test_a_small_mask_budget_still_passes() -> None:
     table = PatternTable.from_frame(frame.value_counts().reset_index(name="n"),
                                     list(frame.columns), "n")
     work = table.copy()
-    cover_combination(work, np.arange(5), np.ones(5), 4, max_masks=5)
+    grow = lambda t, c, k: _grow_fully_suppressed(t, _ClassIndex(t, c, 0), k)  # noqa: E731
+    cover_combination(work, np.arange(5), np.ones(5), 4, grow, max_masks=5)
     from dbt_deid.verify import check_coded
 
     checks = check_coded(table.codes[table.rows_of(work.origin)].astype(np.int64),
