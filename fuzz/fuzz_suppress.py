@@ -1,6 +1,7 @@
 """Fuzz the suppression: N random cases through the core and the CLI, checked independently.
 
     python fuzz/fuzz_suppress.py [--cases 2000] [--seed 0] [--max-rows 24] [--show 3]
+                                 [--algorithm combinations|complete|mask_cover]
 
 Each case (``fuzz/suppress_cases.py``) is a small random table with missing cells, unicode,
 quotes, delimiters and line breaks in values and names, columns named like internal columns,
@@ -33,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument("--max-rows", type=int, default=24, help="rows per table at most (24)")
     parser.add_argument("--show", type=int, default=3, help="failing cases to print (3)")
+    parser.add_argument("--algorithm", choices=["combinations", "complete", "mask_cover"],
+                        default=None, help="run every case with this algorithm (default: each"
+                        " case's own draw, combinations or complete)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     totals = {"violations": 0, "false refusals": 0, "crashes": 0}
@@ -41,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     for i in range(args.cases):
         case = make_case(RandomChooser(rng), args.max_rows)
+        if args.algorithm is not None:  # the same draws, another algorithm
+            case.algorithm, case.complete = args.algorithm, args.algorithm == "complete"
         refused += len(case.rows) < case.k
         outcome = check_case(case)
         totals["violations"] += len(outcome.violations)

@@ -98,11 +98,17 @@ class Case:
     complete: bool = False
     delimiter: str = ","
     shuffle: list[int] = field(default_factory=list)
+    algorithm: str | None = None  # set by the caller (never drawn): overrides ``complete``
+
+    @property
+    def algorithm_name(self) -> str:
+        return self.algorithm or ("complete" if self.complete else "combinations")
 
     def describe(self) -> str:
         return (f"{len(self.rows)} rows, header {self.header!r}, combinations {self.combinations},"
                 f" k = {self.k}, weights {self.weights}, record id {self.record_id!r},"
-                f" complete {self.complete}, delimiter {self.delimiter!r}, rows {self.rows!r}")
+                f" complete {self.complete}, algorithm {self.algorithm_name},"
+                f" delimiter {self.delimiter!r}, rows {self.rows!r}")
 
 
 def make_case(ch: Chooser, max_rows: int = 24) -> Case:
@@ -191,7 +197,9 @@ def _run_cli(case: Case, rows: list[list[str]], workdir: Path, tag: str):
         argv += ["--weight", f"{c}={w}"]
     if case.record_id is not None:
         argv += ["--record-id", case.record_id]
-    if case.complete:
+    if case.algorithm is not None:
+        argv += ["--algorithm", case.algorithm]
+    elif case.complete:
         argv.append("--complete")
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
@@ -276,7 +284,7 @@ def _core_release(case: Case, frame: pd.DataFrame, names: dict[str, str]) -> pd.
     result = run_suppression(
         frame, case.k, [[names[c] for c in b] for b in case.combinations],
         {names[c]: w for c, w in case.weights.items()},
-        algorithm="complete" if case.complete else "combinations", count_column=None,
+        algorithm=case.algorithm_name, count_column=None,
         record_key="rid",
     )
     t = result.table
@@ -354,7 +362,7 @@ def check_core(case: Case) -> Outcome:
             res = run_suppression(
                 p.reset_index(drop=True), case.k, combos,
                 {names[c]: w for c, w in case.weights.items()},
-                algorithm="complete" if case.complete else "combinations", count_column="n",
+                algorithm=case.algorithm_name, count_column="n",
             )
             smaps.append(res.suppression_map().drop(columns="pattern_index")
                          .sort_values([*cols, "rank_from"]).reset_index(drop=True))

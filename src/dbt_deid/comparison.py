@@ -132,7 +132,8 @@ def compare_algorithms(
     verify = cfg.verified_combinations()
     frames = []
     source: pd.DataFrame | PatternTable = patterns
-    for algorithm in ("combinations", "complete"):
+    # the paper's two, and the release's own when it chose another (mask_cover)
+    for algorithm in dict.fromkeys(("combinations", "complete", cfg.algorithm)):
         if released is not None and algorithm == cfg.algorithm:
             coded = (released if isinstance(released, _Coded)
                      else coded_released(released, cfg.qi_names))

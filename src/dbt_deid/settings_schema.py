@@ -35,7 +35,7 @@ PRESET_ALIASES: dict[str, str] = {
     "trusted": "agreement", "strong_controls": "audited", "research": "agreement",
 }
 
-ALGORITHMS = ["combinations", "complete"]
+ALGORITHMS = ["combinations", "complete", "mask_cover"]
 RULE_TYPES = ["interval", "prefix", "date"]
 DATE_UNITS = ["week", "month", "quarter", "year"]
 INTERVAL_LABELS = ["range", "lower", "index"]
@@ -109,7 +109,8 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "max_suppression": {"doc": "MaxSup: largest share of records with a suppressed QI.",
                             "required": True, "type": "fraction"},
         "column_suppression_cap": {"doc": "Per-column cap (number or column -> number)."},
-        "algorithm": {"doc": "Suppression algorithm.", "default": "combinations",
+        "algorithm": {"doc": "Suppression algorithm (mask_cover: docs/suppression-exact.md).",
+                      "default": "combinations",
                       "allowed": ALGORITHMS},
         "missing_label": {"doc": "How a NULL source value is published.", "default": "<missing>",
                           "type": "string"},

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -454,7 +455,8 @@ def run_suppression(
     families: Sequence[Family] = (),
     record_key: str | None = None,
 ) -> SuppressionResult:
-    """Run the combinations (or complete) suppression algorithm.
+    """Run the combinations (or complete) suppression algorithm, or ``mask_cover``
+    (:mod:`dbt_deid.mask_cover`: another step per combination, no phase 1).
 
     ``patterns`` is the pattern table (QI columns plus a count column; ``count_column=None``
     for one row per record). ``propagation`` pairs (source, target) suppress ``target`` in a
@@ -472,8 +474,10 @@ def run_suppression(
     log = logger or get_logger()
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
         raise ConfigError(f"k must be an integer >= 2, got {k!r}")
-    if algorithm not in ("combinations", "complete"):
-        raise ConfigError(f"algorithm must be combinations or complete, got {algorithm!r}")
+    if algorithm not in ("combinations", "complete", "mask_cover"):
+        raise ConfigError(
+            f"algorithm must be combinations, complete or mask_cover, got {algorithm!r}"
+        )
     combos = [tuple(c) for c in combinations]
     if not combos or any(len(c) == 0 for c in combos):
         raise ConfigError("combinations must be a non-empty list of non-empty column lists")
@@ -513,7 +517,14 @@ def run_suppression(
     stats = SuppressionStats()
     col_idx = {c: table.col(c) for c in used}
     t0 = time.perf_counter()
-    stats.phase1_cells = phase1(table, [col_idx[c] for c in used], k)
+    step = _phase2_combination
+    if algorithm == "mask_cover":  # dbt_deid.mask_cover: no phase 1, another step
+        from dbt_deid.mask_cover import mask_cover_step
+
+        step = partial(mask_cover_step, propagation=propagation, column_weights=weights,
+                       grow=lambda t, c, kk: _grow_fully_suppressed(t, _ClassIndex(t, c, 0), kk))
+    else:
+        stats.phase1_cells = phase1(table, [col_idx[c] for c in used], k)
     stats.phase1_seconds = time.perf_counter() - t0
     log.info(
         f"dbt_deid: phase 1 suppressed {stats.phase1_cells} cells in {len(used)} QIs"
@@ -535,7 +546,7 @@ def run_suppression(
                 stats.combination_order.append(b)
             cols = np.array([col_idx[c] for c in b])
             w = np.array([float(weights.get(c, 1.0)) for c in b])
-            cells, moved, gcells = _phase2_combination(table, cols, w, k)
+            cells, moved, gcells = step(table, cols, w, k)
             stats.phase2_cells += cells
             stats.growth_records += moved
             stats.growth_cells += gcells

@@ -49,6 +49,15 @@ def test_cli_and_core_release_hold_the_guarantee(case: Case) -> None:
     assert outcome.ok, _report(case, outcome)
 
 
+@settings(PROFILE, max_examples=150)
+@given(cases())
+def test_mask_cover_releases_hold_the_guarantee(case: Case) -> None:
+    """The same cases with algorithm mask_cover (dbt_deid.mask_cover), core and CLI."""
+    case.algorithm, case.complete = "mask_cover", False
+    outcome = check_case(case)
+    assert outcome.ok, _report(case, outcome)
+
+
 @settings(PROFILE, max_examples=60)
 @given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=2, max_size=12),
        st.integers(2, 12))

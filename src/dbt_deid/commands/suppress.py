@@ -107,11 +107,12 @@ def run(args: argparse.Namespace) -> int:
     work = mark_missing(frame, used, args.missing_label)
     work.columns = [internal[c] for c in used]
     work[_KEY] = row_keys(header, rows, args.record_id)
+    algorithm = _algorithm(args)
     try:
         result = run_suppression(
             work, args.k, [[internal[c] for c in b] for b in combos],
             {internal[c]: w for c, w in weights.items()},
-            algorithm="complete" if args.complete else "combinations", count_column=None,
+            algorithm=algorithm, count_column=None,
             record_key=_KEY,
         )
     except (ConfigError, DataError) as exc:  # name the user's columns, not the internal ones
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     name = {v: c for c, v in internal.items()}
     summary = {
         "k": args.k,
-        "algorithm": "complete" if args.complete else "combinations",
+        "algorithm": algorithm,
         "records": len(rows),
         "cells_suppressed": result.stats.cells,
         "phase1_cells": result.stats.phase1_cells,
@@ -154,6 +155,14 @@ def run(args: argparse.Namespace) -> int:
     json.dump(summary, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _algorithm(args: argparse.Namespace) -> str:
+    """--algorithm, or --complete (its older spelling); both must agree."""
+    chosen = args.algorithm or ("complete" if args.complete else "combinations")
+    if args.complete and chosen != "complete":
+        raise ConfigError(f"--complete contradicts --algorithm {args.algorithm}")
+    return chosen
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -181,6 +190,11 @@ def register(sub: argparse._SubParsersAction) -> None:
              " suppressed last; larger numbers are suppressed first): do not copy its values.")
     p.add_argument("--complete", action="store_true",
                    help="one combination of all QIs (the paper's 'complete' algorithm)")
+    p.add_argument("--algorithm", choices=["combinations", "complete", "mask_cover"],
+                   default=None,
+                   help="combinations (default: El Emam et al. 2011), complete (one combination"
+                   " of all QIs) or mask_cover (fewer cells, the same gates:"
+                   " docs/suppression-exact.md)")
     p.add_argument("--record-id", default=None,
                    help="column with a unique record id: ranks records that share their"
                    " quasi-identifiers (default: a hash of the whole row)")

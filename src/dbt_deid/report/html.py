@@ -442,7 +442,8 @@ def _comparison_sections(comparison: pd.DataFrame) -> list[str]:
     return [
         "<h1>Suppression algorithms compared</h1>",
         '<p class="note">The release run with the combinations algorithm and with the complete'
-        " algorithm (every quasi-identifier at once), as in El Emam et al. 2011's evaluation;"
+        " algorithm (every quasi-identifier at once), as in El Emam et al. 2011's evaluation,"
+        " and with mask_cover when the release chose it (docs/suppression-exact.md);"
         " &ldquo;selected&rdquo; is the algorithm this release used. Counts and shares only."
         "</p>",
         _table(frame, pct=["share_cells_suppressed", "share_records_with_suppression"],
