@@ -157,6 +157,11 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "max_nodes": {"doc": "Largest lattice searched (an error before any work above it).",
                       "default": 16777216},
         "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded)."},
+        "heuristic_seconds": {"doc": "Beyond max_nodes: time budget of the heuristic search"
+                                     " (Lightning), which returns its best node.",
+                              "default": 30},
+        "heuristic_nodes": {"doc": "Beyond max_nodes: node budget of the heuristic search (same"
+                                   " node on every machine); default no limit."},
     },
 }
 
