@@ -2,8 +2,10 @@
     configured level; `search: ola` = OLA (El Emam et al. 2012 "Base Algorithm") chooses the released
     levels, each QI's `level` being its minimum, `max_levels` its maximum acceptable level
     (El Emam et al. 2009 (CJHP) Table 2), `max_nodes` the largest lattice searched and `max_seconds` the time
-    allowed (issue 18; the search refuses a larger lattice before it starts). Returns none for
-    fixed levels, else {metric, max_levels, suppression, max_nodes, max_seconds}. Unknown
+    allowed (issue 18); beyond `max_nodes` a heuristic search (Lightning) runs within
+    `heuristic_seconds` and `heuristic_nodes` (issue 36). Returns none for fixed levels, else
+    {metric, max_levels, suppression, max_nodes, max_seconds, heuristic_seconds,
+    heuristic_nodes}. Unknown
     settings and bad values raise one compiler error naming the setting (the Python core
     validates the same block in dbt_deid.ola.settings.ola_settings). -#}
 {% macro ola_config() -%}
@@ -28,7 +30,7 @@
   {%- endif -%}
   {%- if search == 'fixed' -%}
     {%- if raw | length > 1 -%}
-      {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes and max_seconds need search: ola') }}
+      {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes, max_seconds, heuristic_seconds and heuristic_nodes need search: ola') }}
     {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
@@ -61,8 +63,17 @@
   {%- if max_seconds is not none and (max_seconds is boolean or max_seconds is not number or max_seconds <= 0) -%}
     {{ dbt_deid._config_error('generalization.max_seconds', 'must be a number > 0, got ' ~ max_seconds) }}
   {%- endif -%}
+  {%- set heuristic_seconds = raw.get('heuristic_seconds', dbt_deid._setting_default('generalization', 'heuristic_seconds')) -%}
+  {%- if heuristic_seconds is boolean or heuristic_seconds is not number or heuristic_seconds <= 0 -%}
+    {{ dbt_deid._config_error('generalization.heuristic_seconds', 'must be a number > 0, got ' ~ heuristic_seconds) }}
+  {%- endif -%}
+  {%- set heuristic_nodes = raw.get('heuristic_nodes', none) -%}
+  {%- if heuristic_nodes is not none and (heuristic_nodes is boolean or heuristic_nodes is not integer or heuristic_nodes < 1) -%}
+    {{ dbt_deid._config_error('generalization.heuristic_nodes', 'must be an integer >= 1, got ' ~ heuristic_nodes) }}
+  {%- endif -%}
   {{ return({'metric': metric, 'max_levels': max_levels, 'suppression': suppression,
-             'max_nodes': max_nodes, 'max_seconds': max_seconds}) }}
+             'max_nodes': max_nodes, 'max_seconds': max_seconds,
+             'heuristic_seconds': heuristic_seconds, 'heuristic_nodes': heuristic_nodes}) }}
 {%- endmacro %}
 
 {#- True when the release declares generalization.search: ola (enables the OLA models). -#}

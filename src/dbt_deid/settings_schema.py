@@ -154,11 +154,13 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "max_levels": {"doc": "QI -> maximum acceptable level."},
         "suppression": {"doc": "records (OLA) or cells (combinations).", "default": "records",
                         "allowed": ["records", "cells"]},
-        "max_nodes": {"doc": "Largest lattice searched (an error before any work above it).",
+        "max_nodes": {"doc": "Largest lattice the optimal search takes (above it the heuristic"
+                             " search runs).",
                       "default": 16777216},
         "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded)."},
         "heuristic_seconds": {"doc": "Beyond max_nodes: time budget of the heuristic search"
-                                     " (Lightning), which returns its best node.",
+                                     " (Lightning), which returns its best node (as ARX:"
+                                     " default 30 s).",
                               "default": 30},
         "heuristic_nodes": {"doc": "Beyond max_nodes: node budget of the heuristic search (same"
                                    " node on every machine); default no limit."},
