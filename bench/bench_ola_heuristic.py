@@ -121,13 +121,14 @@ def main() -> None:
             continue
         h = heu["heuristic"]
         gap = heu["value"] / opt["value"] - 1 if opt["value"] else float("nan")
+        own = "-" if h["gap_bound"] is None else f"{h['gap_bound']:.1%}"
         print(f"{case} QIs: lattice {opt['lattice']:,}; optimal node {tuple(opt['node'])}"
               f" entropy {opt['value']:.6g} ({opt['evaluated']:,} evaluated, {opt['cpu']:.1f} s"
               f" CPU); heuristic node {tuple(heu['node'])} entropy {heu['value']:.6g}"
               f" ({h['nodes_checked']:,} checked, stopped: {h['stopped']},"
               f" proved optimal: {h['proved_optimal']}, {heu['cpu']:.1f} s CPU,"
               f" {heu['seconds']:.1f} s wall); distance from the optimum {gap:+.2%}"
-              f" (its own bound {h['gap_bound']:.1%}); CPU ratio heuristic / optimal"
+              f" (its own bound {own}); CPU ratio heuristic / optimal"
               f" {heu['cpu'] / max(opt['cpu'], 1e-9):.2f}")
         verdicts.append(f"  {case} QIs: heuristic within {GAP_TARGET:.0%} of the optimum:"
                         f" {gap:+.2%} {'met' if gap <= GAP_TARGET else 'MISSED'}")

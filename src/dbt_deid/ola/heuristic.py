@@ -43,7 +43,9 @@ Changes to ARX's implementation, none of which changes what a node's check or sc
 * On stopping, a lower bound of the optimum's value is reported: the least bound among the
   nodes still queued (and the best value). Every node not checked generalizes a queued node or
   a pruned one (induction over any chain from the starting node), so no node beats that bound;
-  ``gap_bound`` = (best - bound) / best is how far from the optimum the node can at most be.
+  ``gap_bound`` = best / bound - 1 is how far above the optimum the node can at most be.
+  Stopped before the bottom-up phase, the bound is the starting node's separable bound
+  (:meth:`Metrics.separable`; none for discernibility).
 """
 
 from __future__ import annotations
@@ -104,15 +106,15 @@ class HeuristicResult:
 
     @property
     def gap_bound(self) -> float | None:
-        """(value - lower bound) / value: the node is at most this far above the optimum (0
-        when proved optimal; None without a node or with a zero value)."""
+        """value / lower bound - 1: the node's value is at most this share above the optimum's
+        (0 when proved optimal; None without a node or when the bound is not positive)."""
         if self.scored is None or self.lower_bound is None:
             return None
         if self.proved_optimal:
             return 0.0
-        if self.scored.value == 0:
+        if self.lower_bound <= 0:
             return None
-        return max(0.0, (self.scored.value - self.lower_bound) / abs(self.scored.value))
+        return max(0.0, self.scored.value / self.lower_bound - 1.0)
 
 
 class _Stop(Exception):
@@ -148,7 +150,7 @@ def lightning_search(
     queued: set[Node] = set()
     heap: list[tuple[tuple[float, int, Node], Node]] = []
     best: list[Checked] = []  # the incumbent (0 or 1 element)
-    state = {"next_log": started + every, "expansions": 0}
+    state = {"next_log": started + every, "expansions": 0, "bottom_up": 0}
 
     def budget_left() -> str:
         if deadline is None:
@@ -253,6 +255,7 @@ def lightning_search(
             descend(top)
             line("top-down descent done")
             push(check(start))
+            state["bottom_up"] = 1
             step = 0
             while heap:
                 _, node = heapq.heappop(heap)
@@ -279,14 +282,19 @@ def lightning_search(
     b = best[0] if best else None
     proved = stopped == "exhausted" and b is not None
     lower: float | None = None
-    if b is not None:
+    if b is not None and not state.get("bottom_up"):
+        # stopped before the bottom-up phase: only the levels bound the unexplored nodes
+        sep = metrics.separable(metric)
+        if sep is not None:
+            lower = min(b.value, float(sum(a[v] for a, v in zip(sep, start, strict=True))))
+    elif b is not None:
         open_bounds = [checked[n].bound for n in queued
                        if n not in expanded and n not in pruned]
         if current is not None and current.node not in expanded:
             open_bounds.append(current.bound)
         lower = b.value if proved else min([b.value, *open_bounds])
-        if not math.isfinite(lower):  # pragma: no cover - bounds are finite
-            lower = None
+    if lower is not None and not math.isfinite(lower):  # pragma: no cover - finite bounds
+        lower = None
     result = HeuristicResult(
         node=None if b is None else b.node,
         scored=None if b is None else Scored(b.suppressed, b.value, b.bound),
