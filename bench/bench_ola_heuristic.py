@@ -18,7 +18,7 @@ case's own):
   CPU seconds and peak RSS (target: a node within 60 s CPU and 4 GiB).
 
     nice python bench/bench_ola_heuristic.py [--example2 PATH/example2.deid]
-        [--cases 8 10 12 30] [--heuristic-seconds 30]
+        [--cases 8 10 12 30] [--heuristic-seconds 30] [--heuristic-nodes N]
 """
 
 from __future__ import annotations
@@ -43,13 +43,14 @@ CPU_TARGET = 60.0
 RSS_TARGET = 4.0
 
 
-def run_case(name: str, search: str, seconds: float, example2: Path | None) -> dict:
+def run_case(name: str, search: str, seconds: float, nodes: int | None,
+             example2: Path | None) -> dict:
     c0 = time.process_time()
     qis, records, hierarchies = case_data(name, example2)
     patterns = records.groupby(qis).size().reset_index(name="n")
     t, c = time.perf_counter(), time.process_time()
     r = run_ola(patterns, {q: hierarchies[q] for q in qis}, 5, 0.05, "entropy", search=search,
-                budget=SearchBudget(heuristic_seconds=seconds))
+                budget=SearchBudget(heuristic_seconds=seconds, heuristic_nodes=nodes))
     out = {"case": name, "search": search, "kind": r.search_kind, "qis": len(qis),
            "lattice": r.lattice_size, "node": None if r.chosen is None else list(r.chosen),
            "value": r.metric_value, "suppressed": r.suppressed, "evaluated": r.evaluated,
@@ -66,6 +67,9 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["8", "10", "12", "30"],
                         choices=["8", "10", "12", "30"])
     parser.add_argument("--heuristic-seconds", type=float, default=30.0)
+    parser.add_argument("--heuristic-nodes", type=int, default=None,
+                        help="node budget of the heuristic (default none: the time budget"
+                             " alone; a node budget gives the same node on any machine)")
     parser.add_argument("--example2", type=Path, default=os.environ.get("ARX_EXAMPLE2"),
                         help="ARX's data/example2.deid (default: $ARX_EXAMPLE2; without it a"
                              " synthetic census-like table)")
@@ -76,13 +80,16 @@ def main() -> None:
         parser.error(f"--example2: {args.example2} is not a file")
     if args.case:
         print(json.dumps(run_case(args.case, args.search, args.heuristic_seconds,
-                                  args.example2)))
+                                  args.heuristic_nodes, args.example2)))
         return
     data = ("synthetic census-like table (not ARX's data)" if args.example2 is None
             else f"ARX's example2 census ({args.example2})")
-    print(f"{data}, k = 5, MaxSup 5%, entropy, heuristic_seconds = {args.heuristic_seconds:g};"
+    print(f"{data}, k = 5, MaxSup 5%, entropy, heuristic_seconds = {args.heuristic_seconds:g},"
+          f" heuristic_nodes = {args.heuristic_nodes};"
           f" load average {os.getloadavg()[0]:.1f}")
     extra = [] if args.example2 is None else ["--example2", str(args.example2)]
+    if args.heuristic_nodes is not None:
+        extra += ["--heuristic-nodes", str(args.heuristic_nodes)]
 
     def one(case: str, search: str) -> dict | None:
         done = subprocess.run(
