@@ -207,7 +207,7 @@ def aggregate(codes: np.ndarray, counts: np.ndarray, radices: Sequence[int]) -> 
     if space >= 1 << 62:  # keys would overflow int64: rank the rows column by column
         first, inverse = _row_ranks(codes, radices)
         sums = np.bincount(inverse, weights=counts, minlength=len(first))
-        return codes[first].astype(np.int32), sums.astype(np.int64)
+        return np.asfortranarray(codes[first], dtype=np.int32), sums.astype(np.int64)
     strides = np.empty(d, dtype=np.int64)
     s = 1
     for j in range(d - 1, -1, -1):
@@ -223,7 +223,7 @@ def aggregate(codes: np.ndarray, counts: np.ndarray, radices: Sequence[int]) -> 
     else:
         ukeys, inverse = np.unique(keys, return_inverse=True)
         out_counts = np.bincount(inverse, weights=counts, minlength=len(ukeys)).astype(np.int64)
-    out = np.empty((len(ukeys), d), dtype=np.int32)
+    out = np.empty((len(ukeys), d), dtype=np.int32, order="F")  # column-major: per-QI passes
     for j in range(d):
         out[:, j] = (ukeys // strides[j]) % max(int(radices[j]), 1)
     return out, out_counts
@@ -487,7 +487,7 @@ class NodeEvaluator:
                 ukeys, ucounts = group_keys(keys, base.counts, bits, count_bits)
             result = self._keyed(node, ukeys, ucounts)
         else:
-            mapped = base.codes.copy()
+            mapped = base.codes.copy(order="F")  # column-major: per-QI passes
             for j in changed:
                 mapped[:, j] = self.hierarchies[j].up(base.node[j], node[j])[mapped[:, j]]
             radices = [len(h.labels[lvl]) for h, lvl in zip(self.hierarchies, node, strict=True)]
