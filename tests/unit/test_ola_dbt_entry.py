@@ -175,6 +175,17 @@ def test_no_node_passes_message_names_the_limits() -> None:
     assert "age (0 of 3), sex (0 of 1)" in msg
 
 
+def test_heuristic_with_no_passing_node_gives_the_relax_message() -> None:
+    """Beyond max_nodes the heuristic checks the top node first; when it fails the report has
+    only the top row, marked heuristic, and the same relax message as the optimal search."""
+    release = _release(k=60, max_suppression=0.0, generalization={
+        "search": "ola", "max_levels": {"age": 1, "sex": 0}, "max_nodes": 1})
+    frame = ola_search_frame(_patterns(), _long(), release, logger=_Quiet())
+    assert list(frame["role"]) == ["top"] and not frame["chosen"].any()
+    assert list(frame["search"]) == ["heuristic"]
+    assert "max_suppression to at least" in frame["message"].iloc[0]
+
+
 def test_record_suppression_grows_the_suppressed_class_to_k() -> None:
     p = pd.DataFrame({"a": ["x", "y", "z", "w"], "n": [2, 9, 6, 5]})
     assert record_suppression(p, 5).tolist() == [2, 3, 0, 0]  # 2 small + 3 from the largest
