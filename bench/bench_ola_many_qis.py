@@ -18,8 +18,10 @@ Input, one of:
   (552,960), 30.
 
 OLA runs at k = 5, MaxSup 5%, entropy: the 8- to 12-QI cases must end with the k-minimal nodes
-and the optimal node; all 30 attributes (about 10^12 nodes) must end with a clear error naming
-``max_nodes`` before any node is evaluated, within the time budget and under 8 GiB.
+and the optimal node; all 30 attributes (about 10^14 nodes, over ``max_nodes``) used to end with
+a clear error naming ``max_nodes``; since issue 36 the heuristic search answers them (its own
+benchmark, with the distance from the optimum: ``bench/bench_ola_heuristic.py``), and the
+target is a node, marked heuristic, within the time budget and under 8 GiB.
 
 Each case runs in its own process (its peak RSS is the case's) with the budget
 ``--max-seconds`` (default 300). Printed per case: lattice size, nodes evaluated (k-minimal
@@ -114,7 +116,8 @@ def run_case(name: str, max_seconds: float, example2: Path | None) -> dict:
             lattice=r.lattice_size, evaluated=r.evaluated, optimum_evaluated=r.optimum_evaluated,
             k_minimal=len(r.k_minimal), passing=r.passing_nodes,
             node=None if r.chosen is None else list(r.chosen), value=r.metric_value,
-            suppressed=r.suppressed, chosen_is_k_minimal=r.chosen_is_k_minimal)
+            suppressed=r.suppressed, chosen_is_k_minimal=r.chosen_is_k_minimal,
+            search=r.search_kind)
     except SearchBudgetError as exc:
         out["error"] = str(exc)
     out["seconds"] = time.perf_counter() - t
@@ -164,7 +167,8 @@ def main() -> None:
             continue
         print(f"{head} lattice {x['lattice']:,} nodes, {x['evaluated']:,} evaluated"
               f" ({x['optimum_evaluated']:,} by the optimum search), {x['k_minimal']:,}"
-              f" k-minimal, {x['passing']:,} passing; node {tuple(x['node'])}"
+              f" k-minimal, {x['passing']:,} passing; {x['search']} search's node"
+              f" {tuple(x['node'])}"
               f"{'' if x['chosen_is_k_minimal'] else ' (not k-minimal)'}, suppressed"
               f" {x['suppressed']}, entropy {x['value']:.6g}; {x['seconds']:.1f} s wall,"
               f" {x['cpu']:.1f} s CPU ({x['seconds'] / x['baseline']:.0f}x the baseline), peak"
@@ -176,9 +180,9 @@ def main() -> None:
             print(f"  {x['qis']} QIs <= {TARGETS[x['case']]:g} s: {x['seconds']:.1f} s wall"
                   f" ({x['cpu']:.1f} s CPU) {'met' if ok else 'MISSED'}")
         elif x["case"] == "30":
-            ok = ("error" in x and "max_nodes" in x["error"] and x["peak_rss_gib"] < 8
-                  and x["seconds"] <= args.max_seconds)
-            print(f"  30 attributes: clear error within the budget and < 8 GiB:"
+            ok = (x.get("search") == "heuristic" and x.get("node") is not None
+                  and x["peak_rss_gib"] < 8 and x["seconds"] <= args.max_seconds)
+            print(f"  30 attributes: a heuristic node within the budget and < 8 GiB:"
                   f" {x['seconds']:.2f} s, {x['peak_rss_gib']:.2f} GiB {'met' if ok else 'MISSED'}")
 
 

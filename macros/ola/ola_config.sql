@@ -2,8 +2,10 @@
     configured level; `search: ola` = OLA (El Emam et al. 2012 "Base Algorithm") chooses the released
     levels, each QI's `level` being its minimum, `max_levels` its maximum acceptable level
     (El Emam et al. 2009 (CJHP) Table 2), `max_nodes` the largest lattice searched and `max_seconds` the time
-    allowed (issue 18; the search refuses a larger lattice before it starts). Returns none for
-    fixed levels, else {metric, max_levels, suppression, max_nodes, max_seconds}. Unknown
+    allowed (issue 18); beyond `max_nodes` a heuristic search (Lightning) runs within
+    `heuristic_seconds` and `heuristic_nodes` (issue 36). Returns none for fixed levels, else
+    {metric, max_levels, suppression, max_nodes, max_seconds, heuristic_seconds,
+    heuristic_nodes}. Unknown
     settings and bad values raise one compiler error naming the setting (the Python core
     validates the same block in dbt_deid.ola.settings.ola_settings). -#}
 {% macro ola_config() -%}
@@ -18,7 +20,7 @@
   {%- set search = dbt_deid._setting(raw, 'generalization', 'search') -%}
   {%- if search == 'fixed' -%}
     {%- if raw | length > 1 -%}
-      {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes and max_seconds need search: ola') }}
+      {{ dbt_deid._config_error('generalization', 'metric, max_levels, suppression, max_nodes, max_seconds, heuristic_seconds and heuristic_nodes need search: ola') }}
     {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
@@ -37,7 +39,9 @@
   {%- endfor -%}
   {{ return({'metric': dbt_deid._setting(raw, 'generalization', 'metric'), 'max_levels': max_levels,
              'suppression': dbt_deid._setting(raw, 'generalization', 'suppression'),
-             'max_nodes': dbt_deid._setting(raw, 'generalization', 'max_nodes'), 'max_seconds': raw.get('max_seconds')}) }}
+             'max_nodes': dbt_deid._setting(raw, 'generalization', 'max_nodes'), 'max_seconds': raw.get('max_seconds'),
+             'heuristic_seconds': dbt_deid._setting(raw, 'generalization', 'heuristic_seconds'),
+             'heuristic_nodes': raw.get('heuristic_nodes')}) }}
 {%- endmacro %}
 
 {#- True when the release declares generalization.search: ola (enables the OLA models). -#}

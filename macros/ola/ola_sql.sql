@@ -13,7 +13,8 @@
 {%- endmacro %}
 
 {#- The chosen levels: one row per QI (qi_name, qi_order, level - NULL when no node passes,
-    min_level, max_level, height, message) from the node report of deid_ola_search. -#}
+    min_level, max_level, height, message, search - optimal or heuristic) from the node report
+    of deid_ola_search. -#}
 {% macro ola_levels_sql(cfg, search_relation, hierarchy_relation) -%}
   {{ return(adapter.dispatch('ola_levels_sql', 'dbt_deid')(cfg, search_relation, hierarchy_relation)) }}
 {%- endmacro %}
@@ -28,7 +29,8 @@
     {{ q.level }} as min_level,
     cast((select {{ c }} from {{ search_relation }} where role = 'top') as integer) as max_level,
     cast((select max(level) from {{ hierarchy_relation }} where qi_name = {{ dbt_deid.literal(q.name) }}) as integer) as height,
-    (select max(message) from {{ search_relation }}) as message
+    (select max(message) from {{ search_relation }}) as message,
+    (select max(search) from {{ search_relation }}) as search
     {%- endset -%}
     {%- do parts.append(part) -%}
   {%- endfor -%}

@@ -126,7 +126,7 @@
       'deid_category__': "an internal column of deid_suppression_by (deid_category__)"} -%}
   {%- if dbt_deid.ola_enabled() -%}
     {#- the OLA node report (deid_ola_search) has one column per QI next to these -#}
-    {%- for c in ['role', 'height', 'suppressed', 'suppressed_share', 'passes', 'entropy', 'precision', 'discernibility', 'loss', 'k_minimal', 'best_k_minimal', 'optimal', 'chosen', 'k', 'max_suppression', 'metric', 'records', 'nodes_evaluated', 'lattice_size', 'message'] -%}
+    {%- for c in ['role', 'height', 'suppressed', 'suppressed_share', 'passes', 'entropy', 'precision', 'discernibility', 'loss', 'k_minimal', 'best_k_minimal', 'optimal', 'chosen', 'search', 'k', 'max_suppression', 'metric', 'records', 'nodes_evaluated', 'lattice_size', 'message'] -%}
       {%- do internal.update({c: "a column of the OLA node report deid_ola_search (" ~ c ~ ")"}) -%}
     {%- endfor -%}
   {%- endif -%}

@@ -203,10 +203,18 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "max_levels": {"doc": "QI -> maximum acceptable level.", "type": "mapping"},
         "suppression": {"doc": "records (OLA) or cells (combinations).", "default": "records",
                         "allowed": ["records", "cells"]},
-        "max_nodes": {"doc": "Largest lattice searched (an error before any work above it).",
+        "max_nodes": {"doc": "Largest lattice the optimal search takes (above it the heuristic"
+                             " search runs).",
                       "default": 16777216, "type": "integer", "min": 1},
         "max_seconds": {"doc": "Time budget of the search (an error naming it when exceeded).",
                         "type": "positive"},
+        "heuristic_seconds": {"doc": "Beyond max_nodes: time budget of the heuristic search"
+                                     " (Lightning), which returns its best node (as ARX:"
+                                     " default 30 s).",
+                              "default": 30, "type": "positive"},
+        "heuristic_nodes": {"doc": "Beyond max_nodes: node budget of the heuristic search (same"
+                                   " node on every machine); default no limit.",
+                            "type": "integer", "min": 1},
     },
     # The longitudinal claims release (El Emam et al. 2012, the Heritage Health Prize data):
     # var deid_claims_release.

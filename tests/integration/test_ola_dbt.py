@@ -153,9 +153,9 @@ def test_sampling_fraction_outside_unit_interval_is_an_error(it_database, tmp_pa
 
 
 def test_search_budget_settings_are_validated_and_enforced(it_database, tmp_path) -> None:
-    """generalization.max_nodes / max_seconds (issue 18): unknown names and bad values fail at
-    compile time naming the setting; a lattice over max_nodes fails deid_ola_search before the
-    search starts, and nothing is published."""
+    """generalization.max_nodes / max_seconds (issue 18) and heuristic_seconds (issue 36):
+    unknown names and bad values fail at compile time naming the setting; a lattice over
+    max_nodes is searched by the heuristic search, and the levels table says so."""
     for sub in ("unknown", "bad", "small"):
         (tmp_path / sub).mkdir()
     unknown = _build(it_database, tmp_path / "unknown", _release(
@@ -164,8 +164,16 @@ def test_search_budget_settings_are_validated_and_enforced(it_database, tmp_path
     bad = _build(it_database, tmp_path / "bad", _release(
         generalization={"search": "ola", "max_seconds": 0}), command="compile")
     assert not bad.ok and "generalization.max_seconds" in bad.output
+    (tmp_path / "bad_heuristic").mkdir()
+    bad = _build(it_database, tmp_path / "bad_heuristic", _release(
+        generalization={"search": "ola", "heuristic_seconds": 0}), command="compile")
+    assert not bad.ok and "generalization.heuristic_seconds" in bad.output
     run = _build(it_database, tmp_path / "small", _release(
         generalization={"search": "ola", "max_nodes": 10}))
-    assert not run.ok
+    assert run.ok, run.output
     assert "48 nodes" in run.output and "generalization.max_nodes = 10" in run.output
-    assert "deid_published" not in run.tables()
+    levels = run.query("select qi_name, level, search from deid_ola_levels")
+    assert set(levels["search"]) == {"heuristic"} and levels["level"].notna().all()
+    report = run.query("select role, search, passes from deid_ola_search where chosen")
+    assert report.values.tolist() == [["heuristic", "heuristic", True]]
+    assert "deid_published" in run.tables()

@@ -11,7 +11,7 @@ from dbt_deid.dbt_entry import suppression_map
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.glue.ola import ola_hierarchies, ola_search_frame
 from dbt_deid.ola import run_ola
-from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudgetError
+from dbt_deid.ola.budget import DEFAULT_MAX_NODES
 from dbt_deid.ola.records import record_suppression, record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 
@@ -144,9 +144,20 @@ def test_search_frame_flags_and_node_budget() -> None:
     chosen = frame[frame["chosen"]]
     assert chosen["role"].item() in ("k_minimal", "optimal")
     assert chosen["entropy"].item() <= kmin["entropy"].min() + 1e-9
-    with pytest.raises(SearchBudgetError, match=r"8 nodes.*generalization.max_nodes = 4"):
+    assert (frame["search"] == "optimal").all()
+    # beyond max_nodes the heuristic search chooses the node, and every row says so
+    wide = ola_search_frame(_patterns(), _long(), _release(
+        max_suppression=1.0, generalization={"search": "ola", "max_nodes": 4}), logger=_Quiet())
+    assert (wide["search"] == "heuristic").all()
+    assert not wide["k_minimal"].any() and wide["chosen"].sum() == 1
+    picked = wide[wide["chosen"]]
+    assert picked["role"].item() == "heuristic" and picked["passes"].item()
+    # the heuristic proves the optimum on this 8-node lattice: the same node and score
+    assert picked["optimal"].item()
+    assert picked["entropy"].item() == pytest.approx(chosen["entropy"].item())
+    with pytest.raises(ConfigError, match="generalization.heuristic_seconds"):
         ola_search_frame(_patterns(), _long(), _release(
-            generalization={"search": "ola", "max_nodes": 4}), logger=_Quiet())
+            generalization={"search": "ola", "heuristic_seconds": 0}), logger=_Quiet())
 
 
 def test_no_node_passes_message_names_the_limits() -> None:
@@ -162,6 +173,17 @@ def test_no_node_passes_message_names_the_limits() -> None:
     assert "max_suppression to at least" in msg
     assert "tau:" in msg
     assert "age (0 of 3), sex (0 of 1)" in msg
+
+
+def test_heuristic_with_no_passing_node_gives_the_relax_message() -> None:
+    """Beyond max_nodes the heuristic checks the top node first; when it fails the report has
+    only the top row, marked heuristic, and the same relax message as the optimal search."""
+    release = _release(k=60, max_suppression=0.0, generalization={
+        "search": "ola", "max_levels": {"age": 1, "sex": 0}, "max_nodes": 1})
+    frame = ola_search_frame(_patterns(), _long(), release, logger=_Quiet())
+    assert list(frame["role"]) == ["top"] and not frame["chosen"].any()
+    assert list(frame["search"]) == ["heuristic"]
+    assert "max_suppression to at least" in frame["message"].iloc[0]
 
 
 def test_record_suppression_grows_the_suppressed_class_to_k() -> None:

@@ -105,6 +105,22 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert capped["chosen"]["age"] == 0 and capped["lattice_size"] == 2
 
 
+def test_cli_beyond_max_nodes_runs_the_heuristic_and_says_so(tmp_path: Path, capsys) -> None:
+    """Issue 36: a lattice over --max-nodes is no longer an error; the heuristic search
+    (Lightning) chooses the node and the JSON says which search produced it."""
+    base = _cli_files(tmp_path)
+    assert main([*base, "--k", "3", "--max-suppression", "0.1"]) == 0
+    optimal = json.loads(capsys.readouterr().out)
+    assert optimal["search"] == "optimal" and optimal["heuristic"] is None
+    assert main([*base, "--k", "3", "--max-suppression", "0.1", "--max-nodes", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["search"] == "heuristic" and out["k_minimal"] == []
+    h = out["heuristic"]
+    assert h["algorithm"] == "lightning" and h["proved_optimal"] and h["gap_bound"] == 0.0
+    assert out["chosen"] == optimal["chosen"] and out["chosen_is_optimal"]
+    assert out["metric_value"] == pytest.approx(optimal["metric_value"])
+
+
 def test_cli_no_passing_node_exits_1(tmp_path: Path, capsys) -> None:
     assert main([*_cli_files(tmp_path), "--k", "100", "--max-suppression", "0"]) == 1
     assert json.loads(capsys.readouterr().out)["chosen"] is None
@@ -119,8 +135,10 @@ def test_cli_no_passing_node_exits_1(tmp_path: Path, capsys) -> None:
         (["--k", "3", "--max-suppression", "0.1", "--max-level", "zip=1"], "no --hierarchy"),
         (["--k", "3", "--max-suppression", "0.1", "--max-level", "age"], "COLUMN=VALUE"),
         (["--k", "3", "--max-suppression", "0.1", "--hierarchy", "zip=x.csv"], "unknown column"),
-        (["--k", "3", "--max-suppression", "0.1", "--max-nodes", "2"],
-         r"lattice has \d+ nodes.*more than --max-nodes = 2; the search was not started"),
+        (["--k", "3", "--max-suppression", "0.1", "--max-nodes", "2", "--heuristic-seconds",
+          "0"], "--heuristic-seconds must be a number > 0"),
+        (["--k", "3", "--max-suppression", "0.1", "--heuristic-nodes", "0"],
+         "--heuristic-nodes must be an integer >= 1"),
         (["--k", "3", "--max-suppression", "0.1", "--max-nodes", "0"],
          "--max-nodes must be an integer >= 1"),
         (["--k", "3", "--max-suppression", "0.1", "--max-seconds", "-1"],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.io import read_table
-from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudget
+from dbt_deid.ola.budget import DEFAULT_HEURISTIC_SECONDS, DEFAULT_MAX_NODES, SearchBudget
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.ola.run import SEARCHES, run_ola
@@ -65,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
         c: Hierarchy.from_csv(c, Path(p), args.hierarchy_delimiter or args.delimiter)
         for c, p in paths.items()
     }
-    budget = SearchBudget(max_nodes=args.max_nodes, max_seconds=args.max_seconds, setting="--")
-    budget.check_lattice(*_lattice_shape(hierarchies, max_levels))  # before any node
+    budget = SearchBudget(max_nodes=args.max_nodes, max_seconds=args.max_seconds, setting="--",
+                          heuristic_seconds=args.heuristic_seconds,
+                          heuristic_nodes=args.heuristic_nodes)
+    size, shape, names = _lattice_shape(hierarchies, max_levels)
+    if not budget.use_heuristic(size):
+        budget.check_lattice(size, shape, names)  # before any node
     result = run_ola(
         frame, hierarchies, args.k, args.max_suppression, args.metric, max_levels,
         count_column=None, all_metrics=args.all_metrics, budget=budget,
@@ -84,8 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Find the k-minimal generalization nodes (every class of size >= k after"
         " suppressing at most MaxSup of the records) and the passing node with the least"
         " information loss in the whole lattice (with suppression it can lie above the"
-        " k-minimal nodes; the best k-minimal node is reported too). Prints JSON; exits 1 when"
-        " no node passes. -v logs progress (nodes done / planned, elapsed) to stderr.",
+        " k-minimal nodes; the best k-minimal node is reported too). Beyond --max-nodes a"
+        " heuristic search (Lightning) runs within --heuristic-seconds; the JSON's \"search\""
+        " says optimal or heuristic. Prints JSON; exits 1 when no node passes. -v logs"
+        " progress (nodes done / planned, elapsed) to stderr.",
     )
     p.add_argument("--input", required=True, help="CSV file, one record per row, with a header")
     p.add_argument("--delimiter", default=",", help="field delimiter of the input (default ',')")
@@ -104,8 +110,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all-metrics", action="store_true",
                    help="report every metric for every k-minimal node")
     p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
-                   help="largest lattice searched; a larger one is an error before the search"
-                   f" starts (default {DEFAULT_MAX_NODES:,})")
+                   help="largest lattice the optimal search takes; above it the heuristic"
+                   f" search runs (default {DEFAULT_MAX_NODES:,})")
+    p.add_argument("--heuristic-seconds", type=float, default=DEFAULT_HEURISTIC_SECONDS,
+                   help="beyond --max-nodes: time budget of the heuristic search, which"
+                   f" returns its best node (default {DEFAULT_HEURISTIC_SECONDS:g}, as ARX)")
+    p.add_argument("--heuristic-nodes", type=int, default=None,
+                   help="beyond --max-nodes: node budget of the heuristic search (the same"
+                   " node on every machine; default no limit)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop with an error when the search runs longer (default: no limit)")
     p.add_argument("--search", choices=SEARCHES[:2], default="paths",

@@ -38,7 +38,7 @@ from dbt_deid.progress import Logger, dbt_logger
 
 REPORT_COLUMNS = (
     "role", "height", "suppressed", "suppressed_share", "passes", *METRICS, "k_minimal",
-    "best_k_minimal", "optimal", "chosen", "k", "max_suppression", "metric", "records",
+    "best_k_minimal", "optimal", "chosen", "search", "k", "max_suppression", "metric", "records",
     "nodes_evaluated", "lattice_size", "message",
 )
 
@@ -95,7 +95,11 @@ def ola_search_frame(
     flags ``k_minimal``, ``best_k_minimal`` (the paper's choice: the best k-minimal node),
     ``optimal`` and ``chosen`` (the released node: the best passing node of the lattice), and
     the run's k, MaxSup, metric, records, nodes evaluated, lattice size and ``message`` (why no
-    node passes and what to relax; null when one does).
+    node passes and what to relax; null when one does). ``search`` says which search chose the
+    node: ``optimal``, or ``heuristic`` when the lattice is larger than
+    ``generalization.max_nodes`` (:mod:`dbt_deid.ola.heuristic`; then there is no k-minimal
+    row, the released node's ``role`` is heuristic and ``optimal`` is true only when the
+    heuristic proved it).
     """
     cfg = parse_release(release)
     settings = ola_settings(release)
@@ -123,8 +127,9 @@ def ola_search_frame(
     message = None if result.chosen is not None else relax_message(result, sizes, mins)
     rows: list[dict[str, Any]] = []
     for r, is_kmin in result.reports():
-        rows.append(_row("k_minimal" if is_kmin else "optimal", r.node, mins, result,
-                         r.suppressed, True, r.metrics, is_kmin))
+        role = "k_minimal" if is_kmin else (
+            "heuristic" if result.search_kind == "heuristic" else "optimal")
+        rows.append(_row(role, r.node, mins, result, r.suppressed, True, r.metrics, is_kmin))
     top_small = int(sizes[sizes < cfg.k].sum())
     rows.append(_row("top", result.lattice.max_levels, mins, result, top_small,
                      top_small <= allowed_suppression(cfg.max_suppression, result.n_records),
@@ -138,9 +143,19 @@ def ola_search_frame(
             f"dbt_deid: deid_ola_search: chosen node {result.chosen_levels()} (above the minimum"
             f" levels), {result.suppressed} records in classes smaller than k = {cfg.k},"
             f" {settings.metric} {result.metric_value:.6g}; {result.evaluated} of"
-            f" {result.lattice_size} nodes evaluated"
+            f" {result.lattice_size} nodes evaluated; search: {result.search_kind}"
         )
-        if not result.chosen_is_k_minimal:
+        if result.heuristic is not None:
+            h = result.heuristic_summary()
+            gap = h["gap_bound"]
+            log.info(
+                "dbt_deid: deid_ola_search: the lattice is larger than"
+                " generalization.max_nodes, so the heuristic search (Lightning) chose the node;"
+                f" it stopped ({h['stopped']}) after {h['nodes_checked']} nodes checked;"
+                + (" it proved the node optimal" if h["proved_optimal"] else
+                   f" the node is at most {gap:.1%} above the optimum" if gap is not None
+                   else " its distance from the optimum is unknown"))
+        elif not result.chosen_is_k_minimal:
             best = next(r for r in result.k_minimal if r.node == result.best_k_minimal)
             log.info(
                 "dbt_deid: deid_ola_search: the chosen node is not k-minimal: it generalizes a"
@@ -152,8 +167,9 @@ def ola_search_frame(
                        "suppressed": "int64", "suppressed_share": "float64", "passes": "bool",
                        **{m: "float64" for m in METRICS}, "k_minimal": "bool",
                        "best_k_minimal": "bool", "optimal": "bool", "chosen": "bool",
-                       "k": "int64", "max_suppression": "float64", "metric": "string",
-                       "records": "int64", "nodes_evaluated": "int64", "lattice_size": "int64"})
+                       "search": "string", "k": "int64", "max_suppression": "float64",
+                       "metric": "string", "records": "int64", "nodes_evaluated": "int64",
+                       "lattice_size": "int64"})
 
 
 def _row(role: str, node: Sequence[int], mins: Mapping[str, int], result: OlaResult,
@@ -166,7 +182,8 @@ def _row(role: str, node: Sequence[int], mins: Mapping[str, int], result: OlaRes
     row.update(role=role, height=int(sum(node)), suppressed=int(suppressed),
                suppressed_share=suppressed / result.n_records, passes=bool(passes),
                k_minimal=is_kmin, best_k_minimal=report and node == result.best_k_minimal,
-               optimal=chosen, chosen=chosen, k=result.k,
+               optimal=chosen and result.chosen_is_optimal, chosen=chosen,
+               search=result.search_kind, k=result.k,
                max_suppression=result.max_suppression, metric=result.metric,
                records=result.n_records, nodes_evaluated=result.evaluated,
                lattice_size=result.lattice_size)

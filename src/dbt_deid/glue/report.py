@@ -67,7 +67,7 @@ def release_status(release: Mapping[str, Any], gates: pd.DataFrame) -> ReleaseSt
     released = pd.DataFrame([{
         "quasi-identifier": q,
         "source column": cfg.quasi_identifiers[q].source_column,
-        "level": ("chosen by OLA (deid_ola_levels)" if ola
+        "level": ("chosen by OLA (deid_ola_levels: level; search says optimal or heuristic)" if ola
                   else str(cfg.quasi_identifiers[q].level)),
     } for q in cfg.released_qis()])
     frame = gates.sort_values("gate_order") if "gate_order" in gates.columns else gates

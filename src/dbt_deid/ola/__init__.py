@@ -8,6 +8,7 @@ Modules: :mod:`~dbt_deid.ola.hierarchies` (hierarchy files -> integer level maps
 :mod:`~dbt_deid.ola.evaluate` (k / MaxSup node test on the pattern table),
 :mod:`~dbt_deid.ola.metrics` (information loss and its lower bounds),
 :mod:`~dbt_deid.ola.optimum` (the best passing node of the lattice, branch and bound),
+:mod:`~dbt_deid.ola.heuristic` (beyond ``max_nodes``: Lightning, Prasser et al. 2016),
 :mod:`~dbt_deid.ola.budget` (node and time budget, progress), :mod:`~dbt_deid.ola.run`
 (``run_ola``), :mod:`~dbt_deid.ola.settings` (the release's ``generalization`` block),
 :mod:`~dbt_deid.ola.records` (record suppression of the chosen node), :mod:`~dbt_deid.ola.relax`

@@ -4,7 +4,9 @@ The lattice has one node per combination of levels, so it grows as the product o
 hierarchies' level counts: 9 Adult QIs give 12,960 nodes, 30 census attributes about 4 x 10^12.
 The search keeps one status byte per node (predictive tagging, El Emam et al. 2009), so its
 memory is bounded by the lattice size; :class:`SearchBudget` refuses, before any node is
-evaluated, a lattice larger than ``max_nodes``, and stops a search that runs past
+evaluated, a lattice larger than ``max_nodes`` (:func:`dbt_deid.ola.run.run_ola` then runs the
+heuristic search of :mod:`dbt_deid.ola.heuristic` within ``heuristic_seconds`` instead), and
+stops a search that runs past
 ``max_seconds`` with an error naming the setting. :class:`Progress` writes "nodes done /
 planned, elapsed" lines through the project's logger (counts only, never QI values).
 """
@@ -21,6 +23,8 @@ from dbt_deid.settings_schema import SECTIONS
 
 #: 2**24 nodes, about 40 MB of search state (the one settings definition)
 DEFAULT_MAX_NODES: int = SECTIONS["generalization"]["max_nodes"]["default"]
+#: the heuristic search's time budget (ARX's default heuristic time limit, 30 s)
+DEFAULT_HEURISTIC_SECONDS: float = float(SECTIONS["generalization"]["heuristic_seconds"]["default"])
 
 
 class SearchBudgetError(ConfigError):
@@ -36,6 +40,10 @@ class SearchBudget:
     max_nodes: int | None = DEFAULT_MAX_NODES
     max_seconds: float | None = None
     setting: str = "generalization."
+    #: beyond ``max_nodes``: time and node budgets of the heuristic search
+    #: (:mod:`dbt_deid.ola.heuristic`; None = no limit)
+    heuristic_seconds: float | None = DEFAULT_HEURISTIC_SECONDS
+    heuristic_nodes: int | None = None
 
     def __post_init__(self) -> None:
         n = self.max_nodes
@@ -46,6 +54,29 @@ class SearchBudget:
                            and math.isfinite(s) and s > 0)
         if not ok:
             raise ConfigError(f"{self._name('max_seconds')} must be a number > 0, got {s!r}")
+        h = self.heuristic_seconds
+        if h is not None and (isinstance(h, bool) or not isinstance(h, (int, float))
+                              or not math.isfinite(h) or h <= 0):
+            raise ConfigError(
+                f"{self._name('heuristic_seconds')} must be a number > 0, got {h!r}")
+        c = self.heuristic_nodes
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
+            raise ConfigError(f"{self._name('heuristic_nodes')} must be an integer >= 1, got {c!r}")
+
+    def use_heuristic(self, size: int) -> bool:
+        """True when the lattice is larger than ``max_nodes``: the optimal search would refuse
+        it, the heuristic search (:func:`dbt_deid.ola.heuristic.lightning_search`) runs."""
+        return self.max_nodes is not None and size > self.max_nodes
+
+    def heuristic_time(self) -> float | None:
+        """The heuristic's time budget: ``heuristic_seconds``, capped by ``max_seconds``."""
+        times = [t for t in (self.heuristic_seconds, self.max_seconds) if t is not None]
+        return float(min(times)) if times else None
+
+    def setting_name(self, key: str) -> str:
+        """The setting's name as the user writes it (``generalization.max_nodes``,
+        ``--max-nodes``)."""
+        return self._name(key)
 
     def _name(self, key: str) -> str:
         return f"{self.setting}{key.replace('_', '-') if self.setting == '--' else key}"

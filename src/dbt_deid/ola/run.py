@@ -8,6 +8,12 @@ of the whole lattice under the metric (:func:`optimum_search`; ties: lower heigh
 lexicographic node). The paper releases the best k-minimal node; without suppression that is the
 same node, with suppression the best passing node can lie above every k-minimal node (see
 :mod:`dbt_deid.ola.optimum`), and both are reported.
+
+A lattice larger than the budget's ``max_nodes`` is too large for the optimal search (it keeps a
+status byte per node): the heuristic search of :mod:`dbt_deid.ola.heuristic` (Lightning, Prasser
+et al. 2016) runs instead, automatically, within ``heuristic_seconds``; the result says which
+search produced it (``search_kind``: "optimal" or "heuristic") and, for the heuristic, how far
+from the optimum its node can at most be.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import pandas as pd
 from dbt_deid.errors import ConfigError
 from dbt_deid.ola.budget import Progress, SearchBudget
 from dbt_deid.ola.evaluate import NodeEvaluator, aggregate
+from dbt_deid.ola.heuristic import HeuristicResult, lightning_search
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Lattice, Node
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS, Metrics, check_metric, selection_key
@@ -66,6 +73,17 @@ class OlaResult:
     best_k_minimal: Node | None = None
     optimum_evaluated: int = 0
     passing_nodes: int = 0
+    search_kind: str = "optimal"
+    heuristic: HeuristicResult | None = None
+
+    @property
+    def chosen_is_optimal(self) -> bool:
+        """True when the chosen node is known to be the best passing node of the lattice: the
+        optimal search's node, or the heuristic's when it proved it (its queue emptied)."""
+        if self.chosen is None:
+            return False
+        return self.search_kind == "optimal" or bool(self.heuristic and
+                                                     self.heuristic.proved_optimal)
 
     @property
     def chosen_report(self) -> NodeReport | None:
@@ -113,7 +131,9 @@ class OlaResult:
         """One row per k-minimal node, plus the chosen node when it is not k-minimal: a level
         column per QI, height, suppressed records and share, every metric, and the flags
         ``k_minimal``, ``best_k_minimal`` (the paper's choice), ``optimal`` and ``chosen``
-        (the released node, the optimal one)."""
+        (the released node, the optimal one), and ``search`` (which search chose it: optimal or
+        heuristic; the heuristic reports no k-minimal node, and its node is ``optimal`` only
+        when it proved it)."""
         rows = []
         for r, is_kmin in self.reports():
             row: dict[str, Any] = dict(zip(self.names, r.node, strict=True))
@@ -123,15 +143,20 @@ class OlaResult:
             row.update({m: r.metrics.get(m) for m in METRICS})
             row["k_minimal"] = is_kmin
             row["best_k_minimal"] = r.node == self.best_k_minimal
-            row["optimal"] = row["chosen"] = r.node == self.chosen
+            row["chosen"] = r.node == self.chosen
+            row["optimal"] = row["chosen"] and self.chosen_is_optimal
+            row["search"] = self.search_kind
             rows.append(row)
         cols = [*self.names, "height", "suppressed", "suppressed_share", *METRICS, "k_minimal",
-                "best_k_minimal", "optimal", "chosen"]
+                "best_k_minimal", "optimal", "chosen", "search"]
         return pd.DataFrame(rows, columns=cols)
 
     def to_dict(self) -> dict[str, Any]:
         best = next((r for r in self.k_minimal if r.node == self.best_k_minimal), None)
         return {
+            "search": self.search_kind,
+            "chosen_is_optimal": self.chosen_is_optimal,
+            "heuristic": None if self.heuristic is None else self.heuristic_summary(),
             "k": self.k,
             "max_suppression": self.max_suppression,
             "metric": self.metric,
@@ -154,6 +179,19 @@ class OlaResult:
                 for r in self.k_minimal
             ],
         }
+
+    def heuristic_summary(self) -> dict[str, Any]:
+        """The heuristic search's figures: algorithm, nodes checked and expanded, why it
+        stopped, whether it proved its node optimal, the lower bound of the optimum's metric
+        and ``gap_bound``, how far above the optimum the node can at most be (a share)."""
+        h = self.heuristic
+        if h is None:
+            raise ConfigError("the optimal search produced this result; no heuristic ran")
+        return {"algorithm": "lightning", "nodes_checked": h.checked,
+                "nodes_expanded": h.expanded, "stopped": h.stopped,
+                "proved_optimal": h.proved_optimal, "lower_bound": h.lower_bound,
+                "gap_bound": h.gap_bound, "seconds": round(h.seconds, 4),
+                "start": dict(zip(self.names, h.start, strict=True))}
 
     def apply(self, frame: pd.DataFrame, count_column: str | None = "n") -> pd.DataFrame:
         """Generalize a pattern (or record) table to the chosen node and suppress (set to null)
@@ -192,7 +230,9 @@ def _as_hierarchy(column: str, h: pd.DataFrame | Hierarchy) -> Hierarchy:
     raise ConfigError(f"hierarchy of {column!r} must be a DataFrame, got {type(h).__name__}")
 
 
-SEARCHES = ("paths", "ola", "exhaustive")
+SEARCHES = ("paths", "ola", "exhaustive", "heuristic")
+#: the searches that switch to the heuristic beyond the node budget
+_AUTOMATIC = ("paths", "ola")
 
 
 @dataclass
@@ -206,6 +246,34 @@ class Solution:
     search: OlaSearchResult
     optimum_evaluated: int
     passing_nodes: int
+    kind: str = "optimal"
+    heuristic: HeuristicResult | None = None
+
+
+def uses_heuristic(search: str, budget: SearchBudget, lattice: Lattice) -> bool:
+    """Whether :func:`solve` runs the heuristic search: asked for (``search="heuristic"``), or
+    the lattice is larger than ``budget.max_nodes`` with the default searches."""
+    return search == "heuristic" or (search in _AUTOMATIC and budget.use_heuristic(lattice.size))
+
+
+def solve_heuristic(
+    evaluator: NodeEvaluator, lattice: Lattice, metric: str, logger: Logger,
+    budget: SearchBudget,
+) -> Solution:
+    """The heuristic search's node (:func:`lightning_search`) as a :class:`Solution`: no
+    k-minimal nodes, the chosen node with every metric."""
+    metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, evaluator.k)
+    h = lightning_search(evaluator, metrics, lattice, metric, seconds=budget.heuristic_time(),
+                         max_checks=budget.heuristic_nodes, logger=logger)
+    found = OlaSearchResult(k_minimal=[], evaluated=h.checked, lattice_size=lattice.size,
+                            evaluations={c.node: c.passes for c in h.trace},
+                            tagged_passing=sum(c.passes for c in h.trace),
+                            tagged_failing=sum(not c.passes for c in h.trace), seconds=h.seconds)
+    optimal = None
+    if h.node is not None:
+        t = evaluator.table(h.node)
+        optimal = NodeReport(h.node, t.suppressed(evaluator.k), metrics.all(t))
+    return Solution(h.node, optimal, [], None, found, 0, found.tagged_passing, "heuristic", h)
 
 
 def solve(
@@ -220,12 +288,23 @@ def solve(
     """Find the k-minimal nodes (``search``: "paths" = :func:`path_search`, "ola" = the
     paper's :func:`ola_search`, "exhaustive" = every node evaluated, for checking), then the
     best passing node under ``metric``. Every passing node evaluated gets ``metric`` (all four
-    with ``all_metrics``); the chosen node gets all four."""
+    with ``all_metrics``); the chosen node gets all four. ``search="heuristic"``, or a lattice
+    larger than ``budget.max_nodes`` with "paths" or "ola": the heuristic search instead
+    (:func:`solve_heuristic`)."""
     metric = check_metric(metric)
     if search not in SEARCHES:
         raise ConfigError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     log = logger or get_logger("dbt_deid.ola")
     budget = budget or SearchBudget()
+    if uses_heuristic(search, budget, lattice):
+        if search != "heuristic":
+            log.info(
+                f"OLA: the lattice has {lattice.size:,} nodes, more than"
+                f" {budget.setting_name('max_nodes')} = {budget.max_nodes:,}: the optimal search"
+                " would not fit; running the heuristic search (Lightning) within"
+                f" {budget.setting_name('heuristic_seconds')} = {budget.heuristic_seconds}; the"
+                " result is marked search = heuristic")
+        return solve_heuristic(evaluator, lattice, metric, log, budget)
     budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     progress = Progress(log, budget)
     metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, evaluator.k)
@@ -298,8 +377,9 @@ def run_ola(
     generalization (El Emam et al. 2009 (CJHP) Table 2; default the hierarchy height). ``metric``:
     one of ``entropy`` (default), ``precision``, ``discernibility``, ``loss``; ``all_metrics``
     computes all four for every k-minimal node (else only for the chosen one). ``budget``:
-    the largest lattice searched and the time allowed (:class:`SearchBudget`); a lattice over
-    the node budget is an error before the search starts.
+    the largest lattice searched and the time allowed (:class:`SearchBudget`); beyond the
+    node budget the heuristic search runs within ``budget.heuristic_seconds`` (``search``
+    "heuristic" forces it; "exhaustive" refuses such a lattice).
     """
     started = time.perf_counter()
     metric = check_metric(metric)
@@ -310,7 +390,8 @@ def run_ola(
         {c: h.height for c, h in hs.items()}, dict(max_levels or {}), dict(min_levels or {})
     )
     budget = budget or SearchBudget()
-    budget.check_lattice(lattice.size, lattice.shape, lattice.names)
+    if not uses_heuristic(search, budget, lattice):
+        budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     evaluator = NodeEvaluator.from_frame(patterns, hs, k, max_suppression, count_column)
     sol = solve(evaluator, lattice, metric, search, logger, all_metrics, budget)
     return OlaResult(
@@ -321,8 +402,9 @@ def run_ola(
         lattice_size=sol.search.lattice_size, seconds=time.perf_counter() - started,
         search=sol.search, hierarchies=hs, optimal=sol.optimal,
         best_k_minimal=sol.best_k_minimal, optimum_evaluated=sol.optimum_evaluated,
-        passing_nodes=sol.passing_nodes,
+        passing_nodes=sol.passing_nodes, search_kind=sol.kind, heuristic=sol.heuristic,
     )
 
 
-__all__ = ["NodeReport", "OlaResult", "Solution", "aggregate", "run_ola", "solve"]
+__all__ = ["NodeReport", "OlaResult", "Solution", "aggregate", "run_ola", "solve",
+           "solve_heuristic", "uses_heuristic"]

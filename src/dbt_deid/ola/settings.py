@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.ola.budget import DEFAULT_MAX_NODES, SearchBudget
+from dbt_deid.ola.budget import DEFAULT_HEURISTIC_SECONDS, DEFAULT_MAX_NODES, SearchBudget
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.settings_schema import SECTIONS
 
@@ -55,8 +55,8 @@ def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
     if search == "fixed":
         if set(raw) - {"search"}:
             raise ConfigError(
-                "generalization: metric, max_levels, suppression, max_nodes and max_seconds"
-                " need search: ola"
+                "generalization: metric, max_levels, suppression, max_nodes, max_seconds,"
+                " heuristic_seconds and heuristic_nodes need search: ola"
             )
         return None
     metric = raw.get("metric", DEFAULT_METRIC)
@@ -81,7 +81,12 @@ def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
             )
     if "max_nodes" in raw and raw["max_nodes"] is None:
         raise ConfigError("generalization.max_nodes must be an integer >= 1, got None")
+    if "heuristic_seconds" in raw and raw["heuristic_seconds"] is None:
+        raise ConfigError("generalization.heuristic_seconds must be a number > 0, got None")
     budget = SearchBudget(max_nodes=raw.get("max_nodes", DEFAULT_MAX_NODES),
-                          max_seconds=raw.get("max_seconds"), setting="generalization.")
+                          max_seconds=raw.get("max_seconds"), setting="generalization.",
+                          heuristic_seconds=raw.get("heuristic_seconds",
+                                                    DEFAULT_HEURISTIC_SECONDS),
+                          heuristic_nodes=raw.get("heuristic_nodes"))
     return OlaSettings(str(metric), {str(q): int(v) for q, v in max_levels.items()}, suppression,
                        budget)

@@ -51,7 +51,7 @@ _ITERATIONS = 60
 def _fraction(alpha: float) -> float:
     ok = isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
     if not ok or not 0 < alpha <= 1 or math.isnan(alpha):
-        raise ConfigError(f"sampling fraction must be a number in (0, 1], got {alpha!r}")
+        raise ConfigError(f"sampling fraction alpha must be a number in (0, 1], got {alpha!r}")
     return float(alpha)
 
 
