@@ -20,7 +20,11 @@
     whole_claim | ordered_pair), attack_iterations (10000), attack_tau (none = tau),
     attack2_population (relation with one column per attack2_qis and `population`: people per
     class, e.g. census counts; none = attack 2 not computed) and attack2_qis (the demographic
-    QIs a voter list or census holds, e.g. [age, sex]). -#}
+    QIs a voter list or census holds, e.g. [age, sex]); the adversary's knowledge model
+    (dbt_deid.longitudinal.adversary, docs/lola-adversary.md): known_demographic_qis (the
+    demographic QIs the adversary knows; none = the reconstruction: age and sex when the release
+    has QIs of those names, otherwise every demographic QI), power_function (reconstructed |
+    log_diversity | claims) and knowledge_matching (distinct | set | multiset). -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
 {%- endmacro %}
@@ -99,7 +103,8 @@
                    'provider_pattern', 'min_providers', 'release_columns', 'tau', 'alpha',
                    'max_sup', 'gate_on', 'p_max', 'power_scale', 'bootstrap', 'iterations',
                    'bootstrap_scheme', 'pool_size', 'seed', 'variant', 'attack_iterations',
-                   'attack_tau', 'attack2_population', 'attack2_qis'] -%}
+                   'attack_tau', 'attack2_population', 'attack2_qis',
+                   'known_demographic_qis', 'power_function', 'knowledge_matching'] -%}
   {%- for key in raw -%}
     {%- if key not in known -%}
       {%- set hint = dbt_deid._closest_name(key, known) -%}
@@ -270,6 +275,21 @@
   {%- if pop is none and a2_qis | length > 0 -%}
     {{ dbt_deid._claims_config_error('attack2_population', 'must name the population table when attack2_qis is set') }}
   {%- endif -%}
+  {%- set known_demo = raw.get('known_demographic_qis') -%}
+  {%- if known_demo is not none -%}
+    {%- set known_demo = dbt_deid._claims_columns(raw, 'known_demographic_qis', none) -%}
+    {%- for q in known_demo if q not in demo_qis -%}
+      {{ dbt_deid._claims_config_error('known_demographic_qis', q ~ ' is not a demographic quasi-identifier') }}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set power_function = raw.get('power_function', 'reconstructed') -%}
+  {%- if power_function not in ['reconstructed', 'log_diversity', 'claims'] -%}
+    {{ dbt_deid._claims_config_error('power_function', 'must be reconstructed (the default), log_diversity or claims, got ' ~ power_function) }}
+  {%- endif -%}
+  {%- set matching = raw.get('knowledge_matching', 'distinct') -%}
+  {%- if matching not in ['distinct', 'set', 'multiset'] -%}
+    {{ dbt_deid._claims_config_error('knowledge_matching', 'must be distinct (the default), set or multiset, got ' ~ matching) }}
+  {%- endif -%}
   {{ return({
       'name': name, 'patients': raw.patients, 'claims': raw.claims,
       'member_id': ids.member_id, 'claim_id': ids.claim_id,
@@ -286,6 +306,8 @@
       'attack_iterations': attack_iterations,
       'attack_tau': attack_tau if attack_tau is not none else tau,
       'attack2_population': pop, 'attack2_qis': a2_qis,
+      'known_demographic_qis': known_demo, 'power_function': power_function,
+      'knowledge_matching': matching,
   }) }}
 {%- endmacro %}
 

@@ -50,6 +50,7 @@ from dbt_deid.errors import ConfigError, DataError
 
 DEFAULT_P_MAX = 5
 N_FULL = 100
+POWER_FUNCTIONS = ("reconstructed", "log_diversity", "claims")
 
 
 def power_formula(
@@ -57,13 +58,24 @@ def power_formula(
     diversity: np.ndarray | float,
     p_max: int = DEFAULT_P_MAX,
     scale: float = 1.0,
+    function: str = "log_diversity",
 ) -> np.ndarray:
-    """p = min(n, p_max, max(1, ceil(scale * p_max * g(n) * (1 - D / 2)))), element-wise, with
-    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL)) (see the module docstring)."""
+    """p_ih element-wise by ``function`` (setting ``power_function``, see the module docstring):
+    ``log_diversity`` min(n, p_max, max(1, ceil(scale * p_max * g(n) * (1 - D / 2)))) with
+    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL)); ``reconstructed`` the same with (1 - D) in place
+    of (1 - D / 2); ``claims`` min(n, ceil(scale * p_max)), the fixed power of the literature."""
     n = np.asarray(n_claims, dtype=np.float64)
     d = np.clip(np.asarray(diversity, dtype=np.float64), 0.0, 1.0)
     g = np.minimum(1.0, np.log1p(n) / np.log1p(N_FULL))
-    s = scale * p_max * g * (1.0 - d / 2.0)
+    if function == "log_diversity":
+        s = scale * p_max * g * (1.0 - d / 2.0)
+    elif function == "reconstructed":
+        s = scale * p_max * g * (1.0 - d)
+    elif function == "claims":
+        s = np.full_like(n, scale * p_max)
+    else:
+        raise ConfigError(f"power_function must be one of {list(POWER_FUNCTIONS)}, got"
+                          f" {function!r}")
     p = np.maximum(1.0, np.ceil(s - 1e-9))
     return np.minimum(np.minimum(p, p_max), np.maximum(n, 1)).astype(np.int64)
 
@@ -98,6 +110,7 @@ def adversary_power(
     p_max: int = DEFAULT_P_MAX,
     scale: float = 1.0,
     member: str = "member_id",
+    function: str = "log_diversity",
 ) -> pd.DataFrame:
     """p_ih for every patient with claims (index: member id) and claim QI h (one int column per
     QI), by :func:`power_formula`. Also returns ``n_claims``."""
@@ -113,7 +126,7 @@ def adversary_power(
     out["n_claims"] = n.to_numpy()
     for q in qis:
         d = diversity(claims, q, member).reindex(n.index)
-        out[q] = power_formula(n.to_numpy(), d.to_numpy(), p_max, scale)
+        out[q] = power_formula(n.to_numpy(), d.to_numpy(), p_max, scale, function)
     return out
 
 
