@@ -24,7 +24,7 @@
     (dbt_deid.longitudinal.adversary, docs/lola-adversary.md): known_demographic_qis (the
     demographic QIs the adversary knows; none = the reconstruction: age and sex when the release
     has QIs of those names, otherwise every demographic QI), power_function (reconstructed |
-    log_diversity | claims) and knowledge_matching (distinct | set | multiset). -#}
+    log_diversity | claims) and knowledge_matching (multiset | set | distinct). -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
 {%- endmacro %}
@@ -286,9 +286,9 @@
   {%- if power_function not in ['reconstructed', 'log_diversity', 'claims'] -%}
     {{ dbt_deid._claims_config_error('power_function', 'must be reconstructed (the default), log_diversity or claims, got ' ~ power_function) }}
   {%- endif -%}
-  {%- set matching = raw.get('knowledge_matching', 'distinct') -%}
-  {%- if matching not in ['distinct', 'set', 'multiset'] -%}
-    {{ dbt_deid._claims_config_error('knowledge_matching', 'must be distinct (the default), set or multiset, got ' ~ matching) }}
+  {%- set matching = raw.get('knowledge_matching', 'multiset') -%}
+  {%- if matching not in ['multiset', 'set', 'distinct'] -%}
+    {{ dbt_deid._claims_config_error('knowledge_matching', 'must be multiset (the default), set or distinct, got ' ~ matching) }}
   {%- endif -%}
   {{ return({
       'name': name, 'patients': raw.patients, 'claims': raw.claims,

@@ -68,11 +68,18 @@ def test_committed_member_counts_are_consistent():
 def test_power_functions():
     n = np.arange(1, 300)
     for d in (0.0, 0.4, 1.0):
-        rec = power_formula(n, np.full(len(n), d), function="reconstructed")
         old = power_formula(n, np.full(len(n), d), function="log_diversity")
-        assert (rec <= old).all() and (rec >= 1).all() and (np.diff(rec) >= 0).all()
-    assert power_formula(100, 0.0, function="reconstructed").item() == 5
-    assert power_formula(100, 1.0, function="reconstructed").item() == 1
+        rec = power_formula(n, np.full(len(n), d), function="reconstructed")
+        assert (rec == old).all()  # the same at the paper's p_m = 5
+        for pm in (10, 15):
+            rec = power_formula(n, np.full(len(n), d), pm, function="reconstructed")
+            old = power_formula(n, np.full(len(n), d), pm, function="log_diversity")
+            assert (rec <= old).all() and (rec >= 1).all() and (np.diff(rec) >= 0).all()
+    # p_m barely raises the reconstruction's power: 5 -> 6 -> 6 at 100 repeated values, where
+    # the former formula gives 5 -> 10 -> 15
+    assert [power_formula(100, 0.0, pm, function="reconstructed").item()
+            for pm in (5, 10, 15)] == [5, 6, 6]
+    assert power_formula(100, 1.0, function="reconstructed").item() == 3
     assert power_formula(np.array([1, 3, 9]), np.zeros(3), function="claims").tolist() == [1, 3, 5]
     with pytest.raises(ConfigError, match="power_function"):
         power_formula(3, 0.0, function="nope")
@@ -134,7 +141,7 @@ BASE = {"patients": "p", "claims": "c", "demographic_qis": ["age", "sex", "dih_y
 
 def test_settings_default_to_the_reconstruction():
     cfg = claims_settings(BASE)
-    assert cfg["adversary"] == AdversaryModel(("age", "sex"), "reconstructed", "distinct")
+    assert cfg["adversary"] == AdversaryModel(("age", "sex"), "reconstructed", "multiset")
     other = claims_settings({**BASE, "demographic_qis": ["age_band", "gender"]})
     assert other["adversary"].known(["age_band", "gender"]) == ("age_band", "gender")
     strict = claims_settings({**BASE, "known_demographic_qis": ["age", "sex", "dih_y2"],

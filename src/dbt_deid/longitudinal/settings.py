@@ -137,7 +137,7 @@ def _adversary(raw: Mapping[str, Any], demo: list[str]) -> AdversaryModel:
     if fn not in POWER_FUNCTIONS:
         raise _setting_error("power_function", f"must be one of {list(POWER_FUNCTIONS)}, got"
                              f" {fn!r}")
-    matching = raw.get("knowledge_matching") or "distinct"
+    matching = raw.get("knowledge_matching") or "multiset"
     if matching not in MATCHINGS:
         raise _setting_error("knowledge_matching", f"must be one of {list(MATCHINGS)}, got"
                              f" {matching!r}")
