@@ -18,10 +18,10 @@ band, as a voter list would hold them) and uses the closed-form marketer risk (D
 Emam): each released record matched to a random one of the F_j population records of its class
 is correct with probability 1 / F_j, so the expected share of released records correctly matched
 is (1/n) sum_j f_j / F_j (:func:`population_marketer_risk`; the population comes from a table,
-never from f_j / alpha). Attack 3 (State Inpatient Database) is the same closed form with the
-SID's discharge counts as the population; the paper does not give enough to reproduce its
-Table 6 (which QIs each row uses is lost, how patients with several stays were matched is not
-said, and the SID counts are not public), so only the function is provided.
+never from f_j / alpha). Attack 3 (State Inpatient Database, Table 6) is the same closed form on
+patient signatures built from all their inpatient visits: :mod:`dbt_deid.longitudinal.attack3`
+(per QI set, per year and all years, against a population table of visits the user gives; the
+SID itself is purchased data and not public).
 """
 
 from __future__ import annotations
