@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
     ap.add_argument("--no-diagnostics", action="store_true")
     ap.add_argument("--no-readings", action="store_true")
+    ap.add_argument("--no-search", action="store_true",
+                    help="skip the two LOLA searches (the paper's node figures and readings only)")
     ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
     args = ap.parse_args(argv)
     t_all = time.perf_counter()
@@ -172,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     out["paper_node"]["attack2"] = {**versus(a2["risk"], cal.PAPER_ATTACK2),
                                     "population": "illustrative (not census figures)"}
 
+    if args.no_search:
+        return finish(out, prep, node, k, ms, ev, args, baseline, t_all)
     ev_search = NodeEvaluator(d2, prep.power_d2, k=k, max_sup=ms, pool_size=args.pool_size,
                               seed=args.seed, model=model)
     result = lola_search(d2, ev_search)
@@ -200,6 +204,14 @@ def main(argv: list[str] | None = None) -> int:
         "mean_node_s": round(walk.seconds / max(walk.evaluated, 1), 2),
         "ratio_to_baseline": round(walk.seconds / baseline, 1)}
 
+    return finish(out, prep, node, k, ms, ev, args, baseline, t_all)
+
+
+def finish(out: dict, prep, node: tuple[int, ...], k: int, ms: float, ev: NodeEvaluator,
+           args: argparse.Namespace, baseline: float, t_all: float) -> int:
+    """Diagnostics and readings at the paper's node, then print."""
+    d2, pre = prep.d2, prep.pre
+    model = ev.model
     if not args.no_diagnostics:
         diag: dict[str, object] = {}
         diag["demographics_alone"] = round(ev.demographic_share(node), 6)
