@@ -12,13 +12,21 @@ year), and prints, beside the paper's published values and as ratios to them:
 * the LOLA search at the paper's MaxSup (time, nodes evaluated, the chosen node or the relax
   message), and at the MaxSup the middle node meets, so that the search walks the lattice;
 * diagnostics of what drives the share at the paper's node: the demographics alone (exact), age
-  and sex alone, one value per claim QI (p_max 1), each claim QI alone, and k = 2 and 3.
+  and sex alone, one value per claim QI (p_max 1), each claim QI alone, and k = 2 and 3;
+* ``readings``: the high-risk share and attack 1 at the paper's node under each reading of the
+  adversary's knowledge the paper leaves open (``dbt_deid.longitudinal.adversary``): the
+  reconstruction (default), the literal Table 2 reading, and the reconstruction with one choice
+  changed at a time (DaysInHospital known, each power function, each matching).
+
+``--model literal`` runs the main figures under the literal reading instead of the
+reconstruction.
 
 Times are also printed as ratios to a baseline measured in the same run (one pandas groupby of
 the released claims by member). Keep runs under ~10 minutes; run with nice.
 
     nice -n 10 .venv/bin/python bench/bench_lola.py [--patients 113000] [--seed 0]
         [--pool-size 100000] [--attack-iterations 10000] [--no-diagnostics]
+        [--model reconstructed|literal] [--no-readings]
 """
 
 from __future__ import annotations
@@ -33,12 +41,14 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.longitudinal import calibration as cal
+from dbt_deid.longitudinal.adversary import LITERAL, AdversaryModel, reconstructed
 from dbt_deid.longitudinal.attack import simulate_attack1
 from dbt_deid.longitudinal.bootstrap import (
     DEFAULT_POOL,
     NodeEvaluator,
     k_for_sample,
     max_sup_from_risk_exposure,
+    power_matrix,
 )
 from dbt_deid.longitudinal.demo import attack2, prepare
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
@@ -56,6 +66,46 @@ def versus(ours: float, paper: float) -> dict[str, float | None]:
             "ratio": round(float(ours) / paper, 3) if paper else None}
 
 
+def readings(prep, node: tuple[int, ...], k: int, ms: float,
+             args: argparse.Namespace) -> dict[str, object]:
+    """High-risk share and attack 1 at ``node`` under each reading of the adversary's knowledge
+    (the reconstruction with one choice changed at a time, and the literal reading)."""
+    d1, d2 = prep.d1, prep.d2
+    demo = d2.spec.demographic_qis
+    base = reconstructed(demo)
+    cases = {
+        "reconstruction": base,
+        "literal_table2": LITERAL,
+        "dih_known": AdversaryModel(None, base.power_function, base.matching),
+        "one_dih_year_known": AdversaryModel(("age", "sex", "dih_y2"), base.power_function,
+                                             base.matching),
+    }
+    # log_diversity equals the reconstruction at p_max 5 (they differ above it: Table 7 bench)
+    cases["power_claims"] = AdversaryModel(base.known_demographic_qis, "claims", base.matching)
+    for m in ("set", "multiset"):
+        cases[f"matching_{m}"] = AdversaryModel(base.known_demographic_qis, base.power_function, m)
+    powers: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    out: dict[str, object] = {}
+    for name, model in cases.items():
+        fn = model.power_function
+        if fn not in powers:
+            powers[fn] = (power_matrix(d2, None, prep.pre.claims, 5, fn),
+                          power_matrix(d1, None, prep.pre.claims_all, 5, fn))
+        p2, p1 = powers[fn]
+        ev = NodeEvaluator(d2, p2, k=k, max_sup=ms, pool_size=args.pool_size, seed=args.seed,
+                           model=model)
+        res = ev.evaluate(node)
+        att = simulate_attack1(d1, d2, node, p1, alpha=args.alpha,
+                               iterations=args.attack_iterations, seed=args.seed, model=model)
+        out[name] = {"known": list(model.known(demo)), "power_function": fn,
+                     "matching": model.matching,
+                     "high_risk_share": round(res.mean, 6), "passes_max_sup": res.candidate,
+                     "demographics_alone": round(ev.demographic_share(node), 6),
+                     "attack1": round(att.success_rate, 6),
+                     "attack1_expected": round(att.expected_rate, 6)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
@@ -65,9 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
     ap.add_argument("--no-diagnostics", action="store_true")
+    ap.add_argument("--no-readings", action="store_true")
+    ap.add_argument("--no-search", action="store_true",
+                    help="skip the two LOLA searches (the paper's node figures and readings only)")
+    ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
     args = ap.parse_args(argv)
     t_all = time.perf_counter()
-    prep = prepare(args.patients, args.seed)
+    from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
+
+    model = reconstructed(DEFAULT_DEMOGRAPHIC_QIS) if args.model == "reconstructed" else LITERAL
+    prep = prepare(args.patients, args.seed, power_function=model.power_function)
     pre, d1, d2 = prep.pre, prep.d1, prep.d2
     out: dict[str, object] = {"patients": args.patients, "seed": args.seed,
                               "timings_s": {k: round(v, 1) for k, v in prep.timings.items()}}
@@ -87,11 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     ms = max_sup_from_risk_exposure(args.tau)
     node = tuple(cal.TABLE5_LEVELS[d] for d in d2.spec.dimension_names)
     out["settings"] = {"tau": args.tau, "alpha": round(args.alpha, 4), "k": k, "max_sup": ms,
-                       "p_max": 5, "pool_size": args.pool_size, "paper_node": list(node)}
+                       "p_max": 5, "pool_size": args.pool_size, "paper_node": list(node),
+                       "adversary": {"model": args.model,
+                                     "known_demographic_qis": list(model.known(
+                                         d2.spec.demographic_qis)),
+                                     "power_function": model.power_function,
+                                     "matching": model.matching}}
 
     t = time.perf_counter()
     ev = NodeEvaluator(d2, prep.power_d2, k=k, max_sup=ms, pool_size=args.pool_size,
-                       seed=args.seed)
+                       seed=args.seed, model=model)
     draw_s = time.perf_counter() - t
     res = ev.evaluate(node)
     out["paper_node"] = {
@@ -103,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     t = time.perf_counter()
     att = simulate_attack1(d1, d2, node, prep.power_d1, alpha=args.alpha,
-                           iterations=args.attack_iterations, seed=args.seed)
+                           iterations=args.attack_iterations, seed=args.seed, model=model)
     out["paper_node"]["attack1"] = {**versus(att.success_rate, cal.PAPER_ATTACK1),
                                     "expected_rate": round(att.expected_rate, 6),
                                     "median_matching_set": att.median_matching_set,
@@ -112,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     out["paper_node"]["attack2"] = {**versus(a2["risk"], cal.PAPER_ATTACK2),
                                     "population": "illustrative (not census figures)"}
 
+    if args.no_search:
+        return finish(out, prep, node, k, ms, ev, args, baseline, t_all)
     ev_search = NodeEvaluator(d2, prep.power_d2, k=k, max_sup=ms, pool_size=args.pool_size,
-                              seed=args.seed)
+                              seed=args.seed, model=model)
     result = lola_search(d2, ev_search)
     top = tuple(d2.dimension_heights())
     search: dict[str, object] = {"seconds": round(result.seconds, 1),
@@ -129,8 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     # search cost; the paper's MaxSup stops at the top node here)
     mid = tuple(hh // 2 for hh in top)
     ms_mid = ev_search.evaluate(mid).mean
+    ms_mid = max(ms_mid, ms)
     ev_walk = NodeEvaluator(d2, prep.power_d2, k=k, max_sup=ms_mid, pool_size=args.pool_size,
-                            seed=args.seed)
+                            seed=args.seed, model=model)
     walk = lola_search(d2, ev_walk)
     out["search_walking_the_lattice"] = {
         "max_sup": round(ms_mid, 6), "seconds": round(walk.seconds, 1),
@@ -139,6 +204,14 @@ def main(argv: list[str] | None = None) -> int:
         "mean_node_s": round(walk.seconds / max(walk.evaluated, 1), 2),
         "ratio_to_baseline": round(walk.seconds / baseline, 1)}
 
+    return finish(out, prep, node, k, ms, ev, args, baseline, t_all)
+
+
+def finish(out: dict, prep, node: tuple[int, ...], k: int, ms: float, ev: NodeEvaluator,
+           args: argparse.Namespace, baseline: float, t_all: float) -> int:
+    """Diagnostics and readings at the paper's node, then print."""
+    d2, pre = prep.d2, prep.pre
+    model = ev.model
     if not args.no_diagnostics:
         diag: dict[str, object] = {}
         diag["demographics_alone"] = round(ev.demographic_share(node), 6)
@@ -152,13 +225,13 @@ def main(argv: list[str] | None = None) -> int:
         below = ev.shares_below(node, [2, 3])
         diag["k_2"], diag["k_3"] = round(below[2], 6), round(below[3], 6)
         one = NodeEvaluator(d2, np.minimum(prep.power_d2, 1), k=k, max_sup=ms,
-                            pool_size=args.pool_size, seed=args.seed)
+                            pool_size=args.pool_size, seed=args.seed, model=model)
         diag["p_max_1"] = round(one.evaluate(node).mean, 6)
         for j, q in enumerate(d2.spec.claim_qis):
             pw = np.zeros_like(prep.power_d2)
             pw[:, j] = prep.power_d2[:, j]
             only = NodeEvaluator(d2, pw, k=k, max_sup=ms, pool_size=args.pool_size,
-                                 seed=args.seed)
+                                 seed=args.seed, model=model)
             diag[f"only_{q}"] = round(only.evaluate(node).mean, 6)
         dih = {}
         for y in ("dih_y2", "dih_y3"):
@@ -170,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         diag["mean_power_by_qi"] = {q: round(float(prep.power_d2[:, j].mean()), 2)
                                     for j, q in enumerate(d2.spec.claim_qis)}
         out["diagnostics_at_paper_node"] = diag
+    if not args.no_readings:
+        out["readings"] = readings(prep, node, k, ms, args)
     out["baseline_groupby_s"] = round(baseline, 3)
     out["total_s"] = round(time.perf_counter() - t_all, 1)
     out["peak_rss_gib"] = round(peak_rss_gib(), 2)

@@ -21,7 +21,11 @@
     whole_claim | ordered_pair), attack_iterations (10000), attack_tau (none = tau),
     attack2_population (relation with one column per attack2_qis and `population`: people per
     class, e.g. census counts; none = attack 2 not computed) and attack2_qis (the demographic
-    QIs a voter list or census holds, e.g. [age, sex]). -#}
+    QIs a voter list or census holds, e.g. [age, sex]); the adversary's knowledge model
+    (dbt_deid.longitudinal.adversary, docs/lola-adversary.md): known_demographic_qis (the
+    demographic QIs the adversary knows; none = the reconstruction: age and sex when the release
+    has QIs of those names, otherwise every demographic QI), power_function (reconstructed |
+    log_diversity | claims) and knowledge_matching (multiset | set | distinct). -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
 {%- endmacro %}
@@ -127,6 +131,11 @@
   {%- endif -%}
   {%- if s.attack2_population is none and s.attack2_qis | length > 0 -%}
     {{ dbt_deid._claims_config_error('attack2_population', 'must name the population table when attack2_qis is set') }}
+  {%- endif -%}
+  {%- if s.known_demographic_qis is not none -%}
+    {%- for q in s.known_demographic_qis if q not in demo_qis -%}
+      {{ dbt_deid._claims_config_error('known_demographic_qis', q ~ ' is not a demographic quasi-identifier') }}
+    {%- endfor -%}
   {%- endif -%}
   {#- The keys the SQL reads keep their names: `alpha` is sampling_fraction, `max_sup` the
       declared max_suppression (or none) and `max_sup_value` the MaxSup gated on (0.0004 / tau,

@@ -285,6 +285,15 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "attack2_population": {"doc": "Population counts for attack 2.", **_REL},
         "attack2_qis": {"doc": "Demographic QIs of attack 2 (e.g. [age, sex]).", "default": [],
                         **_COLS},
+        "known_demographic_qis": {"doc": "Demographic QIs the adversary knows (null: age and sex"
+                                         " where the release has them, else every demographic"
+                                         " QI; docs/lola-adversary.md).", **_COLS},
+        "power_function": {"doc": "Adversary power p_ih: reconstructed (fitted to Table 7),"
+                                  " log_diversity or claims.", "default": "reconstructed",
+                           "allowed": ["reconstructed", "log_diversity", "claims"]},
+        "knowledge_matching": {"doc": "How known claims match: multiset, set or distinct.",
+                               "default": "multiset",
+                               "allowed": ["multiset", "set", "distinct"]},
     },
     "claims_tables": {
         "patients": {"doc": "Columns of the patients table.", **_COLS},

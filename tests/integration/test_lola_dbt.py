@@ -308,6 +308,8 @@ def test_missing_key_fails_clearly(tmp_path: Path) -> None:
 BAD_SETTINGS = [
     ("gate_on", "median"), ("bootstrap_scheme", "resampled"), ("pool_size", 0),
     ("truncate_partition", ["dsfc"]), ("attack2_qis", ["los"]), ("relaxed_max_sup", 0.6),
+    ("known_demographic_qis", ["age", "los"]), ("power_function", "linear"),
+    ("knowledge_matching", "bag"),
 ]
 
 

@@ -131,8 +131,7 @@ def lola_frame(
     if len(patients) == 0 or len(claims) == 0:
         raise DataError(f"model {model}: no patients or no claims left to release")
     data = encode(patients, claims, frames, spec)
-    power = power_matrix(data, None, claims, cfg["p_max"]) if cfg["power_scale"] == 1.0 else (
-        _scaled_power(data, claims, cfg))
+    power = _power(data, claims, cfg)
     k = k_for_sample(cfg["tau"], cfg["alpha"])
     log.info(f"dbt_deid: {model}: {data.n_patients} patients, {data.n_claims} claims, k = {k},"
              f" {cfg['bootstrap_scheme']} bootstrap, B = {cfg['bootstrap']},"
@@ -140,7 +139,7 @@ def lola_frame(
     ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_sup"], n_bootstrap=cfg["bootstrap"],
                        n_iterations=cfg["iterations"], pool_size=cfg["pool_size"],
                        scheme=cfg["bootstrap_scheme"], seed=cfg["seed"],
-                       variant=cfg["variant"], logger=log)
+                       variant=cfg["variant"], model=cfg["adversary"], logger=log)
     result = lola_search(data, ev, logger=log)
     top = tuple(data.dimension_heights())
     ev.evaluate(top)
@@ -174,12 +173,10 @@ def lola_frame(
     return out
 
 
-def _scaled_power(data: EncodedData, claims: pd.DataFrame, cfg: Mapping[str, Any]) -> np.ndarray:
-    from dbt_deid.longitudinal.power import adversary_power
-
-    power = adversary_power(claims, list(data.spec.claim_qis), p_max=cfg["p_max"],
-                            scale=cfg["power_scale"], member=data.spec.member)
-    return power_matrix(data, power.reindex(data.members, fill_value=0), None, cfg["p_max"])
+def _power(data: EncodedData, claims: pd.DataFrame, cfg: Mapping[str, Any]) -> np.ndarray:
+    """p_ih by the release's power_function, p_max and power_scale."""
+    return power_matrix(data, None, claims, cfg["p_max"], cfg["power_function"],
+                        cfg["power_scale"])
 
 
 def attack_frame(
@@ -198,15 +195,14 @@ def attack_frame(
     enc1 = encode(patients, d1, frames, spec)
     kept = d2_ids.iloc[:, 0].to_numpy()
     enc2 = enc1.subset_claims(np.isin(enc1.claim_ids, kept))
-    power = power_matrix(enc1, None, d1, cfg["p_max"]) if cfg["power_scale"] == 1.0 else (
-        _scaled_power(enc1, d1, cfg))
+    power = _power(enc1, d1, cfg)
     row = lola.loc[lola["release_node"].astype(bool)]
     if len(row) != 1:
         raise DataError(f"model {model}: deid_claims_lola has {len(row)} release nodes")
     node = tuple(int(row[f"level__{d}"].iloc[0]) for d, _ in spec.dimensions)
     res = simulate_attack1(enc1, enc2, node, power, alpha=cfg["alpha"],
                            iterations=cfg["attack_iterations"], seed=cfg["seed"],
-                           variant=cfg["variant"])
+                           variant=cfg["variant"], model=cfg["adversary"])
     levels = spec.levels(node)
     market: dict[str, Any] = {"marketer_risk": None, "marketer_expected_matches": None,
                               "marketer_population": None}

@@ -6,10 +6,12 @@ calibrated to, with sources), :mod:`settings` (the claims release's settings), :
 (Table 4),
 :mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation per patient or
 per patient and year, stigmatized-patient removal, provider suppression), :mod:`power`
-(adversary power p_ih), :mod:`encoding` (integer codes per level), :mod:`matching` (knowledge
+(adversary power p_ih), :mod:`adversary` (the knowledge model: known demographics, power
+function, matching), :mod:`encoding` (integer codes per level), :mod:`matching` (knowledge
 draws and indexed match counting), :mod:`bootstrap` (node evaluation: pooled or the paper's
 independent iterations), :mod:`search` (LOLA on OLA's lattice search, the relax message),
-:mod:`attack` (simulated attack 1, marketer risk against population counts), :mod:`demo`
+:mod:`attack` (simulated attack 1, marketer risk against population counts), :mod:`attack3`
+(Table 6: marketer risk against a population of inpatient visits), :mod:`demo`
 (end-to-end run).
 """
 

@@ -18,10 +18,10 @@ band, as a voter list would hold them) and uses the closed-form marketer risk (D
 Emam): each released record matched to a random one of the F_j population records of its class
 is correct with probability 1 / F_j, so the expected share of released records correctly matched
 is (1/n) sum_j f_j / F_j (:func:`population_marketer_risk`; the population comes from a table,
-never from f_j / alpha). Attack 3 (State Inpatient Database) is the same closed form with the
-SID's discharge counts as the population; the paper does not give enough to reproduce its
-Table 6 (which QIs each row uses is lost, how patients with several stays were matched is not
-said, and the SID counts are not public), so only the function is provided.
+never from f_j / alpha). Attack 3 (State Inpatient Database, Table 6) is the same closed form on
+patient signatures built from all their inpatient visits: :mod:`dbt_deid.longitudinal.attack3`
+(per QI set, per year and all years, against a population table of visits the user gives; the
+SID itself is purchased data and not public).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.longitudinal.adversary import LITERAL, AdversaryModel
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.longitudinal.matching import NodeIndex, draw_knowledge
 
@@ -67,10 +68,13 @@ def simulate_attack1(
     iterations: int = 10_000,
     seed: int = 0,
     variant: str = "values",
+    model: AdversaryModel | None = None,
 ) -> AttackResult:
     """Attack 1 with knowledge from ``d1`` (all claims) matched against ``d2`` (released
     claims; same patients and codes, e.g. ``d1.subset_claims(kept)``) at ``node``.
-    ``power``: (N, H) p_ih computed on D1."""
+    ``power``: (N, H) p_ih computed on D1. ``model``: the adversary's knowledge model
+    (default the literal reading, :data:`dbt_deid.longitudinal.adversary.LITERAL`)."""
+    model = model or LITERAL
     if not 0 < alpha <= 1:
         raise ConfigError(f"alpha (sampling fraction) must be in (0, 1], got {alpha!r}")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
@@ -80,8 +84,8 @@ def simulate_attack1(
     rng = np.random.default_rng(seed)
     member = rng.random(iterations) < alpha
     targets = rng.integers(0, d1.n_patients, iterations)
-    know = draw_knowledge(d1, targets, power, rng, variant)
-    index = NodeIndex(d2, node, variant=variant)
+    know = draw_knowledge(d1, targets, power, rng, variant, model.matching)
+    index = NodeIndex(d2, node, variant=variant, known=model.known(d2.spec.demographic_qis))
     m = index.count_matches(d1, know)
     hit = index.contains(d1, know, targets)
     pick = np.floor(rng.random(iterations) * np.maximum(m, 1)).astype(np.int64)

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.longitudinal.adversary import LITERAL, AdversaryModel
 from dbt_deid.longitudinal.encoding import EncodedData
 from dbt_deid.longitudinal.matching import Knowledge, NodeIndex, check_variant, draw_knowledge
 from dbt_deid.longitudinal.power import adversary_power, check_power
@@ -129,6 +130,8 @@ def power_matrix(
     power: pd.DataFrame | None,
     claims: pd.DataFrame | None = None,
     p_max: int = 5,
+    function: str = "log_diversity",
+    scale: float = 1.0,
 ) -> np.ndarray:
     """(N, H) p_ih in ``data``'s patient order: from a user table (indexed by member id, one
     column per claim QI) or computed by :func:`adversary_power` on ``claims`` (original values).
@@ -137,7 +140,8 @@ def power_matrix(
     if power is None:
         if claims is None:
             raise ConfigError("give a power table or the claims to compute it from")
-        power = adversary_power(claims, qis, p_max=p_max, member=data.spec.member)
+        power = adversary_power(claims, qis, p_max=p_max, member=data.spec.member,
+                                function=function, scale=scale)
         power = power.reindex(data.members, fill_value=0)
     else:
         power = check_power(power, qis, data.members)
@@ -150,7 +154,10 @@ class NodeEvaluator:
 
     ``power``: (N, H) p_ih (:func:`power_matrix`). ``scheme``: ``pooled`` (``pool_size`` draws,
     default 100,000) or ``independent`` (the paper's I x B draws). ``variant``: "values" (the
-    paper's assumptions), "whole_claim" or "ordered_pair" (sensitivity analyses).
+    paper's assumptions), "whole_claim" or "ordered_pair" (sensitivity analyses). ``model``:
+    which demographics the adversary knows and how values match
+    (:class:`dbt_deid.longitudinal.adversary.AdversaryModel`; default the literal reading:
+    every demographic QI, multisets).
     """
 
     def __init__(
@@ -166,6 +173,7 @@ class NodeEvaluator:
         scheme: str = "pooled",
         seed: int = 0,
         variant: str = "values",
+        model: AdversaryModel | None = None,
         logger: Logger | None = None,
     ) -> None:
         for name, v in (("n_bootstrap", n_bootstrap), ("n_iterations", n_iterations),
@@ -187,6 +195,8 @@ class NodeEvaluator:
         self.scheme = scheme
         self.seed = int(seed)
         self.variant = check_variant(variant)
+        self.model = model or LITERAL
+        self.known = self.model.known(data.spec.demographic_qis)
         self.log = logger or get_logger("dbt_deid.longitudinal")
         self.results: dict[tuple[int, ...], BootstrapResult] = {}
         if scheme == "independent":
@@ -199,7 +209,8 @@ class NodeEvaluator:
         parts = [rng.permutation(n) for _ in range(rounds)]
         parts.append(rng.choice(n, rest, replace=False))
         pool = np.concatenate(parts).astype(np.int64)
-        self.knowledge: Knowledge = draw_knowledge(data, pool, power, rng, variant)
+        self.knowledge: Knowledge = draw_knowledge(data, pool, power, rng, variant,
+                                                   self.model.matching)
         times = np.bincount(pool, minlength=n)
         covered = int((times > 0).sum())
         self.entry_weight = 1.0 / (times[pool] * covered)      # sums to 1: mean over patients
@@ -211,7 +222,7 @@ class NodeEvaluator:
     def match_counts(self, node: tuple[int, ...], knowledge: Knowledge | None = None,
                      cap: int | None = None) -> np.ndarray:
         """Matching patients for every pool entry (or ``knowledge``) at ``node``."""
-        index = NodeIndex(self.data, node, variant=self.variant)
+        index = NodeIndex(self.data, node, variant=self.variant, known=self.known)
         return index.count_matches(self.data, knowledge or self.knowledge, cap=cap)
 
     def _iteration_shares(self, high: np.ndarray) -> np.ndarray:
@@ -235,7 +246,8 @@ class NodeEvaluator:
         for i in range(self.n_iterations):
             rng = np.random.default_rng([self.seed, 2, i])
             pats = rng.integers(0, self.data.n_patients, self.n_bootstrap)
-            know = draw_knowledge(self.data, pats, self.power, rng, self.variant)
+            know = draw_knowledge(self.data, pats, self.power, rng, self.variant,
+                                  self.model.matching)
             out[i] = float((index.count_matches(self.data, know, cap=self.k) < self.k).mean())
         return out
 
@@ -245,7 +257,8 @@ class NodeEvaluator:
             return self.results[node]
         t0 = time.perf_counter()
         if self.scheme == "independent":
-            shares = self._independent_shares(NodeIndex(self.data, node, variant=self.variant))
+            shares = self._independent_shares(NodeIndex(self.data, node, variant=self.variant,
+                                                        known=self.known))
             mean = float(shares.mean())
             se = float(shares.std(ddof=1) / np.sqrt(len(shares))) if len(shares) > 1 else (
                 float(np.sqrt(max(mean * (1 - mean), 0.0) / self.n_bootstrap)))
@@ -276,7 +289,8 @@ class NodeEvaluator:
         if self.scheme != "pooled":
             probe = NodeEvaluator(self.data, self.power, k=self.k, max_sup=self.max_sup,
                                   n_bootstrap=self.n_bootstrap, n_iterations=1,
-                                  pool_size=DEFAULT_POOL, seed=self.seed, variant=self.variant)
+                                  pool_size=DEFAULT_POOL, seed=self.seed, variant=self.variant,
+                                  model=self.model)
             return probe.shares_below(node, ks)
         counts = self.match_counts(tuple(int(v) for v in node), cap=self.k)
         return {int(k2): float(self.entry_weight @ (counts < k2)) for k2 in ks}
@@ -284,5 +298,6 @@ class NodeEvaluator:
     def demographic_share(self, node: tuple[int, ...]) -> float:
         """The exact share of patients whose generalized demographics alone are shared by fewer
         than k patients at ``node`` (what any claim knowledge can only add to)."""
-        index = NodeIndex(self.data, tuple(int(v) for v in node), variant="values")
+        index = NodeIndex(self.data, tuple(int(v) for v in node), variant="values",
+                          known=self.known)
         return float(((index.block_hi - index.block_lo) < self.k).mean())

@@ -18,11 +18,16 @@ paper
 * **HHP rows** - row counts of the public release-3 files reported in public analyses:
   DaysInHospital_Y2 76,038 members (those with Y1 claims), 3,972 of them with ClaimsTruncated = 1;
   DaysInHospital_Y3 71,435 members, the members with Y2 claims (898,872 claims).
+* **HHP members** - counts computed from the public release-3 member tables ``Members.csv``
+  (113,000 rows: MemberID, AgeAtFirstClaim, Sex), ``DaysInHospital_Y2.csv`` (76,038 rows) and
+  ``DaysInHospital_Y3.csv`` (71,435 rows), as copied in the public GitHub repository
+  ``linhgoes/HHP`` (commit 1b723ba); the HHP data terms do not allow redistribution, so only
+  these aggregate counts are committed, never a member row.
 * **HHP FAQ** - the competition's FAQ: Heritage Provider Network cares for "approximately
   700,000 Californians" (the population the 113,000 patients are sampled from).
-* **plausible** - our choice where no source gives the figure (member age and sex shares, the
-  hospitalization model, the joint structure of place, specialty and procedure); the comment
-  says why.
+* **plausible** - our choice where no source gives the figure (who is a heavy user, how stays
+  fall on heavy and light users, the joint structure of place, specialty and procedure); the
+  comment says why.
 
 The frequencies are fixed module constants, never drawn per seed: a seed changes which patient
 gets which values, not how often each value occurs. ``tests/unit/test_longitudinal_generator.py``
@@ -97,13 +102,63 @@ HHP_SUPPRESSED_LOS = 11_332              # HHP counts: SupLOS = 1
 DSFS_MONTH_COUNTS = (707_721, 247_343, 225_216, 212_214, 189_001, 192_000, 180_662, 175_191,
                      171_878, 151_527, 116_328, 47_139)
 
-# -- members (plausible: the public members table's shares are not in our sources) -------------
-#: AgeAtFirstClaim bands of the HHP dictionary, with the share of members; HPN is a Medicare
-#: Advantage-heavy network, so the old bands are well filled. None = age missing.
+# -- members (HHP members: counts of the public member tables) ----------------------------------
+#: AgeAtFirstClaim bands of the HHP dictionary (None = blank, age missing) and the number of
+#: members in each (HHP members: Members.csv, 113,000 rows).
 AGE_BANDS: tuple[tuple[int, int] | None, ...] = (
     (0, 9), (10, 19), (20, 29), (30, 39), (40, 49), (50, 59), (60, 69), (70, 79), (80, 95), None,
 )
-AGE_BAND_SHARES = (0.095, 0.10, 0.075, 0.11, 0.12, 0.12, 0.115, 0.13, 0.085, 0.05)
+HHP_AGE_BAND_COUNTS = (10_791, 11_319, 8_505, 12_435, 16_111, 13_329, 12_622, 14_514, 7_621,
+                       5_753)
+AGE_BAND_SHARES = tuple(c / sum(HHP_AGE_BAND_COUNTS) for c in HHP_AGE_BAND_COUNTS)
+#: Sex (HHP members: Members.csv; None = blank).
+HHP_SEX_COUNTS: dict[str | None, int] = {"F": 51_482, "M": 43_966, None: 17_552}
+SEX_SHARES: dict[str | None, float] = {k: v / PAPER_PATIENTS for k, v in HHP_SEX_COUNTS.items()}
+#: DaysInHospital by value (HHP members: DaysInHospital_Y2.csv, 76,038 rows, and
+#: DaysInHospital_Y3.csv, 71,435 rows; 15 = "more than two weeks").
+HHP_DIH_COUNTS = {
+    2: {0: 64_269, 1: 4_835, 2: 2_366, 3: 1_453, 4: 977, 5: 565, 6: 373, 7: 256, 8: 173, 9: 148,
+        10: 106, 11: 80, 12: 73, 13: 61, 14: 42, 15: 261},
+    3: {0: 60_706, 1: 4_464, 2: 2_182, 3: 1_429, 4: 842, 5: 528, 6: 287, 7: 218, 8: 143, 9: 115,
+        10: 103, 11: 65, 12: 62, 13: 50, 14: 23, 15: 218},
+}
+#: Members reported in both DaysInHospital tables, and those with a stay in both years (HHP
+#: members); a stay in one year makes one in the other twice as likely as independence.
+HHP_DIH_BOTH_REPORTED = 51_966
+HHP_DIH_BOTH_POSITIVE = 2_499
+#: Equivalence classes of the public members at El Emam et al. 2012's Table 5 node (age in the
+#: released 10-year bands with 80+, sex, DaysInHospital as released: days to 2 weeks, 15 for
+#: more; a blank or an absent DaysInHospital row is a category of its own), for each set of
+#: demographics an adversary may know: the number of classes, the smallest class size, and the
+#: number of classes of each size below 10 (HHP members; computed 2026-11-26 with pandas from the
+#: three files; no member row is stored). Age x sex x DaysInHospital Y2 x Y3 leave 2,036 members
+#: (1.80%) in classes below k = 4: the literal reading of Table 2 fails MaxSup 0.8% before any
+#: claim is known (:mod:`dbt_deid.longitudinal.adversary`).
+HHP_MEMBER_CLASS_SIZES: dict[tuple[str, ...], dict[str, object]] = {
+    ("age", "sex", "dih_y2", "dih_y3"): {
+        "classes": 2_298, "smallest": 1,
+        "below_10": {1: 837, 2: 313, 3: 191, 4: 121, 5: 82, 6: 46, 7: 49, 8: 40, 9: 41}},
+    ("age", "sex", "dih_y2"): {
+        "classes": 430, "smallest": 1,
+        "below_10": {1: 54, 2: 28, 3: 34, 4: 15, 5: 13, 6: 15, 7: 10, 8: 12, 9: 8}},
+    ("age", "sex", "dih_y3"): {
+        "classes": 419, "smallest": 1,
+        "below_10": {1: 43, 2: 30, 3: 38, 4: 26, 5: 17, 6: 9, 7: 10, 8: 8, 9: 8}},
+    ("age", "sex"): {"classes": 30, "smallest": 1_040, "below_10": {}},
+}
+
+
+def member_share_below(known: tuple[str, ...], k: int) -> float:
+    """Share of the public HHP members in classes smaller than ``k`` (k <= 10) at the Table 5
+    node when the adversary knows the demographics ``known`` (from
+    :data:`HHP_MEMBER_CLASS_SIZES`)."""
+    if not 1 <= k <= 10:
+        raise ValueError(f"k must be in 1..10 for the committed class sizes, got {k}")
+    sizes = HHP_MEMBER_CLASS_SIZES[tuple(known)]["below_10"]
+    assert isinstance(sizes, dict)
+    return sum(size * n for size, n in sizes.items() if size < k) / PAPER_PATIENTS
+
+
 #: Relative chance of being a heavy user (many claims a year) by age band: rises with age.
 AGE_HEAVY_WEIGHT = (0.6, 0.5, 0.6, 0.7, 0.8, 1.0, 1.3, 1.6, 1.7, 1.0)
 SEX_SHARES: dict[str | None, float] = {"F": 0.47, "M": 0.38, None: 0.15}
@@ -134,19 +189,20 @@ LIGHT_YEAR_SHAPE, HEAVY_YEAR_SHAPE = 2.0, 5.0   # year-to-year gamma shapes (sam
 YEAR_FACTOR = (0.93, 1.02, 1.04)         # Y1 has fewer claims than Y2, Y3 (HHP counts)
 HEAVY_YEARS_RATIO = 1.2                  # members with more years are more often heavy users
 
-# -- hospitalization (plausible) -----------------------------------------------------------------
-#: Chance that a member-year with claims has a hospital stay, for light and heavy users: 6%
-#: and 49%, so that about 15% of the DaysInHospital values are above 0 (measured: 14.8% in Y2,
-#: 15.6% in Y3), as in claims data where most members are never admitted.
-HOSPITAL_RATE = {"light": 0.06, "heavy": 0.49}
-#: Days in hospital of a member-year with a stay (before the cap of 15): short stays dominate
-#: as in LengthOfStay (HHP counts: 79% of the stays are one day); 9.5% are more than 2 weeks, so
-#: that about 1.5% of all DaysInHospital values are 15 (measured: 1.46%, 1.52%) and the 99th
-#: percentile top-coding of El Emam et al. 2012 leaves the dictionary's cap of 15 unchanged.
-HOSPITAL_DAYS_SHARES: dict[int, float] = {
-    1: 0.30, 2: 0.16, 3: 0.10, 4: 0.075, 5: 0.06, 6: 0.045, 7: 0.04, 8: 0.03, 9: 0.025,
-    10: 0.02, 11: 0.015, 12: 0.015, 13: 0.01, 14: 0.01, 15: 0.095,
+# -- hospitalization (HHP members for the figures; plausible for the heavy / light split) ------
+#: Chance that a member-year with claims has a hospital stay, for light and heavy users (the
+#: split is plausible), set so that 15.5% / 15.0% of the DaysInHospital Y2 / Y3 values are
+#: above 0 and 2,499 of the 51,966 members reported in both years have a stay in both (HHP
+#: members; measured on the generator at 113,000 patients, seed 0: see docs/lola-adversary.md).
+HOSPITAL_RATE = {"light": 0.15, "heavy": 0.34}
+#: Days in hospital of a member-year with a stay (15 = more than two weeks): the DaysInHospital
+#: values above 0 of both years (HHP members: 22,448 member-years; 41% one day, 2.1% 15).
+HOSPITAL_DAYS_COUNTS: dict[int, int] = {
+    1: 9_299, 2: 4_548, 3: 2_882, 4: 1_819, 5: 1_093, 6: 660, 7: 474, 8: 316, 9: 263, 10: 209,
+    11: 145, 12: 135, 13: 111, 14: 65, 15: 479,
 }
+HOSPITAL_DAYS_SHARES: dict[int, float] = {
+    d: c / sum(HOSPITAL_DAYS_COUNTS.values()) for d, c in HOSPITAL_DAYS_COUNTS.items()}
 #: Inpatient claims of a member-year with a stay: 1 + Poisson(INPATIENT_EXTRA), so that 3.2% of
 #: all claims are inpatient (HHP counts: 85,776 of 2,668,990).
 INPATIENT_EXTRA = 1.15

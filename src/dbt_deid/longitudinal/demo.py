@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dbt_deid.longitudinal.adversary import AdversaryModel, reconstructed
 from dbt_deid.longitudinal.attack import population_marketer_risk, simulate_attack1
 from dbt_deid.longitudinal.bootstrap import (
     DEFAULT_POOL,
@@ -27,7 +28,7 @@ from dbt_deid.longitudinal.bootstrap import (
     power_matrix,
 )
 from dbt_deid.longitudinal.calibration import SAMPLING_FRACTION, illustrative_population
-from dbt_deid.longitudinal.encoding import EncodedData, encode
+from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS, EncodedData, encode
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
 from dbt_deid.longitudinal.preprocess import Preprocessed, preprocess
 from dbt_deid.longitudinal.search import lola_search, relax_message
@@ -61,9 +62,10 @@ class Prepared:
 
 
 def prepare(n_patients: int, seed: int = 0, *, p_max: int = 5, key_env: str | None = None,
-            logger: Logger | None = None) -> Prepared:
+            logger: Logger | None = None, power_function: str = "reconstructed") -> Prepared:
     """Generate ``n_patients`` HHP-like patients, preprocess them as El Emam et al. 2012 (truncation
-    per member and year) and encode D1 and D2 with the power p_ih (``p_max``)."""
+    per member and year) and encode D1 and D2 with the power p_ih (``p_max``,
+    ``power_function``)."""
     log = logger or get_logger("dbt_deid.longitudinal")
     timings: dict[str, float] = {}
     t = time.perf_counter()
@@ -80,8 +82,8 @@ def prepare(n_patients: int, seed: int = 0, *, p_max: int = 5, key_env: str | No
     t = time.perf_counter()
     d1 = encode(pre.patients, pre.claims_all, default_hierarchies())
     d2 = d1.subset_claims(np.isin(d1.claim_ids, pre.claims["claim_id"].to_numpy()))
-    power_d2 = power_matrix(d2, None, pre.claims, p_max)
-    power_d1 = power_matrix(d1, None, pre.claims_all, p_max)
+    power_d2 = power_matrix(d2, None, pre.claims, p_max, power_function)
+    power_d1 = power_matrix(d1, None, pre.claims_all, p_max, power_function)
     timings["encode_and_power"] = time.perf_counter() - t
     return Prepared(pre, d1, d2, power_d1, power_d2, timings)
 
@@ -101,12 +103,16 @@ def run_demo(
     attack_iterations: int = 10_000,
     key_env: str | None = None,
     logger: Logger | None = None,
+    model: AdversaryModel | None = None,
 ) -> dict[str, Any]:
     """Run the pipeline and return a JSON-able summary (counts, chosen node or the relax
     message, estimated high-risk share and 95% interval, simulated attack 1 rate, attack 2
-    marketer risk, timings)."""
+    marketer risk, timings). ``model``: the adversary's knowledge model (default the
+    reconstruction, :func:`dbt_deid.longitudinal.adversary.reconstructed`)."""
     log = logger or get_logger("dbt_deid.longitudinal")
-    prep = prepare(n_patients, seed, p_max=p_max, key_env=key_env, logger=log)
+    model = model or reconstructed(DEFAULT_DEMOGRAPHIC_QIS)
+    prep = prepare(n_patients, seed, p_max=p_max, key_env=key_env, logger=log,
+                   power_function=model.power_function)
     pre, d1, d2, power_d1, power_d2 = prep.pre, prep.d1, prep.d2, prep.power_d1, prep.power_d2
     timings = dict(prep.timings)
     k = k_for_sample(tau, alpha)
@@ -114,7 +120,7 @@ def run_demo(
     t = time.perf_counter()
     ev = NodeEvaluator(d2, power_d2, k=k, max_sup=ms, n_bootstrap=n_bootstrap,
                        n_iterations=n_iterations, pool_size=pool_size, scheme=scheme,
-                       seed=seed, logger=log)
+                       seed=seed, model=model, logger=log)
     timings["draw_pool"] = time.perf_counter() - t
     result = lola_search(d2, ev, logger=log)
     timings["search"] = result.seconds
@@ -127,7 +133,7 @@ def run_demo(
         timings["relax_message"] = time.perf_counter() - t
     t = time.perf_counter()
     attack = simulate_attack1(d1, d2, node, power_d1, alpha=alpha,
-                              iterations=attack_iterations, seed=seed)
+                              iterations=attack_iterations, seed=seed, model=model)
     timings["attack1"] = time.perf_counter() - t
     out: dict[str, Any] = {
         "patients": int(d2.n_patients),
@@ -139,6 +145,8 @@ def run_demo(
         "k": k,
         "max_sup": ms,
         "p_max": p_max,
+        "adversary": {"known_demographic_qis": list(model.known(d2.spec.demographic_qis)),
+                      "power_function": model.power_function, "matching": model.matching},
         "lola": result.as_dict(),
         "top_node": ev.evaluate(top).as_dict(),
         "message": message,

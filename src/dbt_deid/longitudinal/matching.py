@@ -28,6 +28,7 @@ vectorized chunks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,8 @@ from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.longitudinal.encoding import EncodedData
 
 VARIANTS = ("values", "whole_claim", "ordered_pair")
+#: How drawn values are matched (:mod:`dbt_deid.longitudinal.adversary`).
+MATCHINGS = ("distinct", "set", "multiset")
 _CHUNK_PAIRS = 1 << 22
 
 
@@ -53,6 +56,7 @@ class Knowledge:
     variant: str = "values"
     whole_claim: np.ndarray | None = None
     ordered: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    matching: str = "multiset"
 
     @property
     def size(self) -> int:
@@ -68,6 +72,13 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.nda
     return flat, owner
 
 
+def check_matching(matching: str) -> str:
+    if matching not in MATCHINGS:
+        raise ConfigError(f"knowledge_matching must be one of {list(MATCHINGS)}, got"
+                          f" {matching!r}")
+    return matching
+
+
 def check_variant(variant: str) -> str:
     if variant not in VARIANTS:
         raise ConfigError(f"knowledge variant must be one of {list(VARIANTS)}, got {variant!r}")
@@ -80,14 +91,19 @@ def draw_knowledge(
     power: np.ndarray,
     rng: np.random.Generator,
     variant: str = "values",
+    matching: str = "multiset",
 ) -> Knowledge:
     """Draw knowledge about each patient row in ``patients`` from ``data``'s claims.
 
     ``power``: (N, H) integer p_ih for the claim QIs in ``data.spec.claim_qis`` order; at most
     n_i claims are drawn. Per QI, the p_ih claims are a uniform sample without replacement of
-    the patient's claims (independent across QIs).
+    the patient's claims (independent across QIs). With ``matching="distinct"`` they are a
+    uniform sample without replacement of the patient's *distinct* original values of the QI
+    (one claim per value, at random): at most as many as the patient has distinct values
+    (:mod:`dbt_deid.longitudinal.adversary`).
     """
     variant = check_variant(variant)
+    matching = check_matching(matching)
     patients = np.asarray(patients, dtype=np.int64)
     qis = data.spec.claim_qis
     if power.shape != (data.n_patients, len(qis)):
@@ -114,7 +130,17 @@ def draw_knowledge(
             key[is_whole] = entry[is_whole]
         order = np.argsort(key, kind="quicksort")
         e_sorted = entry[order]
-        rank = np.arange(len(order)) - first[e_sorted]
+        if matching == "distinct":
+            # the first claim (in the random order) of each distinct original value
+            value = data.claim_codes[q][0][flat[order]].astype(np.int64)
+            card = int(data.claim_cards[q][0])
+            _, first_of = np.unique(e_sorted * card + value, return_index=True)
+            order = order[np.sort(first_of)]
+            e_sorted = entry[order]
+            counts = np.bincount(e_sorted, minlength=len(patients))
+            rank = np.arange(len(order)) - (np.cumsum(counts) - counts)[e_sorted]
+        else:
+            rank = np.arange(len(order)) - first[e_sorted]
         keep = rank < p[e_sorted]
         sel = order[keep]
         picks[q] = (entry[sel], flat[sel])
@@ -128,13 +154,16 @@ def draw_knowledge(
             a, b = rows[0::2], rows[1::2]
             ordered[q] = (ents[0::2], np.minimum(a, b), np.maximum(a, b))
     return Knowledge(patients, picks, variant, whole, ordered if variant == "ordered_pair"
-                     else None)
+                     else None, matching)
 
 
 class NodeIndex:
     """Patients of ``data`` indexed at one node (see the module docstring)."""
 
-    def __init__(self, data: EncodedData, node: tuple[int, ...], *, variant: str = "values"):
+    def __init__(self, data: EncodedData, node: tuple[int, ...], *, variant: str = "values",
+                 known: Sequence[str] | None = None):
+        """``known``: the demographic QIs the adversary knows (blocks are their classes;
+        default every demographic QI)."""
         self.data = data
         self.node = tuple(int(v) for v in node)
         self.variant = check_variant(variant)
@@ -148,7 +177,8 @@ class NodeIndex:
         self.n = n
         # demographic blocks -> contiguous new ids
         block = np.zeros(n, dtype=np.int64)
-        for c in spec.demographic_qis:
+        self.known = tuple(spec.demographic_qis if known is None else known)
+        for c in self.known:
             lvl = self.levels[c]
             block = block * data.demo_cards[c][lvl] + data.demo_codes[c][lvl]
             block = np.unique(block, return_inverse=True)[1].astype(np.int64)
@@ -221,6 +251,8 @@ class NodeIndex:
         e = np.concatenate(ents) if ents else np.zeros(0, np.int64)
         c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
         key, cnt = np.unique(e * self.n_cols + c, return_counts=True)
+        if know.matching != "multiset":
+            cnt = np.ones_like(cnt)        # a set: the patient needs each value once
         req = _Requirements(key // self.n_cols, key % self.n_cols, cnt.astype(np.uint16))
         if know.whole_claim is not None:
             has = know.whole_claim >= 0
@@ -399,17 +431,19 @@ class _Requirements:
 
 
 def brute_force_count(
-    data: EncodedData, node: tuple[int, ...], source: EncodedData, know: Knowledge, entry: int
+    data: EncodedData, node: tuple[int, ...], source: EncodedData, know: Knowledge, entry: int,
+    known: Sequence[str] | None = None,
 ) -> int:
     """Reference count for tests: scan every patient of ``data`` with Python multisets."""
     from collections import Counter
 
     spec = data.spec
+    known = tuple(spec.demographic_qis if known is None else known)
     levels = spec.levels(node)
     i = int(know.patient[entry])
 
     def demo(d: EncodedData, row: int) -> tuple[int, ...]:
-        return tuple(int(d.demo_codes[c][levels[c]][row]) for c in spec.demographic_qis)
+        return tuple(int(d.demo_codes[c][levels[c]][row]) for c in known)
 
     def tup(d: EncodedData, r: int) -> tuple[int, ...]:
         return tuple(int(d.claim_codes[q][levels[q]][r]) for q in spec.claim_qis)
@@ -418,6 +452,8 @@ def brute_force_count(
     for q in spec.claim_qis:
         e, rows = know.picks[q]
         need[q] = Counter(int(v) for v in source.claim_codes[q][levels[q]][rows[e == entry]])
+        if know.matching != "multiset":
+            need[q] = Counter(set(need[q]))
     whole = None
     if know.whole_claim is not None and know.whole_claim[entry] >= 0:
         whole = tup(source, int(know.whole_claim[entry]))

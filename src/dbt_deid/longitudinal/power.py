@@ -7,7 +7,8 @@ diversity of h's values across the patient's claims, never exceeds p_m = max(p_i
 and 15 as sensitivity analyses, Table 7), and cannot exceed n_i ("many patients had 5 claims or
 fewer. Therefore, increasing the power did not necessarily mean that the adversary would have
 more background information about them"). Its formula is in Multimedia Appendix 1, which we do
-not have. We use (documented, tested for monotonicity and for p_m mattering above 10):
+not have. Our former formula ``log_diversity`` (tested for monotonicity and for p_m mattering
+above 10):
 
     D_ih = H_ih / ln(n_i)      normalized Shannon entropy of h's values over i's claims
                                (0 when n_i = 1 or all values are equal, 1 when all differ)
@@ -29,10 +30,27 @@ Why each constant:
   QI (the demographics plus one claim is the weakest adversary of the paper's attack 1).
 * ``scale`` (setting ``power_scale``, default 1): a multiplier for sensitivity analyses.
 
-Because p_m multiplies the whole expression, p_m = 10 and 15 give patients with many claims
-twice and three times the power of p_m = 5 (capped by n_i): not a no-op, unlike a formula capped
-by p_m only. Examples with p_m = 5: n = 1 -> 1; n = 11, D = 0.5 -> 3; n = 30, D = 0.2 -> 4;
-n = 100, D = 0 -> 5; with p_m = 15 the last is 15.
+Three functions (setting ``power_function``, :mod:`dbt_deid.longitudinal.adversary`):
+
+* ``reconstructed`` (default): p_ih = min(n_i, p_m, max(1, ceil(scale * c(p_m) * g(n_i) *
+  (1 - D_ih / 2)))) with c(p_m) = C (p_m / C) ** GAMMA, C = 5, GAMMA = 0.13, in place of p_m.
+  At the paper's p_m = 5 it is the former formula. The paper defines p_m as max(p_ih) - a cap -
+  and explains Table 7's small growth (attack 1 0.84% -> 0.94% -> 1.17% at p_m 5 / 10 / 15) by
+  patients whose power does not grow ("many patients had 5 claims or fewer. Therefore,
+  increasing the power did not necessarily mean that the adversary would have more background
+  information about them"): the power a patient's claims give barely depends on p_m, p_m
+  bounds it. GAMMA is fitted to Table 7's growth (GAMMA = 0: p_m only caps, and attack 1 does
+  not grow at all on the calibrated claims; 1: the former formula); docs/lola-adversary.md has
+  the fit and what each reading gives.
+* ``log_diversity`` (our former formula, below): p_m multiplies the whole expression, so p_m =
+  10 and 15 give patients with many claims twice and three times the power of p_m = 5 (capped
+  by n_i); on the calibrated claims attack 1 grows 0.84% -> 3.1% -> 5.2%, far faster than
+  Table 7.
+* ``claims``: p_ih = min(n_i, p_m), the fixed power of the literature the paper cites (every
+  patient known by p_m claims, or all of them): the strictest.
+
+Examples of ``log_diversity`` with p_m = 5: n = 1 -> 1; n = 11, D = 0.5 -> 3; n = 30, D = 0.2
+-> 4; n = 100, D = 0 -> 5; with p_m = 15 the last is 15 (``reconstructed`` keeps it at C).
 
 The diversity is computed on the values as given (normally the original, ungeneralized values),
 so the power does not change from one lattice node to another. A user may instead pass their
@@ -50,6 +68,11 @@ from dbt_deid.errors import ConfigError, DataError
 
 DEFAULT_P_MAX = 5
 N_FULL = 100
+POWER_FUNCTIONS = ("reconstructed", "log_diversity", "claims")
+#: The reconstruction's power at full claims and no diversity at the paper's p_m = 5, and how it
+#: grows with p_m: C (p_m / C) ** GAMMA, fitted to Table 7's growth (see the module docstring).
+RECONSTRUCTED_C = 5
+RECONSTRUCTED_GAMMA = 0.13
 
 
 def power_formula(
@@ -57,13 +80,26 @@ def power_formula(
     diversity: np.ndarray | float,
     p_max: int = DEFAULT_P_MAX,
     scale: float = 1.0,
+    function: str = "log_diversity",
 ) -> np.ndarray:
-    """p = min(n, p_max, max(1, ceil(scale * p_max * g(n) * (1 - D / 2)))), element-wise, with
-    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL)) (see the module docstring)."""
+    """p_ih element-wise by ``function`` (setting ``power_function``, see the module docstring):
+    ``log_diversity`` min(n, p_max, max(1, ceil(scale * p_max * g(n) * (1 - D / 2)))) with
+    g(n) = min(1, ln(1 + n) / ln(1 + N_FULL)); ``reconstructed`` the same with the constant
+    RECONSTRUCTED_C in place of p_max (p_max only caps); ``claims`` min(n, ceil(scale * p_max)),
+    the fixed power of the literature."""
     n = np.asarray(n_claims, dtype=np.float64)
     d = np.clip(np.asarray(diversity, dtype=np.float64), 0.0, 1.0)
     g = np.minimum(1.0, np.log1p(n) / np.log1p(N_FULL))
-    s = scale * p_max * g * (1.0 - d / 2.0)
+    if function == "log_diversity":
+        s = scale * p_max * g * (1.0 - d / 2.0)
+    elif function == "reconstructed":
+        c = RECONSTRUCTED_C * (p_max / RECONSTRUCTED_C) ** RECONSTRUCTED_GAMMA
+        s = scale * c * g * (1.0 - d / 2.0)
+    elif function == "claims":
+        s = np.full_like(n, scale * p_max)
+    else:
+        raise ConfigError(f"power_function must be one of {list(POWER_FUNCTIONS)}, got"
+                          f" {function!r}")
     p = np.maximum(1.0, np.ceil(s - 1e-9))
     return np.minimum(np.minimum(p, p_max), np.maximum(n, 1)).astype(np.int64)
 
@@ -98,6 +134,7 @@ def adversary_power(
     p_max: int = DEFAULT_P_MAX,
     scale: float = 1.0,
     member: str = "member_id",
+    function: str = "log_diversity",
 ) -> pd.DataFrame:
     """p_ih for every patient with claims (index: member id) and claim QI h (one int column per
     QI), by :func:`power_formula`. Also returns ``n_claims``."""
@@ -113,7 +150,7 @@ def adversary_power(
     out["n_claims"] = n.to_numpy()
     for q in qis:
         d = diversity(claims, q, member).reindex(n.index)
-        out[q] = power_formula(n.to_numpy(), d.to_numpy(), p_max, scale)
+        out[q] = power_formula(n.to_numpy(), d.to_numpy(), p_max, scale, function)
     return out
 
 

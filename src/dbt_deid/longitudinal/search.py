@@ -158,7 +158,9 @@ def relax_message(
                      f" {alpha:g}) gives {found[1]:.4f} at the top node;")
     else:
         lines.append(" tau: no k >= 2 passes at the top node;")
-    lines.append(f" adversary power: a lower p_max (now {p_max}) or power_scale;")
+    lines.append(f" adversary power: a lower p_max (now {p_max}) or power_scale (the adversary"
+                 f" knows {', '.join(ev.known) or 'no demographics'}, knowledge_matching"
+                 f" {ev.model.matching});")
     if demo > ev.max_sup:
         lines.append(" hierarchies: the demographic quasi-identifiers alone exceed MaxSup, so"
                      " they need coarser levels (or fewer of them).")

@@ -10,9 +10,16 @@ the defaults the Python models use.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.longitudinal.adversary import (
+    MATCHINGS,
+    POWER_FUNCTIONS,
+    AdversaryModel,
+    reconstructed,
+)
 from dbt_deid.longitudinal.bootstrap import DEFAULT_POOL, SCHEMES, max_sup_from_risk_exposure
 from dbt_deid.longitudinal.pseudonyms import DEFAULT_KEY_ENV
 from dbt_deid.settings_check import check_section
@@ -72,6 +79,7 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         raise _setting_error("attack2_qis" if raw.get("attack2_population") is not None
                              else "attack2_population",
                              "attack2_population and attack2_qis go together")
+    model = _adversary(raw, demo)
     return {
         "member_id": member,
         "claim_id": raw.get("claim_id") or "claim_id",
@@ -96,4 +104,32 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "attack_iterations": _positive_int(raw, "attack_iterations", 10_000),
         "attack_tau": float(raw["attack_tau"]) if raw.get("attack_tau") is not None else tau,
         "attack2_qis": a2,
+        "adversary": model,
+        "power_function": model.power_function,
     }
+
+
+def _adversary(raw: Mapping[str, Any], demo: list[str]) -> AdversaryModel:
+    """The knowledge model from ``known_demographic_qis``, ``power_function`` and
+    ``knowledge_matching`` (default the reconstruction, :mod:`dbt_deid.longitudinal.adversary`)."""
+    known = raw.get("known_demographic_qis")
+    if known is not None:
+        if isinstance(known, str) or not isinstance(known, (list, tuple)) or any(
+                not isinstance(q, str) or not q for q in known):
+            raise _setting_error("known_demographic_qis", "must be a list of demographic"
+                                 f" quasi-identifiers, got {known!r}")
+        bad = [q for q in known if q not in demo]
+        if bad:
+            raise _setting_error("known_demographic_qis", f"{bad[0]} is not a demographic"
+                                 " quasi-identifier")
+    fn = raw.get("power_function") or "reconstructed"
+    if fn not in POWER_FUNCTIONS:
+        raise _setting_error("power_function", f"must be one of {list(POWER_FUNCTIONS)}, got"
+                             f" {fn!r}")
+    matching = raw.get("knowledge_matching") or "multiset"
+    if matching not in MATCHINGS:
+        raise _setting_error("knowledge_matching", f"must be one of {list(MATCHINGS)}, got"
+                             f" {matching!r}")
+    if known is None:
+        return replace(reconstructed(demo), power_function=fn, matching=matching)
+    return AdversaryModel(tuple(known), fn, matching)
