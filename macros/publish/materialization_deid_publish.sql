@@ -203,7 +203,7 @@
 {%- endmacro %}
 
 {#- The package version (dbt_project.yml and pyproject.toml; a unit test keeps the three equal). -#}
-{% macro package_version() -%}{{ return('0.1.0') }}{%- endmacro %}
+{% macro package_version() -%}{{ return('0.3.0') }}{%- endmacro %}
 
 {% macro default__record_release(target_relation, status, results, published_rows, kind='release') -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}

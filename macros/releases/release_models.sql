@@ -166,7 +166,7 @@ select * from {{ dbt_deid.release_ref('deid_suppressed') }}
     ('excluded_dropped', cfg.excluded | join(', ')),
     ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
     ('missing_label', cfg.missing_label),
-    ('dbt_deid_version', '0.1.0'),
+    ('dbt_deid_version', dbt_deid.package_version()),
 ] -%}
 {%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
 {%- for b in cfg.combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}

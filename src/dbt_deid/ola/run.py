@@ -13,7 +13,7 @@ same node, with suppression the best passing node can lie above every k-minimal 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.ola.budget import Progress, SearchBudget
+from dbt_deid.ola.combinations import combination_indices, describe, small_in_any
 from dbt_deid.ola.evaluate import NodeEvaluator, aggregate
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.lattice import Lattice, Node
@@ -66,6 +67,14 @@ class OlaResult:
     best_k_minimal: Node | None = None
     optimum_evaluated: int = 0
     passing_nodes: int = 0
+    #: the protected combinations nodes were judged on (QI positions); None: all QIs at once
+    #: (:mod:`dbt_deid.ola.combinations`)
+    combinations: tuple[tuple[int, ...], ...] | None = None
+
+    @property
+    def judged_by(self) -> str:
+        """How a node was judged: all-QI classes, or each combination's classes."""
+        return describe(self.names, self.combinations)
 
     @property
     def chosen_report(self) -> NodeReport | None:
@@ -135,6 +144,9 @@ class OlaResult:
             "k": self.k,
             "max_suppression": self.max_suppression,
             "metric": self.metric,
+            "combinations": None if self.combinations is None else [
+                [self.names[j] for j in c] for c in self.combinations],
+            "judged_by": self.judged_by,
             "records": self.n_records,
             "chosen": self.chosen_levels(),
             "metric_value": self.metric_value,
@@ -171,10 +183,12 @@ class OlaResult:
         mat = np.column_stack(codes).astype(np.int32)
         counts = (np.ones(len(frame), dtype=np.int64) if count_column is None
                   else frame[count_column].to_numpy(dtype=np.int64))
-        _, inverse = np.unique(mat, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        sizes = np.bincount(inverse, weights=counts)[inverse]
-        small = sizes < self.k
+        if self.combinations is None:
+            _, inverse = np.unique(mat, axis=0, return_inverse=True)
+            inverse = inverse.ravel()
+            small = np.bincount(inverse, weights=counts)[inverse] < self.k
+        else:
+            small = small_in_any(mat, counts, radices, self.combinations, self.k)
         out = frame.copy()
         for j, (c, lvl) in enumerate(zip(self.names, self.chosen, strict=True)):
             labels = self.hierarchies[c].labels[lvl][mat[:, j]].astype(object)
@@ -235,7 +249,7 @@ def solve(
     def is_passing(node: Node) -> bool:
         # score a passing node while its table is at hand: every k-minimal node is evaluated
         # (a node is only tagged passing through a passing specialization)
-        t = evaluator.table(node)
+        t = evaluator.judged(node)
         suppressed = t.suppressed(evaluator.k)
         ok = suppressed <= evaluator.allowed
         if search == "exhaustive" or ok:
@@ -269,7 +283,7 @@ def solve(
         chosen, extra = opt.node, opt.evaluated
         progress.line("optimum search", opt.visited, passing, opt.evaluated,
                       f"; best {metric} {opt.scored.value:.6g}")
-    table = evaluator.table(chosen)
+    table = evaluator.judged(chosen)
     optimal = NodeReport(chosen, table.suppressed(evaluator.k), metrics.all(table))
     return Solution(chosen, optimal, k_minimal, best_kmin, found, extra, passing)
 
@@ -288,6 +302,7 @@ def run_ola(
     all_metrics: bool = False,
     logger: Logger | None = None,
     budget: SearchBudget | None = None,
+    combinations: Sequence[Sequence[str]] | None = None,
 ) -> OlaResult:
     """Run OLA on a pattern table.
 
@@ -299,7 +314,9 @@ def run_ola(
     one of ``entropy`` (default), ``precision``, ``discernibility``, ``loss``; ``all_metrics``
     computes all four for every k-minimal node (else only for the chosen one). ``budget``:
     the largest lattice searched and the time allowed (:class:`SearchBudget`); a lattice over
-    the node budget is an error before the search starts.
+    the node budget is an error before the search starts. ``combinations``: the protected QI
+    combinations; a node passes when the records in a class smaller than k on any of them are
+    at most MaxSup (:mod:`dbt_deid.ola.combinations`; default: all QIs at once, OLA's own).
     """
     started = time.perf_counter()
     metric = check_metric(metric)
@@ -312,6 +329,7 @@ def run_ola(
     budget = budget or SearchBudget()
     budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     evaluator = NodeEvaluator.from_frame(patterns, hs, k, max_suppression, count_column)
+    evaluator.combinations = combination_indices(lattice.names, combinations)
     sol = solve(evaluator, lattice, metric, search, logger, all_metrics, budget)
     return OlaResult(
         names=lattice.names, k=evaluator.k, max_suppression=evaluator.max_suppression,
@@ -321,7 +339,7 @@ def run_ola(
         lattice_size=sol.search.lattice_size, seconds=time.perf_counter() - started,
         search=sol.search, hierarchies=hs, optimal=sol.optimal,
         best_k_minimal=sol.best_k_minimal, optimum_evaluated=sol.optimum_evaluated,
-        passing_nodes=sol.passing_nodes,
+        passing_nodes=sol.passing_nodes, combinations=evaluator.combinations,
     )
 
 
