@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -43,6 +44,19 @@ def csv_header(path: str | Path, delimiter: str = ",") -> list[str]:
     return header
 
 
+def _has_blank_line(path: str | Path) -> bool:
+    """Whether the file holds an empty line (a line break right after another; a quoted
+    value with an empty line in it counts too, and only sends the file to the strict
+    reader)."""
+    import mmap
+
+    with open(path, "rb") as f:
+        if f.seek(0, 2) == 0:
+            return False
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return m.find(b"\n\n") != -1 or m.find(b"\n\r\n") != -1
+
+
 def count_column_name(columns: Sequence[str]) -> str:
     """A name for the record-count column that is none of ``columns``."""
     name = "n"
@@ -55,28 +69,14 @@ def read_patterns(path: str | Path, columns: Sequence[str], delimiter: str = ","
                   count_column: str = "n") -> pd.DataFrame:
     """The pattern table of ``columns`` in a CSV file: one row per distinct tuple (text cells,
     empty = missing) with its number of records in ``count_column``, sorted by the tuple."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
     header = csv_header(path, delimiter)
     cols = list(columns)
-    try:
-        table = pacsv.read_csv(
-            str(path),
-            read_options=pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"',
-                                              double_quote=True, newlines_in_values=True,
-                                              ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in header}, include_columns=cols,
-                strings_can_be_null=False, quoted_strings_can_be_null=False,
-                null_values=[]),
-        )
-    except (pa.ArrowInvalid, pa.ArrowKeyError, UnicodeDecodeError):
-        table = None
+    # pyarrow reads a blank line as a record of empty cells: such a file goes to the strict
+    # reader, which names the line (or drops blank lines at the end of the file)
+    table = None if _has_blank_line(path) else _read_arrow(path, header, cols, delimiter)
     if table is None or table.num_rows == 0 or "count_all" in cols:
-        # the strict reader names the bad line, or accepts what pyarrow would not (blank lines
-        # at the end of the file) and rejects a file without records
+        # the strict reader names the bad line, or accepts what pyarrow would not, and
+        # rejects a file without records
         frame = read_table(path, delimiter)[cols]
         grouped = frame.groupby(cols, sort=True, dropna=False).size()
         return grouped.rename(count_column).reset_index()
@@ -86,3 +86,24 @@ def read_patterns(path: str | Path, columns: Sequence[str], delimiter: str = ","
         out[c] = out[c].astype(object)
     out[count_column] = out[count_column].astype("int64")
     return out.sort_values(cols, kind="stable").reset_index(drop=True)
+
+
+def _read_arrow(path: str | Path, header: list[str], cols: list[str], delimiter: str) -> Any:
+    """The ``cols`` of the file as a pyarrow table of strings, or None when pyarrow refuses
+    the file (a row with another number of fields, text that is not UTF-8, ...)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        return pacsv.read_csv(
+            str(path),
+            read_options=pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"',
+                                              double_quote=True, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in header}, include_columns=cols,
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                null_values=[]),
+        )
+    except (pa.ArrowInvalid, pa.ArrowKeyError, UnicodeDecodeError):
+        return None

@@ -70,10 +70,14 @@ def run(args: argparse.Namespace) -> int:
     # only the QI columns, grouped to the pattern table while reading (pattern_csv)
     count = count_column_name(list(paths))
     patterns = read_patterns(args.input, list(paths), args.delimiter, count)
+    combos = [[c.strip() for c in item.split(",")] for item in args.combination]
+    unknown = sorted({c for combo in combos for c in combo if c not in paths})
+    if unknown:
+        raise ConfigError(f"--combination names column(s) {unknown} that have no --hierarchy")
     result = run_ola(
         patterns, hierarchies, args.k, args.max_suppression, args.metric, max_levels,
         count_column=count, all_metrics=args.all_metrics, budget=budget,
-        search=args.search,
+        search=args.search, combinations=combos or None,
     )
     json.dump(result.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -104,6 +108,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-level", action="append", default=[], metavar="COLUMN=L",
                    help="maximum acceptable generalization level of a QI (El Emam et al. 2009"
                         " (CJHP) Table 2)")
+    p.add_argument("--combination", action="append", default=[], metavar="QI,QI,...",
+                   help="a protected combination of QIs (repeat per combination): a node passes"
+                   " when the records in a class smaller than k on any combination are at most"
+                   " MaxSup (default: one class over all QIs, OLA's own criterion)")
     p.add_argument("--all-metrics", action="store_true",
                    help="report every metric for every k-minimal node")
     p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,
