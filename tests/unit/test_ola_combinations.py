@@ -43,10 +43,17 @@ def _generalize(frame: pd.DataFrame, hs: dict[str, pd.DataFrame], node) -> pd.Da
 
 
 def _small_any(g: pd.DataFrame, combos: list[list[str]], k: int) -> pd.Series:
+    """Records whose class on some combination is smaller than k among the records kept,
+    removed until none is (a removed record leaves its class on every combination)."""
     small = pd.Series(False, index=g.index)
-    for combo in combos:
-        small |= g.groupby(combo)[combo[0]].transform("size") < k
-    return small
+    while True:
+        kept = g[~small]
+        more = pd.Series(False, index=g.index)
+        for combo in combos:
+            more.loc[kept.index] |= kept.groupby(combo)[combo[0]].transform("size") < k
+        if not more.any():
+            return small
+        small |= more
 
 
 def _passing(frame, hs, combos) -> set[tuple[int, ...]]:
