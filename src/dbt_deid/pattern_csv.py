@@ -20,16 +20,14 @@ from typing import Any
 import pandas as pd
 
 from dbt_deid.errors import DataError
-from dbt_deid.io import check_delimiter, read_table
+from dbt_deid.io import check_delimiter, check_header, input_file, read_table
 
 
 def csv_header(path: str | Path, delimiter: str = ",") -> list[str]:
     """The header line's column names (a UTF-8 BOM dropped); a header naming a column twice
     is an error, as in :func:`dbt_deid.io.read_rows`."""
     check_delimiter(delimiter)
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"input file {str(p)!r} does not exist")
+    p = input_file(path)
     try:
         with p.open(newline="", encoding="utf-8-sig") as f:
             header = next(csv.reader(f, delimiter=delimiter, quotechar='"', strict=True), None)
@@ -37,10 +35,7 @@ def csv_header(path: str | Path, delimiter: str = ",") -> list[str]:
         return read_table(p, delimiter).columns.tolist()  # the strict reader's error
     if header is None:
         raise DataError(f"input file {str(p)!r} is empty: it needs a header line")
-    seen: set[str] = set()
-    twice = [c for c in header if c in seen or seen.add(c)]
-    if twice:
-        raise DataError(f"input file {str(p)!r}: the header names column(s) {twice} more than once")
+    check_header(p, header)
     return header
 
 
