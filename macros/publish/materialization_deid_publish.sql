@@ -203,7 +203,7 @@
 {%- endmacro %}
 
 {#- The package version (dbt_project.yml and pyproject.toml; a unit test keeps the three equal). -#}
-{% macro package_version() -%}{{ return('0.1.0') }}{%- endmacro %}
+{% macro package_version() -%}{{ return('0.3.0') }}{%- endmacro %}
 
 {% macro default__record_release(target_relation, status, results, published_rows, kind='release') -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
@@ -240,6 +240,7 @@
     {%- do gates.append({'gate': r.gate, 'passed': r.passed, 'failures': r.get('failures'), 'message': r.get('message')}) -%}
   {%- endfor -%}
   {%- set combined = results | selectattr('gate', 'equalto', 'combined_releases') | list -%}
+  {%- set limits = dbt_deid.computed_release_limits(cfg) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
   {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
@@ -248,7 +249,7 @@
   {%- if status == 'published' -%}
     {%- set fout = dbt_deid.table_fingerprint(target_relation) -%}
     {%- set published_hash = fout.hash -%}
-    {%- set prior = run_query("select count(*) from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(name) ~ " and published_relation = " ~ dbt_deid.literal(target_relation | string)).rows[0][0] -%}
+    {%- set prior = run_query("select count(*) from " ~ history ~ " where " ~ dbt_deid.history_version_condition(history, target_relation, name)).rows[0][0] -%}
     {%- set version = prior + 1 -%}
   {%- endif -%}
   {{ return({
@@ -260,7 +261,7 @@
     'published_rows': published_rows, 'settings_json': settings_json, 'settings_md5': local_md5(settings_json),
     'gates_passed': passed | join(', '), 'gates_failed': failed | join(', '), 'gates_json': tojson(gates),
     'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
-    'published_hash': published_hash, 'k': cfg.k, 'tau': cfg.tau, 'max_suppression': cfg.max_suppression,
+    'published_hash': published_hash, 'k': limits.k, 'tau': limits.tau, 'max_suppression': limits.max_suppression,
     'achieved_json': tojson(dbt_deid.achieved_figures()), 'information_loss_json': tojson(dbt_deid.information_loss_headline()),
     'lineage_json': tojson(dbt_deid.published_lineage(cfg)),
     'records_shared': combined[0].records_shared if combined else none,
@@ -313,7 +314,7 @@
   {%- set version = none -%}{%- set published_hash = none -%}
   {%- if status == 'published' -%}
     {%- set published_hash = dbt_deid.table_fingerprint(target_relation).hash -%}
-    {%- set prior = run_query("select count(*) from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(name) ~ " and published_relation = " ~ dbt_deid.literal(target_relation | string)).rows[0][0] -%}
+    {%- set prior = run_query("select count(*) from " ~ history ~ " where " ~ dbt_deid.history_version_condition(history, target_relation, name)).rows[0][0] -%}
     {%- set version = prior + 1 -%}
   {%- endif -%}
   {{ return({

@@ -181,7 +181,7 @@ where {{ dbt_deid.sample_condition(cfg) }}
     ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
     ('missing_label', cfg.missing_label),
     ('sample', ('fraction ' ~ cfg.sample.fraction ~ ', slot ' ~ cfg.sample.slot ~ ', seed ' ~ cfg.sample.seed ~ ', order ' ~ cfg.sample.order) if cfg.sample is not none else 'none'),
-    ('dbt_deid_version', '0.1.0'),
+    ('dbt_deid_version', dbt_deid.package_version()),
 ] -%}
 {%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
 {%- for b in cfg.combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}

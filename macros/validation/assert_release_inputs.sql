@@ -32,6 +32,7 @@
   {%- endif -%}
   {%- for q in cfg.qis -%}
     {%- set col = dbt_deid.ident(q.column) -%}
+    {%- do dbt_deid.assert_no_missing_label_clash(cfg, q, src, model) -%}
     {%- if q.hierarchy is not none -%}
       {%- set missing -%}
         select distinct cast(src_in.{{ col }} as {{ dbt.type_string() }}) as v
@@ -47,6 +48,22 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+{%- endmacro %}
+
+{#- A NULL QI value is published as the release's missing_label, a category of its own: a
+    source value equal to that label would be merged with the NULLs and the two could not be
+    told apart. One error naming the model, the column and the clash (the CLI refuses the same
+    input: dbt_deid.io.mark_missing). The value named is the label the release configured. -#}
+{% macro assert_no_missing_label_clash(cfg, q, src, model) -%}
+  {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, src, model)) }}
+{%- endmacro %}
+
+{% macro default__assert_no_missing_label_clash(cfg, q, src, model) -%}
+  {%- set col = 'src_in.' ~ dbt_deid.ident(q.column) -%}
+  {%- set n = run_query("select count(*) from " ~ src ~ " where cast(" ~ col ~ " as " ~ dbt.type_string() ~ ") = " ~ dbt_deid.literal(cfg.missing_label)).rows[0][0] -%}
+  {%- if n > 0 -%}
+    {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' holds the value '" ~ cfg.missing_label ~ "' in " ~ n ~ " record(s), which is the release's missing_label (the label of a NULL value): the two would be merged into one category. Set missing_label to a label the column does not hold") }}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- Every value of an interval-rule QI reads as an exact number (dbt_deid.exact_number_sql: at
@@ -70,12 +87,42 @@
         {%- set parsed = dbt_deid.try_cast_sql(col, 'date') -%}
         {%- set what = 'a date (rule date)' -%}
       {%- endif -%}
-      {%- set bad = run_query("select cast(" ~ col ~ " as " ~ s ~ ") from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null order by 1 limit 1").rows -%}
-      {%- if bad | length > 0 -%}
-        {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": column '" ~ q.column ~ "' value '" ~ bad[0][0] ~ "' is not " ~ what) }}
+      {%- if q.rule.type == 'interval' -%}
+        {%- do dbt_deid._assert_interval_values(q, col, src, parsed, what) -%}
+      {%- else -%}
+        {%- set bad = run_query("select cast(" ~ col ~ " as " ~ s ~ ") from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null order by 1 limit 1").rows -%}
+        {%- if bad | length > 0 -%}
+          {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": column '" ~ q.column ~ "' value '" ~ bad[0][0] ~ "' is not " ~ what) }}
+        {%- endif -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+{%- endmacro %}
+
+{#- The values of an interval-rule QI that are not exact numbers, by kind (issue 35): NaN,
+    infinite (inf, -inf) and the rest (text that is not a number, or a number out of range:
+    more than 20 digits before the decimal point or 18 after it). One error names the model,
+    the column, every kind present with its number of records, and one value of the rest (the
+    first in text order, as a value that is not a number has always been named: it is a data
+    error to fix, never a value that is published or classed). A DOUBLE column holding NaN, inf
+    and 1e300 names all three kinds, not only 1e300. -#}
+{% macro _assert_interval_values(q, col, src, parsed, what) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set txt = 'lower(trim(cast(' ~ col ~ ' as ' ~ s ~ ')))' -%}
+  {%- set kind = "case when " ~ txt ~ " = 'nan' then 'nan' when " ~ txt ~ " in ('inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity') then 'infinite' else 'other' end" -%}
+  {%- set rows = run_query("select " ~ kind ~ " as kind, count(*) as n, min(cast(" ~ col ~ " as " ~ s ~ ")) as first_value from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null group by 1 order by 1").rows -%}
+  {%- if rows | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- set found = {} -%}
+  {%- for r in rows -%}{%- do found.update({r[0]: r}) -%}{%- endfor -%}
+  {%- set head = "model " ~ this.identifier ~ ": column '" ~ q.column ~ "'" -%}
+  {%- if found.keys() | list == ['other'] -%}
+    {{ exceptions.raise_compiler_error(head ~ " value '" ~ found.other[2] ~ "' is not " ~ what ~ (" (" ~ found.other[1] ~ " records hold such values)" if found.other[1] > 1 else "")) }}
+  {%- endif -%}
+  {%- set parts = [] -%}
+  {%- if 'nan' in found -%}{%- do parts.append("NaN in " ~ found.nan[1] ~ " record(s)") -%}{%- endif -%}
+  {%- if 'infinite' in found -%}{%- do parts.append("infinite (inf or -inf) in " ~ found.infinite[1] ~ " record(s)") -%}{%- endif -%}
+  {%- if 'other' in found -%}{%- do parts.append("other values that are not exact numbers in " ~ found.other[1] ~ " record(s), the first '" ~ found.other[2] ~ "'") -%}{%- endif -%}
+  {{ exceptions.raise_compiler_error(head ~ " has values that are not " ~ what ~ ": " ~ parts | join('; ')) }}
 {%- endmacro %}
 
 {#- `expr` cast to `type`, NULL where it does not convert: dbt.safe_cast (TRY_CAST or SAFE_CAST

@@ -14,8 +14,11 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from dbt_deid import commands
+from dbt_deid import __version__, commands
 from dbt_deid.errors import DeidError
+
+#: Options that print a sub-command's help: ``build --help`` shows ours, it never reaches dbt.
+_HELP = ("-h", "--help")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Risk-based de-identification (El Emam et al.) outside dbt.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument("--version", action="version", version=f"dbt_deid {__version__}",
+                        help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
@@ -56,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `build` hands every argument after it to dbt (options included), so parse only ours
         at = argv.index("build")
         own, dbt_args = _split_build_args(argv[at + 1:])
+        if any(a in _HELP for a in dbt_args):  # help without parsing a dbt project
+            parser.parse_args([*argv[:at], "build", "--help"])
         args = parser.parse_args([*argv[:at], "build", *own])
         args.dbt_args = dbt_args
     else:

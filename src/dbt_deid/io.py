@@ -37,12 +37,27 @@ def check_delimiter(delimiter: str) -> str:
     return delimiter
 
 
-def read_rows(path: str | Path, delimiter: str = ",") -> tuple[list[str], list[list[str]]]:
-    """The header and the rows of a CSV file, every cell as text (empty = missing)."""
-    check_delimiter(delimiter)
+def input_file(path: str | Path) -> Path:
+    """``path`` as a Path; a file that does not exist is an error naming it."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"input file {str(p)!r} does not exist")
+    return p
+
+
+def check_header(path: Path, header: Sequence[str]) -> None:
+    """A header naming a column twice is an error (never a renamed column)."""
+    seen: set[str] = set()
+    twice = [c for c in header if c in seen or seen.add(c)]
+    if twice:
+        raise DataError(
+            f"input file {str(path)!r}: the header names column(s) {twice} more than once")
+
+
+def read_rows(path: str | Path, delimiter: str = ",") -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of a CSV file, every cell as text (empty = missing)."""
+    check_delimiter(delimiter)
+    p = input_file(path)
     try:
         with p.open(newline="", encoding="utf-8-sig") as f:
             reader = csv.reader(f, delimiter=delimiter, quotechar='"', doublequote=True,
@@ -55,10 +70,7 @@ def read_rows(path: str | Path, delimiter: str = ",") -> tuple[list[str], list[l
     if not lines:
         raise DataError(f"input file {str(p)!r} is empty: it needs a header line")
     header = lines[0][1]
-    seen: set[str] = set()
-    twice = [c for c in header if c in seen or seen.add(c)]
-    if twice:
-        raise DataError(f"input file {str(p)!r}: the header names column(s) {twice} more than once")
+    check_header(p, header)
     while len(lines) > 1 and lines[-1][1] == [] and len(header) > 1:
         lines.pop()  # blank lines at the end of the file
     rows = [row for _, row in lines[1:]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 
+import duckdb
 import pytest
 
 from dbt_deid.cli import main as cli_main
@@ -29,6 +30,16 @@ def test_lineage_gate_names_a_direct_identifier_joined_back(it_database, tmp_pat
     assert "FAIL" not in out
     assert "model(s) (deid_published, published_consumer); 0 failure(s)" in out
     assert '"role": "pass_through"' in out and '"role": "quasi_identifier"' in out
+
+    # the last history row is a release dbt skipped (record_skipped_releases): no lineage
+    # recorded (NULL lineage_json); the gate reads the last row that recorded one (issue 35)
+    with duckdb.connect(str(db)) as con:
+        con.execute("insert into main.deid_release_history (release_name, published_relation,"
+                    " status, recorded_at, settings_json, lineage_json) select release_name,"
+                    " published_relation, 'refused', '9999-12-31T00:00:00Z', settings_json, null"
+                    " from main.deid_release_history where status = 'published'")
+    assert cli_main(["lineage", "--manifest", str(manifest), "--database", str(db)]) == 0
+    assert "0 failure(s)" in capsys.readouterr().out
 
     joined = {**clean, "deid_lineage_case": "joined"}
     compiled = run_dbt(INTEGRATION, ["compile", "--select", "deid_published",

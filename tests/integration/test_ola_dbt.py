@@ -73,7 +73,7 @@ def test_ola_levels_match_run_ola(records_build) -> None:
     long = run.query("select * from deid_hierarchy")
     mins = dict(zip(levels["qi_name"], levels["min_level"], strict=True))
     direct = run_ola(patterns, _independent_hierarchies(long, patterns, mins), k=5,
-                     max_suppression=0.05, metric="entropy")
+                     max_suppression=0.05, metric="entropy", combinations=COMBINATIONS)
     assert direct.chosen is not None
     chosen = {q: mins[q] + lvl for q, lvl in direct.chosen_levels().items()}
     assert dict(zip(levels["qi_name"], levels["level"], strict=True)) == chosen
@@ -106,6 +106,35 @@ def test_published_uses_chosen_levels_with_record_suppression(records_build) -> 
     published = run.query("select * from deid_published")
     for b in COMBINATIONS:
         assert smallest_class(published, b) >= 5, b
+
+
+def test_ola_with_two_combinations_finds_the_node_they_publish_at(records_build, it_database,
+                                                                  tmp_path) -> None:
+    """Issue 35, item 3: OLA judges each combination's classes (not all four QIs at once), so
+    its node is one the same two combinations publish at with fixed levels (the default cell
+    suppression), and all QIs at once would have asked for more generalization."""
+    run = records_build
+    assert "judging classes of each combination separately" in run.output
+    levels = run.query("select qi_name, level, min_level from deid_ola_levels order by qi_order")
+    chosen = dict(zip(levels["qi_name"], levels["level"], strict=True))
+    patterns = run.query("select * from deid_ola_patterns")
+    long = run.query("select * from deid_hierarchy")
+    mins = dict(zip(levels["qi_name"], levels["min_level"], strict=True))
+    all_qi = run_ola(patterns, _independent_hierarchies(long, patterns, mins), k=5,
+                     max_suppression=0.05, metric="entropy")
+    assert all_qi.chosen is None or sum(all_qi.chosen) > sum(
+        chosen[q] - mins[q] for q in QIS), "the data must tell the two criteria apart"
+
+    qis = _release()["deid_release"]["quasi_identifiers"]
+    for q in QIS:
+        qis[q]["level"] = int(chosen[q])
+    fixed = _release(quasi_identifiers=qis)
+    del fixed["deid_release"]["generalization"]
+    published = _build(it_database, tmp_path, fixed)
+    assert published.ok, published.output[-4000:]
+    table = published.query("select * from deid_published")
+    for b in COMBINATIONS:
+        assert smallest_class(table, b) >= 5, b
 
 
 def test_cell_suppression_and_population_k(it_database, tmp_path) -> None:

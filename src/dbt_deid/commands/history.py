@@ -3,6 +3,7 @@ materialization appends to ``deid_release_history``).
 
     python -m dbt_deid history --database FILE [--release NAME]   # one line per release attempt
     python -m dbt_deid history show ID --database FILE            # one release's manifest
+    python -m dbt_deid history --project-dir DIR [--profiles-dir D] [--target T]  # any engine
 
 ``ID`` is a release id (or a unique prefix of one) from the list. Read-only; the history holds
 figures, hashes and settings, never a quasi-identifier value.
@@ -101,8 +102,23 @@ def render_release(row: pd.Series) -> str:
     return "\n".join(lines)
 
 
+def _history(args: argparse.Namespace) -> pd.DataFrame:
+    """From the DuckDB file (--database) or through the project's dbt adapter (--project-dir)."""
+    if (args.database is None) == (args.project_dir is None):
+        raise DataError("history reads --database FILE (a DuckDB file) or --project-dir DIR"
+                        " (any engine, through the project's dbt profile): give one of them")
+    if args.database is not None:
+        return read_history(args.database, args.schema or "main", args.release)
+    from dbt_deid.engine.history_reader import read_history_dbt
+
+    frame = read_history_dbt(args.project_dir, args.profiles_dir, args.target, args.schema)
+    if args.release is not None and "release_name" in frame.columns:
+        frame = frame[frame["release_name"] == args.release].reset_index(drop=True)
+    return frame
+
+
 def _run(args: argparse.Namespace) -> int:
-    history = read_history(args.database, args.schema, args.release)
+    history = _history(args)
     if args.action == "show":
         if not args.release_id:
             raise DataError("history show needs a release id (see `history`)")
@@ -117,7 +133,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
     p.add_argument("release_id", nargs="?", help="with show: the release id (or a prefix)")
-    p.add_argument("--database", required=True, help="the DuckDB file of the release")
-    p.add_argument("--schema", default="main", help="the published schema (default main)")
+    p.add_argument("--database", help="the DuckDB file of the release")
+    p.add_argument("--project-dir", help="or: the dbt project, read through its profile's"
+                   " adapter (any engine)")
+    p.add_argument("--profiles-dir", help="with --project-dir: where profiles.yml is")
+    p.add_argument("--target", help="with --project-dir: the profile's target")
+    p.add_argument("--schema", default=None, help="the published schema (default main for"
+                   " --database, the target's schema for --project-dir)")
     p.add_argument("--release", help="only releases of this name")
     p.set_defaults(func=_run)

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
+
+import pandas as pd
 
 from dbt_deid.commands.history import read_history
 from dbt_deid.errors import DataError
@@ -26,6 +29,17 @@ from dbt_deid.lineage import (
     publish_nodes,
     warehouse_schema,
 )
+
+
+def _last_json(rows: pd.DataFrame, column: str) -> Any:
+    """The parsed ``column`` of the last history row that recorded it, or None.
+
+    Every kind of row counts: a release refused by dbt's skip (``record_skipped_releases``)
+    records no lineage (NULL), a row of an older package version may lack the column."""
+    if column not in rows.columns:
+        return None
+    texts = [v for v in rows[column] if isinstance(v, str) and v.strip()]
+    return json.loads(texts[-1]) if texts else None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -40,14 +54,14 @@ def _run(args: argparse.Namespace) -> int:
     for uid in publish:
         rel = _rel_key(manifest["nodes"][uid]["relation_name"])
         rows = history[[_same(_rel_key(r), rel) for r in history["published_relation"]]]
-        if rows.empty or "settings_json" not in rows.columns:
+        settings = _last_json(rows, "settings_json")
+        if settings is None:
             raise DataError(f"no release of {manifest['nodes'][uid]['name']} is recorded in"
                             " deid_release_history: publish first")
-        last = rows.iloc[-1]
-        result = check_manifest(manifest, json.loads(last["settings_json"]), schema, uid)
+        result = check_manifest(manifest, settings, schema, uid)
         name = manifest["nodes"][uid]["name"]
         recorded = {c["column"].lower(): sorted(s.lower() for s in c["sources"])
-                    for c in json.loads(last.get("lineage_json") or "[]")}
+                    for c in _last_json(rows, "lineage_json") or []}
         traced = {c.column.lower() for c in result if c.model == name}
         for c in result:
             report.append(c.as_dict())

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.io import read_table
 from dbt_deid.ola.budget import DEFAULT_HEURISTIC_SECONDS, DEFAULT_MAX_NODES, SearchBudget
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.ola.run import SEARCHES, run_ola
+from dbt_deid.pattern_csv import count_column_name, csv_header, read_patterns
 
 
 def _pairs(items: list[str], option: str) -> dict[str, str]:
@@ -51,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.max_suppression <= 1:
         raise ConfigError(f"--max-suppression must be in [0, 1], got {args.max_suppression}")
     paths = _pairs(args.hierarchy, "--hierarchy")
-    frame = read_table(args.input, args.delimiter)
-    unknown = [c for c in paths if c not in frame.columns]
+    header = csv_header(args.input, args.delimiter)
+    unknown = [c for c in paths if c not in header]
     if unknown:
         raise ConfigError(
-            f"--hierarchy names unknown column(s) {unknown}; {args.input} has {list(frame.columns)}"
+            f"--hierarchy names unknown column(s) {unknown}; {args.input} has {header}"
         )
     max_levels = _max_levels(args.max_level)
     extra = [c for c in max_levels if c not in paths]
@@ -71,10 +71,17 @@ def run(args: argparse.Namespace) -> int:
     size, shape, names = _lattice_shape(hierarchies, max_levels)
     if not budget.use_heuristic(size):
         budget.check_lattice(size, shape, names)  # before any node
+    # only the QI columns, grouped to the pattern table while reading (pattern_csv)
+    count = count_column_name(list(paths))
+    patterns = read_patterns(args.input, list(paths), args.delimiter, count)
+    combos = [[c.strip() for c in item.split(",")] for item in args.combination]
+    unknown = sorted({c for combo in combos for c in combo if c not in paths})
+    if unknown:
+        raise ConfigError(f"--combination names column(s) {unknown} that have no --hierarchy")
     result = run_ola(
-        frame, hierarchies, args.k, args.max_suppression, args.metric, max_levels,
-        count_column=None, all_metrics=args.all_metrics, budget=budget,
-        search=args.search,
+        patterns, hierarchies, args.k, args.max_suppression, args.metric, max_levels,
+        count_column=count, all_metrics=args.all_metrics, budget=budget,
+        search=args.search, combinations=combos or None,
     )
     json.dump(result.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -107,6 +114,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-level", action="append", default=[], metavar="COLUMN=L",
                    help="maximum acceptable generalization level of a QI (El Emam et al. 2009"
                         " (CJHP) Table 2)")
+    p.add_argument("--combination", action="append", default=[], metavar="QI,QI,...",
+                   help="a protected combination of QIs (repeat per combination): a node passes"
+                   " when the records in a class smaller than k on any combination are at most"
+                   " MaxSup (default: one class over all QIs, OLA's own criterion)")
     p.add_argument("--all-metrics", action="store_true",
                    help="report every metric for every k-minimal node")
     p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES,

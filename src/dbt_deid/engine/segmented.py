@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbt_deid.engine.verdict import build_verdict
 from dbt_deid.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -121,28 +122,40 @@ def _invoke(runner: Any, args: list[str]) -> Any:
 
 
 def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
-    """Build the project like ``dbt build argv``; see the module docstring. ``python_nodes``:
-    ``auto`` (dbt where the adapter has Python models), ``dbt`` or ``runner`` (force)."""
+    """Build the project like ``dbt build argv``, then print one verdict line
+    (:mod:`dbt_deid.engine.verdict`); see the module docstring. ``python_nodes``: ``auto``
+    (dbt where the adapter has Python models), ``dbt`` or ``runner`` (force)."""
     from dbt.cli.main import dbtRunner
 
     split = split_args(argv)
     parsed = dbtRunner().invoke(["parse", *split.context])
     if not parsed.success:
-        print(f"error: dbt parse failed: {parsed.exception or ''}")
+        print(build_verdict(None, [], f"dbt parse failed: {parsed.exception or ''}"), flush=True)
         return 2
-    manifest = parsed.result
+    code, results = _run_build(parsed.result, split, python_nodes)
+    print(build_verdict(parsed.result, results, None if results or code == 0 else
+                        "dbt stopped before building any node (see its output above)"),
+          flush=True)
+    return code
+
+
+def _run_build(manifest: Any, split: SplitArgs, python_nodes: str) -> tuple[int, list[Any]]:
+    """The build itself: (exit code, every node's result)."""
+    from dbt.cli.main import dbtRunner
+
     adapter_type = manifest.metadata.adapter_type
     use_dbt = python_nodes == "dbt" or (python_nodes == "auto"
                                         and adapter_type in PYTHON_MODEL_ADAPTERS)
     runner = dbtRunner(manifest=manifest)
     if use_dbt:
         result = _invoke(runner, ["build", *split.context, *split.selection, *split.other])
-        return 0 if result.success else 1
+        return (0 if result.success else 1), list(getattr(result.result, "results", None) or [])
 
-    listed = _invoke(runner, ["ls", *split.context, *split.selection, "--output", "json",
-                              "--output-keys", "unique_id", "--quiet"])
+    # the node list only: --log-level none keeps dbt ls from printing one JSON line per node
+    listed = _invoke(runner, ["--log-level", "none", "ls", *split.context, *split.selection,
+                              "--output", "json", "--output-keys", "unique_id"])
     if not listed.success:
-        return 2
+        return 2, []
     import json
 
     all_nodes = {**manifest.nodes, **getattr(manifest, "unit_tests", {})}
@@ -167,7 +180,7 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
                 print(f"dbt_deid build: ERROR opening the {adapter_type} connection: {exc}",
                       flush=True)
                 results.write()
-                return 1
+                return 1, results.results
             if blocked_now:
                 failed = True
                 blocked |= descendants(manifest, blocked_now)
@@ -186,9 +199,13 @@ def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
             blocked |= descendants(manifest, bad)
             if not bad:  # dbt failed before running nodes: stop
                 results.write()
-                return 1
+                return 1, results.results
     results.write()
-    return 1 if failed else 0
+    # nodes never run because an upstream node failed: skipped, as dbt build reports them
+    ran = {r.get("unique_id") for r in results.results}
+    skipped = [{"unique_id": u, "status": "skipped", "message": ""}
+               for u in sorted(blocked & selected) if u not in ran]
+    return (1 if failed else 0), results.results + skipped
 
 
 def _target_path() -> Path:

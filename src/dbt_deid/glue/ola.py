@@ -31,7 +31,7 @@ from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.glue.frames import string_values, to_pandas
 from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import METRICS
-from dbt_deid.ola.relax import relax_message, top_class_sizes
+from dbt_deid.ola.relax import relax_message, top_class_sizes, top_small_counter
 from dbt_deid.ola.run import OlaResult, run_ola
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.progress import Logger, dbt_logger
@@ -121,16 +121,22 @@ def ola_search_frame(
             )
         caps[q] = lvl - mins[q]
     log = logger or dbt_logger()
+    combos = [list(c) for c in cfg.verified_combinations()]
     result = run_ola(frame, hs, cfg.k, cfg.max_suppression, settings.metric, caps,
-                     count_column="n", all_metrics=True, logger=log, budget=settings.budget)
+                     count_column="n", all_metrics=True, logger=log, budget=settings.budget,
+                     combinations=combos)
+    log.info(f"dbt_deid: deid_ola_search: a node passes when at most MaxSup of the records are"
+             f" in a class smaller than k, judging {result.judged_by}")
     sizes = top_class_sizes(result, frame)
-    message = None if result.chosen is not None else relax_message(result, sizes, mins)
+    small_at = top_small_counter(result, frame)
+    message = (None if result.chosen is not None
+               else relax_message(result, sizes, mins, small_at))
     rows: list[dict[str, Any]] = []
     for r, is_kmin in result.reports():
         role = "k_minimal" if is_kmin else (
             "heuristic" if result.search_kind == "heuristic" else "optimal")
         rows.append(_row(role, r.node, mins, result, r.suppressed, True, r.metrics, is_kmin))
-    top_small = int(sizes[sizes < cfg.k].sum())
+    top_small = small_at(cfg.k)
     rows.append(_row("top", result.lattice.max_levels, mins, result, top_small,
                      top_small <= allowed_suppression(cfg.max_suppression, result.n_records),
                      {}, False, report=False))

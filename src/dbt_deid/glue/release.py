@@ -54,9 +54,13 @@ def suppression_map(
     if records:
         # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
         # 2012, HHP claims, "Base Algorithm")
-        out = record_suppression_map(frame, cfg.qi_names, cfg.k)
+        # records in a class smaller than k on any verified combination, as OLA judged
+        # the node (dbt_deid.ola.combinations)
+        out = record_suppression_map(frame, cfg.qi_names, cfg.k,
+                                     combinations=cfg.verified_combinations())
         log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
-                 f" with every quasi-identifier suppressed")
+                 f" with every quasi-identifier suppressed (classes of each verified"
+                 " combination)")
         return _typed_map(out, cfg.qi_names)
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",

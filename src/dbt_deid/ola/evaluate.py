@@ -602,10 +602,14 @@ class NodeEvaluator:
         k are at most MaxSup (height + 1 when there is none). A record whose value of QI j is
         shared by fewer than k records at level l is in a class smaller than k at every node
         with QI j at level l (a class never spans two values of a QI), so every node with some
-        QI below its floor fails: the searches tag those nodes without evaluating them."""
+        QI below its floor fails: the searches tag those nodes without evaluating them. With
+        :attr:`combinations` this holds for a QI in some combination; a QI in none gets 0."""
         leaf = self.leaf_table
         out = []
         for j, h in enumerate(self.hierarchies):
+            if self.combinations is not None and not any(j in c for c in self.combinations):
+                out.append(0)
+                continue
             f = np.bincount(leaf.column(j), weights=leaf.counts, minlength=h.n_leaves)
             floor = h.height + 1
             for lvl in range(h.height + 1):
@@ -617,9 +621,29 @@ class NodeEvaluator:
         return tuple(out)
 
     # -- the criterion -----------------------------------------------------------------------
+    #: QI positions of each protected combination (:mod:`dbt_deid.ola.combinations`); None:
+    #: OLA's own classes over all QIs
+    combinations: tuple[tuple[int, ...], ...] | None = None
+
+    def judged(self, node: Node) -> ClassTable:
+        """The node's class table with its small classes as the criterion sees them: those
+        smaller than k over all QIs, or, with :attr:`combinations`, the classes (rows) whose
+        records are in a class smaller than k on any combination."""
+        t = self.table(node)
+        if self.combinations is None:
+            return t
+        from dbt_deid.ola.combinations import small_in_any
+
+        radices = [len(h.labels[lvl]) for h, lvl in zip(self.hierarchies, node, strict=True)]
+        small = small_in_any(t.codes, t.counts, radices, self.combinations, self.k)
+        view = ClassTable(node, t.counts, codes=t.codes)
+        sup = int(t.counts[small].sum())
+        view._k, view._sup, view._small = self.k, sup, (small if sup else None)
+        return view
+
     def suppressed(self, node: Node) -> int:
-        """Records in classes smaller than k at ``node`` (the records OLA would suppress)."""
-        return self.table(node).suppressed(self.k)
+        """Records the node would suppress: in classes smaller than k (see :meth:`judged`)."""
+        return self.judged(node).suppressed(self.k)
 
     def is_passing(self, node: Node) -> bool:
         """El Emam et al. 2012 "Base Algorithm": the node passes when the share of records in

@@ -184,7 +184,7 @@ def lightning_search(
         if now >= state["next_log"]:
             state["next_log"] = now + every
             line("running")
-        t = evaluator.table(node)
+        t = evaluator.judged(node)
         sup = t.suppressed(k)
         c = Checked(node, sup, metrics.value(metric, t), metrics.upset_bound(metric, t),
                     sup <= allowed)

@@ -62,7 +62,7 @@ def _margin(value: float) -> float:
 
 
 def score(evaluator: NodeEvaluator, metrics: Metrics, metric: str, node: Node) -> Scored:
-    t = evaluator.table(node)
+    t = evaluator.judged(node)
     return Scored(t.suppressed(evaluator.k), metrics.value(metric, t),
                   metrics.upset_bound(metric, t))
 

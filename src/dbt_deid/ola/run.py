@@ -19,7 +19,7 @@ from the optimum its node can at most be.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ import pandas as pd
 
 from dbt_deid.errors import ConfigError
 from dbt_deid.ola.budget import Progress, SearchBudget
+from dbt_deid.ola.combinations import combination_indices, describe, small_in_any
 from dbt_deid.ola.evaluate import NodeEvaluator, aggregate
 from dbt_deid.ola.heuristic import HeuristicResult, lightning_search
 from dbt_deid.ola.hierarchies import Hierarchy
@@ -84,6 +85,14 @@ class OlaResult:
             return False
         return self.search_kind == "optimal" or bool(self.heuristic and
                                                      self.heuristic.proved_optimal)
+    #: the protected combinations nodes were judged on (QI positions); None: all QIs at once
+    #: (:mod:`dbt_deid.ola.combinations`)
+    combinations: tuple[tuple[int, ...], ...] | None = None
+
+    @property
+    def judged_by(self) -> str:
+        """How a node was judged: all-QI classes, or each combination's classes."""
+        return describe(self.names, self.combinations)
 
     @property
     def chosen_report(self) -> NodeReport | None:
@@ -160,6 +169,9 @@ class OlaResult:
             "k": self.k,
             "max_suppression": self.max_suppression,
             "metric": self.metric,
+            "combinations": None if self.combinations is None else [
+                [self.names[j] for j in c] for c in self.combinations],
+            "judged_by": self.judged_by,
             "records": self.n_records,
             "chosen": self.chosen_levels(),
             "metric_value": self.metric_value,
@@ -209,10 +221,12 @@ class OlaResult:
         mat = np.column_stack(codes).astype(np.int32)
         counts = (np.ones(len(frame), dtype=np.int64) if count_column is None
                   else frame[count_column].to_numpy(dtype=np.int64))
-        _, inverse = np.unique(mat, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        sizes = np.bincount(inverse, weights=counts)[inverse]
-        small = sizes < self.k
+        if self.combinations is None:
+            _, inverse = np.unique(mat, axis=0, return_inverse=True)
+            inverse = inverse.ravel()
+            small = np.bincount(inverse, weights=counts)[inverse] < self.k
+        else:
+            small = small_in_any(mat, counts, radices, self.combinations, self.k)
         out = frame.copy()
         for j, (c, lvl) in enumerate(zip(self.names, self.chosen, strict=True)):
             labels = self.hierarchies[c].labels[lvl][mat[:, j]].astype(object)
@@ -271,7 +285,7 @@ def solve_heuristic(
                             tagged_failing=sum(not c.passes for c in h.trace), seconds=h.seconds)
     optimal = None
     if h.node is not None:
-        t = evaluator.table(h.node)
+        t = evaluator.judged(h.node)
         optimal = NodeReport(h.node, t.suppressed(evaluator.k), metrics.all(t))
     return Solution(h.node, optimal, [], None, found, 0, found.tagged_passing, "heuristic", h)
 
@@ -314,7 +328,7 @@ def solve(
     def is_passing(node: Node) -> bool:
         # score a passing node while its table is at hand: every k-minimal node is evaluated
         # (a node is only tagged passing through a passing specialization)
-        t = evaluator.table(node)
+        t = evaluator.judged(node)
         suppressed = t.suppressed(evaluator.k)
         ok = suppressed <= evaluator.allowed
         if search == "exhaustive" or ok:
@@ -348,7 +362,7 @@ def solve(
         chosen, extra = opt.node, opt.evaluated
         progress.line("optimum search", opt.visited, passing, opt.evaluated,
                       f"; best {metric} {opt.scored.value:.6g}")
-    table = evaluator.table(chosen)
+    table = evaluator.judged(chosen)
     optimal = NodeReport(chosen, table.suppressed(evaluator.k), metrics.all(table))
     return Solution(chosen, optimal, k_minimal, best_kmin, found, extra, passing)
 
@@ -367,6 +381,7 @@ def run_ola(
     all_metrics: bool = False,
     logger: Logger | None = None,
     budget: SearchBudget | None = None,
+    combinations: Sequence[Sequence[str]] | None = None,
 ) -> OlaResult:
     """Run OLA on a pattern table.
 
@@ -379,7 +394,10 @@ def run_ola(
     computes all four for every k-minimal node (else only for the chosen one). ``budget``:
     the largest lattice searched and the time allowed (:class:`SearchBudget`); beyond the
     node budget the heuristic search runs within ``budget.heuristic_seconds`` (``search``
-    "heuristic" forces it; "exhaustive" refuses such a lattice).
+    "heuristic" forces it; "exhaustive" refuses such a lattice). ``combinations``: the
+    protected QI combinations; a node passes when the records in a class smaller than k on any
+    of them are at most MaxSup (:mod:`dbt_deid.ola.combinations`; default: all QIs at once,
+    OLA's own).
     """
     started = time.perf_counter()
     metric = check_metric(metric)
@@ -393,6 +411,7 @@ def run_ola(
     if not uses_heuristic(search, budget, lattice):
         budget.check_lattice(lattice.size, lattice.shape, lattice.names)
     evaluator = NodeEvaluator.from_frame(patterns, hs, k, max_suppression, count_column)
+    evaluator.combinations = combination_indices(lattice.names, combinations)
     sol = solve(evaluator, lattice, metric, search, logger, all_metrics, budget)
     return OlaResult(
         names=lattice.names, k=evaluator.k, max_suppression=evaluator.max_suppression,
@@ -403,6 +422,7 @@ def run_ola(
         search=sol.search, hierarchies=hs, optimal=sol.optimal,
         best_k_minimal=sol.best_k_minimal, optimum_evaluated=sol.optimum_evaluated,
         passing_nodes=sol.passing_nodes, search_kind=sol.kind, heuristic=sol.heuristic,
+        combinations=evaluator.combinations,
     )
 
 
