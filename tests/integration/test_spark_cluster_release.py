@@ -18,8 +18,9 @@ each worker ran an executor for it, and the event log shows tasks (and the table
 wrote) on executors of both workers, none on the driver. The warehouse is an absolute path
 that the driver and the executors (whose working folders are the workers' own) reach alike;
 the tables are read back afterwards by a separate Spark process from that folder and the
-metastore. In ``make test``; skipped with the reason when Java, pyspark or dbt-spark is
-missing. The refusing build runs in ``make test`` too; see docs/spark-cluster.md for its cost.
+metastore. The passing build runs in ``make test`` (skipped with the reason when Java, pyspark
+or dbt-spark is missing); the refusing build with ``DBT_DEID_SPARK=1`` only (CI's budget: see
+docs/spark-cluster.md).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ CLUSTER_CONF = {
     "spark.eventLog.enabled": "true",
     "spark.eventLog.compress": "false",
     "spark.eventLog.rolling.enabled": "false",
+    # two executor cores: two shuffle partitions (the session-mode suite's 4 doubled the tasks)
+    "spark.sql.shuffle.partitions": "2",
 }
 
 
@@ -230,7 +233,16 @@ def test_cluster_release_publishes(built, cluster) -> None:
     assert_ran_on_cluster(cluster, run)
 
 
+def opt_in(scenario: str) -> None:
+    """In ``make test`` only the passing build runs (CI's time budget); the refusing build with
+    the full Spark suite (DBT_DEID_SPARK=1)."""
+    if scenario == "refusing" and os.environ.get("DBT_DEID_SPARK") != "1":
+        pytest.skip("the refusing cluster build is opt-in (DBT_DEID_SPARK=1): ~300 s more on"
+                    " the shared 2-core machine (2026-11-26), past CI's 20-minute budget")
+
+
 def test_cluster_release_refuses(built, cluster) -> None:
+    opt_in("refusing")
     run = built("spark", "refusing")
     assert not run.ok
     assert "release refused, nothing published" in run.output, run.output[-3000:]
@@ -247,6 +259,7 @@ def test_cluster_release_refuses(built, cluster) -> None:
 @pytest.mark.parametrize("scenario", ["passing", "refusing"])
 def test_cluster_tables_equal_duckdb(built, scenario: str) -> None:
     """Every table of the package both engines built is DuckDB's, value for value."""
+    opt_in(scenario)
     reference, run = built("duckdb", scenario), built("spark", scenario)
     assert reference.ok == run.ok, run.output[-3000:]
     common = {t for t in run.tables() & reference.tables() if t.startswith("deid_")} - set(
