@@ -29,7 +29,6 @@ import copy
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -42,11 +41,11 @@ import yaml
 from tests.integration.dbt_runner import INTEGRATION, deps, project_vars
 from tests.integration.spark_cluster import SparkCluster, cluster_unavailable, start_cluster
 from tests.integration.test_engines_release import (
-    _SPARK_EXPORT,
     ENGINE_SPECIFIC,
     KEY,
     EngineRun,
     assert_same_table,
+    run_build,
 )
 
 pytestmark = [pytest.mark.dbt, pytest.mark.engines]
@@ -118,21 +117,8 @@ def build(engine: str, tmp: Path, scenario: str, cluster: SparkCluster | None = 
         profiles = cluster_profiles(tmp / "profiles", cluster, f"dbt_deid_{scenario}", events)
         env.update({"DBT_DEID_SPARK_DIR": str(tmp / "spark"), "DBT_DEID_SPARK_SCHEMA": scenario})
         target = "spark"
-    cmd = [sys.executable, "-m", "dbt_deid", "build", "--target", target, "--profiles-dir",
-           str(profiles), "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"),
-           "--select", *SELECT, "--vars", json.dumps(scenario_vars(scenario))]
-    if scenario == "refusing":  # the publish materialization must refuse on its own
-        cmd += ["--exclude", "resource_type:test"]
-    proc = subprocess.run(cmd, cwd=INTEGRATION, env=env, capture_output=True, text=True)
-    run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
-    if engine == "spark":
-        # a separate local Spark reads the tables back from the warehouse folder and metastore
-        run.spark_export = tmp / "spark_tables"
-        run.spark_export.mkdir()
-        subprocess.run([sys.executable, "-c", _SPARK_EXPORT, str(tmp / "spark"),
-                        str(run.spark_export), scenario], env=env, check=True,
-                       capture_output=True, text=True)
-    return run
+    return run_build(run, tmp, env, target, profiles, SELECT, scenario_vars(scenario),
+                     refusing=scenario == "refusing")
 
 
 @pytest.fixture(scope="module")
