@@ -17,13 +17,14 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.integration.postgres_server import _free_port as free_port
 
 #: Seconds to wait for the master and both workers (Spark is slow on a loaded 2-core machine).
 REGISTRATION_TIMEOUT = 180.0
@@ -47,12 +48,6 @@ def cluster_unavailable() -> str | None:
     if importlib.util.find_spec("dbt.adapters.spark") is None:
         return "dbt-spark is not installed (pip install 'dbt_deid[spark]')"
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
