@@ -223,7 +223,7 @@ def opt_in(scenario: str) -> None:
     """In ``make test`` only the passing build runs (CI's time budget); the refusing build with
     the full Spark suite (DBT_DEID_SPARK=1)."""
     if scenario == "refusing" and os.environ.get("DBT_DEID_SPARK") != "1":
-        pytest.skip("the refusing cluster build is opt-in (DBT_DEID_SPARK=1): ~300 s more on"
+        pytest.skip("the refusing cluster build is opt-in (DBT_DEID_SPARK=1): ~220-300 s more on"
                     " the shared 2-core machine (2026-11-26), past CI's 20-minute budget")
 
 
