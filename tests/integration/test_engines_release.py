@@ -243,18 +243,28 @@ def build_on(engine: str, tmp: Path, scenario: str, request: Any) -> EngineRun:
         run.server = request.getfixturevalue("pg_server")
         env.update(run.server.env(scenario))
         target = "postgres"
+    return run_build(run, tmp, env, target, INTEGRATION / "profiles", select,
+                     scenario_vars(scenario), refusing=scenario == "refusing")
+
+
+def run_build(run: EngineRun, tmp: Path, env: dict[str, str], target: str, profiles: Path,
+              select: list[str], variables: dict[str, Any], refusing: bool) -> EngineRun:
+    """``python -m dbt_deid build`` in integration_tests (its return code and output into
+    ``run``); ``refusing``: gate tests excluded, so the publish materialization must refuse on
+    its own. On Spark, every table is then exported by a separate local Spark process
+    (``_SPARK_EXPORT``, schema ``run.schema``) from the warehouse under ``tmp / "spark"``."""
     cmd = [sys.executable, "-m", "dbt_deid", "build", "--target", target, "--profiles-dir",
-           "profiles", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"),
-           "--select", *select, "--vars", json.dumps(scenario_vars(scenario))]
-    if scenario == "refusing":  # the publish materialization must refuse on its own
+           str(profiles), "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"),
+           "--select", *select, "--vars", json.dumps(variables)]
+    if refusing:
         cmd += ["--exclude", "resource_type:test"]
     proc = subprocess.run(cmd, cwd=INTEGRATION, env=env, capture_output=True, text=True)
     run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
-    if engine == "spark":
+    if run.engine == "spark":
         run.spark_export = tmp / "spark_tables"
         run.spark_export.mkdir()
         subprocess.run([sys.executable, "-c", _SPARK_EXPORT, str(tmp / "spark"),
-                        str(run.spark_export), scenario], env=env, check=True,
+                        str(run.spark_export), run.schema], env=env, check=True,
                        capture_output=True, text=True)
     return run
 
