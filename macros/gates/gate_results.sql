@@ -10,7 +10,7 @@
     passes the exact check (combined_releases). Runs only at execution time (an empty list otherwise, and on a fresh
     warehouse under compile/docs/ls: dbt_deid.can_inspect). -#}
 {% macro release_gate_results(cfg, published, truth) -%}
-  {{ return(adapter.dispatch('release_gate_results', 'dbt_deid')(cfg, published, truth)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_gate_results', 'dbt_deid'))(cfg, published, truth)) }}
 {%- endmacro %}
 
 {% macro default__release_gate_results(cfg, published, truth) -%}
@@ -95,7 +95,7 @@
 {%- endmacro %}
 
 {% macro gate_small_areas_result(published) -%}
-  {%- set table = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)) -%}{%- set rows = table.rows -%}
+  {%- set table = run_query(dbt_deid.own(adapter.dispatch('test_deid_small_areas', 'dbt_deid'))(published)) -%}{%- set rows = table.rows -%}
   {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
   {{ return({'table': table, 'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the El Emam et al. 2010 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}

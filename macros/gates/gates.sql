@@ -18,7 +18,7 @@
     has no class smaller than k, a suppressed value being its own category (sufficient for the
     guarantee). -#}
 {% macro gate_k_anonymity_sql(relation, combinations, k) -%}
-  {{ return(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid')(relation, combinations, k)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid'))(relation, combinations, k)) }}
 {%- endmacro %}
 
 {% macro default__gate_k_anonymity_sql(relation, combinations, k) -%}
@@ -33,7 +33,7 @@
     the tuples below k come back with their exact counts, so the verdict and the figures are
     the full computation's. `relation` holds `<qi>` and `<qi>__generalized`. -#}
 {% macro gate_exact_sql(relation, combinations, k) -%}
-  {{ return(adapter.dispatch('gate_exact_sql', 'dbt_deid')(relation, combinations, k)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_exact_sql', 'dbt_deid'))(relation, combinations, k)) }}
 {%- endmacro %}
 
 {% macro default__gate_exact_sql(relation, combinations, k) -%}
@@ -45,7 +45,7 @@
 {#- MaxSup (El Emam et al. 2012 "Base Algorithm"): the share of records with any suppressed QI is at most
     max_suppression. -#}
 {% macro gate_max_suppression_sql(relation, max_suppression, columns) -%}
-  {{ return(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid')(relation, max_suppression, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid'))(relation, max_suppression, columns)) }}
 {%- endmacro %}
 
 {% macro default__gate_max_suppression_sql(relation, max_suppression, columns) -%}
@@ -64,7 +64,7 @@
 {#- Per-column cap (El Emam et al. 2009 (CJHP): 15%): the share of a column's cells suppressed is at most its
     cap. `caps` is a list of [column, cap]. -#}
 {% macro gate_column_caps_sql(relation, caps) -%}
-  {{ return(adapter.dispatch('gate_column_caps_sql', 'dbt_deid')(relation, caps)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_column_caps_sql', 'dbt_deid'))(relation, caps)) }}
 {%- endmacro %}
 
 {% macro default__gate_column_caps_sql(relation, caps) -%}
@@ -89,7 +89,7 @@
     source, or its sample when the release sets `sample`). -#}
 {#- Not dbt_utils.equal_rowcount: that is a test, and the publish materialization must run this query itself on the candidate table (and the package has no dbt-utils dependency). -#}
 {% macro gate_row_count_sql(relation, cfg) -%}
-  {{ return(adapter.dispatch('gate_row_count_sql', 'dbt_deid')(relation, cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg)) }}
 {%- endmacro %}
 
 {% macro default__gate_row_count_sql(relation, cfg) -%}
@@ -106,7 +106,7 @@
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
 {% macro gate_input_unchanged_sql(truth, cfg) -%}
-  {{ return(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid')(truth, cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg)) }}
 {%- endmacro %}
 
 {% macro default__gate_input_unchanged_sql(truth, cfg) -%}
@@ -129,7 +129,7 @@
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
 {% macro gate_published_matches_sql(published, truth, columns) -%}
-  {{ return(adapter.dispatch('gate_published_matches_sql', 'dbt_deid')(published, truth, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns)) }}
 {%- endmacro %}
 
 {% macro default__gate_published_matches_sql(published, truth, columns) -%}
@@ -194,7 +194,7 @@
 {%- endmacro %}
 
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
-  {{ adapter.dispatch('test_deid_k_anonymity', 'dbt_deid')(model, combinations, k) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_k_anonymity', 'dbt_deid'))(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_k_anonymity(model, combinations, k) %}
@@ -213,7 +213,7 @@
 {% endmacro %}
 
 {% test deid_exact_k_anonymity(model, combinations=none, k=none) %}
-  {{ adapter.dispatch('test_deid_exact_k_anonymity', 'dbt_deid')(model, combinations, k) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_exact_k_anonymity', 'dbt_deid'))(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_exact_k_anonymity(model, combinations, k) %}
@@ -232,7 +232,7 @@
 {% endmacro %}
 
 {% test deid_max_suppression(model, max_suppression=none, columns=none) %}
-  {{ adapter.dispatch('test_deid_max_suppression', 'dbt_deid')(model, max_suppression, columns) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_max_suppression', 'dbt_deid'))(model, max_suppression, columns) }}
 {% endtest %}
 
 {% macro default__test_deid_max_suppression(model, max_suppression, columns) %}
@@ -251,7 +251,7 @@
 {% endmacro %}
 
 {% test deid_column_suppression_cap(model, caps=none) %}
-  {{ adapter.dispatch('test_deid_column_suppression_cap', 'dbt_deid')(model, caps) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_column_suppression_cap', 'dbt_deid'))(model, caps) }}
 {% endtest %}
 
 {% macro default__test_deid_column_suppression_cap(model, caps) %}
@@ -274,7 +274,7 @@
 {% endmacro %}
 
 {% test deid_row_count_matches_source(model) %}
-  {{ adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_row_count_matches_source(model) %}

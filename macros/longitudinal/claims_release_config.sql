@@ -22,7 +22,7 @@
     class, e.g. census counts; none = attack 2 not computed) and attack2_qis (the demographic
     QIs a voter list or census holds, e.g. [age, sex]). -#}
 {% macro claims_release_config(release=none) -%}
-  {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
 
 {% macro _claims_config_error(setting, message) -%}
@@ -291,7 +291,7 @@
 
 {#- True when the project declares a claims release (var deid_claims_release). -#}
 {% macro claims_release_enabled() -%}
-  {{ return(adapter.dispatch('claims_release_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_release_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__claims_release_enabled() -%}

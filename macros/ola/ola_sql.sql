@@ -3,7 +3,7 @@
     Built from the source and deid_hierarchy, not from deid_generalized (which reads the
     levels OLA chooses from it). -#}
 {% macro ola_patterns_sql(cfg, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('ola_patterns_sql', 'dbt_deid')(cfg, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_patterns_sql', 'dbt_deid'))(cfg, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__ola_patterns_sql(cfg, hierarchy_relation) -%}
@@ -15,7 +15,7 @@
 {#- The chosen levels: one row per QI (qi_name, qi_order, level - NULL when no node passes,
     min_level, max_level, height, message) from the node report of deid_ola_search. -#}
 {% macro ola_levels_sql(cfg, search_relation, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('ola_levels_sql', 'dbt_deid')(cfg, search_relation, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_levels_sql', 'dbt_deid'))(cfg, search_relation, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__ola_levels_sql(cfg, search_relation, hierarchy_relation) -%}

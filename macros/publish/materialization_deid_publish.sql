@@ -55,6 +55,7 @@
     {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
 
+  {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
   {%- set checks = config.get('deid_checks') -%}
   {%- set results = dbt_deid.publish_gate_results(checks, candidate) -%}
   {#- the other tables of a multi-table release: [(published relation, staged relation)] -#}
@@ -120,7 +121,7 @@
 
 {#- The gate results for a publish model's candidate table, by gate set. -#}
 {% macro publish_gate_results(checks, candidate) -%}
-  {{ return(adapter.dispatch('publish_gate_results', 'dbt_deid')(checks, candidate)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_gate_results', 'dbt_deid'))(checks, candidate)) }}
 {%- endmacro %}
 
 {% macro default__publish_gate_results(checks, candidate) -%}
@@ -159,7 +160,7 @@
 {#- After a release is published: its records go to the per-record store the combined_releases
     gate reads (macros/gates/combined_releases.sql), in the same transaction as the swap. -#}
 {% macro publish_record_store(checks, target_relation) -%}
-  {{ return(adapter.dispatch('publish_record_store', 'dbt_deid')(checks, target_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_record_store', 'dbt_deid'))(checks, target_relation)) }}
 {%- endmacro %}
 
 {% macro default__publish_record_store(checks, target_relation) -%}
@@ -184,7 +185,7 @@
     (the claims key is read from the environment, key_env). No quasi-identifier value is written:
     fingerprints are hashes over whole tables, figures are counts and risks. -#}
 {% macro record_release(target_relation, status, results, published_rows, kind='release') -%}
-  {{ return(adapter.dispatch('record_release', 'dbt_deid')(target_relation, status, results, published_rows, kind)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('record_release', 'dbt_deid'))(target_relation, status, results, published_rows, kind)) }}
 {%- endmacro %}
 
 {#- The history's columns, in order, with their types. -#}
@@ -405,7 +406,7 @@
 {%- endmacro %}
 
 {% macro table_fingerprint_sql(relation, columns) -%}
-  {{ return(adapter.dispatch('table_fingerprint_sql', 'dbt_deid')(relation, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('table_fingerprint_sql', 'dbt_deid'))(relation, columns)) }}
 {%- endmacro %}
 
 {#- Each row is encoded without ambiguity (per column: N for NULL, else V<length>:<text>), hashed

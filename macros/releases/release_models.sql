@@ -10,29 +10,29 @@
     dispatched names spelt out, hence one line per package model. -#}
 {% macro release_model() -%}
   {%- set base = dbt_deid.release_base_name() -%}
-  {%- if base == 'deid_gate_results' -%}{{ return(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid')()) }}
-  {%- elif base == 'deid_generalized' -%}{{ return(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid')()) }}
-  {%- elif base == 'deid_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid')()) }}
-  {%- elif base == 'deid_information_loss' -%}{{ return(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid')()) }}
-  {%- elif base == 'deid_input_fingerprint' -%}{{ return(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid')()) }}
-  {%- elif base == 'deid_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_record_risk' -%}{{ return(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid')()) }}
-  {%- elif base == 'deid_release_gate' -%}{{ return(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid')()) }}
-  {%- elif base == 'deid_release_parameters' -%}{{ return(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_summary' -%}{{ return(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppressed' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid')()) }}
-  {%- elif base == 'deid_ola_levels' -%}{{ return(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid')()) }}
-  {%- elif base == 'deid_ola_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_published' -%}{{ return(adapter.dispatch('deid_model_deid_published', 'dbt_deid')()) }}
-  {%- elif base == 'deid_class_size_histogram' -%}{{ return(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid')()) }}
-  {%- elif base == 'deid_population_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_cdf' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid')()) }}
-  {%- elif base == 'deid_exact_consistent' -%}{{ return(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid')()) }}
-  {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid')()) }}
-  {%- elif base == 'deid_small_area_inputs' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppressed_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppression_by' -%}{{ return(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid')()) }}
+  {%- if base == 'deid_gate_results' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_information_loss' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_record_risk' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_summary' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_class_size_histogram' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_cdf' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppressed_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppression_by' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid'))()) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("model " ~ dbt_deid._current_node_name() ~ ": dbt_deid.release_model() builds the package's release models (<release>__<package model>, e.g. clinical__deid_patterns); " ~ base ~ " is none of them") }}
 {%- endmacro %}
@@ -50,6 +50,7 @@
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
 {%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- set gate = dbt_deid.release_ref('deid_suppressed') -%}
 {%- set results = dbt_deid.release_gate_results(cfg, gate, gate) -%}
 {%- if results | length == 0 %}
@@ -243,6 +244,7 @@ left join exact as e on e.combination = c.combination
 {% macro default__deid_model_deid_published() -%}
 {{ config(enabled=dbt_deid.release_enabled(), materialized='deid_publish', deid_checks='release') }}
 {%- if dbt_deid.release_enabled() -%}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}  {#- first: before any other package macro runs -#}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The publish model. Its materialization (deid_publish) writes a candidate table, runs every
     release gate on it and replaces the published table only when all pass: `dbt run`,
