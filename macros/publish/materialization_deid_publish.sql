@@ -3,8 +3,11 @@
     tests excluded) or test severity.
 
     1. The model's SQL is written to a candidate table next to the target.
-    2. Every gate runs on the candidate (dbt_deid.publish_gate_results; the same queries as the
-       dbt tests).
+    2. The gates' verdicts for the candidate (dbt_deid.publish_gate_results). For the discharge
+       release they are read from the gate table deid_gate_results, computed once per build,
+       after proving that the candidate is the release the gates checked and that the table is
+       fresh (dbt_deid.release_publish_results, macros/gates/gate_table.sql); the claims and
+       text releases run their gate sets here.
     3. All pass: the candidate replaces the published table (as dbt's table materialization
        does) and a 'published' row is appended to deid_release_history. Any fails: the
        candidate is dropped, the published table stays as it was (the last good release), a
@@ -126,7 +129,7 @@
 
 {% macro default__publish_gate_results(checks, candidate) -%}
   {%- if checks == 'release' -%}
-    {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, dbt_deid.release_ref('deid_release_gate'))) }}
+    {{ return(dbt_deid.release_publish_results(dbt_deid.release_config(), candidate)) }}
   {%- elif checks == 'claims' -%}
     {{ return(dbt_deid.claims_publish_gate_results(dbt_deid.claims_release_config(), config.get('deid_claims_table'), candidate)) }}
   {%- elif checks == 'text' -%}
@@ -165,7 +168,7 @@
 
 {% macro default__publish_record_store(checks, target_relation) -%}
   {%- if checks == 'release' -%}
-    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.release_ref('deid_release_gate'), target_relation,
+    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.release_ref('deid_suppressed'), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
@@ -243,7 +246,9 @@
   {%- set combined = results | selectattr('gate', 'equalto', 'combined_releases') | list -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
-  {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
+  {#- the publish step fingerprinted the input to check the gate table (release_publish_results) -#}
+  {%- set fins = results | selectattr('gate', 'equalto', 'gate_table') | selectattr('input_fingerprint', 'defined') | map(attribute='input_fingerprint') | list -%}
+  {%- set fin = fins[0] if fins else dbt_deid.table_fingerprint(src, input_columns) -%}
   {%- set version = none -%}
   {%- set published_hash = none -%}
   {%- if status == 'published' -%}

@@ -42,28 +42,25 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{#- Every release gate's verdict on the checked release, from the same queries as the gate
-    tests and the publish materialization; the report reads it. It reads deid_suppressed (what
-    the gate view deid_release_gate shows), not the gate view, so `dbt build` still builds it,
-    and the report, when a gate test fails. -#}
+{#- The gate table (macros/gates/gate_table.sql): every release gate's verdict on the checked
+    release (deid_suppressed), computed once per build, with the fingerprints that bind it. The
+    gate tests (on the view deid_release_gate), the publish materialization, the history, the
+    report and the summary read it. It reads deid_suppressed, not the gate view, so `dbt build`
+    still builds it, and the report, when a gate test fails. -#}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
+-- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 {%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
 {%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
-{%- set gate = dbt_deid.release_ref('deid_suppressed') -%}
-{%- set results = dbt_deid.release_gate_results(cfg, gate, gate) -%}
-{%- if results | length == 0 %}
-select cast(null as {{ dbt.type_int() }}) as gate_order, cast(null as {{ dbt.type_string() }}) as gate, cast(null as {{ dbt.type_boolean() }}) as passed,
-  cast(null as {{ dbt.type_int() }}) as failures, cast(null as {{ dbt.type_string() }}) as message
-where 1 = 0
-{%- else %}
-{%- for r in results %}
-select {{ loop.index }} as gate_order, {{ dbt_deid.literal(r.gate) }} as gate, {{ 'true' if r.passed else 'false' }} as passed,
-  {{ r.failures }} as failures, {{ dbt_deid.literal(r.message) }} as message
-{%- if not loop.last %} union all{% endif %}
-{%- endfor %}
+{%- set truth = dbt_deid.release_ref('deid_suppressed') -%}
+{%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
+{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none} -%}
+{%- if results | length > 0 -%}
+  {%- set fin = run_query("select input_hash from " ~ dbt_deid.release_ref('deid_input_fingerprint')).rows -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, {'hash': fin[0][0] if fin else none}) -%}
 {%- endif %}
+{{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -143,10 +140,11 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {% macro default__deid_model_deid_release_gate() -%}
 {{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
 {%- if dbt_deid.release_enabled() %}
-{#- The gate: the release gates (dbt tests, severity error) are attached to this view, and only
-    the publish model reads it, so `dbt build` skips publishing when a gate fails while the
-    diagnostics (risk summary, information loss) still build from deid_suppressed. #}
-select * from {{ dbt_deid.release_ref('deid_suppressed') }}
+{#- The gate: a view of the gate table (deid_gate_results) carrying the gate tests (plain
+    failing-rows queries, severity error). Only the publish model depends on it, so `dbt build`
+    skips publishing when a gate test fails while the diagnostics and the report (which read
+    deid_gate_results itself) still build. #}
+select * from {{ dbt_deid.release_ref('deid_gate_results') }}
 {%- endif %}
 {%- endmacro %}
 
@@ -264,7 +262,9 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
-{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_release_gate')) }}
+-- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_suppressed')) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -53,10 +53,10 @@ def _sample(slot: int) -> dict:
 
 def _records(run) -> dict[int, tuple[tuple, tuple]]:
     """record id -> (published cells, true values at the released level) of the last release
-    computed (deid_release_gate), read with the test's own query."""
+    computed (deid_suppressed, the checked release), read with the test's own query."""
     qis = [c for c in run.query("select * from deid_published limit 0").columns if c != PASS]
     cols = ", ".join(f"{q}, {q}__generalized" for q in qis)
-    frame = run.query(f"select abstract_id, {cols} from deid_release_gate")
+    frame = run.query(f"select abstract_id, {cols} from deid_suppressed")
     out = {}
     for row in frame.itertuples(index=False):
         values = [None if pd.isna(v) else v for v in row[1:]]
@@ -70,7 +70,7 @@ def _published(run) -> pd.DataFrame:
 
 
 def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
-    """The published table's rows linked to their records: the records of deid_release_gate,
+    """The published table's rows linked to their records: the records of deid_suppressed,
     after checking (here, in Python) that the published table holds exactly their cells."""
     published = run.query("select * from deid_published")
     qis = [c for c in published.columns if c != PASS]
