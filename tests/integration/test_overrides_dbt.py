@@ -66,7 +66,9 @@ def test_a_consumer_override_publishes_nothing_and_is_named(it_database, tmp_pat
     project = _project_with(tmp_path, macro)
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(project, ["build", "--select", "package:dbt_deid"], tmp_path,
+    # `dbt run`: no test stands between the gates and the publish step, as on main, where
+    # each of these published the failing release
+    run = run_dbt(project, ["run", "--select", "package:dbt_deid"], tmp_path,
                   release_vars(**FAILING), db)
     assert not run.ok, run.output[-3000:]
     assert "deid_published" not in run.tables(), run.output[-3000:]
