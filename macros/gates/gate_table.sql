@@ -69,7 +69,8 @@
       input_unchanged were computed on deid_suppressed itself);
     * gate_table: deid_gate_results exists and was computed for the current settings, the
       release input as it is now and deid_suppressed as it is now; otherwise the release is
-      refused naming what to rebuild (its verdicts are not read);
+      refused naming what to rebuild (its verdicts are not read; input_unchanged runs here to
+      give the changed records' count);
     * the gate table's verdicts, one result per gate (failing rows' messages joined);
     * combined_releases, evaluated here and not in the gate table: it reads the per-record store
       of earlier published versions, which a publish after the gate table was computed (`dbt
@@ -92,6 +93,12 @@
   {%- set read = dbt_deid.read_gate_table(table, truth, fin) -%}
   {%- do results.append(read.status) -%}
   {%- do results.extend(read.verdicts) -%}
+  {%- if not read.status.passed -%}
+    {#- the table's verdicts are not read: say, with its figure, whether the input changed
+        since the checked release was computed (the usual cause: the publish model rebuilt
+        alone over a source that changed) -#}
+    {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
+  {%- endif -%}
   {%- do results.append(dbt_deid.gate_combined_releases_result(cfg, candidate, truth)) -%}
   {{ return(results) }}
 {%- endmacro %}
