@@ -1,7 +1,7 @@
 """Accuracy of the population class-size estimators on simulated populations: not a test, no time.
 
 The truncated-Poisson estimator (El Emam and Dankar 2008, as cited by El Emam et al. 2012;
-:mod:`dbt_deid.risk.truncated_poisson`) against the scaling estimate f_j / alpha (El Emam et al.
+:mod:`dbt_deid.truncated_poisson`) against the scaling estimate f_j / alpha (El Emam et al.
 2011, E(f_j) = alpha F_j), on populations whose class sizes are known: class means drawn from a
 gamma distribution (shape 0.3: heavy tail, many small classes; shape 1.0: exponential), sizes
 Poisson around them, and a Bernoulli sample of fraction alpha. Per setting: the mean absolute
@@ -18,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from dbt_deid.risk.truncated_poisson import estimate_population_sizes, k_for_population_threshold
+from dbt_deid.truncated_poisson import estimate_population_sizes, k_for_population_threshold
 
 
 def main() -> None:

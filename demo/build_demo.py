@@ -131,7 +131,7 @@ def discharge_refusals(database: Path) -> list[str] | None:
             population = con.execute(
                 f"select count(*) from main_deid_work.{prefix}deid_suppressed").fetchone()[0]
             file = con.execute(
-                f"select count(*) from main_deid_work.{prefix}deid_release_gate").fetchone()[0]
+                f"select count(*) from main_deid_work.{prefix}deid_sample_file").fetchone()[0]
             out.append(f"{name}: REFUSED (failed: {failed})")
             out.append(f"  population {population} records protected at tau"
                        f" {params['tau']} (k = {k}); the file: a 10% sample of {file} records")
@@ -156,7 +156,7 @@ def discharge_refusals(database: Path) -> list[str] | None:
                 group = ", ".join(f'"{c}"' for c in cols)
                 below, records = con.execute(
                     f"select count(*), coalesce(sum(f), 0) from (select count(*) as f from"
-                    f" main_deid_work.{prefix}deid_release_gate group by {group}) as c"
+                    f" main_deid_work.{prefix}deid_sample_file group by {group}) as c"
                     f" where f < {k}").fetchone()
                 if records > worst[1]:
                     worst = (below, records, "+".join(cols))

@@ -7,7 +7,7 @@
     released_qis. Combinations and hierarchical QIs are expanded by the core: see
     release_plan(). -#}
 {% macro release_config(release=none) -%}
-  {{ return(adapter.dispatch('release_config', 'dbt_deid')(release)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
 
 {% macro _config_error(setting, message) -%}
@@ -262,7 +262,7 @@
 {#- The smallest sample class size s whose truncated-Poisson estimate of its population class,
     s + (1 - alpha) mu(s) / alpha with mu(s) the root of mu / (1 - e^-mu) = s (0 for s = 1),
     reaches the population threshold F_j (El Emam and Dankar 2008, as cited by El Emam et al.
-    2012). The same Newton iterations as dbt_deid.risk.truncated_poisson.truncated_poisson_mean;
+    2012). The same Newton iterations as dbt_deid.truncated_poisson.truncated_poisson_mean;
     at most F_j. -#}
 {% macro truncated_poisson_k(threshold, alpha) -%}
   {%- set ns = namespace(k=none) -%}
@@ -307,7 +307,7 @@
 
 {#- The relation the release reads: ref(name) or source(source_name, table). -#}
 {% macro release_source(cfg) -%}
-  {{ return(adapter.dispatch('release_source', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_source', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__release_source(cfg) -%}
@@ -364,7 +364,7 @@
     unquoted (readable SQL; engines that fold unquoted names to upper case still find them). A
     NUL character, which no engine allows in a name, is an error. -#}
 {% macro ident(name) -%}
-  {{ return(adapter.dispatch('ident', 'dbt_deid')(name)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ident', 'dbt_deid'))(name)) }}
 {%- endmacro %}
 
 {% macro default__ident(name) -%}
@@ -420,7 +420,7 @@
     literals read backslash escapes (Spark, Databricks, BigQuery, Snowflake) escape
     backslashes, quotes and line breaks instead. A NUL character is an error. -#}
 {% macro literal(value) -%}
-  {{ return(adapter.dispatch('literal', 'dbt_deid')(value)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('literal', 'dbt_deid'))(value)) }}
 {%- endmacro %}
 
 {% macro default__literal(value) -%}
@@ -443,7 +443,7 @@
 {#- True when the project declares a release (var deid_release); the package's release models
     are disabled otherwise, so the package can be used for its macros and tests alone. -#}
 {% macro release_enabled() -%}
-  {{ return(adapter.dispatch('release_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__release_enabled() -%}
@@ -465,7 +465,7 @@
     log line says so). Commands that build (`run`, `build`, `test`, ...) need the table: a
     missing plan there is an error naming the model to build first (fail closed). -#}
 {% macro release_plan(kind) -%}
-  {{ return(adapter.dispatch('release_plan', 'dbt_deid')(kind)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_plan', 'dbt_deid'))(kind)) }}
 {%- endmacro %}
 
 {% macro default__release_plan(kind) -%}
@@ -561,7 +561,7 @@
     dbt_deid.protected_input (the same records, or the whole source under
     `sample.order: population_first`). -#}
 {% macro release_input(cfg) -%}
-  {{ return(adapter.dispatch('release_input', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_input', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__release_input(cfg) -%}

@@ -9,7 +9,7 @@
     When no node passes, the reason is the LOLA model's message: the figures at the top node and
     which limit to relax (MaxSup, tau, the adversary power, the hierarchies), as OLA's gate. -#}
 {% test deid_claims_node_risk(model) %}
-  {{ adapter.dispatch('test_deid_claims_node_risk', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_claims_node_risk', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_claims_node_risk(model) %}
@@ -35,7 +35,7 @@ where g.node is null or not g.node_found
 {#- Attack 1 ("Empirical Evaluation"): the simulated success rate at the release node is <=
     attack_tau (default tau). -#}
 {% test deid_claims_attack_risk(model) %}
-  {{ adapter.dispatch('test_deid_claims_attack_risk', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_claims_attack_risk', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_claims_attack_risk(model) %}

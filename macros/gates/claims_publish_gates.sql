@@ -16,7 +16,7 @@
       publishes both): the patients table was staged and passes its own gates, and every member
       id of the claims is a published patient. -#}
 {% macro claims_publish_gate_results(cfg, table, candidate) -%}
-  {{ return(adapter.dispatch('claims_publish_gate_results', 'dbt_deid')(cfg, table, candidate)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_publish_gate_results', 'dbt_deid'))(cfg, table, candidate)) }}
 {%- endmacro %}
 
 {% macro default__claims_publish_gate_results(cfg, table, candidate) -%}

@@ -35,7 +35,7 @@
 {#- SQL for a fresh random key (at least 244 random bits: two version-4 UUIDs), evaluated in
     the warehouse so the key is never in SQL text. -#}
 {% macro random_key_sql() -%}
-  {{ return(adapter.dispatch('random_key_sql', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('random_key_sql', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {#- DuckDB and PostgreSQL (13+) both have gen_random_uuid(). -#}
@@ -50,7 +50,7 @@
 {#- The keyed hash of a record id: md5(key || '|' || id) with the key read from `key_alias`
     (a row of deid_history_key joined into the query), so the key is never written into SQL. -#}
 {% macro keyed_record_hash_sql(id_expression, key_alias) -%}
-  {{ return(adapter.dispatch('keyed_record_hash_sql', 'dbt_deid')(id_expression, key_alias)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('keyed_record_hash_sql', 'dbt_deid'))(id_expression, key_alias)) }}
 {%- endmacro %}
 
 {% macro default__keyed_record_hash_sql(id_expression, key_alias) -%}
@@ -60,7 +60,7 @@
 {#- The key relation, created with one fresh random key when absent (`create`), or none when
     absent and not created. A key table with other than one row fails closed. -#}
 {% macro history_key(truth, create=false) -%}
-  {{ return(adapter.dispatch('history_key', 'dbt_deid')(truth, create)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('history_key', 'dbt_deid'))(truth, create)) }}
 {%- endmacro %}
 
 {% macro default__history_key(truth, create=false) -%}
@@ -133,7 +133,7 @@
     published table was swapped in and its history row written, so only published releases are
     stored. `truth` is deid_release_gate (record id, `<qi>`, `<qi>__generalized`). -#}
 {% macro record_release_records(cfg, truth, target_relation, release_id) -%}
-  {{ return(adapter.dispatch('record_release_records', 'dbt_deid')(cfg, truth, target_relation, release_id)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('record_release_records', 'dbt_deid'))(cfg, truth, target_relation, release_id)) }}
 {%- endmacro %}
 
 {% macro default__record_release_records(cfg, truth, target_relation, release_id) -%}
@@ -202,7 +202,7 @@
     `truth` deid_release_gate. Messages carry counts, versions, setting and combination names,
     never a value or a record id. -#}
 {% macro gate_combined_releases_result(cfg, candidate, truth) -%}
-  {{ return(adapter.dispatch('gate_combined_releases_result', 'dbt_deid')(cfg, candidate, truth)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_combined_releases_result', 'dbt_deid'))(cfg, candidate, truth)) }}
 {%- endmacro %}
 
 {% macro default__gate_combined_releases_result(cfg, candidate, truth) -%}
@@ -321,7 +321,7 @@
     bound on what the recipient's view is consistent with: fail closed). Records in one release
     only keep their row. -#}
 {% macro combined_view_sql(cfg, truth, key, store) -%}
-  {{ return(adapter.dispatch('combined_view_sql', 'dbt_deid')(cfg, truth, key, store)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('combined_view_sql', 'dbt_deid'))(cfg, truth, key, store)) }}
 {%- endmacro %}
 
 {% macro default__combined_view_sql(cfg, truth, key, store) -%}

@@ -1,37 +1,23 @@
 {#- Run every release gate (the queries of gates.sql) and return one result per gate:
-    {gate, passed, failures, message}. Messages give the figure and the limit, with counts and
-    combination or column names only, never a quasi-identifier value.
+    {gate, passed, failures, message, details}. Messages give the figure and the limit, with
+    counts and combination or column names only, never a quasi-identifier value; `details` (for
+    the gates with a combination or column dimension) gives each failing one its row of the gate
+    table.
 
-    `published` is the table whose released columns are checked (deid_release_gate for the
-    gate-results model, the candidate table inside the publish materialization); `truth` holds
-    the true values at the released level (deid_release_gate). When they differ, two more gates
-    run: the published table holds exactly the checked release, and its columns are exactly the
-    declared ones, and the combined view with the earlier published releases of the same name
-    passes the exact check (combined_releases). Runs only at execution time (an empty list otherwise, and on a fresh
-    warehouse under compile/docs/ls: dbt_deid.can_inspect). -#}
+    `published` is the table whose released columns are checked and `truth` holds the true
+    values at the released level; the gate table model (deid_gate_results) passes
+    deid_suppressed for both, once per build. The publish step does not run these: it proves the
+    candidate is that table and reads the verdicts (gate_table.sql). Runs only at execution time
+    (an empty list otherwise, and on a fresh warehouse under compile/docs/ls:
+    dbt_deid.can_inspect). -#}
 {% macro release_gate_results(cfg, published, truth) -%}
-  {{ return(adapter.dispatch('release_gate_results', 'dbt_deid')(cfg, published, truth)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('release_gate_results', 'dbt_deid'))(cfg, published, truth)) }}
 {%- endmacro %}
 
 {% macro default__release_gate_results(cfg, published, truth) -%}
   {%- if not (dbt_deid.can_inspect(truth) and dbt_deid.can_inspect(published)) -%}{{ return([]) }}{%- endif -%}
   {%- set results = [] -%}
   {%- set k = cfg.k -%}
-  {%- set candidate = (published | string) != (truth | string) -%}
-
-  {%- if candidate -%}
-    {%- set expected = dbt_deid.published_columns(cfg) | map('lower') | list -%}
-    {%- set got = adapter.get_columns_in_relation(published) | map(attribute='name') | map('lower') | list -%}
-    {%- set extra = [] -%}{%- set absent = [] -%}
-    {%- for c in got -%}{%- if c not in expected -%}{%- do extra.append(c) -%}{%- endif -%}{%- endfor -%}
-    {%- for c in expected -%}{%- if c not in got -%}{%- do absent.append(c) -%}{%- endif -%}{%- endfor -%}
-    {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
-        'failures': extra | length + absent | length,
-        'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
-    {%- set table = run_query(dbt_deid.gate_published_matches_sql(published, truth, cfg.released_qis)) -%}{%- set rows = table.rows -%}
-    {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
-        'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
-  {%- endif -%}
 
   {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.combinations, k)) -%}
@@ -42,16 +28,11 @@
   {%- if dbt_deid.small_areas_enabled() -%}
     {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
   {%- endif -%}
-  {%- if candidate -%}
-    {#- against the earlier published releases (macros/gates/combined_releases.sql) -#}
-    {%- do results.append(dbt_deid.gate_combined_releases_result(cfg, published, truth)) -%}
-  {%- endif -%}
   {{ return(results) }}
 {%- endmacro %}
 
-{#- One gate each: run its query (gates.sql) and return {gate, passed, failures, message}. The
-    release gates above and the gate tests (gates.sql, which print the message of a failing
-    gate) both call these, so a gate has one query and one message. -#}
+{#- One gate each: run its query (gates.sql) and return {gate, passed, failures, message}: the
+    one formatter of each gate's message. -#}
 {% macro gate_input_unchanged_result(truth, cfg) -%}
   {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)) -%}{%- set rows = table.rows -%}
   {{ return({'table': table, 'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
@@ -61,16 +42,24 @@
 {% macro gate_k_anonymity_result(published, combinations, k) -%}
   {%- set table = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}{%- endfor -%}
-  {{ return({'table': table, 'gate': 'k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set details = [] -%}
+  {%- for r in rows -%}
+    {%- do parts.append(r[0] ~ ': ' ~ r[2] ~ ' class(es) smaller than k = ' ~ k ~ ' (smallest ' ~ r[4] ~ ', ' ~ r[3] ~ ' records)') -%}
+    {%- do details.append({'combination': r[0], 'failures': r[2], 'message': 'k-anonymity: ' ~ parts[-1]}) -%}
+  {%- endfor -%}
+  {{ return({'table': table, 'gate': 'k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
 {%- endmacro %}
 
 {% macro gate_exact_result(truth, combinations, k) -%}
   {%- set table = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}{%- endfor -%}
-  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set details = [] -%}
+  {%- for r in rows -%}
+    {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}
+    {%- do details.append({'combination': r[0], 'failures': r[3], 'message': 'exact check: ' ~ parts[-1]}) -%}
+  {%- endfor -%}
+  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
 {%- endmacro %}
 
@@ -83,8 +72,12 @@
 {% macro gate_column_caps_result(published, caps) -%}
   {%- set table = run_query(dbt_deid.gate_column_caps_sql(published, caps)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
-  {%- for r in rows -%}{%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}{%- endfor -%}
-  {{ return({'table': table, 'gate': 'column_suppression_cap', 'passed': rows | length == 0, 'failures': rows | length,
+  {%- set details = [] -%}
+  {%- for r in rows -%}
+    {%- do parts.append(r[0] ~ ' ' ~ dbt_deid.percent(r[2]) ~ ' > cap ' ~ dbt_deid.percent(r[3])) -%}
+    {%- do details.append({'column_name': r[0], 'failures': r[1], 'message': 'column caps: ' ~ parts[-1]}) -%}
+  {%- endfor -%}
+  {{ return({'table': table, 'gate': 'column_suppression_cap', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) }}
 {%- endmacro %}
 
@@ -95,7 +88,7 @@
 {%- endmacro %}
 
 {% macro gate_small_areas_result(published) -%}
-  {%- set table = run_query(adapter.dispatch('test_deid_small_areas', 'dbt_deid')(published)) -%}{%- set rows = table.rows -%}
+  {%- set table = run_query(dbt_deid.own(adapter.dispatch('test_deid_small_areas', 'dbt_deid'))(published)) -%}{%- set rows = table.rows -%}
   {%- set n = [0] -%}{%- for r in rows -%}{%- do n.append(r[3]) -%}{%- endfor -%}
   {{ return({'table': table, 'gate': 'small_areas', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('small areas: ' ~ n | sum ~ ' records from areas flagged by the El Emam et al. 2010 model would be published') if rows else 'small areas: no record from a flagged area is published'}) }}

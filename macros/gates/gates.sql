@@ -3,22 +3,16 @@
     publish materialization's gate sets (claims_publish_gates.sql, text_publish_gates.sql) and
     the repeated-release gate (combined_releases.sql). Each gate is one macro returning a
     query whose rows are the failures (no row = pass): counts, limits and combination or column
-    names only, never quasi-identifier values. The same queries run in three places, so they
-    can never disagree:
-
-    * as dbt tests with severity error (visibility in `dbt build`, `--store-failures`), below:
-      on deid_release_gate (models/deid_models.yml) and the row count on deid_published
-      (models/publish/publish_models.yml);
-    * inside the publish materialization (macros/publish/materialization_deid_publish.sql),
-      against the table about to be published, which refuses to publish on any failure whatever
-      the dbt command, selection or severity (dbt_deid.release_gate_results, gate_results.sql);
-    * in the deid_gate_results model, which the report and the history read. -#}
+    names only, never quasi-identifier values. For the discharge release they run once per
+    build, in the gate table model deid_gate_results (gate_results.sql, gate_table.sql), which
+    the gate tests (gate_test.sql), the publish materialization, the history and the report
+    read; the generic tests below run them on any table. -#}
 
 {#- k-anonymity (El Emam et al. 2011 "Measuring the Probability of Re-identification"): every combination
     has no class smaller than k, a suppressed value being its own category (sufficient for the
     guarantee). -#}
 {% macro gate_k_anonymity_sql(relation, combinations, k) -%}
-  {{ return(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid')(relation, combinations, k)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid'))(relation, combinations, k)) }}
 {%- endmacro %}
 
 {% macro default__gate_k_anonymity_sql(relation, combinations, k) -%}
@@ -33,7 +27,7 @@
     the tuples below k come back with their exact counts, so the verdict and the figures are
     the full computation's. `relation` holds `<qi>` and `<qi>__generalized`. -#}
 {% macro gate_exact_sql(relation, combinations, k) -%}
-  {{ return(adapter.dispatch('gate_exact_sql', 'dbt_deid')(relation, combinations, k)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_exact_sql', 'dbt_deid'))(relation, combinations, k)) }}
 {%- endmacro %}
 
 {% macro default__gate_exact_sql(relation, combinations, k) -%}
@@ -45,7 +39,7 @@
 {#- MaxSup (El Emam et al. 2012 "Base Algorithm"): the share of records with any suppressed QI is at most
     max_suppression. -#}
 {% macro gate_max_suppression_sql(relation, max_suppression, columns) -%}
-  {{ return(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid')(relation, max_suppression, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid'))(relation, max_suppression, columns)) }}
 {%- endmacro %}
 
 {% macro default__gate_max_suppression_sql(relation, max_suppression, columns) -%}
@@ -64,7 +58,7 @@
 {#- Per-column cap (El Emam et al. 2009 (CJHP): 15%): the share of a column's cells suppressed is at most its
     cap. `caps` is a list of [column, cap]. -#}
 {% macro gate_column_caps_sql(relation, caps) -%}
-  {{ return(adapter.dispatch('gate_column_caps_sql', 'dbt_deid')(relation, caps)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_column_caps_sql', 'dbt_deid'))(relation, caps)) }}
 {%- endmacro %}
 
 {% macro default__gate_column_caps_sql(relation, caps) -%}
@@ -89,7 +83,7 @@
     source, or its sample when the release sets `sample`). -#}
 {#- Not dbt_utils.equal_rowcount: that is a test, and the publish materialization must run this query itself on the candidate table (and the package has no dbt-utils dependency). -#}
 {% macro gate_row_count_sql(relation, cfg) -%}
-  {{ return(adapter.dispatch('gate_row_count_sql', 'dbt_deid')(relation, cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg)) }}
 {%- endmacro %}
 
 {% macro default__gate_row_count_sql(relation, cfg) -%}
@@ -106,7 +100,7 @@
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
 {% macro gate_input_unchanged_sql(truth, cfg) -%}
-  {{ return(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid')(truth, cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg)) }}
 {%- endmacro %}
 
 {% macro default__gate_input_unchanged_sql(truth, cfg) -%}
@@ -129,7 +123,7 @@
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
 {% macro gate_published_matches_sql(published, truth, columns) -%}
-  {{ return(adapter.dispatch('gate_published_matches_sql', 'dbt_deid')(published, truth, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns)) }}
 {%- endmacro %}
 
 {% macro default__gate_published_matches_sql(published, truth, columns) -%}
@@ -147,54 +141,13 @@
   having count(*) > 0
 {%- endmacro %}
 
-{#- The dbt tests: the same queries on deid_release_gate, limits from the release. Their YAML
-    names are short (deid_gate_k_anonymity, deid_gate_max_suppression, ...: models/
-    deid_models.yml). When a test runs (`dbt test`, `dbt build`) the gate's query runs once,
-    through its result macro (gate_results.sql, the one formatter of gate messages): a failing
-    gate prints its figure and limit ("dbt_deid gate max_suppression FAILED: MaxSup 28.5% >
-    5.0% (...)"), and the test returns the query's failure rows (same columns, counts and names
-    only) plus a `message` column, so --store-failures keeps both. Under compile/docs the
-    compiled test is the gate query itself. -#}
-
-{#- True when a test runs its gate now (not while parsing, compiling or listing). -#}
-{% macro _gate_test_runs() -%}
-  {{ return(execute and not dbt_deid._compile_only_command()) }}
-{%- endmacro %}
-
-{#- A value of a gate's failure row as SQL (numbers, booleans, NULL, else a string literal). -#}
-{% macro _gate_value_sql(v) -%}
-  {%- if v is none -%}{{ return('null') }}{%- endif -%}
-  {%- if v is boolean -%}{{ return('true' if v else 'false') }}{%- endif -%}
-  {%- if v is number -%}{{ return(v | string) }}{%- endif -%}
-  {{ return(dbt_deid.literal(v)) }}
-{%- endmacro %}
-
-{#- The SQL of a gate test that has run: its failure rows as literals with a `message` column
-    (none = pass); the message is logged when the gate fails. -#}
-{% macro _gate_test_rows(result) -%}
-  {%- set names = result.table.column_names | list -%}
-  {%- if flags.EMPTY or result.passed -%}
-    {%- if flags.EMPTY -%}
-      {#- `dbt build --empty`: the release tables hold no rows, so no gate can be measured; the
-          publish materialization releases nothing under --empty (docs/projects.md, "Fresh warehouses and --empty") -#}
-      {%- do log("dbt_deid gate " ~ result.gate ~ ": not measured under --empty (nothing is released)", info=true) -%}
-    {%- endif -%}
-    {%- set cols = [] -%}
-    {%- for n in names -%}{%- do cols.append('null as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
-    {{ return("select " ~ (cols + ["cast(null as " ~ dbt.type_string() ~ ") as message"]) | join(', ') ~ " where 1 = 0") }}
-  {%- endif -%}
-  {%- do log("dbt_deid gate " ~ result.gate ~ " FAILED: " ~ result.message, info=true) -%}
-  {%- set rows = [] -%}
-  {%- for r in result.table.rows -%}
-    {%- set cols = [] -%}
-    {%- for n in names -%}{%- do cols.append(dbt_deid._gate_value_sql(r[loop.index0]) ~ ' as ' ~ dbt_deid.ident(n)) -%}{%- endfor -%}
-    {%- do rows.append("select " ~ (cols + [dbt_deid.literal(result.message) ~ " as message"]) | join(', ')) -%}
-  {%- endfor -%}
-  {{ return(rows | join('\nunion all\n')) }}
-{%- endmacro %}
+{#- Generic tests for any table (the gate fixtures, a consumer's own models): each is its gate's
+    query, a plain failing-rows query (counts, limits and combination or column names only),
+    limits from the release unless given. The release's own gate tests read the gate table
+    instead (gate_test.sql). -#}
 
 {% test deid_k_anonymity(model, combinations=none, k=none) %}
-  {{ adapter.dispatch('test_deid_k_anonymity', 'dbt_deid')(model, combinations, k) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_k_anonymity', 'dbt_deid'))(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_k_anonymity(model, combinations, k) %}
@@ -204,16 +157,12 @@
   {%- else -%}
   {%- set combos = combinations if combinations is not none else cfg.combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
-  {%- if dbt_deid._gate_test_runs() -%}
-  {{ dbt_deid._gate_test_rows(dbt_deid.gate_k_anonymity_result(model, combos, k)) }}
-  {%- else -%}
   {{ dbt_deid.gate_k_anonymity_sql(model, combos, k) }}
-  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
 {% test deid_exact_k_anonymity(model, combinations=none, k=none) %}
-  {{ adapter.dispatch('test_deid_exact_k_anonymity', 'dbt_deid')(model, combinations, k) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_exact_k_anonymity', 'dbt_deid'))(model, combinations, k) }}
 {% endtest %}
 
 {% macro default__test_deid_exact_k_anonymity(model, combinations, k) %}
@@ -223,16 +172,12 @@
   {%- else -%}
   {%- set combos = combinations if combinations is not none else cfg.combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
-  {%- if dbt_deid._gate_test_runs() -%}
-  {{ dbt_deid._gate_test_rows(dbt_deid.gate_exact_result(model, combos, k)) }}
-  {%- else -%}
   {{ dbt_deid.gate_exact_sql(model, combos, k) }}
-  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
 {% test deid_max_suppression(model, max_suppression=none, columns=none) %}
-  {{ adapter.dispatch('test_deid_max_suppression', 'dbt_deid')(model, max_suppression, columns) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_max_suppression', 'dbt_deid'))(model, max_suppression, columns) }}
 {% endtest %}
 
 {% macro default__test_deid_max_suppression(model, max_suppression, columns) %}
@@ -242,16 +187,12 @@
   {%- else -%}
   {%- set limit = max_suppression if max_suppression is not none else cfg.max_suppression -%}
   {%- set cols = columns if columns is not none else cfg.released_qis -%}
-  {%- if dbt_deid._gate_test_runs() -%}
-  {{ dbt_deid._gate_test_rows(dbt_deid.gate_max_suppression_result(model, limit, cols)) }}
-  {%- else -%}
   {{ dbt_deid.gate_max_suppression_sql(model, limit, cols) }}
-  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
 {% test deid_column_suppression_cap(model, caps=none) %}
-  {{ adapter.dispatch('test_deid_column_suppression_cap', 'dbt_deid')(model, caps) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_column_suppression_cap', 'dbt_deid'))(model, caps) }}
 {% endtest %}
 
 {% macro default__test_deid_column_suppression_cap(model, caps) %}
@@ -265,24 +206,22 @@
   {%- else -%}
     {%- set pairs = dbt_deid.release_caps(cfg) -%}
   {%- endif -%}
-  {%- if dbt_deid._gate_test_runs() -%}
-  {{ dbt_deid._gate_test_rows(dbt_deid.gate_column_caps_result(model, pairs)) }}
-  {%- else -%}
   {{ dbt_deid.gate_column_caps_sql(model, pairs) }}
-  {%- endif -%}
   {%- endif %}
 {% endmacro %}
 
 {% test deid_row_count_matches_source(model) %}
-  {{ adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_row_count_matches_source', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_row_count_matches_source(model) %}
   {%- set cfg = dbt_deid.release_config() if dbt_deid.release_enabled() else none -%}
   {%- if cfg is none %}
   select 'no release declared in var deid_release' as error
-  {%- elif dbt_deid._gate_test_runs() -%}
-  {{ dbt_deid._gate_test_rows(dbt_deid.gate_row_count_result(model, cfg)) }}
+  {%- elif flags.EMPTY %}
+  {#- `dbt build --empty`: the model reads no row while the release input is not a ref, so
+      nothing is counted (the publish materialization releases nothing under --empty) #}
+  select 0 as model_records, 0 as source_records where 1 = 0
   {%- else -%}
   {{ dbt_deid.gate_row_count_sql(model, cfg) }}
   {%- endif %}

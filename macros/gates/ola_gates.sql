@@ -3,7 +3,7 @@
     says which limit to relax, with the figures at the top node. Attached to deid_ola_levels, so
     `dbt build` skips deid_generalized and everything after it (no publish). -#}
 {% test deid_ola_node_found(model) %}
-  {{ adapter.dispatch('test_deid_ola_node_found', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_ola_node_found', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_ola_node_found(model) %}

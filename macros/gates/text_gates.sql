@@ -6,7 +6,7 @@
 {#- Direct identifiers (section 2.3.9.1): the upper 95% limit of the data's distribution
     (equation 20) must not exceed the upper 95% limit of the benchmark distribution. -#}
 {% test deid_text_direct_risk(model) %}
-  {{ adapter.dispatch('test_deid_text_direct_risk', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_text_direct_risk', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_text_direct_risk(model) %}
@@ -22,7 +22,7 @@ where d.upper is null or b.upper is null or not (d.upper <= b.upper)
 {#- Quasi-identifiers (section 2.3.9.2, equation 22): the upper 95% limit of the distribution of
     equation 21 must not exceed tau (the release's tau unless given). -#}
 {% test deid_text_quasi_risk(model, tau=none) %}
-  {{ adapter.dispatch('test_deid_text_quasi_risk', 'dbt_deid')(model, tau) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_text_quasi_risk', 'dbt_deid'))(model, tau) }}
 {% endtest %}
 
 {% macro default__test_deid_text_quasi_risk(model, tau) %}

@@ -11,7 +11,7 @@
     * published_columns, documents: the written table has exactly doc_id, text,
       spans_replaced, and one row per document of deid_text_documents. -#}
 {% macro text_publish_gate_results(cfg, candidate) -%}
-  {{ return(adapter.dispatch('text_publish_gate_results', 'dbt_deid')(cfg, candidate)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_publish_gate_results', 'dbt_deid'))(cfg, candidate)) }}
 {%- endmacro %}
 
 {% macro default__text_publish_gate_results(cfg, candidate) -%}

@@ -9,7 +9,7 @@
     overrides the released levels; by default each QI is at its configured `level`, or with
     `generalization.search: ola` at the level OLA chose (dbt_deid.released_levels()). -#}
 {% macro generalize_sql(cfg, hierarchy_relation, levels=none) -%}
-  {{ return(adapter.dispatch('generalize_sql', 'dbt_deid')(cfg, hierarchy_relation, levels)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('generalize_sql', 'dbt_deid'))(cfg, hierarchy_relation, levels)) }}
 {%- endmacro %}
 
 {% macro default__generalize_sql(cfg, hierarchy_relation, levels=none) -%}
@@ -58,7 +58,7 @@
 
 {#- The pattern table: distinct tuples of `columns` with their record count `n`. -#}
 {% macro pattern_counts_sql(relation, columns) -%}
-  {{ return(adapter.dispatch('pattern_counts_sql', 'dbt_deid')(relation, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('pattern_counts_sql', 'dbt_deid'))(relation, columns)) }}
 {%- endmacro %}
 
 {% macro default__pattern_counts_sql(relation, columns) -%}

@@ -14,7 +14,7 @@
         {{ dbt_deid.arx_hierarchy('sex_hierarchy_arx') }}
     with the seed configured `+delimiter: ";"` (dbt_project.yml, seeds:). -#}
 {% macro arx_hierarchy(seed_name) -%}
-  {{ return(adapter.dispatch('arx_hierarchy', 'dbt_deid')(seed_name)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('arx_hierarchy', 'dbt_deid'))(seed_name)) }}
 {%- endmacro %}
 
 {% macro default__arx_hierarchy(seed_name) -%}

@@ -4,7 +4,7 @@
     materialized from the distinct source values. Validates duplicate keys, missing levels and
     NULL generalizations, naming the model, column and value. -#}
 {% macro hierarchy_sql(cfg) -%}
-  {{ return(adapter.dispatch('hierarchy_sql', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('hierarchy_sql', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__hierarchy_sql(cfg) -%}
@@ -47,7 +47,7 @@
 {#- Checks of a lookup hierarchy: enough levels for the released level, no duplicate original
     value, no NULL in any level. Raises an error naming the QI, the hierarchy and the value. -#}
 {% macro assert_lookup_hierarchy(q, relation, cols) -%}
-  {{ return(adapter.dispatch('assert_lookup_hierarchy', 'dbt_deid')(q, relation, cols)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_lookup_hierarchy', 'dbt_deid'))(q, relation, cols)) }}
 {%- endmacro %}
 
 {% macro default__assert_lookup_hierarchy(q, relation, cols) -%}

@@ -2,7 +2,7 @@
     coding, string prefixes, date truncation. Each returns a SQL expression of type string
     (NULL for a NULL input) for `value_sql` at level `level` (0 = the original value). -#}
 {% macro rule_level_sql(rule, level, value_sql) -%}
-  {{ return(adapter.dispatch('rule_level_sql', 'dbt_deid')(rule, level, value_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('rule_level_sql', 'dbt_deid'))(rule, level, value_sql)) }}
 {%- endmacro %}
 
 {% macro default__rule_level_sql(rule, level, value_sql) -%}
@@ -58,7 +58,7 @@
 
 {#- The exact numeric type interval rules compute in: 20 integer digits, 18 decimals. -#}
 {% macro exact_number_type() -%}
-  {{ return(adapter.dispatch('exact_number_type', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_number_type', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__exact_number_type() -%}
@@ -70,7 +70,7 @@
     as (its shortest round-trip form) and integers, decimals and numeric strings are exact; the
     input check (assert_rule_values) rejects what does not convert. -#}
 {% macro exact_number_sql(value_sql) -%}
-  {{ return(adapter.dispatch('exact_number_sql', 'dbt_deid')(value_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_number_sql', 'dbt_deid'))(value_sql)) }}
 {%- endmacro %}
 
 {% macro default__exact_number_sql(value_sql) -%}
@@ -80,7 +80,7 @@
 {#- An exact decimal expression known to lie on the grid of `scale` decimals, as text without
     trailing zeros (2.5, 40, -3). -#}
 {% macro decimal_label_sql(expr_sql, scale) -%}
-  {{ return(adapter.dispatch('decimal_label_sql', 'dbt_deid')(expr_sql, scale)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('decimal_label_sql', 'dbt_deid'))(expr_sql, scale)) }}
 {%- endmacro %}
 
 {% macro default__decimal_label_sql(expr_sql, scale) -%}
@@ -95,7 +95,7 @@
     residual (numerator - q0 x divisor) is exact and small, so q0 + round(residual / divisor)
     is the exact quotient for any size. -#}
 {% macro whole_quotient_sql(numerator_sql, divisor_sql) -%}
-  {{ return(adapter.dispatch('whole_quotient_sql', 'dbt_deid')(numerator_sql, divisor_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('whole_quotient_sql', 'dbt_deid'))(numerator_sql, divisor_sql)) }}
 {%- endmacro %}
 
 {% macro default__whole_quotient_sql(numerator_sql, divisor_sql) -%}
@@ -112,7 +112,7 @@
     level is floor((value - offset) / width), computed with a floored remainder (no division)
     so negative values and large integers bin exactly, and labels print as exact decimals. -#}
 {% macro interval_sql(spec, value_sql) -%}
-  {{ return(adapter.dispatch('interval_sql', 'dbt_deid')(spec, value_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('interval_sql', 'dbt_deid'))(spec, value_sql)) }}
 {%- endmacro %}
 
 {% macro default__interval_sql(spec, value_sql) -%}
@@ -167,7 +167,7 @@
 
 {#- A string prefix of `length` characters (postal code FSA, code prefixes); 0 gives '*'. -#}
 {% macro prefix_sql(length, value_sql) -%}
-  {{ return(adapter.dispatch('prefix_sql', 'dbt_deid')(length, value_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('prefix_sql', 'dbt_deid'))(length, value_sql)) }}
 {%- endmacro %}
 
 {% macro default__prefix_sql(length, value_sql) -%}
@@ -179,7 +179,7 @@
 
 {#- Date truncation to week, month, quarter or year, as an ISO date string. -#}
 {% macro date_trunc_sql(unit, value_sql) -%}
-  {{ return(adapter.dispatch('date_trunc_sql', 'dbt_deid')(unit, value_sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('date_trunc_sql', 'dbt_deid'))(unit, value_sql)) }}
 {%- endmacro %}
 
 {% macro default__date_trunc_sql(unit, value_sql) -%}

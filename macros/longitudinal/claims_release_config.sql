@@ -27,7 +27,7 @@
     has QIs of those names, otherwise every demographic QI), power_function (reconstructed |
     log_diversity | claims) and knowledge_matching (multiset | set | distinct). -#}
 {% macro claims_release_config(release=none) -%}
-  {{ return(adapter.dispatch('claims_release_config', 'dbt_deid')(release)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
 
 {% macro _claims_config_error(setting, message) -%}
@@ -152,7 +152,7 @@
 
 {#- True when the project declares a claims release (var deid_claims_release). -#}
 {% macro claims_release_enabled() -%}
-  {{ return(adapter.dispatch('claims_release_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_release_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__claims_release_enabled() -%}

@@ -8,7 +8,7 @@
     every claim's member among the patients, the stigmatized-codes relation has a `code`
     column. One error naming the model, table and column; counts only, never values. -#}
 {% macro assert_claims_inputs(cfg) -%}
-  {{ return(adapter.dispatch('assert_claims_inputs', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_claims_inputs', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__assert_claims_inputs(cfg) -%}
@@ -66,7 +66,7 @@
 {#- Every declared hierarchy in long form. Each relation has level_0 (the original value) and
     level_1 .. level_h; columns are read at execution. -#}
 {% macro claims_hierarchy_sql(cfg) -%}
-  {{ return(adapter.dispatch('claims_hierarchy_sql', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_hierarchy_sql', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__claims_hierarchy_sql(cfg) -%}
@@ -97,7 +97,7 @@
 {#- Top-coding (El Emam et al. 2012, "Top-Coding"): least(value, threshold) for the table's top_code
     columns, thresholds from deid_claims_top_code_thresholds; other columns unchanged. -#}
 {% macro claims_top_code_sql(cfg, table, relation, thresholds) -%}
-  {{ return(adapter.dispatch('claims_top_code_sql', 'dbt_deid')(cfg, table, relation, thresholds)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_top_code_sql', 'dbt_deid'))(cfg, table, relation, thresholds)) }}
 {%- endmacro %}
 
 {#- Not dbt_utils.star(except=...): the top-coded columns are replaced in place, so the column order of the input is kept. -#}
@@ -123,7 +123,7 @@
     treatment pattern (missing pattern values are one value; counted in the data, which can
     only under-estimate the providers in the whole system: conservative). -#}
 {% macro claims_provider_suppression_sql(cfg, relation) -%}
-  {{ return(adapter.dispatch('claims_provider_suppression_sql', 'dbt_deid')(cfg, relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_provider_suppression_sql', 'dbt_deid'))(cfg, relation)) }}
 {%- endmacro %}
 
 {#- Not dbt_utils.star(except=...): the id columns are replaced in place, so the column order of the input is kept. -#}
@@ -163,7 +163,7 @@ join g on {% for p in pattern %}t.{{ p }} is not distinct from g.{{ p }}{% if no
     ClaimsTruncated flag is per member and year) the claims are counted and truncated per
     patient and partition value, with one cap per partition value. -#}
 {% macro claims_truncate_sql(cfg, relation) -%}
-  {{ return(adapter.dispatch('claims_truncate_sql', 'dbt_deid')(cfg, relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_truncate_sql', 'dbt_deid'))(cfg, relation)) }}
 {%- endmacro %}
 
 {% macro default__claims_truncate_sql(cfg, relation) -%}
@@ -199,7 +199,7 @@ where r.claim_rank__ <= c.cap__
     release level (deid_claims_levels), joined to the long-form hierarchy on the value cast to a
     string; other columns unchanged. -#}
 {% macro claims_generalize_sql(cfg, table, relation, hierarchy, levels) -%}
-  {{ return(adapter.dispatch('claims_generalize_sql', 'dbt_deid')(cfg, table, relation, hierarchy, levels)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_generalize_sql', 'dbt_deid'))(cfg, table, relation, hierarchy, levels)) }}
 {%- endmacro %}
 
 {% macro default__claims_generalize_sql(cfg, table, relation, hierarchy, levels) -%}
@@ -227,7 +227,7 @@ left join {{ hierarchy }} as h{{ loop.index0 }}
     quasi-identifiers (generalized) and release_columns. Claims keep the provider ids as
     suppressed. -#}
 {% macro claims_publish_sql(cfg, table, relation) -%}
-  {{ return(adapter.dispatch('claims_publish_sql', 'dbt_deid')(cfg, table, relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('claims_publish_sql', 'dbt_deid'))(cfg, table, relation)) }}
 {%- endmacro %}
 
 {% macro default__claims_publish_sql(cfg, table, relation) -%}
@@ -249,7 +249,7 @@ from {{ relation }}
 {#- Second line of defence for the claims publish models: `dbt run` runs no tests, so at run time
     refuse to publish when the gate's own verdicts (node_risk, attack1) did not both pass. -#}
 {% macro assert_claims_gate_passed(gate) -%}
-  {{ return(adapter.dispatch('assert_claims_gate_passed', 'dbt_deid')(gate)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_claims_gate_passed', 'dbt_deid'))(gate)) }}
 {%- endmacro %}
 
 {% macro default__assert_claims_gate_passed(gate) -%}

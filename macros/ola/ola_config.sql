@@ -9,7 +9,7 @@
     settings and bad values raise one compiler error naming the setting (the Python core
     validates the same block in dbt_deid.ola.settings.ola_settings). -#}
 {% macro ola_config() -%}
-  {{ return(adapter.dispatch('ola_config', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_config', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__ola_config() -%}
@@ -46,7 +46,7 @@
 
 {#- True when the release declares generalization.search: ola (enables the OLA models). -#}
 {% macro ola_enabled() -%}
-  {{ return(adapter.dispatch('ola_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__ola_enabled() -%}
@@ -61,7 +61,7 @@
     deid_ola_levels, whose gate deid_ola_node_found makes `dbt build` skip it when no node
     passes; under `dbt run` (no tests) it raises the gate's message itself. -#}
 {% macro released_levels() -%}
-  {{ return(adapter.dispatch('released_levels', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('released_levels', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__released_levels() -%}

@@ -3,7 +3,7 @@
     Built from the source and deid_hierarchy, not from deid_generalized (which reads the
     levels OLA chooses from it). -#}
 {% macro ola_patterns_sql(cfg, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('ola_patterns_sql', 'dbt_deid')(cfg, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_patterns_sql', 'dbt_deid'))(cfg, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__ola_patterns_sql(cfg, hierarchy_relation) -%}
@@ -16,7 +16,7 @@
     min_level, max_level, height, message, search - optimal or heuristic) from the node report
     of deid_ola_search. -#}
 {% macro ola_levels_sql(cfg, search_relation, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('ola_levels_sql', 'dbt_deid')(cfg, search_relation, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ola_levels_sql', 'dbt_deid'))(cfg, search_relation, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__ola_levels_sql(cfg, search_relation, hierarchy_relation) -%}

@@ -3,8 +3,11 @@
     tests excluded) or test severity.
 
     1. The model's SQL is written to a candidate table next to the target.
-    2. Every gate runs on the candidate (dbt_deid.publish_gate_results; the same queries as the
-       dbt tests).
+    2. The gates' verdicts for the candidate (dbt_deid.publish_gate_results). For the discharge
+       release they are read from the gate table deid_gate_results, computed once per build,
+       after proving that the candidate is the release the gates checked and that the table is
+       fresh (dbt_deid.release_publish_results, macros/gates/gate_table.sql); the claims and
+       text releases run their gate sets here.
     3. All pass: the candidate replaces the published table (as dbt's table materialization
        does) and a 'published' row is appended to deid_release_history. Any fails: the
        candidate is dropped, the published table stays as it was (the last good release), a
@@ -55,6 +58,7 @@
     {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
 
+  {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
   {%- set checks = config.get('deid_checks') -%}
   {%- set results = dbt_deid.publish_gate_results(checks, candidate) -%}
   {#- the other tables of a multi-table release: [(published relation, staged relation)] -#}
@@ -120,12 +124,12 @@
 
 {#- The gate results for a publish model's candidate table, by gate set. -#}
 {% macro publish_gate_results(checks, candidate) -%}
-  {{ return(adapter.dispatch('publish_gate_results', 'dbt_deid')(checks, candidate)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_gate_results', 'dbt_deid'))(checks, candidate)) }}
 {%- endmacro %}
 
 {% macro default__publish_gate_results(checks, candidate) -%}
   {%- if checks == 'release' -%}
-    {{ return(dbt_deid.release_gate_results(dbt_deid.release_config(), candidate, dbt_deid.release_ref('deid_release_gate'))) }}
+    {{ return(dbt_deid.release_publish_results(dbt_deid.release_config(), candidate)) }}
   {%- elif checks == 'claims' -%}
     {{ return(dbt_deid.claims_publish_gate_results(dbt_deid.claims_release_config(), config.get('deid_claims_table'), candidate)) }}
   {%- elif checks == 'text' -%}
@@ -159,12 +163,12 @@
 {#- After a release is published: its records go to the per-record store the combined_releases
     gate reads (macros/gates/combined_releases.sql), in the same transaction as the swap. -#}
 {% macro publish_record_store(checks, target_relation) -%}
-  {{ return(adapter.dispatch('publish_record_store', 'dbt_deid')(checks, target_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_record_store', 'dbt_deid'))(checks, target_relation)) }}
 {%- endmacro %}
 
 {% macro default__publish_record_store(checks, target_relation) -%}
   {%- if checks == 'release' -%}
-    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.release_ref('deid_release_gate'), target_relation,
+    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
@@ -184,7 +188,7 @@
     (the claims key is read from the environment, key_env). No quasi-identifier value is written:
     fingerprints are hashes over whole tables, figures are counts and risks. -#}
 {% macro record_release(target_relation, status, results, published_rows, kind='release') -%}
-  {{ return(adapter.dispatch('record_release', 'dbt_deid')(target_relation, status, results, published_rows, kind)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('record_release', 'dbt_deid'))(target_relation, status, results, published_rows, kind)) }}
 {%- endmacro %}
 
 {#- The history's columns, in order, with their types. -#}
@@ -243,7 +247,9 @@
   {%- set limits = dbt_deid.computed_release_limits(cfg) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
-  {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
+  {#- the publish step fingerprinted the input to check the gate table (release_publish_results) -#}
+  {%- set fins = results | selectattr('gate', 'equalto', 'gate_table') | selectattr('input_fingerprint', 'defined') | map(attribute='input_fingerprint') | list -%}
+  {%- set fin = fins[0] if fins else dbt_deid.table_fingerprint(src, input_columns) -%}
   {%- set version = none -%}
   {%- set published_hash = none -%}
   {%- if status == 'published' -%}
@@ -406,7 +412,7 @@
 {%- endmacro %}
 
 {% macro table_fingerprint_sql(relation, columns) -%}
-  {{ return(adapter.dispatch('table_fingerprint_sql', 'dbt_deid')(relation, columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('table_fingerprint_sql', 'dbt_deid'))(relation, columns)) }}
 {%- endmacro %}
 
 {#- Each row is encoded without ambiguity (per column: N for NULL, else V<length>:<text>), hashed

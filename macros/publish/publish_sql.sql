@@ -6,7 +6,7 @@
     Nothing passes through by default: a source column with no role, for instance one added
     upstream after the release was written, fails the build naming it. -#}
 {% macro assert_column_roles(cfg) -%}
-  {{ return(adapter.dispatch('assert_column_roles', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_column_roles', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__assert_column_roles(cfg) -%}
@@ -43,7 +43,7 @@
 {#- The published columns in the source's order: each QI source column replaced by its released
     QIs, pass-through columns as they are; [] while parsing. -#}
 {% macro published_columns(cfg) -%}
-  {{ return(adapter.dispatch('published_columns', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('published_columns', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__published_columns(cfg) -%}
@@ -78,7 +78,7 @@
 {#- The published table: same rows as the release input (joined on the record id), the
     published columns of published_columns(). -#}
 {% macro publish_sql(cfg, suppressed) -%}
-  {{ return(adapter.dispatch('publish_sql', 'dbt_deid')(cfg, suppressed)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_sql', 'dbt_deid'))(cfg, suppressed)) }}
 {%- endmacro %}
 
 {% macro default__publish_sql(cfg, suppressed) -%}

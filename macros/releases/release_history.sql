@@ -7,7 +7,7 @@
     (Appends from two threads do not conflict.) record_release still calls this, for a publish
     model run alone (`dbt run -s deid_published`), when nothing else writes. -#}
 {% macro ensure_release_history(history) -%}
-  {{ return(adapter.dispatch('ensure_release_history', 'dbt_deid')(history)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('ensure_release_history', 'dbt_deid'))(history)) }}
 {%- endmacro %}
 
 {% macro default__ensure_release_history(history) -%}

@@ -10,29 +10,30 @@
     dispatched names spelt out, hence one line per package model. -#}
 {% macro release_model() -%}
   {%- set base = dbt_deid.release_base_name() -%}
-  {%- if base == 'deid_gate_results' -%}{{ return(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid')()) }}
-  {%- elif base == 'deid_generalized' -%}{{ return(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid')()) }}
-  {%- elif base == 'deid_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid')()) }}
-  {%- elif base == 'deid_information_loss' -%}{{ return(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid')()) }}
-  {%- elif base == 'deid_input_fingerprint' -%}{{ return(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid')()) }}
-  {%- elif base == 'deid_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_record_risk' -%}{{ return(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid')()) }}
-  {%- elif base == 'deid_release_gate' -%}{{ return(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid')()) }}
-  {%- elif base == 'deid_release_parameters' -%}{{ return(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_summary' -%}{{ return(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppressed' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid')()) }}
-  {%- elif base == 'deid_ola_levels' -%}{{ return(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid')()) }}
-  {%- elif base == 'deid_ola_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_published' -%}{{ return(adapter.dispatch('deid_model_deid_published', 'dbt_deid')()) }}
-  {%- elif base == 'deid_class_size_histogram' -%}{{ return(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid')()) }}
-  {%- elif base == 'deid_population_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_cdf' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid')()) }}
-  {%- elif base == 'deid_exact_consistent' -%}{{ return(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid')()) }}
-  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid')()) }}
-  {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid')()) }}
-  {%- elif base == 'deid_small_area_inputs' -%}{{ return(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppressed_patterns' -%}{{ return(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid')()) }}
-  {%- elif base == 'deid_suppression_by' -%}{{ return(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid')()) }}
+  {%- if base == 'deid_gate_results' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_information_loss' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_record_risk' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_summary' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_class_size_histogram' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_cdf' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppressed_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_sample_file' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_sample_file', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_suppression_by' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid'))()) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("model " ~ dbt_deid._current_node_name() ~ ": dbt_deid.release_model() builds the package's release models (<release>__<package model>, e.g. clinical__deid_patterns); " ~ base ~ " is none of them") }}
 {%- endmacro %}
@@ -42,35 +43,28 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{#- Every release gate's verdict on the checked release, from the same queries as the gate
-    tests and the publish materialization; the report reads it. It reads deid_suppressed (what
-    the gate view deid_release_gate shows), not the gate view, so `dbt build` still builds it,
-    and the report, when a gate test fails. -#}
+{#- The gate table (macros/gates/gate_table.sql): every release gate's verdict on the checked
+    release (deid_suppressed), computed once per build, with the fingerprints that bind it. The
+    gate tests (on the view deid_release_gate), the publish materialization, the history, the
+    report and the summary read it. It reads deid_suppressed, not the gate view, so `dbt build`
+    still builds it, and the report, when a gate test fails. -#}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
-{%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
-{%- set gate = dbt_deid.release_ref('deid_suppressed') -%}
-{#- under sample.order population_first deid_suppressed is the protected population: its gates
-    are checked against the whole source (row count, input unchanged), and the file drawn from it
-    is checked by the gate tests and the publish step (deid_release_gate) -#}
-{%- set gate_cfg = cfg -%}
-{%- if cfg.sample is not none and cfg.sample.order == 'population_first' -%}
-  {%- set gate_cfg = cfg.copy() -%}
-  {%- do gate_cfg.update({'sample': none}) -%}
-{%- endif -%}
-{%- set results = dbt_deid.release_gate_results(gate_cfg, gate, gate) -%}
-{%- if results | length == 0 %}
-select cast(null as {{ dbt.type_int() }}) as gate_order, cast(null as {{ dbt.type_string() }}) as gate, cast(null as {{ dbt.type_boolean() }}) as passed,
-  cast(null as {{ dbt.type_int() }}) as failures, cast(null as {{ dbt.type_string() }}) as message
-where 1 = 0
-{%- else %}
-{%- for r in results %}
-select {{ loop.index }} as gate_order, {{ dbt_deid.literal(r.gate) }} as gate, {{ 'true' if r.passed else 'false' }} as passed,
-  {{ r.failures }} as failures, {{ dbt_deid.literal(r.message) }} as message
-{%- if not loop.last %} union all{% endif %}
-{%- endfor %}
+-- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
+{%- if dbt_deid.population_first() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
 {%- endif %}
+{%- do dbt_deid.release_source(cfg) -%}  {#- the input_unchanged gate reads the source -#}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
+{%- set truth = dbt_deid.checked_release() -%}
+{%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
+{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none} -%}
+{%- if results | length > 0 -%}
+  {%- set fin = run_query("select input_hash from " ~ dbt_deid.release_ref('deid_input_fingerprint')).rows -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, {'hash': fin[0][0] if fin else none}) -%}
+{%- endif %}
+{{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -150,16 +144,24 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {% macro default__deid_model_deid_release_gate() -%}
 {{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
 {%- if dbt_deid.release_enabled() %}
-{#- The gate: the release gates (dbt tests, severity error) are attached to this view, and only
-    the publish model reads it, so `dbt build` skips publishing when a gate fails while the
-    diagnostics (risk summary, information loss) still build from deid_suppressed. Under
-    `sample.order: population_first` deid_suppressed is the protected population and this view
-    the sample slot drawn from it (seed 000's order): the gates check the file. #}
+{#- The gate: a view of the gate table (deid_gate_results) carrying the gate tests (plain
+    failing-rows queries, severity error). Only the publish model depends on it, so `dbt build`
+    skips publishing when a gate test fails while the diagnostics and the report (which read
+    deid_gate_results itself) still build. #}
+select * from {{ dbt_deid.release_ref('deid_gate_results') }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_sample_file.sql -#}
+{% macro default__deid_model_deid_sample_file() -%}
+{{ config(enabled=dbt_deid.release_enabled() and dbt_deid.population_first(), materialized='view') }}
+{%- if dbt_deid.release_enabled() and dbt_deid.population_first() %}
+{#- Under `sample.order: population_first` (El Emam et al. 2011's order) deid_suppressed is the
+    protected population; this view is the file drawn from it, the checked release that the gate
+    table checks and the publish step publishes (dbt_deid.checked_release). #}
 {%- set cfg = dbt_deid.release_config() %}
 select * from {{ dbt_deid.release_ref('deid_suppressed') }}
-{%- if cfg.sample is not none and cfg.sample.order == 'population_first' %}
 where {{ dbt_deid.sample_condition(cfg) }}
-{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -258,6 +260,7 @@ left join exact as e on e.combination = c.combination
 {% macro default__deid_model_deid_published() -%}
 {{ config(enabled=dbt_deid.release_enabled(), materialized='deid_publish', deid_checks='release') }}
 {%- if dbt_deid.release_enabled() -%}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}  {#- first: before any other package macro runs -#}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The publish model. Its materialization (deid_publish) writes a candidate table, runs every
     release gate on it and replaces the published table only when all pass: `dbt run`,
@@ -277,7 +280,12 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
-{{ dbt_deid.publish_sql(cfg, dbt_deid.release_ref('deid_release_gate')) }}
+-- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+{%- if dbt_deid.population_first() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
+{%- endif %}
+{{ dbt_deid.publish_sql(cfg, dbt_deid.checked_release()) }}
 {%- endif %}
 {%- endmacro %}
 

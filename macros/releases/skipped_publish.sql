@@ -9,7 +9,7 @@
     it (names and failure counts only: never a value). Nothing was published, so the published
     fingerprint, version and figures stay empty. -#}
 {% macro record_skipped_releases(results) -%}
-  {{ return(adapter.dispatch('record_skipped_releases', 'dbt_deid')(results)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('record_skipped_releases', 'dbt_deid'))(results)) }}
 {%- endmacro %}
 
 {% macro default__record_skipped_releases(results) -%}

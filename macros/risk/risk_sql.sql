@@ -5,7 +5,7 @@
 {#- Per-record risk: for each record, its smallest class size over `combinations` and the
     prosecutor risk 1/f_j of that class. -#}
 {% macro record_risk_sql(relation, record_id, combinations) -%}
-  {{ return(adapter.dispatch('record_risk_sql', 'dbt_deid')(relation, record_id, combinations)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('record_risk_sql', 'dbt_deid'))(relation, record_id, combinations)) }}
 {%- endmacro %}
 
 {% macro default__record_risk_sql(relation, record_id, combinations) -%}
@@ -26,7 +26,7 @@
     set of columns once). Shared by the risk CDF and DuckDB's record risk. `count_column`:
     the relation is a pattern table, each row standing for that many records. -#}
 {% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
-  {{ return(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid')(relation, combinations, count_column)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid'))(relation, combinations, count_column)) }}
 {%- endmacro %}
 
 {% macro default__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
@@ -59,7 +59,7 @@
 {#- Class sizes f_j of one combination: one row per class (size column `f`), no values.
     `count_column`: the relation is a pattern table, each row standing for that many records. -#}
 {% macro class_sizes_sql(relation, combination, count_column=none) -%}
-  {{ return(adapter.dispatch('class_sizes_sql', 'dbt_deid')(relation, combination, count_column)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('class_sizes_sql', 'dbt_deid'))(relation, combination, count_column)) }}
 {%- endmacro %}
 
 {% macro default__class_sizes_sql(relation, combination, count_column=none) -%}
@@ -73,7 +73,7 @@
     formed with a suppressed value as its own category). `count_column`: the relation is a
     pattern table (deid_patterns, deid_suppressed_patterns), the same figures from fewer rows. -#}
 {% macro risk_summary_sql(relation, combinations, k, tau, stage, count_column=none) -%}
-  {{ return(adapter.dispatch('risk_summary_sql', 'dbt_deid')(relation, combinations, k, tau, stage, count_column)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('risk_summary_sql', 'dbt_deid'))(relation, combinations, k, tau, stage, count_column)) }}
 {%- endmacro %}
 
 {% macro default__risk_summary_sql(relation, combinations, k, tau, stage, count_column=none) -%}
@@ -119,7 +119,7 @@
     over the true tuples; beyond it, the union of every mask's matches summed per tuple (same
     counts; the tests run both forms). -#}
 {% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none) -%}
-  {{ return(adapter.dispatch('exact_consistent_sql', 'dbt_deid')(relation, combination, count_column, prune_k, chain_limit, masks)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_sql', 'dbt_deid'))(relation, combination, count_column, prune_k, chain_limit, masks)) }}
 {%- endmacro %}
 
 {% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none) -%}
@@ -310,7 +310,7 @@
     exact_consistent_sql; the smallest set and the tuples counted are then over the tuples
     below prune_k only, NULL and 0 when none is). -#}
 {% macro exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
-  {{ return(adapter.dispatch('exact_risk_summary_sql', 'dbt_deid')(relation, combinations, k, count_column, prune_k)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_risk_summary_sql', 'dbt_deid'))(relation, combinations, k, count_column, prune_k)) }}
 {%- endmacro %}
 
 {% macro default__exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
@@ -335,7 +335,7 @@
     columns and the report's exact risk figures both read it (model deid_exact_consistent), so
     the count is computed once per build for the diagnostics. -#}
 {% macro exact_consistent_distribution_sql(relation, combinations, count_column=none) -%}
-  {{ return(adapter.dispatch('exact_consistent_distribution_sql', 'dbt_deid')(relation, combinations, count_column)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_distribution_sql', 'dbt_deid'))(relation, combinations, count_column)) }}
 {%- endmacro %}
 
 {% macro default__exact_consistent_distribution_sql(relation, combinations, count_column=none) -%}
@@ -360,7 +360,7 @@
     covers all records). With the hierarchy relation, precision Prec (Sweeney; El Emam et al. 2009 (CJHP)):
     1 - mean over cells of level/height, a suppressed cell counting as the full height. -#}
 {% macro information_loss_sql(cfg, suppressed, hierarchy=none) -%}
-  {{ return(adapter.dispatch('information_loss_sql', 'dbt_deid')(cfg, suppressed, hierarchy)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('information_loss_sql', 'dbt_deid'))(cfg, suppressed, hierarchy)) }}
 {%- endmacro %}
 
 {#- Not dbt_utils.unpivot: each row is a set of aggregates computed per column (suppressed cells, entropy, precision), not a stored column turned into rows. -#}

@@ -9,7 +9,7 @@
     working tables keep one such column per source column, so the original stage of a release
     with QIs released from one source column needs it. -#}
 {% macro risk_stage_columns(combination, stage, same_values=none) -%}
-  {{ return(adapter.dispatch('risk_stage_columns', 'dbt_deid')(combination, stage, same_values)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('risk_stage_columns', 'dbt_deid'))(combination, stage, same_values)) }}
 {%- endmacro %}
 
 {% macro default__risk_stage_columns(combination, stage, same_values=none) -%}
@@ -26,7 +26,7 @@
     `count_column`: the relation is a pattern table (deid_patterns, deid_suppressed_patterns),
     the same figures from fewer rows. -#}
 {% macro class_size_histogram_sql(relation, combinations, stage, count_column=none, same_values=none) -%}
-  {{ return(adapter.dispatch('class_size_histogram_sql', 'dbt_deid')(relation, combinations, stage, count_column, same_values)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('class_size_histogram_sql', 'dbt_deid'))(relation, combinations, stage, count_column, same_values)) }}
 {%- endmacro %}
 
 {% macro default__class_size_histogram_sql(relation, combinations, stage, count_column=none, same_values=none) -%}
@@ -50,7 +50,7 @@
     second pass over the records; the CDF's '(all combinations)' series is not a partition
     into classes and is left out. -#}
 {% macro class_size_histogram_from_cdf_sql(cdf) -%}
-  {{ return(adapter.dispatch('class_size_histogram_from_cdf_sql', 'dbt_deid')(cdf)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('class_size_histogram_from_cdf_sql', 'dbt_deid'))(cdf)) }}
 {%- endmacro %}
 
 {% macro default__class_size_histogram_from_cdf_sql(cdf) -%}
@@ -68,7 +68,7 @@
     (record_risk_sql's smallest class). `count_column`: the relation is a pattern table, each
     row standing for that many records (same figures, fewer rows). -#}
 {% macro risk_cdf_sql(relation, record_id, combinations, stage, count_column=none, same_values=none) -%}
-  {{ return(adapter.dispatch('risk_cdf_sql', 'dbt_deid')(relation, record_id, combinations, stage, count_column, same_values)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('risk_cdf_sql', 'dbt_deid'))(relation, record_id, combinations, stage, count_column, same_values)) }}
 {%- endmacro %}
 
 {% macro default__risk_cdf_sql(relation, record_id, combinations, stage, count_column=none, same_values=none) -%}
@@ -120,7 +120,7 @@
     pool itself holds fewer than k records only its record count is kept (shares NULL). One row
     per by column, category and QI. -#}
 {% macro suppression_by_sql(cfg, relation, by_columns) -%}
-  {{ return(adapter.dispatch('suppression_by_sql', 'dbt_deid')(cfg, relation, by_columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('suppression_by_sql', 'dbt_deid'))(cfg, relation, by_columns)) }}
 {%- endmacro %}
 
 {% macro default__suppression_by_sql(cfg, relation, by_columns) -%}
@@ -169,7 +169,7 @@
     Without a population relation the model is empty (the estimators then use the sampling
     fraction or population size). -#}
 {% macro population_patterns_sql(rcfg, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('population_patterns_sql', 'dbt_deid')(rcfg, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('population_patterns_sql', 'dbt_deid'))(rcfg, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__population_patterns_sql(rcfg, hierarchy_relation) -%}

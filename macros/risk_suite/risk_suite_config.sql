@@ -3,7 +3,7 @@
     `population_size`, `small_areas`, `preset`. Returns a normalized dict; a bad value raises one
     compiler error naming the setting (same style as release_config). -#}
 {% macro risk_suite_config(release=none) -%}
-  {{ return(adapter.dispatch('risk_suite_config', 'dbt_deid')(release)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('risk_suite_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
 
 {#- Names and types come from the one definition (release_config's dbt_deid._check_var); what
@@ -57,7 +57,7 @@
 
 {#- True when the release declares small_areas (the small-area models build only then). -#}
 {% macro small_areas_enabled() -%}
-  {{ return(adapter.dispatch('small_areas_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('small_areas_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__small_areas_enabled() -%}
@@ -67,7 +67,7 @@
 {#- True when the release gives a sampling fraction, a population size or a population relation
     (journalist/marketer risk and the uniqueness estimators build only then). -#}
 {% macro population_risk_enabled() -%}
-  {{ return(adapter.dispatch('population_risk_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('population_risk_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__population_risk_enabled() -%}

@@ -10,7 +10,7 @@
     counts come from an inline hierarchy of the non-geographic QIs, so this model does not
     depend on deid_hierarchy (which may read the remedied geography hierarchy). -#}
 {% macro small_area_inputs_sql(rcfg) -%}
-  {{ return(adapter.dispatch('small_area_inputs_sql', 'dbt_deid')(rcfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('small_area_inputs_sql', 'dbt_deid'))(rcfg)) }}
 {%- endmacro %}
 
 {% macro default__small_area_inputs_sql(rcfg) -%}
@@ -114,7 +114,7 @@
     first level from `coarser_level` up whose area is not flagged (else the top level), with
     `suppress` the top level (e.g. '*'). Point the geography QI's `hierarchy` at this model. -#}
 {% macro small_area_hierarchy_sql(rcfg) -%}
-  {{ return(adapter.dispatch('small_area_hierarchy_sql', 'dbt_deid')(rcfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('small_area_hierarchy_sql', 'dbt_deid'))(rcfg)) }}
 {%- endmacro %}
 
 {% macro default__small_area_hierarchy_sql(rcfg) -%}
@@ -175,7 +175,7 @@
     suppressed) geography value is a flagged area at the released or a coarser level. Returns
     counts per level only, never area names. Passes when no small_areas are declared. -#}
 {% test deid_small_areas(model) %}
-  {{ adapter.dispatch('test_deid_small_areas', 'dbt_deid')(model) }}
+  {{ dbt_deid.own(adapter.dispatch('test_deid_small_areas', 'dbt_deid'))(model) }}
 {% endtest %}
 
 {% macro default__test_deid_small_areas(model) %}

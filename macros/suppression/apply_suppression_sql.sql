@@ -6,7 +6,7 @@
     and the original `<qi>__original`, once per source column as in deid_generalized
     (original_value_sources). -#}
 {% macro apply_suppression_sql(cfg, generalized, suppression_map) -%}
-  {{ return(adapter.dispatch('apply_suppression_sql', 'dbt_deid')(cfg, generalized, suppression_map)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('apply_suppression_sql', 'dbt_deid'))(cfg, generalized, suppression_map)) }}
 {%- endmacro %}
 
 {% macro default__apply_suppression_sql(cfg, generalized, suppression_map) -%}

@@ -9,7 +9,7 @@
     `types` is given); every document annotated unless allow_unannotated; detections on known
     documents with valid spans and a known detected_type. -#}
 {% macro assert_text_inputs(cfg) -%}
-  {{ return(adapter.dispatch('assert_text_inputs', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_text_inputs', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {#- A trimmed string id and an integer offset (NULL when it does not parse). -#}

@@ -5,7 +5,7 @@
     iterations, seed, direct_cutoff, quasi_cutoff, allow_unannotated. Defaults are the core's
     (dbt_deid.text_risk: h = 0.1, tau = 0.05, cut-offs 0.9 / 0.7, public release). -#}
 {% macro text_release_config(release=none) -%}
-  {{ return(adapter.dispatch('text_release_config', 'dbt_deid')(release)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
 
 {% macro _text_config_error(setting, message) -%}
@@ -44,7 +44,7 @@
 {#- True when the project declares a text release (var deid_text_release); the package's text
     models are disabled otherwise. -#}
 {% macro text_release_enabled() -%}
-  {{ return(adapter.dispatch('text_release_enabled', 'dbt_deid')()) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_release_enabled', 'dbt_deid'))()) }}
 {%- endmacro %}
 
 {% macro default__text_release_enabled() -%}
@@ -54,7 +54,7 @@
 {#- The relation of one input table ('documents', 'annotations' or 'detections'):
     ref(name) or source(source_name, table). -#}
 {% macro text_input_relation(cfg, table) -%}
-  {{ return(adapter.dispatch('text_input_relation', 'dbt_deid')(cfg, table)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_input_relation', 'dbt_deid'))(cfg, table)) }}
 {%- endmacro %}
 
 {% macro default__text_input_relation(cfg, table) -%}
@@ -68,7 +68,7 @@
 
 {#- The declared type registry as a relation (type, kind) for joins; none without `types`. -#}
 {% macro text_types_sql(cfg) -%}
-  {{ return(adapter.dispatch('text_types_sql', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_types_sql', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__text_types_sql(cfg) -%}

@@ -12,7 +12,7 @@
 {#- ---------- staging: clean ids, integer offsets, kinds, filled values ---------- -#}
 
 {% macro text_documents_sql(cfg) -%}
-  {{ return(adapter.dispatch('text_documents_sql', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_documents_sql', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__text_documents_sql(cfg) -%}
@@ -25,7 +25,7 @@ from {{ dbt_deid.text_input_relation(cfg, 'documents') }}
 {#- Gold annotations: doc_id, annotation_id, type, kind (the declared type's kind, else the
     annotation's), value (empty -> the span's text), span_start, span_end. -#}
 {% macro text_annotations_sql(cfg, documents) -%}
-  {{ return(adapter.dispatch('text_annotations_sql', 'dbt_deid')(cfg, documents)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_annotations_sql', 'dbt_deid'))(cfg, documents)) }}
 {%- endmacro %}
 
 {% macro default__text_annotations_sql(cfg, documents) -%}
@@ -57,7 +57,7 @@ left join declared as t on t.type = a.type
 {#- The tool's detections: doc_id, detection_id (row number), span_start, span_end,
     detected_type. -#}
 {% macro text_detections_sql(cfg, documents) -%}
-  {{ return(adapter.dispatch('text_detections_sql', 'dbt_deid')(cfg, documents)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_detections_sql', 'dbt_deid'))(cfg, documents)) }}
 {%- endmacro %}
 
 {% macro default__text_detections_sql(cfg, documents) -%}
@@ -81,7 +81,7 @@ join {{ documents }} as d on d.doc_id = t.doc_id
     character, Python's [^\W_]). Engines without RE2 Unicode classes override this (e.g.
     `upper(c) <> lower(c) or c between '0' and '9'` covers cased letters and ASCII digits). -#}
 {% macro text_token_char_sql(char_expr) -%}
-  {{ return(adapter.dispatch('text_token_char_sql', 'dbt_deid')(char_expr)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_token_char_sql', 'dbt_deid'))(char_expr)) }}
 {%- endmacro %}
 
 {% macro default__text_token_char_sql(char_expr) -%}
@@ -100,7 +100,7 @@ join {{ documents }} as d on d.doc_id = t.doc_id
     it (dbt_deid.text_risk.matching.annotation_tokens). Built character by character (spans are
     short): a series 1..max span length, the token-character test, then gaps and islands. -#}
 {% macro text_tokens_sql(documents, annotations) -%}
-  {{ return(adapter.dispatch('text_tokens_sql', 'dbt_deid')(documents, annotations)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_tokens_sql', 'dbt_deid'))(documents, annotations)) }}
 {%- endmacro %}
 
 {% macro default__text_tokens_sql(documents, annotations) -%}
@@ -143,7 +143,7 @@ where not exists (
 {#- ---------- step 2: a token is masked when one detection (any type) covers it ---------- -#}
 
 {% macro text_token_outcomes_sql(tokens, detections) -%}
-  {{ return(adapter.dispatch('text_token_outcomes_sql', 'dbt_deid')(tokens, detections)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_token_outcomes_sql', 'dbt_deid'))(tokens, detections)) }}
 {%- endmacro %}
 
 {% macro default__text_token_outcomes_sql(tokens, detections) -%}
@@ -161,7 +161,7 @@ from {{ tokens }} as t
     caught (every token masked: masking, section 2.3.2), caught_typed (a detection of the same
     type covers the whole span: conventional recall, equation 1). -#}
 {% macro text_annotation_outcomes_sql(annotations, token_outcomes, detections) -%}
-  {{ return(adapter.dispatch('text_annotation_outcomes_sql', 'dbt_deid')(annotations, token_outcomes, detections)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_annotation_outcomes_sql', 'dbt_deid'))(annotations, token_outcomes, detections)) }}
 {%- endmacro %}
 
 {% macro default__text_annotation_outcomes_sql(annotations, token_outcomes, detections) -%}
@@ -190,7 +190,7 @@ join per_annotation as p on p.doc_id = a.doc_id and p.annotation_id = a.annotati
     masking_recall (masked tokens / tokens, section 2.3.2) and all_or_nothing_recall (documents
     whose selected instances are all caught / documents with one, section 2.3.1). -#}
 {% macro text_recall_sql(outcomes) -%}
-  {{ return(adapter.dispatch('text_recall_sql', 'dbt_deid')(outcomes)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_recall_sql', 'dbt_deid'))(outcomes)) }}
 {%- endmacro %}
 
 {% macro default__text_recall_sql(outcomes) -%}
@@ -236,7 +236,7 @@ select * from {{ scope }}_rows
 {#- Instances and caught instances per document and type: doc_id, type, kind, instances,
     caught (dbt_deid.text_risk.counting.document_type_counts). -#}
 {% macro text_document_type_counts_sql(outcomes) -%}
-  {{ return(adapter.dispatch('text_document_type_counts_sql', 'dbt_deid')(outcomes)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_document_type_counts_sql', 'dbt_deid'))(outcomes)) }}
 {%- endmacro %}
 
 {% macro default__text_document_type_counts_sql(outcomes) -%}
@@ -250,7 +250,7 @@ group by doc_id, type, kind
     where every instance is caught (all-or-nothing, section 2.3.1); w_i = s/n, r_i = s_caught/s
     (equation 10) are derived in Python. -#}
 {% macro text_direct_counts_sql(document_type_counts) -%}
-  {{ return(adapter.dispatch('text_direct_counts_sql', 'dbt_deid')(document_type_counts)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_direct_counts_sql', 'dbt_deid'))(document_type_counts)) }}
 {%- endmacro %}
 
 {% macro default__text_direct_counts_sql(document_type_counts) -%}
@@ -267,7 +267,7 @@ group by type
     (documents with a quasi-identifier); r_q = caught/instances, m = instances/values,
     n_q = values/n (equation 12) are derived in Python. -#}
 {% macro text_quasi_counts_sql(outcomes) -%}
-  {{ return(adapter.dispatch('text_quasi_counts_sql', 'dbt_deid')(outcomes)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_quasi_counts_sql', 'dbt_deid'))(outcomes)) }}
 {%- endmacro %}
 
 {% macro default__text_quasi_counts_sql(outcomes) -%}
@@ -283,7 +283,7 @@ select
 
 {#- One row: n (documents, Table 4), annotated_documents, annotations, detections. -#}
 {% macro text_corpus_size_sql(documents, annotations, detections) -%}
-  {{ return(adapter.dispatch('text_corpus_size_sql', 'dbt_deid')(documents, annotations, detections)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_corpus_size_sql', 'dbt_deid'))(documents, annotations, detections)) }}
 {%- endmacro %}
 
 {% macro default__text_corpus_size_sql(documents, annotations, detections) -%}
@@ -301,7 +301,7 @@ select
     becomes `[TYPE]` when its detections agree on the type, else `[REDACTED]`. Touching spans
     stay separate. Documents without detections are unchanged. -#}
 {% macro text_redact_sql(documents, detections) -%}
-  {{ return(adapter.dispatch('text_redact_sql', 'dbt_deid')(documents, detections)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('text_redact_sql', 'dbt_deid'))(documents, detections)) }}
 {%- endmacro %}
 
 {% macro default__text_redact_sql(documents, detections) -%}

@@ -5,7 +5,7 @@
     they are read, by assert_rule_values in deid_hierarchy). A NULL QI value is a
     missing value (its own category), not an error. -#}
 {% macro assert_release_inputs(cfg, hierarchy_relation) -%}
-  {{ return(adapter.dispatch('assert_release_inputs', 'dbt_deid')(cfg, hierarchy_relation)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_release_inputs', 'dbt_deid'))(cfg, hierarchy_relation)) }}
 {%- endmacro %}
 
 {% macro default__assert_release_inputs(cfg, hierarchy_relation) -%}
@@ -71,7 +71,7 @@
     before deid_hierarchy converts them (issue 13 item 7): a value that does not is one error
     naming the model, the column and the value, not the warehouse's conversion error. -#}
 {% macro assert_rule_values(cfg) -%}
-  {{ return(adapter.dispatch('assert_rule_values', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_rule_values', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__assert_rule_values(cfg) -%}
@@ -128,7 +128,7 @@
 {#- `expr` cast to `type`, NULL where it does not convert: dbt.safe_cast (TRY_CAST or SAFE_CAST
     on the engines that have one); DuckDB's TRY_CAST (dbt-duckdb keeps dbt's plain CAST). -#}
 {% macro try_cast_sql(expr, type) -%}
-  {{ return(adapter.dispatch('try_cast_sql', 'dbt_deid')(expr, type)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('try_cast_sql', 'dbt_deid'))(expr, type)) }}
 {%- endmacro %}
 
 {% macro default__try_cast_sql(expr, type) -%}
@@ -142,7 +142,7 @@
 {#- Every column the release names (QIs, record_id, direct identifiers) exists in the source,
     and no two columns the release models write share a name (assert_release_names). -#}
 {% macro assert_source_columns(cfg) -%}
-  {{ return(adapter.dispatch('assert_source_columns', 'dbt_deid')(cfg)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_source_columns', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
 {% macro default__assert_source_columns(cfg) -%}
@@ -158,7 +158,7 @@
     warehouse, so a QI name that takes another's name is an error naming the setting. Names are
     compared ignoring case: DuckDB, Snowflake and others fold them (issue 13). -#}
 {% macro assert_release_names(cfg, source_columns) -%}
-  {{ return(adapter.dispatch('assert_release_names', 'dbt_deid')(cfg, source_columns)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('assert_release_names', 'dbt_deid'))(cfg, source_columns)) }}
 {%- endmacro %}
 
 {% macro default__assert_release_names(cfg, source_columns) -%}

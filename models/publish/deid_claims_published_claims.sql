@@ -8,6 +8,7 @@
     after deid_claims_published_patients (which only stages its table), checks both tables
     (the staged patients again, exactly) and swaps both in one transaction, or refuses both
     and leaves the published ones as they were. -#}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- if execute and config.get('materialized') != 'deid_publish' -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}

@@ -8,6 +8,7 @@
     gates (macros/longitudinal/claims_publish_gates.sql): the two claims tables are one
     release, so when the gates pass this table is only staged, and
     deid_claims_published_claims re-checks it and swaps both in together (or refuses both). -#}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- if execute and config.get('materialized') != 'deid_publish' -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}

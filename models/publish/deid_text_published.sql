@@ -6,6 +6,7 @@
     (macros/text_risk/text_publish_gates.sql): a candidate table is written, the assessment's
     verdicts and the table's shape are checked, and only then is it swapped in; every attempt
     appends a row to deid_release_history. -#}
+{%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- if execute and config.get('materialized') != 'deid_publish' -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}

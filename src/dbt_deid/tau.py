@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.truncated_poisson import k_for_population_threshold
 
 #: Tolerance of the "risk above tau" comparison (1/0.2 is 5.000000000000001 in floating point).
 TOLERANCE = 1e-9
@@ -53,13 +54,10 @@ def k_from_population(
     holds only for large classes and large samples; for small sampling fractions the paper uses
     a truncated-Poisson estimator of F_j (its ref. 28, El Emam and Dankar 2008):
     ``estimator="truncated_poisson"`` gives the smallest sample class whose estimate reaches
-    F_j (:mod:`dbt_deid.risk.truncated_poisson`). With ``scaling`` the product is rounded up (a
+    F_j (:mod:`dbt_deid.truncated_poisson`). With ``scaling`` the product is rounded up (a
     class of alpha * F_j records must be kept whole), never below 1; example from the paper:
     F_j = 20, alpha = 0.2 -> k = 4 (5 with the truncated-Poisson estimator).
     """
-    # imported here: dbt_deid.risk imports this module
-    from dbt_deid.risk.truncated_poisson import k_for_population_threshold
-
     return k_for_population_threshold(population_threshold, sampling_fraction, estimator)
 
 

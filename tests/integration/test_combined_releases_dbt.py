@@ -53,10 +53,10 @@ def _sample(slot: int) -> dict:
 
 def _records(run) -> dict[int, tuple[tuple, tuple]]:
     """record id -> (published cells, true values at the released level) of the last release
-    computed (deid_release_gate), read with the test's own query."""
+    computed (deid_suppressed, the checked release), read with the test's own query."""
     qis = [c for c in run.query("select * from deid_published limit 0").columns if c != PASS]
     cols = ", ".join(f"{q}, {q}__generalized" for q in qis)
-    frame = run.query(f"select abstract_id, {cols} from deid_release_gate")
+    frame = run.query(f"select abstract_id, {cols} from deid_suppressed")
     out = {}
     for row in frame.itertuples(index=False):
         values = [None if pd.isna(v) else v for v in row[1:]]
@@ -70,7 +70,7 @@ def _published(run) -> pd.DataFrame:
 
 
 def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
-    """The published table's rows linked to their records: the records of deid_release_gate,
+    """The published table's rows linked to their records: the records of deid_suppressed,
     after checking (here, in Python) that the published table holds exactly their cells."""
     published = run.query("select * from deid_published")
     qis = [c for c in published.columns if c != PASS]
@@ -171,11 +171,11 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
                 f" records (smallest {smallest})") in third.output
 
     # 4. a QI released at another level than in the releases it shares records with: refused,
-    # naming the setting (the check reads the settings: only the publish model runs, over the
-    # records of step 3)
+    # naming the setting (the check reads the settings; the release's chain is rebuilt with
+    # them, so its gate table holds for what the publish model checks)
     quasi = {**base["quasi_identifiers"], "admission_date": {
         **base["quasi_identifiers"]["admission_date"], "level": 1}}
-    fourth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "level",
+    fourth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "level",
                      release_vars(name=NAME, quasi_identifiers=quasi), db)
     assert not fourth.ok
     assert ("[combined_releases] combined releases: 4000 record(s) are shared with earlier"
@@ -206,11 +206,11 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
             assert key[0] not in path.read_text(errors="ignore"), path
 
     # 5. the store and its key must be whole: with version 1's records deleted and the key
-    # dropped, the release is refused naming both (the publish model alone, as in step 4)
+    # dropped, the release is refused naming both (the chain rebuilt with step 3's settings)
     with duckdb.connect(str(db)) as con:
         con.execute("delete from main_deid_work.deid_release_records where release_version = 1")
         con.execute("drop table main_deid_work.deid_history_key")
-    fifth = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "lost",
+    fifth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "lost",
                     release_vars(name=NAME), db)
     assert not fifth.ok
     assert (f"combined releases: earlier published release(s) 1 of '{NAME}' have no per-record"

@@ -8,7 +8,7 @@ Issue 34: the two discharge files follow the paper's order at its public-use thr
 (sample.order population_first, tau 0.05, k = 20): the population is protected, each file is a
 10% sample drawn from it, and the gates, which check what is published, refuse both files.
 The tests that read the published files now read the protected population (deid_suppressed)
-and the files (the gate views deid_release_gate).
+and the files (the gate views deid_sample_file).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_protected_population_holds_the_guarantee_and_the_file_does_not(
         assert smallest_class(released, b) >= k, b
         # the numpy count (3x faster here than the loops it is unit-tested against)
         assert smallest_consistent_set_fast(truth, released, b) >= k, b
-    file = run.query(f"select * from main_deid_work.{prefix}deid_release_gate")
+    file = run.query(f"select * from main_deid_work.{prefix}deid_sample_file")
     assert 40_000 < len(file) < 56_000
     assert min(smallest_class(file[qis], b) for b in verified) < k
     name = "discharge_clinical" if prefix else "discharge_geographic"
@@ -106,9 +106,9 @@ def test_the_two_files_share_no_record(demo_build) -> None:
     """El Emam et al. 2011: each PUMF is a different non-overlapping sample of the population,
     drawn after the whole population was protected."""
     run, _ = demo_build
-    geographic = set(run.query("select abstract_id from main_deid_work.deid_release_gate")
+    geographic = set(run.query("select abstract_id from main_deid_work.deid_sample_file")
                      ["abstract_id"])
-    clinical = set(run.query(f"select abstract_id from main_deid_work.{CLINICAL}deid_release_gate")
+    clinical = set(run.query(f"select abstract_id from main_deid_work.{CLINICAL}deid_sample_file")
                    ["abstract_id"])
     assert geographic and clinical and not geographic & clinical
     for prefix in ("", CLINICAL):  # both protections ran on the whole population

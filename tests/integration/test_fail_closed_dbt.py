@@ -71,9 +71,30 @@ def _assert_refused_and_unchanged(run, before: pd.DataFrame) -> None:
 
 
 def test_build_of_the_publish_model_alone_refuses(published_db, tmp_path) -> None:
-    """`dbt build -s deid_published`: the gate tests sit upstream and are not selected."""
-    run = _try(published_db, tmp_path, ["build", "--select", "deid_published"])
+    """`dbt build -s deid_published`: the gate tests sit upstream and are not selected. The gate
+    table was computed (by an earlier `dbt run` of the release's upstream models) for the
+    failing settings; the publish step reads its verdicts."""
+    first = _try(published_db, tmp_path, ["run", "--select", "+deid_gate_results"])
+    assert first.ok, first.output[-3000:]
+    run = run_dbt(INTEGRATION, ["build", "--select", "deid_published"], tmp_path,
+                  _vars(**FAILING), first.database)
     _assert_refused_and_unchanged(run, published_db[1])
+
+
+def test_publish_model_alone_on_a_stale_gate_table_refuses(published_db, tmp_path) -> None:
+    """`dbt build -s deid_published` after the settings changed: the gate table was computed
+    with the earlier settings, so its verdicts do not hold; the publish step refuses naming
+    what to rebuild, whatever the verdicts said (issue 33, item 2)."""
+    run = _try(published_db, tmp_path, ["build", "--select", "deid_published"])
+    assert not run.ok, run.output[-3000:]
+    assert "release refused, nothing published" in run.output
+    assert re.search(r"\[gate_table\] the gate table \S+deid_gate_results\S* was computed with"
+                     r" other settings", run.output), run.output[-3000:]
+    assert "dbt build -s +deid_published" in run.output
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published_db[1])
+    history = _history(run)
+    assert list(history["status"]) == ["published", "refused"]
+    assert history["gates_failed"].iloc[-1] == "gate_table"
 
 
 def test_dbt_run_refuses(published_db, tmp_path) -> None:

@@ -15,12 +15,12 @@ import pytest
 from dbt_deid.config import parse_release
 from dbt_deid.errors import ConfigError
 from dbt_deid.risk.population import population_risk
-from dbt_deid.risk.truncated_poisson import (
+from dbt_deid.tau import k_from_population
+from dbt_deid.truncated_poisson import (
     estimate_population_sizes,
     k_for_population_threshold,
     truncated_poisson_mean,
 )
-from dbt_deid.tau import k_from_population
 from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ the share
 With a sampling fraction instead of a population table, F_j is estimated by f_j / alpha (its
 expectation under simple random sampling, El Emam et al. 2011: E(f_j) = alpha F_j), or, with
 ``estimator="truncated_poisson"``, by the truncated-Poisson estimator that El Emam et al. 2012
-cite (El Emam and Dankar 2008; :mod:`dbt_deid.risk.truncated_poisson`).
+cite (El Emam and Dankar 2008; :mod:`dbt_deid.truncated_poisson`).
 
 A suppressed cell in the release matches every population value (wildcard), so the population
 size of a released pattern is the total of the population classes consistent with it.
@@ -40,8 +40,8 @@ from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk._common import COUNT_COLUMN, check_qi, record_counts
 from dbt_deid.risk.prosecutor import RiskStats, risk_stats
-from dbt_deid.risk.truncated_poisson import estimate_population_sizes
 from dbt_deid.tau import above_tau, k_from_tau
+from dbt_deid.truncated_poisson import estimate_population_sizes
 from dbt_deid.verify import class_sizes
 
 _NULL = "\x00<suppressed>"
@@ -182,7 +182,7 @@ def population_risk(
     Give either ``population`` (a census-like pattern table on ``qi`` with counts in
     ``population_count_column``) or the sampling fraction / population size; with the latter,
     ``estimator`` says how F_j is estimated from f_j (``scaling``: f_j / alpha;
-    ``truncated_poisson``: :func:`dbt_deid.risk.truncated_poisson.estimate_population_sizes`).
+    ``truncated_poisson``: :func:`dbt_deid.truncated_poisson.estimate_population_sizes`).
     """
     log = logger or get_logger()
     cols = check_qi(published, qi)

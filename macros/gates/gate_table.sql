@@ -1,0 +1,169 @@
+{#- The gate table (deid_gate_results): the release's gate set computed once per build, over the
+    checked truth (deid_suppressed), and read by everything else (issue 33, item 2; docs/gate-once.md):
+    the dbt tests (plain failing-rows queries, test deid_gate), the publish materialization
+    (release_publish_results), the history row, the report and `python -m dbt_deid summary`.
+
+    One row per gate verdict: a passing gate has one row; a failing gate with a combination or
+    column dimension (k_anonymity, exact_k_anonymity, column_suppression_cap) has one row per
+    failing combination or column. Columns: gate_order, gate, combination, column_name, passed,
+    failures, message (figures and limits, counts and names only, never a quasi-identifier
+    value), and the fingerprints that bind the verdicts to what they were computed on:
+    settings_md5 (the release's settings JSON), input_hash (the release input, as
+    deid_input_fingerprint computed it), checked_hash (every column of deid_suppressed) and
+    invocation_id. -#}
+
+{#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash}. -#}
+{% macro gate_table_binding(cfg, truth, input_fingerprint) -%}
+  {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
+             'checked_hash': dbt_deid.table_fingerprint(truth).hash}) }}
+{%- endmacro %}
+
+{#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
+{% macro settings_md5() -%}
+  {{ return(local_md5(tojson((dbt_deid.release_settings() or {}), sort_keys=true))) }}
+{%- endmacro %}
+
+{#- The gate table's rows as SQL from the results of release_gate_results and the binding;
+    every failing gate's message is logged once ("dbt_deid gate <gate> FAILED: ..."). -#}
+{% macro gate_table_sql(results, binding) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set rows = [] -%}
+  {%- for r in results -%}
+    {%- if not r.passed -%}{%- do log("dbt_deid gate " ~ r.gate ~ " FAILED: " ~ r.message, info=true) -%}{%- endif -%}
+    {%- set details = (r.get('details') or []) if not r.passed else [] -%}
+    {%- for d in (details if details else [{'failures': r.failures, 'message': r.message}]) -%}
+      {%- do rows.append([r.gate, d.get('combination'), d.get('column_name'), r.passed, d.failures, d.message]) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set selects = [] -%}
+  {%- for gate, combination, column, passed, failures, message in rows -%}
+    {%- do selects.append("select " ~ loop.index ~ " as gate_order, cast(" ~ dbt_deid.literal(gate) ~ " as " ~ s ~ ") as gate, cast("
+        ~ (dbt_deid.literal(combination) if combination is not none else 'null') ~ " as " ~ s ~ ") as combination, cast("
+        ~ (dbt_deid.literal(column) if column is not none else 'null') ~ " as " ~ s ~ ") as column_name, "
+        ~ ('true' if passed else 'false') ~ " as passed, cast(" ~ (failures | int) ~ " as " ~ dbt.type_bigint() ~ ") as failures, cast("
+        ~ dbt_deid.literal(message) ~ " as " ~ s ~ ") as message") -%}
+  {%- endfor -%}
+  {%- if selects | length == 0 -%}
+    {%- do selects.append("select cast(null as " ~ dbt.type_int() ~ ") as gate_order, cast(null as " ~ s ~ ") as gate, cast(null as " ~ s ~ ") as combination, cast(null as " ~ s ~ ") as column_name, cast(null as " ~ dbt.type_boolean() ~ ") as passed, cast(null as " ~ dbt.type_bigint() ~ ") as failures, cast(null as " ~ s ~ ") as message where 1 = 0") -%}
+  {%- endif -%}
+  select g.*,
+    cast({{ dbt_deid.literal(binding.settings_md5) if binding.settings_md5 is not none else 'null' }} as {{ s }}) as settings_md5,
+    cast({{ dbt_deid.literal(binding.input_hash) if binding.input_hash is not none else 'null' }} as {{ s }}) as input_hash,
+    cast({{ dbt_deid.literal(binding.checked_hash) if binding.checked_hash is not none else 'null' }} as {{ s }}) as checked_hash,
+    cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
+  from (
+    {{ selects | join('\n    union all\n    ') }}
+  ) as g
+{%- endmacro %}
+
+{#- The publish step's gate set for a discharge release's `candidate` (the materialization,
+    deid_checks='release'): the proof that the candidate is the checked release, the verdicts
+    read from the gate table, and combined_releases evaluated now. Returns the results
+    ({gate, passed, failures, message}); the `gate_table` result carries the input fingerprint
+    (`input_fingerprint`) the history row reuses, so the source is fingerprinted once here.
+
+    * published_columns: the candidate's columns are exactly the declared ones;
+    * published_matches_checked: the candidate's released tuples are exactly the multiset of
+      deid_suppressed's (so the verdicts on deid_suppressed that depend on the released tuples,
+      k-anonymity, MaxSup, the caps, the row count, hold for the candidate; the exact check and
+      input_unchanged were computed on deid_suppressed itself);
+    * gate_table: deid_gate_results exists and was computed for the current settings, the
+      release input as it is now and deid_suppressed as it is now; otherwise the release is
+      refused naming what to rebuild (its verdicts are not read; input_unchanged runs here to
+      give the changed records' count);
+    * the gate table's verdicts, one result per gate (failing rows' messages joined);
+    * combined_releases, evaluated here and not in the gate table: it reads the per-record store
+      of earlier published versions, which a publish after the gate table was computed (`dbt
+      build -s deid_published` twice) changes, and it must see the store as the swap finds it. -#}
+{% macro release_publish_results(cfg, candidate) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('release_publish_results', 'dbt_deid'))(cfg, candidate)) }}
+{%- endmacro %}
+
+{% macro default__release_publish_results(cfg, candidate) -%}
+  {%- set truth = dbt_deid.checked_release() -%}
+  {%- set table = dbt_deid.release_ref('deid_gate_results') -%}
+  {%- set results = [] -%}
+  {%- if not dbt_deid.can_inspect(truth) -%}
+    {%- do results.append({'gate': 'gate_table', 'passed': false, 'failures': 1,
+        'message': truth ~ ' (the checked release) is missing: build the release with its upstream models (dbt build -s +' ~ this.identifier ~ ')'}) -%}
+    {{ return(results) }}
+  {%- endif -%}
+  {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth)) -%}
+  {%- set fin = dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg)) -%}
+  {%- set read = dbt_deid.read_gate_table(table, truth, fin) -%}
+  {%- do results.append(read.status) -%}
+  {%- do results.extend(read.verdicts) -%}
+  {%- if not read.status.passed -%}
+    {#- the table's verdicts are not read: say, with its figure, whether the input changed
+        since the checked release was computed (the usual cause: the publish model rebuilt
+        alone over a source that changed) -#}
+    {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
+  {%- endif -%}
+  {%- do results.append(dbt_deid.gate_combined_releases_result(cfg, candidate, truth)) -%}
+  {{ return(results) }}
+{%- endmacro %}
+
+{#- published_columns and published_matches_checked for `candidate` against `truth`. -#}
+{% macro candidate_matches_results(cfg, candidate, truth) -%}
+  {%- set results = [] -%}
+  {%- set expected = dbt_deid.published_columns(cfg) | map('lower') | list -%}
+  {%- set got = adapter.get_columns_in_relation(candidate) | map(attribute='name') | map('lower') | list -%}
+  {%- set extra = [] -%}{%- set absent = [] -%}
+  {%- for c in got -%}{%- if c not in expected -%}{%- do extra.append(c) -%}{%- endif -%}{%- endfor -%}
+  {%- for c in expected -%}{%- if c not in got -%}{%- do absent.append(c) -%}{%- endif -%}{%- endfor -%}
+  {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
+      'failures': extra | length + absent | length,
+      'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
+  {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis)).rows -%}
+  {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
+  {{ return(results) }}
+{%- endmacro %}
+
+{#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
+    one result per gate}. `fin` is the release input's fingerprint now ({rows, hash}). The
+    verdicts are read only when the table is fresh: computed for the current settings, this
+    input and `truth` as it is now. -#}
+{% macro read_gate_table(table, truth, fin) -%}
+  {%- set rebuild = 'dbt build -s +' ~ this.identifier -%}
+  {%- set problems = [] -%}
+  {%- set rows = [] -%}
+  {%- if not dbt_deid.can_inspect(table) -%}
+    {%- do problems.append('the gate table ' ~ table ~ ' is missing') -%}
+  {%- else -%}
+    {%- set rows = run_query("select gate, passed, failures, message, settings_md5, input_hash, checked_hash, invocation_id from " ~ table ~ " order by gate_order").rows -%}
+    {%- if rows | length == 0 -%}
+      {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict') -%}
+    {%- else -%}
+      {%- set first = rows[0] -%}
+      {%- if first[4] != dbt_deid.settings_md5() -%}
+        {%- do problems.append('the gate table ' ~ table ~ ' was computed with other settings (settings_md5 ' ~ first[4] ~ ', now ' ~ dbt_deid.settings_md5() ~ ')') -%}
+      {%- endif -%}
+      {%- if first[5] != fin.hash -%}
+        {%- do problems.append('the release input changed since the gate table ' ~ table ~ ' was computed (input fingerprint ' ~ first[5] ~ ', now ' ~ fin.hash ~ ')') -%}
+      {%- endif -%}
+      {%- if first[6] != dbt_deid.table_fingerprint(truth).hash -%}
+        {%- do problems.append(truth ~ ' changed since the gate table ' ~ table ~ ' was computed') -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set status = {'gate': 'gate_table', 'passed': problems | length == 0, 'failures': problems | length, 'input_fingerprint': fin,
+      'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
+                 else 'gate table ' ~ table ~ ' computed for these settings, this input and this release (invocation ' ~ rows[0][7] ~ ')'} -%}
+  {%- if problems -%}{{ return({'status': status, 'verdicts': []}) }}{%- endif -%}
+  {%- set order = [] -%}{%- set by_gate = {} -%}
+  {%- for r in rows -%}
+    {%- if r[0] not in by_gate -%}{%- do order.append(r[0]) -%}{%- do by_gate.update({r[0]: []}) -%}{%- endif -%}
+    {%- do by_gate[r[0]].append(r) -%}
+  {%- endfor -%}
+  {%- set verdicts = [] -%}
+  {%- for gate in order -%}
+    {%- set gr = by_gate[gate] -%}
+    {%- set failing = [] -%}
+    {%- for r in gr if r[1] not in [true, 1, 'true', 'True'] -%}{%- do failing.append(r) -%}{%- endfor -%}
+    {%- set n = [] -%}{%- for r in gr -%}{%- do n.append(r[2] | int) -%}{%- endfor -%}
+    {%- set messages = [] -%}{%- for r in (failing if failing else gr) -%}{%- do messages.append(r[3]) -%}{%- endfor -%}
+    {%- do verdicts.append({'gate': gate, 'passed': failing | length == 0, 'failures': n | sum, 'message': messages | join('; ')}) -%}
+  {%- endfor -%}
+  {{ return({'status': status, 'verdicts': verdicts}) }}
+{%- endmacro %}
