@@ -22,7 +22,7 @@ import jinja2
 MACROS = Path(__file__).resolve().parents[2] / "macros"
 FILES = ("config/settings_schema.sql", "config/check_section.sql", "config/release_config.sql",
          "longitudinal/claims_release_config.sql", "text_risk/text_release_config.sql",
-         "risk_suite/risk_suite_config.sql", "ola/ola_config.sql")
+         "risk_suite/risk_suite_config.sql", "ola/ola_config.sql", "overrides/own.sql")
 VARS = {"release": "deid_release", "claims": "deid_claims_release", "text": "deid_text_release"}
 ENTRY = {"release": "release_config", "claims": "claims_release_config",
          "text": "text_release_config"}

@@ -59,7 +59,7 @@ class _Text(HTMLParser):
 
 def _gate_rows(run_tmp: Path, variables: dict[str, Any], database: Path) -> int:
     sql = ("select count(*) as n from ({{ adapter.dispatch('test_deid_small_areas', 'dbt_deid')"
-           "(ref('deid_release_gate')) }}) as gate")
+           "(ref('deid_suppressed')) }}) as gate")
     run = run_dbt(INTEGRATION, ["show", "--inline", sql, "--output", "json"], run_tmp,
                   variables, database=database)
     assert run.ok, run.output
