@@ -163,3 +163,50 @@ def test_spark_distribution_equals_default(spark, case) -> None:
     as_ints = [(str(c), int(x), int(n)) for c, x, n in got]
     assert sorted(as_ints) == sorted((str(c), int(x), int(n)) for c, x, n in expected)
     assert len(expected) > 0
+
+
+FINGERPRINT = [ROOT / "macros" / "publish" / "table_fingerprint.sql"]
+
+
+def render_fingerprint(form: str, listagg: Any) -> str:
+    """``<form>__table_fingerprint_sql`` of ``rel`` (columns rid, a, b) from the package's file,
+    with dbt's cross-database macros as plain SQL (``listagg``: the engine's)."""
+    call = macro_caller(FINGERPRINT, lambda call: {
+        "dbt_deid": SimpleNamespace(ident=_ident, literal=_literal,
+                                    _row_hashes_sql=call("_row_hashes_sql"),
+                                    _interleave=call("_interleave")),
+        "dbt": SimpleNamespace(
+            type_string=lambda: "string", hash=lambda x: f"md5({x})",
+            concat=lambda parts: "concat(" + ", ".join(parts) + ")",
+            length=lambda x: f"length({x})", listagg=listagg)})
+    return str(call(f"{form}__table_fingerprint_sql")("rel", ["rid", "a", "b"]))
+
+
+def test_spark_fingerprint_is_order_independent(spark) -> None:
+    """The fingerprint that binds the gate table to the input (and the published table to the
+    checked release) is the same on Spark whatever order the rows arrive in, and equals the
+    default's (sorted row hashes) computed on DuckDB. dbt-spark's listagg ignores its ORDER BY,
+    so the default form on Spark hashed the rows in arrival order: on the standalone cluster
+    the gate table's input fingerprint and the publish step's differed and every release was
+    refused (CI, 2026-11-26)."""
+    import duckdb
+
+    frame = random_table(random.Random(7), ["a", "b"], 300, counts=False)
+    frame = frame[["rid", "a", "b"]]
+    schema = "rid bigint, a string, b string"
+    fingerprints = set()
+    for order in (frame, frame.iloc[::-1], frame.sample(frac=1, random_state=3)):
+        records = [tuple(None if pd.isna(v) else v for v in row)
+                   for row in order.itertuples(index=False)]
+        spark.createDataFrame(records, schema=schema).repartition(3).createOrReplaceTempView(
+            "rel")
+        fingerprints.add(tuple(spark.sql(render_fingerprint("spark", pytest.fail)).collect()[0]))
+    assert len(fingerprints) == 1, fingerprints
+    con = duckdb.connect()
+    con.register("frame_view", frame)
+    con.execute("create table rel as select rid, a, b from frame_view")
+    expected = con.execute(render_fingerprint(
+        "default", lambda measure, sep, order: f"string_agg({measure}, {sep} {order})")
+    ).fetchone()
+    (rows, fingerprint), = fingerprints
+    assert (int(rows), fingerprint) == (int(expected[0]), expected[1])
