@@ -352,7 +352,7 @@ pieces as (
   where b.from_last = 1
 ),
 redacted as (
-  select doc_id, {{ dbt.listagg('piece', "''", 'order by pos, part') }} as text
+  select doc_id, {{ dbt_deid.ordered_string_agg('piece', ['pos', 'part']) }} as text
   from pieces
   group by doc_id
 ),
