@@ -97,3 +97,44 @@ def test_class_figures_ordered_numbers_sort_numerically() -> None:
     frame = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 6, "salary": SALARY})
     fig = ad.class_figures(frame, ["g"], "salary", distance="ordered")
     assert sorted(fig["emd"].round(6)) == sorted([round(0.375, 6), round(0.1875, 6)])
+
+
+_BASE = {"name": "r", "source": "src", "record_id": "id", "max_suppression": 0.1, "k": 2,
+         "quasi_identifiers": {"age": {}}, "combinations": [["age"]]}
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ({"sensitive": ["dx"]}, "no model gates them"),
+    ({"attribute_disclosure": {"t": 0.2}}, "no sensitive column"),
+    ({"sensitive": ["dx"], "attribute_disclosure": {"recursive_c": 3}}, "together"),
+    ({"sensitive": ["dx"], "attribute_disclosure": {"t": 0.2, "ordered": ["los"]}},
+     "not a sensitive column"),
+    ({"sensitive": ["dx"], "attribute_disclosure": {"distinct_l": 2, "ordered": ["dx"]}},
+     "needs t"),
+    ({"sensitive": ["dx"], "attribute_disclosure": {"t": 0.2, "ordered": ["dx"],
+                                                    "hierarchies": {"dx": "dx_h"}}},
+     "both ordered and hierarchical"),
+    ({"sensitive": ["dx"], "pass_through": ["dx"], "attribute_disclosure": {"t": 0.2}},
+     "one role"),
+])
+def test_both_validators_refuse_bad_attribute_disclosure(extra: dict, words: str) -> None:
+    from dbt_deid.errors import DeidError
+    from dbt_deid.settings_resolve import resolve
+    from tests.settings_render import JinjaSettingError, jinja_config
+
+    raw = {**_BASE, **extra}
+    with pytest.raises(DeidError, match=words):
+        resolve("release", raw)
+    with pytest.raises(JinjaSettingError, match=words):
+        jinja_config("release", raw)
+
+
+def test_a_valid_attribute_disclosure_passes_both_validators() -> None:
+    from dbt_deid.settings_resolve import resolve
+    from tests.settings_render import jinja_config
+
+    raw = {**_BASE, "sensitive": ["dx", "los"], "attribute_disclosure": {
+        "distinct_l": 2, "entropy_l": 1.5, "recursive_c": 3, "recursive_l": 2, "t": 0.3,
+        "ordered": ["los"], "hierarchies": {"dx": "dx_h"}}}
+    resolve("release", raw)
+    jinja_config("release", raw)
