@@ -134,15 +134,16 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     "attribute_disclosure": {
         "distinct_l": {"doc": "Distinct l-diversity: at least l distinct sensitive values per"
                               " class.", "type": "integer", "min": 2},
-        "entropy_l": {"doc": "Entropy l-diversity: the entropy of the sensitive values of every class"
-                             " is at least log(l).", "type": "positive"},
+        "entropy_l": {"doc": "Entropy l-diversity: the entropy of the sensitive values of every"
+                             " class is at least log(l).", "type": "positive"},
         "recursive_c": {"doc": "Recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m) in every"
                                " class (with recursive_l).", "type": "positive"},
         "recursive_l": {"doc": "The l of recursive (c, l)-diversity (with recursive_c).",
                         "type": "integer", "min": 2},
         "t": {"doc": "t-closeness: the Earth Mover Distance between the sensitive"
-                     " distribution of every class and that of the whole table is at most t.", "type": "fraction"},
-        "ordered": {"doc": "Sensitive columns measured with the ordered distance (numbers in"
+                     " distribution of every class and that of the whole table is at most t.",
+              "type": "fraction"},
+        "ordered": {"doc": "Sensitive columns under the ordered distance (numbers in"
                            " numeric order); the others with the equal distance.", **_COLS},
         "hierarchies": {"doc": "Sensitive column -> hierarchy model/seed (ARX layout): the"
                                " hierarchical distance.", "type": "mapping"},
