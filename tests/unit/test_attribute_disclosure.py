@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -138,3 +139,65 @@ def test_a_valid_attribute_disclosure_passes_both_validators() -> None:
         "ordered": ["los"], "hierarchies": {"dx": "dx_h"}}}
     resolve("release", raw)
     jinja_config("release", raw)
+
+
+# --- the gate's SQL (rendered outside dbt, run on DuckDB) equals the reference --------------
+
+def _tables(frame: pd.DataFrame, qis: list[str], sensitive: str):
+    import duckdb
+
+    con = duckdb.connect()
+    data = frame.reset_index(drop=True).assign(rid=range(len(frame)))
+    truth = data[["rid", *qis]]  # noqa: F841 (read by DuckDB)
+    src = data[["rid", sensitive]]  # noqa: F841
+    con.execute("create table truth as select * from truth")
+    con.execute("create table src as select * from src")
+    return con
+
+
+def _compare(frame: pd.DataFrame, qis: list[str], sensitive: str, distance: str,
+             hierarchy: list[list[str]] | None = None) -> None:
+    from tests.attribute_disclosure_sql import class_figures_sql
+
+    con = _tables(frame, qis, sensitive)
+    hname = None
+    if hierarchy is not None:
+        levels = pd.DataFrame(hierarchy, columns=[f"level_{i}" for i in range(len(hierarchy[0]))])
+        con.register("levels", levels)
+        con.execute("create table h as select * from levels")
+        hname = "h"
+    got = class_figures_sql(con, qis, sensitive, {"t": 0.5, "recursive_l": 2},
+                            hierarchy=hname, ordered=distance == "ordered")
+    want = ad.class_figures(frame, qis, sensitive, distance=distance, hierarchy=hierarchy,
+                            recursive_l=2)
+    key = ["records", "distinct_values"]
+    got = got.sort_values(["records", "distinct_values", "emd"]).reset_index(drop=True)
+    want = want.rename(columns={"distinct": "distinct_values"}).sort_values(
+        ["records", "distinct_values", "emd"]).reset_index(drop=True)
+    assert got[key].values.tolist() == want[key].values.tolist()
+    assert np.allclose(np.exp(got["entropy"]), want["entropy_l"])
+    assert np.allclose(got["emd"], want["emd"])
+    ratio = want["recursive_ratio"].replace(math.inf, np.nan)
+    assert np.allclose(got["recursive_ratio"].astype(float), ratio, equal_nan=True)
+
+
+def test_sql_matches_reference_on_the_hand_cases() -> None:
+    frame = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 6, "salary": SALARY})
+    _compare(frame, ["g"], "salary", "ordered")
+    _compare(frame, ["g"], "salary", "equal")
+    tree = pd.DataFrame({"g": ["p", "p", "q", "q", None], "dx": ["a", "b", "c", "d", "a"]})
+    _compare(tree, ["g"], "dx", "hierarchical", TREE)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sql_matches_reference_on_random_tables(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = 300
+    frame = pd.DataFrame({
+        "a": rng.choice(["1", "2", "3", None], n), "b": rng.choice(["u", "v"], n),
+        "dx": rng.choice(["a", "b", "c", "d"], n, p=[0.55, 0.25, 0.15, 0.05]),
+        "los": rng.choice([1, 2, 3, 5, 8, 13, 40], n),
+    })
+    for distance in ("equal", "hierarchical"):
+        _compare(frame, ["a", "b"], "dx", distance, TREE if distance == "hierarchical" else None)
+    _compare(frame, ["a", "b"], "los", "ordered")
