@@ -211,11 +211,14 @@ def failing_classes(figures: pd.DataFrame, models: Models) -> dict[str, int]:
 
 def release_figures(figures: pd.DataFrame) -> dict[str, float]:
     """The release's figures of one combination and sensitive column: the smallest distinct l,
-    the smallest entropy l, the largest recursive ratio and the largest EMD over its
-    classes (ARX reports a release's l and t the same way: the worst class)."""
+    the smallest entropy l, the largest recursive ratio among the classes with at least l
+    values (-1 when none has; a class below l values fails recursive (c, l)-diversity
+    whatever c) and the largest EMD over its classes (the worst class, as the gate reports
+    them)."""
+    ratios = figures["recursive_ratio"][figures["recursive_ratio"] < math.inf]
     return {"distinct_l": int(figures["distinct"].min()),
             "entropy_l": float(figures["entropy_l"].min()),
-            "recursive_ratio": float(figures["recursive_ratio"].max()),
+            "recursive_ratio": float(ratios.max()) if ratios.notna().any() else -1.0,
             "t": float(figures["emd"].max())}
 
 
