@@ -50,8 +50,8 @@ from dbt_deid import attribute_disclosure as ad  # noqa: E402
 from tests.attribute_disclosure_sql import figures_sql  # noqa: E402
 
 #: ../shared/data/adult beside the clone (or beside the folder of a worktree)
-ADULT = next((p / "shared" / "data" / "adult" for p in (REPO.parent, REPO.parent.parent)
-              if (p / "shared" / "data" / "adult").exists()), REPO.parent / "shared" / "data" / "adult")
+_PLACES = [p / "shared" / "data" / "adult" for p in (REPO.parent, REPO.parent.parent)]
+ADULT = next((p for p in _PLACES if p.exists()), _PLACES[0])
 EPS = 1e-6
 
 #: (name, QI -> level, sensitive column, its ARX data type, ground distance)
@@ -121,7 +121,9 @@ public class DbtDeidArxPrivacy {
                     d.getDefinition().setMaximumGeneralization(name, levels.get(name));
                 } else if (name.equals(s)) {
                     d.getDefinition().setAttributeType(name, AttributeType.SENSITIVE_ATTRIBUTE);
-                    if (a[4].equals("integer")) d.getDefinition().setDataType(name, DataType.INTEGER);
+                    if (a[4].equals("integer")) {
+                        d.getDefinition().setDataType(name, DataType.INTEGER);
+                    }
                 } else {
                     d.getDefinition().setAttributeType(name, AttributeType.INSENSITIVE_ATTRIBUTE);
                 }
@@ -133,7 +135,9 @@ public class DbtDeidArxPrivacy {
             case "recursive": m = new RecursiveCLDiversity(s, t, Integer.parseInt(j[2])); break;
             case "equal": m = new EqualDistanceTCloseness(s, t); break;
             case "ordered": m = new OrderedDistanceTCloseness(s, t); break;
-            case "hierarchical": m = new HierarchicalDistanceTCloseness(s, t, hierarchy(a[1], s)); break;
+            case "hierarchical":
+                m = new HierarchicalDistanceTCloseness(s, t, hierarchy(a[1], s));
+                break;
             default: throw new IllegalArgumentException(j[0]);
             }
             ARXConfiguration config = ARXConfiguration.create();
