@@ -20,15 +20,14 @@ MISSING = "<missing>"
 CFG = {"record_id": "rid", "missing_label": MISSING}
 
 
-def _render(con: duckdb.DuckDBPyConnection, macro: str, combination: list[str], column: str,
-            limits: dict[str, Any], hierarchy: str | None, ordered: bool) -> str:
-    """The SQL of ``default__<macro>`` on the DuckDB tables ``truth`` (record id ``rid``, the
-    released QIs) and ``src`` (``rid``, the sensitive column)."""
+def render(macro: str, combination: list[str], column: str, limits: dict[str, Any],
+           hierarchy: str | None, ordered: bool, columns: Callable[[str], list[str]], *,
+           string_type: str = "varchar", float_type: str = "double") -> str:
+    """The SQL of ``default__<macro>`` on the tables ``truth`` (record id ``rid``, the
+    released QIs) and ``src`` (``rid``, the sensitive column); ``columns(relation)`` names a
+    relation's columns (the hierarchy's)."""
     ad = {"distinct_l": None, "entropy_l": None, "recursive_c": None, "recursive_l": None,
           "t": None, "ordered": [], "hierarchies": {}, **limits}
-
-    def columns(relation: str) -> list[Any]:
-        return [SimpleNamespace(name=r[0]) for r in con.execute(f"describe {relation}").fetchall()]
 
     def context(call: Callable[[str], Callable[..., Any]]) -> dict[str, Any]:
         return {
@@ -38,8 +37,9 @@ def _render(con: duckdb.DuckDBPyConnection, macro: str, combination: list[str], 
                 release_input=lambda cfg: "src", nonzero=lambda e: f"nullif({e}, 0)",
                 own=lambda m: m,
                 attribute_disclosure_classes_sql=call("attribute_disclosure_classes_sql")),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar", type_float=lambda: "double"),
-            "adapter": SimpleNamespace(get_columns_in_relation=columns,
+            "dbt": SimpleNamespace(type_string=lambda: string_type, type_float=lambda: float_type),
+            "adapter": SimpleNamespace(get_columns_in_relation=lambda relation: [
+                                           SimpleNamespace(name=n) for n in columns(relation)],
                                        dispatch=lambda name, package: call("default__" + name)),
         }
 
@@ -48,13 +48,17 @@ def _render(con: duckdb.DuckDBPyConnection, macro: str, combination: list[str], 
                                          ordered))
 
 
+def _duckdb_columns(con: duckdb.DuckDBPyConnection) -> Callable[[str], list[str]]:
+    return lambda relation: [r[0] for r in con.execute(f"describe {relation}").fetchall()]
+
+
 def class_figures_sql(con: duckdb.DuckDBPyConnection, combination: list[str], column: str,
                       limits: dict[str, Any], *, hierarchy: str | None = None,
                       ordered: bool = False) -> pd.DataFrame:
     """The per-class figures of ``combination`` x ``column`` as the gate computes them;
     ``hierarchy`` names a table of the column's hierarchy (leaf first, then each level)."""
-    sql = _render(con, "attribute_disclosure_classes_sql", combination, column, limits,
-                  hierarchy, ordered)
+    sql = render("attribute_disclosure_classes_sql", combination, column, limits, hierarchy,
+                 ordered, _duckdb_columns(con))
     return con.execute(sql).df()
 
 
@@ -62,6 +66,6 @@ def figures_sql(con: duckdb.DuckDBPyConnection, combination: list[str], column: 
                 limits: dict[str, Any], *, hierarchy: str | None = None,
                 ordered: bool = False) -> dict[str, Any]:
     """The gate's one row of figures (attribute_disclosure_figures_sql) as a dict."""
-    sql = _render(con, "attribute_disclosure_figures_sql", combination, column, limits,
-                  hierarchy, ordered)
+    sql = render("attribute_disclosure_figures_sql", combination, column, limits, hierarchy,
+                 ordered, _duckdb_columns(con))
     return con.execute(sql).df().iloc[0].to_dict()
