@@ -201,3 +201,11 @@ def test_sql_matches_reference_on_random_tables(seed: int) -> None:
     for distance in ("equal", "hierarchical"):
         _compare(frame, ["a", "b"], "dx", distance, TREE if distance == "hierarchical" else None)
     _compare(frame, ["a", "b"], "los", "ordered")
+
+
+def test_a_sensitive_column_is_a_published_role_for_lineage() -> None:
+    from dbt_deid.lineage import ALLOWED_ROLES, roles_from_settings
+
+    roles = roles_from_settings({**_BASE, "sensitive": ["DX"], "pass_through": ["ward"]})
+    assert roles["dx"] == "sensitive" and roles["ward"] == "pass_through"
+    assert "sensitive" in ALLOWED_ROLES
