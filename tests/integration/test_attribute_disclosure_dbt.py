@@ -69,6 +69,14 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
         distinct["message"].iloc[0]
     # the publish step refuses, naming the gate and the combination
     assert "distinct_l_diversity" in run.output and combo in run.output
+    assert "release refused, nothing published" in run.output
+    # the history records the refusal with the gates that failed
+    history = run.query("select status, gates_failed from deid_release_history"
+                        " order by 1")
+    refused = history[history["status"] == "refused"]
+    assert len(refused) == 1
+    for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity"):
+        assert gate in refused["gates_failed"].iloc[0]
     # the published version is the one published before, untouched
     after = run.query("select * from deid_published order by 1")
     assert after.equals(before)
