@@ -35,7 +35,7 @@ def render(macro: str, combination: list[str], column: str, limits: dict[str, An
                 ident=lambda n: '"' + n + '"',
                 literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 release_input=lambda cfg: "src", nonzero=lambda e: f"nullif({e}, 0)",
-                own=lambda m: m,
+                own=lambda m: m, type_double=lambda: float_type,
                 attribute_disclosure_classes_sql=call("attribute_disclosure_classes_sql")),
             "dbt": SimpleNamespace(type_string=lambda: string_type, type_float=lambda: float_type),
             "adapter": SimpleNamespace(get_columns_in_relation=lambda relation: [

@@ -26,6 +26,7 @@
 
 {% macro default__attribute_disclosure_classes_sql(truth, cfg, combination, column, ad, hierarchy, ordered) -%}
   {%- set s = dbt.type_string() -%}
+  {%- set d = dbt_deid.type_double() -%}  {#- not 1.0: a decimal literal keeps 6 decimals on Spark -#}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set keys = [] -%}{%- for q in combination -%}{%- do keys.append('t.' ~ dbt_deid.ident(q)) -%}{%- endfor -%}
   {%- set l = ad.recursive_l -%}
@@ -42,19 +43,19 @@
     from base group by class_id, v
   ),
   whole as (
-    select v, 1.0 * count(*) / (select count(*) from base) as q,
+    select v, cast(count(*) as {{ d }}) / (select count(*) from base) as q,
       row_number() over (order by case when min(o) is null then 1 else 0 end, min(o), v) as idx
     from base group by v
   ),
   classes as (
     select class_id, sum(n) as records, count(*) as distinct_values,
-      sum(n * ln(1.0 * n)) as nlogn, max(n) as top,
+      sum(n * ln(cast(n as {{ d }}))) as nlogn, max(n) as top,
       sum(case when rnk >= {{ l if l is not none else 0 }} then n else 0 end) as tail
     from cells group by class_id
   )
   {%- if ad.t is not none and (ordered or hierarchy is not none) %},
   grid as (
-    select c.class_id, w.v, w.idx, 1.0 * coalesce(x.n, 0) / c.records - w.q as r
+    select c.class_id, w.v, w.idx, cast(coalesce(x.n, 0) as {{ d }}) / c.records - w.q as r
     from classes as c cross join whole as w
     left join cells as x on x.class_id = c.class_id and x.v = w.v
   )
@@ -81,7 +82,7 @@
   ),
   costs as (
     {%- for h in range(1, height + 1) %}
-    select class_id, {{ h }}.0 / {{ height }} * least(sum(case when e > 0 then e else 0 end), sum(case when e < 0 then -e else 0 end)) as cost
+    select class_id, cast({{ h }} as {{ d }}) / {{ height }} * least(sum(case when e > 0 then e else 0 end), sum(case when e < 0 then -e else 0 end)) as cost
     from (select class_id, a{{ h }}, a{{ h - 1 }}, sum(r) as e from leaf group by class_id, a{{ h }}, a{{ h - 1 }}) as children
     group by class_id, a{{ h }}
     {%- if not loop.last %}
@@ -93,19 +94,19 @@
   )
   {%- elif ad.t is not none %},
   emd as (
-    select x.class_id, 0.5 * (sum(abs(1.0 * x.n / c.records - w.q)) + 1 - sum(w.q)) as emd
+    select x.class_id, 0.5 * (sum(abs(cast(x.n as {{ d }}) / c.records - w.q)) + 1 - sum(w.q)) as emd
     from cells as x join classes as c on c.class_id = x.class_id join whole as w on w.v = x.v
     group by x.class_id
   )
   {%- endif %}
   select c.class_id, c.records, c.distinct_values,
-    ln(1.0 * c.records) - c.nlogn / c.records as entropy,
+    ln(cast(c.records as {{ d }})) - c.nlogn / c.records as entropy,
     {%- if l is not none %}
-    case when c.distinct_values >= {{ l }} then 1.0 * c.top / c.tail end as recursive_ratio,
+    case when c.distinct_values >= {{ l }} then cast(c.top as {{ d }}) / c.tail end as recursive_ratio,
     {%- else %}
-    cast(null as {{ dbt.type_float() }}) as recursive_ratio,
+    cast(null as {{ d }}) as recursive_ratio,
     {%- endif %}
-    {{ 'e.emd' if ad.t is not none else 'cast(null as ' ~ dbt.type_float() ~ ')' }} as emd
+    {{ 'e.emd' if ad.t is not none else 'cast(null as ' ~ d ~ ')' }} as emd
   from classes as c
   {%- if ad.t is not none %}
   left join emd as e on e.class_id = c.class_id
