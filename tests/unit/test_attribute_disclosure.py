@@ -209,3 +209,12 @@ def test_a_sensitive_column_is_a_published_role_for_lineage() -> None:
     roles = roles_from_settings({**_BASE, "sensitive": ["DX"], "pass_through": ["ward"]})
     assert roles["dx"] == "sensitive" and roles["ward"] == "pass_through"
     assert "sensitive" in ALLOWED_ROLES
+
+
+def test_check_names_the_sensitive_columns_and_their_models() -> None:
+    from dbt_deid.commands.check import _release_line
+    from dbt_deid.config import parse_release
+
+    cfg = parse_release({**_BASE, "sensitive": ["dx"],
+                         "attribute_disclosure": {"distinct_l": 3, "t": 0.25}})
+    assert _release_line(cfg).endswith(", 1 sensitive column(s) gated by distinct l 3, t 0.25")
