@@ -137,7 +137,8 @@
   {{ return({
       'name': dbt_deid._setting(raw, 'release', 'name'), 'sample': sample, 'source': raw.source, 'record_id': raw.record_id,
       'direct_identifiers': roles.direct_identifiers, 'pass_through': roles.pass_through,
-      'excluded': roles.excluded, 'qis': qis, 'qi_names': qi_names,
+      'excluded': roles.excluded, 'sensitive': roles.sensitive,
+      'attribute_disclosure': dbt_deid._check_attribute_disclosure(raw), 'qis': qis, 'qi_names': qi_names,
       'combinations': dbt_deid.release_plan('verified'),
       'protected_combinations': dbt_deid.release_plan('protected'),
       'released_qis': dbt_deid.release_plan('released'),
@@ -161,7 +162,7 @@
     {%- do owner.update({q.column | lower: 'quasi_identifiers.' ~ q.name}) -%}
   {%- endfor -%}
   {%- set out = {} -%}
-  {%- for role in ['direct_identifiers', 'pass_through', 'excluded'] -%}
+  {%- for role in ['direct_identifiers', 'pass_through', 'sensitive', 'excluded'] -%}
     {%- set cols = raw.get(role) or [] -%}
     {%- for col in cols -%}
       {%- set other = owner.get(col | lower) -%}
@@ -173,6 +174,40 @@
     {%- do out.update({role: cols | list}) -%}
   {%- endfor -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- The attribute-disclosure limits, related to the sensitive columns (the Python twin is
+    dbt_deid.config.check_attribute_disclosure; names and types are checked by the schema):
+    {distinct_l, entropy_l, recursive_c, recursive_l, t, ordered, hierarchies} (null: not
+    gated). -#}
+{% macro _check_attribute_disclosure(raw) -%}
+  {%- set sensitive = (raw.get('sensitive') or []) | map('lower') | list -%}
+  {%- set spec = raw.get('attribute_disclosure') or {} -%}
+  {%- set models = [] -%}
+  {%- for m in ['distinct_l', 'entropy_l', 'recursive_c', 't'] -%}{%- if spec.get(m) is not none -%}{%- do models.append(m) -%}{%- endif -%}{%- endfor -%}
+  {%- if sensitive and not models -%}
+    {{ dbt_deid._config_error('attribute_disclosure', 'sensitive columns are declared but no model gates them; set distinct_l, entropy_l, recursive_c with recursive_l, or t (or make the columns pass_through if an adversary could not learn anything from them)') }}
+  {%- endif -%}
+  {%- if models and not sensitive -%}
+    {{ dbt_deid._config_error('attribute_disclosure', 'no sensitive column to gate; list them under sensitive') }}
+  {%- endif -%}
+  {%- if (spec.get('recursive_c') is none) != (spec.get('recursive_l') is none) -%}
+    {{ dbt_deid._config_error('attribute_disclosure', 'give recursive_c and recursive_l together (recursive (c, l)-diversity)') }}
+  {%- endif -%}
+  {%- set ordered = (spec.get('ordered') or []) | map('lower') | list -%}
+  {%- set hierarchies = {} -%}
+  {%- for c, h in (spec.get('hierarchies') or {}).items() -%}{%- do hierarchies.update({c | lower: h}) -%}{%- endfor -%}
+  {%- for key, cols in [('ordered', ordered), ('hierarchies', hierarchies.keys() | list)] -%}
+    {%- for col in cols -%}
+      {%- if col not in sensitive -%}{{ dbt_deid._config_error('attribute_disclosure.' ~ key, "'" ~ col ~ "' is not a sensitive column") }}{%- endif -%}
+    {%- endfor -%}
+    {%- if cols and spec.get('t') is none -%}{{ dbt_deid._config_error('attribute_disclosure.' ~ key, 'a ground distance needs t (t-closeness)') }}{%- endif -%}
+  {%- endfor -%}
+  {%- for col in ordered -%}
+    {%- if col in hierarchies -%}{{ dbt_deid._config_error('attribute_disclosure', "'" ~ col ~ "' is both ordered and hierarchical; give one distance") }}{%- endif -%}
+  {%- endfor -%}
+  {{ return({'distinct_l': spec.get('distinct_l'), 'entropy_l': spec.get('entropy_l'), 'recursive_c': spec.get('recursive_c'),
+             'recursive_l': spec.get('recursive_l'), 't': spec.get('t'), 'ordered': ordered, 'hierarchies': hierarchies}) }}
 {%- endmacro %}
 
 {#- Explicit combinations name declared QIs (parse time, before any work), and every QI is

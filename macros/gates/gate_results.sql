@@ -25,6 +25,7 @@
   {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
   {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
   {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
+  {%- do results.extend(dbt_deid.attribute_disclosure_results(cfg, truth)) -%}
   {%- if dbt_deid.small_areas_enabled() -%}
     {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
   {%- endif -%}

@@ -346,7 +346,7 @@
   {%- set out = [] -%}
   {%- for col in adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) -%}
     {%- set role = roles.get(col.name | lower, '') -%}
-    {%- if role in ['record_id', 'pass_through'] or role.startswith('quasi_identifiers.') -%}{%- do out.append(col.name) -%}{%- endif -%}
+    {%- if role in ['record_id', 'pass_through', 'sensitive'] or role.startswith('quasi_identifiers.') -%}{%- do out.append(col.name) -%}{%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
 {%- endmacro %}
@@ -361,7 +361,7 @@
     {%- if kind == 'qi' -%}
       {%- do out.append({'column': name, 'sources': [by_name[name]], 'role': 'quasi_identifier', 'level': 'released'}) -%}
     {%- else -%}
-      {%- do out.append({'column': name, 'sources': [name], 'role': 'pass_through'}) -%}
+      {%- do out.append({'column': name, 'sources': [name], 'role': 'sensitive' if name | lower in cfg.sensitive | map('lower') | list else 'pass_through'}) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}

@@ -25,16 +25,16 @@
     {%- if col | lower not in roles -%}{%- do missing.append(col) -%}{%- endif -%}
   {%- endfor -%}
   {%- if missing | length > 0 -%}
-    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": source " ~ src ~ " has column(s) " ~ missing | join(', ') ~ " with no role in release '" ~ cfg.name ~ "'; nothing passes through by default: list each under quasi_identifiers, pass_through (published unchanged), direct_identifiers or excluded (dropped)") }}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": source " ~ src ~ " has column(s) " ~ missing | join(', ') ~ " with no role in release '" ~ cfg.name ~ "'; nothing passes through by default: list each under quasi_identifiers, pass_through or sensitive (published unchanged), direct_identifiers or excluded (dropped)") }}
   {%- endif -%}
 {%- endmacro %}
 
 {#- lower-case source column -> its role (record_id, quasi_identifiers.<qi>, direct_identifiers,
-    pass_through, excluded). -#}
+    pass_through, sensitive, excluded). -#}
 {% macro _role_of_columns(cfg) -%}
   {%- set roles = {cfg.record_id | lower: 'record_id'} -%}
   {%- for q in cfg.qis -%}{%- do roles.update({q.column | lower: 'quasi_identifiers.' ~ q.name}) -%}{%- endfor -%}
-  {%- for role in ['direct_identifiers', 'pass_through', 'excluded'] -%}
+  {%- for role in ['direct_identifiers', 'pass_through', 'sensitive', 'excluded'] -%}
     {%- for c in cfg[role] -%}{%- do roles.update({c | lower: role}) -%}{%- endfor -%}
   {%- endfor -%}
   {{ return(roles) }}
@@ -63,7 +63,7 @@
     {%- if key not in by_source -%}{%- do by_source.update({key: []}) -%}{%- endif -%}
     {%- if q.name in released -%}{%- do by_source[key].append(q.name) -%}{%- endif -%}
   {%- endfor -%}
-  {%- set passing = cfg.pass_through | map('lower') | list -%}
+  {%- set passing = (cfg.pass_through + cfg.sensitive) | map('lower') | list -%}
   {%- set out = [] -%}
   {%- for col in adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) -%}
     {%- if col.name | lower in by_source -%}

@@ -52,6 +52,9 @@
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
+{%- for h in cfg.attribute_disclosure.hierarchies.values() %}
+-- depends_on: {{ ref(h) }}
+{%- endfor %}
 {%- if dbt_deid.population_first() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
 {%- endif %}
@@ -181,6 +184,7 @@ where {{ dbt_deid.sample_condition(cfg) }}
     ('direct_identifiers_dropped', cfg.direct_identifiers | join(', ')),
     ('excluded_dropped', cfg.excluded | join(', ')),
     ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
+    ('sensitive_published_gated', cfg.sensitive | join(', ')),
     ('missing_label', cfg.missing_label),
     ('sample', ('fraction ' ~ cfg.sample.fraction ~ ', slot ' ~ cfg.sample.slot ~ ', seed ' ~ cfg.sample.seed ~ ', order ' ~ cfg.sample.order) if cfg.sample is not none else 'none'),
     ('dbt_deid_version', dbt_deid.package_version()),

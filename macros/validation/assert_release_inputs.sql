@@ -207,6 +207,7 @@
   {%- for d in cfg.direct_identifiers -%}{%- do dropped.append(d | string | lower) -%}{%- endfor -%}
   {%- set kept = {} -%}
   {%- set declared = cfg.get('pass_through') -%}
+  {%- if declared is not none -%}{%- set declared = declared + (cfg.get('sensitive') or []) -%}{%- endif -%}
   {%- for c in (declared if declared is not none else source_columns) -%}
     {%- if (c | string | lower) not in dropped -%}{%- do kept.update({c | string | lower: c}) -%}{%- endif -%}
   {%- endfor -%}

@@ -108,6 +108,7 @@ class ReleaseConfig:
     direct_identifiers: tuple[str, ...] = ()
     pass_through: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
+    sensitive: tuple[str, ...] = ()
     missing_label: str = DEFAULT_MISSING_LABEL
     families: tuple[Family, ...] = ()
     demographics: tuple[str, ...] = ()
@@ -252,7 +253,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
     if not isinstance(raw, Mapping) or not raw:
         raise ConfigError("release must be a non-empty mapping (var deid_release)")
     schema.check_names("", raw, "release", require=not partial)
-    for key in ("sample", "report", "small_areas", "generalization"):
+    for key in ("sample", "report", "small_areas", "generalization", "attribute_disclosure"):
         if raw.get(key) is not None:  # names and types of the sub-sections, as Jinja words them
             check_value("release", key, raw[key], schema.SECTIONS["release"][key])
     sample = raw.get("sample") or {}
@@ -385,13 +386,51 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
         direct_identifiers=roles["direct_identifiers"],
         pass_through=roles["pass_through"],
         excluded=roles["excluded"],
+        sensitive=roles["sensitive"],
         missing_label=missing_label,
         families=families,
         demographics=tuple(demo_raw),
         extra=extra,
     )
     _check_protected(cfg)
+    check_attribute_disclosure(raw)
     return cfg
+
+
+def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
+    """The attribute-disclosure settings relate to the sensitive columns (the Jinja twin is
+    ``dbt_deid._check_attribute_disclosure``): a sensitive column needs a model to gate it, a
+    model needs a sensitive column, recursive_c and recursive_l go together, and ``ordered``
+    and ``hierarchies`` name sensitive columns (one distance each) and need t."""
+    sensitive = [str(c).lower() for c in raw.get("sensitive") or []]
+    spec = raw.get("attribute_disclosure") or {}
+    models = [m for m in ("distinct_l", "entropy_l", "recursive_c", "t")
+              if spec.get(m) is not None]
+    if sensitive and not models:
+        raise ConfigError(
+            "attribute_disclosure: sensitive columns are declared but no model gates them; set"
+            " distinct_l, entropy_l, recursive_c with recursive_l, or t (or make the columns"
+            " pass_through if an adversary could not learn anything from them)")
+    if models and not sensitive:
+        raise ConfigError("attribute_disclosure: no sensitive column to gate; list them under"
+                          " sensitive")
+    if (spec.get("recursive_c") is None) != (spec.get("recursive_l") is None):
+        raise ConfigError("attribute_disclosure: give recursive_c and recursive_l together"
+                          " (recursive (c, l)-diversity)")
+    ordered = [str(c).lower() for c in spec.get("ordered") or []]
+    hierarchical = [str(c).lower() for c in (spec.get("hierarchies") or {})]
+    for key, cols in (("ordered", ordered), ("hierarchies", hierarchical)):
+        for col in cols:
+            if col not in sensitive:
+                raise ConfigError(f"attribute_disclosure.{key}: {col!r} is not a sensitive"
+                                  " column")
+        if cols and spec.get("t") is None:
+            raise ConfigError(f"attribute_disclosure.{key}: a ground distance needs t"
+                              " (t-closeness)")
+    both = sorted(set(ordered) & set(hierarchical))
+    if both:
+        raise ConfigError(f"attribute_disclosure: {both[0]!r} is both ordered and hierarchical;"
+                          " give one distance")
 
 
 def _check_protected(cfg: ReleaseConfig) -> None:
@@ -414,6 +453,7 @@ _DATACLASS_SETTINGS = (
     "name", "source", "record_id", "direct_identifiers", "pass_through", "excluded",
     "quasi_identifiers", "combinations", "tau", "k", "max_suppression", "algorithm",
     "column_suppression_cap", "missing_label", "preset", "hierarchical_qis", "demographics",
+    "sensitive",
 )
 
 
@@ -426,7 +466,8 @@ def column_roles(
     (removed), quasi-identifiers (generalized and suppressed), sensitive and other variables; the
     release names each source column's role: ``record_id`` (joins the suppression back, never
     published), ``direct_identifiers`` (dropped), ``quasi_identifiers`` (by their source column),
-    ``pass_through`` (copied unchanged) or ``excluded`` (not published). A source column with no
+    ``pass_through`` (copied unchanged), ``sensitive`` (copied unchanged, gated by
+    ``attribute_disclosure``) or ``excluded`` (not published). A source column with no
     role fails the build (checked against the source in ``dbt_deid.assert_column_roles``).
     """
     out: dict[str, tuple[str, ...]] = {}
@@ -441,7 +482,7 @@ def column_roles(
         if owner.get(col) == "record_id":
             raise ConfigError(f"record_id {record_id!r} cannot be a quasi-identifier")
         owner[col] = f"quasi_identifiers.{q.name}"
-    for role in ("direct_identifiers", "pass_through", "excluded"):
+    for role in ("direct_identifiers", "pass_through", "sensitive", "excluded"):
         cols = raw.get(role) or []
         if isinstance(cols, str) or not isinstance(cols, Sequence) or not all(
             isinstance(c, str) and c for c in cols

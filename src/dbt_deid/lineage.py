@@ -43,7 +43,7 @@ from dbt_deid.errors import DataError
 #: The tag a model carries to be checked as a consumer of a published mart.
 CONSUMER_TAG = "deid_consumer"
 #: Roles whose source columns may reach a published or consumer column.
-ALLOWED_ROLES = frozenset({"pass_through", "quasi_identifier"})
+ALLOWED_ROLES = frozenset({"pass_through", "sensitive", "quasi_identifier"})
 
 RelKey = tuple[str, str, str]
 
@@ -89,14 +89,14 @@ def _same(a: RelKey, b: RelKey) -> bool:
 
 def roles_from_settings(settings: Mapping[str, Any]) -> dict[str, str]:
     """lower-case source column -> role (record_id, direct_identifiers, excluded, pass_through,
-    quasi_identifier), as dbt_deid._role_of_columns."""
+    sensitive, quasi_identifier), as dbt_deid._role_of_columns."""
     roles: dict[str, str] = {}
     if settings.get("record_id"):
         roles[str(settings["record_id"]).lower()] = "record_id"
     for name, spec in (settings.get("quasi_identifiers") or {}).items():
         column = (spec or {}).get("column", name)
         roles[str(column).lower()] = "quasi_identifier"
-    for role in ("direct_identifiers", "pass_through", "excluded"):
+    for role in ("direct_identifiers", "pass_through", "sensitive", "excluded"):
         for c in settings.get(role) or []:
             roles[str(c).lower()] = role
     return roles
@@ -183,7 +183,7 @@ class LineageChecker:
         label = ".".join(p for p in rel if p)
         if _same(rel, self.source_key):
             role = self.roles.get(col, "no role")
-            if role == "pass_through":
+            if role in ("pass_through", "sensitive"):
                 return [Origin(label, column, role, True)]
             if role == "quasi_identifier":
                 return [Origin(label, column, role, False,
@@ -212,7 +212,7 @@ class LineageChecker:
             return Origin(label, column, "quasi_identifier", False,
                           "quasi-identifier at its source level, not the released one")
         role = self.roles.get(col)
-        if role == "pass_through":
+        if role in ("pass_through", "sensitive"):
             return Origin(label, column, role, True)
         return Origin(label, column, role or "untraceable", False,
                       f"working-table column with role {role}: never published" if role

@@ -12,8 +12,9 @@ with no MaxSup. The error suggests the closest known name (:func:`closest_name`)
 
 Column roles (El Emam et al. 2011, "Types of Variables", Table 1; ARX's attribute types): every
 source column is the ``record_id`` (never published), a direct identifier (dropped), a
-quasi-identifier (generalized, suppressed and checked), ``pass_through`` (non-identifying or
-sensitive: copied unchanged) or ``excluded`` (not published). A column with no role fails the
+quasi-identifier (generalized, suppressed and checked), ``pass_through`` (non-identifying:
+copied unchanged), ``sensitive`` (copied unchanged and gated by ``attribute_disclosure``) or
+``excluded`` (not published). A column with no role fails the
 build.
 """
 
@@ -80,6 +81,13 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                                 " attributes an adversary cannot know.", "default": [], **_COLS},
         "excluded": {"doc": "Columns not published (neither identifying nor released).",
                      "default": [], **_COLS},
+        "sensitive": {"doc": "Columns published unchanged whose values an adversary does not"
+                             " know and must not learn (a diagnosis): gated by"
+                             " attribute_disclosure (docs/attribute-disclosure.md).",
+                      "default": [], **_COLS},
+        "attribute_disclosure": {"doc": "l-diversity and t-closeness of every sensitive column"
+                                        " in every verified combination classes.",
+                                 "type": "mapping", "section": "attribute_disclosure"},
         "quasi_identifiers": {"doc": "QI name -> settings.", "required": True, "type": "mapping",
                               "section": "quasi_identifier", "each": True},
         "combinations": {"doc": "QI combinations an adversary may know; every released QI must"
@@ -120,6 +128,25 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                         "type": "mapping", "section": "small_areas"},
         "generalization": {"doc": "OLA search of the released levels.", "type": "mapping",
                            "section": "generalization"},
+    },
+    # Attribute disclosure (Machanavajjhala et al. 2007; Li et al. 2007): the limits every
+    # sensitive column's classes must meet (docs/attribute-disclosure.md).
+    "attribute_disclosure": {
+        "distinct_l": {"doc": "Distinct l-diversity: at least l distinct sensitive values per"
+                              " class.", "type": "integer", "min": 2},
+        "entropy_l": {"doc": "Entropy l-diversity: the entropy of the sensitive values of every"
+                             " class is at least log(l).", "type": "positive"},
+        "recursive_c": {"doc": "Recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m) in every"
+                               " class (with recursive_l).", "type": "positive"},
+        "recursive_l": {"doc": "The l of recursive (c, l)-diversity (with recursive_c).",
+                        "type": "integer", "min": 2},
+        "t": {"doc": "t-closeness: the Earth Mover Distance between the sensitive"
+                     " distribution of every class and that of the whole table is at most t.",
+              "type": "fraction"},
+        "ordered": {"doc": "Sensitive columns under the ordered distance (numbers in"
+                           " numeric order); the others with the equal distance.", **_COLS},
+        "hierarchies": {"doc": "Sensitive column -> hierarchy model/seed (ARX layout): the"
+                               " hierarchical distance.", "type": "mapping"},
     },
     "quasi_identifier": {
         "level": {"doc": "Released level (0 = original).", "default": 0, "type": "integer",
@@ -461,6 +488,7 @@ _SECTION_PLACE = {
     "rule_level_interval": "each of `rule.levels` of an `interval` rule",
     "rule_level_prefix": "each of `rule.levels` of a `prefix` rule",
     "rule_level_date": "each of `rule.levels` of a `date` rule",
+    "attribute_disclosure": "`attribute_disclosure`",
     "family": "`hierarchical_qis.<family>`", "sample": "`sample`", "report": "`report`",
     "small_areas": "`small_areas`", "generalization": "`generalization`",
     "claims": "var `deid_claims_release`",

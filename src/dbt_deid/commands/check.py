@@ -89,9 +89,17 @@ def check_vars(variables: Mapping[str, Any]) -> list[str]:
 
 
 def _release_line(cfg: Any) -> str:
-    return (f"ok: release {cfg.name!r}: k = {cfg.k} (tau {cfg.tau:g}), max_suppression"
+    line = (f"ok: release {cfg.name!r}: k = {cfg.k} (tau {cfg.tau:g}), max_suppression"
             f" {cfg.max_suppression:g}, {len(cfg.quasi_identifiers)} quasi-identifiers,"
             f" algorithm {cfg.algorithm}")
+    if cfg.sensitive:  # the attribute-disclosure gates (docs/attribute-disclosure.md)
+        ad = cfg.extra.get("attribute_disclosure") or {}
+        models = [f"{name} {ad[key]:g}" for key, name in (
+            ("distinct_l", "distinct l"), ("entropy_l", "entropy l"),
+            ("recursive_c", "recursive c"), ("recursive_l", "recursive l"), ("t", "t"))
+            if ad.get(key) is not None]
+        line += f", {len(cfg.sensitive)} sensitive column(s) gated by {', '.join(models)}"
+    return line
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,82 @@
+"""Attribute disclosure gates in dbt (docs/attribute-disclosure.md): on a copy of the shared
+``default_release`` build, the release declares discharge_disposition ``sensitive`` (instead of
+pass_through) with distinct, entropy and recursive l-diversity and t-closeness; only the gate
+table, the gate view and the publish model are rebuilt. The gate table's figures equal the core's
+reference (dbt_deid.attribute_disclosure) on the same classes, and a class holding one
+disposition is refused by the gate tests and the publish step, naming the gate and the
+combination, never a value."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dbt_deid import attribute_disclosure as ad
+from tests.integration.dbt_runner import INTEGRATION, copy_of, release_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+AD = {"distinct_l": 2, "entropy_l": 1.2, "recursive_c": 4, "recursive_l": 2, "t": 0.9}
+
+
+def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
+    default_release, tmp_path_factory
+) -> None:
+    base = copy_of(default_release, tmp_path_factory.mktemp("attribute_disclosure"))
+    variables = release_vars(pass_through=None, sensitive=["discharge_disposition"],
+                             attribute_disclosure=AD)
+    cfg = variables["deid_release"]
+    before = base.query("select * from deid_published order by 1")
+    # `dbt run` of the gate table and the publish model: no gate test runs, so the publish
+    # materialization itself must refuse (fail closed whatever the command)
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_published"],
+                  base.database.parent, variables, base.database)
+    assert not run.ok
+    gates = run.query("select gate, combination, column_name, passed, message"
+                      " from deid_gate_results")
+    values = set(run.query("select distinct cast(discharge_disposition as varchar) as v"
+                           " from main.discharge_abstracts")["v"].dropna())
+
+    # the core's reference on the same classes (released QI values, NULL its own category)
+    truth = run.query("select * from deid_suppressed")
+    source = run.query("select abstract_id, discharge_disposition from"
+                       " main.discharge_abstracts")
+    frame = truth.merge(source, on="abstract_id")
+    expected = {}
+    for combo in cfg["combinations"]:
+        fig = ad.class_figures(frame, combo, "discharge_disposition",
+                               recursive_l=AD["recursive_l"])
+        expected["+".join(combo)] = ad.failing_classes(fig, ad.Models(**AD))
+
+    for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity",
+                 "t_closeness"):
+        rows = gates[gates["gate"] == gate]
+        assert len(rows) >= 1, gate
+        failing = {r.combination: int(re.search(r": (\d+) of \d+ class", r.message).group(1))
+                   for r in rows.itertuples() if not r.passed}
+        want = {c: n[gate] for c, n in expected.items() if n[gate] > 0}
+        assert failing == want, (gate, rows.message.tolist())
+        for r in rows.itertuples():
+            for v in values:   # never a value, only counts and names
+                assert f" {v} " not in f" {r.message} ", (gate, r.message)
+    # a homogeneous class exists, so distinct 2-diversity fails and names the combination
+    distinct = gates[(gates["gate"] == "distinct_l_diversity") & ~gates["passed"]]
+    assert len(distinct) >= 1
+    assert set(distinct["column_name"]) == {"discharge_disposition"}
+    combo = distinct["combination"].iloc[0]
+    assert f"combination {combo}, sensitive column discharge_disposition" in \
+        distinct["message"].iloc[0]
+    # the publish step refuses, naming the gate and the combination
+    assert "distinct_l_diversity" in run.output and combo in run.output
+    assert "release refused, nothing published" in run.output
+    # the history records the refusal with the gates that failed
+    history = run.query("select status, gates_failed from deid_release_history"
+                        " order by 1")
+    refused = history[history["status"] == "refused"]
+    assert len(refused) == 1
+    for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity"):
+        assert gate in refused["gates_failed"].iloc[0]
+    # the published version is the one published before, untouched
+    after = run.query("select * from deid_published order by 1")
+    assert after.equals(before)
