@@ -13,7 +13,7 @@ Two dbt invocations in this project (the same DuckDB file):
    The gates check what is published: a 10% file of classes of 20 holds classes below 20, so
    both files are expected to be refused. The demo passes when dbt failed only because the
    discharge files' gate tests failed (nothing published, a 'refused' history row each), and
-   prints, per file, the population's cells suppressed next to the paper's Tables 9-10 and the
+   prints, per file, the file's cells suppressed next to the paper's Tables 9-10 and the
    file's classes below k.
 2. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
    limits (MaxSup 0.8%, attack tau 0.05). On the calibrated synthetic data no node meets them,
@@ -105,9 +105,10 @@ def discharge_failures_only(target: Path) -> bool:
 
 
 def discharge_refusals(database: Path) -> list[str] | None:
-    """Per discharge file: the population's suppression next to the paper's Tables 9-10 and why
-    the file was refused; None when a file was published, was not refused by its gates, or the
-    text release did not publish."""
+    """Per discharge file: the file's suppression (deid_information_loss describes what is
+    published: the file drawn from the protected population) next to the paper's Tables 9-10
+    and why the file was refused; None when a file was published, was not refused by its
+    gates, or the text release did not publish."""
     import duckdb
 
     out: list[str] = []
@@ -135,7 +136,7 @@ def discharge_refusals(database: Path) -> list[str] | None:
             out.append(f"{name}: REFUSED (failed: {failed})")
             out.append(f"  population {population} records protected at tau"
                        f" {params['tau']} (k = {k}); the file: a 10% sample of {file} records")
-            out.append(f"  cells suppressed in the population vs El Emam et al. 2011 {where},"
+            out.append(f"  cells suppressed in the file vs El Emam et al. 2011 {where},"
                        " tau 0.05, combinations (% of records with the QI suppressed; all: %"
                        " of QI cells):")
             loss = con.execute(
