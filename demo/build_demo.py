@@ -85,6 +85,42 @@ def claims_refusal(database: Path) -> list[str] | None:
             for m, msg, value, limit in rows] or None
 
 
+#: El Emam et al. 2012 Table 6 (share of all HHP records matched against the SID), per row: year
+#: 1, 2, 3, all years. Which QIs each row used is lost from the table's layout.
+PAPER_TABLE6 = ((0.001612, 0.001478, 0.001515, 0.005141), (0.007105, 0.005684, 0.005965, 0.009735),
+                (0.013334, 0.010156, 0.010928, 0.013579), (0.017272, 0.012702, 0.013797, 0.015991))
+
+
+def attack3_lines(database: Path) -> list[str]:
+    """Attack 3 at the claims release node (deid_claims_attack3: Table 6 against the seeded
+    SID-like visits), one line per QI set, beside the paper's Table 6 range; none when the
+    model was not built."""
+    import duckdb
+
+    with duckdb.connect(str(database), read_only=True) as con:
+        where = con.execute("select table_schema from information_schema.tables"
+                            " where table_name = 'deid_claims_attack3'").fetchall()
+        if not where:
+            return []
+        rows = con.execute(
+            f'select qi_set, period, marketer_risk, patients_not_in_population from'
+            f' "{where[0][0]}".deid_claims_attack3 order by qi_set, period').fetchall()
+    cells: dict[str, dict[str, float]] = {}
+    lost: dict[str, int] = {}
+    for qi_set, period, risk, absent in rows:
+        cells.setdefault(qi_set, {})[period] = risk
+        if period == "all_years":
+            lost[qi_set] = int(absent)
+    flat = [v for row in PAPER_TABLE6 for v in row]
+    out = [f"attack 3 (seed 001 Table 6, closed-form marketer risk against the synthetic SID;"
+           f" paper's cells {100 * min(flat):.2f}-{100 * max(flat):.2f}%):"]
+    for qi_set, by in cells.items():
+        years = "  ".join(f"{p} {100 * by[p]:.3f}%" for p in sorted(by))
+        out.append(f"  {qi_set}: {years} ({lost[qi_set]} released patients' visits truncated:"
+                   " not matchable)")
+    return out
+
+
 def _target(extra: list[str]) -> Path:
     """The dbt target path of this run (``--target-path`` in ``extra``, else target/)."""
     if "--target-path" in extra:
@@ -186,7 +222,10 @@ def main(argv: list[str]) -> int:
           " published:")
     for line in refused:
         print(f"  {line}")
-    if dbt(["build", "--select", "+tag:deid_claims"], extra) == 0:
+    claims_ok = dbt(["build", "--select", "+tag:deid_claims"], extra) == 0
+    for line in attack3_lines(database):
+        print(line)
+    if claims_ok:
         print("claims release: every gate passed; published")
         return 0
     refusal = claims_refusal(database)

@@ -66,6 +66,7 @@ def claims_vars(**release: Any) -> dict[str, Any]:
     variables = project_vars(INTEGRATION)
     variables["claims_patients"] = PATIENTS
     variables["claims_seed"] = SEED
+    variables["claims_sid_others"] = 2000  # attack 3's SID-like table: 1,000 + 2,000 people
     variables["deid_claims_release"] = {
         "name": "integration_claims", "patients": "claims_patients", "claims": "claims_claims",
         "demographic_qis": ["age", "sex", "dih_y2", "dih_y3"],
@@ -90,7 +91,6 @@ def claims_vars(**release: Any) -> dict[str, Any]:
         "bootstrap": 1000, "iterations": 100, "pool_size": 2000, "seed": 0,
         "attack_iterations": 2000,
         "attack2_population": "claims_population", "attack2_qis": ["age", "sex"],
-        "attack3_population": "claims_sid_visits", "attack3_qi_sets": ATTACK3_SETS,
         **release,
     }
     return variables
@@ -107,9 +107,10 @@ def _build(tmp: Path, key: str | None, args: list[str] | None = None, **release:
 
 @pytest.fixture(scope="module")
 def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
-    """The demo's release at the paper's settings: refused."""
+    """The demo's release at the paper's settings, with attack 3: refused."""
     tmp = tmp_path_factory.mktemp("lola_refused")
-    yield _build(tmp, KEY), tmp
+    yield _build(tmp, KEY, attack3_population="claims_sid_visits",
+                 attack3_qi_sets=ATTACK3_SETS), tmp
 
 
 @pytest.fixture(scope="module")

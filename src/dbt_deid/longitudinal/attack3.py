@@ -55,13 +55,17 @@ def signatures(
     labels["_visit"] = _row_labels(v, visit_cols)
     labels["_patient"] = _row_labels(v, pat_cols)
     labels = labels.sort_values([patient, "_visit"], kind="stable")
-    grouped = labels.groupby(patient, sort=True)
-    visit_part = grouped["_visit"].agg(lambda s: "\x1e".join(s))
-    pat_part = grouped["_patient"].first()
-    sig = pat_part + "\x1d" + visit_part
+    # one pass over the sorted rows (a pandas aggregation per patient costs ~0.2 ms each)
+    ids = labels[patient].to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    ends = np.r_[starts[1:], len(ids)]
+    visit = labels["_visit"].tolist()
+    head = labels["_patient"].to_numpy()[starts]
+    sig = [f"{h}\x1d{chr(30).join(visit[a:b])}" for h, a, b in zip(head, starts, ends,
+                                                                 strict=True)]
     if NUMBER_OF_VISITS in qis:
-        sig = sig + "\x1dn=" + grouped.size().astype(str)
-    return sig
+        sig = [f"{x}\x1dn={b - a}" for x, a, b in zip(sig, starts, ends, strict=True)]
+    return pd.Series(sig, index=pd.Index(ids[starts], name=patient), dtype=object)
 
 
 def _row_labels(frame: pd.DataFrame, cols: Sequence[str]) -> pd.Series:
