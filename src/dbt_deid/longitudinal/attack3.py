@@ -23,6 +23,7 @@ population is an error (the release must be a sample of it), reported as a count
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -138,15 +139,13 @@ def attack3_rows(
 
 def attack3_table(
     released_visits: pd.DataFrame, population_visits: pd.DataFrame,
-    qi_sets: Sequence[Sequence[str]], *, n_released: int, patient_qis: Sequence[str] = ("age",
-                                                                                       "sex"),
-    patient: str = "member_id", year: str = "year", absent: str = "error",
+    qi_sets: Sequence[Sequence[str]], **options: Any,
 ) -> pd.DataFrame:
     """Table 6: one row per QI set (``qis``), one column per year of the released visits and
-    ``all_years``, each the expected share of the ``n_released`` released patients correctly
-    matched to the population of inpatient visits (:func:`attack3_rows`, pivoted)."""
-    long = attack3_rows(released_visits, population_visits, qi_sets, n_released=n_released,
-                        patient_qis=patient_qis, patient=patient, year=year, absent=absent)
+    ``all_years``, each the expected share of the released patients correctly matched to the
+    population of inpatient visits (:func:`attack3_rows` with the same keyword ``options``,
+    pivoted)."""
+    long = attack3_rows(released_visits, population_visits, qi_sets, **options)
     wide = long.pivot(index="qi_set", columns="period", values="marketer_risk")
     periods = list(dict.fromkeys(long["period"]))
     order = list(dict.fromkeys(long["qi_set"]))
