@@ -11,7 +11,7 @@ attack 1 draws it (from D1 at the reconstruction's power, matched against D2), f
 mean among m >= k, and quantiles of m.
 
     nice -n 10 .venv/bin/python bench/bench_lola_matching_sets.py [--patients 113000]
-        [--targets 10000] [--seed 0]
+        [--targets 10000] [--seed 0] [--matching multiset|set|distinct]
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from dbt_deid.longitudinal import calibration as cal
-from dbt_deid.longitudinal.adversary import reconstructed
+from dbt_deid.longitudinal.adversary import MATCHINGS, reconstructed
 from dbt_deid.longitudinal.bootstrap import k_for_sample
 from dbt_deid.longitudinal.demo import prepare
 from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
@@ -35,9 +36,10 @@ def main() -> int:
     ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
     ap.add_argument("--targets", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--matching", choices=MATCHINGS, default="multiset")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    model = reconstructed(DEFAULT_DEMOGRAPHIC_QIS)
+    model = replace(reconstructed(DEFAULT_DEMOGRAPHIC_QIS), matching=args.matching)
     prep = prepare(args.patients, args.seed, power_function=model.power_function)
     d1, d2 = prep.d1, prep.d2
     node = tuple(cal.TABLE5_LEVELS[d] for d in d2.spec.dimension_names)
@@ -52,6 +54,7 @@ def main() -> int:
     low = (m >= k) & hit
     out = {
         "patients": args.patients, "targets": args.targets, "k": k, "node": list(node),
+        "matching": model.matching,
         "share_m_below_k": round(float(((m < k) & hit).mean()), 6),
         "mean_inverse_m": round(float(inv.mean()), 6),
         "alpha_x_mean_inverse_m": round(float(cal.SAMPLING_FRACTION * inv.mean()), 6),
