@@ -13,7 +13,7 @@ Two dbt invocations in this project (the same DuckDB file):
    The gates check what is published: a 10% file of classes of 20 holds classes below 20, so
    both files are expected to be refused. The demo passes when dbt failed only because the
    discharge files' gate tests failed (nothing published, a 'refused' history row each), and
-   prints, per file, the population's cells suppressed next to the paper's Tables 9-10 and the
+   prints, per file, the file's cells suppressed next to the paper's Tables 9-10 and the
    file's classes below k.
 2. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
    limits (MaxSup 0.8%, attack tau 0.05). On the calibrated synthetic data no node meets them,
@@ -85,6 +85,42 @@ def claims_refusal(database: Path) -> list[str] | None:
             for m, msg, value, limit in rows] or None
 
 
+#: El Emam et al. 2012 Table 6 (share of all HHP records matched against the SID), per row: year
+#: 1, 2, 3, all years. Which QIs each row used is lost from the table's layout.
+PAPER_TABLE6 = ((0.001612, 0.001478, 0.001515, 0.005141), (0.007105, 0.005684, 0.005965, 0.009735),
+                (0.013334, 0.010156, 0.010928, 0.013579), (0.017272, 0.012702, 0.013797, 0.015991))
+
+
+def attack3_lines(database: Path) -> list[str]:
+    """Attack 3 at the claims release node (deid_claims_attack3: Table 6 against the seeded
+    SID-like visits), one line per QI set, beside the paper's Table 6 range; none when the
+    model was not built."""
+    import duckdb
+
+    with duckdb.connect(str(database), read_only=True) as con:
+        where = con.execute("select table_schema from information_schema.tables"
+                            " where table_name = 'deid_claims_attack3'").fetchall()
+        if not where:
+            return []
+        rows = con.execute(
+            f'select qi_set, period, marketer_risk, patients_not_in_population from'
+            f' "{where[0][0]}".deid_claims_attack3 order by qi_set, period').fetchall()
+    cells: dict[str, dict[str, float]] = {}
+    lost: dict[str, int] = {}
+    for qi_set, period, risk, absent in rows:
+        cells.setdefault(qi_set, {})[period] = risk
+        if period == "all_years":
+            lost[qi_set] = int(absent)
+    flat = [v for row in PAPER_TABLE6 for v in row]
+    out = [f"attack 3 (seed 001 Table 6, closed-form marketer risk against the synthetic SID;"
+           f" paper's cells {100 * min(flat):.2f}-{100 * max(flat):.2f}%):"]
+    for qi_set, by in cells.items():
+        years = "  ".join(f"{p} {100 * by[p]:.3f}%" for p in sorted(by))
+        out.append(f"  {qi_set}: {years} ({lost[qi_set]} released patients' visits truncated:"
+                   " not matchable)")
+    return out
+
+
 def _target(extra: list[str]) -> Path:
     """The dbt target path of this run (``--target-path`` in ``extra``, else target/)."""
     if "--target-path" in extra:
@@ -105,9 +141,10 @@ def discharge_failures_only(target: Path) -> bool:
 
 
 def discharge_refusals(database: Path) -> list[str] | None:
-    """Per discharge file: the population's suppression next to the paper's Tables 9-10 and why
-    the file was refused; None when a file was published, was not refused by its gates, or the
-    text release did not publish."""
+    """Per discharge file: the file's suppression (deid_information_loss describes what is
+    published: the file drawn from the protected population) next to the paper's Tables 9-10
+    and why the file was refused; None when a file was published, was not refused by its
+    gates, or the text release did not publish."""
     import duckdb
 
     out: list[str] = []
@@ -135,7 +172,7 @@ def discharge_refusals(database: Path) -> list[str] | None:
             out.append(f"{name}: REFUSED (failed: {failed})")
             out.append(f"  population {population} records protected at tau"
                        f" {params['tau']} (k = {k}); the file: a 10% sample of {file} records")
-            out.append(f"  cells suppressed in the population vs El Emam et al. 2011 {where},"
+            out.append(f"  cells suppressed in the file vs El Emam et al. 2011 {where},"
                        " tau 0.05, combinations (% of records with the QI suppressed; all: %"
                        " of QI cells):")
             loss = con.execute(
@@ -185,7 +222,10 @@ def main(argv: list[str]) -> int:
           " published:")
     for line in refused:
         print(f"  {line}")
-    if dbt(["build", "--select", "+tag:deid_claims"], extra) == 0:
+    claims_ok = dbt(["build", "--select", "+tag:deid_claims"], extra) == 0
+    for line in attack3_lines(database):
+        print(line)
+    if claims_ok:
         print("claims release: every gate passed; published")
         return 0
     refusal = claims_refusal(database)

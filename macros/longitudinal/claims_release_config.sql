@@ -25,7 +25,11 @@
     (dbt_deid.longitudinal.adversary, docs/lola-adversary.md): known_demographic_qis (the
     demographic QIs the adversary knows; none = the reconstruction: age and sex when the release
     has QIs of those names, otherwise every demographic QI), power_function (reconstructed |
-    log_diversity | claims) and knowledge_matching (multiset | set | distinct). -#}
+    log_diversity | claims) and knowledge_matching (multiset | set | distinct); attack 3
+    (Table 6): attack3_population (relation, one row per inpatient visit, none = not computed),
+    attack3_qi_sets (lists of demographic or claim QIs or number_of_visits),
+    attack3_patient_column (patient_id), attack3_year_column (year) and attack3_visit_column
+    (los: the claims that are inpatient visits). -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('claims_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
@@ -131,6 +135,21 @@
   {%- endif -%}
   {%- if s.attack2_population is none and s.attack2_qis | length > 0 -%}
     {{ dbt_deid._claims_config_error('attack2_population', 'must name the population table when attack2_qis is set') }}
+  {%- endif -%}
+  {%- set a3 = s.attack3_qi_sets or [] -%}
+  {%- if (s.attack3_population is none) != (a3 | length == 0) -%}
+    {{ dbt_deid._claims_config_error('attack3_qi_sets' if s.attack3_population is not none else 'attack3_population', 'attack3_population and attack3_qi_sets go together') }}
+  {%- endif -%}
+  {%- for qis in a3 -%}
+    {%- if qis is string or qis is not iterable or qis is mapping or qis | length == 0 -%}
+      {{ dbt_deid._claims_config_error('attack3_qi_sets', 'each QI set must be a non-empty list, got ' ~ qis) }}
+    {%- endif -%}
+    {%- for q in qis if q not in demo_qis + claim_qis + ['number_of_visits'] -%}
+      {{ dbt_deid._claims_config_error('attack3_qi_sets', q ~ ' is not a demographic or claim quasi-identifier (or number_of_visits)') }}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if a3 | length > 0 and s.attack3_visit_column not in claim_qis -%}
+    {{ dbt_deid._claims_config_error('attack3_visit_column', s.attack3_visit_column ~ ' is not a claim quasi-identifier (the column set only on inpatient visits, e.g. los)') }}
   {%- endif -%}
   {%- if s.known_demographic_qis is not none -%}
     {%- for q in s.known_demographic_qis if q not in demo_qis -%}

@@ -101,7 +101,8 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{{ dbt_deid.information_loss_sql(cfg, dbt_deid.release_ref('deid_suppressed'), dbt_deid.release_ref('deid_hierarchy')) }}
+{#- what is published (dbt_deid.checked_release: the file under `sample.order: population_first`) -#}
+{{ dbt_deid.information_loss_sql(cfg, dbt_deid.checked_release(), dbt_deid.release_ref('deid_hierarchy')) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -139,7 +140,8 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{{ dbt_deid.record_risk_sql(dbt_deid.release_ref('deid_suppressed'), cfg.record_id, cfg.combinations) }}
+{#- one row per published record (dbt_deid.checked_release) -#}
+{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.combinations) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -380,7 +382,10 @@ where 1 = 0
 {%- for q in cfg.qi_names -%}
   {%- do cols.append(q) -%}{%- do cols.append(q ~ '__generalized') -%}
 {%- endfor -%}
-{{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_suppressed'), cols) }}
+{#- the published records' patterns (dbt_deid.checked_release: under `sample.order:
+    population_first` the file, not the protected population), so the risk summary, the exact
+    check, the risk CDF and the risk suite describe what is published -#}
+{{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), cols) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -389,6 +394,6 @@ where 1 = 0
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set rcfg = dbt_deid.risk_suite_config() -%}
-{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.release_ref('deid_suppressed'), rcfg.by) }}
+{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.checked_release(), rcfg.by) }}
 {%- endif %}
 {%- endmacro %}

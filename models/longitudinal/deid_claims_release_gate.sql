@@ -8,7 +8,8 @@
     interval with gate_on: upper, against MaxSup; `message` says which limit to relax when no
     node passes), attack1 (simulated success rate against attack_tau), marketer (attack 2,
     closed form against the attack2_population counts, against tau; informational, null without
-    a population table). -#}
+    a population table), attack3 (the largest Table 6 cell of deid_claims_attack3 against
+    attack_tau; informational, only with attack3_population). -#}
 select 'node_risk' as measure, l.node, l.chosen as node_found,
     {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} as value,
     l.mean, l.ci_low, l.ci_high,
@@ -25,4 +26,11 @@ union all
 select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as {{ dbt_deid.type_double() }}),
     a.marketer_risk <= {{ cfg.tau }}, null
 from {{ ref('deid_claims_attack') }} as a
+{%- if cfg.attack3_population is not none %}
+union all
+{# attack 3 (Table 6): the largest cell of deid_claims_attack3 against attack_tau, informational #}
+select 'attack3', max(a3.node), null, max(a3.marketer_risk), null, null, null,
+    cast({{ cfg.attack_tau }} as {{ dbt_deid.type_double() }}), max(a3.marketer_risk) <= {{ cfg.attack_tau }}, null
+from {{ ref('deid_claims_attack3') }} as a3
+{%- endif %}
 {%- endif %}

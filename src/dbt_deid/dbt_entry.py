@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
     from dbt_deid.glue.claims import (
         deid_claims_attack,
+        deid_claims_attack3,
         deid_claims_lola,
         deid_claims_pseudonymized_claims,
         deid_claims_pseudonymized_patients,
@@ -41,13 +42,14 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
         deid_uniqueness,
     )
     from dbt_deid.glue.text import deid_text_risk_assessment
-    from dbt_deid.synthetic.claims import generate_hhp
+    from dbt_deid.synthetic.claims import generate_hhp, generate_sid_visits
     from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges
     from dbt_deid.synthetic.text import demo_corpus, rule_detector
 
 #: Exported name -> the module that defines it.
 _HOMES = {
     "deid_claims_attack": "dbt_deid.glue.claims",
+    "deid_claims_attack3": "dbt_deid.glue.claims",
     "deid_claims_lola": "dbt_deid.glue.claims",
     "deid_claims_pseudonymized_claims": "dbt_deid.glue.claims",
     "deid_claims_pseudonymized_patients": "dbt_deid.glue.claims",
@@ -64,6 +66,7 @@ _HOMES = {
     "deid_uniqueness": "dbt_deid.glue.risk",
     "deid_text_risk_assessment": "dbt_deid.glue.text",
     "generate_hhp": "dbt_deid.synthetic.claims",
+    "generate_sid_visits": "dbt_deid.synthetic.claims",
     "diagnosis_hierarchy": "dbt_deid.synthetic.discharge",
     "generate_discharges": "dbt_deid.synthetic.discharge",
     "demo_corpus": "dbt_deid.synthetic.text",
@@ -71,12 +74,13 @@ _HOMES = {
 }
 
 __all__ = [
-    "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_lola",
-    "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients", "deid_ola_search",
+    "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_attack3",
+    "deid_claims_lola", "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients",
+    "deid_ola_search",
     "deid_population_risk", "deid_release_plan", "deid_release_report", "deid_small_areas",
     "deid_suppression_map", "deid_text_risk_assessment", "deid_threshold_presets",
     "deid_uniqueness", "demo_corpus", "diagnosis_hierarchy", "generate_discharges",
-    "generate_hhp", "rule_detector", "suppression_map", "to_pandas",
+    "generate_hhp", "generate_sid_visits", "rule_detector", "suppression_map", "to_pandas",
 ]
 
 

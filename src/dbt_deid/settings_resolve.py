@@ -187,6 +187,27 @@ def claims_relations(raw: Mapping[str, Any]) -> None:
              " (e.g. [age, sex])")
     if s["attack2_population"] is None and s["attack2_qis"]:
         fail("attack2_population", "must name the population table when attack2_qis is set")
+    _claims_attack3(s, demo, claim, fail)
+
+
+def _claims_attack3(s: Mapping[str, Any], demo: list[str], claim: list[str], fail: Any) -> None:
+    """Attack 3 (El Emam et al. 2012, Table 6): a population of inpatient visits and the QI sets
+    matched against it go together; each set names demographic or claim QIs or
+    number_of_visits."""
+    sets = s["attack3_qi_sets"]
+    if (s["attack3_population"] is None) != (not sets):
+        fail("attack3_qi_sets" if s["attack3_population"] is not None else "attack3_population",
+             "attack3_population and attack3_qi_sets go together")
+    for qis in sets or []:
+        if isinstance(qis, str) or not isinstance(qis, list) or not qis:
+            fail("attack3_qi_sets", f"each QI set must be a non-empty list, got {qis!r}")
+        for q in qis:
+            if q not in [*demo, *claim, "number_of_visits"]:
+                fail("attack3_qi_sets", f"{q} is not a demographic or claim quasi-identifier"
+                     " (or number_of_visits)")
+    if sets and s["attack3_visit_column"] not in claim:
+        fail("attack3_visit_column", f"{s['attack3_visit_column']} is not a claim"
+             " quasi-identifier (the column set only on inpatient visits, e.g. los)")
 
 
 def _claims_dimensions(s: Mapping[str, Any], qis: list[str], fail: Any) -> None:

@@ -312,6 +312,16 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "attack2_population": {"doc": "Population counts for attack 2.", **_REL},
         "attack2_qis": {"doc": "Demographic QIs of attack 2 (e.g. [age, sex]).", "default": [],
                         **_COLS},
+        "attack3_population": {"doc": "Inpatient visits (one row per visit) for attack 3.",
+                               **_REL},
+        "attack3_qi_sets": {"doc": "QI sets of attack 3 (Table 6), each a list of demographic or"
+                                   " claim QIs or number_of_visits.", "type": "list"},
+        "attack3_patient_column": {"doc": "Patient key of attack3_population.",
+                                   "default": "patient_id", "type": "string"},
+        "attack3_year_column": {"doc": "Year column of the claims and of attack3_population.",
+                                "default": "year", "type": "string"},
+        "attack3_visit_column": {"doc": "Claims column set only on inpatient visits (e.g. los).",
+                                 "default": "los", "type": "string"},
         "known_demographic_qis": {"doc": "Demographic QIs the adversary knows (null: age and sex"
                                          " where the release has them, else every demographic"
                                          " QI; docs/lola-adversary.md).", **_COLS},

@@ -55,6 +55,10 @@ PATIENTS = 1000
 SEED = 0
 BUILD = ["build", "--select", "+tag:deid_claims"]
 PUBLISHED = {"deid_claims_published_patients", "deid_claims_published_claims"}
+#: Attack 3's QI sets (El Emam et al. 2012 Table 6: age, LOS, sex, number of visits, PCG, CPT).
+ATTACK3_SETS = [["age", "sex", "los", "number_of_visits"],
+                ["age", "sex", "primary_condition_group", "number_of_visits"],
+                ["age", "sex", "los", "primary_condition_group", "number_of_visits"]]
 
 
 def claims_vars(**release: Any) -> dict[str, Any]:
@@ -62,6 +66,7 @@ def claims_vars(**release: Any) -> dict[str, Any]:
     variables = project_vars(INTEGRATION)
     variables["claims_patients"] = PATIENTS
     variables["claims_seed"] = SEED
+    variables["claims_sid_others"] = 2000  # attack 3's SID-like table: 1,000 + 2,000 people
     variables["deid_claims_release"] = {
         "name": "integration_claims", "patients": "claims_patients", "claims": "claims_claims",
         "demographic_qis": ["age", "sex", "dih_y2", "dih_y3"],
@@ -102,9 +107,10 @@ def _build(tmp: Path, key: str | None, args: list[str] | None = None, **release:
 
 @pytest.fixture(scope="module")
 def refused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, Path]]:
-    """The demo's release at the paper's settings: refused."""
+    """The demo's release at the paper's settings, with attack 3: refused."""
     tmp = tmp_path_factory.mktemp("lola_refused")
-    yield _build(tmp, KEY), tmp
+    yield _build(tmp, KEY, attack3_population="claims_sid_visits",
+                 attack3_qi_sets=ATTACK3_SETS), tmp
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +123,51 @@ def passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DbtRun, 
 def _assert_nothing_published(run: DbtRun) -> None:
     assert not run.ok
     assert not PUBLISHED & run.tables()
+
+
+def test_attack3_is_a_release_step(refused: tuple[DbtRun, Path]) -> None:
+    """Attack 3 (Table 6) at the release node against the seeded SID-like visits: one row per QI
+    set and period; one cell recounted here from the warehouse's generalized tables and the
+    population generalized with the release's hierarchy rows (brute force: equal signatures
+    compared as sorted tuples); the gate view carries the largest cell, informational."""
+    run, _ = refused
+    a3 = run.query("select * from deid_claims_attack3")
+    assert len(a3) == len(ATTACK3_SETS) * 4
+    assert set(a3.period) == {"year_1", "year_2", "year_3", "all_years"}
+    n = run.query("select count(*) as n from deid_claims_patients_preprocessed").n[0]
+    assert set(a3.released_patients) == {n}
+    assert ((a3.marketer_risk >= 0) & (a3.marketer_risk <= a3.patients_with_visits / n)).all()
+    assert (a3.patients_not_in_population <= a3.patients_with_visits).all()
+    assert (a3.marketer_risk > 0).any()
+    # brute force, year 1, age + sex + los + number of visits
+    levels = dict(run.query("select column_name, level from deid_claims_levels").itertuples(
+        index=False, name=None))
+    hier = run.query("select qi_name, level, original_value, generalized_value"
+                     " from deid_claims_hierarchy")
+
+    def gen(q: str, values: pd.Series) -> pd.Series:
+        h = hier[(hier.qi_name == q) & (hier.level == levels[q])]
+        return values.astype("string").map(dict(zip(h.original_value, h.generalized_value,
+                                                     strict=True)))
+
+    rel = run.query("select c.member_id, p.age, p.sex, c.los from deid_claims_generalized_claims"
+                    " as c join deid_claims_generalized_patients as p using (member_id)"
+                    " where c.los is not null and c.year = 1")
+    pop = run.query("select patient_id as member_id, age, sex, los from claims_sid_visits"
+                    " where year = 1")
+    pop["age"], pop["los"] = gen("age", pop["age"]), gen("los", pop["los"])
+
+    def signature(frame: pd.DataFrame) -> dict:
+        text = frame.astype("string").fillna("<missing>")
+        return {m: (g.age.iloc[0], g.sex.iloc[0], tuple(sorted(g.los)))
+                for m, g in text.groupby("member_id")}
+
+    people = list(signature(pop).values())
+    want = sum(1 / c for c in (people.count(sig) for sig in signature(rel).values()) if c) / n
+    got = a3.set_index(["qi_set", "period"]).loc[("age+sex+los+number_of_visits", "year_1")]
+    assert got.marketer_risk == pytest.approx(want)
+    gate = run.query("select * from deid_claims_release_gate").set_index("measure")
+    assert gate.loc["attack3", "value"] == pytest.approx(a3.marketer_risk.max())
 
 
 def test_paper_settings_refuse_and_say_what_to_relax(refused: tuple[DbtRun, Path]) -> None:

@@ -70,6 +70,17 @@ def test_population_first_protects_the_population_then_draws_disjoint_files(
     gates = {r.gate: r for r in run.query("select * from deid_gate_results").itertuples()}
     assert not gates["k_anonymity"].passed, gates
     assert gates["row_count"].passed, gates
+    # every diagnostic describes the file, what is published, not the population (issue 34):
+    # the record risk, the information loss, the risk summary and its exact check
+    n_file = len(files[""])
+    risk = run.query("select abstract_id, smallest_class_size from deid_record_risk")
+    assert len(risk) == n_file and set(risk.abstract_id) == files[""]
+    assert (risk.smallest_class_size < k).any()  # the gate table's verdict, record by record
+    loss = run.query("select records from deid_information_loss")
+    assert set(loss.records) == {n_file}
+    summary = run.query("select * from deid_risk_summary where stage = 'published'")
+    assert set(summary.records) == {n_file}
+    assert (summary.smallest_class < k).any() and (summary.min_consistent_exact < k).any()
     # ... so the build refuses it, nothing published
     assert not run.ok
     assert "deid_published" not in run.tables()

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.errors import DataError
+from dbt_deid.errors import DataError, DeidError
 from dbt_deid.longitudinal.attack3 import NUMBER_OF_VISITS, attack3_table
 
 QI_SETS = [["age", "sex", "los", NUMBER_OF_VISITS], ["age", "sex", "pcg", NUMBER_OF_VISITS],
@@ -85,3 +85,68 @@ def test_release_must_be_a_sample_of_the_population():
         attack3_table(released, pop, [["age", "los"]], n_released=1)
     with pytest.raises(DataError, match="lacks column"):
         attack3_table(pop, pop, [["age", "cpt"]], n_released=5)
+
+
+def test_truncated_visits_add_zero_and_are_counted():
+    """The release step's reading (absent="zero"): a released patient whose visits the release
+    truncated has a signature no population patient has; it cannot be matched correctly, adds
+    0 and is counted, and the other patients' terms are the strict closed form's."""
+    from dbt_deid.longitudinal.attack3 import attack3_rows
+
+    pop = tiny_population()
+    sample = [0, 3, 5, 8, 13]
+    released = pop[pop["member_id"].isin(sample)]
+    truncated = released.drop(index=released.index[released["member_id"] == 3][:1])
+    rows = attack3_rows(truncated, pop, [["age", "sex", "los"]], n_released=len(sample),
+                        absent="zero").set_index("period")
+    strict = attack3_rows(released[released["member_id"] != 3], pop, [["age", "sex", "los"]],
+                          n_released=len(sample)).set_index("period")
+    assert rows.loc["all_years", "patients_not_in_population"] == 1
+    assert rows.loc["all_years", "marketer_risk"] == pytest.approx(
+        strict.loc["all_years", "marketer_risk"])
+    assert rows.loc["all_years", "patients_with_visits"] == len(set(truncated["member_id"]))
+
+
+def test_synthetic_sid_holds_every_inpatient_visit_of_the_release_source():
+    """generate_sid_visits: the release's source patients are in the population with all their
+    inpatient visits (the paper's assumption), beside other people; seeded."""
+    from dbt_deid.synthetic.claims import SID_COLUMNS, generate_hhp, generate_sid_visits
+
+    sid = generate_sid_visits(300, 5, others=600)
+    assert tuple(sid.columns) == SID_COLUMNS
+    assert sid.equals(generate_sid_visits(300, 5, others=600))
+    hhp = generate_hhp(300, 5)
+    visits = hhp.claims[hhp.claims["los"].notna()].merge(hhp.patients, on="member_id")
+    key = ["year", "age", "sex", "los", "primary_condition_group", "procedure_group"]
+
+    def counts(frame: pd.DataFrame) -> Counter:
+        text = frame[key].astype("string").fillna("<missing>")
+        return Counter(text.itertuples(index=False, name=None))
+
+    assert not counts(visits) - counts(sid)          # every source visit is in the SID
+    assert sid["patient_id"].nunique() > hhp.claims.loc[hhp.claims["los"].notna(),
+                                                        "member_id"].nunique()
+    assert not set(sid["patient_id"]) & set(hhp.patients["member_id"])  # its own key
+
+
+@pytest.mark.parametrize(("change", "setting"), [
+    ({"attack3_population": "sid"}, "attack3_qi_sets"),
+    ({"attack3_qi_sets": [["age", "los"]]}, "attack3_population"),
+    ({"attack3_population": "sid", "attack3_qi_sets": [["age", "cpt"]]}, "attack3_qi_sets"),
+    ({"attack3_population": "sid", "attack3_qi_sets": [["age"]], "attack3_visit_column": "age"},
+     "attack3_visit_column"),
+])
+def test_attack3_settings_are_checked_alike_in_jinja_and_python(change, setting):
+    from dbt_deid.settings_resolve import resolve
+    from tests.settings_render import JinjaSettingError, jinja_config
+
+    raw = {"patients": "p", "claims": "c", "demographic_qis": ["age", "sex"],
+           "claim_qis": ["los"], "hierarchies": {"age": "age_h"}, **change}
+    with pytest.raises(DeidError, match=f"setting '{setting}'"):
+        resolve("claims", raw)
+    with pytest.raises(JinjaSettingError, match=f"setting '{setting}'"):
+        jinja_config("claims", raw)
+    ok = {**raw, "attack3_population": "sid", "attack3_qi_sets": [["age", "number_of_visits"]]}
+    ok.pop("attack3_visit_column", None)
+    assert resolve("claims", ok)["attack3_qi_sets"] == [["age", "number_of_visits"]]
+    assert jinja_config("claims", ok)["attack3_qi_sets"] == [["age", "number_of_visits"]]

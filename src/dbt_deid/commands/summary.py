@@ -112,12 +112,12 @@ def render_summary(
                 f"select gate, passed, message from {t('deid_gate_results')} order by gate_order"
             ).fetchall()
             failed = [g for g, ok, _ in gates if not ok]
-            # sample.order population_first: deid_gate_results checks the protected population;
-            # the file drawn from it is checked when published (the last publish attempt)
+            # sample.order population_first: deid_gate_results (and every figure below) checks
+            # the file drawn from the protected population, what is published
             population = str(params.get("sample", "")).endswith("order population_first")
             lines.append(
-                ("Gates on the protected population (the file drawn from it is checked when"
-                 " published: see the last publish attempt): " if population else "Gates: ")
+                ("Gates on the file drawn from the protected population (what is published): "
+                 if population else "Gates: ")
                 + f"{len(gates) - len(failed)} of {len(gates)} pass"
                 + (f"; REFUSED, failed: {', '.join(failed)}" if failed else "")
             )

@@ -298,3 +298,96 @@ def deid_claims_attack(
         to_pandas(patients_preprocessed), to_pandas(d1), d2, to_pandas(hierarchy),
         to_pandas(lola), release, to_pandas(attack2_population), logger=dbt_logger(),
     )
+
+
+#: The columns of ``deid_claims_attack3`` (one row per QI set and period, Table 6 in long form).
+ATTACK3_COLUMNS = ("node", "qi_set", "period", "marketer_risk", "released_patients",
+                   "patients_with_visits", "patients_not_in_population", "population_patients",
+                   "tau", "passed")
+
+
+def attack3_frame(
+    patients: pd.DataFrame, d2: pd.DataFrame, hierarchy: pd.DataFrame, lola: pd.DataFrame,
+    release: Mapping[str, Any], population: pd.DataFrame | None, *,
+    model: str = "deid_claims_attack3", logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Attack 3 at the release node (El Emam et al. 2012, "Attack 3", Table 6): the closed-form
+    marketer risk of the released patients against a population of inpatient visits (a State
+    Inpatient Database: ``attack3_population``, one row per visit, coded as the release's input),
+    for each of ``attack3_qi_sets`` and each year and all years
+    (:func:`dbt_deid.longitudinal.attack3.attack3_rows`). The released visits are the released
+    claims (D2) with ``attack3_visit_column`` set; both sides are generalized to the release
+    node with the release's hierarchies. A released patient whose signature no population
+    patient has (the release truncated one of their visits) cannot be matched correctly: it adds
+    0 and is counted in ``patients_not_in_population``. Empty without ``attack3_population``."""
+    from dbt_deid.longitudinal.attack3 import NUMBER_OF_VISITS, attack3_rows
+
+    cfg = claims_settings(release)
+    empty = pd.DataFrame({c: pd.Series([], dtype="string" if c in ("node", "qi_set", "period")
+                                       else "boolean" if c == "passed" else "float64")
+                          for c in ATTACK3_COLUMNS})
+    sets = cfg["attack3_qi_sets"]
+    if not sets:
+        return empty
+    log = logger or get_logger()
+    patients, claims, frames, spec = _inputs(patients, d2, hierarchy, cfg)
+    row = lola.loc[lola["release_node"].astype(bool)]
+    if len(row) != 1:
+        raise DataError(f"model {model}: deid_claims_lola has {len(row)} release nodes")
+    node = tuple(int(row[f"level__{d}"].iloc[0]) for d, _ in spec.dimensions)
+    levels = spec.levels(node)
+    used = list(dict.fromkeys(q for qs in sets for q in qs if q != NUMBER_OF_VISITS))
+    demo = [q for q in used if q in cfg["demographic_qis"]]
+    visit_qis = [q for q in used if q in cfg["claim_qis"]]
+    member, year, inpatient = (cfg["member_id"], cfg["attack3_year_column"],
+                               cfg["attack3_visit_column"])
+    pid = cfg["attack3_patient_column"]
+    if population is None or len(population) == 0:
+        raise DataError(f"model {model}: the attack 3 population table (attack3_population) is"
+                        " empty")
+    population = population.copy()
+    population.columns = [str(c) for c in population.columns]
+    missing = [c for c in [pid, year, *used] if c not in population.columns]
+    if missing:
+        raise DataError(f"model {model}: attack3_population lacks column(s) {missing}")
+    if year not in claims.columns:
+        raise DataError(f"model {model}: the claims lack the year column {year!r}"
+                        " (attack3_year_column; publish it under release_columns.claims)")
+
+    def coded(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
+        out = frame.copy()
+        for q in cols:
+            if q in frames and levels.get(q):
+                out[q] = generalize(out[q], frames[q], levels[q])
+        return out
+
+    visits = claims.loc[claims[inpatient].notna(), [member, year, *visit_qis]]
+    visits = visits.merge(patients[[member, *demo]], on=member, how="left", validate="many_to_one")
+    released = coded(visits, used).rename(columns={member: "patient__"})
+    pop = coded(population[[pid, year, *used]], used).rename(columns={pid: "patient__"})
+    pop[year] = pop[year].astype(released[year].dtype)
+    rows = attack3_rows(released, pop, sets, n_released=len(patients), patient_qis=demo,
+                        patient="patient__", year=year, absent="zero")
+    rows.insert(0, "node", _node(node))
+    rows.insert(4, "released_patients", len(patients))
+    rows["tau"] = cfg["attack_tau"]
+    rows["passed"] = rows["marketer_risk"] <= cfg["attack_tau"]
+    log.info(f"dbt_deid: {model}: {len(sets)} QI sets, {len(released)} released inpatient"
+             f" visits, {len(pop)} population visits")
+    out = rows[list(ATTACK3_COLUMNS)]
+    return out.astype({c: "float64" for c in ATTACK3_COLUMNS
+                       if c not in ("node", "qi_set", "period", "passed")})
+
+
+def deid_claims_attack3(
+    release_json: str, patients_preprocessed: Any, d2: Any, hierarchy: Any, lola: Any,
+    attack3_population: Any,
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_attack3``: attack 3 of El Emam et al. 2012 (Table 6) at
+    the release node, the released claims (``deid_claims_d2``) against the inpatient visits of
+    ``deid_claims_attack3_population`` per QI set and per year / all years
+    (:func:`attack3_frame`); empty without ``attack3_population``. Only counts are logged."""
+    return attack3_frame(
+        to_pandas(patients_preprocessed), to_pandas(d2), to_pandas(hierarchy), to_pandas(lola),
+        json.loads(release_json), to_pandas(attack3_population), logger=dbt_logger(),
+    )

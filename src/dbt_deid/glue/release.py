@@ -134,16 +134,23 @@ def algorithm_comparison(
 
     ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
     running it again; it is ignored when OLA's record suppression made the release (then the
-    released patterns are not a cell-suppression result). It is read and coded first and its
-    frame of text dropped before the pattern table is read, so the two tables' text is never in
-    memory together (at 24 million records each is millions of rows). An empty pattern table
-    (only under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
+    released patterns are not a cell-suppression result) and under ``sample.order:
+    population_first`` (then they are the file, not the population the algorithms ran on). It
+    is read and coded first and its frame of text dropped before the pattern table is read, so
+    the two tables' text is never in memory together (at 24 million records each is millions of
+    rows). An empty pattern table (only under ``dbt build --empty``: a real build stops
+    upstream) gives the empty comparison.
     """
     from dbt_deid.comparison import coded_released, compare_algorithms
 
     cfg = parse_release(release)
     ola = ola_settings(release)
     if ola is not None and ola.suppression == "records":
+        released = None
+    sample = release.get("sample")
+    if isinstance(sample, dict) and sample.get("order") == "population_first":
+        # the released patterns are the file drawn from the protected population, not the
+        # population the algorithms ran on (El Emam et al. 2011's order): run both again
         released = None
     coded = None
     if released is not None:

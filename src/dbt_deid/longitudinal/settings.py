@@ -80,6 +80,15 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
                              else "attack2_population",
                              "attack2_population and attack2_qis go together")
     model = _adversary(raw, demo)
+    a3 = [list(q) for q in raw.get("attack3_qi_sets") or []]
+    bad3 = [q for qs in a3 for q in qs if q not in (*demo, *claim, "number_of_visits")]
+    if bad3:
+        raise _setting_error("attack3_qi_sets", f"{bad3[0]} is not a demographic or claim"
+                             " quasi-identifier (or number_of_visits)")
+    if (raw.get("attack3_population") is None) != (not a3):
+        raise _setting_error("attack3_qi_sets" if raw.get("attack3_population") is not None
+                             else "attack3_population",
+                             "attack3_population and attack3_qi_sets go together")
     return {
         "member_id": member,
         "claim_id": raw.get("claim_id") or "claim_id",
@@ -104,6 +113,10 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "attack_iterations": _positive_int(raw, "attack_iterations", 10_000),
         "attack_tau": float(raw["attack_tau"]) if raw.get("attack_tau") is not None else tau,
         "attack2_qis": a2,
+        "attack3_qi_sets": a3,
+        "attack3_patient_column": raw.get("attack3_patient_column") or "patient_id",
+        "attack3_year_column": raw.get("attack3_year_column") or "year",
+        "attack3_visit_column": raw.get("attack3_visit_column") or "los",
         "adversary": model,
         "power_function": model.power_function,
     }

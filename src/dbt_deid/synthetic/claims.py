@@ -360,3 +360,43 @@ def diagnosis_hierarchy() -> pd.DataFrame:
     rows = [(f"{g}-{j}", g) for g in PRIMARY_CONDITION_GROUPS for j in range(CODES_PER_GROUP)]
     rows += [(c, g) for c, g in _STIGMA_GROUP.items()]
     return pd.DataFrame(rows, columns=["level_0", "level_1"])
+
+
+#: The columns of :func:`generate_sid_visits`.
+SID_COLUMNS = ("patient_id", "year", "age", "sex", "los", "primary_condition_group",
+               "procedure_group")
+
+
+def generate_sid_visits(n_patients: int, seed: int = 0, *, others: int = 0) -> pd.DataFrame:
+    """A seeded State-Inpatient-Database-like table for attack 3 (El Emam et al. 2012, "Attack
+    3": the SID covers every discharge of the state, "the HHP would be a sample from the SID",
+    with all of a patient's visits): one row per inpatient visit (a claim with a length of stay)
+    of the ``n_patients`` patients of ``generate_hhp(n_patients, seed)`` (the release's source,
+    so its patients are in the population with all their visits) and of ``others`` further
+    patients (``generate_hhp(others, seed + 1)``: people outside the release). Columns
+    :data:`SID_COLUMNS`: ``patient_id`` (the SID's own patient key: a fresh seeded id, never the
+    member id), the visit's ``year``, the patient's ``age`` and ``sex``, the visit's ``los``,
+    ``primary_condition_group`` and ``procedure_group``, coded as the release's input (original
+    values). The real SID is purchased data; this one is synthetic."""
+    if isinstance(others, bool) or not isinstance(others, int) or others < 0:
+        raise ConfigError(f"others must be an integer >= 0, got {others!r}")
+    parts = [generate_hhp(n_patients, seed)]
+    if others:
+        parts.append(generate_hhp(others, seed + 1))
+    rng = np.random.default_rng([seed, 34])
+    frames = []
+    for data in parts:
+        visits = data.claims.loc[data.claims["los"].notna()]
+        visits = visits.merge(data.patients[["member_id", "age", "sex"]], on="member_id",
+                              how="left", validate="many_to_one")
+        frames.append(visits)
+    out = pd.concat(frames, ignore_index=True)
+    keys = out["member_id"].astype(str) + "/" + np.repeat(
+        np.arange(len(frames)), [len(f) for f in frames]).astype(str)
+    codes, uniques = pd.factorize(keys, sort=True)
+    fresh = _ids(len(uniques), rng)
+    out["patient_id"] = fresh[codes]
+    for c in ("primary_condition_group", "procedure_group", "sex"):
+        out[c] = out[c].astype("string")
+    out = out.sort_values(["patient_id", "year", "claim_id"], kind="stable")
+    return out[list(SID_COLUMNS)].reset_index(drop=True)
