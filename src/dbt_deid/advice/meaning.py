@@ -75,9 +75,12 @@ def describe_level(hierarchy: pd.DataFrame, level: int, *, missing_label: str | 
         if bottom:
             text += f", bottom-coded below {_show(max(bottom))}"
         return text
-    prefix = pairs.apply(lambda r: r["original_value"].startswith(r["generalized_value"]),
-                         axis=1)
     lengths = {len(v) for v in labels}
-    if len(pairs) and bool(prefix.all()) and len(lengths) == 1:
+    if len(pairs) and len(lengths) == 1:
+        n = next(iter(lengths))
+        prefix = (pairs["original_value"].str.slice(0, n) == pairs["generalized_value"]).all()
+    else:
+        prefix = False
+    if prefix:
         return f"first {lengths.pop()} characters of the code ({len(labels)} groups)"
     return f"{len(labels)} groups of the {len(originals)} original values"
