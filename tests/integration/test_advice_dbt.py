@@ -16,6 +16,7 @@ import sys
 import duckdb
 import pytest
 
+from tests import browser
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, deps, release_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
@@ -58,6 +59,13 @@ def _refuse_then_apply(it_database, tmp_path, variables: dict, extra: list[str] 
     assert "What to change" in page and "nearest levels that pass" in page
     assert "What this release would hold (not published)" in page
     assert "What the published table holds" not in page
+    # every gate of the release is in the report: the gate table's and combined_releases
+    gates = set(bad.query("select gate from deid_gate_results")["gate"]) | {"combined_releases"}
+    missing = [g for g in gates if f'<td class="l">{g}</td>' not in page]
+    assert not missing, missing
+    if browser.chromium() is not None:  # the real page fits 1,280 px too
+        box = browser.layout(reports[0], width=1280)
+        assert box["scroll"] <= box["client"] and box["cut"] == 0, box
     good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *extra], tmp_path,
                    _with_levels(variables, levels), db)
     assert good.ok, good.output[-3000:]
