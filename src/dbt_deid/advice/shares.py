@@ -94,15 +94,17 @@ def suppression_shares(
 
 def shares_from_map(
     patterns: pd.DataFrame, suppression_map: pd.DataFrame, released: Sequence[str],
-    combinations: Sequence[Sequence[str]], k: int,
+    combinations: Sequence[Sequence[str]], k: int, *, small_classes: bool = True,
 ) -> Shares:
     """:class:`Shares` of the build's own suppression, read from its suppression map
     (``deid_suppression_map``: one row per suppressed variant of a pattern, with ``n`` and a
     ``<qi>__suppressed`` flag per QI) and its pattern table (``deid_patterns``), so the
-    release's figures are not computed a second time."""
+    release's figures are not computed a second time. ``small_classes=False`` leaves out the
+    shares in classes smaller than k before suppression (one GROUP BY of the pattern table per
+    combination: the caller computes them only for a refused release)."""
     counts = record_counts(patterns, "n")
     total = int(counts.sum())
-    small, _ = small_class_shares(patterns, combinations, k)
+    small = small_class_shares(patterns, combinations, k)[0] if small_classes else {}
     n = (suppression_map["n"].to_numpy(dtype=np.int64) if len(suppression_map)
          else np.zeros(0, dtype=np.int64))
 

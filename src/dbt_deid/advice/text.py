@@ -51,12 +51,15 @@ def advice_lines(advice: Advice, meanings: Mapping[str, Mapping[int, str]] | Non
     lines.append("suppressed cells by quasi-identifier: " + ", ".join(
         f"{q} {_pct(v)}" + (f" (cap {_pct(advice.caps[q])})" if q in advice.caps else "")
         for q, v in cols))
-    lines.append(f"by combination (records in classes smaller than k = {advice.k} before"
-                 " suppression / with a suppressed cell after): " + ", ".join(
-                     f"{_combo(c)} {_pct(s.small_shares.get(c, 0.0))} /"
-                     f" {_pct(s.combination_shares.get(c, 0.0))}"
-                     for c in sorted(s.combination_shares,
-                                     key=lambda c: (-s.combination_shares[c], c))))
+    order = sorted(s.combination_shares, key=lambda c: (-s.combination_shares[c], c))
+    if s.small_shares:
+        lines.append(f"by combination (records in classes smaller than k = {advice.k} before"
+                     " suppression / with a suppressed cell after): " + ", ".join(
+                         f"{_combo(c)} {_pct(s.small_shares.get(c, 0.0))} /"
+                         f" {_pct(s.combination_shares.get(c, 0.0))}" for c in order))
+    else:
+        lines.append("by combination (records with a suppressed cell): " + ", ".join(
+            f"{_combo(c)} {_pct(s.combination_shares.get(c, 0.0))}" for c in order))
     if not advice.refused:
         return lines
     if advice.options:

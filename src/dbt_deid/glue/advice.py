@@ -59,8 +59,13 @@ def release_advice(
     frame = string_values(patterns, cfg.qi_names)
     frame.columns = [str(c) for c in frame.columns]
     combos = [tuple(c) for c in cfg.verified_combinations()]
-    shares = (shares_from_map(frame, suppression_map, cfg.released_qis(), combos, cfg.k)
-              if suppression_map is not None else None)
+    shares = None
+    if suppression_map is not None:
+        # the shares in small classes only for a refused release (one GROUP BY per combination)
+        shares = shares_from_map(frame, suppression_map, cfg.released_qis(), combos, cfg.k,
+                                 small_classes=False)
+        if shares.failing(cfg.max_suppression, cfg.caps):
+            shares = shares_from_map(frame, suppression_map, cfg.released_qis(), combos, cfg.k)
     held: dict[str, str] = {}
     hierarchies: dict[str, pd.DataFrame] = {}
     if ola_settings(dict(release)) is not None:
