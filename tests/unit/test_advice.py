@@ -152,3 +152,10 @@ def test_level_meanings_come_from_the_hierarchy() -> None:
     assert describe_level(_long(_region_hierarchy()), 1) == "3 groups of the 12 original values"
     brackets = pd.DataFrame({"level0": ["3", "14"], "level1": ["[0, 10)", "[10, 20)"]})
     assert describe_level(_long(brackets), 1) == "in bands of 10"
+
+
+def test_nothing_to_vary_says_so() -> None:
+    advice = advise(_patterns(), {}, _release())
+    assert advice.refused and not advice.options
+    assert ("no coarser levels found that pass (no quasi-identifier has a coarser level to"
+            " try)") in advice_lines(advice)

@@ -67,7 +67,10 @@ def advice_lines(advice: Advice, meanings: Mapping[str, Mapping[int, str]] | Non
             lines.append(f"nearest levels that pass ({i}): {option_text(o, meanings)}; set"
                          f" {settings_text(o)}")
     elif advice.searched:
-        why = advice.stopped or "no coarser node of the varied quasi-identifiers passes"
+        why = advice.stopped or (
+            "no quasi-identifier has a coarser level to try"
+            if set(advice.held) >= set(advice.levels)
+            else "no coarser node of the varied quasi-identifiers passes")
         lines.append(f"no coarser levels found that pass ({why})")
     if "max_suppression" in advice.failing:
         lines.append(f"at the configured levels, max_suppression >= {_pct(s.share)} would pass"
