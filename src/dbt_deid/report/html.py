@@ -39,7 +39,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bott
 margin-top:1.8em}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;
 padding:.25em .6em;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}
 .ok{color:#14682a;font-weight:bold}.bad{color:#a11;font-weight:bold}.note{color:#555;
-font-size:.92em}img{max-width:100%;height:auto}td{overflow-wrap:break-word}
+font-size:.92em}img{max-width:100%;height:auto}td{overflow-wrap:anywhere}
 .wrap{max-width:100%;overflow-x:auto}.todo{background:#fff4e5;border-left:4px solid #c60;
 padding:.4em .8em}.todo li{margin:.2em 0}
 """
