@@ -76,7 +76,7 @@
       {%- do dbt_deid.record_release(other, 'refused', results, none, checks) -%}
     {%- endfor -%}
     {{ adapter.commit() }}
-    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release refused, nothing published" ~ (" (the previous " ~ target_relation ~ " is left as it was)" if existing_relation is not none else "") ~ ". Failed gate(s):\n  " ~ (dbt_deid.gate_failure_message(results) if results else '(no gate ran)')) }}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release refused, nothing published" ~ (" (the previous " ~ target_relation ~ " is left as it was)" if existing_relation is not none else "") ~ ". Failed gate(s):\n  " ~ (dbt_deid.gate_failure_message(results) if results else '(no gate ran)') ~ (dbt_deid.release_advice_message() if checks == 'release' else '')) }}
   {%- endif -%}
 
   {%- if config.get('deid_published_by') -%}

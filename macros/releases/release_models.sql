@@ -18,6 +18,7 @@
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_record_risk' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_release_versions' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_versions', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
   {%- elif base == 'deid_risk_summary' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
@@ -170,6 +171,38 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- endif %}
 {%- endmacro %}
 
+{#- models/deid_release_versions.sql -#}
+{% macro default__deid_model_deid_release_versions() -%}
+{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The release's rows of deid_release_history (every published and refused version of its
+    published table, with the combined_releases figures), as a view: the report reads what the
+    history holds when it runs (issue 35). The publish model is found in the graph, not through
+    ref(): the report must not wait for it (a refused release's report is written too). -#}
+-- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
+{%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}
+{%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
+{%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}
+{%- if history is none or adapter.get_relation(history.database, history.schema, history.identifier) is none %}
+select cast(null as {{ b }}) as release_version, cast(null as {{ s }}) as status,
+  cast(null as {{ s }}) as recorded_at, cast(null as {{ b }}) as published_rows,
+  cast(null as {{ s }}) as package_version, cast(null as {{ s }}) as gates_failed,
+  cast(null as {{ b }}) as records_shared, cast(null as {{ b }}) as combined_min_consistent,
+  cast(null as {{ s }}) as invocation_id
+where 1 = 0
+{%- else %}
+{%- set tail = '.' ~ (pub.include(database=false) | string) %}
+select release_version, status, recorded_at, published_rows, package_version, gates_failed,
+  records_shared, combined_min_consistent, invocation_id
+from {{ history }}
+where release_name = {{ dbt_deid.literal(cfg.name) }}
+  and (published_relation = {{ dbt_deid.literal(pub | string) }}
+       or {{ dbt.right('published_relation', tail | length) }} = {{ dbt_deid.literal(tail) }})
+{%- endif %}
+{%- endif %}
+{%- endmacro %}
+
 {#- models/deid_release_parameters.sql -#}
 {% macro default__deid_model_deid_release_parameters() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
@@ -288,6 +321,8 @@ left join exact as e on e.combination = c.combination
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+{#- the advice its refusal message carries (dbt_deid.release_advice_message) #}
+-- depends_on: {{ dbt_deid.release_ref('deid_release_advice') }}
 {%- if dbt_deid.population_first() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
 {%- endif %}

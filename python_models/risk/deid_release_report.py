@@ -15,6 +15,8 @@ def model(dbt, session):
         dbt.ref("deid_input_fingerprint"),
         dbt.ref("deid_algorithm_comparison"),
         dbt.ref("deid_exact_consistent"),
+        dbt.ref("deid_release_advice"),
+        dbt.ref("deid_release_versions"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

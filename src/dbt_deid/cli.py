@@ -36,17 +36,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _split_build_args(rest: list[str]) -> tuple[list[str], list[str]]:
-    """``build``'s own options (``--python-nodes X``) and the dbt arguments."""
+#: Sub-commands that hand every argument they do not own to dbt, and their own options.
+_DBT_COMMANDS = {"build": ("--python-nodes",), "advise": ("--python-nodes", "--release")}
+
+
+def _split_build_args(rest: list[str], options: Sequence[str] = ("--python-nodes",)
+                      ) -> tuple[list[str], list[str]]:
+    """The sub-command's own options (``--python-nodes X``) and the dbt arguments."""
     own: list[str] = []
     dbt_args: list[str] = []
     i = 0
     while i < len(rest):
-        if rest[i] == "--python-nodes" and i + 1 < len(rest):
+        if rest[i] in options and i + 1 < len(rest):
             own += rest[i:i + 2]
             i += 2
             continue
-        if rest[i].startswith("--python-nodes="):
+        if any(rest[i].startswith(f"{o}=") for o in options):
             own.append(rest[i])
         else:
             dbt_args.append(rest[i])
@@ -57,13 +62,15 @@ def _split_build_args(rest: list[str]) -> tuple[list[str], list[str]]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "build" in argv and all(a.startswith("-") for a in argv[:argv.index("build")]):
-        # `build` hands every argument after it to dbt (options included), so parse only ours
-        at = argv.index("build")
-        own, dbt_args = _split_build_args(argv[at + 1:])
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in _DBT_COMMANDS:
+        # `build` and `advise` hand every argument after them to dbt (options included), so
+        # parse only ours
+        at = argv.index(command)
+        own, dbt_args = _split_build_args(argv[at + 1:], _DBT_COMMANDS[command])
         if any(a in _HELP for a in dbt_args):  # help without parsing a dbt project
-            parser.parse_args([*argv[:at], "build", "--help"])
-        args = parser.parse_args([*argv[:at], "build", *own])
+            parser.parse_args([*argv[:at], command, "--help"])
+        args = parser.parse_args([*argv[:at], command, *own])
         args.dbt_args = dbt_args
     else:
         args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
+    from dbt_deid.glue.advice import deid_release_advice
     from dbt_deid.glue.claims import (
         deid_claims_attack,
         deid_claims_attack3,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
 
 #: Exported name -> the module that defines it.
 _HOMES = {
+    "deid_release_advice": "dbt_deid.glue.advice",
     "deid_claims_attack": "dbt_deid.glue.claims",
     "deid_claims_attack3": "dbt_deid.glue.claims",
     "deid_claims_lola": "dbt_deid.glue.claims",
@@ -77,7 +79,8 @@ __all__ = [
     "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_attack3",
     "deid_claims_lola", "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients",
     "deid_ola_search",
-    "deid_population_risk", "deid_release_plan", "deid_release_report", "deid_small_areas",
+    "deid_population_risk", "deid_release_advice", "deid_release_plan", "deid_release_report",
+    "deid_small_areas",
     "deid_suppression_map", "deid_text_risk_assessment", "deid_threshold_presets",
     "deid_uniqueness", "demo_corpus", "diagnosis_hierarchy", "generate_discharges",
     "generate_hhp", "generate_sid_visits", "rule_detector", "suppression_map", "to_pandas",

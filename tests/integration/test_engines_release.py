@@ -70,6 +70,7 @@ ENGINE_SPECIFIC = {
     "deid_history_key": "a random key drawn in each warehouse",
     "deid_release_records": "record keys are md5 over that warehouse's random key",
     "deid_release_history_init": "names the engine's history relation",
+    "deid_release_versions": "the history's rows: timestamps and invocation ids",
 }
 #: Tables the equality test must have compared (so it cannot pass on an empty intersection):
 #: the published tables, the risk summaries, the information loss, the searches and gates.

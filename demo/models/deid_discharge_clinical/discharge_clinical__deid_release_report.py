@@ -16,6 +16,8 @@ def model(dbt, session):
         dbt.ref("discharge_clinical__deid_input_fingerprint"),
         dbt.ref("discharge_clinical__deid_algorithm_comparison"),
         dbt.ref("discharge_clinical__deid_exact_consistent"),
+        dbt.ref("discharge_clinical__deid_release_advice"),
+        dbt.ref("discharge_clinical__deid_release_versions"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

@@ -34,13 +34,25 @@ from dbt_deid.risk.diagnostics import OTHER, binned_histogram  # noqa: E402
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:60em;color:#222;line-height:1.45}
+max-width:72em;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;
 margin-top:1.8em}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;
 padding:.25em .6em;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}
 .ok{color:#14682a;font-weight:bold}.bad{color:#a11;font-weight:bold}.note{color:#555;
-font-size:.92em}img{max-width:100%}
+font-size:.92em}img{max-width:100%;height:auto}td{overflow-wrap:anywhere}
+.wrap{max-width:100%;overflow-x:auto}.todo{background:#fff4e5;border-left:4px solid #c60;
+padding:.4em .8em}.todo li{margin:.2em 0}
 """
+
+#: Readable headers for the report's tables (the frames keep their column names).
+_LABELS = {
+    "column_name": "column", "suppressed_cells": "suppressed cells",
+    "share_cells_suppressed": "share of cells suppressed",
+    "records_with_suppression": "records with a suppressed value",
+    "share_records_with_suppression": "share of records with a suppressed value",
+    "suppression_entropy": "suppression entropy (bits)", "smallest_class": "smallest class",
+    "suppressed_share": "suppressed", "missing_share": "missing in source",
+}
 
 
 def _esc(value: Any) -> str:
@@ -72,7 +84,8 @@ def _pct(value: float | None) -> str:
 
 def _table(frame: pd.DataFrame, pct: Sequence[str] = (), left: Sequence[str] = ()) -> str:
     head = "".join(
-        f'<th class="{"l" if c in left else ""}">{_esc(c)}</th>' for c in frame.columns
+        f'<th class="{"l" if c in left else ""}">{_esc(_LABELS.get(str(c), c))}</th>'
+        for c in frame.columns
     )
     rows = []
     for rec in frame.itertuples(index=False):
@@ -81,12 +94,13 @@ def _table(frame: pd.DataFrame, pct: Sequence[str] = (), left: Sequence[str] = (
             text = _pct(v) if c in pct else _fmt(v)
             cells.append(f'<td class="{"l" if c in left else ""}">{text}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (f'<div class="wrap"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _kv(rows: Iterable[tuple[str, str]]) -> str:
     body = "".join(f'<tr><th class="l">{_esc(k)}</th><td>{v}</td></tr>' for k, v in rows)
-    return f"<table><tbody>{body}</tbody></table>"
+    return f'<div class="wrap"><table><tbody>{body}</tbody></table></div>'
 
 
 def _png(fig: Any) -> str:
@@ -328,23 +342,64 @@ def write_report(
 
 @dataclass(frozen=True)
 class ReleaseStatus:
-    """What the release report must state first (issue 12): whether the release passes every
-    gate (and so is what the publish model publishes), each gate's verdict, and what the
-    published table holds: the released level of each quasi-identifier and the columns dropped
-    or passed through (El Emam et al. 2011 Table 1's variable types)."""
+    """What the release report must state first (issues 12 and 35): whether the release passes
+    every gate (and so is what the publish model publishes), the achieved figure next to each
+    limit, each gate's verdict (combined_releases from the release history), what the published
+    table holds (each quasi-identifier's level with its meaning, read from its hierarchy; the
+    columns dropped or passed through, El Emam et al. 2011 Table 1's variable types) and, on a
+    refusal, what to change (the advice, deid_release_advice)."""
 
     gates: pd.DataFrame  # gate, passed, message
-    released: pd.DataFrame  # quasi-identifier, source column, level
+    released: pd.DataFrame  # quasi-identifier, source column, level[, meaning]
     dropped: dict[str, list[str]]  # role -> columns (record_id, direct_identifiers, excluded)
     pass_through: list[str]
     publish_model: str = "deid_published"
     #: What the report was computed from, as the release manifest records it (issue 17):
     #: settings hash, package version, input relation, rows and fingerprint.
     manifest: dict[str, str] | None = None
+    #: limit, setting, achieved, within (bool): the achieved figure next to each limit.
+    limits: pd.DataFrame | None = None
+    #: The advice lines (deid_release_advice) shown under "What to change" on a refusal.
+    advice: tuple[str, ...] = ()
+    #: Label -> text: records, version, time, package version (the status block's facts).
+    facts: dict[str, str] | None = None
+    #: Gates checked by the publish step, not in the gate table (combined_releases): gate,
+    #: passed (None: decided when publishing), message. Shown with the others.
+    publish_gates: pd.DataFrame | None = None
 
     @property
     def passed(self) -> bool:
         return len(self.gates) > 0 and bool(self.gates["passed"].astype(bool).all())
+
+
+def _verdict_cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "at publish"
+    return '<span class="ok">yes</span>' if bool(value) else '<span class="bad">NO</span>'
+
+
+def _gate_rows(status: ReleaseStatus) -> str:
+    frames = [status.gates[["gate", "passed", "message"]]]
+    if status.publish_gates is not None and len(status.publish_gates):
+        frames.append(status.publish_gates[["gate", "passed", "message"]])
+    rows = []
+    for frame in frames:
+        for rec in frame.itertuples(index=False):
+            rows.append(f'<tr><td class="l">{_esc(rec.gate)}</td>'
+                        f"<td>{_verdict_cell(rec.passed)}</td>"
+                        f'<td class="l">{_esc(rec.message)}</td></tr>')
+    return ('<div class="wrap"><table><thead><tr><th class="l">gate</th><th>passes</th>'
+            f'<th class="l">result</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _limit_rows(limits: pd.DataFrame) -> str:
+    rows = []
+    for rec in limits.itertuples(index=False):
+        rows.append(f'<tr><th class="l">{_esc(rec.limit)}</th><td>{_esc(rec.setting)}</td>'
+                    f"<td>{_esc(rec.achieved)}</td><td>{_verdict_cell(rec.within)}</td></tr>")
+    return ('<div class="wrap"><table><thead><tr><th class="l">limit</th><th>setting</th>'
+            '<th>achieved</th><th>within</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def _status_sections(status: ReleaseStatus) -> list[str]:
@@ -359,10 +414,20 @@ def _status_sections(status: ReleaseStatus) -> list[str]:
                 f" {_esc(status.publish_model)} keeps the last release that passed (see"
                 " deid_release_history).</p>")
     parts = ["<h2>Release status</h2>", head]
-    gates = status.gates.rename(columns={"gate": "gate", "passed": "passed",
-                                         "message": "result"})[["gate", "passed", "result"]]
-    parts.append(_table(gates, left=["gate", "result"]))
-    parts.append("<h2>What the published table holds</h2>")
+    if status.facts:
+        parts.append(_kv([(k, _esc(v)) for k, v in status.facts.items()]))
+    if status.limits is not None and len(status.limits):
+        parts.append(_limit_rows(status.limits))
+    if not status.passed and status.advice:
+        parts.append("<h2>What to change</h2>")
+        items = "".join(f"<li>{_esc(line)}</li>" for line in status.advice)
+        parts.append(f'<div class="todo"><ul>{items}</ul><p class="note">Apply a change in the'
+                     " release settings and rebuild; <code>python -m dbt_deid advise --vars"
+                     " ...</code> previews it without publishing.</p></div>")
+    parts.append("<h2>Gates</h2>")
+    parts.append(_gate_rows(status))
+    parts.append("<h2>What the published table holds</h2>" if status.passed else
+                 "<h2>What this release would hold (not published)</h2>")
     parts.append(_table(status.released, left=list(status.released.columns)))
     rows = [("Passed through unchanged", _esc(", ".join(status.pass_through) or "none"))]
     rows += [(f"Dropped ({_esc(role)})", _esc(", ".join(cols) or "none"))

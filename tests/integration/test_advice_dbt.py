@@ -1,0 +1,137 @@
+"""Advice on every refusal (issue 35, item 3; docs/advice-and-report.md).
+
+A fixed-level release refused for MaxSup gets advice (in the publish step's failure message,
+the refused report and deid_release_advice, which `python -m dbt_deid advise` prints) and the
+advised levels publish on the next build: on the integration project's 4,000 records and on
+50,000 synthetic discharge abstracts. One refused and one published build per data set."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from tests import browser
+from tests.integration.dbt_runner import INTEGRATION, DbtRun, deps, release_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+
+def _advised(run, release: str = "deid_release_advice") -> tuple[dict[str, int], list[str]]:
+    advice = run.query(f"select * from {release}")
+    status = advice[advice["kind"] == "status"]
+    assert status["message"].iloc[0] != "passes", status
+    options = advice[advice["kind"] == "option"].sort_values("item")
+    assert len(options), advice[advice["kind"] == "line"]["message"].tolist()
+    lines = advice[advice["kind"] == "line"].sort_values("item")["message"].tolist()
+    return json.loads(options["levels_json"].iloc[0]), lines
+
+
+def _with_levels(variables: dict, levels: dict[str, int]) -> dict:
+    out = json.loads(json.dumps(variables))
+    for q, lvl in levels.items():
+        out["deid_release"]["quasi_identifiers"][q]["level"] = lvl
+    return out
+
+
+def _refuse_then_apply(it_database, tmp_path, variables: dict, extra: list[str] = ()) -> None:
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    # `dbt run`: no gate test stops the publish model, so its materialization refuses and
+    # its failure message carries the advice
+    bad = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *extra], tmp_path,
+                  variables, db)
+    assert not bad.ok
+    assert "release refused, nothing published" in bad.output, bad.output[-3000:]
+    assert "[max_suppression] MaxSup" in bad.output
+    # the materialization's own message (the advice model logs the same lines)
+    assert "Advice (deid_release_advice;" in bad.output, bad.output[-4000:]
+    assert "nearest levels that pass (1)" in bad.output
+    assert "suppressed cells by quasi-identifier" in bad.output
+    levels, lines = _advised(bad)
+    assert any(line.startswith("nearest levels that pass (1)") for line in lines)
+    reports = list((tmp_path / "reports").rglob("*.refused.html"))
+    assert reports, "no refused report"
+    page = reports[0].read_text()
+    assert "What to change" in page and "nearest levels that pass" in page
+    assert "What this release would hold (not published)" in page
+    assert "What the published table holds" not in page
+    # every gate of the release is in the report: the gate table's and combined_releases
+    gates = set(bad.query("select gate from deid_gate_results")["gate"]) | {"combined_releases"}
+    missing = [g for g in gates if f'<td class="l">{g}</td>' not in page]
+    assert not missing, missing
+    if browser.chromium() is not None:  # the real page fits 1,280 px too
+        box = browser.layout(reports[0], width=1280)
+        assert box["scroll"] <= box["client"] and box["cut"] == 0, box
+    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *extra], tmp_path,
+                   _with_levels(variables, levels), db)
+    assert good.ok, good.output[-3000:]
+    history = good.query("select status from deid_release_history order by recorded_at")
+    assert history["status"].tolist()[-1] == "published"
+
+
+def _report_vars(variables: dict, tmp_path) -> dict:
+    variables["deid_release"]["report"] = {"path": str(tmp_path / "reports" / "{target}"
+                                                       / "release.html")}
+    return variables
+
+
+def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None:
+    """4,000 records, the integration release at finer levels with MaxSup 5%: `python -m
+    dbt_deid advise` builds up to the advice (nothing published), prints it and exits 1; the
+    advised levels publish on the next build."""
+    variables = release_vars(max_suppression=0.05, column_suppression_cap=None)
+    variables["deid_release"]["quasi_identifiers"]["age"]["level"] = 0
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    deps(INTEGRATION)
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db),
+           "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    preview = subprocess.run(
+        [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
+         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
+         "--vars", json.dumps(variables)],
+        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)
+    out = preview.stdout
+    assert preview.returncode == 1, (out + preview.stderr)[-4000:]
+    assert "release integration_release refused: MaxSup" in out
+    assert "suppressed cells by quasi-identifier: age" in out
+    assert "nearest levels that pass (1):" in out, out[-3000:]
+    with duckdb.connect(str(db), read_only=True) as con:  # nothing was published
+        tables = {r[0] for r in con.execute(
+            "select table_name from information_schema.tables").fetchall()}
+    assert "deid_published" not in tables and "deid_release_advice" in tables
+    levels, _ = _advised(DbtRun(0, "", db))
+    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path,
+                   _with_levels(variables, levels), db)
+    assert good.ok, good.output[-3000:]
+    history = good.query("select status from deid_release_history order by recorded_at")
+    assert history["status"].tolist() == ["published"]
+
+
+def test_advice_on_50000_discharge_abstracts_publishes(it_database, tmp_path) -> None:
+    """50,000 synthetic discharge abstracts (dbt_deid.synthetic), three QIs, MaxSup 2%."""
+    variables = release_vars(
+        max_suppression=0.02, column_suppression_cap=None,
+        quasi_identifiers={
+            "province": {"hierarchy": "province_hierarchy", "level": 0},
+            "age": {"rule": {"type": "interval", "levels": [{"width": 5, "top_code": 90},
+                                                             {"width": 10, "top_code": 90},
+                                                             {"width": 20, "top_code": 80}]},
+                    "level": 1},
+            "gender": {"hierarchy": "gender_hierarchy", "level": 0},
+            "los_days": {"rule": {"type": "interval", "levels": [
+                {"width": 7, "top_code": 182, "label": "index"}]}, "level": 1},
+        },
+        combinations=[["province", "age", "gender", "los_days"]],
+        excluded=["cmg", "total_cost_cad", "mrdx", "cci_code", "admission_date"],
+        tau=0.05,
+    )
+    variables["it_rows"] = 50_000
+    _refuse_then_apply(it_database, tmp_path, _report_vars(variables, tmp_path),
+                       extra=["discharge_abstracts"])

@@ -1,0 +1,161 @@
+"""Advice on a refused fixed-level release (issue 35, item 3): the core on a pattern table,
+without dbt; the level meanings read from hierarchies; the text and table forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dbt_deid.advice import (
+    advice_frame,
+    advice_lines,
+    advise,
+    describe_level,
+    shares_from_map,
+    small_class_shares,
+)
+from dbt_deid.glue.release import suppression_map
+from dbt_deid.suppression import run_suppression
+
+
+def _patterns(rows: int = 6000, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    age = rng.integers(0, 95, rows)
+    frame = pd.DataFrame({
+        "age": age.astype(str),
+        "sex": rng.choice(["F", "M"], rows),
+        "region": rng.choice([f"r{i:02d}" for i in range(12)], rows,
+                             p=np.r_[[0.3, 0.2, 0.1], np.full(9, 0.4 / 9)]),
+    })
+    return frame.groupby(["age", "sex", "region"], as_index=False).size().rename(
+        columns={"size": "n"})
+
+
+def _age_hierarchy() -> pd.DataFrame:
+    values = [str(a) for a in range(95)]
+
+    def band(a: int, w: int) -> str:
+        return "90+" if a >= 90 else f"{a // w * w}-{a // w * w + w - 1}"
+
+    return pd.DataFrame({"level0": values, "level1": [band(int(v), 5) for v in values],
+                         "level2": [band(int(v), 10) for v in values],
+                         "level3": ["*"] * len(values)})
+
+
+def _region_hierarchy() -> pd.DataFrame:
+    values = [f"r{i:02d}" for i in range(12)]
+    return pd.DataFrame({"level0": values, "level1": [f"z{int(v[1:]) // 4}" for v in values]})
+
+
+def _release(max_suppression: float = 0.02, **extra) -> dict:
+    return {"name": "t", "k": 10, "max_suppression": max_suppression,
+            "quasi_identifiers": {"age": {"level": 0}, "sex": {"level": 0},
+                                  "region": {"level": 0}},
+            "combinations": [["age", "sex", "region"], ["age", "region"]], **extra}
+
+
+def _generalize(patterns: pd.DataFrame, levels: dict[str, int]) -> pd.DataFrame:
+    out = patterns.copy()
+    for q, h in (("age", _age_hierarchy()), ("region", _region_hierarchy())):
+        mapping = dict(zip(h["level0"], h[f"level{levels[q]}"], strict=True))
+        out[q] = out[q].map(mapping)
+    return out.groupby(["age", "sex", "region"], as_index=False)["n"].sum()
+
+
+def test_refused_release_gets_levels_that_pass_with_its_own_algorithm() -> None:
+    patterns = _patterns()
+    release = _release()
+    advice = advise(patterns, {"age": _age_hierarchy(), "region": _region_hierarchy()}, release)
+    assert advice.refused and advice.failing == ("max_suppression",)
+    assert advice.shares.share > 0.02
+    assert advice.options, advice_lines(advice)
+    best = advice.options[0]
+    distance = sum(b - a for a, b in best.changes.values())
+    # applying the advice: the release's own suppression on the generalized patterns passes
+    levels = {"age": 0, "region": 0, **best.levels}
+    result = run_suppression(_generalize(patterns, levels), 10,
+                             [["age", "sex", "region"], ["age", "region"]], count_column="n")
+    t = result.table
+    any_sup = (t.codes == -1).any(axis=1)
+    assert t.counts[any_sup].sum() / t.counts.sum() <= 0.02
+    # nearest: no node at a smaller distance passes
+    for a in range(0, 4):
+        for r in range(0, 2):
+            if 0 < a + r < distance:
+                res = run_suppression(_generalize(patterns, {"age": a, "region": r}), 10,
+                                      [["age", "sex", "region"], ["age", "region"]],
+                                      count_column="n")
+                sup = (res.table.codes == -1).any(axis=1)
+                assert res.table.counts[sup].sum() / res.table.counts.sum() > 0.02
+    lines = advice_lines(advice, {"age": {1: "in bands of 5"}})
+    assert lines[0].startswith("release t refused: MaxSup")
+    assert any(line.startswith("nearest levels that pass (1)") for line in lines)
+    assert any("max_suppression >=" in line for line in lines)
+    assert "sex: level not varied (already at its hierarchy's top level)" in lines
+
+
+def test_passing_release_gets_figures_and_no_search() -> None:
+    advice = advise(_patterns(), {"age": _age_hierarchy()}, _release(max_suppression=0.9))
+    assert not advice.refused and not advice.searched and not advice.options
+    frame = advice_frame(advice)
+    assert frame[frame["kind"] == "status"]["message"].iloc[0] == "passes"
+    assert set(frame["kind"]) == {"status", "column", "combination", "level", "line"}
+
+
+def test_column_cap_failure_is_advised() -> None:
+    release = _release(max_suppression=1.0, column_suppression_cap={"age": 0.01})
+    advice = advise(_patterns(), {"age": _age_hierarchy(), "region": _region_hierarchy()},
+                    release)
+    assert advice.failing == ("column_suppression_cap",)
+    assert advice.options and all(o.shares.column_shares["age"] <= 0.01
+                                  for o in advice.options)
+    assert any(line.startswith("column age:") for line in advice_lines(advice))
+
+
+def test_shares_read_from_the_suppression_map_match_a_fresh_run() -> None:
+    patterns = _patterns()
+    release = {**_release(), "source": "s", "record_id": "id"}
+    smap = suppression_map(patterns, release)
+    combos = [("age", "sex", "region"), ("age", "region")]
+    read = shares_from_map(patterns, smap, ["age", "sex", "region"], combos, 10)
+    fresh = advise(patterns, {}, _release()).shares
+    assert read.records_with_suppression == fresh.records_with_suppression
+    assert read.column_shares == pytest.approx(dict(fresh.column_shares))
+    assert read.combination_shares == pytest.approx(dict(fresh.combination_shares))
+    small, union = small_class_shares(patterns, combos, 10)
+    assert union <= read.share + 1e-12  # the lower bound the search prunes with
+
+
+def test_budget_stops_the_search_and_says_so() -> None:
+    advice = advise(_patterns(), {"age": _age_hierarchy(), "region": _region_hierarchy()},
+                    _release(max_suppression=0.0), max_nodes=2)
+    assert advice.stopped and "budget" in advice.stopped
+    assert any("no coarser levels found" in line for line in advice_lines(advice))
+
+
+def _long(wide: pd.DataFrame) -> pd.DataFrame:
+    rows = [{"level": j, "original_value": o, "generalized_value": g}
+            for j in range(wide.shape[1]) for o, g in zip(wide["level0"], wide.iloc[:, j],
+                                                           strict=True)]
+    return pd.DataFrame(rows)
+
+
+def test_level_meanings_come_from_the_hierarchy() -> None:
+    h = _long(_age_hierarchy())
+    assert describe_level(h, 0) == "original values"
+    assert describe_level(h, 1) == "in bands of 5, top-coded at 90"
+    assert describe_level(h, 2) == "in bands of 10, top-coded at 90"
+    assert describe_level(h, 3) == "fully generalized (one value for every record)"
+    codes = pd.DataFrame({"level0": ["A001", "A002", "B101"], "level1": ["A00", "A00", "B10"]})
+    assert describe_level(_long(codes), 1) == "first 3 characters of the code (2 groups)"
+    assert describe_level(_long(_region_hierarchy()), 1) == "3 groups of the 12 original values"
+    brackets = pd.DataFrame({"level0": ["3", "14"], "level1": ["[0, 10)", "[10, 20)"]})
+    assert describe_level(_long(brackets), 1) == "in bands of 10"
+
+
+def test_nothing_to_vary_says_so() -> None:
+    advice = advise(_patterns(), {}, _release())
+    assert advice.refused and not advice.options
+    assert ("no coarser levels found that pass (no quasi-identifier has a coarser level to"
+            " try)") in advice_lines(advice)
