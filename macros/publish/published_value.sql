@@ -23,9 +23,12 @@
 {%- endmacro %}
 
 {% macro default__published_value_kinds(cfg) -%}
-  {%- if not execute -%}{{ return({}) }}{%- endif -%}
-  {%- set levels = dbt_deid._chosen_levels() -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- if not dbt_deid.can_inspect(src) -%}{{ return({}) }}{%- endif -%}
+  {#- compile, docs and ls on a fresh warehouse: the configured levels (a preview; OLA's levels
+      are read when the release is built) -#}
+  {%- set preview = dbt_deid._compile_only_command() and dbt_deid.ola_config() is not none -%}
+  {%- set levels = {} if preview else dbt_deid._chosen_levels() -%}
   {%- set types = {} -%}
   {%- for col in adapter.get_columns_in_relation(src) -%}
     {%- do types.update({col.name | lower: col}) -%}
