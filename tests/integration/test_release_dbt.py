@@ -271,3 +271,18 @@ def test_exact_gate_counts_consistent_records_not_classes(it_database, tmp_path)
     frame = run.query("select combination, k, min_consistent, records_below_k"
                       " from main_dbt_test__audit.gate_fixture_exact_only_k3_failures")
     assert frame.values.tolist() == [["age+gender", 3, 2, 2]]
+
+
+def test_ungeneralized_numbers_are_published_in_the_source_type(it_database, tmp_path) -> None:
+    """Issue 35: an integer QI released at level 0 is published as one (BIGINT; it was text),
+    while a generalized one is a half-open interval; read off the publish model's SQL (`dbt
+    compile`, no build)."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    qis = {**QI_BASE, "age": {**QI_BASE["age"], "level": 0}}
+    run = run_dbt(INTEGRATION, ["compile", "--select", "deid_published"], tmp_path,
+                  _release(quasi_identifiers=qis), db)
+    assert run.ok, run.output[-3000:]
+    sql = next((tmp_path / "target" / "compiled").rglob("deid_published.sql")).read_text()
+    assert re.search(r'cast\(s\."?age"? as BIGINT\) as "?age"?', sql), sql[-3000:]
+    assert re.search(r"'-Q4'", sql) and "'['" in sql  # the quarter and the length of stay
