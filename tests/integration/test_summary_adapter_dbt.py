@@ -10,7 +10,7 @@ import pytest
 
 from dbt_deid.cli import main
 from tests.integration.postgres_server import pg_bindir, start_postgres
-from tests.integration.test_history_adapter_dbt import _project
+from tests.integration.test_history_adapter_dbt import _pg_project, _project
 
 pytestmark = pytest.mark.dbt
 
@@ -83,12 +83,7 @@ def test_summary_through_the_postgres_adapter(tmp_path, capsys) -> None:
             cur.execute("create schema published")
             for sql in _sql("published", "text"):
                 cur.execute(sql)
-        env = server.env("published")
-        project = _project(tmp_path, (
-            "    dev:\n      type: postgres\n"
-            f"      host: '{env['DBT_DEID_PG_HOST']}'\n      port: {env['DBT_DEID_PG_PORT']}\n"
-            f"      user: '{env['DBT_DEID_PG_USER']}'\n      password: ''\n"
-            "      dbname: postgres\n      schema: published\n      threads: 1\n"))
+        project = _pg_project(tmp_path, server)
         args = ["--project-dir", str(project), "--profiles-dir", str(project), "--target", "dev"]
         assert main(["summary", *args]) == 0
         out = capsys.readouterr().out
