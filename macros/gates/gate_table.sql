@@ -114,7 +114,7 @@
   {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
       'failures': extra | length + absent | length,
       'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through, ' ~ cfg.sensitive | length ~ ' sensitive)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
-  {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis)).rows -%}
+  {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis, cfg)).rows -%}
   {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
   {{ return(results) }}

@@ -122,18 +122,25 @@
 {#- The published table is the release the gates checked: the same multiset of released
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
-{% macro gate_published_matches_sql(published, truth, columns) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns)) }}
+{% macro gate_published_matches_sql(published, truth, columns, cfg=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg)) }}
 {%- endmacro %}
 
-{% macro default__gate_published_matches_sql(published, truth, columns) -%}
-  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+{#- With `cfg` (a discharge release), the checked cells are compared as published
+    (published_value_sql: numbers, periods, intervals), the mapping the publish step applied. -#}
+{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none) -%}
+  {%- set kinds = dbt_deid.published_value_kinds(cfg) if cfg is not none else {} -%}
+  {%- set cols = [] -%}{%- set shown = [] -%}
+  {%- for c in columns -%}
+    {%- do cols.append(dbt_deid.ident(c)) -%}
+    {%- do shown.append((dbt_deid.published_value_sql(cfg, kinds.get(c), dbt_deid.ident(c)) if cfg is not none else dbt_deid.ident(c)) ~ ' as ' ~ dbt_deid.ident(c)) -%}
+  {%- endfor -%}
   select count(*) as differing_patterns from (
     select {{ cols | join(', ') }}
     from (
       select {{ cols | join(', ') }}, 1 as in_published, 0 as in_checked from {{ published }}
       union all
-      select {{ cols | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
+      select {{ shown | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
     ) as u
     group by {{ cols | join(', ') }}
     having sum(in_published) <> sum(in_checked)

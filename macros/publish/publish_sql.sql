@@ -76,7 +76,8 @@
 {%- endmacro %}
 
 {#- The published table: same rows as the release input (joined on the record id), the
-    published columns of published_columns(). -#}
+    published columns of published_columns(); each released QI's cells as published_value_sql
+    shows them (docs/published-types.md). -#}
 {% macro publish_sql(cfg, suppressed) -%}
   {{ return(dbt_deid.own(adapter.dispatch('publish_sql', 'dbt_deid'))(cfg, suppressed)) }}
 {%- endmacro %}
@@ -85,8 +86,13 @@
   {%- set src = dbt_deid.release_source(cfg) -%}  {#- the inner join keeps the release's records (its sample, if any) -#}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set out = [] -%}
+  {%- set kinds = dbt_deid.published_value_kinds(cfg) -%}  {#- numbers stay numbers, periods and intervals as labels (published_value.sql) -#}
   {%- for kind, name in dbt_deid._published_items(cfg) -%}
-    {%- do out.append(('s.' if kind == 'qi' else 'src.') ~ dbt_deid.ident(name) ~ ' as ' ~ dbt_deid.ident(name)) -%}
+    {%- if kind == 'qi' -%}
+      {%- do out.append(dbt_deid.published_value_sql(cfg, kinds.get(name), 's.' ~ dbt_deid.ident(name)) ~ ' as ' ~ dbt_deid.ident(name)) -%}
+    {%- else -%}
+      {%- do out.append('src.' ~ dbt_deid.ident(name) ~ ' as ' ~ dbt_deid.ident(name)) -%}
+    {%- endif -%}
   {%- endfor -%}
   select {{ out | join(',\n    ') if out else 'cast(null as ' ~ dbt.type_string() ~ ') as no_column' }}
   from {{ src }} as src

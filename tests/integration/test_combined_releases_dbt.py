@@ -37,6 +37,7 @@ import pytest
 
 from tests.independent_check import combined_view, consistent_minimum
 from tests.integration.dbt_runner import INTEGRATION, release_vars, run_dbt
+from tests.published_form import published_cell
 
 pytestmark = pytest.mark.dbt
 
@@ -71,13 +72,18 @@ def _published(run) -> pd.DataFrame:
 
 def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
     """The published table's rows linked to their records: the records of deid_suppressed,
-    after checking (here, in Python) that the published table holds exactly their cells."""
+    after checking (here, in Python) that the published table holds exactly their cells, in
+    their published form (periods and intervals as labels: tests/published_form.py)."""
     published = run.query("select * from deid_published")
     qis = [c for c in published.columns if c != PASS]
     records = _records(run)
     table = Counter(tuple(None if pd.isna(v) else v for v in r)
                     for r in published[qis].itertuples(index=False))
-    assert table == Counter(cells for cells, _ in records.values())
+    spec = release_vars(name=NAME)["deid_release"]["quasi_identifiers"]
+    shown = Counter(tuple(published_cell(v, spec[q].get("rule"), spec[q].get("level", 0))
+                          for q, v in zip(qis, cells, strict=True))
+                    for cells, _ in records.values())
+    assert table == shown
     return qis, records
 
 

@@ -35,6 +35,16 @@ def _project(tmp_path, profile_outputs: str):
     return project
 
 
+def _pg_project(tmp_path, server):
+    """A project whose profile's target is schema ``published`` of the private server."""
+    env = server.env("published")
+    return _project(tmp_path, (
+        "    dev:\n      type: postgres\n"
+        f"      host: '{env['DBT_DEID_PG_HOST']}'\n      port: {env['DBT_DEID_PG_PORT']}\n"
+        f"      user: '{env['DBT_DEID_PG_USER']}'\n      password: ''\n"
+        "      dbname: postgres\n      schema: published\n      threads: 1\n"))
+
+
 def _insert_sql(table: str) -> list[str]:
     out = []
     for row in ROWS:
@@ -71,12 +81,7 @@ def test_history_through_the_postgres_adapter(tmp_path, capsys) -> None:
                         f" ({COLUMNS.replace('varchar', 'text')})")
             for sql in _insert_sql("published.deid_release_history"):
                 cur.execute(sql)
-        env = server.env("published")
-        project = _project(tmp_path, (
-            "    dev:\n      type: postgres\n"
-            f"      host: '{env['DBT_DEID_PG_HOST']}'\n      port: {env['DBT_DEID_PG_PORT']}\n"
-            f"      user: '{env['DBT_DEID_PG_USER']}'\n      password: ''\n"
-            "      dbname: postgres\n      schema: published\n      threads: 1\n"))
+        project = _pg_project(tmp_path, server)
         args = ["--project-dir", str(project), "--profiles-dir", str(project)]
         assert main(["history", *args]) == 0
         out = capsys.readouterr().out

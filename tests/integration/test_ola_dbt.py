@@ -106,6 +106,17 @@ def test_published_uses_chosen_levels_with_record_suppression(records_build) -> 
     published = run.query("select * from deid_published")
     for b in COMBINATIONS:
         assert smallest_class(published, b) >= 5, b
+    # issue 35: an ungeneralized number stays a number (the source's BIGINT), a generalized one
+    # is an interval label; the admission date's month or quarter is a period, not a day
+    chosen = dict(zip(levels["qi_name"], levels["level"], strict=True))
+    types = dict(run.query("select column_name, data_type from information_schema.columns"
+                           " where table_name = 'deid_published'").itertuples(index=False))
+    if chosen["age"] == 0:
+        assert types["age"] == "BIGINT"  # the source column's type (a pandas int64)
+    else:
+        assert published["age"].dropna().str.match(r"^(\[\d+, \d+\)|\d+\+)$").all()
+    assert types["province"] == types["admission_date"] == "VARCHAR"
+    assert published["admission_date"].dropna().str.match(r"^\d{4}-(\d{2}|Q[1-4])$").all()
 
 
 def test_ola_with_two_combinations_finds_the_node_they_publish_at(records_build, it_database,

@@ -22,6 +22,7 @@ from tests.integration.dbt_runner import (
     release_vars,
     run_dbt,
 )
+from tests.published_form import published_frame
 
 pytestmark = pytest.mark.dbt
 
@@ -40,7 +41,17 @@ def test_integration_release_passes(default_release) -> None:
     assert run.ok, run.output[-3000:]
     published = run.query("select * from deid_published")
     assert len(published) == 4000
-    assert published["admission_date"].str.match(r"^\d{4}-\d{2}-01$").all()
+    # issue 35: periods and intervals as labels no one reads as an exact value (a quarter was
+    # published as its first day, 2024-10-01), one-to-one with the checked cells
+    shown = published.dropna()
+    assert shown["admission_date"].str.match(r"^\d{4}-Q[1-4]$").all()
+    assert shown["age"].str.match(r"^(\[\d+, \d+\)|90\+)$").all()
+    assert shown["los_days"].str.match(r"^(\[\d+, \d+\)|182\+)$").all()
+    key = [c for c in published.columns if c in QI_BASE]
+    expected = published_frame(run.query("select * from deid_suppressed")[key],
+                               _release()["deid_release"])
+    assert (published[key].astype(str).sort_values(key).reset_index(drop=True)
+            .equals(expected.astype(str).sort_values(key).reset_index(drop=True)))
 
 
 def test_unreachable_max_suppression_blocks_publish(it_database, tmp_path) -> None:
@@ -202,6 +213,7 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     assert s.loc[s["diag_block"].isna() | s["cmg"].isna(), "mrdx"].isna().all()
     truth = s[[f"{q}__generalized" for q in ["province", "age", "gender", "diag_chapter"]]]
     truth.columns = ["province", "age", "gender", "diag_chapter"]
+    truth = published_frame(truth, variables["deid_release"])  # labelled as published
     b = ["province", "age", "gender", "diag_chapter"]
     assert smallest_class(published, b) >= 5
     assert smallest_consistent_set(truth, published, b) >= 5
@@ -259,3 +271,18 @@ def test_exact_gate_counts_consistent_records_not_classes(it_database, tmp_path)
     frame = run.query("select combination, k, min_consistent, records_below_k"
                       " from main_dbt_test__audit.gate_fixture_exact_only_k3_failures")
     assert frame.values.tolist() == [["age+gender", 3, 2, 2]]
+
+
+def test_ungeneralized_numbers_are_published_in_the_source_type(it_database, tmp_path) -> None:
+    """Issue 35: an integer QI released at level 0 is published as one (BIGINT; it was text),
+    while a generalized one is a half-open interval; read off the publish model's SQL (`dbt
+    compile`, no build)."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    qis = {**QI_BASE, "age": {**QI_BASE["age"], "level": 0}}
+    run = run_dbt(INTEGRATION, ["compile", "--select", "deid_published"], tmp_path,
+                  _release(quasi_identifiers=qis), db)
+    assert run.ok, run.output[-3000:]
+    sql = next((tmp_path / "target" / "compiled").rglob("deid_published.sql")).read_text()
+    assert re.search(r'cast\(s\."?age"? as BIGINT\) as "?age"?', sql), sql[-3000:]
+    assert re.search(r"'-Q4'", sql) and "'['" in sql  # the quarter and the length of stay
