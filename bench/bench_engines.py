@@ -257,7 +257,8 @@ def build(engine: str, rows: int, workdir: Path,
         return out
     results = json.loads((workdir / "target" / "run_results.json").read_text())
     for r in results["results"]:
-        name = r["unique_id"].split(".")[-1]
+        parts = r["unique_id"].split(".")
+        name = parts[2] if parts[0] == "test" else parts[-1]  # a test's id ends in a hash
         kind = ("python" if r.get("thread_id") == "dbt_deid" or _is_python(r, engine)
                 else r["unique_id"].split(".")[0])
         out["nodes"][name] = {"seconds": float(r["execution_time"]), "kind": kind,
