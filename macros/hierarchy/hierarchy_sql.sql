@@ -8,6 +8,21 @@
 {%- endmacro %}
 
 {% macro default__hierarchy_sql(cfg) -%}
+  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=false)) }}
+{%- endmacro %}
+
+{#- Spark (issue 37): the distinct values of every rule-based source column from one GROUPING
+    SETS pass over the source (one scan and one shuffle) instead of a DISTINCT per branch (a
+    scan and a shuffle per source column, each its own stage: deid_hierarchy took 14-16x
+    DuckDB's time at 20,000 and 2.4 million records). Same rows. -#}
+{% macro spark__hierarchy_sql(cfg) -%}
+  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true)) }}
+{%- endmacro %}
+
+{#- The body of hierarchy_sql: one UNION ALL branch per (QI, level). With `one_scan`, the rule
+    branches read their column's distinct values from one GROUPING SETS query over the source
+    (`grouping(<column>) = 0` marks the rows of a column's own set), not from a DISTINCT each. -#}
+{% macro hierarchy_union_sql(cfg, one_scan=false) -%}
   {#- Under compile/docs/ls the data checks are skipped (dbt_deid.run_data_checks), and on a
       fresh warehouse a lookup hierarchy not built yet contributes no rows to the preview
       (dbt_deid.can_inspect). -#}
@@ -17,7 +32,7 @@
   {%- endif -%}
   {%- set src = dbt_deid.protected_input(cfg) -%}
   {%- set s = dbt.type_string() -%}
-  {%- set parts = [] -%}
+  {%- set parts = [] -%}{%- set scanned = [] -%}
   {%- for q in cfg.qis -%}
     {%- if q.hierarchy is not none -%}
       {#- the remedied small-area hierarchy is a model of the release itself -#}
@@ -31,15 +46,26 @@
       {%- endif -%}
     {%- else -%}
       {%- set col = dbt_deid.ident(q.column) -%}
+      {%- if q.column not in scanned -%}{%- do scanned.append(q.column) -%}{%- endif -%}
+      {%- set values = ("(select " ~ col ~ " as v from deid_distinct_values where g" ~ scanned.index(q.column) ~ " = 0 and " ~ col ~ " is not null)") if one_scan else ("(select distinct " ~ col ~ " as v from " ~ src ~ " as s_in where " ~ col ~ " is not null)") -%}
       {%- set n_levels = (q.rule['levels'] | length + 1) if q.rule is not none else 1 -%}
       {%- for level in range(n_levels) -%}
         {%- set expr = dbt_deid.rule_level_sql(q.rule, level, 'v') if q.rule is not none else 'cast(v as ' ~ s ~ ')' -%}
-        {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ level ~ " as level, cast(v as " ~ s ~ ") as original_value, " ~ expr ~ " as generalized_value from (select distinct " ~ col ~ " as v from " ~ src ~ " as s_in where " ~ col ~ " is not null) as d") -%}
+        {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ level ~ " as level, cast(v as " ~ s ~ ") as original_value, " ~ expr ~ " as generalized_value from " ~ values ~ " as d") -%}
       {%- endfor -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if parts | length == 0 -%}
     {{ return("select cast(null as " ~ s ~ ") as qi_name, 0 as level, cast(null as " ~ s ~ ") as original_value, cast(null as " ~ s ~ ") as generalized_value where 1 = 0") }}
+  {%- endif -%}
+  {%- if one_scan and scanned | length > 0 -%}
+    {%- set cols = [] -%}{%- set flags = [] -%}{%- set sets = [] -%}
+    {%- for c in scanned -%}
+      {%- do cols.append(dbt_deid.ident(c)) -%}
+      {%- do flags.append("grouping(" ~ dbt_deid.ident(c) ~ ") as g" ~ loop.index0) -%}
+      {%- do sets.append("(" ~ dbt_deid.ident(c) ~ ")") -%}
+    {%- endfor -%}
+    {{ return("with deid_distinct_values as (select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " as s_in group by grouping sets (" ~ sets | join(', ') ~ "))\n" ~ parts | join('\nunion all\n')) }}
   {%- endif -%}
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}
