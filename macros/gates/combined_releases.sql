@@ -292,9 +292,7 @@
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
-  {%- set combos = [] -%}
-  {%- for b in cfg.combinations -%}{%- do combos.append(b + ['deid_changed_' ~ loop.index]) -%}{%- endfor -%}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combos, cfg.k)) -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, cfg.combinations, cfg.k)) -%}
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
   {{ drop_relation_if_exists(combined) }}
@@ -302,24 +300,23 @@
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(modules.re.sub('[+]deid_changed_[0-9]+$', '', r[0]) ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set smallest = mins | min if mins else none -%}
-  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " with released values changed between releases, counted as matching no one") if changed else "") -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
                  message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
-{#- The combined view: one row per record key found in the candidate or in an earlier release
-    of the same name. Per released QI, `<qi>` is the cell revealed by any release (NULL only
-    when suppressed, or not released, in every release holding the record) and
-    `<qi>__generalized` its true value (the candidate's, else the earlier one). A record whose
-    true or revealed values of a combination differ between releases (its data changed) cannot
-    be merged into one cell: its row gets `deid_changed_<i>` = 'changed' against every true
-    value 'unchanged', so it counts as consistent with no record of that combination (a lower
-    bound on what the recipient's view is consistent with: fail closed). Records in one release
-    only keep their row. -#}
+{#- The combined view: one row per record state (record key and true values at the released
+    levels) found in the candidate or in an earlier release of the same line. Per released QI,
+    `<qi>` is the cell revealed by any release holding that state (NULL only when suppressed,
+    or not released, in every one) and `<qi>__generalized` its true value. A record whose true
+    values changed between versions (a corrected value, a moved hierarchy code) is one row per
+    state: its earlier cells stay a record of their own, as recipients hold them, and its new
+    values are a new record (the rule of docs/living-release.md, issue 32); `deid_changed_any`
+    marks those rows. -#}
 {% macro combined_view_sql(cfg, truth, key, store) -%}
   {{ return(dbt_deid.own(adapter.dispatch('combined_view_sql', 'dbt_deid'))(cfg, truth, key, store)) }}
 {%- endmacro %}
@@ -345,24 +342,16 @@
   merged as (
     select record_key
       {%- for q in qis %}
-      {%- set p = dbt_deid.ident(q) %}{%- set g = dbt_deid.ident(q ~ '__generalized') %}
-      , max({{ p }}) as {{ p }}
-      , coalesce(max(case when is_candidate = 1 then {{ g }} end), max({{ g }})) as {{ g }}
-      , case when count(distinct {{ p }}) > 1 or count(distinct {{ g }}) > 1 then 1 else 0 end as {{ dbt_deid.ident(q ~ '__changed') }}
+      , {{ dbt_deid.ident(q ~ '__generalized') }}, max({{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q) }}
       {%- endfor %}
     from all_rows
-    group by record_key
+    group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %}
   )
   select
     {%- for q in qis %}
     {{ dbt_deid.ident(q) }}, {{ dbt_deid.ident(q ~ '__generalized') }},
     {%- endfor %}
-    {%- for b in cfg.combinations %}
-    {%- set flags = [] -%}{%- for c in b -%}{%- do flags.append(dbt_deid.ident(c ~ '__changed') ~ ' = 1') -%}{%- endfor %}
-    case when {{ flags | join(' or ') }} then 'changed' end as deid_changed_{{ loop.index }},
-    cast('unchanged' as {{ s }}) as deid_changed_{{ loop.index }}__generalized,
-    {%- endfor %}
-    case when {% for q in qis %}{{ dbt_deid.ident(q ~ '__changed') }} = 1{% if not loop.last %} or {% endif %}{% endfor %} then 1 else 0 end as deid_changed_any
+    case when count(*) over (partition by record_key) > 1 then 1 else 0 end as deid_changed_any
   from merged
 {%- endmacro %}
 
