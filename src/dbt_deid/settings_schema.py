@@ -120,6 +120,15 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                         "type": "mapping", "section": "small_areas"},
         "generalization": {"doc": "OLA search of the released levels.", "type": "mapping",
                            "section": "generalization"},
+        "restart": {"doc": "Start the release line over (issue 32): the one explicit, audited"
+                           " way to re-key, change levels or settings, or go on after a lost"
+                           " history or store; written into the history.", "type": "mapping",
+                    "section": "restart"},
+    },
+    "restart": {
+        "reason": {"doc": "Why the line starts over (free text, recorded in the history; a"
+                          " new reason starts a new line).", "required": True,
+                   "type": "string"},
     },
     "quasi_identifier": {
         "level": {"doc": "Released level (0 = original).", "default": 0, "type": "integer",
@@ -463,6 +472,7 @@ _SECTION_PLACE = {
     "rule_level_date": "each of `rule.levels` of a `date` rule",
     "family": "`hierarchical_qis.<family>`", "sample": "`sample`", "report": "`report`",
     "small_areas": "`small_areas`", "generalization": "`generalization`",
+    "restart": "`restart`",
     "claims": "var `deid_claims_release`",
     "claims_tables": "`pseudonymize`, `top_code`, `release_columns` of the claims release",
     "text": "var `deid_text_release`",

@@ -17,12 +17,14 @@ record(s) consistent with fewer than k = 5 combined records").
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import duckdb
 import pandas as pd
 import pytest
 
+from dbt_deid.commands.history import read_history, render_line
 from dbt_deid.synthetic.discharge import discharge_table
 from tests.combined_view_check import (
     combined_violations,
@@ -75,13 +77,13 @@ def line(it_database, tmp_path_factory):
 
     def run(step: str, **changes):
         return run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp / step,
-                       release_vars(name=NAME, **changes), db)
+                       release_vars(**{"name": NAME, **changes}), db)
 
-    return db, run
+    return db, run, []
 
 
 def test_a_line_refreshes_and_publishes(line):
-    db, run = line
+    db, run, versions = line
     base = release_vars(name=NAME)["deid_release"]
     combinations, k = base["combinations"], round(1 / base["tau"])
 
@@ -128,3 +130,149 @@ def test_a_line_refreshes_and_publishes(line):
     assert history["status"].tolist() == ["published"] * 3
     assert history["release_version"].tolist() == [1, 2, 3]
     print(f"living line: step 3 moved {moved} kept row(s), {len(changed)} changed record(s)")
+    versions += [rel1, rel2, rel3]
+    # the history tells the line's story, version by version
+    story = read_history(db, release=NAME)
+    text = render_line(story)
+    assert f"{NAME} version 3" in text and "extends version 2: 120 added" in text
+    assert "40 deleted" in text and f"{len(changed)} changed" in text
+    assert f"{moved} earlier record(s)" in text
+    assert "combined view age+gender+los_days+mrdx: smallest class" in text
+
+
+def _published(run) -> pd.DataFrame:
+    frame = run.query("select * from deid_published")
+    return frame.sort_values(list(frame.columns), na_position="first").reset_index(drop=True)
+
+
+def _refused(run, before: pd.DataFrame, *needles: str) -> None:
+    """Nothing published (the last version stays) and the output names what to do."""
+    assert not run.ok
+    for needle in needles:
+        assert needle in run.output, run.output[-3000:]
+    pd.testing.assert_frame_equal(_published(run), before)
+
+
+RESTART = "start the line over explicitly with the setting `restart: {reason: '...'}`"
+
+
+def test_ways_around_are_refused(line):
+    """Each way the combined protection could silently start over is refused, naming what to
+    do; the published table stays the last good version (step 3 of the test above)."""
+    db, run, _ = line
+    before = None
+    with duckdb.connect(str(db), read_only=True) as con:
+        before = con.execute("select * from main.deid_published").df()
+    before = before.sort_values(list(before.columns), na_position="first").reset_index(drop=True)
+
+    # another name (a change of case) over the same source
+    other = run("name", name=NAME.upper())
+    _refused(other, before, f"were published under release name(s) {NAME}",
+             "a new name is not a new line", RESTART)
+
+    # re-key: another unique column as the record id
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} add column intake_no bigint")
+        con.execute(f"update {SOURCE} set intake_no = abstract_id + 5000000000")
+    base = release_vars(name=NAME)["deid_release"]
+    rekeyed = run("rekey", record_id="intake_no", excluded=[*base["excluded"], "abstract_id"])
+    _refused(rekeyed, before, "record_id is intake_no but the published versions were keyed by"
+             " abstract_id", "Keep record_id: abstract_id", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} drop column intake_no")
+
+    # history truncated (the latest version's row deleted), then dropped
+    with duckdb.connect(str(db)) as con:
+        con.execute("create table main.history_backup as select * from main.deid_release_history")
+        con.execute(f"delete from main.deid_release_history where release_name = '{NAME}'"
+                    " and release_version = 3")
+    truncated = run("history_truncated")
+    _refused(truncated, before, "the per-record store holds published version(s) 3 that the"
+             " release history", "Restore the history from a backup", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("drop table main.deid_release_history")
+    dropped = run("history_dropped")
+    _refused(dropped, before, "the per-record store holds published version(s) 1, 2, 3",
+             RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("create or replace table main.deid_release_history as"
+                    " select * from main.history_backup")
+        con.execute("drop table main.history_backup")
+
+    # the store dropped (moved away): the gate refuses, naming the restart
+    with duckdb.connect(str(db)) as con:
+        con.execute("alter table main_deid_work.deid_release_records rename to records_backup")
+    no_store = run("store_dropped")
+    _refused(no_store, before, "[combined_releases]", "have no per-record rows", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("drop table if exists main_deid_work.deid_release_records")
+        con.execute("alter table main_deid_work.records_backup rename to deid_release_records")
+
+    # a store written by another package version
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set package_version = '0.0.1'"
+                    " where release_version = 3")
+    old = run("package_version")
+    _refused(old, before, "the per-record store was written by dbt_deid 0.0.1", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set package_version ="
+                    " (select max(package_version) from main_deid_work.deid_release_records"
+                    " where release_version = 1) where release_version = 3")
+
+    # a changed setting (the combinations)
+    changed = run("settings", combinations=base["combinations"][:2])
+    _refused(changed, before, "setting(s) combinations changed since version 3", RESTART)
+
+
+def test_a_moved_code_another_level_and_a_restart(line):
+    """A hierarchy code moved to another group changes the records holding it: published by
+    the changed-record rule when safe (else refused), the independent check linking records
+    across every version; another level is refused; `restart` starts a new line, audited."""
+    db, run, versions = line
+    assert len(versions) == 3, "runs after test_a_line_refreshes_and_publishes"
+    base = release_vars(name=NAME)["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+    with duckdb.connect(str(db)) as con:
+        top = con.execute(
+            f"select h.diag_chapter from {SOURCE} as a join main.diagnosis_hierarchy as h"
+            " on h.mrdx = a.mrdx group by 1 order by count(*) desc, 1 limit 1").fetchone()[0]
+        code = con.execute(
+            f"select a.mrdx from {SOURCE} as a join main.diagnosis_hierarchy as h"
+            " on h.mrdx = a.mrdx where h.diag_chapter <> ? group by 1"
+            " order by count(*) desc, 1 limit 1", [top]).fetchone()[0]
+        group = con.execute("select diag3, diag_block, diag_chapter from"
+                            " main.diagnosis_hierarchy where diag_chapter = ? order by mrdx"
+                            " limit 1", [top]).fetchone()
+        con.execute("update main.diagnosis_hierarchy set diag3 = ?, diag_block = ?,"
+                    " diag_chapter = ? where mrdx = ?", [*group, code])
+        before = con.execute("select * from main.deid_published").df()
+    moved = run("moved_code")
+    if moved.ok:
+        qis, rel4 = _records(moved)
+        assert sum(1 for r in rel4 if r in versions[-1] and rel4[r][1] != versions[-1][r][1])
+        versions.append(rel4)
+        _check(qis, versions, combinations, k)
+    else:  # refused: nothing published, the figures and what to change
+        assert "no safe next version of the line" in moved.output
+        assert "start the line over" in moved.output
+        pd.testing.assert_frame_equal(
+            _published(moved),
+            before.sort_values(list(before.columns), na_position="first").reset_index(drop=True))
+    published = _published(moved)
+
+    # another level on a line with versions: refused by the gate, naming the setting
+    quasi = {**base["quasi_identifiers"], "admission_date": {
+        **base["quasi_identifiers"]["admission_date"], "level": 1}}
+    level = run("level", quasi_identifiers=quasi)
+    _refused(level, published, "quasi_identifiers.admission_date.level (2 in version", RESTART)
+
+    # the one explicit, audited way: restart (a new line, its reason in the history)
+    reason = "admission month released from now on (data custodian's ticket 42)"
+    restarted = run("restart", quasi_identifiers=quasi, restart={"reason": reason})
+    assert restarted.ok, restarted.output[-3000:]
+    story = read_history(db, release=NAME)
+    last = story.iloc[-1]
+    assert last["status"] == "published" and reason in last["settings_json"]
+    assert json.loads(last["line_json"])["restart_reason"] == reason
+    text = render_line(story)
+    assert f"restart: {reason}" in text and "first version of the line" in text
