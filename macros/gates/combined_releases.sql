@@ -218,6 +218,7 @@
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
   {%- set store_found = adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+  {%- if store_found -%}{%- do dbt_deid.ensure_store_line_columns(store) -%}{%- endif -%}
   {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
   {%- set stored = [] -%}
   {%- if store_rows > 0 -%}

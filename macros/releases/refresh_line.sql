@@ -69,6 +69,7 @@
     {%- do dbt_deid.check_line(cfg, none) -%}
     {{ return(none) }}
   {%- endif -%}
+  {%- do dbt_deid.ensure_store_line_columns(store) -%}
   {%- do dbt_deid.check_line(cfg, store) -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
   {%- for q in cfg.qi_names -%}
@@ -339,4 +340,15 @@
                  'combined': combined.get('combined_figures')} -%}
   {%- do out.update(combined.get('line') or {'extends_version': none}) -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- A store written before the line columns existed gets them (NULL in its rows: the line of
+    epoch '', source and record id column unknown, package version unknown). -#}
+{% macro ensure_store_line_columns(store) -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version'] -%}
+    {%- if name not in have -%}
+      {% call statement('deid_records_line_' ~ name) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ dbt.type_string() }}{%- endcall %}
+    {%- endif -%}
+  {%- endfor -%}
 {%- endmacro %}
