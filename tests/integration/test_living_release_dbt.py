@@ -13,6 +13,14 @@ each checked by the independent check of ``tests/combined_view_check.py``: every
 alone, the combined view of all versions (one row per record state), and the changed records
 linked across versions. On main 3097eea step 2 was refused ("combined releases: ... 2
 record(s) consistent with fewer than k = 5 combined records").
+
+Then, on the same line (the tests run in file order and share the module's database): each way
+around is refused naming what to do (another name or case, a re-key, the history truncated or
+dropped, the store dropped, a store of another package version, a changed setting), with the
+published table left as it was; a moved hierarchy code is published by the changed-record rule
+(or refused) and checked like the rest; another level is refused; `restart` starts a new line,
+its reason in the history. Cost: 3 + 3 full `dbt run`s and 6 runs of the models up to the
+pairs (about 9 minutes on the shared 2-core machine of 2026-11-26; the full runs dominate).
 """
 
 from __future__ import annotations
