@@ -19,7 +19,7 @@ around is refused naming what to do (another name or case, a re-key, the history
 dropped, the store dropped, a store of another package version, a changed setting), with the
 published table left as it was; a moved hierarchy code is published by the changed-record rule
 (or refused) and checked like the rest; another level is refused; `restart` starts a new line,
-its reason in the history. Cost: 3 + 3 full `dbt run`s and 6 runs of the models up to the
+its reason in the history. Cost: 7 full `dbt run`s and 6 runs of the models up to the
 pairs (about 9 minutes on the shared 2-core machine of 2026-11-26; the full runs dominate).
 """
 
