@@ -91,7 +91,8 @@
 {% macro release_records_columns(cfg) -%}
   {%- set s = dbt.type_string() -%}
   {%- set cols = [('release_name', s), ('release_id', s), ('release_version', dbt.type_bigint()), ('invocation_id', s),
-                  ('published_relation', s), ('record_key', s)] -%}
+                  ('published_relation', s), ('record_key', s),
+                  ('line_epoch', s), ('record_id_column', s), ('source_relation', s), ('package_version', s)] -%}
   {%- for q in cfg.released_qis -%}
     {%- do cols.append((q, s)) -%}{%- do cols.append((q ~ '__generalized', s)) -%}
   {%- endfor -%}
@@ -163,7 +164,7 @@
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = [] -%}{%- set values = [] -%}
-  {%- for name, type in columns[:6] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
+  {%- for name, type in columns[:10] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
   {%- for q in cfg.released_qis -%}
     {%- do names.append(dbt_deid.ident(q)) -%}{%- do values.append('t.' ~ dbt_deid.ident(q)) -%}
     {#- the true value only where it is not the published cell (suppressed, mostly): the reader
@@ -176,7 +177,8 @@
   {% call statement('deid_records_insert') -%}
     insert into {{ store }} ({{ names | join(', ') }})
     select {{ dbt_deid.literal(cfg.name) }}, {{ dbt_deid.literal(release_id) }}, {{ version }}, {{ dbt_deid.literal(invocation_id) }},
-      {{ dbt_deid.literal(target_relation | string) }}, {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }}
+      {{ dbt_deid.literal(target_relation | string) }}, {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }},
+      {{ dbt_deid.literal(dbt_deid.line_epoch()) }}, {{ dbt_deid.literal(cfg.record_id | lower) }}, {{ dbt_deid.literal(dbt_deid.line_source(cfg)) }}, {{ dbt_deid.literal(dbt_deid.package_version()) }}
       {%- for v in values %}, {{ v }}{% endfor %}
     from {{ truth }} as t
     cross join {{ key }} as k
@@ -216,6 +218,7 @@
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
   {%- set store_found = adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+  {%- if store_found -%}{%- do dbt_deid.ensure_store_line_columns(store) -%}{%- endif -%}
   {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
   {%- set stored = [] -%}
   {%- if store_rows > 0 -%}
@@ -241,9 +244,12 @@
       {%- set key = key_relation -%}
     {%- endif -%}
   {%- endif -%}
+  {%- if problems | length == 0 and key is not none and store_rows > 0 -%}
+    {%- do base.update({'line': dbt_deid.line_story(cfg, truth, key, store)}) -%}
+  {%- endif -%}
   {%- if problems | length > 0 -%}
     {{ return(dbt_deid._with(base, passed=false, failures=problems | length,
-                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or publish under a new release name")) }}
+                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
   {%- endif -%}
   {%- if earlier | length == 0 -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
@@ -252,7 +258,7 @@
 
   {#- Records shared with the earlier releases (on the keyed hash). -#}
   {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
-  {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name) ~ ")").rows[0][0] | int -%}
+  {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
   {%- if shared == 0 -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
                    message="combined releases: no record shared with the " ~ earlier | length ~ " earlier published release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ ")")) }}
@@ -264,7 +270,8 @@
   {%- set verified = [] -%}
   {%- for b in cfg.combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
-  {%- for e in earlier -%}
+  {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
+  {%- for e in earlier if e.release_id in epoch_ids -%}
     {%- if e.specs is none -%}
       {%- do differing.append("version " ~ e.version ~ " recorded no released levels") -%}
     {%- else -%}
@@ -283,7 +290,7 @@
   {%- endfor -%}
   {%- if differing | length > 0 -%}
     {{ return(dbt_deid._with(base, passed=false, failures=differing | length, records_shared=shared,
-                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of '" ~ cfg.name ~ "' released at other levels: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked only cell by cell at equal levels: keep the earlier levels, or publish under a new release name")) }}
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of '" ~ cfg.name ~ "' released at other levels: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked only cell by cell at equal levels: keep the earlier levels, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
   {%- endif -%}
 
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
@@ -292,9 +299,18 @@
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
-  {%- set combos = [] -%}
-  {%- for b in cfg.combinations -%}{%- do combos.append(b + ['deid_changed_' ~ loop.index]) -%}{%- endfor -%}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combos, cfg.k)) -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, cfg.combinations, cfg.k)) -%}
+  {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
+  {%- set figures = [] -%}
+  {%- for b in cfg.combinations -%}
+    {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+    {%- set smallest_class = run_query("select min(n) from (select count(*) as n from " ~ combined ~ " group by " ~ cells | join(', ') ~ ") as c").rows[0][0] -%}
+    {%- set exact = [] -%}
+    {%- for r in table.rows -%}{%- if r[0] == b | join('+') and r[2] is not none -%}{%- do exact.append(r[2] | int) -%}{%- endif -%}{%- endfor -%}
+    {%- do figures.append({'combination': b | join('+'), 'smallest_class': smallest_class | int if smallest_class is not none else none,
+        'min_consistent': exact[0] if exact else none}) -%}
+  {%- endfor -%}
+  {%- do base.update({'combined_figures': figures}) -%}
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
   {{ drop_relation_if_exists(combined) }}
@@ -302,24 +318,23 @@
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(modules.re.sub('[+]deid_changed_[0-9]+$', '', r[0]) ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set smallest = mins | min if mins else none -%}
-  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " with released values changed between releases, counted as matching no one") if changed else "") -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
                  message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
-{#- The combined view: one row per record key found in the candidate or in an earlier release
-    of the same name. Per released QI, `<qi>` is the cell revealed by any release (NULL only
-    when suppressed, or not released, in every release holding the record) and
-    `<qi>__generalized` its true value (the candidate's, else the earlier one). A record whose
-    true or revealed values of a combination differ between releases (its data changed) cannot
-    be merged into one cell: its row gets `deid_changed_<i>` = 'changed' against every true
-    value 'unchanged', so it counts as consistent with no record of that combination (a lower
-    bound on what the recipient's view is consistent with: fail closed). Records in one release
-    only keep their row. -#}
+{#- The combined view: one row per record state (record key and true values at the released
+    levels) found in the candidate or in an earlier release of the same line. Per released QI,
+    `<qi>` is the cell revealed by any release holding that state (NULL only when suppressed,
+    or not released, in every one) and `<qi>__generalized` its true value. A record whose true
+    values changed between versions (a corrected value, a moved hierarchy code) is one row per
+    state: its earlier cells stay a record of their own, as recipients hold them, and its new
+    values are a new record (the rule of docs/living-release.md, issue 32); `deid_changed_any`
+    marks those rows. -#}
 {% macro combined_view_sql(cfg, truth, key, store) -%}
   {{ return(dbt_deid.own(adapter.dispatch('combined_view_sql', 'dbt_deid'))(cfg, truth, key, store)) }}
 {%- endmacro %}
@@ -340,29 +355,21 @@
       {%- else %}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
       {%- endfor %}
     from {{ store }} as r
-    where r.release_name = {{ dbt_deid.literal(cfg.name) }}
+    where {{ dbt_deid.line_rows_condition(cfg, 'r') }}
   ),
   merged as (
     select record_key
       {%- for q in qis %}
-      {%- set p = dbt_deid.ident(q) %}{%- set g = dbt_deid.ident(q ~ '__generalized') %}
-      , max({{ p }}) as {{ p }}
-      , coalesce(max(case when is_candidate = 1 then {{ g }} end), max({{ g }})) as {{ g }}
-      , case when count(distinct {{ p }}) > 1 or count(distinct {{ g }}) > 1 then 1 else 0 end as {{ dbt_deid.ident(q ~ '__changed') }}
+      , {{ dbt_deid.ident(q ~ '__generalized') }}, max({{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q) }}
       {%- endfor %}
     from all_rows
-    group by record_key
+    group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %}
   )
   select
     {%- for q in qis %}
     {{ dbt_deid.ident(q) }}, {{ dbt_deid.ident(q ~ '__generalized') }},
     {%- endfor %}
-    {%- for b in cfg.combinations %}
-    {%- set flags = [] -%}{%- for c in b -%}{%- do flags.append(dbt_deid.ident(c ~ '__changed') ~ ' = 1') -%}{%- endfor %}
-    case when {{ flags | join(' or ') }} then 'changed' end as deid_changed_{{ loop.index }},
-    cast('unchanged' as {{ s }}) as deid_changed_{{ loop.index }}__generalized,
-    {%- endfor %}
-    case when {% for q in qis %}{{ dbt_deid.ident(q ~ '__changed') }} = 1{% if not loop.last %} or {% endif %}{% endfor %} then 1 else 0 end as deid_changed_any
+    case when count(*) over (partition by record_key) > 1 then 1 else 0 end as deid_changed_any
   from merged
 {%- endmacro %}
 

@@ -202,7 +202,7 @@
     ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
     ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s),
     ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s),
-    ('release_kind', s)
+    ('release_kind', s), ('line_json', s)
   ]) }}
 {%- endmacro %}
 
@@ -272,7 +272,8 @@
     'lineage_json': tojson(dbt_deid.published_lineage(cfg)),
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
-    'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true)
+    'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
+    'line_json': tojson(dbt_deid.line_manifest(combined[0] if combined else {}, release), sort_keys=true)
   }) }}
 {%- endmacro %}
 

@@ -132,7 +132,14 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
+{#- A line with published versions is refreshed (issue 32): the pattern table is then the
+    pairs of the store and the current records (macros/releases/refresh_line.sql). -#}
+{%- set line = dbt_deid.refresh_line(cfg) -%}
+{%- if line is not none %}
+{{ dbt_deid.refresh_pairs_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) }}
+{%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_generalized'), cfg.qi_names) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -245,7 +252,7 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {#- Read from the pattern tables (one row per distinct tuple with its record count n): the same
     figures as from the record-level models, from fewer rows. -#}
 with classes as (
-  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_patterns'), cfg.combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
+  {{ dbt_deid.risk_summary_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
   union all
   {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, cfg.tau, 'published', 'n') }}
 ),
@@ -269,7 +276,13 @@ left join exact as e on e.combination = c.combination
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
+{%- set line = dbt_deid.refresh_line(cfg) -%}
+{%- if line is not none %}
+{#- a refresh: the map is keyed by the pairs' columns (macros/releases/refresh_line.sql) -#}
+{{ dbt_deid.apply_suppression_sql(cfg, '(' ~ dbt_deid.refresh_records_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) ~ ')', dbt_deid.release_ref('deid_suppression_map'), dbt_deid.refresh_pair_columns(cfg)) }}
+{%- else %}
 {{ dbt_deid.apply_suppression_sql(cfg, dbt_deid.release_ref('deid_generalized'), dbt_deid.release_ref('deid_suppression_map')) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -381,7 +394,7 @@ select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_pa
     (original_value_sources). -#}
 select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original', none, dbt_deid.original_value_sources(cfg)) }}) as o
 union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_patterns'), cfg.record_id, cfg.combinations, 'generalized', 'n') }}) as g
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.combinations, 'generalized', 'n') }}) as g
 {%- endif %}
 {%- endmacro %}
 

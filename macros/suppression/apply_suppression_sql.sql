@@ -5,13 +5,15 @@
     value `<qi>` (NULL = suppressed), the true value at the released level `<qi>__generalized`
     and the original `<qi>__original`, once per source column as in deid_generalized
     (original_value_sources). -#}
-{% macro apply_suppression_sql(cfg, generalized, suppression_map) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('apply_suppression_sql', 'dbt_deid'))(cfg, generalized, suppression_map)) }}
+{% macro apply_suppression_sql(cfg, generalized, suppression_map, keys=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('apply_suppression_sql', 'dbt_deid'))(cfg, generalized, suppression_map, keys)) }}
 {%- endmacro %}
 
-{% macro default__apply_suppression_sql(cfg, generalized, suppression_map) -%}
+{% macro default__apply_suppression_sql(cfg, generalized, suppression_map, keys=none) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
-  {%- set cols = [] -%}{%- for q in cfg.qi_names -%}{%- do cols.append(dbt_deid.ident(q)) -%}{%- endfor -%}
+  {%- set cols = [] -%}{%- for q in (keys or cfg.qi_names) -%}{%- do cols.append(dbt_deid.ident(q)) -%}{%- endfor -%}
+  {#- `keys`: the map's key columns when not the QIs (a refresh's pairs, some of them null:
+      matched null-safely) -#}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {#- When every map row covers all the records of its pattern (rank_from = 1 and rank_to >= n,
       the pattern's record count: what the core gives when it suppresses whole patterns, as at
@@ -40,5 +42,5 @@
     {%- endfor %}
   from ranked as r
   left join {{ suppression_map }} as m
-    on {% for c in cols %}r.{{ c }} = m.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}{% if not whole %} and r.deid_rank__ between m.rank_from and m.rank_to{% endif %}
+    on {% for c in cols %}{% if keys %}(r.{{ c }} = m.{{ c }} or (r.{{ c }} is null and m.{{ c }} is null)){% else %}r.{{ c }} = m.{{ c }}{% endif %}{% if not loop.last %} and {% endif %}{% endfor %}{% if not whole %} and r.deid_rank__ between m.rank_from and m.rank_to{% endif %}
 {%- endmacro %}

@@ -128,6 +128,15 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                         "type": "mapping", "section": "small_areas"},
         "generalization": {"doc": "OLA search of the released levels.", "type": "mapping",
                            "section": "generalization"},
+        "restart": {"doc": "Start the release line over (issue 32): the one explicit, audited"
+                           " way to re-key, change levels or settings, or go on after a lost"
+                           " history or store; written into the history.", "type": "mapping",
+                    "section": "restart"},
+    },
+    "restart": {
+        "reason": {"doc": "Why the line starts over (free text, recorded in the history; a"
+                          " new reason starts a new line).", "required": True,
+                   "type": "string"},
     },
     # Attribute disclosure (Machanavajjhala et al. 2007; Li et al. 2007): the limits every
     # sensitive column's classes must meet (docs/attribute-disclosure.md).
@@ -501,6 +510,7 @@ _SECTION_PLACE = {
     "attribute_disclosure": "`attribute_disclosure`",
     "family": "`hierarchical_qis.<family>`", "sample": "`sample`", "report": "`report`",
     "small_areas": "`small_areas`", "generalization": "`generalization`",
+    "restart": "`restart`",
     "claims": "var `deid_claims_release`",
     "claims_tables": "`pseudonymize`, `top_code`, `release_columns` of the claims release",
     "text": "var `deid_text_release`",

@@ -105,8 +105,11 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     # (under another release name: k = 10 over records published at k = 5 cannot give them
     # 10 in the combined view, gate combined_releases; tests/integration/
     # test_combined_releases_dbt.py)
+    # (another name over the same source is the same line since issue 32: a new line at k = 10
+    # is started over explicitly, `restart`)
     changed = build(_vars(name="integration_release_k10", tau=0.1, max_suppression=0.95,
-                          column_suppression_cap=0.95), step="settings")
+                          column_suppression_cap=0.95,
+                          restart={"reason": "k = 10 from now on"}), step="settings")
     assert changed.ok, changed.output[-3000:]
     h3 = _history(changed)
     assert len(h3) == 3 and h3["status"].iloc[-1] == "published"

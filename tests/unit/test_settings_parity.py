@@ -51,6 +51,7 @@ WHERE: dict[str, tuple[str, dict[str, Any], list[Any]]] = {
     "family": ("release", FAMILY, ["hierarchical_qis", "diagnosis"]),
     "sample": ("release", {**RELEASE, "sample": {"fraction": 0.5}}, ["sample"]),
     "report": ("release", {**RELEASE, "report": {"by": ["age"]}}, ["report"]),
+    "restart": ("release", {**RELEASE, "restart": {"reason": "re-keyed"}}, ["restart"]),
     "small_areas": ("release", {**RELEASE, "small_areas": {"geography_column": "zip",
                                                            "areas": "areas"}}, ["small_areas"]),
     "generalization": ("release", {**RELEASE, "generalization": {"search": "ola"}},

@@ -3,6 +3,7 @@ materialization appends to ``deid_release_history``).
 
     python -m dbt_deid history --database FILE [--release NAME]   # one line per release attempt
     python -m dbt_deid history show ID --database FILE            # one release's manifest
+    python -m dbt_deid history line --database FILE [--release NAME]  # a line version by version
     python -m dbt_deid history --project-dir DIR [--profiles-dir D] [--target T]  # any engine
 
 ``ID`` is a release id (or a unique prefix of one) from the list. Read-only; the history holds
@@ -25,7 +26,7 @@ from dbt_deid.sql_names import quote_relation
 HISTORY = "deid_release_history"
 #: Columns holding JSON text, shown parsed by ``history show``.
 JSON_COLUMNS = ("settings_json", "achieved_json", "information_loss_json", "gates_json",
-                "lineage_json", "released_levels_json")
+                "lineage_json", "released_levels_json", "line_json")
 
 
 def read_history(database: str | Path, schema: str = "main",
@@ -68,6 +69,42 @@ def render_list(history: pd.DataFrame) -> str:
         if c in shown.columns:
             shown[c] = shown[c].map(lambda v: v[:12] if isinstance(v, str) else "-")
     return shown.astype(object).where(shown.notna(), "-").to_string(index=False)
+
+
+def render_line(history: pd.DataFrame) -> str:
+    """A release line version by version (issue 32): per published version, the version it
+    extends, records added, returned, deleted, changed and kept, kept rows and cells newly
+    suppressed, the combined view's smallest class and consistent set per combination, and
+    the restart reason when the line was started over; refused attempts as one line each."""
+    if history.empty:
+        return "no release recorded"
+    lines = []
+    for _, row in history.iterrows():
+        raw = row.get("line_json")
+        line = json.loads(raw) if isinstance(raw, str) and raw else {}
+        head = (f"{row.get('release_name')} version {row.get('release_version')}"
+                if row.get("status") == "published"
+                else f"{row.get('release_name')} {row.get('status')} ({row.get('gates_failed')})")
+        lines.append(f"{head}  {row.get('recorded_at')}  rows {row.get('published_rows')}")
+        if line.get("restart_reason"):
+            lines.append(f"  restart: {line['restart_reason']}")
+        if row.get("status") != "published":
+            continue
+        if line.get("extends_version") is None:
+            lines.append("  first version of the line")
+        else:
+            lines.append(
+                f"  extends version {line['extends_version']}: {line.get('records_added', 0)}"
+                f" added, {line.get('records_returned', 0)} returned,"
+                f" {line.get('records_deleted', 0)} deleted, {line.get('records_changed', 0)}"
+                f" changed, {line.get('records_kept', 0)} kept;"
+                f" {line.get('kept_cells_newly_suppressed', 0)} cell(s) newly suppressed in"
+                f" {line.get('kept_rows_newly_suppressed', 0)} earlier record(s)")
+        for c in line.get("combined") or []:
+            lines.append(f"  combined view {c['combination']}: smallest class"
+                         f" {c.get('smallest_class')}, smallest consistent set"
+                         f" {c.get('min_consistent')}")
+    return "\n".join(lines)
 
 
 def find_release(history: pd.DataFrame, release_id: str) -> pd.Series:
@@ -123,6 +160,8 @@ def _run(args: argparse.Namespace) -> int:
         if not args.release_id:
             raise DataError("history show needs a release id (see `history`)")
         print(render_release(find_release(history, args.release_id)))
+    elif args.action == "line":
+        print(render_line(history))
     else:
         print(render_list(history))
     return 0
@@ -131,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("history", help="list the release history, or show one release's manifest",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    p.add_argument("action", nargs="?", choices=["list", "show", "line"], default="list")
     p.add_argument("release_id", nargs="?", help="with show: the release id (or a prefix)")
     p.add_argument("--database", help="the DuckDB file of the release")
     p.add_argument("--project-dir", help="or: the dbt project, read through its profile's"

@@ -17,7 +17,10 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.config import parse_release
+from dbt_deid.errors import DataError
 from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.living import Status, refresh
+from dbt_deid.living.pairs import EARLIER, pair_columns
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
@@ -50,7 +53,10 @@ def suppression_map(
         # earlier, in deid_generalized (assert_release_inputs: "has no records; nothing to
         # release"), and the publish materialization publishes nothing from an empty candidate.
         log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
-        return _typed_map(pd.DataFrame(), cfg.qi_names)
+        return _typed_map(pd.DataFrame(), cfg.qi_names, cfg.qi_names)
+    if f"{cfg.qi_names[0]}{EARLIER}" in frame.columns:
+        return _typed_map(refresh_map(frame, cfg, log, model), pair_columns(cfg.qi_names),
+                          cfg.qi_names)
     if records:
         # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
         # 2012, HHP claims, "Base Algorithm")
@@ -61,7 +67,7 @@ def suppression_map(
         log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
                  f" with every quasi-identifier suppressed (classes of each verified"
                  " combination)")
-        return _typed_map(out, cfg.qi_names)
+        return _typed_map(out, cfg.qi_names, cfg.qi_names)
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
         logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
@@ -75,13 +81,49 @@ def suppression_map(
         f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
         f" {len(out)} map rows"
     )
-    return _typed_map(out, cfg.qi_names)
+    return _typed_map(out, cfg.qi_names, cfg.qi_names)
 
 
-def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
+def refresh_map(frame: pd.DataFrame, cfg: Any, log: Logger, model: str) -> pd.DataFrame:
+    """A refresh of a line with published versions (issue 32, ``docs/living-release.md``):
+    ``frame`` is the pairs (:mod:`dbt_deid.living.pairs`) the warehouse computed from the
+    per-record store and the current records; the new version is seed 000's combinations
+    algorithm with the earlier cells held fixed (:func:`dbt_deid.living.refresh`). When no
+    safe version exists the build stops here, naming the figure, the limit and what to change
+    (nothing is published: the publish model depends on this one)."""
+    result = refresh(
+        frame, cfg.k, cfg.combinations, cfg.weights,
+        verify_combinations=cfg.verified_combinations(), propagation=cfg.propagation(),
+        columns=cfg.qi_names, max_suppression=cfg.max_suppression,
+        logger=log,
+    )
+    log.info(
+        f"dbt_deid: {model}: refresh: {result.records(Status.KEPT)} kept,"
+        f" {result.records(Status.NEW)} new ({result.new_record_cells} cells suppressed),"
+        f" {result.records(Status.CHANGED)} changed ({result.changed_record_cells} cells),"
+        f" {result.records(Status.GONE)} gone record state(s);"
+        f" {result.kept_cells_newly_suppressed} cell(s) newly suppressed in"
+        f" {result.kept_records_newly_suppressed} kept record(s)"
+    )
+    refusals = result.refusals()
+    for line in refusals:
+        log.info(f"dbt_deid: {model}: refresh: not safe as computed: {line}")
+    # The gates check the new version alone and the combined view (combined_releases) in SQL
+    # and refuse it there, with their figures; the changed records' linked check has no SQL
+    # twin, so a version it refuses stops the build here.
+    linked = [c for c in result.linked if c.records_below_k]
+    if linked:
+        raise DataError(
+            f"{model}: release '{cfg.name}': no safe next version of the line: "
+            + "; ".join(r for r in refusals if r.startswith("changed records"))
+            + ". Nothing is published; the last published version stays.")
+    return result.suppression_map()
+
+
+def _typed_map(out: pd.DataFrame, keys: list[str], qi_names: list[str]) -> pd.DataFrame:
     """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
     columns: dict[str, Any] = {}
-    for q in qi_names:
+    for q in keys:
         columns[q] = (out[q].astype("string").reset_index(drop=True) if len(out)
                       else pd.Series([], dtype="string"))
     for c in ("n", "rank_from", "rank_to"):
@@ -90,7 +132,7 @@ def _typed_map(out: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
         flag = f"{q}__suppressed"
         columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
     frame_out = pd.DataFrame(columns)
-    for q in qi_names:  # empty maps still need string-typed key columns
+    for q in keys:  # empty maps still need string-typed key columns
         frame_out[q] = frame_out[q].astype("string")
     return frame_out
 
@@ -158,7 +200,7 @@ def algorithm_comparison(
         if len(released_frame):
             coded = coded_released(released_frame, cfg.qi_names)
         del released_frame
-    frame = to_pandas_for_codes(patterns)
+    frame = current_patterns(to_pandas_for_codes(patterns), cfg.qi_names)
     rows = len(frame)
     if rows == 0:
         return empty_algorithm_comparison()
@@ -174,6 +216,16 @@ def algorithm_comparison(
     # the selected algorithm in any case).
     return compare_algorithms(table, release, logger=dbt_logger(), exact=rows <= 200_000,
                               released=coded)
+
+
+def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
+    """``deid_patterns`` as a pattern table of the current records: when it holds a refresh's
+    pairs, the current tuples regrouped (the rows of states no longer current left out)."""
+    frame.columns = [str(c) for c in frame.columns]
+    if f"{qi_names[0]}{EARLIER}" not in frame.columns:
+        return frame
+    current = frame[frame[qi_names[0]].notna()]
+    return current.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
 
 
 def deid_suppression_map(release_json: str, patterns: Any) -> pd.DataFrame:

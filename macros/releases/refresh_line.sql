@@ -1,0 +1,354 @@
+{#- A release that lives (issue 32): a build of a release line with published versions is a
+    refresh. Like an incremental model reads `this`, the refresh reads the per-record store
+    (deid_release_records: per record key and version, the true value at the line's levels and
+    the published cell) and the current generalized records; no earlier published table.
+
+    * refresh_line(cfg): the line's store, key and previous version, or none (no published
+      version in the store: version 1 is seed 000's algorithm on the pattern table).
+    * refresh_records_sql(cfg, generalized, line): the current records, each with its pair
+      columns `<qi>__earlier`, `<qi>__published`, `<qi>__revealed` (dbt_deid.living.pairs).
+    * refresh_pairs_sql(cfg, generalized, line): the pairs the Python core reads: the current
+      records grouped by (current, earlier, published, revealed) tuples, plus the rows of every
+      state no longer current (deleted records, earlier states of changed ones), which stay in
+      the combined view. One full outer join and one GROUP BY (docs/living-release.md).
+    * current_patterns(cfg, patterns): deid_patterns as its readers expect it (the current
+      records' QI tuples with counts), whether or not it holds the pairs.
+    No value of a record is written anywhere new: the pairs sit in the working schema, as
+    deid_patterns does. -#}
+
+{#- The line's epoch: '' until the line is started over; then the md5 of `restart.reason` (a new
+    reason starts a new line; the same reason keeps refreshing the restarted one). -#}
+{% macro line_epoch() -%}
+  {%- set restart = (dbt_deid.release_settings() or {}).get('restart') -%}
+  {%- if restart is mapping and restart.get('reason') -%}{{ return(local_md5(restart.reason | string)[:16]) }}{%- endif -%}
+  {{ return('') }}
+{%- endmacro %}
+
+{#- The line's source identity: the source relation without its catalog (schema.identifier,
+    lower case; a renamed DuckDB file renames the catalog), found in the graph (no ref). -#}
+{% macro line_source(cfg) -%}
+  {%- set rel = dbt_deid._graph_relation(cfg.source) -%}
+  {%- if rel is none -%}{{ return((cfg.source.source_name ~ '.' ~ cfg.source.table) if cfg.source is mapping else (cfg.source | string) | lower) }}{%- endif -%}
+  {{ return(rel.include(database=false) | string | lower) }}
+{%- endmacro %}
+
+{#- The store rows of the line (the release name and the line's epoch), as a SQL condition. -#}
+{% macro line_rows_condition(cfg, alias='') -%}
+  {%- set a = (alias ~ '.') if alias else '' -%}
+  {{ return(a ~ "release_name = " ~ dbt_deid.literal(cfg.name) ~ " and coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())) }}
+{%- endmacro %}
+
+{#- One refusal of the line's build: nothing is computed or published. -#}
+{% macro _line_refused(cfg, what, todo) -%}
+  {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release line '" ~ cfg.name ~ "': " ~ what ~ "; nothing is published, the last published version stays. " ~ todo) }}
+{%- endmacro %}
+
+{#- The settings whose change between versions of a line is refused (the combined view is
+    checked under one set of them); a change of levels or hierarchies is refused by the gate
+    combined_releases, naming the QI setting. -#}
+{% macro line_settings() -%}
+  {{ return(['source', 'record_id', 'combinations', 'demographics', 'hierarchical_qis', 'tau', 'k', 'preset', 'algorithm', 'missing_label']) }}
+{%- endmacro %}
+
+{#- The store and key of the line (relations in the working schema, found in the graph: a ref
+    to deid_release_gate would be a cycle) and its previous version, or none when the store
+    holds no version of the line (or its levels changed: then the gate combined_releases
+    refuses naming them). Only at run time (none when parsing, under --empty, and for releases
+    whose QIs are not all released, or that OLA's record suppression makes). Before a refresh,
+    the line is checked (check_line): a re-key, a history or store that lost versions, another
+    name over the same source, changed settings and a store of another package version are
+    each refused, naming the one explicit way to start over (`restart: {reason: ...}`). -#}
+{% macro refresh_line(cfg) -%}
+  {%- if not execute or flags.EMPTY or dbt_deid.ola_enabled() -%}{{ return(none) }}{%- endif -%}
+  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
+  {%- if gate is none -%}{{ return(none) }}{%- endif -%}
+  {%- set store = dbt_deid.release_records_relation(gate) -%}
+  {%- set key = dbt_deid.history_key_relation(gate) -%}
+  {%- if adapter.get_relation(store.database, store.schema, store.identifier) is none
+        or adapter.get_relation(key.database, key.schema, key.identifier) is none -%}
+    {%- do dbt_deid.check_line(cfg, none) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- do dbt_deid.ensure_store_line_columns(store) -%}
+  {%- do dbt_deid.check_line(cfg, store) -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- for q in cfg.qi_names -%}
+    {%- if q | lower not in have or (q ~ '__generalized') | lower not in have -%}{{ return(none) }}{%- endif -%}
+  {%- endfor -%}
+  {%- set previous = run_query("select max(release_version) from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).rows[0][0] -%}
+  {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+  {#- levels or hierarchies changed: not a refresh; the gate refuses naming the setting -#}
+  {%- set history = dbt_deid.line_history_relation() -%}
+  {%- set rows = run_query("select released_levels_json, settings_json from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " and release_version = " ~ previous).rows -%}
+  {%- if rows and rows[0][0] and tojson(fromjson(rows[0][0]), sort_keys=true) != tojson(dbt_deid.released_level_specs(cfg), sort_keys=true) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {#- another sample (slot, fraction, seed, order) is another draw, not a refresh of the same
+      file: built as seed 000 builds its disjoint files, then checked by the gate against
+      everything published -#}
+  {%- if rows and rows[0][1] and tojson(fromjson(rows[0][1]).get('sample'), sort_keys=true) != tojson((dbt_deid.release_settings() or {}).get('sample'), sort_keys=true) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return({'store': store, 'key': key, 'previous': previous | int}) }}
+{%- endmacro %}
+
+{#- The release history of the line (next to the published table; found in the graph). -#}
+{% macro line_history_relation() -%}
+  {%- set published = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) -%}
+  {%- if published is none -%}{{ return(none) }}{%- endif -%}
+  {{ return(api.Relation.create(database=published.database, schema=published.schema, identifier='deid_release_history', type='table')) }}
+{%- endmacro %}
+
+{#- The line's checks before a build (issue 32, item 2): history and store check each other
+    (versions missing from either are a refusal, not a fresh start), the record identity, the
+    release name over the source, the settings and the package version. `store` is none when
+    the store (or its key) is missing. -#}
+{% macro check_line(cfg, store) -%}
+  {%- set epoch = dbt_deid.line_epoch() -%}
+  {%- set restart = "start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history), or " -%}
+  {%- set history = dbt_deid.line_history_relation() -%}
+  {%- set hist_versions = [] -%}
+  {%- set hist_found = history is not none and adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
+  {%- if hist_found -%}
+    {%- set hist_versions = run_query("select distinct release_version from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " and release_version is not null").columns[0].values() | map('int') | list -%}
+  {%- endif -%}
+  {#- a store (or key) missing, or versions missing from it: not a refresh; the gate
+      combined_releases refuses ("no per-record rows"), naming the restart -#}
+  {%- if store is none -%}{{ return(none) }}{%- endif -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- set has_line = 'line_epoch' in have -%}
+  {%- set rows = run_query("select release_name, " ~ ("coalesce(line_epoch, ''), coalesce(record_id_column, ''), coalesce(source_relation, ''), coalesce(package_version, '')" if has_line else "'', '', '', ''") ~ ", release_version from " ~ store ~ " group by 1, 2, 3, 4, 5, 6").rows -%}
+  {%- set mine = [] -%}{%- set others = [] -%}{%- set epochs = {} -%}
+  {%- for r in rows -%}
+    {%- if r[0] == cfg.name -%}
+      {%- do mine.append(r) -%}
+      {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
+    {%- elif r[3] and r[3] == dbt_deid.line_source(cfg) and r[1] == epoch -%}
+      {%- do others.append(r[0]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if others | length > 0 -%}
+    {{ dbt_deid._line_refused(cfg, "the records of " ~ dbt_deid.line_source(cfg) ~ " were published under release name(s) " ~ (others | unique | sort | join(', ')) ~ ": a release line is its source and record identity, not its name, and a new name is not a new line", "Build it under that name (name is case-sensitive), or " ~ restart[:-4] ~ ".") }}
+  {%- endif -%}
+  {%- set store_versions = mine | map(attribute=5) | map('int') | unique | list -%}
+  {%- if mine | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- set lost_history = [] -%}{%- set lost_store = [] -%}
+  {%- for v in store_versions -%}{%- if v not in hist_versions -%}{%- do lost_history.append(v) -%}{%- endif -%}{%- endfor -%}
+  {%- for v in hist_versions -%}{%- if v not in store_versions -%}{%- do lost_store.append(v) -%}{%- endif -%}{%- endfor -%}
+  {%- set latest_epoch = (epochs | dictsort(by='value') | last)[0] -%}
+  {%- if epoch != '' and epoch not in epochs -%}{{ return(none) }}{%- endif -%}  {#- a new line (restart) -#}
+  {%- if lost_history | length > 0 -%}
+    {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ lost_history | sort | join(', ') ~ " that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
+  {%- endif -%}
+
+  {%- if epoch != latest_epoch -%}
+    {{ dbt_deid._line_refused(cfg, "the line was started over (setting `restart`) after the versions of this setting", "Keep the `restart` setting of the latest version (the same reason), or " ~ restart[:-4] ~ " with a new reason.") }}
+  {%- endif -%}
+  {%- set current = [] -%}
+  {%- for r in mine -%}{%- if r[1] == epoch and r[5] | int == epochs[epoch] -%}{%- do current.append(r) -%}{%- endif -%}{%- endfor -%}
+  {%- for r in current -%}
+    {%- if r[2] and r[2] != cfg.record_id | lower -%}
+      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+    {%- if r[4] and r[4] != dbt_deid.package_version() -%}
+      {{ dbt_deid._line_refused(cfg, "the per-record store was written by dbt_deid " ~ r[4] ~ ", this is " ~ dbt_deid.package_version(), "Build with dbt_deid " ~ r[4] ~ ", or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {#- settings changed since the previous version (sample slots and limits may change) -#}
+  {%- if hist_found -%}
+    {%- set prev = run_query("select settings_json from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " and release_version = " ~ epochs[epoch]).rows -%}
+    {%- if prev and prev[0][0] -%}
+      {%- set before = fromjson(prev[0][0]) -%}{%- set now = dbt_deid.release_settings() or {} -%}
+      {%- set changed = [] -%}
+      {%- for name in dbt_deid.line_settings() -%}
+        {%- if tojson(before.get(name), sort_keys=true) != tojson(now.get(name), sort_keys=true) -%}{%- do changed.append(name) -%}{%- endif -%}
+      {%- endfor -%}
+      {%- if changed | length > 0 -%}
+        {{ dbt_deid._line_refused(cfg, "setting(s) " ~ changed | join(', ') ~ " changed since version " ~ epochs[epoch] ~ " (the combined view of a line is checked under one set of them)", "Put them back, or " ~ restart[:-4] ~ ".") }}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{#- The column lists of the pairs: the QIs, then their earlier, published, revealed columns
+    (dbt_deid.living.pairs.pair_columns). -#}
+{% macro refresh_pair_columns(cfg) -%}
+  {%- set out = [] -%}
+  {%- for q in cfg.qi_names -%}{%- do out.append(q) -%}{%- endfor -%}
+  {%- for s in ['__earlier', '__published', '__revealed'] -%}
+    {%- for q in cfg.qi_names -%}{%- do out.append(q ~ s) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The store's record states of the line (CTEs `deid_states` and `deid_earlier`): per record
+    key and true tuple, the finest cell any version revealed, the latest version holding the
+    state (`deid_state_rank` = 1: the record's latest state), and the cell of the previous
+    version when that version holds the state (else the revealed cell). -#}
+{% macro _refresh_states_ctes(cfg, line) -%}
+  {%- set qis = cfg.qi_names -%}
+  deid_store as (
+    select record_key, release_version
+      {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__cell') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
+    from {{ line.store }}
+    where {{ dbt_deid.line_rows_condition(cfg) }}
+  ),
+  deid_states_grouped as (
+    select record_key
+      {%- for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %},
+      max(release_version) as deid_last_version
+      {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
+    from deid_store
+    group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
+  ),
+  deid_states as (
+    select s.*, row_number() over (partition by record_key order by deid_last_version desc) as deid_state_rank
+    from deid_states_grouped as s
+  ),
+  deid_earlier as (
+    select s.record_key, s.deid_state_rank
+      {%- for q in qis %}
+      , s.{{ dbt_deid.ident(q ~ '__true') }} as {{ dbt_deid.ident(q ~ '__earlier') }}
+      , case when p.record_key is not null then p.{{ dbt_deid.ident(q ~ '__cell') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
+      , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
+      {%- endfor %}
+    from deid_states as s
+    left join deid_store as p
+      on p.record_key = s.record_key and p.release_version = {{ line.previous }}
+      {%- for q in qis %} and p.{{ dbt_deid.ident(q ~ '__true') }} = s.{{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
+  )
+{%- endmacro %}
+
+{#- The current records (every column of `generalized`) with their keyed record hash
+    `deid_record_key` and pair columns. -#}
+{% macro refresh_records_sql(cfg, generalized, line) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('refresh_records_sql', 'dbt_deid'))(cfg, generalized, line)) }}
+{%- endmacro %}
+
+{% macro default__refresh_records_sql(cfg, generalized, line) -%}
+  with {{ dbt_deid._refresh_states_ctes(cfg, line) }},
+  deid_current as (
+    select g.*, {{ dbt_deid.keyed_record_hash_sql('g.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as deid_record_key
+    from {{ generalized }} as g
+    cross join {{ line.key }} as k
+  )
+  select c.*
+    {%- for s in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}, e.{{ dbt_deid.ident(q ~ s) }}{% endfor %}{% endfor %}
+  from deid_current as c
+  left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
+{%- endmacro %}
+
+{#- The pairs (dbt_deid.living.pairs): current records grouped, and the states no longer
+    current (not the latest state of a current record) with null current values. -#}
+{% macro refresh_pairs_sql(cfg, generalized, line) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('refresh_pairs_sql', 'dbt_deid'))(cfg, generalized, line)) }}
+{%- endmacro %}
+
+{% macro default__refresh_pairs_sql(cfg, generalized, line) -%}
+  {%- set cols = [] -%}{%- for c in dbt_deid.refresh_pair_columns(cfg) -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  {%- set s = dbt.type_string() -%}
+  with {{ dbt_deid._refresh_states_ctes(cfg, line) }},
+  deid_current as (
+    select {{ dbt_deid.keyed_record_hash_sql('g.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as deid_record_key
+      {%- for q in cfg.qi_names %}, g.{{ dbt_deid.ident(q) }}{% endfor %}
+    from {{ generalized }} as g
+    cross join {{ line.key }} as k
+  ),
+  deid_pair_rows as (
+    select {% for q in cfg.qi_names %}c.{{ dbt_deid.ident(q) }}, {% endfor %}
+      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}{{ ', ' if not (loop.last and s2 == '__revealed') }}{% endfor %}{% endfor %}
+    from deid_current as c
+    left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
+    union all
+    select {% for q in cfg.qi_names %}cast(null as {{ s }}), {% endfor %}
+      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}{{ ', ' if not (loop.last and s2 == '__revealed') }}{% endfor %}{% endfor %}
+    from deid_earlier as e
+    where e.deid_state_rank > 1
+       or not exists (select 1 from deid_current as c where c.deid_record_key = e.record_key)
+  )
+  select {{ cols | join(', ') }}, count(*) as n
+  from deid_pair_rows
+  group by {{ cols | join(', ') }}
+{%- endmacro %}
+
+{#- deid_patterns as its readers (risk summary, diagnostics) expect it: one row per current QI
+    tuple with its count. When deid_patterns holds the pairs of a refresh, the current tuples
+    regrouped (the rows of states no longer current left out); else the relation itself. -#}
+{% macro current_patterns(cfg, patterns) -%}
+  {%- if not execute or not dbt_deid.can_inspect(patterns) -%}{{ return(patterns) }}{%- endif -%}
+  {%- set have = adapter.get_columns_in_relation(patterns) | map(attribute='name') | map('lower') | list -%}
+  {%- if (cfg.qi_names[0] ~ '__earlier') | lower not in have -%}{{ return(patterns) }}{%- endif -%}
+  {%- set cols = [] -%}{%- for q in cfg.qi_names -%}{%- do cols.append(dbt_deid.ident(q)) -%}{%- endfor -%}
+  {{ return('(select ' ~ cols | join(', ') ~ ', sum(n) as n from ' ~ patterns ~ ' where ' ~ cols[0] ~ ' is not null group by ' ~ cols | join(', ') ~ ')') }}
+{%- endmacro %}
+
+{#- The line's story of a candidate version (the history's `line_json`, issue 32 item 4): the
+    previous version it extends, records added (never published), returned (published before,
+    not in the previous version), deleted (in the previous version, not now), changed (true
+    values changed since the previous version) and kept, and the kept records' cells newly
+    suppressed (rows and cells). Counts only. None when the line has no version yet. -#}
+{% macro line_story(cfg, truth, key, store) -%}
+  {%- set previous = run_query("select max(release_version) from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).rows[0][0] -%}
+  {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set differs = [] -%}{%- set newly = [] -%}
+  {%- for q in qis -%}
+    {%- do differs.append('c.' ~ dbt_deid.ident(q ~ '__t') ~ ' <> p.' ~ dbt_deid.ident(q ~ '__t')) -%}
+    {%- do newly.append('case when p.' ~ dbt_deid.ident(q ~ '__c') ~ ' is not null and c.' ~ dbt_deid.ident(q ~ '__c') ~ ' is null then 1 else 0 end') -%}
+  {%- endfor -%}
+  {%- set kept = 'c.record_key is not null and p.record_key is not null and not (' ~ differs | join(' or ') ~ ')' -%}
+  {%- set sql -%}
+    with cur as (
+      select {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as record_key
+        {%- for q in qis %}, t.{{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__c') }}, t.{{ dbt_deid.ident(q ~ '__generalized') }} as {{ dbt_deid.ident(q ~ '__t') }}{% endfor %}
+      from {{ truth }} as t cross join {{ key }} as k
+    ),
+    st as (
+      select record_key, release_version
+        {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__c') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__t') }}{% endfor %}
+      from {{ store }} where {{ dbt_deid.line_rows_condition(cfg) }}
+    ),
+    prev as (select * from st where release_version = {{ previous }}),
+    ever as (select distinct record_key from st)
+    select
+      sum(case when c.record_key is not null and e.record_key is null then 1 else 0 end),
+      sum(case when c.record_key is not null and e.record_key is not null and p.record_key is null then 1 else 0 end),
+      sum(case when c.record_key is null then 1 else 0 end),
+      sum(case when c.record_key is not null and p.record_key is not null and ({{ differs | join(' or ') }}) then 1 else 0 end),
+      sum(case when {{ kept }} then 1 else 0 end),
+      sum(case when {{ kept }} and ({{ newly | join(' + ') }}) > 0 then 1 else 0 end),
+      sum(case when {{ kept }} then {{ newly | join(' + ') }} else 0 end)
+    from cur as c
+    full outer join prev as p on p.record_key = c.record_key
+    left join ever as e on e.record_key = c.record_key
+  {%- endset -%}
+  {%- set r = run_query(sql).rows[0] -%}
+  {{ return({'extends_version': previous | int, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
+             'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
+             'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int}) }}
+{%- endmacro %}
+
+{#- The history's `line_json` of a release attempt: the line (release name, epoch, source,
+    record id column, the `restart` reason when set), the story of the version against the one
+    it extends (line_story, from the gate combined_releases) and the combined view's smallest
+    class and consistent set per combination. -#}
+{% macro line_manifest(combined, release) -%}
+  {%- set cfg = dbt_deid.release_config() -%}
+  {%- set restart = release.get('restart') -%}
+  {%- set out = {'release_name': cfg.name, 'epoch': dbt_deid.line_epoch(), 'source': dbt_deid.line_source(cfg),
+                 'record_id': cfg.record_id, 'restart_reason': restart.get('reason') if restart is mapping else none,
+                 'combined': combined.get('combined_figures')} -%}
+  {%- do out.update(combined.get('line') or {'extends_version': none}) -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- A store written before the line columns existed gets them (NULL in its rows: the line of
+    epoch '', source and record id column unknown, package version unknown). -#}
+{% macro ensure_store_line_columns(store) -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version'] -%}
+    {%- if name not in have -%}
+      {% call statement('deid_records_line_' ~ name) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ dbt.type_string() }}{%- endcall %}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endmacro %}

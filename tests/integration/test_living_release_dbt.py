@@ -1,0 +1,291 @@
+"""A de-identified mart that lives (issue 32): nightly refreshes publish, and everything ever
+published stays k-anonymous together.
+
+One copy of the integration database and one chain of `dbt run`s of one release (4,000
+records, k = 5, three combinations), the source changed between runs as a nightly load would:
+
+1. day 1: published (version 1, seed 000's algorithm);
+2. +1% new records (40): a refresh, published; every earlier record's row is the same;
+3. +3% new records (120), 1% deleted (40) and 10 corrected (their diagnosis changed): published;
+   kept rows change only by cells newly suppressed for the new version alone;
+
+each checked by the independent check of ``tests/combined_view_check.py``: every version
+alone, the combined view of all versions (one row per record state), and the changed records
+linked across versions. On main 3097eea step 2 was refused ("combined releases: ... 2
+record(s) consistent with fewer than k = 5 combined records").
+
+Then, on the same line (the tests run in file order and share the module's database): each way
+around is refused naming what to do (another name or case, a re-key, the history truncated or
+dropped, the store dropped, a store of another package version, a changed setting), with the
+published table left as it was; a moved hierarchy code is published by the changed-record rule
+(or refused) and checked like the rest; another level is refused; `restart` starts a new line,
+its reason in the history. Cost: 7 full `dbt run`s and 6 runs of the models up to the
+pairs: 146 s of test calls (41 + 60 + 45 s, `--durations`, 2026-11-26 14:22 UTC, shared
+machine; about 9 minutes when it was crowded).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import duckdb
+import pandas as pd
+import pytest
+
+from dbt_deid.commands.history import read_history, render_line
+from dbt_deid.synthetic.discharge import discharge_table
+from tests.combined_view_check import (
+    combined_violations,
+    linked_violations,
+    version_violations,
+)
+from tests.integration.dbt_runner import INTEGRATION, release_vars, run_dbt
+
+pytestmark = pytest.mark.dbt
+
+NAME = "living_it"
+SOURCE = "main.discharge_abstracts"
+
+
+def _records(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
+    """(QIs, record id -> (published cells, true values)) of the version just computed
+    (deid_suppressed, the checked release), read with the test's own query."""
+    cols = list(run.query("select * from deid_suppressed limit 0").columns)
+    qis = [c for c in cols if f"{c}__generalized" in cols]
+    frame = run.query("select abstract_id, " + ", ".join(qis) + ", "
+                      + ", ".join(f"{q}__generalized" for q in qis) + " from deid_suppressed")
+    out = {}
+    for row in frame.itertuples(index=False):
+        values = [None if pd.isna(v) else v for v in row[1:]]
+        out[int(row[0])] = (tuple(values[:len(qis)]), tuple(values[len(qis):]))
+    return qis, out
+
+
+def _add(db, rows: int, seed: int, first_id: int) -> None:
+    new = discharge_table(rows, seed=seed, first_id=first_id).to_pandas()
+    with duckdb.connect(str(db)) as con:
+        cols = [c[0] for c in con.execute(f"select * from {SOURCE} limit 0").description]
+        con.register("deid_new", new[cols])
+        con.execute(f"insert into {SOURCE} select * from deid_new")
+
+
+def _check(qis, versions, combinations, k) -> None:
+    for v in versions:
+        assert version_violations(qis, v, combinations, k) == []
+    assert combined_violations(qis, versions, combinations, k) == []
+    assert linked_violations(qis, versions, combinations, k) == []
+
+
+@pytest.fixture(scope="module")
+def line(it_database, tmp_path_factory):
+    """The database copy and a runner of the release on it (module scope: the steps chain)."""
+    tmp = tmp_path_factory.mktemp("living")
+    db = tmp / "release.duckdb"
+    shutil.copy(it_database, db)
+
+    def run(step: str, select: str = "package:dbt_deid", **changes):
+        return run_dbt(INTEGRATION, ["run", "--select", select], tmp / step,
+                       release_vars(**{"name": NAME, **changes}), db)
+
+    return db, run, []
+
+
+def test_a_line_refreshes_and_publishes(line):
+    db, run, versions = line
+    base = release_vars(name=NAME)["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+
+    # 1. day 1
+    first = run("v1")
+    assert first.ok, first.output[-3000:]
+    qis, rel1 = _records(first)
+    assert len(rel1) == 4000
+
+    # 2. +1% new records: published; every earlier row is the same
+    _add(db, 40, seed=101, first_id=100_001)
+    second = run("v2")
+    assert second.ok, second.output[-3000:]
+    assert "refresh: 4000 kept, 40 new" in second.output
+    _, rel2 = _records(second)
+    assert len(rel2) == 4040
+    assert all(rel2[r] == rel1[r] for r in rel1)
+    _check(qis, [rel1, rel2], combinations, k)
+
+    # 3. +3% new, 1% deleted, 10 corrected (diagnosis): published
+    _add(db, 120, seed=102, first_id=200_001)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"delete from {SOURCE} where abstract_id in"
+                    f" (select abstract_id from {SOURCE} where abstract_id <= 4000"
+                    " order by abstract_id limit 40)")
+        con.execute(f"update {SOURCE} set mrdx = (select mrdx from {SOURCE}"
+                    " where abstract_id = 3000) where abstract_id between 2001 and 2010"
+                    f" and mrdx <> (select mrdx from {SOURCE} where abstract_id = 3000)")
+    third = run("v3")
+    assert third.ok, third.output[-3000:]
+    _, rel3 = _records(third)
+    assert len(rel3) == 4040 - 40 + 120
+    changed = [r for r in rel3 if r in rel2 and rel3[r][1] != rel2[r][1]]
+    assert 0 < len(changed) <= 10
+    moved = 0
+    for r, (cells, true) in rel3.items():
+        if r in rel2 and rel2[r][1] == true and rel2[r][0] != cells:
+            # a kept row changes only by cells newly suppressed (never a cell revealed)
+            assert all(c is None or c == p for c, p in zip(cells, rel2[r][0], strict=True))
+            moved += 1
+    _check(qis, [rel1, rel2, rel3], combinations, k)
+    history = third.query("select release_version, status from deid_release_history"
+                          f" where release_name = '{NAME}' order by recorded_at")
+    assert history["status"].tolist() == ["published"] * 3
+    assert history["release_version"].tolist() == [1, 2, 3]
+    print(f"living line: step 3 moved {moved} kept row(s), {len(changed)} changed record(s)")
+    versions += [rel1, rel2, rel3]
+    # the history tells the line's story, version by version
+    story = read_history(db, release=NAME)
+    text = render_line(story)
+    assert f"{NAME} version 3" in text and "extends version 2: 120 added" in text
+    assert "40 deleted" in text and f"{len(changed)} changed" in text
+    assert f"{moved} earlier record(s)" in text
+    assert "combined view age+gender+los_days+mrdx: smallest class" in text
+
+
+def _published(run) -> pd.DataFrame:
+    frame = run.query("select * from deid_published")
+    return frame.sort_values(list(frame.columns), na_position="first").reset_index(drop=True)
+
+
+def _refused(run, before: pd.DataFrame, *needles: str) -> None:
+    """Nothing published (the last version stays) and the output names what to do."""
+    assert not run.ok
+    for needle in needles:
+        assert needle in run.output, run.output[-3000:]
+    pd.testing.assert_frame_equal(_published(run), before)
+
+
+#: The release's models up to the pattern table, where the line is checked before a refresh
+#: (a full `run` stops at the same error; this one skips the rest of the chain).
+UP_TO_PAIRS = "package:dbt_deid,+deid_patterns"
+RESTART = "start the line over explicitly with the setting `restart: {reason: '...'}`"
+
+
+def test_ways_around_are_refused(line):
+    """Each way the combined protection could silently start over is refused, naming what to
+    do; the published table stays the last good version (step 3 of the test above)."""
+    db, run, _ = line
+    before = None
+    with duckdb.connect(str(db), read_only=True) as con:
+        before = con.execute("select * from main.deid_published").df()
+    before = before.sort_values(list(before.columns), na_position="first").reset_index(drop=True)
+
+    # another name (a change of case) over the same source
+    other = run("name", UP_TO_PAIRS, name=NAME.upper())
+    _refused(other, before, f"were published under release name(s) {NAME}",
+             "a new name is not a new line", RESTART)
+
+    # re-key: another unique column as the record id
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} add column intake_no bigint")
+        con.execute(f"update {SOURCE} set intake_no = abstract_id + 5000000000")
+    base = release_vars(name=NAME)["deid_release"]
+    rekeyed = run("rekey", UP_TO_PAIRS, record_id="intake_no",
+                  excluded=[*base["excluded"], "abstract_id"])
+    _refused(rekeyed, before, "record_id is intake_no but the published versions were keyed by"
+             " abstract_id", "Keep record_id: abstract_id", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} drop column intake_no")
+
+    # history truncated (the latest version's row deleted), then dropped
+    with duckdb.connect(str(db)) as con:
+        con.execute("create table main.history_backup as select * from main.deid_release_history")
+        con.execute(f"delete from main.deid_release_history where release_name = '{NAME}'"
+                    " and release_version = 3")
+    truncated = run("history_truncated", UP_TO_PAIRS)
+    _refused(truncated, before, "the per-record store holds published version(s) 3 that the"
+             " release history", "Restore the history from a backup", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("drop table main.deid_release_history")
+    dropped = run("history_dropped", UP_TO_PAIRS)
+    _refused(dropped, before, "the per-record store holds published version(s) 1, 2, 3",
+             RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("create or replace table main.deid_release_history as"
+                    " select * from main.history_backup")
+        con.execute("drop table main.history_backup")
+
+    # the store dropped (moved away): the gate refuses, naming the restart
+    with duckdb.connect(str(db)) as con:
+        con.execute("alter table main_deid_work.deid_release_records rename to records_backup")
+    no_store = run("store_dropped")
+    _refused(no_store, before, "[combined_releases]", "have no per-record rows", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("drop table if exists main_deid_work.deid_release_records")
+        con.execute("alter table main_deid_work.records_backup rename to deid_release_records")
+
+    # a store written by another package version
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set package_version = '0.0.1'"
+                    " where release_version = 3")
+    old = run("package_version", UP_TO_PAIRS)
+    _refused(old, before, "the per-record store was written by dbt_deid 0.0.1", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set package_version ="
+                    " (select max(package_version) from main_deid_work.deid_release_records"
+                    " where release_version = 1) where release_version = 3")
+
+    # a changed setting (tau: k = 4)
+    changed = run("settings", UP_TO_PAIRS, tau=0.25)
+    _refused(changed, before, "setting(s) tau changed since version 3", RESTART)
+
+
+def test_a_moved_code_another_level_and_a_restart(line):
+    """A hierarchy code moved to another group changes the records holding it: published by
+    the changed-record rule when safe (else refused), the independent check linking records
+    across every version; another level is refused; `restart` starts a new line, audited."""
+    db, run, versions = line
+    assert len(versions) == 3, "runs after test_a_line_refreshes_and_publishes"
+    base = release_vars(name=NAME)["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+    with duckdb.connect(str(db)) as con:
+        top = con.execute(
+            f"select h.diag_chapter from {SOURCE} as a join main.diagnosis_hierarchy as h"
+            " on h.mrdx = a.mrdx group by 1 order by count(*) desc, 1 limit 1").fetchone()[0]
+        code = con.execute(
+            f"select a.mrdx from {SOURCE} as a join main.diagnosis_hierarchy as h"
+            " on h.mrdx = a.mrdx where h.diag_chapter <> ? group by 1"
+            " order by count(*) desc, 1 limit 1", [top]).fetchone()[0]
+        group = con.execute("select diag3, diag_block, diag_chapter from"
+                            " main.diagnosis_hierarchy where diag_chapter = ? order by mrdx"
+                            " limit 1", [top]).fetchone()
+        con.execute("update main.diagnosis_hierarchy set diag3 = ?, diag_block = ?,"
+                    " diag_chapter = ? where mrdx = ?", [*group, code])
+        before = con.execute("select * from main.deid_published").df()
+    moved = run("moved_code")
+    if moved.ok:
+        qis, rel4 = _records(moved)
+        assert sum(1 for r in rel4 if r in versions[-1] and rel4[r][1] != versions[-1][r][1])
+        versions.append(rel4)
+        _check(qis, versions, combinations, k)
+    else:  # refused: nothing published, the figures and what to change
+        assert "no safe next version of the line" in moved.output
+        assert "start the line over" in moved.output
+        pd.testing.assert_frame_equal(
+            _published(moved),
+            before.sort_values(list(before.columns), na_position="first").reset_index(drop=True))
+    published = _published(moved)
+
+    # another level on a line with versions: refused by the gate, naming the setting
+    quasi = {**base["quasi_identifiers"], "admission_date": {
+        **base["quasi_identifiers"]["admission_date"], "level": 1}}
+    level = run("level", quasi_identifiers=quasi)
+    _refused(level, published, "quasi_identifiers.admission_date.level (2 in version", RESTART)
+
+    # the one explicit, audited way: restart (a new line, its reason in the history)
+    reason = "admission month released from now on (data custodian's ticket 42)"
+    restarted = run("restart", quasi_identifiers=quasi, restart={"reason": reason})
+    assert restarted.ok, restarted.output[-3000:]
+    story = read_history(db, release=NAME)
+    last = story.iloc[-1]
+    assert last["status"] == "published" and reason in last["settings_json"]
+    assert json.loads(last["line_json"])["restart_reason"] == reason
+    text = render_line(story)
+    assert f"restart: {reason}" in text and "first version of the line" in text

@@ -1,0 +1,36 @@
+"""``python -m dbt_deid history line``: a release line version by version (issue 32)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from dbt_deid.commands.history import render_line
+
+
+def _row(version, status, line, failed=""):
+    return {"release_name": "patients", "release_version": version, "status": status,
+            "recorded_at": "2026-11-26T10:00:00Z", "published_rows": 4000,
+            "gates_failed": failed, "line_json": json.dumps(line) if line else None}
+
+
+def test_a_line_version_by_version() -> None:
+    combined = [{"combination": "age+gender", "smallest_class": 5, "min_consistent": 7}]
+    history = pd.DataFrame([
+        _row(1, "published", {"extends_version": None, "combined": None}),
+        _row(2, "published", {"extends_version": 1, "records_added": 40, "records_returned": 0,
+                              "records_deleted": 3, "records_changed": 2, "records_kept": 3995,
+                              "kept_rows_newly_suppressed": 4,
+                              "kept_cells_newly_suppressed": 5, "combined": combined}),
+        _row(None, "refused", {}, failed="combined_releases"),
+        _row(3, "published", {"extends_version": None, "restart_reason": "re-keyed by MRN"}),
+    ])
+    text = render_line(history).splitlines()
+    assert text[0].startswith("patients version 1") and text[1] == "  first version of the line"
+    assert text[3] == ("  extends version 1: 40 added, 0 returned, 3 deleted, 2 changed, 3995"
+                       " kept; 5 cell(s) newly suppressed in 4 earlier record(s)")
+    assert text[4] == "  combined view age+gender: smallest class 5, smallest consistent set 7"
+    assert text[5].startswith("patients refused (combined_releases)")
+    assert text[7] == "  restart: re-keyed by MRN"
+    assert render_line(history.iloc[:0]) == "no release recorded"
