@@ -11,7 +11,8 @@ package, never written by hand (docs/projects.md, "Several releases in one proje
   release from its name, macros/releases/releases.sql);
 * every Python model is the package's file, without its docstring, with its literal
   ``dbt.ref("deid_...")`` calls renamed to the release's nodes (dbt reads Python refs from the
-  source text): a few lines, since the model's body is one function of :mod:`dbt_deid.glue`;
+  source text): a few lines, since the model's body is one function of
+  :mod:`dbt_deid.dbt_side.glue`;
 * one YAML file gives each node the package model's description, columns, configs (the
   Python models' settings JSON read from ``deid_releases.<release>``), gate tests and the tags
   ``deid``, ``deid_gate``/``deid_publish`` as in the package, and ``deid_release_<release>``.
@@ -70,7 +71,7 @@ def find_package_dir(project_dir: Path, package_dir: Path | None = None) -> Path
     """The dbt package dbt_deid: ``package_dir``, else ``<project>/dbt_packages/dbt_deid``
     (after ``dbt deps``), else the source checkout this module belongs to."""
     candidates = [package_dir] if package_dir else [
-        project_dir / "dbt_packages" / "dbt_deid", Path(__file__).resolve().parents[2]]
+        project_dir / "dbt_packages" / "dbt_deid", Path(__file__).resolve().parents[3]]
     for c in candidates:
         project = c / "dbt_project.yml"
         if project.exists() and (yaml.safe_load(project.read_text()) or {}).get(
@@ -195,8 +196,8 @@ def _without_docstring(text: str) -> str:
 
 def python_model_text(model: ChainModel, release: str, chain: set[str]) -> str:
     """The release's copy of a package Python model: its code (the literal ``dbt.ref`` /
-    ``dbt.config.get`` calls and the one call of its body in :mod:`dbt_deid.glue`) with the refs
-    renamed to the release's nodes; the docstring stays in the package's file."""
+    ``dbt.config.get`` calls and the one call of its body in :mod:`dbt_deid.dbt_side.glue`) with
+    the refs renamed to the release's nodes; the docstring stays in the package's file."""
     text = _without_docstring(model.path.read_text())
     renamed = _PY_REF.sub(
         lambda m: f'dbt.ref("{release}__{m.group(1)}")' if m.group(1) in chain else m.group(0),

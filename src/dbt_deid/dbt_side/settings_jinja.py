@@ -19,7 +19,7 @@ from typing import Any
 
 import jinja2
 
-MACROS = Path(__file__).resolve().parents[2] / "macros"
+MACROS = Path(__file__).resolve().parents[3] / "macros"
 FILES = ("config/settings_schema.sql", "config/check_section.sql", "config/release_config.sql",
          "longitudinal/claims_release_config.sql", "text_risk/text_release_config.sql",
          "risk_suite/risk_suite_config.sql", "ola/ola_config.sql", "overrides/own.sql")

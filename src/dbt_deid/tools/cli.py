@@ -1,6 +1,6 @@
 """``python -m dbt_deid``: the core outside dbt.
 
-Sub-commands live in :mod:`dbt_deid.commands`; each module there defines
+Sub-commands live in :mod:`dbt_deid.tools.commands`; each module there defines
 ``register(subparsers)`` which adds its parser and sets ``func`` (a callable taking the parsed
 arguments and returning an exit code). Bad input prints one ``error:`` line and exits 2.
 """
@@ -14,8 +14,9 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from dbt_deid import __version__, commands
+from dbt_deid import __version__
 from dbt_deid.errors import DeidError
+from dbt_deid.tools import commands
 
 #: Options that print a sub-command's help: ``build --help`` shows ours, it never reaches dbt.
 _HELP = ("-h", "--help")

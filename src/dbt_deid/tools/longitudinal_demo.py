@@ -33,7 +33,7 @@ from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
 from dbt_deid.longitudinal.preprocess import Preprocessed, preprocess
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.progress import Logger, get_logger
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 
 def attack2(patients: pd.DataFrame, node: tuple[int, ...], spec_levels: dict[str, int]) -> dict:

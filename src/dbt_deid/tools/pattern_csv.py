@@ -3,8 +3,8 @@
 The search works on the pattern table (one row per distinct quasi-identifier tuple with its
 record count; El Emam et al. 2009, "equivalence classes"), never on the records, so the file is
 read with pyarrow's multi-threaded CSV reader (only the quasi-identifier columns, every cell as
-text, an empty cell a missing value: :mod:`dbt_deid.io`'s conventions) and grouped there; the
-records never become Python objects. The strict reader (:func:`dbt_deid.io.read_rows`) stays
+text, an empty cell a missing value: :mod:`dbt_deid.tools.io`'s conventions) and grouped there; the
+records never become Python objects. The strict reader (:func:`dbt_deid.tools.io.read_rows`) stays
 the judge of a malformed file: when pyarrow refuses the file (a row with another number of
 fields, text that is not UTF-8, ...) the file is read again by it, so the error names the line
 exactly as before, and a file it accepts (blank lines at the end) is grouped from its rows.
@@ -20,12 +20,12 @@ from typing import Any
 import pandas as pd
 
 from dbt_deid.errors import DataError
-from dbt_deid.io import check_delimiter, check_header, input_file, read_table
+from dbt_deid.tools.io import check_delimiter, check_header, input_file, read_table
 
 
 def csv_header(path: str | Path, delimiter: str = ",") -> list[str]:
     """The header line's column names (a UTF-8 BOM dropped); a header naming a column twice
-    is an error, as in :func:`dbt_deid.io.read_rows`."""
+    is an error, as in :func:`dbt_deid.tools.io.read_rows`."""
     check_delimiter(delimiter)
     p = input_file(path)
     try:

@@ -1,6 +1,7 @@
 """Read and write pattern-sized tables through the dbt adapter's own connection.
 
-Used by :mod:`dbt_deid.engine.segmented` to compute Python models on adapters without dbt Python
+Used by :mod:`dbt_deid.dbt_side.engine.segmented` to compute Python models on adapters without dbt
+Python
 models: the profile, target, credentials and schema naming are dbt's (``RuntimeConfig`` of the
 last invocation, the manifest's relation names), so the frame lands exactly where dbt would put
 the model's table.
@@ -13,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from dbt_deid.engine.python_nodes import (
+from dbt_deid.dbt_side.engine.python_nodes import (
     _TYPES,
     DbtShim,
     column_kind,

@@ -23,8 +23,8 @@ def read_history_dbt(project_dir: str | Path, profiles_dir: str | Path | None = 
     """The history rows in the order they were recorded (``schema`` default: the target's)."""
     from dbt.cli.main import dbtRunner
 
-    from dbt_deid.engine.adapter_io import AdapterFrames
-    from dbt_deid.engine.python_nodes import rows_to_frame
+    from dbt_deid.dbt_side.engine.adapter_io import AdapterFrames
+    from dbt_deid.dbt_side.engine.python_nodes import rows_to_frame
 
     args = ["--log-level", "none", "parse", "--project-dir", str(project_dir)]
     if profiles_dir is not None:

@@ -5,7 +5,8 @@ run through dbt's programmatic ``dbtRunner``. On the others (PostgreSQL, open-so
 selected graph is built in segments: every node gets the number of Python models on its longest
 path from the selection's roots (its *depth*); dbt builds the SQL nodes (models, seeds, tests)
 of depth 0, then this runner computes the Python models of depth 1 from their refs through the
-adapter's own connection (:mod:`dbt_deid.engine.python_nodes`), then dbt builds the SQL nodes of
+adapter's own connection (:mod:`dbt_deid.dbt_side.engine.python_nodes`), then dbt builds the SQL
+nodes of
 depth 1, and so on. A node that fails, or whose test fails, blocks its descendants exactly as in
 ``dbt build``; the publish materialization still gates the release inside dbt. At the end the
 target's ``run_results.json`` holds every segment's node results and the Python models'
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbt_deid.engine.verdict import build_verdict
+from dbt_deid.dbt_side.engine.verdict import build_verdict
 from dbt_deid.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,7 @@ def _invoke(runner: Any, args: list[str]) -> Any:
 
 def run_build(argv: Sequence[str], python_nodes: str = "auto") -> int:
     """Build the project like ``dbt build argv``, then print one verdict line
-    (:mod:`dbt_deid.engine.verdict`); see the module docstring. ``python_nodes``: ``auto``
+    (:mod:`dbt_deid.dbt_side.engine.verdict`); see the module docstring. ``python_nodes``: ``auto``
     (dbt where the adapter has Python models), ``dbt`` or ``runner`` (force)."""
     from dbt.cli.main import dbtRunner
 
@@ -273,7 +274,7 @@ class SegmentResults:
 def _compute_python_nodes(manifest: Any, nodes: list[Any],
                           results: SegmentResults | None = None) -> list[str]:
     """Compute each Python model through one adapter connection; return those that failed."""
-    from dbt_deid.engine.adapter_io import AdapterFrames
+    from dbt_deid.dbt_side.engine.adapter_io import AdapterFrames
 
     failed: list[str] = []
     with AdapterFrames(manifest) as frames:

@@ -1,6 +1,6 @@
 """The dbt glue: engine relations in, frames with stable column types out, no dbt imports.
 
-Python models import only :mod:`dbt_deid.dbt_entry`, which re-exports the functions of these
+Python models import only :mod:`dbt_deid.dbt_side.entry`, which re-exports the functions of these
 modules. Each Python model's body is one function here named after the model (``deid_...``):
 it takes the model's refs (any engine relation) and config values, so the model file (and each
 extra release's copy of it) is only its literal dbt calls and that one call. The algorithms

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import to_pandas
 from dbt_deid.errors import DataError
-from dbt_deid.glue.frames import to_pandas
 from dbt_deid.longitudinal.attack import population_marketer_risk, simulate_attack1
 from dbt_deid.longitudinal.bootstrap import NodeEvaluator, k_for_sample, power_matrix
 from dbt_deid.longitudinal.encoding import EncodedData, LongitudinalSpec, encode
@@ -32,7 +33,7 @@ from dbt_deid.longitudinal.hierarchies import generalize
 from dbt_deid.longitudinal.pseudonyms import pseudonymize
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.longitudinal.settings import claims_settings
-from dbt_deid.progress import Logger, dbt_logger, get_logger
+from dbt_deid.progress import Logger, get_logger
 
 CLAIM_ID = "claim_id"
 

@@ -27,14 +27,15 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.config import ReleaseConfig, parse_release
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import string_values, to_pandas
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.glue.frames import string_values, to_pandas
 from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import METRICS
 from dbt_deid.ola.relax import relax_message, top_class_sizes, top_small_counter
 from dbt_deid.ola.run import OlaResult, run_ola
 from dbt_deid.ola.settings import ola_settings
-from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.progress import Logger
 
 REPORT_COLUMNS = (
     "role", "height", "suppressed", "suppressed_share", "passes", *METRICS, "k_minimal",

@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.config import parse_release
-from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
-from dbt_deid.progress import Logger, dbt_logger
+from dbt_deid.progress import Logger
 from dbt_deid.settings_resolve import resolve
 from dbt_deid.suppression import carried_columns, run_suppression
 

@@ -1,6 +1,6 @@
 """The dbt way to write the release report: called by the Python model ``deid_release_report``.
 
-Measures the release with :func:`dbt_deid.glue.risk.release_assessments`, writes one
+Measures the release with :func:`dbt_deid.dbt_side.glue.risk.release_assessments`, writes one
 self-contained HTML file (:func:`dbt_deid.report.html.write_release_report`, imported
 when a report is written: it imports matplotlib) and returns a
 one-row index frame (no quasi-identifier values). :func:`deid_release_report` is the body of
@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dbt_deid.config import parse_release
-from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
-from dbt_deid.glue.risk import breakdown_frames, release_assessments
-from dbt_deid.progress import Logger, dbt_logger, get_logger
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.dbt_side.glue.risk import breakdown_frames, release_assessments
+from dbt_deid.progress import Logger, get_logger
 
 if TYPE_CHECKING:
     from dbt_deid.report.html import ReleaseStatus
@@ -181,7 +182,8 @@ def deid_release_report(
     Reads the suppressed patterns (released values and the true values at the released level,
     with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``),
     the population patterns and the small-area inputs; measures every protected combination
-    with the core (:func:`dbt_deid.glue.risk.release_assessments`: prosecutor risk and its exact
+    with the core (:func:`dbt_deid.dbt_side.glue.risk.release_assessments`: prosecutor risk and its
+    exact
     variant, El Emam et al. 2011 (discharge PUMF) equations 2-3 when population information is
     configured, Zayatz/Pitman uniqueness, El Emam et al. 2009 (CJHP) diagnostics, El Emam et al.
     2010 small areas) and writes one HTML file to the configured ``path`` (config
@@ -204,7 +206,7 @@ def deid_release_report(
     """
     release = json.loads(release_json)
     # Its text columns stay in their Arrow buffers until each combination's collapsed table
-    # is built (dbt_deid.glue.risk.combination_patterns).
+    # is built (dbt_deid.dbt_side.glue.risk.combination_patterns).
     suppressed = to_pandas_for_codes(suppressed_patterns)
     if len(suppressed) == 0:
         return empty_report_index()

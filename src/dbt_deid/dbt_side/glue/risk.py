@@ -1,7 +1,8 @@
 """Frames for the thin dbt Python models of the risk-measurement suite (issue 6).
 
 Each function takes the engine relations the Python model read (converted with
-:func:`dbt_deid.glue.frames.to_pandas`) and the release (var ``deid_release`` as a dict), calls the
+:func:`dbt_deid.dbt_side.glue.frames.to_pandas`) and the release (var ``deid_release`` as a dict),
+calls the
 core and returns a frame with stable column types. Nothing here imports dbt. Logging is counts
 only (no quasi-identifier values).
 
@@ -31,9 +32,10 @@ import pandas as pd
 
 from dbt_deid.arrow_frames import standard_dtypes
 from dbt_deid.config import ReleaseConfig, parse_release
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import string_columns, to_pandas
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.glue.frames import string_columns, to_pandas
-from dbt_deid.progress import Logger, dbt_logger, get_logger
+from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.geography import AreaAssessment, assess_areas
 from dbt_deid.risk.population import population_risk

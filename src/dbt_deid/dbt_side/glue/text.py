@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from dbt_deid.glue.frames import to_pandas
-from dbt_deid.progress import dbt_logger
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import to_pandas
 from dbt_deid.text_risk.assessment import assess_frame
 
 #: The settings of var ``deid_text_release`` that :func:`assess_frame` takes (absent or null

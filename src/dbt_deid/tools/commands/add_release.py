@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dbt_deid.releases import check_release_files, find_package_dir, write_release_files
+from dbt_deid.dbt_side.releases import check_release_files, find_package_dir, write_release_files
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -3,7 +3,8 @@
 Reads dbt vars (inline YAML or JSON, a YAML/JSON file of vars, or a ``dbt_project.yml`` whose
 ``vars:`` are read) and resolves every release they declare: ``deid_release``, each of
 ``deid_releases``, ``deid_claims_release`` and ``deid_text_release``, with the one resolver
-(the package's Jinja config macros rendered outside dbt, :mod:`dbt_deid.settings_jinja`, then
+(the package's Jinja config macros rendered outside dbt, :mod:`dbt_deid.dbt_side.settings_jinja`,
+then
 :func:`dbt_deid.settings_resolve.resolve`). It answers what ``dbt parse`` answers: one line per
 release, or the parse-time check's error text and exit code 2. Nothing is read from or written
 to a warehouse.
@@ -19,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from dbt_deid import settings_jinja
+from dbt_deid.dbt_side import settings_jinja
+from dbt_deid.dbt_side.releases import check_release_name
 from dbt_deid.errors import ConfigError
-from dbt_deid.releases import check_release_name
 from dbt_deid.settings_resolve import resolve as resolve_python
 
 

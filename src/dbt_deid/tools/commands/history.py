@@ -109,7 +109,7 @@ def _history(args: argparse.Namespace) -> pd.DataFrame:
                         " (any engine, through the project's dbt profile): give one of them")
     if args.database is not None:
         return read_history(args.database, args.schema or "main", args.release)
-    from dbt_deid.engine.history_reader import read_history_dbt
+    from dbt_deid.dbt_side.engine.history_reader import read_history_dbt
 
     frame = read_history_dbt(args.project_dir, args.profiles_dir, args.target, args.schema)
     if args.release is not None and "release_name" in frame.columns:

@@ -4,7 +4,7 @@
 
 Traces every column of the publish model (``deid_published``) and of every model declared as a
 consumer of it (tag ``deid_consumer``, or a model an exposure depends on) to the release source
-(:mod:`dbt_deid.lineage`) with the roles of the last release recorded in
+(:mod:`dbt_deid.dbt_side.lineage`) with the roles of the last release recorded in
 ``deid_release_history``. Exit 0 when every column derives only from released
 quasi-identifiers, pass-through columns or relations other than the source; exit 1 naming each
 failing model and column otherwise. The publish model's traced lineage must also equal the
@@ -19,9 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from dbt_deid.commands.history import read_history
-from dbt_deid.errors import DataError
-from dbt_deid.lineage import (
+from dbt_deid.dbt_side.lineage import (
     _rel_key,
     _same,
     check_manifest,
@@ -29,6 +27,8 @@ from dbt_deid.lineage import (
     publish_nodes,
     warehouse_schema,
 )
+from dbt_deid.errors import DataError
+from dbt_deid.tools.commands.history import read_history
 
 
 def _last_json(rows: pd.DataFrame, column: str) -> Any:

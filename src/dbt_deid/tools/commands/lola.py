@@ -10,7 +10,7 @@ import sys
 from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal.bootstrap import DEFAULT_POOL, SCHEMES
 from dbt_deid.longitudinal.calibration import SAMPLING_FRACTION
-from dbt_deid.longitudinal.demo import run_demo
+from dbt_deid.tools.longitudinal_demo import run_demo
 
 
 def _positive(name: str, value: int) -> int:

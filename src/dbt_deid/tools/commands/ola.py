@@ -13,7 +13,7 @@ from dbt_deid.ola.budget import DEFAULT_HEURISTIC_SECONDS, DEFAULT_MAX_NODES, Se
 from dbt_deid.ola.hierarchies import Hierarchy
 from dbt_deid.ola.metrics import DEFAULT_METRIC, METRICS
 from dbt_deid.ola.run import SEARCHES, run_ola
-from dbt_deid.pattern_csv import count_column_name, csv_header, read_patterns
+from dbt_deid.tools.pattern_csv import count_column_name, csv_header, read_patterns
 
 
 def _pairs(items: list[str], option: str) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dbt_deid.commands.risk import add_common_arguments, build_assessment
+from dbt_deid.tools.commands.risk import add_common_arguments, build_assessment
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,9 +18,9 @@ import pandas as pd
 
 from dbt_deid.config import DEFAULT_MISSING_LABEL
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.io import mark_missing, read_table
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.thresholds import PRESETS, threshold_preset
+from dbt_deid.tools.io import mark_missing, read_table
 
 
 def parse_columns(text: str, option: str = "--qi") -> list[str]:

@@ -1,7 +1,8 @@
 """``python -m dbt_deid suppress``: the combinations suppression algorithm on a CSV file.
 
 El Emam et al. (2011), "Combinations Suppression Algorithm", on one record per row. The file is
-read and written cell by cell as text (:mod:`dbt_deid.io`). The core sees the quasi-identifiers
+read and written cell by cell as text (:mod:`dbt_deid.tools.io`). The core sees the
+quasi-identifiers
 under positional internal names (``q0``, ``q1``, ...) and a row key, so that no user column
 (``n``, ``rank_from``, ``x__suppressed``, ...) can collide with a name the core uses.
 
@@ -26,9 +27,9 @@ import pandas as pd
 
 from dbt_deid.config import DEFAULT_MISSING_LABEL
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.io import mark_missing, read_rows, write_rows
 from dbt_deid.patterns import SUPPRESSED
 from dbt_deid.suppression import run_suppression, verify_result
+from dbt_deid.tools.io import mark_missing, read_rows, write_rows
 
 _KEY = "row_key"
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import pandas as pd
 
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.synthetic.text import DEMO_TYPES, demo_corpus, rule_detector
 from dbt_deid.text_risk.assessment import Settings, assess_corpus
 from dbt_deid.text_risk.distributions import DEFAULT_ITERATIONS, Triangular
 from dbt_deid.text_risk.inputs import KINDS
 from dbt_deid.text_risk.probabilities import DEFAULT_H, DIRECT_CUTOFF, QUASI_CUTOFF
 from dbt_deid.text_risk.thresholds import DEFAULT_TAU, tau_from_cell_size
+from dbt_deid.tools.synthetic.text import DEMO_TYPES, demo_corpus, rule_detector
 
 
 def _read_csv(path: str) -> pd.DataFrame:
