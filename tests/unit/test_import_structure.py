@@ -15,6 +15,7 @@ are already initialising when it runs).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -35,6 +36,16 @@ TOOLS = ("dbt_deid.tools", "dbt_deid.__main__")
 #: The modules each kind of dbt Python model may import.
 PACKAGE_ENTRY = "dbt_deid.dbt_side.entry"
 DEMO_ENTRY = "dbt_deid.tools.demo_entry"
+
+
+@functools.cache
+def _parse_text(text: str, name: str) -> ast.AST:
+    return ast.parse(text, name)
+
+
+def _parse(path: Path) -> ast.AST:
+    """The module's syntax tree, parsed once per text (several tests read the same tree)."""
+    return _parse_text(path.read_text(), str(path))
 
 
 def _modules(src: Path, package: str) -> dict[str, Path]:
@@ -78,7 +89,7 @@ def import_graph(src: Path, package: str = "dbt_deid") -> dict[str, set[str]]:
     for m, path in mods.items():
         own = m if path.name == "__init__.py" else m.rpartition(".")[0]
         targets: set[str] = set()
-        tree = ast.parse(path.read_text(), str(path))
+        tree = _parse(path)
         for name in _imported_names(tree, own, mods.__contains__):
             target = resolve(name) if name.split(".")[0] == package else None
             if target is None:
@@ -193,7 +204,7 @@ def back_edges(graph: dict[str, set[str]], **prefixes: Iterable[str]) -> list[st
 def dbt_imports(path: Path) -> list[str]:
     """Every import of ``dbt`` or a ``dbt.*`` module in the file (function-level ones too)."""
     names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level:
