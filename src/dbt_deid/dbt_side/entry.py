@@ -16,8 +16,9 @@ Each name is imported from its module on first use (PEP 562), so a model that ne
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dbt_deid.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
     from dbt_deid.dbt_side.glue.claims import (
@@ -72,14 +73,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dbt_deid.dbt_side.entry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

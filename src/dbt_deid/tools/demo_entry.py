@@ -11,8 +11,9 @@ Each name is imported from its module on first use (PEP 562), as in
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dbt_deid.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
     from dbt_deid.tools.synthetic.claims import generate_hhp
@@ -32,14 +33,4 @@ __all__ = ["demo_corpus", "diagnosis_hierarchy", "generate_discharges", "generat
            "rule_detector"]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dbt_deid.tools.demo_entry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
