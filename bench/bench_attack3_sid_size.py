@@ -22,7 +22,7 @@ import time
 
 from dbt_deid.longitudinal.attack3 import NUMBER_OF_VISITS, attack3_rows
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
-from dbt_deid.synthetic.claims import generate_hhp, generate_sid_visits
+from dbt_deid.tools.synthetic.claims import generate_hhp, generate_sid_visits
 
 QI_SETS = [["age", "sex", "los", NUMBER_OF_VISITS],
            ["age", "sex", "primary_condition_group", NUMBER_OF_VISITS],

@@ -2,7 +2,7 @@
 
 Issue 35 (item 5): the command read the CSV cell by cell with the csv module into a frame of
 Python strings and handed OLA the records; it now reads the QI columns with pyarrow and groups
-them into the pattern table first (:mod:`dbt_deid.pattern_csv`). This script writes Adult
+them into the pattern table first (:mod:`dbt_deid.tools.pattern_csv`). This script writes Adult
 (the shared extract, 9 QIs with ARX's hierarchies) replicated to ``--rows`` records (default
 3,000,000) to a temporary CSV file, then runs the command as a user would, in a fresh process,
 once with the library of ``--before`` (default: the commit this branch started from; ``git

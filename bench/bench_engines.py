@@ -62,12 +62,12 @@ from bench_seed000 import (  # noqa: E402 - after the path
     run_child,
 )
 
-from dbt_deid.engine.python_nodes import (  # noqa: E402
+from dbt_deid.dbt_side.engine.python_nodes import (  # noqa: E402
     _TYPES,
     column_kind,
     postgres_copy_csv,
 )
-from dbt_deid.synthetic.discharge import generate_discharges  # noqa: E402
+from dbt_deid.tools.synthetic.discharge import generate_discharges  # noqa: E402
 from tests.integration.postgres_server import start_postgres  # noqa: E402
 from tests.integration.spark_cluster import start_cluster  # noqa: E402
 
@@ -185,7 +185,7 @@ def load_duckdb(frame: pd.DataFrame, db: Path) -> None:
 
 def load_postgres(frame: pd.DataFrame, server: Any) -> None:
     """The records by ``COPY ... FROM STDIN``, with the column types the adapter path gives the
-    generator's frame (dbt_deid.engine.python_nodes)."""
+    generator's frame (dbt_deid.dbt_side.engine.python_nodes)."""
     kinds = [column_kind(frame[c]) for c in frame.columns]
     cols = ", ".join(f'"{c}" {_TYPES["default"][k]}' for c, k in zip(frame.columns, kinds,
                                                                      strict=True))

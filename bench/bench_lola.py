@@ -1,6 +1,7 @@
 """LOLA (seed 001) at the paper's scale on calibrated synthetic claims; not a test.
 
-Generates the paper's 113,000 patients (``dbt_deid.synthetic.claims.generate_hhp``, calibrated to
+Generates the paper's 113,000 patients (``dbt_deid.tools.synthetic.claims.generate_hhp``,
+calibrated to
 the paper and the public HHP release), preprocesses them as the paper (truncation per member and
 year), and prints, beside the paper's published values and as ratios to them:
 
@@ -50,9 +51,9 @@ from dbt_deid.longitudinal.bootstrap import (
     max_sup_from_risk_exposure,
     power_matrix,
 )
-from dbt_deid.longitudinal.demo import attack2, prepare
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
 from dbt_deid.longitudinal.search import lola_search, relax_message
+from dbt_deid.tools.longitudinal_demo import attack2, prepare
 
 GIB = 1024**3
 

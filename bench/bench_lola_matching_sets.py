@@ -26,9 +26,9 @@ import numpy as np
 from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.adversary import MATCHINGS, reconstructed
 from dbt_deid.longitudinal.bootstrap import k_for_sample
-from dbt_deid.longitudinal.demo import prepare
 from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
 from dbt_deid.longitudinal.matching import NodeIndex, draw_knowledge
+from dbt_deid.tools.longitudinal_demo import prepare
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ import time
 from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.attack import simulate_attack1
 from dbt_deid.longitudinal.bootstrap import NodeEvaluator, k_for_sample
-from dbt_deid.longitudinal.demo import prepare
+from dbt_deid.tools.longitudinal_demo import prepare
 
 VARIANTS: dict[str, dict[str, object]] = {
     "calibrated": {},

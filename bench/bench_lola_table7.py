@@ -28,8 +28,8 @@ from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.adversary import LITERAL, reconstructed
 from dbt_deid.longitudinal.attack import simulate_attack1
 from dbt_deid.longitudinal.bootstrap import power_matrix
-from dbt_deid.longitudinal.demo import prepare
 from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
+from dbt_deid.tools.longitudinal_demo import prepare
 
 
 def main(argv: list[str] | None = None) -> int:

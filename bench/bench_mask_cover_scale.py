@@ -1,6 +1,6 @@
 """Benchmark: mask_cover against the combinations algorithm at scale, not a test.
 
-On the synthetic discharge abstracts (:mod:`dbt_deid.synthetic.discharge`, El Emam et al. 2011
+On the synthetic discharge abstracts (:mod:`dbt_deid.tools.synthetic.discharge`, El Emam et al. 2011
 Table 2 shape) generalized as the paper's recommended release (``bench/bench_seed000.py``'s
 headline: region, LOS weeks, 5-year age group and gender as demographics; the diagnosis family
 MRDx / CMG / block / chapter with the adversary at CMG, the intervention family CCI / short CCI
@@ -37,7 +37,7 @@ from bench_seed000 import HEADLINE_DEMOGRAPHICS, core_release  # noqa: E402
 from dbt_deid.config import parse_release  # noqa: E402
 from dbt_deid.patterns import SUPPRESSED  # noqa: E402
 from dbt_deid.suppression import run_suppression, verify_result  # noqa: E402
-from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges  # noqa: E402
+from dbt_deid.tools.synthetic.discharge import diagnosis_hierarchy, generate_discharges  # noqa: E402
 
 SEED = 42
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from dbt_deid.ola import METRICS, load_hierarchies, run_ola
-from dbt_deid.synthetic.tables import health_survey_records, survey_hierarchies
+from dbt_deid.tools.synthetic.tables import health_survey_records, survey_hierarchies
 
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO.parent / "shared" / "data" / "adult"

@@ -12,7 +12,7 @@ Input, one of:
   (1,975,680); 12 = the 8, Hearing, Vision and two insurance flags (645,120); 30 = every
   attribute. (The lattice sizes are those of issue 18's first measurement.)
 * otherwise (machines without ARX's data) a **synthetic** census-like table of the same size and
-  width (:func:`dbt_deid.synthetic.tables.census_records`: 30 attributes named after the
+  width (:func:`dbt_deid.tools.synthetic.tables.census_records`: 30 attributes named after the
   American Community Survey PUMS variables it imitates, hierarchies of 2 to 7 levels; random
   values, no survey record): 8 QIs (34,560 nodes), 10 with income and weight (1,693,440), 12
   (552,960), 30.
@@ -55,7 +55,7 @@ import pandas as pd
 from dbt_deid.ola.budget import SearchBudget, SearchBudgetError
 from dbt_deid.ola.hierarchies import load_hierarchies
 from dbt_deid.ola.run import run_ola
-from dbt_deid.synthetic.tables import CENSUS_ATTRIBUTES, census_hierarchies, census_records
+from dbt_deid.tools.synthetic.tables import CENSUS_ATTRIBUTES, census_hierarchies, census_records
 
 BASE = ["AGEP", "CIT", "COW", "MAR", "SCHL", "RELP", "SEX", "SCHG"]
 CASES = {

@@ -3,7 +3,8 @@
 Issue 18, item 3: at 24 million records the pattern tables ``deid_patterns`` and
 ``deid_suppressed_patterns`` hold 8.2 million rows, and the Python models reading them
 (``deid_suppression_map``, ``deid_algorithm_comparison``, ``deid_release_report``) set the
-build's peak memory. This script runs each model's body (:mod:`dbt_deid.glue`) on the tables of
+build's peak memory. This script runs each model's body (:mod:`dbt_deid.dbt_side.glue`) on the
+tables of
 a DuckDB database already built by ``bench/bench_scale.py`` (``--workdir``'s
 ``scale_large.duckdb`` and its target directory ``target_24M``), each in its own child process
 reading the database read-only, and prints the wall seconds and the child's peak RSS
@@ -31,8 +32,8 @@ def child(model: str, db: str, target: str) -> None:
     """Run one model body on the built tables (in this process)."""
     import duckdb
 
-    from dbt_deid.glue import release as rel
-    from dbt_deid.glue import report as rep
+    from dbt_deid.dbt_side.glue import release as rel
+    from dbt_deid.dbt_side.glue import report as rep
 
     manifest = json.loads((Path(target) / "manifest.json").read_text())
     node = next(n for n in manifest["nodes"].values() if n["name"] == "deid_suppression_map")

@@ -3,7 +3,7 @@
     nice timeout 360 .venv/bin/python bench/bench_refresh.py [--rows 2400000] [--new 0.01]
         [--k 20] [--repeat 2]
 
-1. Synthetic discharge abstracts (:mod:`dbt_deid.synthetic.discharge`), ``--rows`` records for
+1. Synthetic discharge abstracts (:mod:`dbt_deid.tools.synthetic.discharge`), ``--rows`` records for
    version 1 and ``--new`` x rows more for version 2 (another seed, ids after the first), at the
    levels of ``tests/living_line.py`` (province, 5-year age group, gender, LOS days/weeks,
    DIAG3), two combinations (seed 000's demographics with LOS, with the diagnosis), k = 20.

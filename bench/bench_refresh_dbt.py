@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from dbt_deid.synthetic.discharge import discharge_table  # noqa: E402
+from dbt_deid.tools.synthetic.discharge import discharge_table  # noqa: E402
 
 PROJECT = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")

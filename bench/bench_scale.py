@@ -7,7 +7,8 @@ years of that shape (23,753,310 records) and builds the seed-000 release of
 run:
 
 1. Generation, in a child process, straight into DuckDB: each year is one seeded batch of
-   :func:`dbt_deid.synthetic.discharge.discharge_table` (an Arrow table: never a pandas frame of
+   :func:`dbt_deid.tools.synthetic.discharge.discharge_table` (an Arrow table: never a pandas frame
+   of
    the records), appended to ``main_raw.discharge_abstracts`` (where the demo's generator model
    writes it; the bench builds with that model excluded, so ``ref('discharge_abstracts')``
    reads these records). Year 0 is ``generate_discharges(2375331, seed=42)``, the records of
@@ -62,7 +63,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_seed000 import RELEASE_SELECTION, dbt_release, fmt_table, md_table  # noqa: E402
 
-from dbt_deid.synthetic.discharge import PAPER_ROWS, discharge_table  # noqa: E402
+from dbt_deid.tools.synthetic.discharge import PAPER_ROWS, discharge_table  # noqa: E402
 from tests.independent_check import consistent_counts, smallest_class  # noqa: E402
 
 DEMO = REPO / "demo"
@@ -263,7 +264,7 @@ class _Quiet:
 
 def core(db: Path, release_json: str, repeat: int) -> dict[str, Any]:
     """The suppression core as ``deid_suppression_map`` runs it, on the build's pattern table."""
-    from dbt_deid.glue.release import suppression_map
+    from dbt_deid.dbt_side.glue.release import suppression_map
 
     with duckdb.connect(str(db), read_only=True) as con:
         patterns = con.sql("select * from main_deid_work.deid_patterns").to_arrow_table()

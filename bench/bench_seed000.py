@@ -1,6 +1,7 @@
 """Benchmark of the seed-000 release (El Emam et al. 2011, DAD PUMF): not a test.
 
-Reproduces, on the synthetic discharge abstracts of :mod:`dbt_deid.synthetic.discharge` (Table 2
+Reproduces, on the synthetic discharge abstracts of :mod:`dbt_deid.tools.synthetic.discharge`
+(Table 2
 shape, 2,375,331 records by default), the paper's evaluation ("Evaluation", "Results"):
 
 1. Generate the records once into a DuckDB file (a child process) and generalize them in SQL:
@@ -65,7 +66,7 @@ import pandas as pd
 from dbt_deid.config import parse_release
 from dbt_deid.patterns import SUPPRESSED
 from dbt_deid.suppression import SuppressionResult, run_suppression
-from dbt_deid.synthetic.discharge import PAPER_ROWS
+from dbt_deid.tools.synthetic.discharge import PAPER_ROWS
 from dbt_deid.verify import check_release
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +127,7 @@ def gib(n: float) -> str:
 
 def generate_into(db: Path, rows: int) -> None:
     """Child process: generate the records and the generalized table ``gen`` in ``db``."""
-    from dbt_deid.synthetic.discharge import diagnosis_hierarchy, generate_discharges
+    from dbt_deid.tools.synthetic.discharge import diagnosis_hierarchy, generate_discharges
 
     t = time.perf_counter()
     frame = generate_discharges(rows, seed=SEED)

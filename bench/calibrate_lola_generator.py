@@ -25,7 +25,7 @@ import pandas as pd
 
 from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.preprocess import truncate_claims
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 
 def dsfs_shares(claims: pd.DataFrame) -> np.ndarray:

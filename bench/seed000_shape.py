@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from dbt_deid.synthetic.discharge import REGION, diagnosis_hierarchy, generate_discharges
+from dbt_deid.tools.synthetic.discharge import REGION, diagnosis_hierarchy, generate_discharges
 
 LOS_DAY_BREAKS = [0, 1, 2, 3, 4, 5, 6, 7, *range(14, 182, 7)]
 

@@ -29,9 +29,9 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from dbt_deid.cli import main
 from dbt_deid.errors import DataError
 from dbt_deid.suppression import run_suppression
+from dbt_deid.tools.cli import main
 from tests.independent_check import release_violations
 
 MISSING = "<missing>"

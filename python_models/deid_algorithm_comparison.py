@@ -1,10 +1,10 @@
 """dbt Python model ``deid_algorithm_comparison``: reads its refs and configs and calls
-:func:`dbt_deid.glue.release.deid_algorithm_comparison`."""
+:func:`dbt_deid.dbt_side.glue.release.deid_algorithm_comparison`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_algorithm_comparison
+    from dbt_deid.dbt_side.entry import deid_algorithm_comparison
 
     return deid_algorithm_comparison(
         dbt.config.get("deid_release_json"),

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_release_advice``: reads its refs and configs and calls
-:func:`dbt_deid.glue.advice.deid_release_advice`."""
+:func:`dbt_deid.dbt_side.glue.advice.deid_release_advice`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_release_advice
+    from dbt_deid.dbt_side.entry import deid_release_advice
 
     return deid_release_advice(
         dbt.config.get("deid_release_json"),

@@ -1,9 +1,9 @@
 """dbt Python model ``deid_release_plan``: reads its refs and configs and calls
-:func:`dbt_deid.glue.release.deid_release_plan`."""
+:func:`dbt_deid.dbt_side.glue.release.deid_release_plan`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_release_plan
+    from dbt_deid.dbt_side.entry import deid_release_plan
 
     return deid_release_plan(dbt.config.get("deid_release_json"))

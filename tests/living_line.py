@@ -139,7 +139,7 @@ COMBINATIONS = [("province", "age_group", "gender", "los"),
 
 
 def generalize(frame: pd.DataFrame) -> pd.DataFrame:
-    """Synthetic discharge abstracts (:mod:`dbt_deid.synthetic.discharge`) at the levels the
+    """Synthetic discharge abstracts (:mod:`dbt_deid.tools.synthetic.discharge`) at the levels the
     tests and the refresh benchmark release: province, 5-year age groups top-coded at 90,
     gender, length of stay in days up to a week then weeks (top-coded at 26), and the
     diagnosis's 3-character code (DIAG3, seed 000 Table 2)."""
@@ -159,6 +159,6 @@ def generalize(frame: pd.DataFrame) -> pd.DataFrame:
 
 def discharges(rows: int, seed: int, first_id: int = 1) -> pd.DataFrame:
     """``rows`` generalized synthetic abstracts with ids from ``first_id``."""
-    from dbt_deid.synthetic.discharge import discharge_table
+    from dbt_deid.tools.synthetic.discharge import discharge_table
 
     return generalize(discharge_table(rows, seed=seed, first_id=first_id).to_pandas())

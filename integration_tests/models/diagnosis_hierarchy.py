@@ -3,6 +3,6 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import diagnosis_hierarchy
+    from dbt_deid.tools.demo_entry import diagnosis_hierarchy
 
     return diagnosis_hierarchy()

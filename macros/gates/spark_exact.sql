@@ -1,6 +1,6 @@
 {#- Spark form of the exact consistent-set check (the exact_k_anonymity gate, the combined
     releases gate and the exact part of deid_risk_summary all call exact_risk_summary_sql;
-    default__exact_risk_summary_sql in macros/risk/risk_sql.sql is the reference).
+    default__exact_risk_summary_sql in macros/risk/exact_risk_summary_sql.sql is the reference).
 
     Same definition (El Emam et al. 2011, "Measuring the Probability of Re-identification":
     a true tuple's records are consistent with every released record that agrees with it on the

@@ -17,7 +17,7 @@
 {#- A release name of var('deid_releases'): an identifier (lower case, digits, single
     underscores, at most 30 characters: node names are `<name>__<package model>` and the
     publish candidate adds a suffix, within PostgreSQL's 63). The Python twin is
-    dbt_deid.releases.RELEASE_NAME; both read the one settings definition. -#}
+    dbt_deid.dbt_side.releases.RELEASE_NAME; both read the one settings definition. -#}
 {% macro _release_name_pattern() -%}
   {{ return(dbt_deid.settings_schema().release_name_pattern) }}
 {%- endmacro %}

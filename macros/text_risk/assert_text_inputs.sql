@@ -12,25 +12,6 @@
   {{ return(dbt_deid.own(adapter.dispatch('assert_text_inputs', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
 
-{#- A trimmed string id and an integer offset (NULL when it does not parse). -#}
-{% macro _text_id(col) -%}
-  {{ return("trim(cast(" ~ col ~ " as " ~ dbt.type_string() ~ "))") }}
-{%- endmacro %}
-
-{% macro _text_offset(col) -%}
-  {{ return(dbt.safe_cast(col, dbt.type_bigint())) }}
-{%- endmacro %}
-
-{% macro _text_first_row(sql) -%}
-  {%- set rows = run_query(sql).rows -%}
-  {{ return(rows[0] if rows | length > 0 else none) }}
-{%- endmacro %}
-
-{% macro _text_input_label(cfg, table) -%}
-  {%- set name = cfg[table] -%}
-  {{ return("table '" ~ table ~ "' (" ~ ((name.source_name ~ '.' ~ name.table) if name is mapping else name) ~ ")") }}
-{%- endmacro %}
-
 {% macro default__assert_text_inputs(cfg) -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- set q = adapter.quote -%}

@@ -53,7 +53,7 @@
 {#- A NULL QI value is published as the release's missing_label, a category of its own: a
     source value equal to that label would be merged with the NULLs and the two could not be
     told apart. One error naming the model, the column and the clash (the CLI refuses the same
-    input: dbt_deid.io.mark_missing). The value named is the label the release configured. -#}
+    input: dbt_deid.tools.io.mark_missing). The value named is the label the release configured. -#}
 {% macro assert_no_missing_label_clash(cfg, q, src, model) -%}
   {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, src, model)) }}
 {%- endmacro %}

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_claims_attack``: reads its refs and configs and calls
-:func:`dbt_deid.glue.claims.deid_claims_attack`."""
+:func:`dbt_deid.dbt_side.glue.claims.deid_claims_attack`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_claims_attack
+    from dbt_deid.dbt_side.entry import deid_claims_attack
 
     return deid_claims_attack(
         dbt.config.get("deid_claims_release_json"),

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_claims_lola``: reads its refs and configs and calls
-:func:`dbt_deid.glue.claims.deid_claims_lola`."""
+:func:`dbt_deid.dbt_side.glue.claims.deid_claims_lola`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_claims_lola
+    from dbt_deid.dbt_side.entry import deid_claims_lola
 
     return deid_claims_lola(
         dbt.config.get("deid_claims_release_json"),

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_release_report``: reads its refs and configs and calls
-:func:`dbt_deid.glue.report.deid_release_report`."""
+:func:`dbt_deid.dbt_side.glue.report.deid_release_report`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_release_report
+    from dbt_deid.dbt_side.entry import deid_release_report
 
     return deid_release_report(
         dbt.config.get("deid_release_json"),

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_uniqueness``: reads its refs and configs and calls
-:func:`dbt_deid.glue.risk.deid_uniqueness`."""
+:func:`dbt_deid.dbt_side.glue.risk.deid_uniqueness`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_uniqueness
+    from dbt_deid.dbt_side.entry import deid_uniqueness
 
     return deid_uniqueness(
         dbt.config.get("deid_release_json"),

@@ -1,10 +1,10 @@
 """dbt Python model ``deid_text_risk_assessment``: reads its refs and configs and calls
-:func:`dbt_deid.glue.text.deid_text_risk_assessment`."""
+:func:`dbt_deid.dbt_side.glue.text.deid_text_risk_assessment`."""
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_text_risk_assessment
+    from dbt_deid.dbt_side.entry import deid_text_risk_assessment
 
     return deid_text_risk_assessment(
         dbt.config.get("deid_text_release_json"),

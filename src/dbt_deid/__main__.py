@@ -1,5 +1,5 @@
 """Entry point for ``python -m dbt_deid``."""
 
-from dbt_deid.cli import main
+from dbt_deid.tools.cli import main
 
 raise SystemExit(main())

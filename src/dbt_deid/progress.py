@@ -1,9 +1,8 @@
-"""Progress logging: through dbt's logger inside dbt, the standard logger elsewhere.
+"""Progress logging: the :class:`Logger` protocol the core's long steps log to.
 
-Python models on dbt-duckdb run in the dbt process, so ``AdapterLogger`` events reach the dbt log
-and console; the dbt entry points (:mod:`dbt_deid.dbt_entry`) pass :func:`dbt_logger` to the core.
-The core defaults to :func:`get_logger` (standard ``logging``). Never pass quasi-identifier values
-to these loggers: log counts only.
+The core defaults to :func:`get_logger` (standard ``logging``); inside dbt the glue passes dbt's
+logger instead (:func:`dbt_deid.dbt_side.dbt_logger.dbt_logger`: the core imports no dbt).
+Never pass quasi-identifier values to these loggers: log counts only.
 """
 
 from __future__ import annotations
@@ -20,12 +19,3 @@ def get_logger(name: str = "dbt_deid") -> Logger:
     """The standard-library logger used by the core outside dbt."""
     return logging.getLogger(name)
 
-
-def dbt_logger(name: str = "dbt_deid") -> Logger:
-    """dbt's adapter logger when dbt is importable (inside a dbt run), else :func:`get_logger`."""
-    try:
-        from dbt.adapters.events.logging import AdapterLogger
-
-        return AdapterLogger(name)
-    except Exception:  # pragma: no cover - depends on the runtime
-        return get_logger(name)

@@ -379,7 +379,7 @@ KINDS: dict[str, dict[str, str]] = {
 
 #: A name of an extra release (key of var ``deid_releases``): lower-case letters and digits joined
 #: by single underscores, at most 30 characters (node names are ``<name>__<package model>`` within
-#: PostgreSQL's 63). ``dbt_deid.releases`` and the Jinja ``_release_name_pattern`` read it.
+#: PostgreSQL's 63). ``dbt_deid.dbt_side.releases`` and the Jinja ``_release_name_pattern`` read it.
 RELEASE_NAME_PATTERN = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 MAX_RELEASE_NAME = 30
 

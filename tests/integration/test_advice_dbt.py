@@ -115,7 +115,7 @@ def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None
 
 
 def test_advice_on_50000_discharge_abstracts_publishes(it_database, tmp_path) -> None:
-    """50,000 synthetic discharge abstracts (dbt_deid.synthetic), three QIs, MaxSup 2%."""
+    """50,000 synthetic discharge abstracts (dbt_deid.tools.synthetic), three QIs, MaxSup 2%."""
     variables = release_vars(
         max_suppression=0.02, column_suppression_cap=None,
         quasi_identifiers={

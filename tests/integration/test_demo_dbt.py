@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbt_deid.commands.summary import render_summary
+from dbt_deid.tools.commands.summary import render_summary
 from tests.independent_check import smallest_class, smallest_consistent_set_fast
 from tests.integration.dbt_runner import (
     DEMO,
@@ -187,7 +187,7 @@ def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> No
     models' tables; every working table, and every column holding original or true values,
     is in the working schema."""
     run, _ = demo_build
-    from dbt_deid.commands.summary import PUBLISHED_TABLES
+    from dbt_deid.tools.commands.summary import PUBLISHED_TABLES
 
     tables = run.query(
         "select table_name, column_name from information_schema.columns"

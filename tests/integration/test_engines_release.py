@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.synthetic.text import DEMO_TYPES
+from dbt_deid.tools.synthetic.text import DEMO_TYPES
 from tests.integration.dbt_runner import INTEGRATION, deps, project_vars
 from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
 from tests.integration.test_lola_dbt import claims_vars

@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from dbt_deid.cli import main
+from dbt_deid.tools.cli import main
 from tests.integration.postgres_server import pg_bindir, start_postgres
 
 pytestmark = pytest.mark.dbt

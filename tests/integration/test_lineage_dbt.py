@@ -9,7 +9,7 @@ import shutil
 import duckdb
 import pytest
 
-from dbt_deid.cli import main as cli_main
+from dbt_deid.tools.cli import main as cli_main
 from tests.integration.dbt_runner import INTEGRATION, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt

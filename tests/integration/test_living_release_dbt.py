@@ -33,8 +33,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dbt_deid.commands.history import read_history, render_line
-from dbt_deid.synthetic.discharge import discharge_table
+from dbt_deid.tools.commands.history import read_history, render_line
+from dbt_deid.tools.synthetic.discharge import discharge_table
 from tests.combined_view_check import (
     combined_violations,
     linked_violations,

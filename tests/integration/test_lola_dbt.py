@@ -3,7 +3,8 @@ Health
 Prize release).
 
 Builds the claims models in ``integration_tests/`` on 1,000 synthetic HHP-like patients
-(``dbt_deid.synthetic.claims.generate_hhp``, calibrated to the paper and the public HHP release) at
+(``dbt_deid.tools.synthetic.claims.generate_hhp``, calibrated to the paper and the public HHP
+release) at
 the paper's thresholds: tau 0.05, MaxSup 0.0004 / tau = 0.8%, attack tau = tau, p_max 5, with a
 small bootstrap pool (2,000 draws). Checks:
 
@@ -36,9 +37,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dbt_deid.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.longitudinal.preprocess import preprocess
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.commands.history import find_release, read_history, render_list, render_release
+from dbt_deid.tools.synthetic.claims import generate_hhp
 from tests.integration.dbt_runner import (
     INTEGRATION,
     DbtRun,

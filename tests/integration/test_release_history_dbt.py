@@ -15,7 +15,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main as cli_main
+from dbt_deid.tools.cli import main as cli_main
 from tests.integration.dbt_runner import INTEGRATION, copy_of, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt

@@ -1,7 +1,7 @@
 """The Spark form of the exact consistent-set check equals the default, on random tables.
 
 ``spark__exact_risk_summary_sql`` (macros/gates/spark_exact.sql) replaces, on Spark, the
-default's UNION of one grouped join per suppression mask (macros/risk/risk_sql.sql) by one
+default's UNION of one grouped join per suppression mask (macros/risk/) by one
 pipeline over a pattern table (El Emam et al. 2011, "Measuring the Probability of
 Re-identification": the consistent set of a true tuple). This renders both macros from the
 package's own files with Jinja (no dbt run: ``ident``, ``literal``, ``run_query`` are
@@ -30,7 +30,8 @@ from tests.macro_render import macro_caller
 pytestmark = [pytest.mark.engines, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
-MACROS = [ROOT / "macros" / "risk" / "risk_sql.sql", ROOT / "macros" / "gates" / "spark_exact.sql"]
+MACROS = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
+          ROOT / "macros" / "gates" / "spark_exact.sql"]
 
 
 def _ident(name: str) -> str:

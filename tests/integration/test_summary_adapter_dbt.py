@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from dbt_deid.cli import main
+from dbt_deid.tools.cli import main
 from tests.integration.postgres_server import pg_bindir, start_postgres
 from tests.integration.test_history_adapter_dbt import _pg_project, _project
 

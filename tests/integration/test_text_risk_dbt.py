@@ -1,7 +1,8 @@
 """The dbt layer of text de-identification risk (Scaiano et al. 2016, Scaiano, El Emam et al. 2016).
 
 Builds the package's text models in ``integration_tests/`` on the synthetic corpus of
-``dbt_deid.synthetic.text.demo_corpus`` / ``rule_detector`` (60 notes, 2,000 Monte Carlo draws) and
+``dbt_deid.tools.synthetic.text.demo_corpus`` / ``rule_detector`` (60 notes, 2,000 Monte Carlo
+draws) and
 checks: a low miss rate passes both gates and publishes redacted documents; a high direct miss
 rate fails the direct gate (section 2.3.9.1) and publishes nothing; the SQL counts (steps 1-6)
 and the assessment equal the Python core's on the same corpus; bad input fails with one clear
@@ -23,8 +24,6 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from dbt_deid.commands.history import find_release, read_history, render_list, render_release
-from dbt_deid.synthetic.text import DEMO_TYPES
 from dbt_deid.text_risk import (
     all_or_nothing_recall,
     annotation_outcomes,
@@ -37,6 +36,8 @@ from dbt_deid.text_risk import (
     quasi_counts,
     validate_inputs,
 )
+from dbt_deid.tools.commands.history import find_release, read_history, render_list, render_release
+from dbt_deid.tools.synthetic.text import DEMO_TYPES
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt

@@ -15,7 +15,7 @@ from dbt_deid.advice import (
     shares_from_map,
     small_class_shares,
 )
-from dbt_deid.glue.release import suppression_map
+from dbt_deid.dbt_side.glue.release import suppression_map
 from dbt_deid.suppression import run_suppression
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dbt_deid.arrow_frames import arrow_to_pandas, read_arrow
-from dbt_deid.dbt_entry import to_pandas
+from dbt_deid.dbt_side.entry import to_pandas
 
 _SQL = """
 select * from (values

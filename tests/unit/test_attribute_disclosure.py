@@ -204,7 +204,7 @@ def test_sql_matches_reference_on_random_tables(seed: int) -> None:
 
 
 def test_a_sensitive_column_is_a_published_role_for_lineage() -> None:
-    from dbt_deid.lineage import ALLOWED_ROLES, roles_from_settings
+    from dbt_deid.dbt_side.lineage import ALLOWED_ROLES, roles_from_settings
 
     roles = roles_from_settings({**_BASE, "sensitive": ["DX"], "pass_through": ["ward"]})
     assert roles["dx"] == "sensitive" and roles["ward"] == "pass_through"
@@ -212,8 +212,8 @@ def test_a_sensitive_column_is_a_published_role_for_lineage() -> None:
 
 
 def test_check_names_the_sensitive_columns_and_their_models() -> None:
-    from dbt_deid.commands.check import _release_line
     from dbt_deid.config import parse_release
+    from dbt_deid.tools.commands.check import _release_line
 
     cfg = parse_release({**_BASE, "sensitive": ["dx"],
                          "attribute_disclosure": {"distinct_l": 3, "t": 0.25}})

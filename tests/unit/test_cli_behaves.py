@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from dbt_deid.cli import build_parser, main
-from dbt_deid.engine.verdict import build_verdict
+from dbt_deid.dbt_side.engine.verdict import build_verdict
+from dbt_deid.tools.cli import build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
@@ -33,7 +33,7 @@ def test_every_subcommand_has_help_without_dbt(tmp_path) -> None:
     assert "build" in commands and "ola" in commands
     script = (
         "import sys\n"
-        "from dbt_deid.cli import main\n"
+        "from dbt_deid.tools.cli import main\n"
         f"for cmd in {commands!r}:\n"
         "    try:\n"
         "        main([cmd, '--help'])\n"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dbt_deid.cli import main
+from dbt_deid.tools.cli import main
 from tests.settings_render import JinjaSettingError, jinja_config
 
 ROOT = Path(__file__).resolve().parents[2]

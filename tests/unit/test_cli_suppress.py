@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
+from dbt_deid.tools.cli import main
 from tests.independent_check import smallest_class, smallest_consistent_set
 
 

@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from dbt_deid.cli import _split_build_args
-from dbt_deid.engine.python_nodes import (
+from dbt_deid.dbt_side.engine.python_nodes import (
     DbtShim,
     column_kind,
     postgres_copy_csv,
@@ -17,7 +16,8 @@ from dbt_deid.engine.python_nodes import (
     run_model_code,
     sql_literal,
 )
-from dbt_deid.engine.segmented import SegmentResults, descendants, node_depths, split_args
+from dbt_deid.dbt_side.engine.segmented import SegmentResults, descendants, node_depths, split_args
+from dbt_deid.tools.cli import _split_build_args
 
 
 def _node(uid: str, parents: list[str], language: str = "sql", rtype: str = "model"):

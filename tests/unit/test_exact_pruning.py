@@ -32,12 +32,12 @@ import pytest
 from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
-MACROS = ROOT / "macros" / "risk" / "risk_sql.sql"
+MACROS = sorted((ROOT / "macros" / "risk").glob("*.sql"))
 
 
 def render(run_query: Any, *args: Any) -> str:
     """The SQL of ``default__exact_consistent_sql(*args)`` from the package's macro file."""
-    call = macro_caller([MACROS], lambda call: {
+    call = macro_caller(MACROS, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda name: name, can_inspect=lambda relation: True,
             null_safe_equal_sql=call("null_safe_equal_sql"), null_masks=call("null_masks")),

@@ -165,7 +165,7 @@ def test_model_glue_encodes_first_and_gives_the_same_comparison() -> None:
     """deid_algorithm_comparison's glue codes the released patterns and encodes the pattern
     table itself (carried_columns), dropping the frames of text before the run; its table must
     equal compare_algorithms on the frames."""
-    from dbt_deid.glue.release import algorithm_comparison
+    from dbt_deid.dbt_side.glue.release import algorithm_comparison
 
     data = _hierarchical_data(np.random.default_rng(6), 3000)
     patterns = data.value_counts().reset_index(name="n")
@@ -180,7 +180,7 @@ def test_duckdb_relations_give_the_same_map_and_comparison_as_frames() -> None:
     Arrow buffers (to_pandas_for_codes); the results must equal those from pandas frames."""
     import duckdb
 
-    from dbt_deid.glue.release import algorithm_comparison, suppression_map
+    from dbt_deid.dbt_side.glue.release import algorithm_comparison, suppression_map
 
     data = _hierarchical_data(np.random.default_rng(7), 3000)
     patterns = data.value_counts().reset_index(name="n")

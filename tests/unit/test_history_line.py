@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from dbt_deid.commands.history import render_line
+from dbt_deid.tools.commands.history import render_line
 
 
 def _row(version, status, line, failed=""):

@@ -1,4 +1,5 @@
-"""Column lineage gate (dbt_deid.lineage) on small hand-written manifests: what passes (released
+"""Column lineage gate (dbt_deid.dbt_side.lineage) on small hand-written manifests: what passes
+(released
 QIs, pass-through, other relations) and what fails (direct identifiers, record ids, raw QIs,
 untraceable models), and which models count as declared consumers."""
 
@@ -6,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from dbt_deid.dbt_side.lineage import check_manifest, declared_consumers, roles_from_settings
 from dbt_deid.errors import DataError
-from dbt_deid.lineage import check_manifest, declared_consumers, roles_from_settings
 
 SETTINGS = {
     "source": "src",

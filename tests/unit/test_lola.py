@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.longitudinal.attack import (
     expected_marketer_risk,
@@ -35,7 +34,8 @@ from dbt_deid.longitudinal.preprocess import truncate_claims
 from dbt_deid.longitudinal.search import lattice_for, lola_search, non_uniform_entropy
 from dbt_deid.longitudinal.settings import claims_settings
 from dbt_deid.ola.lattice import Lattice
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.cli import main
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 TOP = (3, 2, 4, 3)
 

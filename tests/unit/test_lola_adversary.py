@@ -23,7 +23,7 @@ from dbt_deid.longitudinal.hierarchies import default_hierarchies
 from dbt_deid.longitudinal.matching import NodeIndex, brute_force_count, draw_knowledge
 from dbt_deid.longitudinal.power import power_formula
 from dbt_deid.longitudinal.settings import claims_settings
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 NODE5 = (2, 1, 2, 3)  # Table 5 in the default hierarchies' levels
 

@@ -110,7 +110,7 @@ def test_truncated_visits_add_zero_and_are_counted():
 def test_synthetic_sid_holds_every_inpatient_visit_of_the_release_source():
     """generate_sid_visits: the release's source patients are in the population with all their
     inpatient visits (the paper's assumption), beside other people; seeded."""
-    from dbt_deid.synthetic.claims import SID_COLUMNS, generate_hhp, generate_sid_visits
+    from dbt_deid.tools.synthetic.claims import SID_COLUMNS, generate_hhp, generate_sid_visits
 
     sid = generate_sid_visits(300, 5, others=600)
     assert tuple(sid.columns) == SID_COLUMNS

@@ -11,7 +11,7 @@ import pytest
 from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.preprocess import truncate_claims
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 N = 8_000
 SCALE = N / cal.PAPER_PATIENTS

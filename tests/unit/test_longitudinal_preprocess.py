@@ -26,7 +26,7 @@ from dbt_deid.longitudinal.preprocess import (
     truncate_claims,
 )
 from dbt_deid.longitudinal.pseudonyms import pseudonymize
-from dbt_deid.synthetic.claims import generate_hhp
+from dbt_deid.tools.synthetic.claims import generate_hhp
 
 KEY = "k3y-for-tests-only-0123456789abcdef"
 ENV = {"DBT_DEID_PSEUDONYM_KEY": KEY}

@@ -165,7 +165,7 @@ def test_cli_algorithm_option(tmp_path, capsys) -> None:
     another --algorithm."""
     import json
 
-    from dbt_deid.cli import main
+    from dbt_deid.tools.cli import main
 
     src, out = tmp_path / "in.csv", tmp_path / "out.csv"
     src.write_text("A,B\na,1\na,1\na,2\nb,1\nb,1\nb,1\n", encoding="utf-8")

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
 from dbt_deid.ola import run_ola
 from dbt_deid.ola.records import record_suppression
+from dbt_deid.tools.cli import main
 
 QIS = ["a", "b", "c", "d"]
 COMBOS = [["a", "b"], ["c", "d"]]

@@ -1,4 +1,4 @@
-"""The OLA dbt entry points (dbt_deid.glue.ola, ola.settings, ola.records) and k from the
+"""The OLA dbt entry points (dbt_deid.dbt_side.glue.ola, ola.settings, ola.records) and k from the
 population in the release config."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from dbt_deid.config import parse_release
-from dbt_deid.dbt_entry import suppression_map
+from dbt_deid.dbt_side.entry import suppression_map
+from dbt_deid.dbt_side.glue.ola import ola_hierarchies, ola_search_frame
 from dbt_deid.errors import ConfigError, DataError
-from dbt_deid.glue.ola import ola_hierarchies, ola_search_frame
 from dbt_deid.ola import run_ola
 from dbt_deid.ola.budget import DEFAULT_MAX_NODES
 from dbt_deid.ola.records import record_suppression, record_suppression_map

@@ -13,7 +13,7 @@ from dbt_deid.ola import run_ola
 from dbt_deid.ola.evaluate import NodeEvaluator
 from dbt_deid.ola.lattice import Lattice
 from dbt_deid.ola.metrics import METRICS, Metrics
-from dbt_deid.synthetic.tables import random_problem
+from dbt_deid.tools.synthetic.tables import random_problem
 
 
 def _brute(frame, hierarchies, node, k):

@@ -22,7 +22,7 @@ from dbt_deid.ola.heuristic import lightning_search
 from dbt_deid.ola.lattice import Lattice
 from dbt_deid.ola.metrics import METRICS, Metrics, selection_key
 from dbt_deid.ola.settings import ola_settings
-from dbt_deid.synthetic.tables import random_problem
+from dbt_deid.tools.synthetic.tables import random_problem
 
 
 class _Quiet:

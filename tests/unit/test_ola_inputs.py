@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.ola import Hierarchy, k_from_population, run_ola
+from dbt_deid.tools.cli import main
 
 AGE = "1;0-4;*\n2;0-4;*\n7;5-9;*\n8;5-9;*\n"
 

@@ -14,7 +14,7 @@ from dbt_deid.ola import load_hierarchies, run_ola
 from dbt_deid.ola.evaluate import NodeEvaluator
 from dbt_deid.ola.lattice import Lattice
 from dbt_deid.ola.metrics import METRICS, Metrics, selection_key
-from dbt_deid.synthetic.tables import random_problem
+from dbt_deid.tools.synthetic.tables import random_problem
 
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
              "workclass", "occupation", "salary-class"]

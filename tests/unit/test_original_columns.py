@@ -27,10 +27,10 @@ import pytest
 from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = [ROOT / "macros" / "generalize" / "generalize_sql.sql",
+FILES = [*sorted((ROOT / "macros" / "generalize").glob("*.sql")),
          ROOT / "macros" / "suppression" / "apply_suppression_sql.sql",
          ROOT / "macros" / "gates" / "gates.sql",
-         ROOT / "macros" / "risk" / "risk_sql.sql"]
+         *sorted((ROOT / "macros" / "risk").glob("*.sql"))]
 
 MISSING = "<missing>"
 #: QIs a and a_top from source column x (two hierarchy levels, as seed 000's diagnosis), b from

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from dbt_deid.errors import DataError
-from dbt_deid.io import read_table
-from dbt_deid.pattern_csv import count_column_name, csv_header, read_patterns
+from dbt_deid.tools.io import read_table
+from dbt_deid.tools.pattern_csv import count_column_name, csv_header, read_patterns
 
 
 def _strict(path, cols, delimiter=","):

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from dbt_deid.commands.history import find_release, render_list, render_release
+from dbt_deid.dbt_side.glue.report import manifest_fields
 from dbt_deid.errors import DataError
-from dbt_deid.glue.report import manifest_fields
 from dbt_deid.report.html import ReleaseStatus, _status_sections
+from dbt_deid.tools.commands.history import find_release, render_list, render_release
 
 REPO = Path(__file__).resolve().parents[2]
 

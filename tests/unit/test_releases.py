@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dbt_deid.cli import main
-from dbt_deid.errors import ConfigError
-from dbt_deid.releases import (
+from dbt_deid.dbt_side.releases import (
     THIN_SQL,
     chain_models,
     check_release_files,
@@ -19,6 +17,8 @@ from dbt_deid.releases import (
     release_files,
     write_release_files,
 )
+from dbt_deid.errors import ConfigError
+from dbt_deid.tools.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = [(REPO / "demo", "discharge_clinical"), (REPO / "integration_tests", "it_second")]
@@ -90,8 +90,8 @@ def test_generator_writes_removes_stale_files_and_checks(tmp_path, capsys) -> No
 
 
 def test_summary_finds_a_release_by_name() -> None:
-    from dbt_deid.commands.summary import release_prefix
     from dbt_deid.errors import DataError
+    from dbt_deid.tools.commands.summary import release_prefix
 
     tables = {"deid_release_parameters", "clinical__deid_release_parameters", "deid_published"}
     assert release_prefix(tables, "geographic", None) == ""

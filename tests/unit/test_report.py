@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
 from dbt_deid.report import render_report, write_report
 from dbt_deid.risk import assess_release, threshold_preset
+from dbt_deid.tools.cli import main
 
 RARE = ["Zqx-Astronaut", "Vkw-Falconer", "Jpy-Farrier"]
 ADULT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "adult" / "adult.csv"

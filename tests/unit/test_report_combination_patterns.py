@@ -1,5 +1,6 @@
 """The report measures each combination on its own collapsed pattern table
-(:func:`dbt_deid.glue.risk.combination_patterns`): every figure must equal the figure measured on
+(:func:`dbt_deid.dbt_side.glue.risk.combination_patterns`): every figure must equal the figure
+measured on
 the full pattern table, which is what the report measured before (El Emam et al. 2011,
 discharge PUMF, equations 1-3: all of them depend only on how many records have each pair of
 released and true tuples of the combination)."""
@@ -12,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.glue.risk import combination_patterns
+from dbt_deid.dbt_side.glue.risk import combination_patterns
 from dbt_deid.report.html import render_release_report
 from dbt_deid.risk import assess_release
 
@@ -97,7 +98,7 @@ def test_arrow_backed_input_gives_the_same_tables_as_pandas_input():
     included, so every measure sees the same values."""
     import duckdb
 
-    from dbt_deid.glue.frames import to_pandas, to_pandas_for_codes
+    from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
 
     published, truth = pattern_table(3)
     frame = published.copy()
@@ -123,7 +124,7 @@ def test_arrow_backed_input_gives_the_same_tables_as_pandas_input():
 def test_codes_shared_between_combinations_give_the_same_tables(seed):
     """release_assessments factorizes each column once for every combination (ColumnCodes):
     each combination's table equals the one built with codes of its own."""
-    from dbt_deid.glue.risk import ColumnCodes
+    from dbt_deid.dbt_side.glue.risk import ColumnCodes
 
     published, truth = pattern_table(seed)
     shared = ColumnCodes(published, truth)
@@ -181,8 +182,8 @@ def test_exact_distribution_from_another_build_is_refused():
 def test_release_assessments_read_the_exact_table_and_refuse_a_missing_combination():
     """release_assessments with deid_exact_consistent: same figures as counting from the true
     values; a combination the table lacks is an error naming the model."""
+    from dbt_deid.dbt_side.glue.risk import release_assessments
     from dbt_deid.errors import DataError
-    from dbt_deid.glue.risk import release_assessments
 
     published, truth = pattern_table(3)
     frame = published[QIS].copy()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dbt_deid.advice import advice_frame, advise
-from dbt_deid.glue.report import release_status
+from dbt_deid.dbt_side.glue.report import release_status
 from dbt_deid.report.html import render_release_report
 from dbt_deid.risk import assess_release
 from tests import browser

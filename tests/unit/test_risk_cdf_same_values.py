@@ -24,7 +24,7 @@ import pytest
 from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = [ROOT / "macros" / "risk" / "risk_sql.sql",
+FILES = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
          ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql"]
 
 

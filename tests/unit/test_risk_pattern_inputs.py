@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.glue.risk import population_risk_frame, uniqueness_frame
+from dbt_deid.dbt_side.glue.risk import population_risk_frame, uniqueness_frame
 
 QIS = ["age", "sex", "region"]
 

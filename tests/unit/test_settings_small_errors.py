@@ -59,7 +59,7 @@ def test_a_nan_threshold_and_cap_name_their_setting() -> None:
 def test_a_missing_hierarchy_seed_is_named_missing() -> None:
     """Was: "hierarchy 'zip_h' of column 'zip' has -1 levels" (the relation was not in the
     warehouse, so it had no columns)."""
-    call = macro_caller([ROOT / "macros" / "hierarchy" / "hierarchy_sql.sql"], lambda call: {
+    call = macro_caller(sorted((ROOT / "macros" / "hierarchy").glob("*.sql")), lambda call: {
         "this": SimpleNamespace(identifier="deid_hierarchy"),
         "exceptions": SimpleNamespace(raise_compiler_error=_raise),
     })

@@ -8,9 +8,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from dbt_deid.commands.summary import render_summary
 from dbt_deid.errors import ConfigError
 from dbt_deid.sql_names import _RESERVED, quote_ident, quote_literal, quote_relation
+from dbt_deid.tools.commands.summary import render_summary
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = [
@@ -98,7 +98,7 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
 def test_ola_report_columns_match_the_core() -> None:
     """assert_release_names refuses QI names of the OLA node report's columns (ignoring case):
     its list is the core's REPORT_COLUMNS."""
-    from dbt_deid.glue.ola import REPORT_COLUMNS
+    from dbt_deid.dbt_side.glue.ola import REPORT_COLUMNS
 
     text = (REPO / "macros" / "validation" / "assert_release_inputs.sql").read_text()
     line = next(x for x in text.splitlines() if "{%- for c in ['role'" in x)

@@ -425,7 +425,7 @@ def test_internal_column_names_never_overwrite_a_quasi_identifier() -> None:
 def test_dbt_map_does_not_depend_on_the_pattern_table_row_order() -> None:
     """Issue 13 item 6 on the dbt path: deid_suppression_map from deid_patterns in any row
     order is the same map (the SQL then ranks the records of a pattern by record id)."""
-    from dbt_deid.dbt_entry import suppression_map
+    from dbt_deid.dbt_side.entry import suppression_map
 
     class _Quiet:
         def info(self, msg: str) -> None:

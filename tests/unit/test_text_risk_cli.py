@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dbt_deid.cli import main
-from dbt_deid.synthetic.text import demo_corpus, rule_detector
 from dbt_deid.text_risk import Settings, assess_corpus
+from dbt_deid.tools.cli import main
+from dbt_deid.tools.synthetic.text import demo_corpus, rule_detector
 
 FAST = ["--iterations", "5000"]
 

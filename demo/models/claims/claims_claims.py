@@ -1,5 +1,5 @@
 """Synthetic HHP-like claims (El Emam et al. 2012, Table 3) from
-``dbt_deid.synthetic.claims.generate_hhp``,
+``dbt_deid.tools.synthetic.claims.generate_hhp``,
 calibrated to the paper and the public HHP release (``dbt_deid.longitudinal.calibration``).
 
 One row per claim: ``claim_id, member_id, year, provider_id, vendor_id, pcp_id, specialty,
@@ -15,7 +15,7 @@ from typing import Any
 def model(dbt: Any, session: Any) -> Any:
     """The claims table of the generator; categorical columns are written as strings."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import generate_hhp
+    from dbt_deid.tools.demo_entry import generate_hhp
 
     claims = generate_hhp(int(dbt.config.get("rows")), int(dbt.config.get("seed"))).claims
     for c in claims.columns:

@@ -5,7 +5,7 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_ola_search
+    from dbt_deid.dbt_side.entry import deid_ola_search
 
     return deid_ola_search(
         dbt.config.get("deid_release_json"),

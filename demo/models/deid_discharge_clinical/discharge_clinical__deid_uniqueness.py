@@ -5,7 +5,7 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_uniqueness
+    from dbt_deid.dbt_side.entry import deid_uniqueness
 
     return deid_uniqueness(
         dbt.config.get("deid_release_json"),

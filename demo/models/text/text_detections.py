@@ -9,7 +9,8 @@ def model(dbt: Any, session: Any) -> Any:
     confusion and seed from the YAML config (vars ``text_miss_rate``, ``text_confusion``,
     ``text_detector_seed``)."""
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import rule_detector, to_pandas
+    from dbt_deid.dbt_side.entry import to_pandas
+    from dbt_deid.tools.demo_entry import rule_detector
 
     documents = to_pandas(dbt.ref("text_documents"))
     return rule_detector(

@@ -5,7 +5,7 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_algorithm_comparison
+    from dbt_deid.dbt_side.entry import deid_algorithm_comparison
 
     return deid_algorithm_comparison(
         dbt.config.get("deid_release_json"),

@@ -5,6 +5,6 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_release_plan
+    from dbt_deid.dbt_side.entry import deid_release_plan
 
     return deid_release_plan(dbt.config.get("deid_release_json"))

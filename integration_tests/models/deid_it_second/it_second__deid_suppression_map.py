@@ -5,6 +5,6 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_suppression_map
+    from dbt_deid.dbt_side.entry import deid_suppression_map
 
     return deid_suppression_map(dbt.config.get("deid_release_json"), dbt.ref("it_second__deid_patterns"))

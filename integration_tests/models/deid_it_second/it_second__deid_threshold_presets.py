@@ -5,6 +5,6 @@
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    from dbt_deid.dbt_entry import deid_threshold_presets
+    from dbt_deid.dbt_side.entry import deid_threshold_presets
 
     return deid_threshold_presets(dbt.config.get("deid_release_json"))

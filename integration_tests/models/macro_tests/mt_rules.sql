@@ -1,4 +1,4 @@
-{#- Hierarchy rules (macros/hierarchy/rules.sql) on a few edge values: interval bins with top
+{#- Hierarchy rules (macros/hierarchy/rule_level_sql.sql and the files it calls) on a few edge values: interval bins with top
     and bottom coding and each label style, prefixes, date truncation. -#}
 {{ config(enabled=var('deid_macro_tests', false), tags=['macro_tests']) }}
 {%- set interval = {'type': 'interval', 'levels': [{'width': 10, 'top_code': 90, 'bottom_code': 0}, {'width': 5, 'label': 'lower'}, {'breaks': [0, 18, 65], 'label': 'index'}]} -%}

@@ -141,8 +141,8 @@ def advise(
 
     ``patterns`` is ``deid_patterns`` (QI columns at the configured levels plus ``n``);
     ``hierarchies`` one wide frame per QI whose level may be raised (column 0 = the configured
-    level, as :func:`dbt_deid.glue.ola.ola_hierarchies` builds them); ``shares`` the figures at
-    the configured levels when the build already has them (else the suppression runs once
+    level, as :func:`dbt_deid.dbt_side.glue.ola.ola_hierarchies` builds them); ``shares`` the
+    figures at the configured levels when the build already has them (else the suppression runs once
     here); ``held`` QIs the caller could not give a hierarchy for, with the reason. The search
     runs only when MaxSup or a column cap fails; it stops after ``max_runs`` suppression runs,
     ``max_nodes`` nodes or ``max_seconds`` and says so."""

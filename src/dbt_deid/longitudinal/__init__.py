@@ -1,7 +1,7 @@
 """LOLA: risk-based de-identification of longitudinal claims (El Emam et al. 2012, the Heritage
 Health Prize release).
 
-Modules: :mod:`calibration` (what the synthetic claims of :mod:`dbt_deid.synthetic.claims` are
+Modules: :mod:`calibration` (what the synthetic claims of :mod:`dbt_deid.tools.synthetic.claims` are
 calibrated to, with sources), :mod:`settings` (the claims release's settings), :mod:`hierarchies`
 (Table 4),
 :mod:`pseudonyms` (keyed HMAC-SHA256), :mod:`preprocess` (top-coding, truncation per patient or

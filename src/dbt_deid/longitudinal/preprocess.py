@@ -30,7 +30,7 @@ STIGMATIZED_CODES = ("042", "V08", "635")
 @dataclass(frozen=True)
 class HHPData:
     """Patients and claims of an HHP-like release (El Emam et al. 2012, Tables 2 and 3): the
-    input of :func:`preprocess`, and what :func:`dbt_deid.synthetic.claims.generate_hhp`
+    input of :func:`preprocess`, and what :func:`dbt_deid.tools.synthetic.claims.generate_hhp`
     generates."""
 
     patients: pd.DataFrame

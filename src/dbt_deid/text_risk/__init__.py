@@ -5,7 +5,7 @@ Gold annotations and a tool's detections become a per-annotation "caught or not"
 (:mod:`.counting`); closed forms (:mod:`.probabilities`, equations 11-19), Monte Carlo
 distributions (:mod:`.distributions`, equations 20-21) and thresholds (:mod:`.thresholds`,
 section 2.3.9) turn those into 95% intervals and pass/fail gates (:mod:`.assessment`).
-The synthetic annotated corpus and rule-based detector are :mod:`dbt_deid.synthetic.text`.
+The synthetic annotated corpus and rule-based detector are :mod:`dbt_deid.tools.synthetic.text`.
 """
 
 from dbt_deid.text_risk.assessment import (

@@ -1,0 +1,68 @@
+{% macro information_loss_grouped_sql(cfg, suppressed, hierarchy) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
+  {%- set d = dbt_deid.type_double() -%}
+  {%- set any_null = [] -%}
+  {%- for q in qis -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
+  {%- set sup = [] -%}{%- set ent = [] -%}{%- set prec = [] -%}
+  {%- for q in qis -%}
+    {%- do sup.append('(t.n - t.c' ~ loop.index ~ ')') -%}
+    {%- do ent.append('e' ~ loop.index ~ '.entropy_r + e' ~ loop.index ~ '.entropy_s') -%}
+    {%- if hierarchy is none -%}
+      {%- do prec.append('cast(null as ' ~ dbt.type_float() ~ ')') -%}
+    {%- else -%}
+      {%- set spec = (cfg.qis | selectattr('name', 'equalto', q) | list)[0] -%}
+      {%- do prec.append('(cast(1 as ' ~ d ~ ') - (cast(t.n - t.c' ~ loop.index ~ ' as ' ~ d ~ ') + cast(t.c' ~ loop.index ~ ' as ' ~ d ~ ') * ' ~ spec.level ~ ' / nullif(hh.h' ~ loop.index ~ ', 0)) / t.n)') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  with totals as (
+    select count(*) as n
+    {%- for q in qis %}, count({{ dbt_deid.ident(q) }}) as c{{ loop.index }}{% endfor %},
+      count(case when {{ any_null | join(' or ') }} then 1 end) as any_suppressed
+    from {{ suppressed }}
+  )
+  {%- if hierarchy is not none %}
+  , heights as (
+    select {% for q in qis %}max(case when qi_name = {{ dbt_deid.literal(q) }} then level end) as h{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}
+    from {{ hierarchy }}
+  )
+  {%- endif %}
+  {%- for q in qis %}
+  {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(sources[q] ~ '__original') %}
+  , g{{ loop.index }} as (
+    select o, r, n_or,
+      cast(sum(case when r is not null then n_or end) over (partition by r) as {{ dbt.type_bigint() }}) as n_r,
+      cast(sum(n_or) over (partition by o) as {{ dbt.type_bigint() }}) as n_o
+    from (select {{ o }} as o, {{ r }} as r, count(*) as n_or from {{ suppressed }} group by {{ o }}, {{ r }}) as o_r
+  )
+  , e{{ loop.index }} as (
+    select coalesce(sum(case when g.r is not null then g.n_or * -ln(1.0 * g.n_or / g.n_r) end) / ln(2.0), 0) as entropy_r,
+      coalesce(sum(case when g.r is null then g.n_or * -ln(1.0 * g.n_o / t.n) end) / ln(2.0), 0) as entropy_s
+    from g{{ loop.index }} as g cross join totals as t
+  )
+  {%- endfor %}
+  {%- for q in qis %}
+  select {{ dbt_deid.literal(q) }} as column_name,
+    {{ loop.index }} as column_order,
+    t.n as records,
+    t.n - t.c{{ loop.index }} as suppressed_cells,
+    1.0 * (t.n - t.c{{ loop.index }}) / t.n as share_cells_suppressed,
+    t.n - t.c{{ loop.index }} as records_with_suppression,
+    1.0 * (t.n - t.c{{ loop.index }}) / t.n as share_records_with_suppression,
+    {{ ent[loop.index0] }} as non_uniform_entropy,
+    {{ prec[loop.index0] }} as precision
+  from totals as t{% for _ in qis %} cross join e{{ loop.index }}{% endfor %}{% if hierarchy is not none %} cross join heights as hh{% endif %}
+  union all
+  {%- endfor %}
+  select '(all quasi-identifiers)' as column_name,
+    0 as column_order,
+    t.n as records,
+    ({{ sup | join(' + ') }}) as suppressed_cells,
+    1.0 * ({{ sup | join(' + ') }}) / (t.n * {{ qis | length }}) as share_cells_suppressed,
+    t.any_suppressed as records_with_suppression,
+    1.0 * t.any_suppressed / t.n as share_records_with_suppression,
+    ({{ ent | join(' + ') }}) as non_uniform_entropy,
+    ({{ prec | join(' + ') }}) / {{ qis | length }} as precision
+  from totals as t{% for _ in qis %} cross join e{{ loop.index }}{% endfor %}{% if hierarchy is not none %} cross join heights as hh{% endif %}
+{%- endmacro %}

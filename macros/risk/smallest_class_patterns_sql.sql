@@ -1,0 +1,23 @@
+{#- Distinct tuples of every combination's columns with their record count `n` and their
+    smallest class size over the combinations (`smallest_class_size`, window sums over the
+    tuples, not over records; one window per combination: risk_cdf_sql passes each distinct
+    set of columns once). Shared by the risk CDF and DuckDB's record risk. `count_column`:
+    the relation is a pattern table, each row standing for that many records. -#}
+{% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid'))(relation, combinations, count_column)) }}
+{%- endmacro %}
+
+{% macro default__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
+  {%- set all_cols = [] -%}
+  {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- set sizes = [] -%}
+  {%- for b in combinations -%}
+    {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  select {{ all_cols | join(', ') }}, n,
+    cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
+  from (
+    select {{ all_cols | join(', ') }}, {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n from {{ relation }} group by {{ all_cols | join(', ') }}
+  ) as patterns
+{%- endmacro %}

@@ -1,0 +1,3 @@
+{% macro _text_offset(col) -%}
+  {{ return(dbt.safe_cast(col, dbt.type_bigint())) }}
+{%- endmacro %}

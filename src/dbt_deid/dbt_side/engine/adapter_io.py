@@ -1,0 +1,145 @@
+"""Read and write pattern-sized tables through the dbt adapter's own connection.
+
+Used by :mod:`dbt_deid.dbt_side.engine.segmented` to compute Python models on adapters without dbt
+Python
+models: the profile, target, credentials and schema naming are dbt's (``RuntimeConfig`` of the
+last invocation, the manifest's relation names), so the frame lands exactly where dbt would put
+the model's table.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from typing import Any
+
+import pandas as pd
+
+from dbt_deid.dbt_side.engine.python_nodes import (
+    _TYPES,
+    DbtShim,
+    column_kind,
+    frame_rows,
+    postgres_copy_csv,
+    rows_to_frame,
+    run_model_code,
+    sql_literal,
+)
+
+#: Rows per INSERT statement on adapters without a bulk-load path.
+_BATCH = 500
+
+
+class AdapterFrames:
+    """A dbt adapter opened on the current dbt flags; ``compute(node)`` runs one Python model."""
+
+    def __init__(self, manifest: Any) -> None:
+        self.manifest = manifest
+        self.adapter: Any = None
+
+    def __enter__(self) -> AdapterFrames:
+        from dbt.adapters.factory import get_adapter, register_adapter
+        from dbt.config.runtime import RuntimeConfig
+        from dbt.context.providers import generate_runtime_macro_context
+        from dbt.flags import get_flags
+        from dbt.mp_context import get_mp_context
+
+        flags = get_flags()  # the last dbt invocation's (same project, profile, target, vars)
+        args = Namespace(
+            profiles_dir=flags.PROFILES_DIR, project_dir=flags.PROJECT_DIR,
+            target=getattr(flags, "TARGET", None), profile=getattr(flags, "PROFILE", None),
+            threads=getattr(flags, "THREADS", None), vars=getattr(flags, "VARS", {}))
+        config = RuntimeConfig.from_args(args)
+        register_adapter(config, get_mp_context())
+        self.adapter = get_adapter(config)
+        self.adapter.set_macro_resolver(self.manifest)
+        self.adapter.set_macro_context_generator(generate_runtime_macro_context)
+        self._conn = self.adapter.connection_named("dbt_deid_python_nodes")
+        self._conn.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._conn.__exit__(*exc)
+        self.adapter.cleanup_connections()
+
+    @property
+    def dialect(self) -> str:
+        return "spark" if self.adapter.type() in ("spark", "databricks") else "default"
+
+    def relation(self, node: Any) -> Any:
+        identifier = getattr(node, "alias", None) or getattr(node, "identifier", None) or node.name
+        return self.adapter.Relation.create(
+            database=node.database, schema=node.schema, identifier=identifier, type="table")
+
+    def _query(self, sql: str) -> Any:
+        _, cursor = self.adapter.connections.add_query(sql, auto_begin=True)
+        return cursor
+
+    def read(self, node: Any) -> pd.DataFrame:
+        cursor = self._query(f"select * from {self.relation(node)}")
+        columns = [d[0] for d in cursor.description]
+        return rows_to_frame(columns, cursor.fetchall())
+
+    def write(self, node: Any, frame: pd.DataFrame) -> int:
+        frame = frame.reset_index(drop=True)
+        frame.columns = [str(c) for c in frame.columns]
+        target = self.relation(node)
+        kinds = [column_kind(frame[c]) for c in frame.columns]
+        types = _TYPES[self.dialect]
+        quote = self.adapter.quote
+        cols = ", ".join(f"{quote(c)} {types[k]}" for c, k in zip(frame.columns, kinds,
+                                                                   strict=True))
+        self.adapter.create_schema(target.without_identifier())
+        if self.dialect == "spark":
+            return self._write_spark(target, frame, kinds, cols)
+        tmp = target.incorporate(path={"identifier": f"{target.identifier}__dbt_deid_tmp"})
+        self._query(f"drop table if exists {tmp}")
+        self._query(f"create table {tmp} ({cols})")
+        self._insert(tmp, frame, kinds)
+        # as dbt's table materialization on PostgreSQL: views on the old table go with it
+        # (dbt rebuilds them downstream)
+        self._query(f"drop table if exists {target} cascade")
+        self._query(f"alter table {tmp} rename to {quote(target.identifier)}")
+        self.adapter.connections.commit()
+        return len(frame)
+
+    def _insert(self, relation: Any, frame: pd.DataFrame, kinds: list[str]) -> None:
+        if not len(frame):
+            return
+        handle = self.adapter.connections.get_thread_connection().handle
+        if self.adapter.type() == "postgres":
+            with handle.cursor() as cur:
+                cur.copy_expert(f"copy {relation} from stdin with (format csv)",
+                                postgres_copy_csv(frame, kinds))
+            return
+        rows = frame_rows(frame, kinds)
+        for start in range(0, len(rows), _BATCH):
+            values = ", ".join(
+                "(" + ", ".join(sql_literal(v, k, self.dialect) for v, k in zip(row, kinds,
+                                                                              strict=True)) + ")"
+                for row in rows[start:start + _BATCH])
+            self._query(f"insert into {relation} values {values}")
+
+    def _write_spark(self, target: Any, frame: pd.DataFrame, kinds: list[str],
+                     cols: str) -> int:
+        self._query(f"drop table if exists {target}")
+        if getattr(self.adapter.config.credentials, "method", None) == "session":
+            # dbt-spark's session method runs Spark in this process: hand the rows to it
+            # directly (a literal INSERT per 500 rows is slow on Spark)
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.builder.getOrCreate()
+            schema = ", ".join(f"`{c}` {_TYPES['spark'][k]}" for c, k in zip(
+                frame.columns, kinds, strict=True))
+            rows = frame_rows(frame, kinds)
+            spark.createDataFrame(rows, schema=schema).write.format("parquet").mode(
+                "overwrite").saveAsTable(f"{target.schema}.{target.identifier}")
+            return len(frame)
+        self._query(f"create table {target} ({cols}) using parquet")
+        self._insert(target, frame, kinds)
+        return len(frame)
+
+    def compute(self, node: Any) -> int:
+        """Run the Python model ``node`` on its refs; write its frame; return its row count."""
+        shim = DbtShim(node, self.manifest, self.read, str(self.relation(node)))
+        frame = run_model_code(node, shim)
+        return self.write(node, frame)

@@ -1,0 +1,119 @@
+"""The advice in the dbt release: frames in, frames out, for the Python model
+``deid_release_advice`` (issue 35).
+
+Reads the pattern table the build already has (``deid_patterns``, the QI values at the
+configured levels with their counts), the hierarchies (``deid_hierarchy``) and the build's own
+suppression map (``deid_suppression_map``), so the figures at the configured levels are not
+computed again; when MaxSup or a column cap fails, the core (:func:`dbt_deid.advice.advise`)
+searches the coarser levels for the nearest that pass (El Emam et al. 2009, prescription
+records, "Apply Generalization and Suppression"). The publish step, the report and ``python -m
+dbt_deid advise`` read the table this returns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from dbt_deid.advice import (
+    advice_frame,
+    advise,
+    describe_level,
+    shares_from_map,
+    typed_advice_frame,
+)
+from dbt_deid.advice.search import Advice
+from dbt_deid.config import parse_release
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import string_values, to_pandas
+from dbt_deid.dbt_side.glue.ola import ola_hierarchies
+from dbt_deid.errors import ConfigError, DataError
+from dbt_deid.ola.settings import ola_settings
+from dbt_deid.progress import Logger
+
+
+def level_meanings(hierarchy: pd.DataFrame, release: Mapping[str, Any]
+                   ) -> dict[str, dict[int, str]]:
+    """Per QI, the meaning of each level of its hierarchy (:func:`describe_level`)."""
+    cfg = parse_release(dict(release), partial=True)
+    out: dict[str, dict[int, str]] = {}
+    if hierarchy is None or not len(hierarchy):
+        return {q: {0: "original values"} for q in cfg.qi_names}
+    for q in cfg.qi_names:
+        rows = hierarchy[hierarchy["qi_name"].astype(str) == q]
+        levels = sorted({int(v) for v in rows["level"]}) if len(rows) else [0]
+        out[q] = {lvl: describe_level(rows, lvl, missing_label=cfg.missing_label)
+                  for lvl in sorted({0, *levels})}
+    return out
+
+
+def release_advice(
+    patterns: pd.DataFrame, hierarchy: pd.DataFrame, suppression_map: pd.DataFrame | None,
+    release: Mapping[str, Any], *, logger: Logger | None = None, **budget: Any,
+) -> tuple[Advice, dict[str, dict[int, str]]]:
+    """The release's advice and its QIs' level meanings (see the module docstring)."""
+    cfg = parse_release(dict(release), partial=True)
+    log = logger or dbt_logger()
+    frame = string_values(patterns, cfg.qi_names)
+    frame.columns = [str(c) for c in frame.columns]
+    combos = [tuple(c) for c in cfg.verified_combinations()]
+    shares = None
+    if suppression_map is not None:
+        # the shares in small classes only for a refused release (one GROUP BY per combination)
+        shares = shares_from_map(frame, suppression_map, cfg.released_qis(), combos, cfg.k,
+                                 small_classes=False)
+        if shares.failing(cfg.max_suppression, cfg.caps):
+            shares = shares_from_map(frame, suppression_map, cfg.released_qis(), combos, cfg.k)
+    held: dict[str, str] = {}
+    hierarchies: dict[str, pd.DataFrame] = {}
+    if ola_settings(dict(release)) is not None:
+        held = {q: "chosen by OLA (generalization.search: ola)" for q in cfg.qi_names}
+    else:
+        in_family = {lvl for f in cfg.families for lvl in f.levels}
+        for q in cfg.qi_names:
+            if q in in_family:
+                continue
+            try:
+                hierarchies.update(ola_hierarchies(
+                    hierarchy, frame, {q: cfg.quasi_identifiers[q].level}, cfg.missing_label))
+            except ConfigError as exc:  # names settings only
+                held[q] = str(exc)
+            except DataError:  # its message may quote a hierarchy value: not repeated here
+                held[q] = "its hierarchy is not a tree above the configured level"
+    advice = advise(frame, hierarchies, release, shares=shares, held=held, logger=log, **budget)
+    return advice, level_meanings(hierarchy, release)
+
+
+def deid_release_advice(
+    release_json: str, patterns: Any, hierarchy: Any, suppression_map: Any
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_release_advice``: the rows of
+    :func:`dbt_deid.advice.advice_frame` for the release (figures at the configured levels per
+    QI and per combination, and when MaxSup or a column cap fails, the nearest levels that pass
+    and the text lines the publish step's failure message and the report show). An empty
+    pattern table (only under ``dbt build --empty``) gives no row."""
+    release = json.loads(release_json)
+    frame = to_pandas(patterns)
+    if len(frame) == 0:
+        return typed_advice_frame()
+    log = dbt_logger()
+    try:
+        advice, meanings = release_advice(frame, to_pandas(hierarchy),
+                                          to_pandas(suppression_map), release, logger=log)
+    except Exception as exc:  # noqa: BLE001 - advice never blocks a release the gates pass
+        # The gates decide what is published; a failure here must not fail the build (the
+        # publish model depends on this one for its refusal message).
+        # (the exception's name only: its text may quote a value)
+        log.warning(f"dbt_deid: deid_release_advice: no advice ({type(exc).__name__})")
+        return typed_advice_frame(pd.DataFrame([{
+            "kind": "line", "item": 1, "subject": None, "figure": None, "limit_value": None,
+            "small_share": None, "levels_json": None,
+            "message": f"no advice could be computed ({type(exc).__name__})"}]))
+    out = advice_frame(advice, meanings)
+    if advice.refused:
+        for line in out[out["kind"] == "line"]["message"]:
+            log.info(f"dbt_deid: advice: {line}")
+    return out

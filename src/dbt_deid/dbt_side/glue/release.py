@@ -1,0 +1,262 @@
+"""The core release's Python models: suppression map, release plan, algorithm comparison.
+
+El Emam et al. 2011 (discharge PUMF), "Combinations Suppression Algorithm": the suppression runs
+on the pattern table ``deid_patterns`` (one row per QI pattern with its count), never on records.
+
+:func:`deid_suppression_map`, :func:`deid_release_plan` and :func:`deid_algorithm_comparison`
+are the bodies of the dbt Python models of those names (and of every extra release's copies):
+the model file only reads its refs and configs and calls them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dbt_deid.config import parse_release
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.errors import DataError
+from dbt_deid.living import Status, refresh
+from dbt_deid.living.pairs import EARLIER, pair_columns
+from dbt_deid.ola.records import record_suppression_map
+from dbt_deid.ola.settings import ola_settings
+from dbt_deid.patterns import PatternTable
+from dbt_deid.progress import Logger
+from dbt_deid.settings_resolve import resolve
+from dbt_deid.suppression import carried_columns, run_suppression
+
+
+def suppression_map(
+    patterns: Any, release: dict[str, Any], *, model: str = "deid_suppression_map",
+    logger: Logger | None = None,
+) -> pd.DataFrame:
+    """Run the release's suppression on its pattern table; return the suppression map.
+
+    ``patterns`` is ``deid_patterns`` (QI columns plus ``n``). The map has, for each pattern with
+    a suppressed cell, one row per variant: the pattern's QI values, ``n``, ``rank_from``,
+    ``rank_to`` and one boolean ``<qi>__suppressed`` per QI (see
+    :meth:`dbt_deid.suppression.SuppressionResult.suppression_map`).
+    """
+    cfg = parse_release(release)
+    ola = ola_settings(release)
+    records = ola is not None and ola.suppression == "records"
+    # The cell suppression only encodes the text columns (PatternTable): they may stay in
+    # their Arrow buffers. OLA's record suppression reads the values themselves.
+    frame = to_pandas(patterns) if records else to_pandas_for_codes(patterns)
+    frame.columns = [str(c) for c in frame.columns]
+    log = logger or dbt_logger()
+    if len(frame) == 0:
+        # Only under `dbt build --empty` (every SQL ref reads no rows): a real build stops
+        # earlier, in deid_generalized (assert_release_inputs: "has no records; nothing to
+        # release"), and the publish materialization publishes nothing from an empty candidate.
+        log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
+        return _typed_map(pd.DataFrame(), cfg.qi_names, cfg.qi_names)
+    if f"{cfg.qi_names[0]}{EARLIER}" in frame.columns:
+        return _typed_map(refresh_map(frame, cfg, log, model), pair_columns(cfg.qi_names),
+                          cfg.qi_names)
+    if records:
+        # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
+        # 2012, HHP claims, "Base Algorithm")
+        # records in a class smaller than k on any verified combination, as OLA judged
+        # the node (dbt_deid.ola.combinations)
+        out = record_suppression_map(frame, cfg.qi_names, cfg.k,
+                                     combinations=cfg.verified_combinations())
+        log.info(f"dbt_deid: {model}: OLA record suppression: {int(out['n'].sum())} records"
+                 f" with every quasi-identifier suppressed (classes of each verified"
+                 " combination)")
+        return _typed_map(out, cfg.qi_names, cfg.qi_names)
+    result = run_suppression(
+        frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
+        logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
+        verify_combinations=cfg.verified_combinations(), families=cfg.families,
+    )
+    out = result.suppression_map()
+    log.info(
+        f"dbt_deid: {model}: {result.stats.cells} cells suppressed"
+        f" ({result.stats.phase1_cells} in phase 1, {result.stats.phase2_cells} in phase 2,"
+        f" {result.stats.growth_records} records moved to fully suppressed classes,"
+        f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
+        f" {len(out)} map rows"
+    )
+    return _typed_map(out, cfg.qi_names, cfg.qi_names)
+
+
+def refresh_map(frame: pd.DataFrame, cfg: Any, log: Logger, model: str) -> pd.DataFrame:
+    """A refresh of a line with published versions (issue 32, ``docs/living-release.md``):
+    ``frame`` is the pairs (:mod:`dbt_deid.living.pairs`) the warehouse computed from the
+    per-record store and the current records; the new version is seed 000's combinations
+    algorithm with the earlier cells held fixed (:func:`dbt_deid.living.refresh`). When no
+    safe version exists the build stops here, naming the figure, the limit and what to change
+    (nothing is published: the publish model depends on this one)."""
+    result = refresh(
+        frame, cfg.k, cfg.combinations, cfg.weights,
+        verify_combinations=cfg.verified_combinations(), propagation=cfg.propagation(),
+        columns=cfg.qi_names, max_suppression=cfg.max_suppression,
+        logger=log,
+    )
+    log.info(
+        f"dbt_deid: {model}: refresh: {result.records(Status.KEPT)} kept,"
+        f" {result.records(Status.NEW)} new ({result.new_record_cells} cells suppressed),"
+        f" {result.records(Status.CHANGED)} changed ({result.changed_record_cells} cells),"
+        f" {result.records(Status.GONE)} gone record state(s);"
+        f" {result.kept_cells_newly_suppressed} cell(s) newly suppressed in"
+        f" {result.kept_records_newly_suppressed} kept record(s)"
+    )
+    refusals = result.refusals()
+    for line in refusals:
+        log.info(f"dbt_deid: {model}: refresh: not safe as computed: {line}")
+    # The gates check the new version alone and the combined view (combined_releases) in SQL
+    # and refuse it there, with their figures; the changed records' linked check has no SQL
+    # twin, so a version it refuses stops the build here.
+    linked = [c for c in result.linked if c.records_below_k]
+    if linked:
+        raise DataError(
+            f"{model}: release '{cfg.name}': no safe next version of the line: "
+            + "; ".join(r for r in refusals if r.startswith("changed records"))
+            + ". Nothing is published; the last published version stays.")
+    return result.suppression_map()
+
+
+def _typed_map(out: pd.DataFrame, keys: list[str], qi_names: list[str]) -> pd.DataFrame:
+    """The suppression map with stable column types (string keys, int64 ranks, bool flags)."""
+    columns: dict[str, Any] = {}
+    for q in keys:
+        columns[q] = (out[q].astype("string").reset_index(drop=True) if len(out)
+                      else pd.Series([], dtype="string"))
+    for c in ("n", "rank_from", "rank_to"):
+        columns[c] = pd.Series(out[c].to_numpy(dtype=np.int64) if len(out) else [], dtype="int64")
+    for q in qi_names:
+        flag = f"{q}__suppressed"
+        columns[flag] = pd.Series(out[flag].to_numpy(dtype=bool) if len(out) else [], dtype=bool)
+    frame_out = pd.DataFrame(columns)
+    for q in keys:  # empty maps still need string-typed key columns
+        frame_out[q] = frame_out[q].astype("string")
+    return frame_out
+
+
+def release_plan(release: dict[str, Any]) -> pd.DataFrame:
+    """The release plan as rows, for the SQL models and gates and for auditors.
+
+    ``kind`` is ``protected`` (combinations the suppression works on), ``verified`` (every
+    combination an adversary may know, checked by the gates), ``released`` (QIs in the
+    published table, in order) or ``propagation`` (position 0 = source, 1 = target).
+    """
+    cfg = resolve("release", release)  # the one resolver: every section, as dbt parse checks it
+    rows: list[tuple[str, int, int, str]] = []
+    for kind, combos in (("protected", cfg.protected_combinations()),
+                         ("verified", cfg.verified_combinations())):
+        for i, b in enumerate(combos, start=1):
+            rows += [(kind, i, j, col) for j, col in enumerate(b)]
+    rows += [("released", 1, j, q) for j, q in enumerate(cfg.released_qis())]
+    for i, (src, dst) in enumerate(cfg.propagation(), start=1):
+        rows += [("propagation", i, 0, src), ("propagation", i, 1, dst)]
+    return pd.DataFrame(rows, columns=["kind", "item", "position", "column_name"]).astype(
+        {"kind": "string", "item": "int64", "position": "int64", "column_name": "string"}
+    )
+
+
+def empty_algorithm_comparison() -> pd.DataFrame:
+    """The columns of :func:`algorithm_comparison`, no row: what ``dbt build --empty`` writes
+    (its pattern table is empty; a real build stops earlier on an empty source)."""
+    from dbt_deid.comparison import LOSS_COLUMNS
+
+    columns = ["algorithm", *LOSS_COLUMNS, "smallest_class", "min_consistent_exact", "selected"]
+    return pd.DataFrame({c: pd.Series([], dtype="string" if c in ("algorithm", "column_name")
+                                      else "boolean" if c == "selected" else "float64")
+                         for c in columns})
+
+
+def algorithm_comparison(
+    patterns: Any, release: dict[str, Any], released: Any | None = None
+) -> pd.DataFrame:
+    """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
+
+    ``released`` (``deid_suppressed_patterns``) gives the selected algorithm's figures without
+    running it again; it is ignored when OLA's record suppression made the release (then the
+    released patterns are not a cell-suppression result) and under ``sample.order:
+    population_first`` (then they are the file, not the population the algorithms ran on). It
+    is read and coded first and its frame of text dropped before the pattern table is read, so
+    the two tables' text is never in memory together (at 24 million records each is millions of
+    rows). An empty pattern table (only under ``dbt build --empty``: a real build stops
+    upstream) gives the empty comparison.
+    """
+    from dbt_deid.comparison import coded_released, compare_algorithms
+
+    cfg = parse_release(release)
+    ola = ola_settings(release)
+    if ola is not None and ola.suppression == "records":
+        released = None
+    sample = release.get("sample")
+    if isinstance(sample, dict) and sample.get("order") == "population_first":
+        # the released patterns are the file drawn from the protected population, not the
+        # population the algorithms ran on (El Emam et al. 2011's order): run both again
+        released = None
+    coded = None
+    if released is not None:
+        released_frame = to_pandas_for_codes(released)
+        if len(released_frame):
+            coded = coded_released(released_frame, cfg.qi_names)
+        del released_frame
+    frame = current_patterns(to_pandas_for_codes(patterns), cfg.qi_names)
+    rows = len(frame)
+    if rows == 0:
+        return empty_algorithm_comparison()
+    # Encoded here, as run_suppression would encode it, so the frame of text can go before
+    # the run (both algorithms then share the encoded table).
+    frame.columns = [str(c) for c in frame.columns]
+    table = PatternTable.from_frame(
+        frame, carried_columns(cfg.combinations, cfg.qi_names, cfg.propagation(),
+                                               cfg.verified_combinations()), "n")
+    del frame
+    # The exact consistent-set check of both algorithms takes seconds per algorithm at a
+    # million patterns; above 200,000 patterns it is left to the release gate (which checks
+    # the selected algorithm in any case).
+    return compare_algorithms(table, release, logger=dbt_logger(), exact=rows <= 200_000,
+                              released=coded)
+
+
+def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
+    """``deid_patterns`` as a pattern table of the current records: when it holds a refresh's
+    pairs, the current tuples regrouped (the rows of states no longer current left out)."""
+    frame.columns = [str(c) for c in frame.columns]
+    if f"{qi_names[0]}{EARLIER}" not in frame.columns:
+        return frame
+    current = frame[frame[qi_names[0]].notna()]
+    return current.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
+
+
+def deid_suppression_map(release_json: str, patterns: Any) -> pd.DataFrame:
+    """The dbt Python model ``deid_suppression_map``: the release's combinations suppression
+    map (El Emam et al. 2011, discharge PUMF, "Combinations Suppression Algorithm"; OLA's record
+    suppression, El Emam et al. 2012, "Base Algorithm", when the release searches with OLA).
+
+    ``patterns`` is ``deid_patterns`` (distinct QI tuples with counts); ``release_json`` the
+    model's config ``deid_release_json`` (the release settings rendered as JSON). The map is
+    what ``deid_suppressed`` joins back onto the records (:func:`suppression_map`).
+    """
+    return suppression_map(patterns, json.loads(release_json), model="deid_suppression_map")
+
+
+def deid_release_plan(release_json: str) -> pd.DataFrame:
+    """The dbt Python model ``deid_release_plan``: the release validated and its hierarchical
+    QIs expanded (El Emam et al. 2011, discharge PUMF, Tables 4, 5, 7, 8) into the combinations
+    the suppression protects and those the gates verify (:func:`release_plan`). SQL models and
+    tests read this table (macro ``dbt_deid.release_plan``), so the expansion has one
+    implementation."""
+    return release_plan(json.loads(release_json))
+
+
+def deid_algorithm_comparison(
+    release_json: str, patterns: Any, suppressed_patterns: Any
+) -> pd.DataFrame:
+    """The dbt Python model ``deid_algorithm_comparison``: the release run with both the
+    combinations and the complete algorithm (El Emam et al. 2011, discharge PUMF, "Evaluation"),
+    side by side (:func:`algorithm_comparison`). The algorithm the release selected is read from
+    its released patterns (``suppressed_patterns``, ``deid_suppressed_patterns``); the other one
+    runs on the pattern table (``patterns``, ``deid_patterns``). An empty pattern table (only
+    under ``dbt build --empty``: a real build stops upstream) gives the empty comparison."""
+    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns)

@@ -1,0 +1,72 @@
+"""``python -m dbt_deid advise [--release NAME] [dbt arguments]``: preview, publish nothing.
+
+Builds the release's models up to its advice (``dbt build --select +deid_release_advice``, or
+``+NAME__deid_release_advice`` for an extra release; on adapters without dbt Python models the
+segmented build of ``python -m dbt_deid build``), which never builds the publish model, then
+reads ``deid_release_advice`` through the dbt adapter and prints it: MaxSup and each column's
+suppression at the configured levels, per combination the records in classes smaller than k,
+and, when MaxSup or a column cap fails, the nearest levels that pass (docs/advice-and-report.md).
+Try a change with ``--vars`` before committing it. Every other argument goes to dbt unchanged
+(``--project-dir``, ``--profiles-dir``, ``--target``, ``--vars``). Exit code: 0 when the
+release would pass MaxSup and its column caps, 1 when it would be refused, 2 when the build
+did not produce the advice.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def _advice_node(manifest: Any, release: str | None) -> Any:
+    name = f"{release}__deid_release_advice" if release else "deid_release_advice"
+    for node in manifest.nodes.values():
+        if node.resource_type == "model" and node.name == name:
+            return node
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from dbt_deid.dbt_side.engine.adapter_io import AdapterFrames
+    from dbt_deid.dbt_side.engine.segmented import _run_build, parse_project, split_args
+
+    split = split_args(list(args.dbt_args))
+    parsed = parse_project(split.context)
+    if not parsed.success:
+        print(f"advise: ERROR dbt parse failed: {parsed.exception or ''}", flush=True)
+        return 2
+    node = _advice_node(parsed.result, args.release)
+    if node is None:
+        print("advise: ERROR no model deid_release_advice"
+              + (f" for release {args.release}" if args.release else "")
+              + " (is var deid_release declared? for an extra release: add-release)", flush=True)
+        return 2
+    split.selection = ["--select", f"+{node.name}"]
+    _run_build(parsed.result, split, args.python_nodes)
+    try:
+        with AdapterFrames(parsed.result) as frames:
+            advice = frames.read(node)
+    except Exception as exc:  # noqa: BLE001 - the table was not built
+        print(f"advise: ERROR {node.name} could not be read ({type(exc).__name__}); see the"
+              " dbt output above", flush=True)
+        return 2
+    lines = advice[advice["kind"] == "line"].sort_values("item")["message"]
+    for line in lines:
+        print(line, flush=True)
+    status = advice[advice["kind"] == "status"]
+    if not len(status):
+        return 2
+    return 0 if str(status["message"].iloc[0]) == "passes" else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "advise", help="preview a release (dbt build up to deid_release_advice; nothing"
+        " published) and print what would pass", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--release", default=None,
+                   help="an extra release (key of var deid_releases); default: var deid_release")
+    p.add_argument("--python-nodes", choices=("auto", "dbt", "runner"), default="auto",
+                   help="who runs the Python models (as for build)")
+    p.set_defaults(dbt_args=[])
+    p.set_defaults(func=run)
