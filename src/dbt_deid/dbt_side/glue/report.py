@@ -242,6 +242,7 @@ def write_dbt_report(
     exact: pd.DataFrame | None = None,
     advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None,
+    ola_search: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
@@ -250,7 +251,9 @@ def write_dbt_report(
     deid_gate_results: the report states every gate's verdict and whether the release is
     published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
     deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
-    without it the exact counts are computed here from the true values."""
+    without it the exact counts are computed here from the true values. ``ola_search`` is
+    deid_ola_search when the release's levels were chosen by OLA: the report plots the nodes
+    the search evaluated (the risk-utility picture)."""
     from dbt_deid.report.html import write_release_report  # imports matplotlib
 
     log = logger or get_logger()
@@ -269,6 +272,7 @@ def write_dbt_report(
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
         breakdowns=breakdown_frames(suppressed, release), status=status, comparison=comparison,
+        ola_search=ola_search,
     )
     data = written.read_bytes()
     verdict = ("REFUSED (nothing published)" if refused
