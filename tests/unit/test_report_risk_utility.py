@@ -1,0 +1,108 @@
+"""The report's risk-utility picture (issue 36 item 4): every node OLA evaluated, records
+suppressed against information loss, the released node marked; inline SVG, no value of a
+record."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from dbt_deid.dbt_side.glue.ola import ola_search_frame
+from dbt_deid.report.html import render_release_report
+from dbt_deid.report.risk_utility import WIDTH, risk_utility_section, risk_utility_svg
+from dbt_deid.risk import assess_release, threshold_preset
+
+#: every record value and generalized value carries one of these markers
+MARKERS = ("Qa", "Qb", "Qc", "Qs")
+
+
+class _Quiet:
+    def info(self, msg: str) -> None:
+        pass
+
+
+def _hierarchy() -> pd.DataFrame:
+    rows = []
+    for v in range(20, 40):
+        lo5 = v - v % 5
+        for lvl, g in enumerate([f"Qa{v}x", f"Qb{lo5}x", f"Qc{v - v % 10}x", "*"]):
+            rows.append(("age", lvl, f"Qa{v}x", g))
+    for s in ("QsF", "QsM"):
+        rows += [("sex", 0, s, s), ("sex", 1, s, "*")]
+    return pd.DataFrame(rows, columns=["qi_name", "level", "original_value",
+                                       "generalized_value"])
+
+
+def _patterns() -> pd.DataFrame:
+    rows = [(f"Qa{v}x", s, 1 + (v + (s == "QsM")) % 3) for v in range(20, 40)
+            for s in ("QsF", "QsM")]
+    return pd.DataFrame(rows, columns=["age", "sex", "n"])
+
+
+def _search(k: int = 10, max_suppression: float = 0.0) -> pd.DataFrame:
+    release = {
+        "source": "src", "record_id": "id",
+        "quasi_identifiers": {"age": {"hierarchy": "age_h"}, "sex": {"hierarchy": "sex_h"}},
+        "k": k, "max_suppression": max_suppression, "generalization": {"search": "ola"},
+    }
+    return ola_search_frame(_patterns(), _hierarchy(), release, logger=_Quiet())
+
+
+def _marks(svg: str) -> list[tuple[str, str]]:
+    return re.findall(r'class="node (pass|fail|released)" data-node="([^"]*)"', svg)
+
+
+@pytest.mark.parametrize(("k", "max_suppression"), [(10, 0.0), (20, 0.02), (5, 0.1)])
+def test_one_mark_per_evaluated_node_and_the_released_one_marked(k, max_suppression) -> None:
+    search = _search(k, max_suppression)
+    nodes = search[search["role"] != "top"]
+    assert len(nodes) == int(search["nodes_evaluated"].iloc[0])  # every evaluated node
+    svg = risk_utility_svg(search, ["age", "sex"])
+    marks = _marks(svg)
+    assert sorted(n for _, n in marks) == sorted(
+        f"{a},{s}" for a, s in zip(nodes["age"], nodes["sex"], strict=True))
+    chosen = nodes[nodes["chosen"]]
+    released = [n for kind, n in marks if kind == "released"]
+    assert released == [f"{chosen['age'].item()},{chosen['sex'].item()}"]
+    assert f"released: age={chosen['age'].item()}, sex={chosen['sex'].item()}" in svg
+    others = nodes[~nodes["chosen"]]
+    assert sum(kind == "pass" for kind, _ in marks) == int(others["passes"].sum())
+    assert sum(kind == "fail" for kind, _ in marks) == int((~others["passes"]).sum())
+    assert "records suppressed (%)" in svg and "information loss (entropy)" in svg
+    assert f'width="{WIDTH}"' in svg and WIDTH <= 1280
+
+
+def test_report_section_shows_no_record_value_and_no_external_asset() -> None:
+    search = _search()
+    published = pd.DataFrame({"age": ["Qc20x"] * 12 + ["Qc30x"] * 12,
+                              "sex": ["*"] * 24})
+    a = assess_release(published, ["age", "sex"], 0.2, count_column=None,
+                       preset=threshold_preset("agreement"))
+    plain = render_release_report([a], title="t")
+    page = render_release_report([a], title="t", ola_search=search)
+    assert "risk-utility" not in plain and "risk-utility" in page
+    section = "\n".join(risk_utility_section(search))
+    assert "<svg" in section and "<script" not in section and "http://" not in section.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    for marker in MARKERS:
+        assert marker not in section
+    assert f"all {len(search) - 1} nodes the search evaluated" in section
+
+
+def test_section_says_when_not_every_evaluated_node_is_kept() -> None:
+    search = _search()
+    search["nodes_evaluated"] = 5000
+    section = "\n".join(risk_utility_section(search))
+    assert f"{len(search) - 1} of the 5,000 nodes the search evaluated" in section
+
+
+def test_no_passing_node_plots_the_failing_ones_without_a_released_mark() -> None:
+    search = _search(k=500, max_suppression=0.0)
+    assert not search["chosen"].any()
+    svg = risk_utility_svg(search, ["age", "sex"])
+    marks = _marks(svg)
+    assert marks and all(kind == "fail" for kind, _ in marks)
+    assert "released:" not in svg
+    assert "no node passes" in "\n".join(risk_utility_section(search))
