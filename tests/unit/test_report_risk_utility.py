@@ -106,3 +106,32 @@ def test_no_passing_node_plots_the_failing_ones_without_a_released_mark() -> Non
     assert marks and all(kind == "fail" for kind, _ in marks)
     assert "released:" not in svg
     assert "no node passes" in "\n".join(risk_utility_section(search))
+
+
+def test_cli_ola_writes_the_picture(tmp_path, capsys) -> None:
+    """``python -m dbt_deid ola --risk-utility FILE``: one mark per node the run evaluated,
+    the released node marked, no record value."""
+    import json
+
+    from dbt_deid.tools.cli import main
+
+    p = _patterns()
+    data = tmp_path / "data.csv"
+    p.loc[p.index.repeat(p["n"]), ["age", "sex"]].to_csv(data, index=False)
+    args = ["ola", "--input", str(data), "--k", "10", "--max-suppression", "0"]
+    h = _hierarchy()
+    for q in ("age", "sex"):
+        wide = h[h["qi_name"] == q].pivot(index="original_value", columns="level",
+                                          values="generalized_value")
+        wide.to_csv(tmp_path / f"{q}.csv", header=False, index=False, sep=";")
+        args += ["--hierarchy", f"{q}={tmp_path / f'{q}.csv'}"]
+    svg_path = tmp_path / "out" / "ru.svg"
+    assert main([*args, "--hierarchy-delimiter", ";", "--risk-utility", str(svg_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    svg = svg_path.read_text(encoding="utf-8")
+    marks = _marks(svg)
+    assert len(marks) == out["nodes_evaluated"]
+    chosen = ",".join(str(out["chosen"][q]) for q in ("age", "sex"))
+    assert [n for kind, n in marks if kind == "released"] == [chosen]
+    for marker in MARKERS:
+        assert marker not in svg

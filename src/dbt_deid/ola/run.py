@@ -209,6 +209,24 @@ class OlaResult:
                 "best_k_minimal", "optimal", "chosen", "search"]
         return pd.DataFrame(rows, columns=cols)
 
+    def trace_frame(self) -> pd.DataFrame:
+        """The evaluated nodes (:attr:`trace`) in the layout of ``deid_ola_search`` that the
+        risk-utility picture reads (:mod:`dbt_deid.report.risk_utility`): a level column per
+        QI, ``role`` (evaluated), ``suppressed``, ``suppressed_share``, ``passes``,
+        ``chosen``, the metric's column, and the run's metric, MaxSup and nodes evaluated."""
+        rows = []
+        for e in self.trace:
+            row: dict[str, Any] = dict(zip(self.names, e.node, strict=True))
+            row.update(role="evaluated", suppressed=e.suppressed,
+                       suppressed_share=e.suppressed / self.n_records, passes=e.passes,
+                       chosen=e.node == self.chosen, **{self.metric: e.value},
+                       metric=self.metric, max_suppression=self.max_suppression,
+                       nodes_evaluated=self.evaluated)
+            rows.append(row)
+        cols = [*self.names, "role", "suppressed", "suppressed_share", "passes", "chosen",
+                self.metric, "metric", "max_suppression", "nodes_evaluated"]
+        return pd.DataFrame(rows, columns=cols)
+
     def to_dict(self) -> dict[str, Any]:
         best = next((r for r in self.k_minimal if r.node == self.best_k_minimal), None)
         return {
