@@ -68,6 +68,7 @@ def risk_utility_svg(search: pd.DataFrame, qi_names: Sequence[str]) -> str:
     ylo = min(0.0, float(rows["value"].min()) if len(rows) else 0.0)
     yhi = float(rows["value"].max()) if len(rows) else 1.0
     yhi = yhi if yhi > ylo else ylo + 1.0
+    xhi, yhi = xhi * 1.04, yhi + 0.04 * (yhi - ylo)  # marks never sit on the frame
 
     def sx(v: float) -> float:
         return LEFT + pw * v / xhi
