@@ -69,8 +69,8 @@ class Trace:
     """The evaluated nodes in evaluation order, at most ``limit`` of them (the first ones);
     ``dropped`` counts the nodes evaluated beyond the limit."""
 
-    def __init__(self, limit: int = TRACE_LIMIT) -> None:
-        self.limit = limit
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = TRACE_LIMIT if limit is None else limit
         self.nodes: dict[Node, EvaluatedNode] = {}
         self.dropped = 0
 
