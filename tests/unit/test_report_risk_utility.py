@@ -41,11 +41,12 @@ def _patterns() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["age", "sex", "n"])
 
 
-def _search(k: int = 10, max_suppression: float = 0.0) -> pd.DataFrame:
+def _search(k: int = 10, max_suppression: float = 0.0, **generalization) -> pd.DataFrame:
     release = {
         "source": "src", "record_id": "id",
         "quasi_identifiers": {"age": {"hierarchy": "age_h"}, "sex": {"hierarchy": "sex_h"}},
-        "k": k, "max_suppression": max_suppression, "generalization": {"search": "ola"},
+        "k": k, "max_suppression": max_suppression,
+        "generalization": {"search": "ola", **generalization},
     }
     return ola_search_frame(_patterns(), _hierarchy(), release, logger=_Quiet())
 
@@ -54,9 +55,13 @@ def _marks(svg: str) -> list[tuple[str, str]]:
     return re.findall(r'class="node (pass|fail|released)" data-node="([^"]*)"', svg)
 
 
-@pytest.mark.parametrize(("k", "max_suppression"), [(10, 0.0), (20, 0.02), (5, 0.1)])
-def test_one_mark_per_evaluated_node_and_the_released_one_marked(k, max_suppression) -> None:
-    search = _search(k, max_suppression)
+@pytest.mark.parametrize(("k", "max_suppression", "generalization"), [
+    (10, 0.0, {}), (20, 0.02, {}), (5, 0.1, {}),
+    (10, 0.0, {"max_nodes": 1}),  # the heuristic search: the nodes it checked
+])
+def test_one_mark_per_evaluated_node_and_the_released_one_marked(
+        k, max_suppression, generalization) -> None:
+    search = _search(k, max_suppression, **generalization)
     nodes = search[search["role"] != "top"]
     assert len(nodes) == int(search["nodes_evaluated"].iloc[0])  # every evaluated node
     svg = risk_utility_svg(search, ["age", "sex"])
