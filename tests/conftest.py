@@ -28,7 +28,8 @@ def adult_dir() -> Path:
 
 #: Seconds of work per test module (the slowest first; measured from the dbt run log,
 #: ``DBT_DEID_TEST_RUN_LOG``, and ``pytest --durations``). `make test` runs one worker per core
-#: plus one, with whole files per worker (``--dist loadfile``) in this order (``--no-loadscope-reorder``):
+#: plus one, with whole files per worker (``--dist loadfile``) in this order
+#: (``--no-loadscope-reorder``):
 #: xdist hands each worker two files to start with and then the next one whenever a worker is
 #: free, so the longest files must start first or one worker is left running a long file alone
 #: at the end (longest-processing-time-first scheduling). Only the order matters.
