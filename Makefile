@@ -1,11 +1,14 @@
 # Two entry points on a fresh clone (needs only Python 3.11 and make):
 #   make demo  - create .venv, install, build the demo release on embedded DuckDB, print its summary
 #   make test  - create .venv, install, run the whole test suite (what CI runs), one test
-#                process per core (pytest-xdist; a test file stays in one process)
+#                process per core plus one (pytest-xdist; a test file stays in one process):
+#                the tests wait on dbt, Java and PostgreSQL subprocesses, so with one process
+#                per core the 2-core CI machine was 161% busy (bash .ci/run, 2026-11-26)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB ?= demo.duckdb
+WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: demo test
 
@@ -25,4 +28,4 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check src tests bench fuzz python_models demo/models demo/build_demo.py integration_tests/models
-	$(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder

@@ -52,6 +52,9 @@ def test_build_ends_with_one_verdict_and_no_raw_json(tmp_path) -> None:
     # tau 0.001 (k = 1000) on 2,000 records: nearly every cell suppressed, MaxSup fails
     config = yaml.safe_load((project / "dbt_project.yml").read_text())
     config["vars"]["deid_release"]["tau"] = 0.001
+    # a new threshold on a line with a published version starts the line over explicitly
+    # (otherwise the refresh refuses the changed settings before any gate: issue 32)
+    config["vars"]["deid_release"]["restart"] = {"reason": "k = 1000 from now on"}
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config))
     refused = _build(project, env)
     assert refused.returncode == 1, (refused.stdout + refused.stderr)[-4000:]
