@@ -76,6 +76,7 @@ def test_one_mark_per_evaluated_node_and_the_released_one_marked(
     assert sum(kind == "pass" for kind, _ in marks) == int(others["passes"].sum())
     assert sum(kind == "fail" for kind, _ in marks) == int((~others["passes"]).sum())
     assert "records suppressed (%)" in svg and "information loss (entropy)" in svg
+    assert ('class="maxsup"' in svg) == (0 < max_suppression < 1)
     assert f'width="{WIDTH}"' in svg and WIDTH <= 1280
 
 
@@ -86,7 +87,7 @@ def test_report_section_shows_no_record_value_and_no_external_asset() -> None:
     a = assess_release(published, ["age", "sex"], 0.2, count_column=None,
                        preset=threshold_preset("agreement"))
     plain = render_release_report([a], title="t")
-    page = render_release_report([a], title="t", ola_search=search)
+    page = render_release_report([a], title="t", search_nodes=search)
     assert "risk-utility" not in plain and "risk-utility" in page
     section = "\n".join(risk_utility_section(search))
     assert "<svg" in section and "<script" not in section and "http://" not in section.replace(
@@ -140,3 +141,40 @@ def test_cli_ola_writes_the_picture(tmp_path, capsys) -> None:
     assert [n for kind, n in marks if kind == "released"] == [chosen]
     for marker in MARKERS:
         assert marker not in svg
+
+
+def test_axes_information_loss_on_x_and_suppression_on_y() -> None:
+    """As ARX's GUI: x grows with the node's information loss, y (SVG grows downwards) with the
+    records it suppresses; the MaxSup line is horizontal at MaxSup."""
+    search = _search(20, 0.02)
+    rows = search[search["role"] != "top"]
+    svg = risk_utility_svg(search, ["age", "sex"])
+    pos = {}
+    for m in re.finditer(r'data-node="([^"]*)"[^>]*?(?:cx="([\d.]+)" cy="([\d.]+)"|'
+                         r'd="M([\d.]+),([\d.]+))', svg):
+        node = m.group(1)
+        if m.group(2):
+            pos[node] = (float(m.group(2)), float(m.group(3)))
+        else:  # a path starts at the mark's top (released) or top-left corner (fail)
+            pos[node] = (float(m.group(4)), float(m.group(5)))
+    by_loss = rows.sort_values("entropy")
+    lo, hi = by_loss.iloc[0], by_loss.iloc[-1]
+    key = lambda r: f"{r['age']},{r['sex']}"  # noqa: E731
+    assert pos[key(lo)][0] < pos[key(hi)][0]
+    by_sup = rows.sort_values("suppressed")
+    few, many = by_sup.iloc[0], by_sup.iloc[-1]
+    assert many["suppressed"] > few["suppressed"]
+    assert pos[key(many)][1] < pos[key(few)][1]
+    line = re.search(r'class="maxsup" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"',
+                     svg)
+    assert line and line.group(2) == line.group(4) and line.group(1) != line.group(3)
+
+
+def test_release_without_search_says_so_and_draws_nothing() -> None:
+    """Levels set in the settings: deid_search_nodes has no row, and the report says no search
+    ran instead of drawing a picture."""
+    empty = _search().iloc[:0]
+    section = "\n".join(risk_utility_section(empty, searched=False))
+    assert "set in the settings" in section and "no generalization search ran" in section
+    assert "<svg" not in section
+    assert risk_utility_section(None, searched=False) == []

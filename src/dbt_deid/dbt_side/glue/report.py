@@ -242,7 +242,7 @@ def write_dbt_report(
     exact: pd.DataFrame | None = None,
     advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None,
-    ola_search: pd.DataFrame | None = None,
+    search_nodes: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
@@ -251,9 +251,10 @@ def write_dbt_report(
     deid_gate_results: the report states every gate's verdict and whether the release is
     published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
     deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
-    without it the exact counts are computed here from the true values. ``ola_search`` is
-    deid_ola_search when the release's levels were chosen by OLA: the report plots the nodes
-    the search evaluated (the risk-utility picture)."""
+    without it the exact counts are computed here from the true values. ``search_nodes`` is
+    deid_search_nodes: when the release's levels were chosen by the OLA search
+    (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
+    picture), else it says the levels were set in the settings and no search ran."""
     from dbt_deid.report.html import write_release_report  # imports matplotlib
 
     log = logger or get_logger()
@@ -272,7 +273,8 @@ def write_dbt_report(
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
         breakdowns=breakdown_frames(suppressed, release), status=status, comparison=comparison,
-        ola_search=ola_search,
+        search_nodes=search_nodes,
+        searched=(release.get("generalization") or {}).get("search") == "ola",
     )
     data = written.read_bytes()
     verdict = ("REFUSED (nothing published)" if refused
@@ -302,6 +304,7 @@ def deid_release_report(
     exact_consistent: Any,
     release_advice: Any = None,
     release_versions: Any = None,
+    search_nodes: Any = None,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -352,6 +355,7 @@ def deid_release_report(
         exact=to_pandas(exact_consistent),
         advice=to_pandas(release_advice) if release_advice is not None else None,
         versions=to_pandas(release_versions) if release_versions is not None else None,
+        search_nodes=to_pandas(search_nodes) if search_nodes is not None else None,
         path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )
