@@ -113,6 +113,9 @@ def test_report_plots_the_nodes_the_search_evaluated(records_build) -> None:
     assert [n for kind, n in marks if kind == "released"] == [published]
     assert 'class="maxsup"' in svgs[0] and "MaxSup 5%" in svgs[0]
     assert f"all {len(nodes):,} nodes the search evaluated" in page
+    for q, level in zip(levels["qi_name"], levels["level"], strict=True):  # the status table
+        row = rf'<td class="l">{q}</td>(?:(?!</tr>).)*?<td[^>]*>{int(level)} '
+        assert re.search(row + r"\(chosen by the optimal OLA search\)</td>", page, re.S), q
 
 
 def test_published_uses_chosen_levels_with_record_suppression(records_build) -> None:

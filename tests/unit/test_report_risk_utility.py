@@ -178,3 +178,17 @@ def test_release_without_search_says_so_and_draws_nothing() -> None:
     assert "set in the settings" in section and "no generalization search ran" in section
     assert "<svg" not in section
     assert risk_utility_section(None, searched=False) == []
+
+
+def test_status_level_is_the_released_nodes() -> None:
+    """With OLA, the report's released-levels table gives each QI the released node's level
+    (from deid_search_nodes) and the search that chose it; without a released node, where to
+    read it."""
+    from dbt_deid.dbt_side.glue.report import ola_level
+
+    search = _search(20, 0.02)
+    chosen = search[search["chosen"]].iloc[0]
+    assert ola_level(search, "age") == f"{int(chosen['age'])} (chosen by the optimal OLA search)"
+    none = _search(k=500, max_suppression=0.0)
+    assert ola_level(none, "age").startswith("chosen by OLA (deid_ola_levels")
+    assert ola_level(None, "age").startswith("chosen by OLA")

@@ -162,14 +162,27 @@ def release_facts(cfg: Any, assessments: Sequence[Any], versions: pd.DataFrame |
     return facts
 
 
+def ola_level(search_nodes: pd.DataFrame | None, qi: str) -> str:
+    """The report's level of ``qi`` when OLA chose it: the released node's level in
+    ``search_nodes`` (deid_search_nodes) with the search that chose it, or where to read it."""
+    chosen = (search_nodes[search_nodes["chosen"].fillna(False).astype(bool)]
+              if search_nodes is not None and len(search_nodes) and qi in search_nodes.columns
+              else None)
+    if chosen is None or len(chosen) != 1:
+        return "chosen by OLA (deid_ola_levels: level; search says optimal or heuristic)"
+    row = chosen.iloc[0]
+    return f"{int(row[qi])} (chosen by the {row['search']} OLA search)"
+
+
 def release_status(
     release: Mapping[str, Any], gates: pd.DataFrame, *, advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None, assessments: Sequence[Any] = (),
-    fingerprint: Mapping[str, str] | None = None,
+    fingerprint: Mapping[str, str] | None = None, search_nodes: pd.DataFrame | None = None,
 ) -> ReleaseStatus:
     """The report's status section from the release settings, deid_gate_results, the advice
     (deid_release_advice: achieved figures, level meanings, what to change) and the history
-    (deid_release_versions: version, combined_releases)."""
+    (deid_release_versions: version, combined_releases). With the OLA search, each QI's level
+    is the released node's of ``search_nodes`` (deid_search_nodes), when one passes."""
     from dbt_deid.report.html import ReleaseStatus  # matplotlib only when a report is written
 
     cfg = parse_release(release)
@@ -179,7 +192,7 @@ def release_status(
     released = pd.DataFrame([{
         "quasi-identifier": q,
         "source column": cfg.quasi_identifiers[q].source_column,
-        "level": ("chosen by OLA (deid_ola_levels: level; search says optimal or heuristic)" if ola
+        "level": (ola_level(search_nodes, q) if ola
                   else str(cfg.quasi_identifiers[q].level)),
         "meaning": "" if ola else meanings.get(q, ""),
     } for q in cfg.released_qis()])
@@ -264,7 +277,8 @@ def write_dbt_report(
     fields = (manifest_fields(fingerprint.iloc[0].to_dict())
               if fingerprint is not None and len(fingerprint) == 1 else None)
     status = (release_status(release, gates, advice=advice, versions=versions,
-                             assessments=assessments, fingerprint=fields)
+                             assessments=assessments, fingerprint=fields,
+                             search_nodes=search_nodes)
               if gates is not None else None)
     if status is not None and fields is not None:
         status = dataclasses.replace(status, manifest=fields)
