@@ -31,6 +31,12 @@ def _esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _tick_label(v: float) -> str:
+    """A tick's label: thousands separated (discernibility and entropy run into the millions),
+    else up to four significant digits."""
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     if hi <= lo:
         return [lo]
@@ -94,7 +100,7 @@ def risk_utility_svg(search: pd.DataFrame, qi_names: Sequence[str]) -> str:
         out.append(f'<line x1="{x:.1f}" y1="{TOP + ph}" x2="{x:.1f}" y2="{TOP + ph + 4}"'
                    ' stroke="#999"/>')
         out.append(f'<text x="{x:.1f}" y="{TOP + ph + 16}" font-size="11"'
-                   f' text-anchor="middle">{t:.4g}</text>')
+                   f' text-anchor="middle">{_tick_label(t)}</text>')
     for t in _ticks(0.0, yhi):
         y = sy(t)
         out.append(f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{LEFT}" y2="{y:.1f}" stroke="#999"/>')
@@ -139,7 +145,8 @@ def risk_utility_svg(search: pd.DataFrame, qi_names: Sequence[str]) -> str:
         out.append(f'<circle class="released-ring" cx="{x:.1f}" cy="{y:.1f}" r="11" fill="none"'
                    ' stroke="#d00" stroke-width="1.5"/>')
         out.append(f'<text class="released-label" x="{x + dx:.1f}" y="{max(TOP + 12, y - 12):.1f}"'
-                   f' font-size="12" font-weight="bold" text-anchor="{anchor}">'
+                   f' font-size="12" font-weight="bold" text-anchor="{anchor}"'
+                   ' paint-order="stroke" stroke="#fff" stroke-width="3">'
                    f'{_esc(label)}</text>')
     # legend
     lx, ly = LEFT + pw - 190, TOP + ph + 36
