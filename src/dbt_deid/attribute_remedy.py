@@ -93,13 +93,21 @@ def remedy_of(spec: Mapping[str, Any] | None, sensitive: Sequence[str],
     return Remedy(models, tuple(sensitive), tuple(tuple(c) for c in combinations))
 
 
-def check_remedy(spec: Mapping[str, Any], algorithm: str | None) -> None:
+def check_remedy(spec: Mapping[str, Any], algorithm: str | None,
+                 cell_suppression: bool = True) -> None:
     """The remedy's own constraints (the Jinja twin is in ``_check_attribute_disclosure``):
-    it runs inside the combinations (or complete) algorithm, and t-closeness only under the
-    equal distance (the ordered and hierarchical distances need the value order or hierarchy
-    in the Python step: not built)."""
+    it needs a model to remedy, runs inside the combinations (or complete) cell-suppression
+    algorithm (not mask_cover, not OLA's record suppression), and takes t-closeness only under
+    the equal distance (the ordered and hierarchical distances need the value order or the
+    hierarchy in the Python step: not built)."""
     if (spec.get("remedy") or "none") != "suppress":
         return
+    if all(spec.get(m) is None for m in ("distinct_l", "entropy_l", "recursive_c", "t")):
+        raise ConfigError("attribute_disclosure.remedy: suppress needs a model to remedy (set"
+                          " distinct_l, entropy_l, recursive_c with recursive_l, or t)")
+    if not cell_suppression:
+        raise ConfigError("attribute_disclosure.remedy: suppress works with cell suppression,"
+                          " not generalization.suppression: records")
     if algorithm not in (None, "combinations", "complete"):
         raise ConfigError("attribute_disclosure.remedy: suppress works with algorithm"
                           f" combinations or complete, not {algorithm!r}")

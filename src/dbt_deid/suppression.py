@@ -619,11 +619,18 @@ def run_suppression(
         f" (k = {k}, {len(table.counts)} patterns, {table.n_records} records)"
     )
     t1 = time.perf_counter()
-    work = combos + [b for b in ad_combos if b not in combos]
-    before = -1
+    gated = remedy
     if remedy is not None:
         stats.remedy = "suppress"
         col_idx.update({c: table.col(c) for b in ad_combos for c in b})
+        if _failing(table, [], remedy):
+            # One class of every record fails: no suppression can make the release pass.
+            log.info("dbt_deid: attribute_disclosure.remedy: the whole table fails an"
+                     " attribute-disclosure model, so no suppression can make every class"
+                     " pass; suppressing for k only (the gates refuse the release)")
+            remedy, ad_combos = None, []
+    work = combos + [b for b in ad_combos if b not in combos]
+    before = -1
     while True:
         stats.propagated_cells += propagate(table, propagation)
         moles = [((count_moles(table, [col_idx[c] for c in b], k)[0] if b in combos else 0)
@@ -661,9 +668,10 @@ def run_suppression(
                 f" {cells} cells suppressed, {moved} records moved to the fully suppressed class"
             )
     stats.phase2_seconds = time.perf_counter() - t1
-    if remedy is not None:
+    if gated is not None:
         stats.remedy_failing_classes = sum(
-            _failing(table, [col_idx[c] for c in b], remedy) for b in ad_combos)
+            _failing(table, [col_idx[c] for c in b], gated)
+            for b in ([tuple(b) for b in gated.combinations] or combos))
     checks = [tuple(b) for b in verify_combinations] or combos
     return SuppressionResult(table, source, k, combos, stats, list(dict.fromkeys(checks)))
 
@@ -672,7 +680,7 @@ def _failing(table: PatternTable, cols: Sequence[int], remedy: Remedy | None) ->
     """The classes of ``cols`` (suppressed cells their own category) failing the remedy."""
     if remedy is None:
         return 0
-    keys, _mults, _fits = _class_keys(table, np.asarray(cols))
+    keys, _mults, _fits = _class_keys(table, np.asarray(cols, dtype=np.int64))
     scodes = table.codes[:, [table.col(c) for c in remedy.columns]]
     return failing_classes_count(remedy, scodes, table.counts, keys)
 
