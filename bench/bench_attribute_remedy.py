@@ -67,7 +67,7 @@ def main() -> None:
     qis = [q for q in LEVELS if q != args.sensitive]
     patterns = records.groupby([*qis, args.sensitive]).size().rename("n").reset_index()
     print(f"Adult: {len(records)} records, {len(patterns)} patterns (QI x {args.sensitive}),"
-          f" k = {args.k}, QIs at {LEVELS}")
+          f" k = {args.k}, QIs at levels { {q: LEVELS[q] for q in qis} }")
     print("model | remedy | cells | records with a suppressed cell | failing classes | seconds")
     for name, models in MODELS:
         for remedy in (None, Remedy(models, (args.sensitive,))):

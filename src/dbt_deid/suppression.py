@@ -371,9 +371,9 @@ def _grow_for_remedy(table: PatternTable, cols: np.ndarray, remedy: Remedy) -> t
     """Grow the fully suppressed class of a combination until it passes the attribute-disclosure
     models (``attribute_disclosure.remedy``): whole classes are moved into it (every record of a
     donor class, so no class is left smaller than k), each time the class that lowers its
-    deficit (:meth:`dbt_deid.attribute_remedy.Remedy.deficit`) most, then the fewest cells
-    suppressed, then the class key (stable); a class that lowers nothing is moved only when
-    none does. Stops when it passes or every class is in it (the whole table then fails: the
+    deficit (:meth:`dbt_deid.attribute_remedy.Remedy.deficit`) most per cell suppressed, then
+    the lowest deficit, then the class key (stable); a class that lowers nothing is moved only
+    when none does. Stops when it passes or every class is in it (the whole table then fails: the
     gates refuse). Returns (records moved, cells suppressed)."""
     idx = _ClassIndex(table, cols, spare=0)
     idx.attach(remedy)
@@ -393,8 +393,9 @@ def _grow_for_remedy(table: PatternTable, cols: np.ndarray, remedy: Remedy) -> t
         scored = []
         for c in left:
             after = remedy.deficit(merged(current, dists.dists[c]), dists.wholes)
-            scored.append((after >= deficit, after, int(cells_of[c]), c))
-        _, deficit, _, best = min(scored)
+            gain = deficit - after
+            scored.append((gain <= 0, -gain / max(int(cells_of[c]), 1), after, c))
+        _, _, deficit, best = min(scored)
         current = merged(current, dists.dists[best])
         chosen.append(best)
         left.remove(best)

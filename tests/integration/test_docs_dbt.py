@@ -5,8 +5,8 @@ generate` and reads target/manifest.json and catalog.json: each column the wareh
 package model has a description in the YAML, directly or through a documented pattern whose
 name depends on the release (`<qi>`, `<qi>__original`, `<record_id>`, ...: the pattern's
 `<qi>` stands for the release's QI names, `<record_id>` for its record id, `<pass_through>` for
-its pass-through columns, `<sensitive>` for its sensitive columns); each package test macro declares every argument of its signature
-with a description."""
+its pass-through columns, `<sensitive>` for its sensitive columns); each package test macro
+declares every argument of its signature with a description."""
 
 from __future__ import annotations
 
