@@ -212,7 +212,7 @@
     {%- if not models -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress needs a model to remedy (set distinct_l, entropy_l, recursive_c with recursive_l, or t)') }}{%- endif -%}
     {%- if (raw.get('generalization') or {}).get('suppression') == 'records' -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress works with cell suppression, not generalization.suppression: records') }}{%- endif -%}
     {%- if raw.get('algorithm') not in [none, 'combinations', 'complete'] -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress works with algorithm combinations or complete, not ' ~ raw.get('algorithm')) }}{%- endif -%}
-    {%- if ordered or hierarchies -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress supports t-closeness under the equal distance only; remove ordered/hierarchies or the remedy') }}{%- endif -%}
+    {%- if hierarchies -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress supports t-closeness under the equal and ordered distances only; remove hierarchies or the remedy') }}{%- endif -%}
   {%- endif -%}
   {{ return({'distinct_l': spec.get('distinct_l'), 'entropy_l': spec.get('entropy_l'), 'recursive_c': spec.get('recursive_c'),
              'recursive_l': spec.get('recursive_l'), 't': spec.get('t'), 'ordered': ordered, 'hierarchies': hierarchies,

@@ -201,8 +201,9 @@ class _ClassIndex:
 
     def attach(self, remedy: Remedy) -> None:
         """Track the classes' sensitive distributions (``attribute_disclosure.remedy``)."""
-        scodes = self.table.codes[:, [self.table.col(c) for c in remedy.columns]]
-        self.dists = ClassDistributions(remedy, scodes, self.table.counts, self.cid)
+        cols = [self.table.col(c) for c in remedy.columns]
+        self.dists = ClassDistributions(remedy, self.table.codes[:, cols], self.table.counts,
+                                        self.cid, [self.table.labels[j] for j in cols])
 
     def small(self, cids: np.ndarray, k: int) -> np.ndarray:
         """Classes ``cids`` smaller than k, or (with a remedy attached) failing an
@@ -388,11 +389,11 @@ def _grow_for_remedy(table: PatternTable, cols: np.ndarray, remedy: Remedy) -> t
     current = dists.dists[full]
     left = [c for c in range(idx.n_classes) if c != full and idx.size[c] > 0]
     chosen: list[int] = []
-    deficit = remedy.deficit(current, dists.wholes)
+    deficit = remedy.deficit(current, dists.wholes, dists.orders)
     while deficit > 0 and left:
         scored = []
         for c in left:
-            after = remedy.deficit(merged(current, dists.dists[c]), dists.wholes)
+            after = remedy.deficit(merged(current, dists.dists[c]), dists.wholes, dists.orders)
             gain = deficit - after
             scored.append((gain <= 0, -gain / max(int(cells_of[c]), 1), after, c))
         _, _, deficit, best = min(scored)
@@ -682,8 +683,9 @@ def _failing(table: PatternTable, cols: Sequence[int], remedy: Remedy | None) ->
     if remedy is None:
         return 0
     keys, _mults, _fits = _class_keys(table, np.asarray(cols, dtype=np.int64))
-    scodes = table.codes[:, [table.col(c) for c in remedy.columns]]
-    return failing_classes_count(remedy, scodes, table.counts, keys)
+    sens = [table.col(c) for c in remedy.columns]
+    return failing_classes_count(remedy, table.codes[:, sens], table.counts, keys,
+                                 [table.labels[j] for j in sens])
 
 
 def _suppressed_cells(table: PatternTable) -> int:

@@ -89,9 +89,10 @@ def test_the_remedy_suppresses_until_the_release_passes(default_release, tmp_pat
     failing class as a small one. The line starts over (``restart``), so the suppression is a
     first version's (a refresh holds the earlier cells fixed and is gated, not remedied)."""
     base = copy_of(default_release, tmp_path_factory.mktemp("attribute_remedy"))
-    models = {"distinct_l": 2}
+    models = {"distinct_l": 2, "t": 0.5}
     variables = release_vars(pass_through=None, sensitive=["discharge_disposition"],
-                             attribute_disclosure={**models, "remedy": "suppress"},
+                             attribute_disclosure={**models, "remedy": "suppress",
+                                                   "ordered": ["discharge_disposition"]},
                              restart={"reason": "attribute disclosure remedy"})
     cfg = variables["deid_release"]
     run = run_dbt(INTEGRATION, ["run", "--select", "deid_patterns", "deid_suppression_map",
@@ -99,7 +100,9 @@ def test_the_remedy_suppresses_until_the_release_passes(default_release, tmp_pat
                   base.database.parent, variables, base.database)
     assert run.ok, run.output[-3000:]
     # the pattern table carried the sensitive values (a row per QI pattern x disposition)
-    assert "discharge_disposition" in run.query("select * from deid_patterns limit 1").columns
+    # and, for the ordered distance, their ranks
+    columns = run.query("select * from deid_patterns limit 1").columns
+    assert {"discharge_disposition", "discharge_disposition__order"} <= set(columns)
     gates = run.query("select gate, passed, message from deid_gate_results")
     assert gates["passed"].all(), gates[~gates["passed"]].message.tolist()
     distinct = gates[gates["gate"] == "distinct_l_diversity"]
@@ -111,8 +114,9 @@ def test_the_remedy_suppresses_until_the_release_passes(default_release, tmp_pat
                        " main.discharge_abstracts")
     frame = truth.merge(source, on="abstract_id")
     for combo in cfg["combinations"]:
-        fig = ad.class_figures(frame, combo, "discharge_disposition")
-        assert ad.failing_classes(fig, ad.Models(**models)) == {"distinct_l_diversity": 0}
+        fig = ad.class_figures(frame, combo, "discharge_disposition", distance="ordered")
+        assert ad.failing_classes(fig, ad.Models(**models)) == {"distinct_l_diversity": 0,
+                                                                "t_closeness": 0}
     # published, and the history shows the remedy in its settings and gates
     history = run.query("select status, settings_json, gates_json from deid_release_history"
                         " order by recorded_at")

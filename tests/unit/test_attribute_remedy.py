@@ -82,6 +82,30 @@ def test_every_class_passes_afterwards_per_the_reference(models: ad.Models, seed
     assert records["dx"].notna().all() and len(records) == n
 
 
+def test_ordered_t_closeness_uses_the_column_order() -> None:
+    # numbers as text ("10" sorts before "9" as text): the distance follows the given order
+    rng = np.random.default_rng(3)
+    n = 500
+    age = rng.integers(0, 5, n)
+    order = ["1", "2", "3", "9", "10", "30"]
+    # the length of stay grows with age: young classes sit at the low end of the order
+    los = np.clip(age + rng.integers(-1, 2, n), 0, 5)
+    frame = pd.DataFrame({"age": age.astype(str), "zip": rng.integers(0, 4, n).astype(str),
+                          "los": [order[i] for i in los]})
+    patterns = frame.groupby([*QIS, "los"]).size().rename("n").reset_index()
+    models = ad.Models(t=0.15)
+    result = run_suppression(patterns, 3, [QIS], columns=["los"],
+                             remedy=Remedy(models, ("los",), orders=(("los", tuple(order)),)))
+    records = _records(result)
+    fig = ad.class_figures(records, QIS, "los", distance="ordered", order=order)
+    assert ad.failing_classes(fig, models) == {"t_closeness": 0}
+    assert result.stats.remedy_failing_classes == 0
+    # without the remedy the gate fails
+    before = ad.class_figures(_records(run_suppression(patterns, 3, [QIS], columns=["los"])),
+                              QIS, "los", distance="ordered", order=order)
+    assert ad.failing_classes(before, models)["t_closeness"] > 0
+
+
 def test_ties_are_broken_by_stable_keys_not_row_order() -> None:
     remedy = Remedy(ad.Models(distinct_l=2, entropy_l=1.5), ("dx",))
     runs = []
@@ -130,7 +154,8 @@ def test_a_table_that_fails_as_a_whole_is_left_to_the_gates() -> None:
 @pytest.mark.parametrize(("spec", "extra", "words"), [
     ({"remedy": "suppress"}, {"sensitive": []}, "needs a model"),
     ({"distinct_l": 2, "remedy": "always"}, {}, "remedy"),
-    ({"t": 0.2, "ordered": ["dx"], "remedy": "suppress"}, {}, "equal distance only"),
+    ({"t": 0.2, "hierarchies": {"dx": "dx_h"}, "remedy": "suppress"}, {},
+     "equal and ordered distances only"),
     ({"distinct_l": 2, "remedy": "suppress"}, {"algorithm": "mask_cover"}, "mask_cover"),
 ])
 def test_both_validators_refuse_a_remedy_that_cannot_run(spec: dict, extra: dict,
