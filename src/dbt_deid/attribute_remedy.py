@@ -5,10 +5,10 @@ combinations cell-suppression algorithm of El Emam et al. 2011 (discharge PUMF, 
 Suppression Algorithm", Figure 4, phase 2), an equivalence class is a *mole* when it is smaller
 than k **or** fails one of the release's attribute-disclosure models (distinct, entropy or
 recursive (c, l)-diversity, Machanavajjhala et al. 2007 section 4; t-closeness under the equal
-ground distance, Li et al. 2007 section 4.2). Its values are suppressed in the seed's order
-(increasing weighted support, then column position and label) until it merges into a class
-that passes, or ends in the fully suppressed class, which is then grown by whole classes until
-it passes too. Merged classes' sensitive distributions add up.
+or ordered ground distance, Li et al. 2007 section 4.2). Its values are suppressed in the
+seed's order (increasing weighted support, then column position and label) until it merges
+into a class that passes, or ends in the fully suppressed class, which is then grown by whole
+classes until it passes too. Merged classes' sensitive distributions add up.
 
 A class is the gates' (``macros/gates/attribute_disclosure.sql``): the records with equal
 released values of a verified combination, a suppressed cell its own category. The pattern
