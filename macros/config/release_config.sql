@@ -206,8 +206,17 @@
   {%- for col in ordered -%}
     {%- if col in hierarchies -%}{{ dbt_deid._config_error('attribute_disclosure', "'" ~ col ~ "' is both ordered and hierarchical; give one distance") }}{%- endif -%}
   {%- endfor -%}
+  {#- the remedy (dbt_deid.attribute_remedy.check_remedy is the Python twin) -#}
+  {%- set remedy = spec.get('remedy') or 'none' -%}
+  {%- if remedy == 'suppress' -%}
+    {%- if not models -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress needs a model to remedy (set distinct_l, entropy_l, recursive_c with recursive_l, or t)') }}{%- endif -%}
+    {%- if (raw.get('generalization') or {}).get('suppression') == 'records' -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress works with cell suppression, not generalization.suppression: records') }}{%- endif -%}
+    {%- if raw.get('algorithm') not in [none, 'combinations', 'complete'] -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress works with algorithm combinations or complete, not ' ~ raw.get('algorithm')) }}{%- endif -%}
+    {%- if hierarchies -%}{{ dbt_deid._config_error('attribute_disclosure.remedy', 'suppress supports t-closeness under the equal and ordered distances only; remove hierarchies or the remedy') }}{%- endif -%}
+  {%- endif -%}
   {{ return({'distinct_l': spec.get('distinct_l'), 'entropy_l': spec.get('entropy_l'), 'recursive_c': spec.get('recursive_c'),
-             'recursive_l': spec.get('recursive_l'), 't': spec.get('t'), 'ordered': ordered, 'hierarchies': hierarchies}) }}
+             'recursive_l': spec.get('recursive_l'), 't': spec.get('t'), 'ordered': ordered, 'hierarchies': hierarchies,
+             'remedy': remedy}) }}
 {%- endmacro %}
 
 {#- Explicit combinations name declared QIs (parse time, before any work), and every QI is

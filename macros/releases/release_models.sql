@@ -138,6 +138,10 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- set line = dbt_deid.refresh_line(cfg) -%}
 {%- if line is not none %}
 {{ dbt_deid.refresh_pairs_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) }}
+{%- elif cfg.attribute_disclosure.remedy == 'suppress' %}
+{#- attribute_disclosure.remedy: one row per QI pattern x sensitive tuple (macros/generalize/
+    sensitive_patterns.sql); readers wanting QI patterns only regroup (current_patterns) -#}
+{{ dbt_deid.sensitive_pattern_counts_sql(cfg, dbt_deid.release_ref('deid_generalized')) }}
 {%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_generalized'), cfg.qi_names) }}
 {%- endif %}
@@ -281,6 +285,9 @@ left join exact as e on e.combination = c.combination
 {%- if line is not none %}
 {#- a refresh: the map is keyed by the pairs' columns (macros/releases/refresh_line.sql) -#}
 {{ dbt_deid.apply_suppression_sql(cfg, '(' ~ dbt_deid.refresh_records_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) ~ ')', dbt_deid.release_ref('deid_suppression_map'), dbt_deid.refresh_pair_columns(cfg)) }}
+{%- elif cfg.attribute_disclosure.remedy == 'suppress' %}
+{#- attribute_disclosure.remedy: the map is keyed by the QIs and the sensitive values -#}
+{{ dbt_deid.apply_suppression_sql(cfg, '(' ~ dbt_deid.sensitive_values_sql(cfg, dbt_deid.release_ref('deid_generalized')) ~ ')', dbt_deid.release_ref('deid_suppression_map'), cfg.qi_names + cfg.sensitive) }}
 {%- else %}
 {{ dbt_deid.apply_suppression_sql(cfg, dbt_deid.release_ref('deid_generalized'), dbt_deid.release_ref('deid_suppression_map')) }}
 {%- endif %}
