@@ -24,6 +24,7 @@
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_search_nodes' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_search_nodes', 'dbt_deid'))()) }}
   {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
   {%- elif base == 'deid_class_size_histogram' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid'))()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
@@ -312,6 +313,22 @@ left join exact as e on e.combination = c.combination
   {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
 {%- endif -%}
 {{ dbt_deid.ola_patterns_sql(cfg, dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/ola/deid_search_nodes.sql -#}
+{% macro default__deid_model_deid_search_nodes() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- Built for every release, so the report reads one table whatever chose the levels: the nodes
+    OLA evaluated (a projection of deid_ola_search, computed once there), or no row when the
+    levels are set in the settings (deid_ola_search is then disabled and never referenced). -#}
+{%- if dbt_deid.ola_enabled() -%}
+{{ dbt_deid.search_nodes_sql(cfg, dbt_deid.release_ref('deid_ola_search'), dbt_deid.ola_config().metric) }}
+{%- else -%}
+{{ dbt_deid.search_nodes_sql(cfg, none, none) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
