@@ -13,10 +13,13 @@
       record id (md5 of a random key and the id; the key is generated in the warehouse, kept in
       deid_history_key, and never appears in SQL text, logs or target/).
     * The gate combined_releases, run on every publish candidate: when earlier published
-      releases of the same release name share records with it, the combined view (per record
+      releases of the same source (any release name: combined_lines.sql, issue 32 item 2)
+      share records with it, the combined view (per record
       key, the revealed cells of every release) goes through the exact check
       (dbt_deid.exact_risk_summary_sql, the SQL of the exact gate) and the gate fails when a
-      record is consistent with fewer than k rows of it.
+      record is consistent with fewer than k rows of it. Releases at other levels of the same
+      hierarchies are combined at mixed levels (combined_levels_view_sql,
+      exact_levels_summary_sql).
     * The store is written by the publish materialization after the swap (a refused release
       writes nothing to it). -#}
 

@@ -17,15 +17,6 @@
             ~ " or " ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg)) ~ ")") }}
 {%- endmacro %}
 
-{#- The release names combined with this one: {name: [published versions in the store]}. -#}
-{% macro combined_line_names(cfg, store) -%}
-  {%- set out = {} -%}
-  {%- for r in run_query("select release_name, release_version from " ~ store ~ " where " ~ dbt_deid.combined_lines_condition(cfg) ~ " group by release_name, release_version").rows -%}
-    {%- do out.setdefault(r[0], []).append(r[1] | int) -%}
-  {%- endfor -%}
-  {{ return(out) }}
-{%- endmacro %}
-
 {#- The latest published release of the line, whatever its name: {release_id, name, version}
     (the history's latest row among the releases the store holds for the line), or none. -#}
 {% macro line_previous_release(cfg, store) -%}

@@ -54,10 +54,11 @@
 {#- The store and key of the line (relations in the working schema, found in the graph: a ref
     to deid_release_gate would be a cycle) and its previous version, or none when the store
     holds no version of the line (or its levels changed: then the gate combined_releases
-    refuses naming them). Only at run time (none when parsing, under --empty, and for releases
+    checks the combination at mixed levels). The line is every release name over the same
+    source (combined_lines.sql); the previous version is the line's latest, whatever its name. Only at run time (none when parsing, under --empty, and for releases
     whose QIs are not all released, or that OLA's record suppression makes). Before a refresh,
-    the line is checked (check_line): a re-key, a history or store that lost versions, another
-    name over the same source, changed settings and a store of another package version are
+    the line is checked (check_line): a re-key (under any name of the line), a history or
+    store that lost versions (of any name of the line), changed settings and a store of another package version are
     each refused, naming the one explicit way to start over (`restart: {reason: ...}`). -#}
 {% macro refresh_line(cfg) -%}
   {%- if not execute or flags.EMPTY or dbt_deid.ola_enabled() -%}{{ return(none) }}{%- endif -%}
@@ -102,7 +103,7 @@
 
 {#- The line's checks before a build (issue 32, item 2): history and store check each other
     (versions missing from either are a refusal, not a fresh start), the record identity, the
-    release name over the source, the settings and the package version. `store` is none when
+    record identity of every name over the source, the settings and the package version. `store` is none when
     the store (or its key) is missing. -#}
 {% macro check_line(cfg, store) -%}
   {%- set epoch = dbt_deid.line_epoch() -%}
