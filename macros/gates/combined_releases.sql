@@ -198,7 +198,7 @@
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set spec_col = 'released_levels_json' if 'released_levels_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
   {%- set line_col = 'line_json' if 'line_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
-  {%- set rows = run_query("select release_id, release_version, " ~ spec_col ~ ", release_name, " ~ line_col ~ ", settings_json from " ~ history ~ " where status = 'published' order by recorded_at, release_id").rows -%}
+  {%- set rows = run_query("select release_id, release_version, " ~ spec_col ~ ", release_name, " ~ line_col ~ ", settings_json, k from " ~ history ~ " where status = 'published' order by recorded_at, release_id").rows -%}
   {%- set source = dbt_deid.line_source(cfg) -%}{%- set epoch = dbt_deid.line_epoch() -%}
   {%- set out = [] -%}
   {%- for r in rows -%}
@@ -206,7 +206,7 @@
     {%- if r[3] == cfg.name or (line.get('source') == source and (line.get('epoch') or '') == epoch) -%}
       {%- set settings = fromjson(r[5]) if r[5] else {} -%}
       {%- do out.append({'release_id': r[0], 'version': r[1], 'name': r[3], 'specs': fromjson(r[2]) if r[2] else none,
-                         'combinations': settings.get('combinations') if settings is mapping else none}) -%}
+                         'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6]}) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
@@ -339,8 +339,13 @@
       {%- if b | list not in combinations and b | reject('in', cfg.released_qis) | list | length == 0 -%}{%- do combinations.append(b | list) -%}{%- endif -%}
     {%- endfor -%}
   {%- endfor -%}
+  {#- the largest k any combined release promised (each promised its k on its combinations;
+      checking all at the largest is the conservative reading) -#}
+  {%- set ks = [cfg.k | int] -%}
+  {%- for e in earlier if e.release_id in epoch_ids and e.k is not none -%}{%- do ks.append(e.k | int) -%}{%- endfor -%}
+  {%- set k = ks | max -%}
   {%- if mixed | length > 0 -%}
-    {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed)) }}
+    {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k)) }}
   {%- endif -%}
 
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
@@ -349,7 +354,7 @@
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, cfg.k)) -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, k)) -%}
   {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
   {%- set figures = [] -%}
   {%- for b in combinations -%}
@@ -368,13 +373,13 @@
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set smallest = mins | min if mins else none -%}
   {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
-                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
 {#- The gate's verdict at mixed levels (releases of one source at other levels of the same
@@ -383,7 +388,7 @@
     combination any combined release verifies. A record whose two releases hold two different
     true values at one level (a value changed inside one group of the coarsest level) is
     refused: its states cannot be told apart. -#}
-{% macro _combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed) -%}
+{% macro _combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k) -%}
   {%- set hierarchy = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_hierarchy')) -%}
   {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}
@@ -392,7 +397,7 @@
   {%- endcall %}
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set conflicts = run_query('select count(*) from ' ~ combined ~ ' where deid_conflict = 1').rows[0][0] | int -%}
-  {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, cfg.k, levels)) -%}
+  {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
   {%- set figures = [] -%}
   {%- for b in combinations -%}
     {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- do cells.append(dbt_deid.ident(c ~ '__level')) -%}{%- endfor -%}
@@ -411,14 +416,14 @@
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set smallest = mins | min if mins else none -%}
   {%- set at = [] -%}{%- for q in mixed -%}{%- do at.append(q ~ " at levels " ~ levels[q] | join('/')) -%}{%- endfor -%}
   {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records at mixed levels (" ~ at | join(', ') ~ "; each cell at the finest level any release revealed it)" -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
-                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ') ~ "; keep the earlier levels (or suppress more: a cell any release revealed stays revealed), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ') ~ "; keep the earlier levels (or suppress more: a cell any release revealed stays revealed), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
 {#- The combined view: one row per record state (record key and true values at the released
