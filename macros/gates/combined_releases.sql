@@ -356,26 +356,12 @@
   {%- endcall %}
   {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, k)) -%}
   {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
-  {%- set figures = [] -%}
-  {%- for b in combinations -%}
-    {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-    {%- set smallest_class = run_query("select min(n) from (select count(*) as n from " ~ combined ~ " group by " ~ cells | join(', ') ~ ") as c").rows[0][0] -%}
-    {%- set exact = [] -%}
-    {%- for r in table.rows -%}{%- if r[0] == b | join('+') and r[2] is not none -%}{%- do exact.append(r[2] | int) -%}{%- endif -%}{%- endfor -%}
-    {%- do figures.append({'combination': b | join('+'), 'smallest_class': smallest_class | int if smallest_class is not none else none,
-        'min_consistent': exact[0] if exact else none}) -%}
-  {%- endfor -%}
-  {%- do base.update({'combined_figures': figures}) -%}
+  {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['']) }) -%}
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
   {{ drop_relation_if_exists(combined) }}
   {%- set parts = [] -%}{%- set mins = [] -%}
-  {%- for r in table.rows -%}
-    {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
-    {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
   {%- set smallest = mins | min if mins else none -%}
   {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
@@ -398,32 +384,45 @@
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set conflicts = run_query('select count(*) from ' ~ combined ~ ' where deid_conflict = 1').rows[0][0] | int -%}
   {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
+  {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['', '__level']) }) -%}
+  {{ drop_relation_if_exists(combined) }}
+  {%- set parts = [] -%}{%- set mins = [] -%}
+  {%- if conflicts > 0 -%}
+    {%- do parts.append(conflicts ~ " record(s) hold two different true values at one level in two releases (a value changed between releases at other levels): keep the earlier levels") -%}
+  {%- endif -%}
+  {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
+  {%- set smallest = mins | min if mins else none -%}
+  {%- set at = [] -%}{%- for q in mixed -%}{%- do at.append(q ~ " at levels " ~ levels[q] | join('/')) -%}{%- endfor -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records at mixed levels (" ~ at | join(', ') ~ "; each cell at the finest level any release revealed it)" -%}
+  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ') ~ "; keep the earlier levels (or suppress more: a cell any release revealed stays revealed), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+{%- endmacro %}
+
+{#- The combined view's figures per combination: its smallest class (grouped on the cells and
+    the columns `<qi><suffix>` for each suffix: a suppressed cell its own category) and its
+    smallest consistent set (from the exact summary `table`). -#}
+{% macro _combined_figures(combined, combinations, table, suffixes) -%}
   {%- set figures = [] -%}
   {%- for b in combinations -%}
-    {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- do cells.append(dbt_deid.ident(c ~ '__level')) -%}{%- endfor -%}
+    {%- set cells = [] -%}{%- for c in b -%}{%- for x in suffixes -%}{%- do cells.append(dbt_deid.ident(c ~ x)) -%}{%- endfor -%}{%- endfor -%}
     {%- set smallest_class = run_query("select min(n) from (select count(*) as n from " ~ combined ~ " group by " ~ cells | join(', ') ~ ") as c").rows[0][0] -%}
     {%- set exact = [] -%}
     {%- for r in table.rows -%}{%- if r[0] == b | join('+') and r[2] is not none -%}{%- do exact.append(r[2] | int) -%}{%- endif -%}{%- endfor -%}
     {%- do figures.append({'combination': b | join('+'), 'smallest_class': smallest_class | int if smallest_class is not none else none,
         'min_consistent': exact[0] if exact else none}) -%}
   {%- endfor -%}
-  {%- do base.update({'combined_figures': figures}) -%}
-  {{ drop_relation_if_exists(combined) }}
-  {%- set parts = [] -%}{%- set mins = [] -%}
-  {%- if conflicts > 0 -%}
-    {%- do parts.append(conflicts ~ " record(s) hold two different true values at one level in two releases (a value changed between releases at other levels): keep the earlier levels") -%}
-  {%- endif -%}
+  {{ return(figures) }}
+{%- endmacro %}
+
+{#- Appends to `parts` one message per combination of the exact summary `table` with records
+    below k, and to `mins` each combination's smallest consistent set. -#}
+{% macro _combined_below_k(table, k, parts, mins) -%}
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
       {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set smallest = mins | min if mins else none -%}
-  {%- set at = [] -%}{%- for q in mixed -%}{%- do at.append(q ~ " at levels " ~ levels[q] | join('/')) -%}{%- endfor -%}
-  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records at mixed levels (" ~ at | join(', ') ~ "; each cell at the finest level any release revealed it)" -%}
-  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
-                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ') ~ "; keep the earlier levels (or suppress more: a cell any release revealed stays revealed), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
 {#- The combined view: one row per record state (record key and true values at the released
