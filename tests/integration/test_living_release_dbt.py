@@ -175,6 +175,8 @@ def test_another_name_is_combined(line):
                         )["gates_json"].iloc[-1]
     assert (f"earlier release(s) of '{NAME.upper()}' and of the same source ({SOURCE})"
             f" (version(s) {NAME} version 1, {NAME} version 2, {NAME} version 3)") in gates
+    text = render_line(read_history(db, release=NAME.upper()))
+    assert f"extends version 3 of {NAME}: 0 added" in text
     versions.append(rel)
 
 
