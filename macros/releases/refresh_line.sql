@@ -132,23 +132,13 @@
       {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}
-  {#- other names over the same source are combined with this release (combined_lines.sql):
-      their record identity must be this one, and their history and store must agree -#}
-  {%- for r in others -%}
-    {%- if r[2] and r[2] != cfg.record_id | lower -%}
-      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the records of " ~ r[3] ~ " were published (release name " ~ r[0] ~ ") keyed by " ~ r[2] ~ " (a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
-    {%- endif -%}
-    {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}
-      {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ r[5] ~ " of release name " ~ r[0] ~ " over the same source that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
-    {%- endif -%}
-  {%- endfor -%}
   {%- set store_versions = mine | map(attribute=5) | map('int') | unique | list -%}
-  {%- if mine | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- if mine | length == 0 -%}{%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}{{ return(none) }}{%- endif -%}
   {%- set lost_history = [] -%}{%- set lost_store = [] -%}
   {%- for v in store_versions -%}{%- if v not in hist_versions -%}{%- do lost_history.append(v) -%}{%- endif -%}{%- endfor -%}
   {%- for v in hist_versions -%}{%- if v not in store_versions -%}{%- do lost_store.append(v) -%}{%- endif -%}{%- endfor -%}
   {%- set latest_epoch = (epochs | dictsort(by='value') | last)[0] -%}
-  {%- if epoch != '' and epoch not in epochs -%}{{ return(none) }}{%- endif -%}  {#- a new line (restart) -#}
+  {%- if epoch != '' and epoch not in epochs -%}{%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}{{ return(none) }}{%- endif -%}  {#- a new line (restart) -#}
   {%- if lost_history | length > 0 -%}
     {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ lost_history | sort | join(', ') ~ " that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
   {%- endif -%}
@@ -180,6 +170,21 @@
       {%- endif -%}
     {%- endif -%}
   {%- endif -%}
+  {%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
+{%- endmacro %}
+
+{#- check_line for the other release names over the same source (combined with this release:
+    combined_lines.sql): their record identity must be this one, and their history and store
+    must agree. Run after this name's own checks, so those name the problem first. -#}
+{% macro _check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
+  {%- for r in others -%}
+    {%- if r[2] and r[2] != cfg.record_id | lower -%}
+      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over the same source " ~ r[3] | replace('"', '') ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+    {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}
+      {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ r[5] ~ " of release name " ~ r[0] ~ " (over the same source " ~ r[3] | replace('"', '') ~ ") that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+  {%- endfor -%}
 {%- endmacro %}
 
 {#- The column lists of the pairs: the QIs, then their earlier, published, revealed columns
