@@ -18,10 +18,10 @@ Then, on the same line (the tests run in file order and share the module's datab
 around is refused naming what to do (a re-key, the history truncated or
 dropped, the store dropped, a store of another package version, a changed setting), with the
 published table left as it was; a moved hierarchy code is published by the changed-record rule
-(or refused) and checked like the rest; another level is refused; `restart` starts a new line,
-its reason in the history. Cost: 7 full `dbt run`s and 6 runs of the models up to the
-pairs: 146 s of test calls (41 + 60 + 45 s, `--durations`, 2026-11-26 14:22 UTC, shared
-machine; about 9 minutes when it was crowded).
+(or refused) and checked like the rest; another level is combined at mixed levels (refused here,
+with its figures); `restart` starts a new line, its reason in the history. Cost: 7 full
+`dbt run`s and 6 runs of the models up to the pairs: 146 s of test calls (41 + 60 + 45 s,
+`--durations`, 2026-11-26 14:22 UTC, shared machine; about 9 minutes when it was crowded).
 """
 
 from __future__ import annotations
@@ -266,7 +266,8 @@ def test_ways_around_are_refused(line):
 def test_a_moved_code_another_level_and_a_restart(line):
     """A hierarchy code moved to another group changes the records holding it: published by
     the changed-record rule when safe (else refused), the independent check linking records
-    across every version; another level is refused; `restart` starts a new line, audited."""
+    across every version; another level is combined at mixed levels and refused here with its
+    figures; `restart` starts a new line, audited."""
     db, run, versions = line
     assert len(versions) == 4, "runs after test_another_name_is_combined"
     base = release_vars(name=NAME)["deid_release"]
