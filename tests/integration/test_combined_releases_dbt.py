@@ -243,8 +243,8 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     fifth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "lost",
                     release_vars(name=NAME), db)
     assert not fifth.ok
-    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' have no per-record"
-            " rows in") in fifth.output
+    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' and of the same"
+            " source (main.discharge_abstracts) have no per-record rows in") in fifth.output
     assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output
     assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
                        )["gates_failed"].iloc[-1] == "combined_releases"
