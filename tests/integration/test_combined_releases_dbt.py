@@ -18,7 +18,9 @@ alone (the fewest that cover the cases; each takes tens of seconds):
    gate. On the code before the combined_releases gate this release was published;
 4. a QI released at a finer level than in the earlier releases: combined at mixed levels (each
    cell at the finest level any release revealed it), checked cell by cell at each cell's
-   level; the combination breaks k here: refused, with the independent check's figures;
+   level; the combination breaks k here: refused, with the independent check's figures; a
+   coarser level (province '*') over the first half: combined at mixed levels and published,
+   with the independent check's figures;
 5. an earlier release's records deleted from the store and the key dropped: refused.
 
 The store keeps a record's true value only where it differs from its published cell; step 3
@@ -216,6 +218,24 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     assert history["gates_failed"].iloc[-1] == "combined_releases"
     pd.testing.assert_frame_equal(_published(fourth), published2)
 
+    # 4b. a coarser level (province: level 2, '*') over the first half: combined at mixed
+    # levels with both halves and published, its figures the independent check's
+    coarser = {**base["quasi_identifiers"], "province": {
+        **base["quasi_identifiers"]["province"], "level": 2}}
+    fourth_b = run("coarser", quasi_identifiers=coarser, sample=_sample(0))
+    assert fourth_b.ok, fourth_b.output[-3000:]
+    rel4b = _records(fourth_b)
+    assert set(rel4b) == set(rel1)
+    figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
+                                        ({**coarse, "province": 2}, rel4b)], combinations, k)
+    print(f"mixed levels (province '*' after region): {figures}")
+    last = fourth_b.query("select * from deid_release_history order by recorded_at").iloc[-1]
+    assert (last["status"], last["release_version"]) == ("published", 2)
+    assert last["records_shared"] == len(rel1)
+    assert last["combined_min_consistent"] == min(s for s, _ in figures.values()) >= k
+    assert "at mixed levels (province at levels 1/2" in last["gates_json"]
+    published4b = _published(fourth_b)
+
     # no record id in clear in the tables the gate adds, nor the key in logs or target/
     key = third.query("select key_value from deid_history_key")["key_value"].tolist()
     assert len(key) == 1 and len(key[0]) >= 64
@@ -248,4 +268,4 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output
     assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
                        )["gates_failed"].iloc[-1] == "combined_releases"
-    pd.testing.assert_frame_equal(_published(fifth), published2)
+    pd.testing.assert_frame_equal(_published(fifth), published4b)
