@@ -233,11 +233,24 @@ def living_versions(database: Path) -> list[tuple[int, str]]:
 
 
 def living_figures(database: Path) -> list[str]:
-    """Both versions of the living line as the history tells them (``history line``), and
-    the source's change between the months."""
+    """Each published version of the living line alone (records, suppression, smallest class
+    and exact consistent set per verified combination, from its history row), then the line
+    as ``python -m dbt_deid history line`` tells it (what version 2 added, deleted, changed
+    and newly suppressed in earlier records, and the combined view of both versions)."""
     from dbt_deid.tools.commands.history import read_history, render_line
 
-    return render_line(read_history(database, release=LIVING)).splitlines()
+    history = read_history(database, release=LIVING)
+    out = []
+    for _, row in history[history["status"] == "published"].iterrows():
+        loss = json.loads(row["information_loss_json"])
+        out.append(f"version {row['release_version']} alone: {row['published_rows']} records,"
+                   f" {100 * loss['share_cells_suppressed']:.1f}% of QI cells suppressed,"
+                   f" {100 * loss['share_records_with_suppression']:.1f}% of records with a"
+                   " suppressed QI")
+        for c in json.loads(row["achieved_json"]):
+            out.append(f"  {c['combination']}: smallest class {c['smallest_class']}, smallest"
+                       f" consistent set {c['min_consistent_exact']}")
+    return out + render_line(history).splitlines()
 
 
 def fresh_warehouse(database: Path) -> None:
