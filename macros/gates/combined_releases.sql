@@ -268,7 +268,7 @@
       every earlier release that released them: cells are then comparable value by value. -#}
   {%- set specs = dbt_deid.released_level_specs(cfg) -%}
   {%- set verified = [] -%}
-  {%- for b in cfg.combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
   {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
   {%- for e in earlier if e.release_id in epoch_ids -%}
@@ -299,10 +299,10 @@
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, cfg.combinations, cfg.k)) -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, cfg.verified_combinations, cfg.k)) -%}
   {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
   {%- set figures = [] -%}
-  {%- for b in cfg.combinations -%}
+  {%- for b in cfg.verified_combinations -%}
     {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- endfor -%}
     {%- set smallest_class = run_query("select min(n) from (select count(*) as n from " ~ combined ~ " group by " ~ cells | join(', ') ~ ") as c").rows[0][0] -%}
     {%- set exact = [] -%}

@@ -38,7 +38,6 @@ def resolve(kind: str, raw: Any) -> Any:
     from dbt_deid.config import parse_release
     from dbt_deid.ola.settings import ola_settings
 
-    rule_levels(raw)
     cfg = parse_release(raw)
     risk_suite_settings(cfg, raw)
     ola_settings(raw)
@@ -65,18 +64,6 @@ def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise setting_error("text", "attempt", "needs low <= mode <= high, got"
                                 f" {', '.join(map(str, attempt))}")
     return out
-
-
-def rule_levels(raw: Mapping[str, Any]) -> None:
-    """The names and types of every level of every rule (the sections by rule type, El Emam
-    et al. 2011 Table 2), worded as the Jinja ``_validate_rule`` words them."""
-    for name, spec in raw["quasi_identifiers"].items():
-        rule = (spec or {}).get("rule")
-        for i, lv in enumerate((rule or {}).get("levels") or [], start=1):
-            where = f"quasi_identifiers.{name}.rule.levels[{i}]"
-            if not isinstance(lv, Mapping):
-                raise setting_error("release", where, f"must be a mapping, got {describe(lv)}")
-            check_section("release", where, lv, RULE_LEVEL_SECTION[rule["type"]])
 
 
 def risk_suite_settings(cfg: Any, raw: Mapping[str, Any]) -> None:
