@@ -10,18 +10,19 @@ warehouse.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from dbt_deid.errors import ConfigError
 from dbt_deid.settings_check import (
-    check_section,
     check_var,
     describe,
     is_fraction,
     setting_error,
     value_error,
 )
-from dbt_deid.settings_schema import RULE_LEVEL_SECTION, SECTIONS
+from dbt_deid.settings_schema import SECTIONS
 
 
 def resolve(kind: str, raw: Any) -> Any:
@@ -35,6 +36,13 @@ def resolve(kind: str, raw: Any) -> Any:
         return claims_settings(raw)
     if kind == "text":
         return text_settings(raw)
+    try:
+        return _release(raw)
+    except ConfigError as exc:
+        raise _named(str(exc)) from None
+
+
+def _release(raw: Mapping[str, Any]) -> Any:
     from dbt_deid.config import parse_release
     from dbt_deid.ola.settings import ola_settings
 
@@ -42,6 +50,22 @@ def resolve(kind: str, raw: Any) -> Any:
     risk_suite_settings(cfg, raw)
     ola_settings(raw)
     return cfg
+
+
+def _named(message: str) -> ConfigError:
+    """A release validator's message ("<setting> <what>" or "<setting>: <what>") worded as every
+    setting error is, "dbt_deid release setting '<setting>': <what>" (the plan node's message,
+    and ``python -m dbt_deid check``'s)."""
+    if message.startswith("dbt_deid "):
+        return ConfigError(message)
+    if message.startswith("give the threshold"):
+        return setting_error("release", "tau", message)
+    head, _, rest = message.partition(" ")
+    if head.endswith(":"):
+        head = head[:-1]
+    elif not re.fullmatch(r"[A-Za-z_][\w.\[\]]*", head) or head in ("give", "release"):
+        return setting_error("release", "deid_release", message)
+    return setting_error("release", head, rest)
 
 
 def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:

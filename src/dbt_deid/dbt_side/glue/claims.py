@@ -137,7 +137,8 @@ def lola_frame(
     log.info(f"dbt_deid: {model}: {data.n_patients} patients, {data.n_claims} claims, k = {k},"
              f" {cfg['bootstrap_scheme']} bootstrap, B = {cfg['bootstrap']},"
              f" I = {cfg['iterations']}, pool {cfg['pool_size']}")
-    ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_suppression"], n_bootstrap=cfg["bootstrap"],
+    ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_suppression"],
+                       n_bootstrap=cfg["bootstrap"],
                        n_iterations=cfg["iterations"], pool_size=cfg["pool_size"],
                        scheme=cfg["bootstrap_scheme"], seed=cfg["seed"],
                        variant=cfg["variant"], model=cfg["adversary"], logger=log)

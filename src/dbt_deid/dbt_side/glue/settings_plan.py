@@ -33,3 +33,15 @@ def _plain(resolved: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON-able settings (the claims release's adversary model is written as its three
     settings, which are already rows)."""
     return {k: v for k, v in resolved.items() if k != "adversary"}
+
+
+def deid_claims_plan(release_json: str) -> pd.DataFrame:
+    """The dbt Python model ``deid_claims_plan``: the claims release resolved once
+    (:func:`deid_settings_plan`)."""
+    return deid_settings_plan("claims", release_json)
+
+
+def deid_text_plan(release_json: str) -> pd.DataFrame:
+    """The dbt Python model ``deid_text_plan``: the text release resolved once
+    (:func:`deid_settings_plan`)."""
+    return deid_settings_plan("text", release_json)
