@@ -1,10 +1,5 @@
-{#- The longitudinal claims release (LOLA, El Emam et al. 2012, the Heritage Health Prize data),
-    var('deid_claims_release'): the parse-time check (dbt_deid._check_var: names, types, the
-    settings reference docs/settings-reference.md), then the settings with their defaults, the
-    default lattice dimensions (one per hierarchy) and the resolved max_suppression (declared,
-    or the Safe Harbor risk exposure 0.0004 / tau) and attack_tau (tau). The relations between
-    settings are checked once, by the resolver the plan node deid_claims_plan runs
-    (dbt_deid.settings_resolve), which every model reading a claims input depends on. -#}
+{#- var('deid_claims_release'): the parse-time check, then the settings with their defaults (El
+    Emam et al. 2012); the relations are checked by the plan node deid_claims_plan. -#}
 {% macro claims_release_config(release=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('claims_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}

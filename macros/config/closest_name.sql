@@ -11,8 +11,7 @@
   {{ return(ns.prev[-1]) }}
 {%- endmacro %}
 
-{#- The known name nearest to `name` within max(2, len // 3) edits (ties: sorted order), or
-    none; the Python twin is dbt_deid.settings_schema.closest_name. -#}
+{#- The known name within max(2, len // 3) edits (ties: sorted), or none (Python: closest_name). -#}
 {% macro _closest_name(name, known) -%}
   {%- set ns = namespace(best=none, d=none) -%}
   {%- for k in known | sort -%}

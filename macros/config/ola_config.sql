@@ -1,10 +1,5 @@
-{#- The release's `generalization` block (issue 4): none for fixed levels (every QI at its
-    `level`), else the OLA search settings (El Emam et al. 2012 "Base Algorithm"; El Emam et al.
-    2009 (CJHP) Table 2) with their defaults: {metric, max_levels, suppression, max_nodes,
-    max_seconds, heuristic_seconds, heuristic_nodes}. Names and types are checked by
-    release_config's parse-time check; the relations (max_levels naming QIs at or above their
-    level, settings that need search: ola) by the resolver the plan node runs
-    (dbt_deid.ola.settings.ola_settings). -#}
+{#- generalization (issue 4): none for fixed levels, else the OLA settings with their defaults;
+    the relations are checked by the plan node's resolver (dbt_deid.ola.settings). -#}
 {% macro ola_config() -%}
   {{ return(dbt_deid.own(adapter.dispatch('ola_config', 'dbt_deid'))()) }}
 {%- endmacro %}

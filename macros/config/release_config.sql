@@ -1,7 +1,5 @@
-{#- var('deid_release') (or `release`): the parse-time check (names, types, rules' levels), then
-    the normalized settings the SQL reads (described in macros/deid_macros.yml). The value rules are
-    checked once, by the resolver the plan node deid_release_plan runs, which every release
-    model depends on: a bad release fails there and nothing is built (docs/settings-once.md). -#}
+{#- var('deid_release') (or `release`): the parse-time check, then the settings the SQL reads; the
+    value rules are checked once by the plan node deid_release_plan (docs/settings-once.md). -#}
 {% macro release_config(release=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}
@@ -23,7 +21,7 @@
 {% macro default__release_config(release) -%}
   {%- set raw = release if release is not none else dbt_deid.release_settings() -%}
   {%- if raw is not mapping and dbt_deid.current_release() is not none -%}
-    {{ dbt_deid._config_error('deid_releases.' ~ dbt_deid.current_release(), 'declare the release as a mapping in var deid_releases (key ' ~ dbt_deid.current_release() ~ ')') }}
+    {%- do dbt_deid._setting_error('release', 'deid_releases.' ~ dbt_deid.current_release(), 'declare the release as a mapping in var deid_releases (key ' ~ dbt_deid.current_release() ~ ')') -%}
   {%- endif -%}
   {%- do dbt_deid._check_var('release', raw) -%}
   {%- set caps, qis = raw.get('column_suppression_cap'), [] -%}
@@ -60,8 +58,7 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- (tau, k): k = ceil(alpha x F_j) (El Emam et al. 2012 eq. 3, or truncated Poisson), else
-    k = ceil(1/tau) (El Emam et al. 2011); the resolver checks them (test_settings_parity). -#}
+{#- (tau, k): ceil(alpha x F_j) (El Emam et al. 2012 eq. 3) or ceil(1/tau) (El Emam et al. 2011). -#}
 {% macro _threshold(raw) -%}
   {%- set f, alpha, schema = raw.get('population_threshold'), raw.get('sampling_fraction'), dbt_deid.settings_schema() -%}
   {%- if f is not none and alpha is not none -%}

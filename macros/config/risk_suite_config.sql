@@ -1,8 +1,5 @@
-{#- Settings of the risk-measurement suite (issue 6), read from the release var next to the
-    release itself: `report`, `sampling_fraction`, `population`, `population_size`,
-    `small_areas`, `preset`, with their defaults. Names and types are checked by release_config's
-    parse-time check; the relations to the release's quasi-identifiers by the resolver the plan
-    node runs (dbt_deid.settings_resolve.risk_suite_settings). -#}
+{#- The risk-suite settings (issue 6) with their defaults; the relations to the QIs are
+    checked by the plan node's resolver (dbt_deid.settings_resolve.risk_suite_settings). -#}
 {% macro risk_suite_config(release=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('risk_suite_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}

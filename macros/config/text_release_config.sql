@@ -1,9 +1,5 @@
-{#- The text release (Scaiano, El Emam et al. 2016), var('deid_text_release'): the parse-time
-    check (dbt_deid._check_var: names, types, docs/settings-reference.md), then the settings
-    with their defaults. The relations between settings (types direct or quasi, the Pr(attempt)
-    triangle) are checked once, by the resolver the plan node deid_text_plan runs
-    (dbt_deid.settings_resolve.text_settings), which every model reading a text input depends
-    on. -#}
+{#- var('deid_text_release'): the parse-time check, then the settings with their defaults
+    (Scaiano, El Emam et al. 2016); the relations are checked by the plan node deid_text_plan. -#}
 {% macro text_release_config(release=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('text_release_config', 'dbt_deid'))(release)) }}
 {%- endmacro %}

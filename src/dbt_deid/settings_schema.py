@@ -403,6 +403,7 @@ def schema() -> dict[str, Any]:
         "renamed": RENAMED,
         "rule_level_section": RULE_LEVEL_SECTION,
         "release_name_pattern": RELEASE_NAME_PATTERN,
+        "max_release_name": MAX_RELEASE_NAME,
         "preset_tau": PRESET_TAU,
         "preset_aliases": PRESET_ALIASES,
     }
