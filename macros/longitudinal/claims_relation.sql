@@ -7,14 +7,11 @@
   {{ return(var('deid_claims_release', none) is not none) }}
 {%- endmacro %}
 
-{#- ref(name) or source(source_name, table) of a relation setting. -#}
+{#- The relation a claims setting names (dbt_deid.setting_relation); the calling model depends on
+    deid_claims_plan, the node that resolves the settings once. -#}
 {% macro claims_relation(name) -%}
   {%- do ref('deid_claims_plan') -%}
-  {%- if name is mapping -%}
-    {{ return(source(name.source_name, name.table)) }}
-  {%- else -%}
-    {{ return(ref(name)) }}
-  {%- endif -%}
+  {{ return(dbt_deid.setting_relation(name)) }}
 {%- endmacro %}
 
 {#- The hierarchical QIs of one table ('patients' or 'claims'), in the order of the settings. -#}

@@ -16,12 +16,7 @@
 {%- endmacro %}
 
 {% macro default__text_input_relation(cfg, table) -%}
-  {%- set name = cfg[table] -%}
-  {%- if name is mapping -%}
-    {{ return(source(name.source_name, name.table)) }}
-  {%- else -%}
-    {{ return(ref(name)) }}
-  {%- endif -%}
+  {{ return(dbt_deid.setting_relation(cfg[table])) }}
 {%- endmacro %}
 
 {#- The declared type registry as a relation (type, kind) for joins; none without `types`. -#}
