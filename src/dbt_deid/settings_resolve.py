@@ -4,8 +4,11 @@
 the Jinja config macros word it), then the kind's full validator: the relations between
 settings (column roles, combinations, k = ceil(1/tau) or k from the population, El Emam et al.
 2011 and 2012; the lattice dimensions of the claims release; the text release's Pr(attempt)
-triangle, Scaiano, El Emam et al. 2016). ``python -m dbt_deid check`` runs it without a
-warehouse.
+triangle, Scaiano, El Emam et al. 2016). These value rules live here only (issue 33): the plan
+nodes run it once per build (``deid_release_plan``, ``deid_claims_plan``, ``deid_text_plan``),
+before any model reads an input, and ``python -m dbt_deid check`` runs it without a warehouse.
+The release validators' messages are worded as the parse-time check words its own,
+"dbt_deid release setting '<name>': <what>" (docs/settings-once.md).
 """
 
 from __future__ import annotations
