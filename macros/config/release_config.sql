@@ -49,7 +49,8 @@
   {%- do out.update({
       'name': dbt_deid._setting(raw, 'release', 'name'), 'sample': sample, 'source': raw.source, 'record_id': raw.record_id,
       'attribute_disclosure': {'distinct_l': ad.get('distinct_l'), 'entropy_l': ad.get('entropy_l'), 'recursive_c': ad.get('recursive_c'),
-          'recursive_l': ad.get('recursive_l'), 't': ad.get('t'), 'ordered': (ad.get('ordered') or []) | map('lower') | list, 'hierarchies': hierarchies},
+          'recursive_l': ad.get('recursive_l'), 't': ad.get('t'), 'ordered': (ad.get('ordered') or []) | map('lower') | list, 'hierarchies': hierarchies,
+          'remedy': dbt_deid._setting(ad, 'attribute_disclosure', 'remedy')},
       'qis': qis, 'qi_names': qis | map(attribute='name') | list,
       'verified_combinations': dbt_deid.release_plan('verified'), 'protected_combinations': dbt_deid.release_plan('protected'),
       'released_qis': dbt_deid.release_plan('released'), 'k': k, 'tau': tau, 'preset': raw.get('preset'),

@@ -168,6 +168,8 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- set results = [] -%}
+  {#- the history and the report show that the suppression ran the remedy -#}
+  {%- set remedy = ' [attribute_disclosure.remedy: suppress]' if ad.remedy == 'suppress' else '' -%}
   {%- for gate, m in models -%}
     {%- set details = [] -%}
     {%- set worst = [] -%}
@@ -188,7 +190,7 @@
     {%- endfor -%}
     {%- set msgs = [] -%}{%- for d in details -%}{%- do msgs.append(d.message) -%}{%- endfor -%}
     {%- do results.append({'gate': gate, 'details': details, 'passed': details | length == 0, 'failures': details | length,
-        'message': (msgs | join('; ')) if details else (gate ~ ': every class passes (' ~ worst | join('; ') ~ ')')}) -%}
+        'message': ((msgs | join('; ')) if details else (gate ~ ': every class passes (' ~ worst | join('; ') ~ ')')) ~ remedy}) -%}
   {%- endfor -%}
   {{ return(results) }}
 {%- endmacro %}

@@ -273,12 +273,19 @@
 
 {#- deid_patterns as its readers (risk summary, diagnostics) expect it: one row per current QI
     tuple with its count. When deid_patterns holds the pairs of a refresh, the current tuples
-    regrouped (the rows of states no longer current left out); else the relation itself. -#}
+    regrouped (the rows of states no longer current left out); when it holds the sensitive
+    values of attribute_disclosure.remedy (a row per QI pattern x sensitive tuple), the QI
+    patterns regrouped; else the relation itself. -#}
 {% macro current_patterns(cfg, patterns) -%}
   {%- if not execute or not dbt_deid.can_inspect(patterns) -%}{{ return(patterns) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(patterns) | map(attribute='name') | map('lower') | list -%}
-  {%- if (cfg.qi_names[0] ~ '__earlier') | lower not in have -%}{{ return(patterns) }}{%- endif -%}
   {%- set cols = [] -%}{%- for q in cfg.qi_names -%}{%- do cols.append(dbt_deid.ident(q)) -%}{%- endfor -%}
+  {%- if (cfg.qi_names[0] ~ '__earlier') | lower not in have -%}
+    {%- if cfg.sensitive and (cfg.sensitive[0] | lower) in have -%}
+      {{ return('(select ' ~ cols | join(', ') ~ ', sum(n) as n from ' ~ patterns ~ ' group by ' ~ cols | join(', ') ~ ')') }}
+    {%- endif -%}
+    {{ return(patterns) }}
+  {%- endif -%}
   {{ return('(select ' ~ cols | join(', ') ~ ', sum(n) as n from ' ~ patterns ~ ' where ' ~ cols[0] ~ ' is not null group by ' ~ cols | join(', ') ~ ')') }}
 {%- endmacro %}
 

@@ -24,6 +24,7 @@
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_search_nodes' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_search_nodes', 'dbt_deid'))()) }}
   {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
   {%- elif base == 'deid_class_size_histogram' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid'))()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
@@ -137,6 +138,10 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- set line = dbt_deid.refresh_line(cfg) -%}
 {%- if line is not none %}
 {{ dbt_deid.refresh_pairs_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) }}
+{%- elif cfg.attribute_disclosure.remedy == 'suppress' %}
+{#- attribute_disclosure.remedy: one row per QI pattern x sensitive tuple (macros/generalize/
+    sensitive_patterns.sql); readers wanting QI patterns only regroup (current_patterns) -#}
+{{ dbt_deid.sensitive_pattern_counts_sql(cfg, dbt_deid.release_ref('deid_generalized')) }}
 {%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_generalized'), cfg.qi_names) }}
 {%- endif %}
@@ -280,6 +285,9 @@ left join exact as e on e.combination = c.combination
 {%- if line is not none %}
 {#- a refresh: the map is keyed by the pairs' columns (macros/releases/refresh_line.sql) -#}
 {{ dbt_deid.apply_suppression_sql(cfg, '(' ~ dbt_deid.refresh_records_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) ~ ')', dbt_deid.release_ref('deid_suppression_map'), dbt_deid.refresh_pair_columns(cfg)) }}
+{%- elif cfg.attribute_disclosure.remedy == 'suppress' %}
+{#- attribute_disclosure.remedy: the map is keyed by the QIs and the sensitive values -#}
+{{ dbt_deid.apply_suppression_sql(cfg, '(' ~ dbt_deid.sensitive_values_sql(cfg, dbt_deid.release_ref('deid_generalized')) ~ ')', dbt_deid.release_ref('deid_suppression_map'), cfg.qi_names + cfg.sensitive) }}
 {%- else %}
 {{ dbt_deid.apply_suppression_sql(cfg, dbt_deid.release_ref('deid_generalized'), dbt_deid.release_ref('deid_suppression_map')) }}
 {%- endif %}
@@ -305,6 +313,22 @@ left join exact as e on e.combination = c.combination
   {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
 {%- endif -%}
 {{ dbt_deid.ola_patterns_sql(cfg, dbt_deid.release_ref('deid_hierarchy')) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/ola/deid_search_nodes.sql -#}
+{% macro default__deid_model_deid_search_nodes() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- Built for every release, so the report reads one table whatever chose the levels: the nodes
+    OLA evaluated (a projection of deid_ola_search, computed once there), or no row when the
+    levels are set in the settings (deid_ola_search is then disabled and never referenced). -#}
+{%- if dbt_deid.ola_enabled() -%}
+{{ dbt_deid.search_nodes_sql(cfg, dbt_deid.release_ref('deid_ola_search'), dbt_deid.ola_config().metric) }}
+{%- else -%}
+{{ dbt_deid.search_nodes_sql(cfg, none, none) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_deid import settings_schema as schema
+from dbt_deid.attribute_remedy import check_remedy
 from dbt_deid.errors import ConfigError
 from dbt_deid.families import (
     Family,
@@ -401,7 +402,8 @@ def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
     """The attribute-disclosure settings relate to the sensitive columns (the Jinja twin is
     ``dbt_deid._check_attribute_disclosure``): a sensitive column needs a model to gate it, a
     model needs a sensitive column, recursive_c and recursive_l go together, and ``ordered``
-    and ``hierarchies`` name sensitive columns (one distance each) and need t."""
+    and ``hierarchies`` name sensitive columns (one distance each) and need t, and the remedy
+    fits (:func:`dbt_deid.attribute_remedy.check_remedy`)."""
     sensitive = [str(c).lower() for c in raw.get("sensitive") or []]
     spec = raw.get("attribute_disclosure") or {}
     models = [m for m in ("distinct_l", "entropy_l", "recursive_c", "t")
@@ -431,6 +433,8 @@ def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
     if both:
         raise ConfigError(f"attribute_disclosure: {both[0]!r} is both ordered and hierarchical;"
                           " give one distance")
+    generalization = raw.get("generalization") or {}
+    check_remedy(spec, raw.get("algorithm"), generalization.get("suppression") != "records")
 
 
 def _check_protected(cfg: ReleaseConfig) -> None:

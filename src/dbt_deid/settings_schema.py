@@ -156,6 +156,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                            " numeric order); the others with the equal distance.", **_COLS},
         "hierarchies": {"doc": "Sensitive column -> hierarchy model/seed (ARX layout): the"
                                " hierarchical distance.", "type": "mapping"},
+        "remedy": {"doc": "none (the gates refuse a failing class) or suppress: the suppression"
+                          " treats a class failing a model as a small class and suppresses"
+                          " until every class passes (docs/attribute-disclosure-remedy.md).",
+                   "default": "none", "allowed": ["none", "suppress"]},
     },
     "quasi_identifier": {
         "level": {"doc": "Released level (0 = original).", "default": 0, "type": "integer",

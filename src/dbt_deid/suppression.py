@@ -33,6 +33,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from dbt_deid.attribute_remedy import ClassDistributions, Remedy, failing_classes_count, merged
 from dbt_deid.coded import group_totals
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.families import Family, check_total_orders, propagate
@@ -53,6 +54,11 @@ class SuppressionStats:
     growth_cells: int = 0
     propagated_cells: int = 0
     passes: int = 0
+    #: ``attribute_disclosure.remedy`` (dbt_deid.attribute_remedy): "none" or "suppress"; the
+    #: classes still failing an
+    #: attribute-disclosure model when it stopped (0: every class passes).
+    remedy: str = "none"
+    remedy_failing_classes: int = 0
     phase1_seconds: float = 0.0
     phase2_seconds: float = 0.0
     combination_order: list[tuple[str, ...]] = field(default_factory=list)
@@ -191,6 +197,21 @@ class _ClassIndex:
         self.n_classes = len(uniq)
         self.size = np.zeros(self.n_classes + spare + 1, dtype=np.int64)
         self.size[: self.n_classes] = np.bincount(self.cid, weights=table.counts).astype(np.int64)
+        self.dists: ClassDistributions | None = None
+
+    def attach(self, remedy: Remedy) -> None:
+        """Track the classes' sensitive distributions (``attribute_disclosure.remedy``)."""
+        cols = [self.table.col(c) for c in remedy.columns]
+        self.dists = ClassDistributions(remedy, self.table.codes[:, cols], self.table.counts,
+                                        self.cid, [self.table.labels[j] for j in cols])
+
+    def small(self, cids: np.ndarray, k: int) -> np.ndarray:
+        """Classes ``cids`` smaller than k, or (with a remedy attached) failing an
+        attribute-disclosure model: the classes phase 2 suppresses in."""
+        out = self.size[cids] < k
+        if self.dists is not None and not out.all():
+            out[~out] = self.dists.failing_mask(cids[~out])
+        return out
 
     def cid_of_key(self, key: int) -> int | None:
         """The id of the class with ``key``, None when no such class was ever formed."""
@@ -235,12 +256,16 @@ class _ClassIndex:
         new_keys = self.keys[rows] - (code + 1) * self.mults[pos]
         new_cid = self._cid_of(new_keys)
         np.add.at(self.size, new_cid, counts)
+        if self.dists is not None:
+            self.dists.move(rows, self.cid[rows], new_cid, self.table.counts)
         self.keys[rows] = new_keys
         self.cid[rows] = new_cid
         self.table.codes[rows, self.cols[pos]] = SUPPRESSED
 
     def mole_rows(self, k: int) -> np.ndarray:
-        return np.nonzero(self.size[self.cid] < k)[0]
+        if self.dists is None:
+            return np.nonzero(self.size[self.cid] < k)[0]
+        return np.nonzero(self.small(self.cid, k))[0]
 
 
 def count_moles(table: PatternTable, cols: Sequence[int], k: int) -> tuple[int, int]:
@@ -303,14 +328,21 @@ def value_visits(
 
 
 def _phase2_combination(
-    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int
+    table: PatternTable, cols: np.ndarray, weights: np.ndarray, k: int,
+    remedy: Remedy | None = None,
 ) -> tuple[int, int, int]:
     """Phase 2 for one combination, then growth of its fully suppressed class.
+
+    With ``remedy`` (``attribute_disclosure.remedy: suppress``, :mod:`dbt_deid.attribute_remedy`)
+    a class failing an attribute-disclosure model is a mole too, and the fully suppressed class
+    is then grown by whole classes until it passes (:func:`_grow_for_remedy`).
 
     Returns (cells suppressed in phase 2, records moved into the fully suppressed class, cells
     suppressed by that growth).
     """
     idx = _ClassIndex(table, cols, spare=0)
+    if remedy is not None:
+        idx.attach(remedy)
     moles = idx.mole_rows(k)
     if len(moles) == 0:
         return 0, 0, 0
@@ -322,7 +354,7 @@ def _phase2_combination(
     cells = 0
     for _wsup, pos, _label, code in entries:
         rows = rows_by_value[pos][code]
-        small = idx.size[idx.cid[rows]] < k
+        small = idx.small(idx.cid[rows], k)
         if not small.any():
             continue
         sel = rows[small]
@@ -330,7 +362,52 @@ def _phase2_combination(
         idx.suppress(sel, pos, code)
 
     moved, growth_cells = _grow_fully_suppressed(table, idx, k)
+    if remedy is not None:
+        more, more_cells = _grow_for_remedy(table, cols, remedy)
+        moved, growth_cells = moved + more, growth_cells + more_cells
     return cells, moved, growth_cells
+
+
+def _grow_for_remedy(table: PatternTable, cols: np.ndarray, remedy: Remedy) -> tuple[int, int]:
+    """Grow the fully suppressed class of a combination until it passes the attribute-disclosure
+    models (``attribute_disclosure.remedy``): whole classes are moved into it (every record of a
+    donor class, so no class is left smaller than k), each time the class that lowers its
+    deficit (:meth:`dbt_deid.attribute_remedy.Remedy.deficit`) most per cell suppressed, then
+    the lowest deficit, then the class key (stable); a class that lowers nothing is moved only
+    when none does. Stops when it passes or every class is in it (the whole table then fails: the
+    gates refuse). Returns (records moved, cells suppressed)."""
+    idx = _ClassIndex(table, cols, spare=0)
+    idx.attach(remedy)
+    dists = idx.dists
+    assert dists is not None
+    full = idx.cid_of_key(0)
+    if full is None or idx.size[full] == 0 or not dists.fails(full):
+        return 0, 0
+    unsup = (table.codes[:, cols] != SUPPRESSED).sum(axis=1)
+    cells_of = np.zeros(idx.n_classes, dtype=np.int64)
+    np.add.at(cells_of, idx.cid, unsup * table.counts)
+    current = dists.dists[full]
+    left = [c for c in range(idx.n_classes) if c != full and idx.size[c] > 0]
+    chosen: list[int] = []
+    deficit = remedy.deficit(current, dists.wholes, dists.orders)
+    while deficit > 0 and left:
+        scored = []
+        for c in left:
+            after = remedy.deficit(merged(current, dists.dists[c]), dists.wholes, dists.orders)
+            gain = deficit - after
+            scored.append((gain <= 0, -gain / max(int(cells_of[c]), 1), after, c))
+        _, _, deficit, best = min(scored)
+        current = merged(current, dists.dists[best])
+        chosen.append(best)
+        left.remove(best)
+    if not chosen:
+        return 0, 0
+    hit = np.isin(idx.cid, np.array(chosen, dtype=np.int64))
+    moved = int(table.counts[hit].sum())
+    cells = int((unsup[hit] * table.counts[hit]).sum())
+    for j in cols:
+        table.codes[hit, j] = SUPPRESSED
+    return moved, cells
 
 
 def _grow_fully_suppressed(table: PatternTable, idx: _ClassIndex, k: int) -> tuple[int, int]:
@@ -454,6 +531,7 @@ def run_suppression(
     verify_combinations: Sequence[Sequence[str]] = (),
     families: Sequence[Family] = (),
     record_key: str | None = None,
+    remedy: Remedy | None = None,
 ) -> SuppressionResult:
     """Run the combinations (or complete) suppression algorithm, or ``mask_cover``
     (:mod:`dbt_deid.mask_cover`: another step per combination, no phase 1).
@@ -470,6 +548,13 @@ def run_suppression(
     the order of ``record_key``, a column of ``patterns`` (a record id, or any key that is
     the same in every run; compared as text), then of their counts. Rows equal in all of these
     are interchangeable, so the published multiset never depends on the row order.
+
+    ``remedy`` (:mod:`dbt_deid.attribute_remedy`, ``attribute_disclosure.remedy: suppress``):
+    classes of ``remedy.combinations`` (the verified combinations; ``combinations`` when empty)
+    that fail an attribute-disclosure model on the sensitive columns ``remedy.columns`` (columns
+    of ``patterns``, carried, never suppressed) are moles too; the passes repeat until every
+    class passes, or stop when a pass suppresses no cell (the gates then refuse). None (the
+    default) runs seed 000's algorithm unchanged.
     """
     log = logger or get_logger()
     if not isinstance(k, int) or isinstance(k, bool) or k < 2:
@@ -487,7 +572,12 @@ def run_suppression(
                           " pattern table")
     if algorithm == "complete":
         combos = [tuple(used)]
-    carried = carried_columns(combos, columns, propagation, verify_combinations)
+    if remedy is not None and algorithm == "mask_cover":
+        raise ConfigError("attribute_disclosure.remedy: suppress works with algorithm"
+                          " combinations or complete, not mask_cover")
+    ad_combos = ([tuple(b) for b in remedy.combinations] or combos) if remedy else []
+    carried = carried_columns(combos, [*columns, *(remedy.columns if remedy else ())],
+                              propagation, [*verify_combinations, *ad_combos])
     if isinstance(patterns, PatternTable):
         if record_key is not None:
             raise ConfigError("record_key needs a frame; a PatternTable is already ordered")
@@ -531,13 +621,35 @@ def run_suppression(
         f" (k = {k}, {len(table.counts)} patterns, {table.n_records} records)"
     )
     t1 = time.perf_counter()
+    gated = remedy
+    if remedy is not None:
+        stats.remedy = "suppress"
+        col_idx.update({c: table.col(c) for b in ad_combos for c in b})
+        if _failing(table, [], remedy):
+            # One class of every record fails: no suppression can make the release pass.
+            log.info("dbt_deid: attribute_disclosure.remedy: the whole table fails an"
+                     " attribute-disclosure model, so no suppression can make every class"
+                     " pass; suppressing for k only (the gates refuse the release)")
+            remedy, ad_combos = None, []
+    work = combos + [b for b in ad_combos if b not in combos]
+    before = -1
     while True:
         stats.propagated_cells += propagate(table, propagation)
-        moles = [(count_moles(table, [col_idx[c] for c in b], k)[0], i, b)
-                 for i, b in enumerate(combos)]
+        moles = [((count_moles(table, [col_idx[c] for c in b], k)[0] if b in combos else 0)
+                  + (_failing(table, [col_idx[c] for c in b], remedy) if b in ad_combos
+                     else 0), i, b)
+                 for i, b in enumerate(work)]
         todo = sorted((m for m in moles if m[0] > 0), key=lambda m: (-m[0], m[1]))
         if not todo:
             break
+        if remedy is not None:
+            if stats.passes and _suppressed_cells(table) == before:
+                # nothing left to suppress for it: the remaining classes fail as a whole table
+                log.info(f"dbt_deid: attribute_disclosure.remedy: stopped after pass"
+                         f" {stats.passes}: {sum(m[0] for m in todo)} class(es) still fail"
+                         " (the gates refuse the release)")
+                break
+            before = _suppressed_cells(table)
         stats.passes += 1
         if stats.passes > MAX_PASSES:  # pragma: no cover - each pass suppresses at least a cell
             raise DataError("suppression did not converge")
@@ -546,7 +658,10 @@ def run_suppression(
                 stats.combination_order.append(b)
             cols = np.array([col_idx[c] for c in b])
             w = np.array([float(weights.get(c, 1.0)) for c in b])
-            cells, moved, gcells = step(table, cols, w, k)
+            if remedy is not None and b in ad_combos:
+                cells, moved, gcells = _phase2_combination(table, cols, w, k, remedy)
+            else:
+                cells, moved, gcells = step(table, cols, w, k)
             stats.phase2_cells += cells
             stats.growth_records += moved
             stats.growth_cells += gcells
@@ -555,8 +670,27 @@ def run_suppression(
                 f" {cells} cells suppressed, {moved} records moved to the fully suppressed class"
             )
     stats.phase2_seconds = time.perf_counter() - t1
+    if gated is not None:
+        stats.remedy_failing_classes = sum(
+            _failing(table, [col_idx[c] for c in b], gated)
+            for b in ([tuple(b) for b in gated.combinations] or combos))
     checks = [tuple(b) for b in verify_combinations] or combos
     return SuppressionResult(table, source, k, combos, stats, list(dict.fromkeys(checks)))
+
+
+def _failing(table: PatternTable, cols: Sequence[int], remedy: Remedy | None) -> int:
+    """The classes of ``cols`` (suppressed cells their own category) failing the remedy."""
+    if remedy is None:
+        return 0
+    keys, _mults, _fits = _class_keys(table, np.asarray(cols, dtype=np.int64))
+    sens = [table.col(c) for c in remedy.columns]
+    return failing_classes_count(remedy, table.codes[:, sens], table.counts, keys,
+                                 [table.labels[j] for j in sens])
+
+
+def _suppressed_cells(table: PatternTable) -> int:
+    """Record cells suppressed so far (every column)."""
+    return int(((table.codes == SUPPRESSED) * table.counts[:, None]).sum())
 
 
 def verify_result(result: SuppressionResult) -> list:

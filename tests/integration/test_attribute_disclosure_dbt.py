@@ -80,3 +80,49 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
     # the published version is the one published before, untouched
     after = run.query("select * from deid_published order by 1")
     assert after.equals(before)
+
+
+def test_the_remedy_suppresses_until_the_release_passes(default_release, tmp_path_factory
+                                                         ) -> None:
+    """``attribute_disclosure.remedy: suppress`` (docs/attribute-disclosure-remedy.md): the same
+    release that distinct 2-diversity refuses above is published once the suppression treats a
+    failing class as a small one. The line starts over (``restart``), so the suppression is a
+    first version's (a refresh holds the earlier cells fixed and is gated, not remedied)."""
+    base = copy_of(default_release, tmp_path_factory.mktemp("attribute_remedy"))
+    models = {"distinct_l": 2, "t": 0.5}
+    variables = release_vars(pass_through=None, sensitive=["discharge_disposition"],
+                             attribute_disclosure={**models, "remedy": "suppress",
+                                                   "ordered": ["discharge_disposition"]},
+                             restart={"reason": "attribute disclosure remedy"})
+    cfg = variables["deid_release"]
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_patterns", "deid_suppression_map",
+                                "deid_suppressed", "deid_gate_results", "deid_published"],
+                  base.database.parent, variables, base.database)
+    assert run.ok, run.output[-3000:]
+    # the pattern table carried the sensitive values (a row per QI pattern x disposition)
+    # and, for the ordered distance, their ranks
+    columns = run.query("select * from deid_patterns limit 1").columns
+    assert {"discharge_disposition", "discharge_disposition__order"} <= set(columns)
+    gates = run.query("select gate, passed, message from deid_gate_results")
+    assert gates["passed"].all(), gates[~gates["passed"]].message.tolist()
+    distinct = gates[gates["gate"] == "distinct_l_diversity"]
+    assert len(distinct) == 1
+    assert "[attribute_disclosure.remedy: suppress]" in distinct["message"].iloc[0]
+    # every class of every verified combination passes per the core's reference
+    truth = run.query("select * from deid_suppressed")
+    source = run.query("select abstract_id, discharge_disposition from"
+                       " main.discharge_abstracts")
+    frame = truth.merge(source, on="abstract_id")
+    for combo in cfg["combinations"]:
+        fig = ad.class_figures(frame, combo, "discharge_disposition", distance="ordered")
+        assert ad.failing_classes(fig, ad.Models(**models)) == {"distinct_l_diversity": 0,
+                                                                "t_closeness": 0}
+    # published, and the history shows the remedy in its settings and gates
+    history = run.query("select status, settings_json, gates_json from deid_release_history"
+                        " order by recorded_at")
+    last = history.iloc[-1]
+    assert last["status"] == "published"
+    assert '"remedy": "suppress"' in last["settings_json"] or \
+        '"remedy":"suppress"' in last["settings_json"]
+    assert "attribute_disclosure.remedy: suppress" in last["gates_json"]
+    assert len(run.query("select * from deid_published")) == len(source)

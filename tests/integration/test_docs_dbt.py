@@ -5,8 +5,8 @@ generate` and reads target/manifest.json and catalog.json: each column the wareh
 package model has a description in the YAML, directly or through a documented pattern whose
 name depends on the release (`<qi>`, `<qi>__original`, `<record_id>`, ...: the pattern's
 `<qi>` stands for the release's QI names, `<record_id>` for its record id, `<pass_through>` for
-its pass-through columns); each package test macro declares every argument of its signature
-with a description."""
+its pass-through columns, `<sensitive>` for its sensitive columns); each package test macro
+declares every argument of its signature with a description."""
 
 from __future__ import annotations
 
@@ -26,8 +26,11 @@ def _substitutions() -> dict[str, list[str]]:
     extra = list(v.get("deid_releases", {}).values())  # the clinical file (its own QIs)
     qis = [*release["quasi_identifiers"], *claims["demographic_qis"], *claims["claim_qis"],
            *(q for r in extra for q in r["quasi_identifiers"])]
+    # `<sensitive>`: the release's sensitive columns (attribute_disclosure.remedy's pattern
+    # table); none in the demo, so the pattern matches no column
     return {"qi": qis, "record_id": [release["record_id"]],
-            "pass_through": release.get("pass_through", [])}
+            "pass_through": release.get("pass_through", []),
+            "sensitive": release.get("sensitive") or ["<no sensitive column>"]}
 
 
 def _pattern(name: str, subs: dict[str, list[str]]) -> re.Pattern[str]:

@@ -8,6 +8,7 @@ Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB fil
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -61,7 +62,9 @@ def _independent_hierarchies(long: pd.DataFrame, patterns: pd.DataFrame,
 
 @pytest.fixture(scope="module")
 def records_build(it_database, tmp_path_factory):
-    run = _build(it_database, tmp_path_factory.mktemp("ola_records"), _release())
+    tmp = tmp_path_factory.mktemp("ola_records")
+    variables = _release(report={"path": str(tmp / "reports" / "release.html")})
+    run = _build(it_database, tmp, variables)
     assert run.ok, run.output[-4000:]
     return run
 
@@ -86,6 +89,37 @@ def test_ola_levels_match_run_ola(records_build) -> None:
     assert chosen["role"].item() == ("k_minimal" if direct.chosen_is_k_minimal else "optimal")
     assert kmin["best_k_minimal"].sum() == 1 and not report.loc[
         report["role"] != "k_minimal", "best_k_minimal"].any()
+
+
+def test_report_plots_the_nodes_the_search_evaluated(records_build) -> None:
+    """Issue 36 item 4 through dbt: the release report (written by deid_release_report) plots
+    every row of deid_search_nodes (the nodes the search evaluated, read from the warehouse),
+    with one released node whose levels are the published ones and the MaxSup line."""
+    run = records_build
+    nodes = run.query("select * from deid_search_nodes")
+    search = run.query("select * from deid_ola_search where role <> 'top'")
+    assert len(nodes) == len(search) == int(nodes["nodes_evaluated"].iloc[0])
+    assert (nodes["metric"] == "entropy").all()
+    same = nodes.merge(search, on=QIS, suffixes=("", "_search"))
+    assert len(same) == len(nodes)  # one row per node, its value of the metric in full precision
+    assert (same["information_loss"] == same["entropy"]).all()
+    assert (same["suppressed"] == same["suppressed_search"]).all()
+    levels = run.query("select qi_name, level from deid_ola_levels order by qi_order")
+    published = ",".join(str(int(v)) for v in levels["level"])
+    chosen = nodes[nodes["chosen"]]
+    assert ",".join(str(int(chosen[q].item())) for q in QIS) == published
+    path = Path(run.query("select path from deid_release_report")["path"][0])
+    page = path.read_text(encoding="utf-8")
+    svgs = re.findall(r'<svg[^>]*class="risk-utility".*?</svg>', page, re.S)
+    assert len(svgs) == 1, "one risk-utility picture"
+    marks = re.findall(r'class="node (pass|fail|released)" data-node="([^"]*)"', svgs[0])
+    assert len(marks) == len(nodes)
+    assert [n for kind, n in marks if kind == "released"] == [published]
+    assert 'class="maxsup"' in svgs[0] and "MaxSup 5%" in svgs[0]
+    assert f"all {len(nodes):,} nodes the search evaluated" in page
+    for q, level in zip(levels["qi_name"], levels["level"], strict=True):  # the status table
+        row = rf'<td class="l">{q}</td>(?:(?!</tr>).)*?<td[^>]*>{int(level)} '
+        assert re.search(row + r"\(chosen by the optimal OLA search\)</td>", page, re.S), q
 
 
 def test_published_uses_chosen_levels_with_record_suppression(records_build) -> None:

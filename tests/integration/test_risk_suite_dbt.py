@@ -128,6 +128,9 @@ def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], P
     index = run.query("select * from deid_release_report")
     assert Path(index["path"][0]) == path.resolve()
     text = path.read_text(encoding="utf-8")
+    # levels set in the settings: no search ran, deid_search_nodes is empty, no picture
+    assert len(run.query("select * from deid_search_nodes")) == 0
+    assert "no generalization search ran" in text and 'class="risk-utility"' not in text
     parser = _Text()
     parser.feed(text)
     assert parser.tags > 50 and "<script" not in text and "http://" not in text

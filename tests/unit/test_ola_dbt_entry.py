@@ -165,6 +165,10 @@ def test_no_node_passes_message_names_the_limits() -> None:
         "search": "ola", "max_levels": {"age": 0, "sex": 0}})
     frame = ola_search_frame(_patterns(), _long(), release, logger=_Quiet())
     assert not frame["chosen"].any()
+    # the one node evaluated (the bottom, here also the top) is kept for the risk-utility picture
+    evaluated = frame[frame["role"] == "evaluated"]
+    assert len(evaluated) == 1 and not evaluated["passes"].item()
+    frame = frame[frame["role"] != "evaluated"]
     assert list(frame["role"]) == ["top"] and not frame["passes"].item()
     msg = frame["message"].iloc[0]
     n = int(_patterns()["n"].sum())
@@ -181,6 +185,8 @@ def test_heuristic_with_no_passing_node_gives_the_relax_message() -> None:
     release = _release(k=60, max_suppression=0.0, generalization={
         "search": "ola", "max_levels": {"age": 1, "sex": 0}, "max_nodes": 1})
     frame = ola_search_frame(_patterns(), _long(), release, logger=_Quiet())
+    assert not frame.loc[frame["role"] == "evaluated", "passes"].any()
+    frame = frame[frame["role"] != "evaluated"]
     assert list(frame["role"]) == ["top"] and not frame["chosen"].any()
     assert list(frame["search"]) == ["heuristic"]
     assert "max_suppression to at least" in frame["message"].iloc[0]
@@ -230,3 +236,36 @@ def test_population_k() -> None:
 class _Quiet:
     def info(self, msg: str) -> None:
         pass
+
+
+def test_node_report_keeps_every_evaluated_node() -> None:
+    """Issue 36 item 4: the node report holds every node the search evaluated (as many rows
+    with a metric value as the search's own count), each once, with its suppression and its
+    value of the release's metric; exactly one is the released node."""
+    from dbt_deid.dbt_side.glue.ola import REPORT_COLUMNS
+
+    frame = ola_search_frame(_patterns(), _long(), _release(k=10, max_suppression=0.0),
+                             logger=_Quiet())
+    plotted = frame[frame["role"] != "top"]
+    assert len(plotted) == int(frame["nodes_evaluated"].iloc[0])
+    assert not plotted[["age", "sex"]].duplicated().any()
+    assert plotted["entropy"].notna().all()
+    assert int(plotted["chosen"].sum()) == 1
+    kept = plotted[plotted["role"] == "evaluated"]
+    assert len(kept) and (~kept["passes"]).any()  # failing nodes are kept too
+    assert (kept["suppressed_share"] == kept["suppressed"] / kept["records"]).all()
+    assert set(frame.columns) == {"age", "sex", *REPORT_COLUMNS}
+
+
+def test_trace_keeps_the_first_nodes_and_the_released_one_beyond_the_limit(monkeypatch) -> None:
+    """Beyond the limit the first evaluated nodes are kept, the released node always, and the
+    result counts the others."""
+    from dbt_deid.ola import run as run_module
+
+    monkeypatch.setattr(run_module, "TRACE_LIMIT", 2)
+    hs = ola_hierarchies(_long(), _patterns(), {"age": 0, "sex": 0}, "?")
+    full = run_ola(_patterns(), hs, 10, 0.0)
+    assert full.evaluated > 3 and full.trace_dropped >= 1
+    assert full.chosen is not None and full.chosen in {e.node for e in full.trace}
+    assert len(full.trace) + full.trace_dropped == full.evaluated
+    assert len(full.trace) <= 3

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,11 +76,13 @@ def optimum_search(
     known: Mapping[Node, Scored],
     progress: Progress,
     planned: int,
+    record: Callable[[Node, Scored], None] | None = None,
 ) -> OptimumResult:
     """Best-first branch and bound from the k-minimal nodes ``seeds`` (see the module
     docstring). ``known``: nodes already scored (the k-minimal search scores every passing node
     it evaluates), reused without a table. ``planned``: the number of passing nodes, for the
-    progress lines."""
+    progress lines. ``record``: called with every node this phase scores (the risk-utility
+    picture's trace)."""
     started = time.perf_counter()
     sep = metrics.separable(metric)
     sep_arrays = None if sep is None else [np.asarray(a, dtype=np.float64) for a in sep]
@@ -124,6 +126,8 @@ def optimum_search(
                           "" if best is None else f", best {metric} {best.value:.6g}")
             hit = score(evaluator, metrics, metric, node)
             evaluated += 1
+            if record is not None:
+                record(node, hit)
         visited += 1
         if hit.suppressed > evaluator.allowed:  # pragma: no cover - monotone criterion
             raise AssertionError(f"node {node} above a passing node fails: not monotone")

@@ -38,6 +38,11 @@ from dbt_deid.ola.optimum import Scored, exhaustive_optimum, optimum_search
 from dbt_deid.ola.search import OlaSearchResult, exhaustive_search, ola_search, path_search
 from dbt_deid.progress import Logger, get_logger
 
+#: the most evaluated nodes kept for the risk-utility picture (:attr:`OlaResult.trace`); beyond
+#: it the first ones in evaluation order are kept and :attr:`OlaResult.trace_dropped` counts the
+#: others (the released node is always kept)
+TRACE_LIMIT = 2000
+
 
 @dataclass
 class NodeReport:
@@ -46,6 +51,45 @@ class NodeReport:
     node: Node
     suppressed: int
     metrics: dict[str, float]
+
+
+@dataclass(frozen=True)
+class EvaluatedNode:
+    """One node the search evaluated, for the risk-utility picture (as ARX's GUI plots the
+    evaluated transformations): its levels, the records in classes smaller than k, its value of
+    the release's metric and whether it passes MaxSup."""
+
+    node: Node
+    suppressed: int
+    value: float
+    passes: bool
+
+
+class Trace:
+    """The evaluated nodes in evaluation order, at most ``limit`` of them (the first ones);
+    ``dropped`` counts the nodes evaluated beyond the limit."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = TRACE_LIMIT if limit is None else limit
+        self.nodes: dict[Node, EvaluatedNode] = {}
+        self.dropped = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self.nodes) >= self.limit
+
+    def add(self, node: Node, suppressed: int, value: float, passes: bool,
+            force: bool = False) -> None:
+        node = tuple(int(v) for v in node)
+        if node in self.nodes:
+            return
+        if self.full and not force:
+            self.dropped += 1
+            return
+        self.nodes[node] = EvaluatedNode(node, int(suppressed), float(value), bool(passes))
+
+    def items(self) -> list[EvaluatedNode]:
+        return list(self.nodes.values())
 
 
 @dataclass
@@ -76,6 +120,11 @@ class OlaResult:
     passing_nodes: int = 0
     search_kind: str = "optimal"
     heuristic: HeuristicResult | None = None
+    #: every node the search evaluated (at most :data:`TRACE_LIMIT`, the first in evaluation
+    #: order, plus the released node), with its suppression and metric value
+    trace: list[EvaluatedNode] = field(default_factory=list, repr=False)
+    #: evaluated nodes not kept in ``trace`` (beyond :data:`TRACE_LIMIT`)
+    trace_dropped: int = 0
 
     @property
     def chosen_is_optimal(self) -> bool:
@@ -158,6 +207,24 @@ class OlaResult:
             rows.append(row)
         cols = [*self.names, "height", "suppressed", "suppressed_share", *METRICS, "k_minimal",
                 "best_k_minimal", "optimal", "chosen", "search"]
+        return pd.DataFrame(rows, columns=cols)
+
+    def trace_frame(self) -> pd.DataFrame:
+        """The evaluated nodes (:attr:`trace`) in the layout of ``deid_ola_search`` that the
+        risk-utility picture reads (:mod:`dbt_deid.report.risk_utility`): a level column per
+        QI, ``role`` (evaluated), ``suppressed``, ``suppressed_share``, ``passes``,
+        ``chosen``, the metric's column, and the run's metric, MaxSup and nodes evaluated."""
+        rows = []
+        for e in self.trace:
+            row: dict[str, Any] = dict(zip(self.names, e.node, strict=True))
+            row.update(role="evaluated", suppressed=e.suppressed,
+                       suppressed_share=e.suppressed / self.n_records, passes=e.passes,
+                       chosen=e.node == self.chosen, **{self.metric: e.value},
+                       metric=self.metric, max_suppression=self.max_suppression,
+                       nodes_evaluated=self.evaluated)
+            rows.append(row)
+        cols = [*self.names, "role", "suppressed", "suppressed_share", "passes", "chosen",
+                self.metric, "metric", "max_suppression", "nodes_evaluated"]
         return pd.DataFrame(rows, columns=cols)
 
     def to_dict(self) -> dict[str, Any]:
@@ -262,6 +329,7 @@ class Solution:
     passing_nodes: int
     kind: str = "optimal"
     heuristic: HeuristicResult | None = None
+    trace: Trace = field(default_factory=Trace)
 
 
 def uses_heuristic(search: str, budget: SearchBudget, lattice: Lattice) -> bool:
@@ -287,7 +355,11 @@ def solve_heuristic(
     if h.node is not None:
         t = evaluator.judged(h.node)
         optimal = NodeReport(h.node, t.suppressed(evaluator.k), metrics.all(t))
-    return Solution(h.node, optimal, [], None, found, 0, found.tagged_passing, "heuristic", h)
+    trace = Trace()
+    for c in h.trace:
+        trace.add(c.node, c.suppressed, c.value, c.passes, force=c.node == h.node)
+    return Solution(h.node, optimal, [], None, found, 0, found.tagged_passing, "heuristic", h,
+                    trace)
 
 
 def solve(
@@ -324,10 +396,12 @@ def solve(
     metrics = Metrics(evaluator.hierarchies, evaluator.leaf_table, evaluator.k)
     reports: dict[Node, NodeReport] = {}
     scored: dict[Node, Scored] = {}
+    trace = Trace()
 
     def is_passing(node: Node) -> bool:
         # score a passing node while its table is at hand: every k-minimal node is evaluated
-        # (a node is only tagged passing through a passing specialization)
+        # (a node is only tagged passing through a passing specialization); a failing node is
+        # scored for the risk-utility picture while the trace has room
         t = evaluator.judged(node)
         suppressed = t.suppressed(evaluator.k)
         ok = suppressed <= evaluator.allowed
@@ -337,7 +411,15 @@ def solve(
             if ok:
                 reports[node] = NodeReport(
                     node, suppressed, metrics.all(t) if all_metrics else {metric: value})
+            trace.add(node, suppressed, value, ok)
+        elif not trace.full:
+            trace.add(node, suppressed, metrics.value(metric, t), ok)
+        else:
+            trace.dropped += 1
         return ok
+
+    def record(node: Node, sc: Scored) -> None:
+        trace.add(node, sc.suppressed, sc.value, sc.suppressed <= evaluator.allowed)
 
     floor = evaluator.marginal_floor()
     if search == "paths":
@@ -351,20 +433,24 @@ def solve(
     k_minimal = [reports[node] for node in found.k_minimal]
     passing = int(found.tagged_passing)
     if not k_minimal:
-        return Solution(None, None, [], None, found, 0, passing)
+        return Solution(None, None, [], None, found, 0, passing, trace=trace)
     best_kmin = min(k_minimal, key=lambda r: selection_key(r.metrics[metric], r.node)).node
     if search == "exhaustive":
         chosen, _ = exhaustive_optimum(scored, evaluator.allowed)
         extra = 0
     else:
         opt = optimum_search(evaluator, metrics, lattice, metric, found.k_minimal, scored,
-                             progress, passing)
+                             progress, passing, record=record)
         chosen, extra = opt.node, opt.evaluated
         progress.line("optimum search", opt.visited, passing, opt.evaluated,
                       f"; best {metric} {opt.scored.value:.6g}")
     table = evaluator.judged(chosen)
     optimal = NodeReport(chosen, table.suppressed(evaluator.k), metrics.all(table))
-    return Solution(chosen, optimal, k_minimal, best_kmin, found, extra, passing)
+    if chosen not in trace.nodes:  # the released node is always kept (it was evaluated and
+        # counted as dropped when the trace was full)
+        trace.add(chosen, optimal.suppressed, optimal.metrics[metric], True, force=True)
+        trace.dropped = max(0, trace.dropped - 1)
+    return Solution(chosen, optimal, k_minimal, best_kmin, found, extra, passing, trace=trace)
 
 
 def run_ola(
@@ -422,9 +508,10 @@ def run_ola(
         search=sol.search, hierarchies=hs, optimal=sol.optimal,
         best_k_minimal=sol.best_k_minimal, optimum_evaluated=sol.optimum_evaluated,
         passing_nodes=sol.passing_nodes, search_kind=sol.kind, heuristic=sol.heuristic,
-        combinations=evaluator.combinations,
+        combinations=evaluator.combinations, trace=sol.trace.items(),
+        trace_dropped=sol.trace.dropped,
     )
 
 
-__all__ = ["NodeReport", "OlaResult", "Solution", "aggregate", "run_ola", "solve",
-           "solve_heuristic", "uses_heuristic"]
+__all__ = ["TRACE_LIMIT", "EvaluatedNode", "NodeReport", "OlaResult", "Solution", "Trace",
+           "aggregate", "run_ola", "solve", "solve_heuristic", "uses_heuristic"]

@@ -29,6 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from dbt_deid.errors import DataError  # noqa: E402
+from dbt_deid.report.risk_utility import risk_utility_section  # noqa: E402
 from dbt_deid.risk.assessment import RiskAssessment  # noqa: E402
 from dbt_deid.risk.diagnostics import OTHER, binned_histogram  # noqa: E402
 
@@ -450,6 +451,8 @@ def render_release_report(
     k: int | None = None,
     status: ReleaseStatus | None = None,
     comparison: pd.DataFrame | None = None,
+    search_nodes: pd.DataFrame | None = None,
+    searched: bool = True,
 ) -> str:
     """One self-contained document for a release with several protected combinations: the
     release status (gates, published or refused, what is published) when given, an overview
@@ -457,7 +460,11 @@ def render_release_report(
     the suppression breakdowns (``{by column: suppression_by frame}``, whose categories below k
     are already pooled; re-checked here), then, when given, the comparison of the combinations
     and complete algorithms (``deid_algorithm_comparison``: counts and shares per column, no
-    value; El Emam et al. 2011, discharge PUMF, "Evaluation")."""
+    value; El Emam et al. 2011, discharge PUMF, "Evaluation"). ``search_nodes``
+    (``deid_search_nodes``: the nodes the generalization search evaluated) adds the risk-utility
+    section after the overview (:mod:`dbt_deid.report.risk_utility`): the picture when
+    ``searched`` (the release's levels came from the OLA search), else the sentence saying the
+    levels were set in the settings."""
     if not assessments:
         raise DataError("no assessment to report")
     k = k if k is not None else assessments[0].k
@@ -479,6 +486,7 @@ def render_release_report(
     } for a in assessments])
     parts.append("<h2>Overview</h2>")
     parts.append(_table(overview, left=["combination"]))
+    parts.extend(risk_utility_section(search_nodes, searched=searched))
     for a in assessments:
         parts.extend(_sections(a, f"Combination {'+'.join(a.qi)}"))
     for by, frame in (breakdowns or {}).items():
@@ -524,11 +532,14 @@ def write_release_report(
     breakdowns: dict[str, pd.DataFrame] | None = None,
     status: ReleaseStatus | None = None,
     comparison: pd.DataFrame | None = None,
+    search_nodes: pd.DataFrame | None = None,
+    searched: bool = True,
 ) -> Path:
     """Write :func:`render_release_report` to ``path`` (UTF-8, parent folders created)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns,
-                                         status=status, comparison=comparison),
+                                         status=status, comparison=comparison,
+                                         search_nodes=search_nodes, searched=searched),
                    encoding="utf-8")
     return out

@@ -30,6 +30,7 @@ from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import string_values, to_pandas
 from dbt_deid.dbt_side.glue.ola import ola_hierarchies
+from dbt_deid.dbt_side.glue.release import current_patterns
 from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.progress import Logger
@@ -59,6 +60,9 @@ def release_advice(
     log = logger or dbt_logger()
     frame = string_values(patterns, cfg.qi_names)
     frame.columns = [str(c) for c in frame.columns]
+    if any(c in frame.columns for c in cfg.sensitive):
+        # attribute_disclosure.remedy's pattern table: the QI patterns regrouped
+        frame = current_patterns(frame, cfg.qi_names)
     combos = [tuple(c) for c in cfg.verified_combinations()]
     shares = None
     if suppression_map is not None:

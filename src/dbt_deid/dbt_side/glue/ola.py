@@ -33,7 +33,7 @@ from dbt_deid.errors import ConfigError, DataError
 from dbt_deid.ola.evaluate import allowed_suppression
 from dbt_deid.ola.metrics import METRICS
 from dbt_deid.ola.relax import relax_message, top_class_sizes, top_small_counter
-from dbt_deid.ola.run import OlaResult, run_ola
+from dbt_deid.ola.run import TRACE_LIMIT, OlaResult, run_ola
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.progress import Logger
 
@@ -90,8 +90,13 @@ def ola_search_frame(
     """Run OLA on the release's minimum-level pattern table; return the node report.
 
     One row per k-minimal node (``role`` = k_minimal), one for the released node when it is
-    not k-minimal (``role`` = optimal) and one for the lattice's top node (``role`` = top,
-    metrics null): a column per QI with its absolute level, ``height`` (levels above the
+    not k-minimal (``role`` = optimal), one for every other node the search evaluated
+    (``role`` = evaluated: its suppression and its value of the release's metric, the other
+    metrics null; at most :data:`~dbt_deid.ola.run.TRACE_LIMIT` evaluated nodes, the first in
+    evaluation order, plus the released node: fewer rows than ``nodes_evaluated`` says some
+    were not kept), for the report's risk-utility picture as ARX's GUI plots the evaluated
+    transformations, and one for the lattice's top node (``role`` = top, metrics null): a
+    column per QI with its absolute level, ``height`` (levels above the
     minimum node), ``suppressed`` records and their share, ``passes``, the four metrics, the
     flags ``k_minimal``, ``best_k_minimal`` (the paper's choice: the best k-minimal node),
     ``optimal`` and ``chosen`` (the released node: the best passing node of the lattice), and
@@ -137,6 +142,15 @@ def ola_search_frame(
         role = "k_minimal" if is_kmin else (
             "heuristic" if result.search_kind == "heuristic" else "optimal")
         rows.append(_row(role, r.node, mins, result, r.suppressed, True, r.metrics, is_kmin))
+    shown = {tuple(int(v) for v in r.node) for r, _ in result.reports()}
+    for e in result.trace:
+        if e.node not in shown:
+            rows.append(_row("evaluated", e.node, mins, result, e.suppressed, e.passes,
+                             {settings.metric: e.value}, False))
+    if result.trace_dropped:
+        log.info(f"dbt_deid: deid_ola_search: {result.evaluated} nodes evaluated; the node"
+                 f" report keeps the first {TRACE_LIMIT} in evaluation order and the released"
+                 f" node ({result.trace_dropped} not kept)")
     top_small = small_at(cfg.k)
     rows.append(_row("top", result.lattice.max_levels, mins, result, top_small,
                      top_small <= allowed_suppression(cfg.max_suppression, result.n_records),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dbt_deid.attribute_remedy import orders_of, remedy_of
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
@@ -69,10 +70,17 @@ def suppression_map(
                  f" with every quasi-identifier suppressed (classes of each verified"
                  " combination)")
         return _typed_map(out, cfg.qi_names, cfg.qi_names)
+    # attribute_disclosure.remedy (dbt_deid.attribute_remedy): the pattern table then has a
+    # row per QI pattern x sensitive tuple (macros/generalize/sensitive_patterns.sql) and the
+    # map is keyed by both
+    spec = cfg.extra.get("attribute_disclosure")
+    remedy = remedy_of(spec, cfg.sensitive, cfg.verified_combinations(),
+                       orders_of(frame, spec, cfg.sensitive))
+    sensitive = list(remedy.columns) if remedy else []
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
-        logger=log, propagation=cfg.propagation(), columns=cfg.qi_names,
-        verify_combinations=cfg.verified_combinations(), families=cfg.families,
+        logger=log, propagation=cfg.propagation(), columns=[*cfg.qi_names, *sensitive],
+        verify_combinations=cfg.verified_combinations(), families=cfg.families, remedy=remedy,
     )
     out = result.suppression_map()
     log.info(
@@ -82,7 +90,13 @@ def suppression_map(
         f" {result.stats.propagated_cells} by propagation between hierarchy levels),"
         f" {len(out)} map rows"
     )
-    return _typed_map(out, cfg.qi_names, cfg.qi_names)
+    if remedy is not None:
+        log.info(
+            f"dbt_deid: {model}: attribute_disclosure.remedy: suppress:"
+            f" {result.stats.remedy_failing_classes} class(es) still fail an"
+            " attribute-disclosure model" + (" (the gates refuse the release)"
+                                              if result.stats.remedy_failing_classes else ""))
+    return _typed_map(out, [*cfg.qi_names, *sensitive], cfg.qi_names)
 
 
 def refresh_map(frame: pd.DataFrame, cfg: Any, log: Logger, model: str) -> pd.DataFrame:
@@ -221,9 +235,13 @@ def algorithm_comparison(
 
 def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
     """``deid_patterns`` as a pattern table of the current records: when it holds a refresh's
-    pairs, the current tuples regrouped (the rows of states no longer current left out)."""
+    pairs, the current tuples regrouped (the rows of states no longer current left out); when
+    it holds attribute_disclosure.remedy's sensitive values, the QI patterns regrouped."""
     frame.columns = [str(c) for c in frame.columns]
     if f"{qi_names[0]}{EARLIER}" not in frame.columns:
+        extra = [c for c in frame.columns if c not in (*qi_names, "n")]
+        if extra:  # attribute_disclosure.remedy's sensitive values: the QI patterns regrouped
+            return frame.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
         return frame
     current = frame[frame[qi_names[0]].notna()]
     return current.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()

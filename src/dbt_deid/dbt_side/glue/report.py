@@ -162,14 +162,27 @@ def release_facts(cfg: Any, assessments: Sequence[Any], versions: pd.DataFrame |
     return facts
 
 
+def ola_level(search_nodes: pd.DataFrame | None, qi: str) -> str:
+    """The report's level of ``qi`` when OLA chose it: the released node's level in
+    ``search_nodes`` (deid_search_nodes) with the search that chose it, or where to read it."""
+    chosen = (search_nodes[search_nodes["chosen"].fillna(False).astype(bool)]
+              if search_nodes is not None and len(search_nodes) and qi in search_nodes.columns
+              else None)
+    if chosen is None or len(chosen) != 1:
+        return "chosen by OLA (deid_ola_levels: level; search says optimal or heuristic)"
+    row = chosen.iloc[0]
+    return f"{int(row[qi])} (chosen by the {row['search']} OLA search)"
+
+
 def release_status(
     release: Mapping[str, Any], gates: pd.DataFrame, *, advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None, assessments: Sequence[Any] = (),
-    fingerprint: Mapping[str, str] | None = None,
+    fingerprint: Mapping[str, str] | None = None, search_nodes: pd.DataFrame | None = None,
 ) -> ReleaseStatus:
     """The report's status section from the release settings, deid_gate_results, the advice
     (deid_release_advice: achieved figures, level meanings, what to change) and the history
-    (deid_release_versions: version, combined_releases)."""
+    (deid_release_versions: version, combined_releases). With the OLA search, each QI's level
+    is the released node's of ``search_nodes`` (deid_search_nodes), when one passes."""
     from dbt_deid.report.html import ReleaseStatus  # matplotlib only when a report is written
 
     cfg = parse_release(release)
@@ -179,7 +192,7 @@ def release_status(
     released = pd.DataFrame([{
         "quasi-identifier": q,
         "source column": cfg.quasi_identifiers[q].source_column,
-        "level": ("chosen by OLA (deid_ola_levels: level; search says optimal or heuristic)" if ola
+        "level": (ola_level(search_nodes, q) if ola
                   else str(cfg.quasi_identifiers[q].level)),
         "meaning": "" if ola else meanings.get(q, ""),
     } for q in cfg.released_qis()])
@@ -242,6 +255,7 @@ def write_dbt_report(
     exact: pd.DataFrame | None = None,
     advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None,
+    search_nodes: pd.DataFrame | None = None,
     path: str | None = None,
     project_dir: str | None = None,
     logger: Logger | None = None,
@@ -250,7 +264,10 @@ def write_dbt_report(
     deid_gate_results: the report states every gate's verdict and whether the release is
     published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
     deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
-    without it the exact counts are computed here from the true values."""
+    without it the exact counts are computed here from the true values. ``search_nodes`` is
+    deid_search_nodes: when the release's levels were chosen by the OLA search
+    (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
+    picture), else it says the levels were set in the settings and no search ran."""
     from dbt_deid.report.html import write_release_report  # imports matplotlib
 
     log = logger or get_logger()
@@ -260,7 +277,8 @@ def write_dbt_report(
     fields = (manifest_fields(fingerprint.iloc[0].to_dict())
               if fingerprint is not None and len(fingerprint) == 1 else None)
     status = (release_status(release, gates, advice=advice, versions=versions,
-                             assessments=assessments, fingerprint=fields)
+                             assessments=assessments, fingerprint=fields,
+                             search_nodes=search_nodes)
               if gates is not None else None)
     if status is not None and fields is not None:
         status = dataclasses.replace(status, manifest=fields)
@@ -269,6 +287,8 @@ def write_dbt_report(
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
         breakdowns=breakdown_frames(suppressed, release), status=status, comparison=comparison,
+        search_nodes=search_nodes,
+        searched=(release.get("generalization") or {}).get("search") == "ola",
     )
     data = written.read_bytes()
     verdict = ("REFUSED (nothing published)" if refused
@@ -298,6 +318,7 @@ def deid_release_report(
     exact_consistent: Any,
     release_advice: Any = None,
     release_versions: Any = None,
+    search_nodes: Any = None,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -348,6 +369,7 @@ def deid_release_report(
         exact=to_pandas(exact_consistent),
         advice=to_pandas(release_advice) if release_advice is not None else None,
         versions=to_pandas(release_versions) if release_versions is not None else None,
+        search_nodes=to_pandas(search_nodes) if search_nodes is not None else None,
         path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )

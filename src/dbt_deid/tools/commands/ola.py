@@ -83,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
         count_column=count, all_metrics=args.all_metrics, budget=budget,
         search=args.search, combinations=combos or None,
     )
+    if args.risk_utility:
+        from dbt_deid.report.risk_utility import risk_utility_svg
+
+        out = Path(args.risk_utility)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(risk_utility_svg(result.trace_frame(), list(result.names)) + "\n",
+                       encoding="utf-8")
     json.dump(result.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0 if result.chosen is not None else 1
@@ -134,4 +141,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--search", choices=SEARCHES[:2], default="paths",
                    help="traversal finding the k-minimal nodes: paths (default) or ola (the"
                    " paper's sub-lattice bisection); both give the same nodes")
+    p.add_argument("--risk-utility", default=None, metavar="FILE.svg",
+                   help="also write the risk-utility picture: every node evaluated (the first"
+                   " 2,000 and the released one), records suppressed against information loss,"
+                   " the released node marked (standalone SVG, levels and figures only)")
     p.set_defaults(func=run)
