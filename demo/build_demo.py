@@ -15,7 +15,18 @@ Two dbt invocations in this project (the same DuckDB file):
    discharge files' gate tests failed (nothing published, a 'refused' history row each), and
    prints, per file, the file's cells suppressed next to the paper's Tables 9-10 and the
    file's classes below k.
-2. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
+   The same build publishes version 1 of the demo's **living line** (issue 32 item 5,
+   docs/living-demo.md): the geographic file's variables at the paper's levels as seed 000's
+   Analytical File (tau 0.2, the threshold the paper names for researchers under a data sharing
+   agreement, k = 5; var ``deid_releases.discharge_analytical``, published as
+   ``discharge_analytical__deid_published``), over ``discharge_abstracts_monthly`` at month 1;
+   its gates must pass.
+2. ``dbt build --select discharge_abstracts_monthly tag:deid_release_discharge_analytical
+   --vars '{demo_month: 2}'``: a second month of abstracts (new records, 1% withdrawn, 0.1%
+   diagnoses corrected) refreshes the line: version 2 extends version 1 (every earlier row kept
+   unless the new version alone needs a cell suppressed; the combined view of both versions
+   gated). The demo prints both versions' figures (``python -m dbt_deid history line``).
+3. ``dbt build --select +tag:deid_claims``: the claims release (seed 001, LOLA) at the paper's
    limits (MaxSup 0.8%, attack tau 0.05). On the calibrated synthetic data no node meets them,
    so the release is expected to be refused: the demo passes when dbt failed only because the
    claims gates refused (their gate table says so and nothing was published), and prints the
@@ -23,7 +34,10 @@ Two dbt invocations in this project (the same DuckDB file):
 
     python build_demo.py [extra dbt arguments, e.g. --target-path DIR --log-path DIR]
 
-The DuckDB file is ``DBT_DEID_DUCKDB_PATH`` (profiles/profiles.yml). Exit code 0 when the demo
+The DuckDB file is ``DBT_DEID_DUCKDB_PATH`` (profiles/profiles.yml). The demo starts from a
+fresh warehouse: an existing file is removed first, so a second run builds version 1 and its
+refresh again instead of refreshing month 2 back to month 1 (a living line's history is never
+rewound; the store and the history go together with the file). Exit code 0 when the demo
 behaved as documented.
 """
 
@@ -203,11 +217,56 @@ def discharge_refusals(database: Path) -> list[str] | None:
     return out
 
 
+#: The living line: its release name, its source model and month 2's dbt selection.
+LIVING = "discharge_analytical"
+LIVING_SELECT = ["discharge_abstracts_monthly", f"tag:deid_release_{LIVING}"]
+
+
+def living_versions(database: Path) -> list[tuple[int, str]]:
+    """(version, status) of the living line's history rows, in the order recorded."""
+    import duckdb
+
+    with duckdb.connect(str(database), read_only=True) as con:
+        return [(int(v or 0), st) for v, st in con.execute(
+            "select release_version, status from deid_release_history where release_name = ?"
+            " order by recorded_at", [LIVING]).fetchall()]
+
+
+def living_figures(database: Path) -> list[str]:
+    """Each published version of the living line alone (records, suppression, smallest class
+    and exact consistent set per verified combination, from its history row), then the line
+    as ``python -m dbt_deid history line`` tells it (what version 2 added, deleted, changed
+    and newly suppressed in earlier records, and the combined view of both versions)."""
+    from dbt_deid.tools.commands.history import read_history, render_line
+
+    history = read_history(database, release=LIVING)
+    out = []
+    for _, row in history[history["status"] == "published"].iterrows():
+        loss = json.loads(row["information_loss_json"])
+        out.append(f"version {row['release_version']} alone: {row['published_rows']} records,"
+                   f" {100 * loss['share_cells_suppressed']:.1f}% of QI cells suppressed,"
+                   f" {100 * loss['share_records_with_suppression']:.1f}% of records with a"
+                   " suppressed QI")
+        for c in json.loads(row["achieved_json"]):
+            out.append(f"  {c['combination']}: smallest class {c['smallest_class']}, smallest"
+                       f" consistent set {c['min_consistent_exact']}")
+    return out + render_line(history).splitlines()
+
+
+def fresh_warehouse(database: Path) -> None:
+    """Remove the demo's DuckDB file (and its write-ahead log) so the demo starts over."""
+    for path in (database, database.with_name(database.name + ".wal")):
+        if path.exists():
+            print(f"demo: removing {path} (the demo builds a fresh warehouse)", flush=True)
+            path.unlink()
+
+
 def main(argv: list[str]) -> int:
     extra = list(argv)
     database = Path(os.environ.get("DBT_DEID_DUCKDB_PATH", "demo.duckdb"))
     if not database.is_absolute():
         database = HERE / database
+    fresh_warehouse(database)
     if dbt(["build", "--exclude", "tag:deid_claims"], extra) == 0:
         print("demo FAILED: the discharge files at tau 0.05 in the paper's order were expected"
               " to be refused by their gates (docs/seed000-order.md), and published")
@@ -221,6 +280,19 @@ def main(argv: list[str]) -> int:
     print("discharge files (seed 000) in the paper's order at tau 0.05: REFUSED, nothing"
           " published:")
     for line in refused:
+        print(f"  {line}")
+    if living_versions(database) != [(1, "published")]:
+        print(f"demo FAILED: version 1 of the living line {LIVING} (month 1) was not published")
+        return 1
+    if dbt(["build", "--select", *LIVING_SELECT, "--vars", "{demo_month: 2}"], extra) != 0:
+        print(f"demo FAILED: the refresh of {LIVING} with month 2 failed")
+        return 1
+    if living_versions(database) != [(1, "published"), (2, "published")]:
+        print(f"demo FAILED: month 2 did not publish version 2 of {LIVING}")
+        return 1
+    print(f"living line {LIVING} (seed 000's Analytical File, tau 0.2, k = 5): month 1"
+          " published as version 1, month 2 refreshed it as version 2:")
+    for line in living_figures(database):
         print(f"  {line}")
     claims_ok = dbt(["build", "--select", "+tag:deid_claims"], extra) == 0
     for line in attack3_lines(database):

@@ -115,3 +115,39 @@ def changed_rows(versions: Sequence[Release]) -> list[int]:
         out.append(sum(1 for rid, (p, t) in after.items()
                        if rid in before and before[rid][1] == t and before[rid][0] != p))
     return out
+
+
+def mixed_level_figures(columns: Sequence[str],
+                        releases: Sequence[tuple[Mapping[str, int], Release]],
+                        combinations: Sequence[Sequence[str]], k: int
+                        ) -> dict[str, tuple[int, int]]:
+    """Releases of one source at different levels, linked by record id (issue 32, item 2):
+    ``releases`` holds (QI -> level, records) pairs. Per record, each QI's cell is the one at
+    the finest level any release revealed; a record t is consistent with a row s when, for every
+    QI of the combination, s's cell is suppressed or equals t's true value at the level of that
+    cell (known from a release holding t at that level; unknown counts as not equal). Returns
+    per combination (smallest consistent set, records below k). One state per record (no value
+    changed between the releases)."""
+    true_at: dict[object, dict[tuple[str, int], object]] = {}
+    cells: dict[object, dict[str, tuple[int, object]]] = {}
+    for levels, release in releases:
+        for rid, (published, true) in release.items():
+            known = true_at.setdefault(rid, {})
+            row = cells.setdefault(rid, {})
+            for j, q in enumerate(columns):
+                level = levels[q]
+                known[(q, level)] = true[j]
+                if published[j] is not None and (q not in row or level < row[q][0]):
+                    row[q] = (level, published[j])
+    out = {}
+    for b in combinations:
+        rows = Counter(tuple(cells[rid].get(q) for q in b) for rid in cells)
+        smallest, below = None, 0
+        for rid in cells:
+            n = sum(m for row, m in rows.items()
+                    if all(c is None or true_at[rid].get((q, c[0]), object()) == c[1]
+                           for q, c in zip(b, row, strict=True)))
+            smallest = n if smallest is None else min(smallest, n)
+            below += n < k
+        out["+".join(b)] = (smallest, below)
+    return out

@@ -13,10 +13,13 @@
       record id (md5 of a random key and the id; the key is generated in the warehouse, kept in
       deid_history_key, and never appears in SQL text, logs or target/).
     * The gate combined_releases, run on every publish candidate: when earlier published
-      releases of the same release name share records with it, the combined view (per record
+      releases of the same source (any release name: combined_lines.sql, issue 32 item 2)
+      share records with it, the combined view (per record
       key, the revealed cells of every release) goes through the exact check
       (dbt_deid.exact_risk_summary_sql, the SQL of the exact gate) and the gate fails when a
-      record is consistent with fewer than k rows of it.
+      record is consistent with fewer than k rows of it. Releases at other levels of the same
+      hierarchies are combined at mixed levels (combined_levels_view_sql,
+      exact_levels_summary_sql).
     * The store is written by the publish materialization after the swap (a refused release
       writes nothing to it). -#}
 
@@ -185,18 +188,35 @@
   {%- endcall %}
 {%- endmacro %}
 
-{#- The earlier published releases of this release name as [{release_id, version, specs}]
-    (deid_release_history, status 'published'), oldest first; [] when there is no history. -#}
+{#- The earlier published releases combined with this one as [{release_id, version, name,
+    specs}] (deid_release_history, status 'published'), oldest first; [] when there is no
+    history: every release of this name, and every release of another name whose line (its
+    history's line_json) is the same source in the same epoch (combined_lines.sql: what is
+    combined is the source's records, not a release name). -#}
 {% macro _earlier_releases(cfg, history) -%}
   {%- if adapter.get_relation(history.database, history.schema, history.identifier) is none -%}{{ return([]) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set spec_col = 'released_levels_json' if 'released_levels_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
-  {%- set rows = run_query("select release_id, release_version, " ~ spec_col ~ " from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " order by recorded_at, release_id").rows -%}
+  {%- set line_col = 'line_json' if 'line_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
+  {%- set rows = run_query("select release_id, release_version, " ~ spec_col ~ ", release_name, " ~ line_col ~ ", settings_json, k from " ~ history ~ " where status = 'published' order by recorded_at, release_id").rows -%}
+  {%- set source = dbt_deid.line_source(cfg) -%}{%- set epoch = dbt_deid.line_epoch() -%}
   {%- set out = [] -%}
   {%- for r in rows -%}
-    {%- do out.append({'release_id': r[0], 'version': r[1], 'specs': fromjson(r[2]) if r[2] else none}) -%}
+    {%- set line = fromjson(r[4]) if r[4] else {} -%}
+    {%- if r[3] == cfg.name or (line.get('source') == source and (line.get('epoch') or '') == epoch) -%}
+      {%- set settings = fromjson(r[5]) if r[5] else {} -%}
+      {%- do out.append({'release_id': r[0], 'version': r[1], 'name': r[3], 'specs': fromjson(r[2]) if r[2] else none,
+                         'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6]}) -%}
+    {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- "version(s) 1, 2" of this name; "<name> version 1" for another name's. -#}
+{% macro _versions_text(cfg, earlier) -%}
+  {%- set out = [] -%}
+  {%- for e in earlier -%}{%- do out.append((e.version | string) if e.name == cfg.name else (e.name ~ ' version ' ~ e.version)) -%}{%- endfor -%}
+  {{ return(out | join(', ')) }}
 {%- endmacro %}
 
 {#- The gate: {gate, passed, failures, message, records_shared, combined_min, earlier_releases}.
@@ -213,7 +233,9 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {%- set earlier = dbt_deid._earlier_releases(cfg, history) -%}
   {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
-  {%- set versions = earlier | map(attribute='version') | map('string') | list -%}
+  {%- set versions = [dbt_deid._versions_text(cfg, earlier)] -%}
+  {%- set names = earlier | map(attribute='name') | unique | list -%}
+  {%- set of_names = "'" ~ cfg.name ~ "'" if names | reject('equalto', cfg.name) | list | length == 0 else "'" ~ cfg.name ~ "' and of the same source (" ~ dbt_deid.line_source(cfg) | replace('"', '') ~ ")" -%}
 
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
@@ -222,13 +244,13 @@
   {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
   {%- set stored = [] -%}
   {%- if store_rows > 0 -%}
-    {%- set stored = run_query("select distinct release_id from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name)).columns[0].values() | list -%}
+    {%- set stored = run_query("select distinct release_id from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name) ~ " or (" ~ dbt_deid.combined_lines_condition(cfg) ~ ")").columns[0].values() | list -%}
   {%- endif -%}
   {%- set unrecorded = [] -%}
-  {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append(e.version | string) -%}{%- endif -%}{%- endfor -%}
+  {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append((e.version | string) if e.name == cfg.name else (e.name ~ ' version ' ~ e.version)) -%}{%- endif -%}{%- endfor -%}
   {%- set problems = [] -%}
   {%- if unrecorded | length > 0 -%}
-    {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of '" ~ cfg.name ~ "' have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
+    {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of " ~ of_names ~ " have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
   {%- endif -%}
   {%- set key_relation = dbt_deid.history_key_relation(truth) -%}
   {%- set key = none -%}
@@ -261,7 +283,7 @@
   {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
   {%- if shared == 0 -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
-                   message="combined releases: no record shared with the " ~ earlier | length ~ " earlier published release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ ")")) }}
+                   message="combined releases: no record shared with the " ~ earlier | length ~ " earlier published release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ ")")) }}
   {%- endif -%}
 
   {#- The verified QIs must be released at the same level, from the same hierarchy or rule, in
@@ -271,14 +293,21 @@
   {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
   {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
+  {#- releases at other levels of the same hierarchies are combined at mixed levels (each QI
+      at the finest level any release revealed it: combined_levels_view_sql); another
+      hierarchy, rule, column or missing label is refused -#}
+  {%- set release_levels = {} -%}
   {%- for e in earlier if e.release_id in epoch_ids -%}
     {%- if e.specs is none -%}
-      {%- do differing.append("version " ~ e.version ~ " recorded no released levels") -%}
+      {%- do differing.append(dbt_deid._versions_text(cfg, [e]) ~ " recorded no released levels") -%}
     {%- else -%}
+      {%- set lv = {} -%}
+      {%- for q, spec in e.specs.items() -%}{%- do lv.update({q: spec.level | int}) -%}{%- endfor -%}
+      {%- do release_levels.update({e.release_id: lv}) -%}
       {%- for q in verified -%}
         {%- set mine = specs.get(q) -%}{%- set theirs = e.specs.get(q) -%}
         {%- if mine is not none and theirs is not none -%}
-          {%- for field in ['level', 'hierarchy', 'rule', 'column', 'missing_label'] -%}
+          {%- for field in ['hierarchy', 'rule', 'column', 'missing_label'] -%}
             {%- if tojson(mine.get(field), sort_keys=true) != tojson(theirs.get(field), sort_keys=true) -%}
               {%- set setting = "missing_label" if field == 'missing_label' else "quasi_identifiers." ~ q ~ "." ~ field -%}
               {%- do differing.append(setting ~ ((" (differs from version " ~ e.version ~ ")") if field == 'rule' else (" (" ~ theirs.get(field) ~ " in version " ~ e.version ~ ", " ~ mine.get(field) ~ " now)"))) -%}
@@ -290,7 +319,33 @@
   {%- endfor -%}
   {%- if differing | length > 0 -%}
     {{ return(dbt_deid._with(base, passed=false, failures=differing | length, records_shared=shared,
-                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of '" ~ cfg.name ~ "' released at other levels: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked only cell by cell at equal levels: keep the earlier levels, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " released from other hierarchies: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+  {%- endif -%}
+  {%- set current = {} -%}{%- set levels = {} -%}
+  {%- for q in cfg.released_qis -%}
+    {%- set lv = (specs.get(q) or {}).get('level') -%}
+    {%- do current.update({q: (lv if lv is not none else 0) | int}) -%}
+    {%- set all = [current[q]] -%}
+    {%- for rid, rl in release_levels.items() -%}{%- if rl.get(q) is not none -%}{%- do all.append(rl[q]) -%}{%- endif -%}{%- endfor -%}
+    {%- do levels.update({q: all | unique | sort | list}) -%}
+  {%- endfor -%}
+  {%- set mixed = [] -%}
+  {%- for q in verified -%}{%- if levels.get(q, []) | length > 1 -%}{%- do mixed.append(q) -%}{%- endif -%}{%- endfor -%}
+  {#- the combinations any combined release verifies (each over QIs this release releases) -#}
+  {%- set combinations = [] -%}
+  {%- for b in cfg.verified_combinations -%}{%- do combinations.append(b | list) -%}{%- endfor -%}
+  {%- for e in earlier if e.release_id in epoch_ids -%}
+    {%- for b in e.combinations or [] -%}
+      {%- if b | list not in combinations and b | reject('in', cfg.released_qis) | list | length == 0 -%}{%- do combinations.append(b | list) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {#- the largest k any combined release promised (each promised its k on its combinations;
+      checking all at the largest is the conservative reading) -#}
+  {%- set ks = [cfg.k | int] -%}
+  {%- for e in earlier if e.release_id in epoch_ids and e.k is not none -%}{%- do ks.append(e.k | int) -%}{%- endfor -%}
+  {%- set k = ks | max -%}
+  {%- if mixed | length > 0 -%}
+    {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k)) }}
   {%- endif -%}
 
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
@@ -299,32 +354,75 @@
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, cfg.verified_combinations, cfg.k)) -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, k)) -%}
   {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
+  {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['']) }) -%}
+  {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
+  {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
+  {{ drop_relation_if_exists(combined) }}
+  {%- set parts = [] -%}{%- set mins = [] -%}
+  {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
+  {%- set smallest = mins | min if mins else none -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
+  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+{%- endmacro %}
+
+{#- The gate's verdict at mixed levels (releases of one source at other levels of the same
+    hierarchies; issue 32, item 2): the combined view of combined_levels_view_sql, each QI at
+    the finest level any release revealed it, checked by exact_levels_summary_sql on every
+    combination any combined release verifies. A record whose two releases hold two different
+    true values at one level (a value changed inside one group of the coarsest level) is
+    refused: its states cannot be told apart. -#}
+{% macro _combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k) -%}
+  {%- set hierarchy = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_hierarchy')) -%}
+  {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
+  {{ drop_relation_if_exists(load_cached_relation(combined)) }}
+  {% call statement('deid_combined_levels_view') -%}
+    {{ get_create_table_as_sql(False, combined, dbt_deid.combined_levels_view_sql(cfg, truth, key, store, hierarchy, release_levels, current, levels)) }}
+  {%- endcall %}
+  {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
+  {%- set conflicts = run_query('select count(*) from ' ~ combined ~ ' where deid_conflict = 1').rows[0][0] | int -%}
+  {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
+  {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['', '__level']) }) -%}
+  {{ drop_relation_if_exists(combined) }}
+  {%- set parts = [] -%}{%- set mins = [] -%}
+  {%- if conflicts > 0 -%}
+    {%- do parts.append(conflicts ~ " record(s) hold two different true values at one level in two releases (a value changed between releases at other levels): keep the earlier levels") -%}
+  {%- endif -%}
+  {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
+  {%- set smallest = mins | min if mins else none -%}
+  {%- set at = [] -%}{%- for q in mixed -%}{%- do at.append(q ~ " at levels " ~ levels[q] | join('/')) -%}{%- endfor -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records at mixed levels (" ~ at | join(', ') ~ "; each cell at the finest level any release revealed it)" -%}
+  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
+                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ') ~ "; keep the earlier levels (or suppress more: a cell any release revealed stays revealed), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
+{%- endmacro %}
+
+{#- The combined view's figures per combination: its smallest class (grouped on the cells and
+    the columns `<qi><suffix>` for each suffix: a suppressed cell its own category) and its
+    smallest consistent set (from the exact summary `table`). -#}
+{% macro _combined_figures(combined, combinations, table, suffixes) -%}
   {%- set figures = [] -%}
-  {%- for b in cfg.verified_combinations -%}
-    {%- set cells = [] -%}{%- for c in b -%}{%- do cells.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  {%- for b in combinations -%}
+    {%- set cells = [] -%}{%- for c in b -%}{%- for x in suffixes -%}{%- do cells.append(dbt_deid.ident(c ~ x)) -%}{%- endfor -%}{%- endfor -%}
     {%- set smallest_class = run_query("select min(n) from (select count(*) as n from " ~ combined ~ " group by " ~ cells | join(', ') ~ ") as c").rows[0][0] -%}
     {%- set exact = [] -%}
     {%- for r in table.rows -%}{%- if r[0] == b | join('+') and r[2] is not none -%}{%- do exact.append(r[2] | int) -%}{%- endif -%}{%- endfor -%}
     {%- do figures.append({'combination': b | join('+'), 'smallest_class': smallest_class | int if smallest_class is not none else none,
         'min_consistent': exact[0] if exact else none}) -%}
   {%- endfor -%}
-  {%- do base.update({'combined_figures': figures}) -%}
-  {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
-  {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
-  {{ drop_relation_if_exists(combined) }}
-  {%- set parts = [] -%}{%- set mins = [] -%}
+  {{ return(figures) }}
+{%- endmacro %}
+
+{#- Appends to `parts` one message per combination of the exact summary `table` with records
+    below k, and to `mins` each combination's smallest consistent set. -#}
+{% macro _combined_below_k(table, k, parts, mins) -%}
   {%- for r in table.rows -%}
     {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
     {%- if (r[3] | int) > 0 -%}
-      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ cfg.k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
+      {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' combined records (smallest ' ~ r[2] ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set smallest = mins | min if mins else none -%}
-  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of '" ~ cfg.name ~ "' (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
-  {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
-                 message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ cfg.k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
 {#- The combined view: one row per record state (record key and true values at the released

@@ -32,10 +32,11 @@
   {{ return(rel.include(database=false) | string | lower) }}
 {%- endmacro %}
 
-{#- The store rows of the line (the release name and the line's epoch), as a SQL condition. -#}
+{#- The store rows of the line as a SQL condition: the rows of the line's epoch written by this
+    release name or by any release over the same source (what is combined is the source's
+    records, not a release name: macros/releases/combined_lines.sql, issue 32 item 2). -#}
 {% macro line_rows_condition(cfg, alias='') -%}
-  {%- set a = (alias ~ '.') if alias else '' -%}
-  {{ return(a ~ "release_name = " ~ dbt_deid.literal(cfg.name) ~ " and coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())) }}
+  {{ return(dbt_deid.combined_lines_condition(cfg, alias)) }}
 {%- endmacro %}
 
 {#- One refusal of the line's build: nothing is computed or published. -#}
@@ -53,10 +54,11 @@
 {#- The store and key of the line (relations in the working schema, found in the graph: a ref
     to deid_release_gate would be a cycle) and its previous version, or none when the store
     holds no version of the line (or its levels changed: then the gate combined_releases
-    refuses naming them). Only at run time (none when parsing, under --empty, and for releases
+    checks the combination at mixed levels). The line is every release name over the same
+    source (combined_lines.sql); the previous version is the line's latest, whatever its name. Only at run time (none when parsing, under --empty, and for releases
     whose QIs are not all released, or that OLA's record suppression makes). Before a refresh,
-    the line is checked (check_line): a re-key, a history or store that lost versions, another
-    name over the same source, changed settings and a store of another package version are
+    the line is checked (check_line): a re-key (under any name of the line), a history or
+    store that lost versions (of any name of the line), changed settings and a store of another package version are
     each refused, naming the one explicit way to start over (`restart: {reason: ...}`). -#}
 {% macro refresh_line(cfg) -%}
   {%- if not execute or flags.EMPTY or dbt_deid.ola_enabled() -%}{{ return(none) }}{%- endif -%}
@@ -75,11 +77,11 @@
   {%- for q in cfg.qi_names -%}
     {%- if q | lower not in have or (q ~ '__generalized') | lower not in have -%}{{ return(none) }}{%- endif -%}
   {%- endfor -%}
-  {%- set previous = run_query("select max(release_version) from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).rows[0][0] -%}
+  {%- set previous = dbt_deid.line_previous_release(cfg, store) -%}
   {%- if previous is none -%}{{ return(none) }}{%- endif -%}
   {#- levels or hierarchies changed: not a refresh; the gate refuses naming the setting -#}
   {%- set history = dbt_deid.line_history_relation() -%}
-  {%- set rows = run_query("select released_levels_json, settings_json from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " and release_version = " ~ previous).rows -%}
+  {%- set rows = run_query("select released_levels_json, settings_json from " ~ history ~ " where release_id = " ~ dbt_deid.literal(previous.release_id)).rows -%}
   {%- if rows and rows[0][0] and tojson(fromjson(rows[0][0]), sort_keys=true) != tojson(dbt_deid.released_level_specs(cfg), sort_keys=true) -%}
     {{ return(none) }}
   {%- endif -%}
@@ -89,7 +91,7 @@
   {%- if rows and rows[0][1] and tojson(fromjson(rows[0][1]).get('sample'), sort_keys=true) != tojson((dbt_deid.release_settings() or {}).get('sample'), sort_keys=true) -%}
     {{ return(none) }}
   {%- endif -%}
-  {{ return({'store': store, 'key': key, 'previous': previous | int}) }}
+  {{ return({'store': store, 'key': key, 'previous': previous.version, 'previous_release_id': previous.release_id, 'previous_name': previous.name}) }}
 {%- endmacro %}
 
 {#- The release history of the line (next to the published table; found in the graph). -#}
@@ -101,17 +103,20 @@
 
 {#- The line's checks before a build (issue 32, item 2): history and store check each other
     (versions missing from either are a refusal, not a fresh start), the record identity, the
-    release name over the source, the settings and the package version. `store` is none when
+    record identity of every name over the source, the settings and the package version. `store` is none when
     the store (or its key) is missing. -#}
 {% macro check_line(cfg, store) -%}
   {%- set epoch = dbt_deid.line_epoch() -%}
   {%- set restart = "start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history), or " -%}
   {%- set history = dbt_deid.line_history_relation() -%}
-  {%- set hist_versions = [] -%}
+  {%- set hist_by_name = {} -%}
   {%- set hist_found = history is not none and adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
   {%- if hist_found -%}
-    {%- set hist_versions = run_query("select distinct release_version from " ~ history ~ " where status = 'published' and release_name = " ~ dbt_deid.literal(cfg.name) ~ " and release_version is not null").columns[0].values() | map('int') | list -%}
+    {%- for r in run_query("select release_name, release_version from " ~ history ~ " where status = 'published' and release_version is not null group by release_name, release_version").rows -%}
+      {%- do hist_by_name.setdefault(r[0], []).append(r[1] | int) -%}
+    {%- endfor -%}
   {%- endif -%}
+  {%- set hist_versions = hist_by_name.get(cfg.name, []) -%}
   {#- a store (or key) missing, or versions missing from it: not a refresh; the gate
       combined_releases refuses ("no per-record rows"), naming the restart -#}
   {%- if store is none -%}{{ return(none) }}{%- endif -%}
@@ -124,19 +129,16 @@
       {%- do mine.append(r) -%}
       {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
     {%- elif r[3] and r[3] == dbt_deid.line_source(cfg) and r[1] == epoch -%}
-      {%- do others.append(r[0]) -%}
+      {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if others | length > 0 -%}
-    {{ dbt_deid._line_refused(cfg, "the records of " ~ dbt_deid.line_source(cfg) ~ " were published under release name(s) " ~ (others | unique | sort | join(', ')) ~ ": a release line is its source and record identity, not its name, and a new name is not a new line", "Build it under that name (name is case-sensitive), or " ~ restart[:-4] ~ ".") }}
-  {%- endif -%}
   {%- set store_versions = mine | map(attribute=5) | map('int') | unique | list -%}
-  {%- if mine | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- if mine | length == 0 -%}{%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}{{ return(none) }}{%- endif -%}
   {%- set lost_history = [] -%}{%- set lost_store = [] -%}
   {%- for v in store_versions -%}{%- if v not in hist_versions -%}{%- do lost_history.append(v) -%}{%- endif -%}{%- endfor -%}
   {%- for v in hist_versions -%}{%- if v not in store_versions -%}{%- do lost_store.append(v) -%}{%- endif -%}{%- endfor -%}
   {%- set latest_epoch = (epochs | dictsort(by='value') | last)[0] -%}
-  {%- if epoch != '' and epoch not in epochs -%}{{ return(none) }}{%- endif -%}  {#- a new line (restart) -#}
+  {%- if epoch != '' and epoch not in epochs -%}{%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}{{ return(none) }}{%- endif -%}  {#- a new line (restart) -#}
   {%- if lost_history | length > 0 -%}
     {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ lost_history | sort | join(', ') ~ " that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
   {%- endif -%}
@@ -168,6 +170,21 @@
       {%- endif -%}
     {%- endif -%}
   {%- endif -%}
+  {%- do dbt_deid._check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
+{%- endmacro %}
+
+{#- check_line for the other release names over the same source (combined with this release:
+    combined_lines.sql): their record identity must be this one, and their history and store
+    must agree. Run after this name's own checks, so those name the problem first. -#}
+{% macro _check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
+  {%- for r in others -%}
+    {%- if r[2] and r[2] != cfg.record_id | lower -%}
+      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over the same source " ~ r[3] | replace('"', '') ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+    {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}
+      {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ r[5] ~ " of release name " ~ r[0] ~ " (over the same source " ~ r[3] | replace('"', '') ~ ") that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
+    {%- endif -%}
+  {%- endfor -%}
 {%- endmacro %}
 
 {#- The column lists of the pairs: the QIs, then their earlier, published, revealed columns
@@ -188,7 +205,7 @@
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
   deid_store as (
-    select record_key, release_version
+    select record_key, release_version, release_id
       {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__cell') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
     from {{ line.store }}
     where {{ dbt_deid.line_rows_condition(cfg) }}
@@ -196,13 +213,14 @@
   deid_states_grouped as (
     select record_key
       {%- for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %},
+      max(case when release_id = {{ dbt_deid.literal(line.previous_release_id) }} then 1 else 0 end) as deid_in_previous,
       max(release_version) as deid_last_version
       {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
     from deid_store
     group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   ),
   deid_states as (
-    select s.*, row_number() over (partition by record_key order by deid_last_version desc) as deid_state_rank
+    select s.*, row_number() over (partition by record_key order by deid_in_previous desc, deid_last_version desc) as deid_state_rank
     from deid_states_grouped as s
   ),
   deid_earlier as (
@@ -214,7 +232,7 @@
       {%- endfor %}
     from deid_states as s
     left join deid_store as p
-      on p.record_key = s.record_key and p.release_version = {{ line.previous }}
+      on p.record_key = s.record_key and p.release_id = {{ dbt_deid.literal(line.previous_release_id) }}
       {%- for q in qis %} and p.{{ dbt_deid.ident(q ~ '__true') }} = s.{{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   )
 {%- endmacro %}
@@ -295,7 +313,7 @@
     values changed since the previous version) and kept, and the kept records' cells newly
     suppressed (rows and cells). Counts only. None when the line has no version yet. -#}
 {% macro line_story(cfg, truth, key, store) -%}
-  {%- set previous = run_query("select max(release_version) from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).rows[0][0] -%}
+  {%- set previous = dbt_deid.line_previous_release(cfg, store) -%}
   {%- if previous is none -%}{{ return(none) }}{%- endif -%}
   {%- set qis = cfg.released_qis -%}
   {%- set differs = [] -%}{%- set newly = [] -%}
@@ -311,11 +329,11 @@
       from {{ truth }} as t cross join {{ key }} as k
     ),
     st as (
-      select record_key, release_version
+      select record_key, release_version, release_id
         {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__c') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__t') }}{% endfor %}
       from {{ store }} where {{ dbt_deid.line_rows_condition(cfg) }}
     ),
-    prev as (select * from st where release_version = {{ previous }}),
+    prev as (select * from st where release_id = {{ dbt_deid.literal(previous.release_id) }}),
     ever as (select distinct record_key from st)
     select
       sum(case when c.record_key is not null and e.record_key is null then 1 else 0 end),
@@ -330,7 +348,7 @@
     left join ever as e on e.record_key = c.record_key
   {%- endset -%}
   {%- set r = run_query(sql).rows[0] -%}
-  {{ return({'extends_version': previous | int, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
+  {{ return({'extends_version': previous.version, 'extends_release': previous.name, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
              'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
              'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int}) }}
 {%- endmacro %}

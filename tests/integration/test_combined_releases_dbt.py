@@ -5,16 +5,22 @@ by any of them. One database, three `dbt run`s of one release name and two of th
 alone (the fewest that cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
-2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples):
-published, no
-   record shared (the history says 0), and an independent check of the combined view of both
-   published tables finds every record consistent with at least k rows;
+2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples) under
+   another release name: combined with the first (what is combined is the source's records,
+   not a release name; issue 32 item 2), published, no record shared (the history says 0), and
+   an independent check of the combined view of both published tables finds every record
+   consistent with at least k rows. On main 55b4c8e the other name was refused ("a new name is
+   not a new line");
 3. all the records with the same settings: each half was suppressed for its own 2,000 records,
    the whole file for 4,000, so a record's cells differ between releases. The combined view
    breaks the guarantee (the independent check finds records below k, the same figures the gate
    prints): refused, nothing published, the store untouched, a refused history row naming the
    gate. On the code before the combined_releases gate this release was published;
-4. a QI released at another level than in the earlier releases: refused, naming the setting;
+4. a QI released at a finer level than in the earlier releases: combined at mixed levels (each
+   cell at the finest level any release revealed it), checked cell by cell at each cell's
+   level; the combination breaks k here: refused, with the independent check's figures; a
+   coarser level (province '*') over the first half: combined at mixed levels and published,
+   with the independent check's figures;
 5. an earlier release's records deleted from the store and the key dropped: refused.
 
 The store keeps a record's true value only where it differs from its published cell; step 3
@@ -35,6 +41,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from tests.combined_view_check import mixed_level_figures
 from tests.independent_check import combined_view, consistent_minimum
 from tests.integration.dbt_runner import INTEGRATION, release_vars, run_dbt
 from tests.published_form import published_cell
@@ -42,6 +49,8 @@ from tests.published_form import published_cell
 pytestmark = pytest.mark.dbt
 
 NAME = "combined_it"
+#: The second half's release name: another name over the same source, combined with NAME's.
+OTHER = "combined_it_half"
 #: Record ids moved to 10-digit numbers no released label can be, so "no id in clear" is an
 #: exact search (the generator numbers records 1..n, which collide with short labels).
 ID_OFFSET = 7_300_000_000
@@ -102,17 +111,18 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     base = release_vars(name=NAME)["deid_release"]
     combinations, k = base["combinations"], round(1 / base["tau"])
 
-    def run(step: str, **changes):
+    def run(step: str, name: str = NAME, **changes):
         return run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / step,
-                       release_vars(name=NAME, **changes), db)
+                       release_vars(name=name, **changes), db)
 
     # 1. half of the records: published, the first release of the name
     first = run("slot0", sample=_sample(0))
     assert first.ok, first.output[-3000:]
     qis, rel1 = _linked(first)
 
-    # 2. the other half: disjoint, published; the history says no record is shared
-    second = run("slot1", sample=_sample(1))
+    # 2. the other half under another name: combined with the first, disjoint (the combined
+    # view shares no record), published; the history says no record is shared
+    second = run("slot1", name=OTHER, sample=_sample(1))
     assert second.ok, second.output[-3000:]
     _, rel2 = _linked(second)
     assert not set(rel1) & set(rel2) and len(rel1) + len(rel2) == len(ids)
@@ -120,20 +130,22 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     assert list(history["status"]) == ["published", "published"]
     assert list(history["records_shared"]) == [0, 0]
     assert history["combined_min_consistent"].isna().all()
-    assert "no record shared with the 1 earlier" in history["gates_json"].iloc[-1]
+    assert (f"no record shared with the 1 earlier published release(s) of '{OTHER}' and of the"
+            " same source (main.discharge_abstracts) (version(s) " + NAME + " version 1)"
+            ) in history["gates_json"].iloc[-1]
     # the independent check of the combined view of both published tables
     figures = _independent(qis, [rel1, rel2], combinations, k)
     assert all(below == 0 and smallest >= k for smallest, below in figures.values()), figures
-    store = second.query("select release_version, count(*) as n from deid_release_records"
-                         " group by release_version order by release_version")
+    store = second.query("select release_name, count(*) as n from deid_release_records"
+                         f" group by release_name order by release_name = '{OTHER}'")
     assert store["n"].tolist() == [len(rel1), len(rel2)]
     # the store holds each release's (published cells, true values): the true value only where
     # it is not the published cell, read back as coalesce(true, published)
-    for version, rel in ((1, rel1), (2, rel2)):
+    for name, rel in ((NAME, rel1), (OTHER, rel2)):
         stored = second.query(
             "select " + ", ".join(qis) + ", "
             + ", ".join(f"coalesce({q}__generalized, {q}) as {q}__true" for q in qis)
-            + f" from deid_release_records where release_version = {version}")
+            + f" from deid_release_records where release_name = '{name}'")
         rows = Counter((tuple(None if pd.isna(v) else v for v in r[:len(qis)]),
                         tuple(None if pd.isna(v) else v for v in r[len(qis):]))
                        for r in stored.itertuples(index=False))
@@ -150,7 +162,7 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
         con.execute("update main_deid_work.deid_release_records set "
                     + ", ".join(f"{q}__generalized = coalesce({q}__generalized, {q})"
                                 for q in qis)
-                    + " where release_version = 1")
+                    + f" where release_name = '{NAME}'")
     published2 = _published(second)
 
     # 3. all the records, suppressed for the whole file: the combined view breaks the guarantee
@@ -176,22 +188,53 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
         assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
                 f" records (smallest {smallest})") in third.output
 
-    # 4. a QI released at another level than in the releases it shares records with: refused,
-    # naming the setting (the check reads the settings; the release's chain is rebuilt with
-    # them, so its gate table holds for what the publish model checks)
+    # 4. a QI released at a finer level (admission month) than in the releases it shares
+    # records with (quarter): combined at mixed levels, each cell at the finest level any
+    # release revealed it, the exact check counting cell by cell at each cell's level. Its
+    # verdict and figures are the independent check's (records linked by id); when the
+    # combination breaks k it is refused, the published table unchanged (on main 55b4c8e any
+    # other level was refused without a check)
     quasi = {**base["quasi_identifiers"], "admission_date": {
         **base["quasi_identifiers"]["admission_date"], "level": 1}}
     fourth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "level",
                      release_vars(name=NAME, quasi_identifiers=quasi), db)
-    assert not fourth.ok
-    assert ("[combined_releases] combined releases: 4000 record(s) are shared with earlier"
-            f" release(s) of '{NAME}' released at other levels: quasi_identifiers.admission_date"
-            ".level (2 in version 1, 1 now); quasi_identifiers.admission_date.level (2 in"
-            " version 2, 1 now)") in fourth.output
+    rel4 = _records(fourth)
+    coarse = {q: base["quasi_identifiers"][q].get("level", 0) for q in qis}
+    figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
+                                        ({**coarse, "admission_date": 1}, rel4)],
+                                  combinations, k)
+    assert ("combined view of 4000 records at mixed levels (admission_date at levels 1/2"
+            in fourth.output)
     history = fourth.query("select * from deid_release_history order by recorded_at")
+    assert history["combined_min_consistent"].iloc[-1] == min(s for s, _ in figures.values())
+    failing = {c: f for c, f in figures.items() if f[1] > 0}
+    print(f"mixed levels (month after quarter): {figures}")
+    assert failing, figures  # this data: the month cells break k together with the quarters
+    assert not fourth.ok
+    for combination, (smallest, below) in failing.items():
+        assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
+                f" records (smallest {smallest})") in fourth.output
     assert history["status"].tolist() == ["published", "published", "refused", "refused"]
     assert history["gates_failed"].iloc[-1] == "combined_releases"
     pd.testing.assert_frame_equal(_published(fourth), published2)
+
+    # 4b. a coarser level (province: level 2, '*') over the first half: combined at mixed
+    # levels with both halves and published, its figures the independent check's
+    coarser = {**base["quasi_identifiers"], "province": {
+        **base["quasi_identifiers"]["province"], "level": 2}}
+    fourth_b = run("coarser", quasi_identifiers=coarser, sample=_sample(0))
+    assert fourth_b.ok, fourth_b.output[-3000:]
+    rel4b = _records(fourth_b)
+    assert set(rel4b) == set(rel1)
+    figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
+                                        ({**coarse, "province": 2}, rel4b)], combinations, k)
+    print(f"mixed levels (province '*' after region): {figures}")
+    last = fourth_b.query("select * from deid_release_history order by recorded_at").iloc[-1]
+    assert (last["status"], last["release_version"]) == ("published", 2)
+    assert last["records_shared"] == len(rel1)
+    assert last["combined_min_consistent"] == min(s for s, _ in figures.values()) >= k
+    assert "at mixed levels (province at levels 1/2" in last["gates_json"]
+    published4b = _published(fourth_b)
 
     # no record id in clear in the tables the gate adds, nor the key in logs or target/
     key = third.query("select key_value from deid_history_key")["key_value"].tolist()
@@ -214,14 +257,15 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     # 5. the store and its key must be whole: with version 1's records deleted and the key
     # dropped, the release is refused naming both (the chain rebuilt with step 3's settings)
     with duckdb.connect(str(db)) as con:
-        con.execute("delete from main_deid_work.deid_release_records where release_version = 1")
+        con.execute("delete from main_deid_work.deid_release_records where release_version = 1"
+                    f" and release_name = '{NAME}'")
         con.execute("drop table main_deid_work.deid_history_key")
     fifth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "lost",
                     release_vars(name=NAME), db)
     assert not fifth.ok
-    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' have no per-record"
-            " rows in") in fifth.output
+    assert (f"combined releases: earlier published release(s) 1 of '{NAME}' and of the same"
+            " source (main.discharge_abstracts) have no per-record rows in") in fifth.output
     assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output
     assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
                        )["gates_failed"].iloc[-1] == "combined_releases"
-    pd.testing.assert_frame_equal(_published(fifth), published2)
+    pd.testing.assert_frame_equal(_published(fifth), published4b)

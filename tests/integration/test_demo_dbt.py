@@ -13,6 +13,9 @@ and the files (the gate views deid_sample_file).
 
 from __future__ import annotations
 
+import json
+
+import pandas as pd
 import pytest
 
 from dbt_deid.tools.commands.summary import render_summary
@@ -60,10 +63,13 @@ def test_demo_refuses_the_paper_order_files_and_publishes_text(demo_build) -> No
     # package's on-run-end hook wrote a refused row each); the text release published; the
     # claims release refused, a row per table
     history = run.query("select * from deid_release_history order by recorded_at")
+    # (and the living line, discharge_analytical, published twice: the test at the end)
     assert sorted(zip(history["release_kind"], history["status"], strict=True)) == [
-        ("claims", "refused"), ("claims", "refused"), ("discharge", "refused"),
-        ("discharge", "refused"), ("text", "published")]
-    discharge = history[history["release_kind"] == "discharge"]
+        ("claims", "refused"), ("claims", "refused"), ("discharge", "published"),
+        ("discharge", "published"), ("discharge", "refused"), ("discharge", "refused"),
+        ("text", "published")]
+    discharge = history[(history["release_kind"] == "discharge")
+                        & (history["status"] == "refused")]
     assert sorted(discharge["release_name"]) == ["discharge_clinical", "discharge_geographic"]
     assert discharge["invocation_id"].nunique() == 1
     for failed in discharge["gates_failed"]:
@@ -196,8 +202,10 @@ def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> No
     shared = set(tables["table_name"])
     # the clinical file's publish model is the package's deid_published of release
     # discharge_clinical
-    allowed = PUBLISHED_TABLES | {CLINICAL + t for t in PUBLISHED_TABLES} | marts
+    allowed = (PUBLISHED_TABLES | {CLINICAL + t for t in PUBLISHED_TABLES}
+               | {f"{LIVING}__{t}" for t in PUBLISHED_TABLES} | marts)
     assert shared <= allowed, shared - allowed
+    assert f"{LIVING}__deid_published" in shared  # the living line, version 2
     assert not {"deid_published", f"{CLINICAL}deid_published"} & shared  # both refused
     assert "deid_text_published" in shared
     leaked = [c for c in tables["column_name"] if c.endswith(("__original", "__generalized"))]
@@ -205,3 +213,79 @@ def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> No
     work = run.query("select distinct table_name from information_schema.tables"
                      " where table_schema = 'main_deid_work'")["table_name"]
     assert {"deid_suppressed", "deid_generalized", "deid_hierarchy"} <= set(work)
+
+
+#: The demo's living line (issue 32 item 5, docs/living-demo.md): seed 000's Analytical File
+#: at tau 0.2 over discharge_abstracts_monthly, month 1 published, month 2 a refresh.
+LIVING = "discharge_analytical"
+
+
+def _store_versions(run, qis: list[str]) -> dict[int, pd.DataFrame]:
+    """Per version of the living line: its records from the per-record store (what a refresh
+    reads), indexed by record key, with the published cells (None = suppressed) and the true
+    values (``<qi>__true``)."""
+    cols = ", ".join(f'"{q}", coalesce("{q}__generalized", "{q}") as "{q}__true"' for q in qis)
+    frame = run.query(f"select release_version, record_key, {cols} from"
+                      f" main_deid_work.{LIVING}__deid_release_records"
+                      f" where release_name = '{LIVING}'")
+    frame = frame.astype(object).where(frame.notna(), None)
+    return {int(v): g.drop(columns="release_version").set_index("record_key")
+            for v, g in frame.groupby("release_version")}
+
+
+def test_the_living_line_publishes_month_one_and_refreshes_with_month_two(demo_build) -> None:
+    """Issue 32 item 5: version 1 (month 1) published, version 2 (month 2: a month of new
+    abstracts, 1% withdrawn, 0.1% diagnoses corrected) extends it; the rows of unchanged
+    records are identical except for cells newly suppressed for version 2 alone (counted in the
+    history); and an independent check of the combined view of both versions (every record
+    state with every cell either version revealed, the tests' own numpy count) finds every
+    record consistent with at least k = 5 records on every verified combination."""
+    run, _ = demo_build
+    prefix = f"{LIVING}__"
+    history = run.query("select release_version, status, published_rows, line_json from"
+                        f" deid_release_history where release_name = '{LIVING}'"
+                        " order by recorded_at")
+    assert history["status"].tolist() == ["published", "published"]
+    assert history["release_version"].tolist() == [1, 2]
+    line = json.loads(history["line_json"].iloc[1])
+    assert line["extends_version"] == 1
+    rows = 198_000
+    assert line["records_added"] == rows and line["records_deleted"] == rows // 100
+    assert 0 < line["records_changed"] <= rows // 1000
+    verified = plan(run, "verified", prefix)
+    qis = plan(run, "released", prefix)[0]  # mrdx and cci_code are released, not verified
+    versions = _store_versions(run, qis)
+    v1, v2 = versions[1], versions[2]
+    assert len(v1) == history["published_rows"].iloc[0] == rows
+    assert len(v2) == history["published_rows"].iloc[1] == 2 * rows - rows // 100
+    # the store's version 2 is what was published: the release's records, keyed as the store
+    key = run.query(f"select key_value from main_deid_work.{prefix}deid_history_key").iloc[0, 0]
+    current = run.query(f"select md5('{key}' || '|' || cast(abstract_id as varchar)) as"
+                        f" record_key, {', '.join(qis)} from"
+                        f" main_deid_work.{prefix}deid_suppressed")
+    current = current.astype(object).where(current.notna(), None).set_index("record_key")
+    assert sorted(current.index) == sorted(v2.index)
+    assert (current.loc[v2.index, qis].to_numpy() == v2[qis].to_numpy()).all()
+    published = run.query(f"select count(*) as n from {prefix}deid_published").n[0]
+    assert published == len(v2)
+    # unchanged records: identical rows, but for cells newly suppressed in version 2 alone
+    truth = [f"{q}__true" for q in qis]
+    both = v1.index.intersection(v2.index)
+    same = both[(v1.loc[both, truth].to_numpy() == v2.loc[both, truth].to_numpy()).all(axis=1)]
+    assert len(both) - len(same) == line["records_changed"]
+    before, after = v1.loc[same, qis].to_numpy(), v2.loc[same, qis].to_numpy()
+    moved = ~(before == after).all(axis=1)
+    assert ((before == after) | (after == None)).all()  # noqa: E711 (never a cell revealed)
+    assert int(moved.sum()) == line["kept_rows_newly_suppressed"] < len(same) // 100
+    # the combined view: one row per record state, each cell revealed by any version
+    states = pd.concat([v1, v2]).reset_index()
+    # (groupby's first() takes each column's first non-null value: a cell any version revealed)
+    combined = states.groupby(["record_key", *truth], sort=False)[qis].first().reset_index()
+    combined = combined.astype(object).where(combined.notna(), None)
+    assert len(combined) == 2 * rows + line["records_changed"]
+    released = combined[qis]
+    true_values = combined[truth].set_axis(qis, axis=1)
+    for b in verified:
+        assert smallest_class(released, b) >= 5, b
+        assert smallest_consistent_set_fast(true_values, released, b) >= 5, b
+    assert f"{LIVING} version 2" in run.output and "extends version 1" in run.output

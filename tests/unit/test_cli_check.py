@@ -30,8 +30,9 @@ def test_the_demo_project_passes(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _check(capsys, str(DEMO))
     assert rc == 0 and err == ""
     lines = out.splitlines()
-    assert len(lines) == 4 and all(line.startswith("ok: ") for line in lines)
+    assert len(lines) == 5 and all(line.startswith("ok: ") for line in lines)
     assert "release 'discharge_clinical': k = 20 (tau 0.05)" in out
+    assert "release 'discharge_analytical': k = 5 (tau 0.2)" in out  # the living line
     assert "claims release 'demo_hhp_claims'" in out and "max_suppression 0.008" in out
 
 

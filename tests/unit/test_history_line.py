@@ -34,3 +34,15 @@ def test_a_line_version_by_version() -> None:
     assert text[5].startswith("patients refused (combined_releases)")
     assert text[7] == "  restart: re-keyed by MRN"
     assert render_line(history.iloc[:0]) == "no release recorded"
+
+
+def test_a_version_extending_another_name_of_the_source() -> None:
+    """The line is the source's releases whatever their name (issue 32, item 2): a release
+    under another name extends the latest version of the source, and says whose."""
+    line = {"extends_version": 3, "extends_release": "living_it", "records_added": 0,
+            "records_kept": 4120}
+    history = pd.DataFrame([{**_row(1, "published", line), "release_name": "LIVING_IT"},
+                            _row(4, "published", {**line, "extends_release": "patients"})])
+    text = render_line(history).splitlines()
+    assert text[1].startswith("  extends version 3 of living_it: 0 added")
+    assert text[3].startswith("  extends version 3: 0 added")

@@ -333,7 +333,8 @@ def test_python_models_import_only_the_glue_module(directory: str) -> None:
 
 
 PACKAGE_MODELS = "python_models"
-RELEASE_COPIES = ("demo/models/deid_discharge_clinical", "integration_tests/models/deid_it_second")
+RELEASE_COPIES = ("demo/models/deid_discharge_clinical", "demo/models/deid_discharge_analytical",
+                  "integration_tests/models/deid_it_second")
 
 
 def _dbt_literal_call(node: ast.expr) -> bool:

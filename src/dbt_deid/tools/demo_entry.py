@@ -18,6 +18,7 @@ from dbt_deid.lazy_exports import lazy_exports
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
     from dbt_deid.tools.synthetic.claims import generate_hhp, generate_sid_visits
     from dbt_deid.tools.synthetic.discharge import diagnosis_hierarchy, generate_discharges
+    from dbt_deid.tools.synthetic.discharge_months import discharge_months
     from dbt_deid.tools.synthetic.text import demo_corpus, rule_detector
 
 #: Exported name -> the module that defines it.
@@ -26,12 +27,13 @@ _HOMES = {
     "generate_sid_visits": "dbt_deid.tools.synthetic.claims",
     "diagnosis_hierarchy": "dbt_deid.tools.synthetic.discharge",
     "generate_discharges": "dbt_deid.tools.synthetic.discharge",
+    "discharge_months": "dbt_deid.tools.synthetic.discharge_months",
     "demo_corpus": "dbt_deid.tools.synthetic.text",
     "rule_detector": "dbt_deid.tools.synthetic.text",
 }
 
-__all__ = ["demo_corpus", "diagnosis_hierarchy", "generate_discharges", "generate_hhp",
-           "generate_sid_visits", "rule_detector"]
+__all__ = ["demo_corpus", "diagnosis_hierarchy", "discharge_months", "generate_discharges",
+           "generate_hhp", "generate_sid_visits", "rule_detector"]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

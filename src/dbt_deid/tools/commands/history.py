@@ -93,8 +93,11 @@ def render_line(history: pd.DataFrame) -> str:
         if line.get("extends_version") is None:
             lines.append("  first version of the line")
         else:
+            # the line is the source's releases whatever their name (issue 32, item 2)
+            other = line.get("extends_release")
+            of = f" of {other}" if other and other != row.get("release_name") else ""
             lines.append(
-                f"  extends version {line['extends_version']}: {line.get('records_added', 0)}"
+                f"  extends version {line['extends_version']}{of}: {line.get('records_added', 0)}"
                 f" added, {line.get('records_returned', 0)} returned,"
                 f" {line.get('records_deleted', 0)} deleted, {line.get('records_changed', 0)}"
                 f" changed, {line.get('records_kept', 0)} kept;"

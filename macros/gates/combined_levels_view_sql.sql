@@ -1,0 +1,113 @@
+{#- The combined view of releases of one source at different levels (issue 32, item 2).
+
+    Per record (state) and QI, the finest cell any release revealed, with its level: the
+    hierarchies nest (El Emam et al. 2009, "A Globally Optimal k-Anonymity Method for the
+    De-Identification of Health Data", the generalization lattice), so a cell at level l and a
+    cell at a coarser level holding it reveal exactly the finer one (their intersection). The
+    exact check then counts consistency cell by cell at each cell's level
+    (exact_consistent_levels_sql), so every record carries its true value at every level of its
+    QI that any combined release used: `<qi>__at_<l>`, mapped up from the finest true value the
+    record has in any release through the hierarchy (deid_hierarchy: every level of every
+    original value). A true value at a level finer than any release holding the record is not
+    known: NULL, equal to no cell (the record is counted consistent with fewer rows: fail
+    closed).
+
+    Columns: `<qi>` (the finest revealed cell, NULL when suppressed everywhere), `<qi>__level`
+    (its level, NULL when suppressed), `<qi>__at_<l>` for l in `levels[qi]`, and
+    `deid_conflict` (1 when a state holds two different true values at one level: a value that
+    changed inside one group of the coarsest level; the gate refuses). No record id or key.
+
+    `release_levels`: {release_id: {qi: level}} of the earlier releases; `levels`: {qi: sorted
+    levels}; the candidate is at `current` ({qi: level}). -#}
+{% macro combined_levels_view_sql(cfg, truth, key, store, hierarchy, release_levels, current, levels) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('combined_levels_view_sql', 'dbt_deid'))(cfg, truth, key, store, hierarchy, release_levels, current, levels)) }}
+{%- endmacro %}
+
+{% macro default__combined_levels_view_sql(cfg, truth, key, store, hierarchy, release_levels, current, levels) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set I = dbt_deid.ident -%}
+  with deid_rows as (
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key
+      {%- for q in qis %}, {{ current[q] }} as {{ I(q ~ '__lv') }}, t.{{ I(q) }} as {{ I(q ~ '__cell') }}, t.{{ I(q ~ '__generalized') }} as {{ I(q ~ '__true') }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+    union all
+    select r.record_key
+      {%- for q in qis %}
+      {%- if q | lower in have and (q ~ '__generalized') | lower in have %}
+      , case r.release_id{% for rid, lv in release_levels.items() %} when {{ dbt_deid.literal(rid) }} then {{ lv.get(q, current[q]) }}{% endfor %} else {{ current[q] }} end
+      , r.{{ I(q) }}, coalesce(r.{{ I(q ~ '__generalized') }}, r.{{ I(q) }})
+      {%- else %}, {{ current[q] }}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
+      {%- endfor %}
+    from {{ store }} as r
+    where {{ dbt_deid.line_rows_condition(cfg, 'r') }}
+  ),
+  {#- per QI, the hierarchy between its levels: (level, value) -> (coarser level, value); the
+      missing label is the missing label at every level -#}
+  {%- for q in qis %}
+  {%- set lv = levels[q] %}
+  {{ I(q ~ '__map') }} as (
+    select a.level as lv_from, a.generalized_value as v_from, b.level as lv_to, b.generalized_value as v_to
+    from {{ hierarchy }} as a
+    inner join {{ hierarchy }} as b on b.qi_name = a.qi_name and b.original_value = a.original_value
+    where a.qi_name = {{ dbt_deid.literal(q) }} and a.level in ({{ lv | join(', ') }}) and b.level in ({{ lv | join(', ') }}) and b.level >= a.level
+    group by a.level, a.generalized_value, b.level, b.generalized_value
+    {%- for x in lv %}{% for y in lv if y >= x %}
+    union all select {{ x }}, {{ miss }}, {{ y }}, {{ miss }}
+    {%- endfor %}{% endfor %}
+  ),
+  {%- endfor %}
+  {#- each row's true value at the coarsest level of its QI: rows of one record agreeing there
+      are one state (a record whose coarsest values changed is a state per value, as at equal
+      levels) -#}
+  deid_topped as (
+    select r.*
+      {%- for q in qis %}, coalesce(m{{ loop.index }}.v_to, r.{{ I(q ~ '__true') }}) as {{ I(q ~ '__top') }}{% endfor %}
+    from deid_rows as r
+    {%- for q in qis %}
+    left join {{ I(q ~ '__map') }} as m{{ loop.index }}
+      on m{{ loop.index }}.lv_from = r.{{ I(q ~ '__lv') }} and m{{ loop.index }}.v_from = r.{{ I(q ~ '__true') }} and m{{ loop.index }}.lv_to = {{ levels[q] | max }}
+    {%- endfor %}
+  ),
+  deid_ranked as (
+    select t.*
+      {%- for q in qis %}
+      , min({{ I(q ~ '__lv') }}) over (partition by record_key{% for p in qis %}, {{ I(p ~ '__top') }}{% endfor %}) as {{ I(q ~ '__finest') }}
+      , min(case when {{ I(q ~ '__cell') }} is not null then {{ I(q ~ '__lv') }} end) over (partition by record_key{% for p in qis %}, {{ I(p ~ '__top') }}{% endfor %}) as {{ I(q ~ '__level') }}
+      {%- endfor %}
+    from deid_topped as t
+  ),
+  deid_states as (
+    select record_key
+      {%- for q in qis %}
+      , min({{ I(q ~ '__level') }}) as {{ I(q ~ '__level') }}
+      , max(case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q) }}
+      , min({{ I(q ~ '__finest') }}) as {{ I(q ~ '__finest') }}
+      , max(case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__finest') }} then {{ I(q ~ '__true') }} end) as {{ I(q ~ '__true') }}
+      , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__finest') }} then {{ I(q ~ '__true') }} end) as {{ I(q ~ '__trues') }}
+      , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q ~ '__cells') }}
+      {%- endfor %}
+    from deid_ranked
+    group by record_key{% for q in qis %}, {{ I(q ~ '__top') }}{% endfor %}
+  )
+  select
+    {%- for q in qis %}
+    s.{{ I(q) }}, s.{{ I(q ~ '__level') }},
+    {%- set qi = loop.index %}
+    {%- for l in levels[q] %}
+    case when s.{{ I(q ~ '__finest') }} = {{ l }} then s.{{ I(q ~ '__true') }} else a{{ qi }}_{{ l }}.v_to end as {{ I(q ~ '__at_' ~ l) }},
+    {%- endfor %}
+    {%- endfor %}
+    case when {% for q in qis %}s.{{ I(q ~ '__trues') }} > 1 or s.{{ I(q ~ '__cells') }} > 1{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_conflict
+  from deid_states as s
+  {%- for q in qis %}
+  {%- set qi = loop.index %}
+  {%- for l in levels[q] %}
+  left join {{ I(q ~ '__map') }} as a{{ qi }}_{{ l }}
+    on a{{ qi }}_{{ l }}.lv_from = s.{{ I(q ~ '__finest') }} and a{{ qi }}_{{ l }}.v_from = s.{{ I(q ~ '__true') }} and a{{ qi }}_{{ l }}.lv_to = {{ l }}
+  {%- endfor %}
+  {%- endfor %}
+{%- endmacro %}
