@@ -1,9 +1,6 @@
-{#- The parse-time check of a release var, driven by the generated table
-    dbt_deid.settings_schema() (src/dbt_deid/settings_schema.py, the one definition): unknown
-    names (with the closest known one), renamed names (naming the new one), required settings
-    and each value's type. The Python twin is dbt_deid.settings_check.check_section, worded the
-    same ("dbt_deid <kind> setting '<name>': <message>"); tests/unit/test_settings_parity.py
-    feeds both the same values. A null value is an absent one. -#}
+{#- The parse-time check, from the generated definition dbt_deid.settings_schema(): unknown
+    names (with the closest one), renamed names (with the new one), required settings, types.
+    Python twin: dbt_deid.settings_check.check_section (test_settings_parity). -#}
 {% macro _check_section(kind, where, raw, section) -%}
   {%- set schema = dbt_deid.settings_schema() -%}
   {%- set spec = schema.sections[section] -%}

@@ -162,7 +162,7 @@
   {%- for column in cfg.sensitive -%}
     {%- set h = ad.hierarchies.get(column | lower) -%}
     {%- set hierarchy = ref(h) if h is not none else none -%}
-    {%- for b in cfg.combinations -%}
+    {%- for b in cfg.verified_combinations -%}
       {%- set row = run_query(dbt_deid.attribute_disclosure_figures_sql(truth, cfg, b, column, ad, hierarchy, (column | lower) in ad.ordered)).rows[0] -%}
       {%- do figures.append({'combination': b | join('+'), 'column': column, 'row': row, 'distance': 'hierarchical' if h is not none else ('ordered' if (column | lower) in ad.ordered else 'equal')}) -%}
     {%- endfor -%}

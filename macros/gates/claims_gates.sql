@@ -19,16 +19,16 @@ select 'no claims release declared in var deid_claims_release' as reason
   {%- set cfg = dbt_deid.claims_release_config() %}
 with g as (select * from {{ model }} where measure = 'node_risk')
 select 'node_risk' as measure, g.node, g.mean, g.ci_low, g.ci_high,
-    {{ cfg.max_sup_value }} as max_sup,
+    {{ cfg.max_suppression }} as max_sup,
     case
       when g.node is null then 'LOLA evaluated no node'
-      when not g.node_found then coalesce(g.message, 'no lattice node has an estimated high-risk share <= MaxSup ' || '{{ cfg.max_sup_value }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')')
-      else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "estimated high-risk share" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_sup_value }}'
+      when not g.node_found then coalesce(g.message, 'no lattice node has an estimated high-risk share <= MaxSup ' || '{{ cfg.max_suppression }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')')
+      else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "estimated high-risk share" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_suppression }}'
     end as reason
 from (select 1 as one) as x
 left join g on 1 = 1
 where g.node is null or not g.node_found
-   or not ({{ 'g.ci_high' if cfg.gate_on == 'upper' else 'g.mean' }} <= {{ cfg.max_sup_value }})
+   or not ({{ 'g.ci_high' if cfg.gate_on == 'upper' else 'g.mean' }} <= {{ cfg.max_suppression }})
   {%- endif %}
 {% endmacro %}
 

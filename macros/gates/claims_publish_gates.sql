@@ -66,7 +66,7 @@
   {%- set what = {'node_risk': ('upper 95% limit of the high-risk share' if cfg.gate_on == 'upper' else 'estimated high-risk share'), 'attack1': 'simulated attack 1 success rate'} -%}
   {%- set names = {'node_risk': 'MaxSup', 'attack1': 'attack_tau'} -%}
   {%- set results = [] -%}
-  {%- for measure, limit in [('node_risk', cfg.max_sup_value), ('attack1', cfg.attack_tau)] -%}
+  {%- for measure, limit in [('node_risk', cfg.max_suppression), ('attack1', cfg.attack_tau)] -%}
     {%- set r = by.get(measure) -%}
     {%- if r is none -%}
       {%- do results.append({'gate': measure, 'passed': false, 'failures': 1, 'figure': none, 'limit': limit,

@@ -290,7 +290,7 @@
       every earlier release that released them: cells are then comparable value by value. -#}
   {%- set specs = dbt_deid.released_level_specs(cfg) -%}
   {%- set verified = [] -%}
-  {%- for b in cfg.combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
   {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
   {#- releases at other levels of the same hierarchies are combined at mixed levels (each QI
@@ -333,7 +333,7 @@
   {%- for q in verified -%}{%- if levels.get(q, []) | length > 1 -%}{%- do mixed.append(q) -%}{%- endif -%}{%- endfor -%}
   {#- the combinations any combined release verifies (each over QIs this release releases) -#}
   {%- set combinations = [] -%}
-  {%- for b in cfg.combinations -%}{%- do combinations.append(b | list) -%}{%- endfor -%}
+  {%- for b in cfg.verified_combinations -%}{%- do combinations.append(b | list) -%}{%- endfor -%}
   {%- for e in earlier if e.release_id in epoch_ids -%}
     {%- for b in e.combinations or [] -%}
       {%- if b | list not in combinations and b | reject('in', cfg.released_qis) | list | length == 0 -%}{%- do combinations.append(b | list) -%}{%- endif -%}

@@ -20,8 +20,8 @@
   {%- set k = cfg.k -%}
 
   {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
-  {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.combinations, k)) -%}
-  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.verified_combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.verified_combinations, k)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
   {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
   {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}

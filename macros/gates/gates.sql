@@ -162,7 +162,7 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set combos = combinations if combinations is not none else cfg.verified_combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
   {{ dbt_deid.gate_k_anonymity_sql(model, combos, k) }}
   {%- endif %}
@@ -177,7 +177,7 @@
   {%- if cfg is none and (combinations is none or k is none) %}
   select 'no release declared in var deid_release' as error
   {%- else -%}
-  {%- set combos = combinations if combinations is not none else cfg.combinations -%}
+  {%- set combos = combinations if combinations is not none else cfg.verified_combinations -%}
   {%- set k = k if k is not none else cfg.k -%}
   {{ dbt_deid.gate_exact_sql(model, combos, k) }}
   {%- endif %}

@@ -292,7 +292,7 @@
     {%- set src = dbt_deid.claims_relation(cfg.claims if target_relation.identifier == 'deid_claims_published_claims' else cfg.patients) -%}
     {%- set gate = ref('deid_claims_release_gate') -%}
     {%- set figures = "select measure, node, value, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
-    {%- set limits = {'tau': cfg.tau, 'max_suppression': cfg.max_sup_value} -%}
+    {%- set limits = {'tau': cfg.tau, 'max_suppression': cfg.max_suppression} -%}
   {%- else -%}
     {%- set release = var('deid_text_release', {}) -%}
     {%- set cfg = dbt_deid.text_release_config() -%}

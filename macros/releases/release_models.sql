@@ -154,7 +154,7 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- one row per published record (dbt_deid.checked_release) -#}
-{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.combinations) }}
+{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.verified_combinations) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -237,7 +237,7 @@ where release_name = {{ dbt_deid.literal(cfg.name) }}
     ('dbt_deid_version', dbt_deid.package_version()),
 ] -%}
 {%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
-{%- for b in cfg.combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
+{%- for b in cfg.verified_combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
 {%- do rows.append(('released_quasi_identifiers', cfg.released_qis | join(', '))) -%}
 {%- for q in cfg.qis -%}
   {%- do rows.append(('qi.' ~ q.name, 'column ' ~ q.column ~ ', level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
@@ -257,9 +257,9 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {#- Read from the pattern tables (one row per distinct tuple with its record count n): the same
     figures as from the record-level models, from fewer rows. -#}
 with classes as (
-  {{ dbt_deid.risk_summary_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
+  {{ dbt_deid.risk_summary_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.verified_combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
   union all
-  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, cfg.k, cfg.tau, 'published', 'n') }}
+  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.verified_combinations, cfg.k, cfg.tau, 'published', 'n') }}
 ),
 exact as (
   {#- the exact check's distribution (deid_exact_consistent, which the report reads too) -#}
@@ -382,7 +382,7 @@ left join exact as e on e.combination = c.combination
 {%- set cfg = dbt_deid.release_config() -%}
 {#- Read from the released patterns (one row per distinct released and true tuple with its
     record count n): the same counts as from the records, from fewer rows. -#}
-{{ dbt_deid.exact_consistent_distribution_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.combinations, 'n') }}
+{{ dbt_deid.exact_consistent_distribution_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.verified_combinations, 'n') }}
 {%- endif %}
 {%- endmacro %}
 
@@ -402,7 +402,7 @@ left join exact as e on e.combination = c.combination
 {%- set cfg = dbt_deid.release_config() -%}
 select * from {{ dbt_deid.release_ref('deid_risk_cdf_unsuppressed') }}
 union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.record_id, cfg.combinations, 'published', 'n') }}) as p
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.record_id, cfg.verified_combinations, 'published', 'n') }}) as p
 {%- endif %}
 {%- endmacro %}
 
@@ -416,9 +416,9 @@ select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_pa
     stage reads the pattern table (same figures, fewer rows); original values exist only in the
     records, and QIs released from one source column are one column there
     (original_value_sources). -#}
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.combinations, 'original', none, dbt_deid.original_value_sources(cfg)) }}) as o
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.verified_combinations, 'original', none, dbt_deid.original_value_sources(cfg)) }}) as o
 union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.combinations, 'generalized', 'n') }}) as g
+select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n') }}) as g
 {%- endif %}
 {%- endmacro %}
 

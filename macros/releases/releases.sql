@@ -68,16 +68,6 @@
   {{ return(ref(dbt_deid.release_node_name(base))) }}
 {%- endmacro %}
 
-{#- The mapping var('deid_releases') (empty when absent); not a mapping is an error. -#}
-{% macro extra_releases() -%}
-  {%- set extra = var('deid_releases', none) -%}
-  {%- if extra is none -%}{{ return({}) }}{%- endif -%}
-  {%- if extra is not mapping -%}
-    {{ exceptions.raise_compiler_error("dbt_deid setting 'deid_releases': must be a mapping release name -> release settings") }}
-  {%- endif -%}
-  {{ return(extra) }}
-{%- endmacro %}
-
 {#- The raw settings of the current node's release: var('deid_release') for the default one,
     var('deid_releases')[name] for an extra one (none when not declared). The key must be an
     identifier and the release's `name` must equal it (fail closed: a name is part of every
@@ -88,23 +78,6 @@
   {%- set raw = dbt_deid.extra_releases().get(release) -%}
   {%- if raw is not none -%}{%- do dbt_deid._check_extra_release(release, raw) -%}{%- endif -%}
   {{ return(raw) }}
-{%- endmacro %}
-
-{% macro _check_extra_release(key, raw) -%}
-  {%- set where = 'deid_releases.' ~ key -%}
-  {%- if key is not string or not modules.re.match(dbt_deid._release_name_pattern(), key) or key | length > 30 -%}
-    {{ exceptions.raise_compiler_error("dbt_deid setting 'deid_releases': release name " ~ dbt_deid.literal(key | string) ~ " is not allowed: a name is lower-case letters and digits joined by single underscores, at most 30 characters (it prefixes the release's model names)") }}
-  {%- endif -%}
-  {%- if raw is not mapping -%}
-    {{ exceptions.raise_compiler_error("dbt_deid setting '" ~ where ~ "': must be a mapping of release settings") }}
-  {%- endif -%}
-  {%- if raw.get('name') != key -%}
-    {{ exceptions.raise_compiler_error("dbt_deid setting '" ~ where ~ ".name': must equal the key " ~ key ~ ", got " ~ dbt_deid.literal(raw.get('name') | string)) }}
-  {%- endif -%}
-  {%- set default = var('deid_release', none) -%}
-  {%- if default is mapping and default.get('name', 'release') == key -%}
-    {{ exceptions.raise_compiler_error("dbt_deid setting '" ~ where ~ "': the default release (var deid_release) has the same name " ~ key ~ "; give each release its own name (reports and history rows are by name)") }}
-  {%- endif -%}
 {%- endmacro %}
 
 {#- True when any release is declared (the default one or an extra one). -#}

@@ -41,7 +41,7 @@
   {%- set top = hcols | length - 1 -%}
   {#- MaxCombs -#}
   {%- set others = [] -%}{%- set geo_combos = [] -%}
-  {%- for b in cfg.combinations -%}
+  {%- for b in cfg.verified_combinations -%}
     {%- if sa.geography_column in b -%}{%- do geo_combos.append(b | reject('equalto', sa.geography_column) | list) -%}{%- endif -%}
   {%- endfor -%}
   {%- if geo_combos | length == 0 -%}{%- do geo_combos.append(cfg.qi_names | reject('equalto', sa.geography_column) | list) -%}{%- endif -%}

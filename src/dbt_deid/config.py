@@ -315,7 +315,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
             if col not in qis:
                 raise ConfigError(
                     f"combinations[{i}] names unknown column {col!r}; declared quasi-identifiers"
-                    f" are {list(qis)}"
+                    f" are {', '.join(qis)}"
                 )
         if len(set(c)) != len(c):
             raise ConfigError(f"combinations[{i}] repeats a column: {list(c)}")
@@ -447,7 +447,7 @@ def _check_protected(cfg: ReleaseConfig) -> None:
     unprotected = [q for q in cfg.released_qis() if q not in covered]
     if unprotected:
         raise ConfigError(
-            f"combinations: quasi-identifier(s) {unprotected} are released but in no"
+            f"combinations: quasi-identifier(s) {', '.join(unprotected)} are released but in no"
             " combination, so nothing would protect them; add them to a combination (or make"
             " them pass_through if they are not quasi-identifiers)"
         )

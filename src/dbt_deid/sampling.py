@@ -9,7 +9,7 @@ Sets). ``sample.order: population_first`` is that order; ``sample_first`` (the d
 the sample and protects it, so that every class of the published file has k records.
 
 :func:`sample_mask` is the Python twin of the SQL condition ``dbt_deid.sample_condition``
-(macros/config/release_config.sql): the first 8 hex digits of md5("<seed>:<record id>") fall in
+(macros/releases/release_input.sql): the first 8 hex digits of md5("<seed>:<record id>") fall in
 [slot x fraction, (slot + 1) x fraction) of 2^32, so slots of the same seed and fraction are
 disjoint and a slot is the same set in every run, on every engine.
 """

@@ -20,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbt_deid.errors import ConfigError
-from dbt_deid.settings_schema import KINDS, RENAMED, SECTIONS, TYPES, closest_name
+from dbt_deid.settings_schema import (
+    KINDS,
+    RENAMED,
+    RULE_LEVEL_SECTION,
+    SECTIONS,
+    TYPES,
+    closest_name,
+)
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -154,6 +161,20 @@ def check_var(kind: str, raw: Any) -> None:
         raise setting_error(kind, var, f"declare the {KINDS[kind]['label']} as a mapping in var"
                             f" {var}")
     check_section(kind, "", raw, KINDS[kind]["section"])
+    if kind == "release":
+        rule_levels(raw)
+
+
+def rule_levels(raw: Mapping[str, Any]) -> None:
+    """The names and types of every level of every rule (the sections by rule type, El Emam
+    et al. 2011 Table 2), worded as the Jinja ``_validate_rule`` words them."""
+    for name, spec in raw["quasi_identifiers"].items():
+        rule = (spec or {}).get("rule")
+        for i, lv in enumerate((rule or {}).get("levels") or [], start=1):
+            where = f"quasi_identifiers.{name}.rule.levels[{i}]"
+            if not isinstance(lv, Mapping):
+                raise setting_error("release", where, f"must be a mapping, got {describe(lv)}")
+            check_section("release", where, lv, RULE_LEVEL_SECTION[rule["type"]])
 
 
 def is_fraction(value: Any) -> bool:

@@ -4,24 +4,28 @@
 the Jinja config macros word it), then the kind's full validator: the relations between
 settings (column roles, combinations, k = ceil(1/tau) or k from the population, El Emam et al.
 2011 and 2012; the lattice dimensions of the claims release; the text release's Pr(attempt)
-triangle, Scaiano, El Emam et al. 2016). ``python -m dbt_deid check`` runs it without a
-warehouse.
+triangle, Scaiano, El Emam et al. 2016). These value rules live here only (issue 33): the plan
+nodes run it once per build (``deid_release_plan``, ``deid_claims_plan``, ``deid_text_plan``),
+before any model reads an input, and ``python -m dbt_deid check`` runs it without a warehouse.
+The release validators' messages are worded as the parse-time check words its own,
+"dbt_deid release setting '<name>': <what>" (docs/settings-once.md).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from dbt_deid.errors import ConfigError
 from dbt_deid.settings_check import (
-    check_section,
     check_var,
     describe,
     is_fraction,
     setting_error,
     value_error,
 )
-from dbt_deid.settings_schema import RULE_LEVEL_SECTION, SECTIONS
+from dbt_deid.settings_schema import SECTIONS
 
 
 def resolve(kind: str, raw: Any) -> Any:
@@ -35,14 +39,36 @@ def resolve(kind: str, raw: Any) -> Any:
         return claims_settings(raw)
     if kind == "text":
         return text_settings(raw)
+    try:
+        return _release(raw)
+    except ConfigError as exc:
+        raise _named(str(exc)) from None
+
+
+def _release(raw: Mapping[str, Any]) -> Any:
     from dbt_deid.config import parse_release
     from dbt_deid.ola.settings import ola_settings
 
-    rule_levels(raw)
     cfg = parse_release(raw)
     risk_suite_settings(cfg, raw)
     ola_settings(raw)
     return cfg
+
+
+def _named(message: str) -> ConfigError:
+    """A release validator's message ("<setting> <what>" or "<setting>: <what>") worded as every
+    setting error is, "dbt_deid release setting '<setting>': <what>" (the plan node's message,
+    and ``python -m dbt_deid check``'s)."""
+    if message.startswith("dbt_deid "):
+        return ConfigError(message)
+    if message.startswith("give the threshold"):
+        return setting_error("release", "tau", message)
+    head, _, rest = message.partition(" ")
+    if head.endswith(":"):
+        head = head[:-1]
+    elif not re.fullmatch(r"[A-Za-z_][\w.\[\]]*", head) or head in ("give", "release"):
+        return setting_error("release", "deid_release", message)
+    return setting_error("release", head, rest)
 
 
 def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,18 +91,6 @@ def text_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise setting_error("text", "attempt", "needs low <= mode <= high, got"
                                 f" {', '.join(map(str, attempt))}")
     return out
-
-
-def rule_levels(raw: Mapping[str, Any]) -> None:
-    """The names and types of every level of every rule (the sections by rule type, El Emam
-    et al. 2011 Table 2), worded as the Jinja ``_validate_rule`` words them."""
-    for name, spec in raw["quasi_identifiers"].items():
-        rule = (spec or {}).get("rule")
-        for i, lv in enumerate((rule or {}).get("levels") or [], start=1):
-            where = f"quasi_identifiers.{name}.rule.levels[{i}]"
-            if not isinstance(lv, Mapping):
-                raise setting_error("release", where, f"must be a mapping, got {describe(lv)}")
-            check_section("release", where, lv, RULE_LEVEL_SECTION[rule["type"]])
 
 
 def risk_suite_settings(cfg: Any, raw: Mapping[str, Any]) -> None:

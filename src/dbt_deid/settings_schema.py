@@ -390,7 +390,8 @@ MAX_RELEASE_NAME = 30
 #: One name per concept across the kinds: old name -> new name, per section. A renamed setting
 #: fails naming its new name (never silently ignored, never silently accepted).
 RENAMED: dict[str, dict[str, str]] = {
-    "claims": {"max_sup": "max_suppression", "alpha": "sampling_fraction"},
+    "claims": {"max_sup": "max_suppression", "max_sup_value": "max_suppression",
+               "alpha": "sampling_fraction"},
 }
 
 #: The sections a rule level is checked against, by rule type.
@@ -406,6 +407,7 @@ def schema() -> dict[str, Any]:
         "renamed": RENAMED,
         "rule_level_section": RULE_LEVEL_SECTION,
         "release_name_pattern": RELEASE_NAME_PATTERN,
+        "max_release_name": MAX_RELEASE_NAME,
         "preset_tau": PRESET_TAU,
         "preset_aliases": PRESET_ALIASES,
     }

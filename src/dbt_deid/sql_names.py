@@ -3,7 +3,7 @@
 A name (schema, table, column) or a value never goes into SQL as it is: :func:`quote_ident`
 doubles the quote character inside a quoted identifier and :func:`quote_literal` doubles single
 quotes inside a string literal (standard SQL, DuckDB, PostgreSQL). The dbt macros
-``dbt_deid.ident`` and ``dbt_deid.literal`` (macros/config/release_config.sql) do the same in
+``dbt_deid.ident`` and ``dbt_deid.literal`` (macros/names/) do the same in
 the warehouse. Prefer bound parameters where the driver has them; these are for the places SQL
 needs a name (``FROM schema.table``).
 """

@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from dbt_deid.errors import ConfigError
+from dbt_deid.settings_resolve import resolve
 from dbt_deid.settings_schema import SECTIONS, closest_name
 from tests.integration.dbt_runner import (
     DBT,
@@ -235,8 +237,6 @@ def validator_runs(tmp_path_factory) -> dict[str, object]:
     cases: dict[str, tuple[str, dict]] = {}
     for typo, meant in TOP_LEVEL_TYPOS.items():
         cases[f"typo {typo}"] = ("release", _misspelt(typo, meant)["deid_release"])
-    for changes, message in COMBINATION_ERRORS:
-        cases[message] = ("release", _vars(**changes)["deid_release"])
     for var, typo, _ in OTHER_TYPOS:
         cases[f"{var} {typo}"] = (var.split("_")[1], {"name": "x", typo: 0.05})
     typos = []
@@ -293,25 +293,29 @@ def test_report_tells_the_truth_and_keeps_the_published_one(it_database, tmp_pat
     assert "MaxSup" in refused and "&gt; 0.1%" in refused
 
 
-def test_combination_errors_fail_at_parse_time(it_database, tmp_path) -> None:
-    """Issue 13.7: combination errors are one message at parse time, not a traceback while
-    building; a QI in no combination (13.5) is one of them (both cases through the validator:
-    test_combination_errors_are_one_message)."""
+def test_combination_errors_fail_at_the_plan_node(it_database, tmp_path) -> None:
+    """Issue 13.7: combination errors are one message, not a traceback while building; a QI in
+    no combination (13.5) is one of them (both cases through the resolver:
+    test_combination_errors_are_one_message). Since issue 33 the value rules run once, in the
+    plan node deid_release_plan, which every release model depends on: the build fails there
+    and nothing is published."""
     changes, message = COMBINATION_ERRORS[1]
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["parse"], tmp_path, _vars(**changes), db)
+    run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path,
+                  _vars(**changes), db)
     assert not run.ok
     assert message in run.output, run.output[-2000:]
-    assert "Traceback" not in run.output
+    assert "deid_release_plan" in run.output
+    assert "deid_published" not in run.tables()
 
 
 @pytest.mark.parametrize(("changes", "message"), COMBINATION_ERRORS)
-def test_combination_errors_are_one_message(validator_runs, changes, message) -> None:
-    run = validator_runs[message]
-    assert not run.ok
-    assert message in run.output, run.output[-2000:]
-    assert "Traceback" not in run.output
+def test_combination_errors_are_one_message(changes, message) -> None:
+    """The resolver the plan node runs (and `python -m dbt_deid check`): one message."""
+    with pytest.raises(ConfigError) as err:
+        resolve("release", _vars(**changes)["deid_release"])
+    assert message in str(err.value)
 
 
 @pytest.mark.parametrize(("var", "typo", "meant"), OTHER_TYPOS)

@@ -37,7 +37,9 @@ import duckdb
 import pandas as pd
 import pytest
 
+from dbt_deid.errors import ConfigError
 from dbt_deid.longitudinal.preprocess import preprocess
+from dbt_deid.settings_resolve import resolve
 from dbt_deid.tools.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.tools.synthetic.claims import generate_hhp
 from tests.integration.dbt_runner import (
@@ -359,9 +361,12 @@ def test_missing_key_fails_clearly(tmp_path: Path) -> None:
 
 BAD_SETTINGS = [
     ("gate_on", "median"), ("bootstrap_scheme", "resampled"), ("pool_size", 0),
-    ("truncate_partition", ["dsfc"]), ("attack2_qis", ["los"]), ("relaxed_max_sup", 0.6),
-    ("known_demographic_qis", ["age", "los"]), ("power_function", "linear"),
-    ("knowledge_matching", "bag"),
+    ("relaxed_max_sup", 0.6), ("power_function", "linear"), ("knowledge_matching", "bag"),
+]
+#: Settings that relate to others (issue 33: checked once, by the plan node deid_claims_plan).
+BAD_RELATIONS = [
+    ("truncate_partition", ["dsfc"]), ("attack2_qis", ["los"]),
+    ("known_demographic_qis", ["age", "los"]),
 ]
 
 
@@ -375,12 +380,28 @@ def test_a_bad_setting_fails_at_parse_naming_it(tmp_path: Path) -> None:
     assert "Traceback" not in run.output
 
 
+def test_a_bad_relation_fails_at_the_plan_node_naming_it(tmp_path: Path) -> None:
+    """A setting that contradicts another fails the build at deid_claims_plan, which every
+    model reading a claims input depends on: one message naming it, nothing published (every
+    case of BAD_RELATIONS through the same resolver: test_bad_setting_is_named)."""
+    setting, value = BAD_RELATIONS[0]
+    run = _build(tmp_path, KEY, **{setting: value})
+    _assert_nothing_published(run)
+    assert f"dbt_deid claims release setting '{setting}'" in run.output
+    assert "deid_claims_plan" in run.output
+    assert not run.tables() & {"deid_claims_input_patients", "deid_claims_input_claims"}
+
+
 def test_bad_setting_is_named(tmp_path: Path) -> None:
-    """Every bad setting: the claims validator (dbt_deid.claims_release_config, given the
-    release) raises one compiler error naming it."""
+    """Every bad setting: the claims parse-time check (dbt_deid.claims_release_config, given the
+    release) raises one compiler error naming it; every bad relation, the resolver the plan
+    node runs."""
     runs = check_settings([("claims", claims_vars(**{setting: value})["deid_claims_release"])
                            for setting, value in BAD_SETTINGS], tmp_path,
                           variables=claims_vars())  # the `refused` fixture's saved parse
     for (setting, _), run in zip(BAD_SETTINGS, runs, strict=True):
         assert not run.ok, setting
         assert f"dbt_deid claims release setting '{setting}'" in run.output, run.output[-2000:]
+    for setting, value in BAD_RELATIONS:
+        with pytest.raises(ConfigError, match=f"dbt_deid claims release setting '{setting}'"):
+            resolve("claims", claims_vars(**{setting: value})["deid_claims_release"])

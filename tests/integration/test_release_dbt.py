@@ -13,6 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from dbt_deid.dbt_side.settings_jinja import jinja_config
+from dbt_deid.errors import ConfigError
+from dbt_deid.settings_resolve import resolve
 from tests.independent_check import smallest_class, smallest_consistent_set
 from tests.integration.dbt_runner import (
     INTEGRATION,
@@ -107,9 +110,10 @@ BAD_SETTINGS = [
 
 
 def test_a_bad_setting_fails_before_any_work(it_database, tmp_path) -> None:
-    """A bad setting in the vars fails the build at parse time: nothing is built. (Every case of
-    BAD_SETTINGS raises in the same validator, release_config, which every release model calls
-    while parsing: test_bad_settings_name_the_setting.)"""
+    """A bad setting in the vars fails the build before any work: a type at parse time, a value
+    rule (here k >= 2) at the plan node deid_release_plan, which every release model depends
+    on; nothing is built. (Every case of BAD_SETTINGS raises in one of the two, with the same
+    words: test_bad_settings_name_the_setting.)"""
     changes, message = BAD_SETTINGS[0]
     run = _build_release(it_database, tmp_path, _release(**changes))
     assert not run.ok
@@ -119,13 +123,20 @@ def test_a_bad_setting_fails_before_any_work(it_database, tmp_path) -> None:
 
 
 def test_bad_settings_name_the_setting(tmp_path) -> None:
-    """Every bad setting: the release validator (dbt_deid.release_config, given the release)
-    raises one compiler error with the message the build above fails with."""
+    """Every bad setting: the parse-time check (dbt_deid.release_config, given the release)
+    raises one compiler error with the message the build above fails with, or, for a value
+    rule, accepts it and the resolver the plan node runs raises that message (issue 33)."""
     runs = check_settings([("release", _release(**changes)["deid_release"])
                            for changes, _ in BAD_SETTINGS], tmp_path)
     for (changes, message), run in zip(BAD_SETTINGS, runs, strict=True):
-        assert not run.ok, changes
-        assert "Compilation Error" in run.output, run.output[-2000:]
+        raw = _release(**changes)["deid_release"]
+        if message not in run.output:  # a value rule: the plan node's resolver
+            jinja_config("release", raw)  # the parse-time check accepts it
+            with pytest.raises(ConfigError) as err:
+                resolve("release", raw)
+            assert message in str(err.value), changes
+            continue
+        assert not run.ok and "Compilation Error" in run.output, run.output[-2000:]
         assert message in run.output, (changes, run.output[-2000:])
 
 

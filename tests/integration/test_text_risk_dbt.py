@@ -255,8 +255,14 @@ def test_span_beyond_document_fails_clearly(tmp_path: Path) -> None:
 
 
 def test_bad_setting_names_it(tmp_path: Path) -> None:
+    """A bad relation between settings (Pr(attempt)'s low <= mode <= high) fails the build at
+    the plan node deid_text_plan (issue 33: value rules run once, in the resolver), before any
+    text model reads an input: one message naming it, nothing published."""
     run = run_dbt(
-        INTEGRATION, ["parse"], tmp_path, text_vars({"attempt": [0.5, 0.2, 0.9]}),
+        INTEGRATION, ["build", "--select", "+tag:deid_text"], tmp_path,
+        text_vars({"attempt": [0.5, 0.2, 0.9]}),
     )
     assert not run.ok
     assert "dbt_deid text release setting 'attempt': needs low <= mode <= high" in run.output
+    assert "deid_text_plan" in run.output
+    assert not run.tables() & {"deid_text_documents", "deid_text_published"}

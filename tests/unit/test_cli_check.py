@@ -1,5 +1,6 @@
-"""``python -m dbt_deid check --vars ...`` (issue 33): the same answers as the parse-time check,
-without a warehouse: accept, or the Jinja config macros' error text, exit code 2."""
+"""``python -m dbt_deid check --vars ...`` (issue 33): the same answers as a build, without a
+warehouse: accept, or the error text of the Jinja parse-time check or, past it, of the plan
+node's resolver, exit code 2."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
+from dbt_deid.errors import DeidError
+from dbt_deid.settings_resolve import resolve
 from dbt_deid.tools.cli import main
 from tests.settings_render import JinjaSettingError, jinja_config
 
@@ -43,21 +46,26 @@ def test_the_demo_project_passes(capsys: pytest.CaptureFixture[str]) -> None:
     ("deid_claims_release", "claims", {"pool_size": 0}),
     ("deid_text_release", "text", {"attempt": [0.5, 0.2, 0.9]}),
 ])
-def test_a_bad_setting_gets_the_jinja_error_text(
+def test_a_bad_setting_gets_the_build_error_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, var: str, kind: str,
     change: dict[str, Any],
 ) -> None:
     variables = yaml.safe_load(DEMO.read_text())["vars"]
     raw = {k: v for k, v in {**variables[var], **change}.items() if v is not None}
-    with pytest.raises(JinjaSettingError) as jinja:
+    try:  # the parse-time check's words, else the plan node's (the one resolver)
         jinja_config(kind, raw)
+        with pytest.raises(DeidError) as plan:
+            resolve(kind, raw)
+        expected = str(plan.value)
+    except JinjaSettingError as jinja:
+        expected = str(jinja)
     vars_file = tmp_path / "vars.yml"
     vars_file.write_text(yaml.safe_dump({var: raw}, sort_keys=False))
     inline = yaml.safe_dump({var: raw}, default_flow_style=True, width=10**6, sort_keys=False)
     for text in (str(vars_file), inline):
         rc, out, err = _check(capsys, text)
         assert rc == 2 and out == ""
-        assert err == f"error: {jinja.value}\n"
+        assert err == f"error: {expected}\n"
 
 
 def test_inline_json_vars(capsys: pytest.CaptureFixture[str]) -> None:

@@ -321,7 +321,7 @@ def test_claims_settings_validate_like_the_jinja_macro():
     cfg = claims_settings(base)
     assert (cfg["bootstrap_scheme"], cfg["pool_size"], cfg["attack2_qis"]) == ("pooled", 100_000,
                                                                                [])
-    assert cfg["max_sup"] == pytest.approx(0.008) and cfg["truncate_partition"] == []
+    assert cfg["max_suppression"] == pytest.approx(0.008) and cfg["truncate_partition"] == []
     for bad, name in (({"relaxed_max_sup": 0.6}, "relaxed_max_sup"),
                       ({"bootstrap_scheme": "resampled"}, "bootstrap_scheme"),
                       ({"pool_size": 0}, "pool_size"),

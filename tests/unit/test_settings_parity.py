@@ -1,8 +1,10 @@
 """Jinja and Python agree on every setting (issue 33): for every setting of every section of the
-three release kinds, valid and invalid values go through both validators, the Jinja config
-macros rendered outside dbt (:mod:`tests.settings_render`) and the Python resolver
-(:func:`dbt_deid.settings_resolve.resolve`); both accept or both reject, and a value of the
-wrong type gets the same message from both."""
+three release kinds, valid and invalid values go through both parse-time checks, the Jinja config
+macros rendered outside dbt (:mod:`tests.settings_render`) and their Python twin
+(:func:`dbt_deid.settings_check.check_var`): both accept or both reject with the same message.
+A var both accept then goes through the one resolver the plan node runs
+(:func:`dbt_deid.settings_resolve.resolve`); when it resolves, every setting the Jinja macros
+hand the SQL equals the resolved one (k, tau, MaxSup and the defaults)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 import pytest
 
 from dbt_deid.errors import DeidError
-from dbt_deid.settings_check import value_error
+from dbt_deid.settings_check import check_var, value_error
 from dbt_deid.settings_resolve import resolve
 from dbt_deid.settings_schema import KINDS, RENAMED, SECTIONS
 from tests.settings_render import JinjaSettingError, jinja_config
@@ -108,18 +110,40 @@ def _put(var: dict[str, Any], path: list[Any], key: str, value: Any) -> dict[str
 
 
 def _answer(kind: str, raw: Any) -> tuple[str | None, str | None]:
-    """(Jinja's error or None, Python's error or None)."""
+    """(Jinja's parse-time error or None, Python's parse-time error or None); when both accept
+    and the resolver accepts too, the values the Jinja macros normalize agree with it."""
     try:
-        jinja_config(kind, raw)
+        out = jinja_config(kind, raw)
         j = None
     except JinjaSettingError as exc:
-        j = str(exc)
+        out, j = None, str(exc)
     try:
-        resolve(kind, raw)
+        check_var(kind, raw)
         p = None
     except DeidError as exc:
         p = str(exc)
+    if j is None and p is None:
+        _same_values(kind, raw, out)
     return j, p
+
+
+def _same_values(kind: str, raw: Any, jinja: Any) -> None:
+    """The resolver's answer (an error naming a setting, the plan node's message) or, when it
+    resolves, the same values as the Jinja macros hand the SQL."""
+    try:
+        resolved = resolve(kind, raw)
+    except DeidError as exc:
+        assert str(exc)  # one message (the plan node fails with it)
+        return
+    if kind == "release":
+        jr = jinja["release"]
+        assert (jr["k"], jr["tau"]) == (resolved.k, pytest.approx(resolved.tau))
+        assert jr["max_suppression"] == resolved.max_suppression
+        assert jr["qi_names"] == list(resolved.quasi_identifiers)
+        return
+    for key, value in resolved.items():
+        if key in jinja and isinstance(value, (int, float, str)):  # scalars: lists are shaped
+            assert jinja[key] == (pytest.approx(value) if isinstance(value, float) else value), key
 
 
 def _path_text(path: list[Any], key: str) -> str:
@@ -157,8 +181,11 @@ def test_every_base_var_is_valid() -> None:
 def test_a_renamed_setting_fails_naming_its_new_name(section: str, old: str) -> None:
     kind, base, path = WHERE[section]
     new = RENAMED[section][old]
-    j, p = _answer(kind, _put(base, path, old, 0.5))
+    raw = _put(base, path, old, 0.5)
+    j, p = _answer(kind, raw)
     assert j == p and p is not None and f"'{old}' was renamed to '{new}'" in p
+    with pytest.raises(DeidError, match=f"was renamed to '{new}'"):
+        resolve(kind, raw)  # the plan node and `python -m dbt_deid check` say the same
 
 
 def test_every_section_is_exercised() -> None:

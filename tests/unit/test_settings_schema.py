@@ -98,7 +98,7 @@ def test_each_column_has_one_role(changes: dict, message: str) -> None:
 def test_a_quasi_identifier_in_no_combination_is_an_error() -> None:
     raw = copy.deepcopy(BASE)
     raw["quasi_identifiers"]["zip"] = {}
-    with pytest.raises(ConfigError, match=r"\['zip'\] are released but in no combination"):
+    with pytest.raises(ConfigError, match=r"\(s\) zip are released but in no combination"):
         parse_release(raw)
 
 

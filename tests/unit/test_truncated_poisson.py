@@ -70,7 +70,7 @@ def test_bad_inputs_name_the_setting() -> None:
 
 
 def test_jinja_twin_gives_the_same_k() -> None:
-    call = macro_caller([ROOT / "macros" / "config" / "release_config.sql"],
+    call = macro_caller([ROOT / "macros" / "risk" / "truncated_poisson_k.sql"],
                         lambda call: {"dbt_deid": SimpleNamespace(), "dbt": SimpleNamespace(),
                                       "adapter": SimpleNamespace()})
     for threshold in (1, 2, 5, 20, 25, 60):

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
         deid_threshold_presets,
         deid_uniqueness,
     )
+    from dbt_deid.dbt_side.glue.settings_plan import deid_claims_plan, deid_text_plan
     from dbt_deid.dbt_side.glue.text import deid_text_risk_assessment
 
 #: Exported name -> the module that defines it.
@@ -66,14 +67,16 @@ _HOMES = {
     "deid_threshold_presets": "dbt_deid.dbt_side.glue.risk",
     "deid_uniqueness": "dbt_deid.dbt_side.glue.risk",
     "deid_text_risk_assessment": "dbt_deid.dbt_side.glue.text",
+    "deid_claims_plan": "dbt_deid.dbt_side.glue.settings_plan",
+    "deid_text_plan": "dbt_deid.dbt_side.glue.settings_plan",
 }
 
 __all__ = [
-    "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_attack3",
+    "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_attack3", "deid_claims_plan",
     "deid_claims_lola", "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients",
     "deid_ola_search", "deid_population_risk", "deid_release_advice", "deid_release_plan",
     "deid_release_report", "deid_small_areas", "deid_suppression_map",
-    "deid_text_risk_assessment", "deid_threshold_presets", "deid_uniqueness",
+    "deid_text_plan", "deid_text_risk_assessment", "deid_threshold_presets", "deid_uniqueness",
     "suppression_map", "to_pandas",
 ]
 

@@ -20,9 +20,10 @@ from typing import Any
 import jinja2
 
 MACROS = Path(__file__).resolve().parents[3] / "macros"
-FILES = ("config/settings_schema.sql", "config/check_section.sql", "config/release_config.sql",
-         "longitudinal/claims_release_config.sql", "text_risk/text_release_config.sql",
-         "risk_suite/risk_suite_config.sql", "ola/ola_config.sql", "overrides/own.sql")
+FILES = ("config/settings_schema.sql", "config/check_section.sql", "config/closest_name.sql",
+         "config/release_config.sql", "config/claims_release_config.sql",
+         "config/text_release_config.sql", "config/risk_suite_config.sql",
+         "config/ola_config.sql", "risk/truncated_poisson_k.sql", "overrides/own.sql")
 VARS = {"release": "deid_release", "claims": "deid_claims_release", "text": "deid_text_release"}
 ENTRY = {"release": "release_config", "claims": "claims_release_config",
          "text": "text_release_config"}

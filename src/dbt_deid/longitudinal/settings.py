@@ -100,8 +100,9 @@ def claims_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
         "key_env": raw.get("key_env") or DEFAULT_KEY_ENV,
         "truncate_partition": list(part),
         "tau": tau,
-        "alpha": float(raw.get("sampling_fraction") or 1.0),
-        "max_sup": float(max_sup) if max_sup is not None else max_sup_from_risk_exposure(tau),
+        "sampling_fraction": float(raw.get("sampling_fraction") or 1.0),
+        "max_suppression": (float(max_sup) if max_sup is not None
+                            else max_sup_from_risk_exposure(tau)),
         "p_max": _positive_int(raw, "p_max", 5),
         "power_scale": float(raw.get("power_scale") or 1.0),
         "bootstrap": _positive_int(raw, "bootstrap", 10_000),

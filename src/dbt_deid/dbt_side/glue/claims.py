@@ -133,11 +133,12 @@ def lola_frame(
         raise DataError(f"model {model}: no patients or no claims left to release")
     data = encode(patients, claims, frames, spec)
     power = _power(data, claims, cfg)
-    k = k_for_sample(cfg["tau"], cfg["alpha"])
+    k = k_for_sample(cfg["tau"], cfg["sampling_fraction"])
     log.info(f"dbt_deid: {model}: {data.n_patients} patients, {data.n_claims} claims, k = {k},"
              f" {cfg['bootstrap_scheme']} bootstrap, B = {cfg['bootstrap']},"
              f" I = {cfg['iterations']}, pool {cfg['pool_size']}")
-    ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_sup"], n_bootstrap=cfg["bootstrap"],
+    ev = NodeEvaluator(data, power, k=k, max_sup=cfg["max_suppression"],
+                       n_bootstrap=cfg["bootstrap"],
                        n_iterations=cfg["iterations"], pool_size=cfg["pool_size"],
                        scheme=cfg["bootstrap_scheme"], seed=cfg["seed"],
                        variant=cfg["variant"], model=cfg["adversary"], logger=log)
@@ -146,7 +147,7 @@ def lola_frame(
     ev.evaluate(top)
     release_node = result.chosen or top
     message = None if result.chosen is not None else relax_message(
-        ev, top, spec.dimension_names, alpha=cfg["alpha"], p_max=cfg["p_max"])
+        ev, top, spec.dimension_names, alpha=cfg["sampling_fraction"], p_max=cfg["p_max"])
     kmin = dict(result.candidates)
     rows = []
     for node, res in sorted(ev.results.items()):
@@ -201,7 +202,7 @@ def attack_frame(
     if len(row) != 1:
         raise DataError(f"model {model}: deid_claims_lola has {len(row)} release nodes")
     node = tuple(int(row[f"level__{d}"].iloc[0]) for d, _ in spec.dimensions)
-    res = simulate_attack1(enc1, enc2, node, power, alpha=cfg["alpha"],
+    res = simulate_attack1(enc1, enc2, node, power, alpha=cfg["sampling_fraction"],
                            iterations=cfg["attack_iterations"], seed=cfg["seed"],
                            variant=cfg["variant"], model=cfg["adversary"])
     levels = spec.levels(node)
@@ -225,7 +226,7 @@ def attack_frame(
                   "marketer_population": m.population}
     log.info(f"dbt_deid: {model}: {res.iterations} simulated attacks, {res.successes} successes")
     out = pd.DataFrame([{
-        "node": _node(node), "alpha": cfg["alpha"], "iterations": res.iterations,
+        "node": _node(node), "alpha": cfg["sampling_fraction"], "iterations": res.iterations,
         "successes": res.successes, "success_rate": res.success_rate,
         "expected_rate": res.expected_rate, "members_drawn": res.members_drawn,
         "target_matched": res.target_matched, "median_matching_set": res.median_matching_set,

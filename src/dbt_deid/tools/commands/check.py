@@ -77,7 +77,7 @@ def check_vars(variables: Mapping[str, Any]) -> list[str]:
         cfg = resolve("claims", variables["deid_claims_release"])
         name = variables["deid_claims_release"].get("name") or "claims_release"
         out.append(f"ok: claims release {name!r}: tau {cfg['tau']:g}, sampling_fraction"
-                   f" {cfg['alpha']:g}, max_suppression {cfg['max_sup']:g},"
+                   f" {cfg['sampling_fraction']:g}, max_suppression {cfg['max_suppression']:g},"
                    f" {len(cfg['demographic_qis']) + len(cfg['claim_qis'])} quasi-identifiers")
     if variables.get("deid_text_release") is not None:
         cfg = resolve("text", variables["deid_text_release"])

@@ -1,0 +1,38 @@
+{#- What the release publishes from: the source relation, or, with `sample: {fraction, slot, seed}`,
+    the records whose seeded hash of the record id falls in slot `slot` (hash range
+    [slot x fraction, (slot + 1) x fraction)). Releases with the same seed and fraction and
+    different slots are disjoint random samples (El Emam et al. 2011: the geographic and clinical PUMFs are
+    two non-overlapping 10% samples), reproducible for the seed. The protection is computed on
+    dbt_deid.protected_input (the same records, or the whole source under
+    `sample.order: population_first`). -#}
+{% macro release_input(cfg) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('release_input', 'dbt_deid'))(cfg)) }}
+{%- endmacro %}
+
+{% macro default__release_input(cfg) -%}
+  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- if cfg.sample is none -%}{{ return(src) }}{%- endif -%}
+  {{ return('(select * from ' ~ src ~ ' where ' ~ dbt_deid.sample_condition(cfg) ~ ')') }}
+{%- endmacro %}
+
+{#- What the release's generalization and suppression run on: dbt_deid.release_input (the sample
+    is drawn first, then protected: every class of the published file has k records), or, with
+    `sample.order: population_first`, the whole source: seed 000's order, "generalization and
+    suppression were performed on the full population DAD and the PUMF samples drawn from that"
+    (El Emam et al. 2011, Attack 3; every population class at least k), the slot being drawn
+    from the suppressed records by the gate view deid_release_gate. -#}
+{% macro protected_input(cfg) -%}
+  {%- if cfg.sample is not none and cfg.sample.order == 'population_first' -%}{{ return(dbt_deid.release_source(cfg)) }}{%- endif -%}
+  {{ return(dbt_deid.release_input(cfg)) }}
+{%- endmacro %}
+
+{#- The SQL condition that keeps the records of the release's sample slot: the first 8 hex
+    digits of md5('<seed>:' || record id) in [slot x fraction, (slot + 1) x fraction) of 2^32
+    (dbt_deid.sampling.sample_mask is its Python twin). -#}
+{% macro sample_condition(cfg) -%}
+  {%- set scale = 4294967296 -%}
+  {%- set lo = (cfg.sample.slot * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
+  {%- set hi = ((cfg.sample.slot + 1) * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
+  {%- set h = 'substr(' ~ dbt.hash(dbt.concat([dbt_deid.literal(cfg.sample.seed ~ ':'), 'cast(' ~ dbt_deid.ident(cfg.record_id) ~ ' as ' ~ dbt.type_string() ~ ')'])) ~ ', 1, 8)' -%}
+  {{ return(h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '')) }}
+{%- endmacro %}
