@@ -21,7 +21,7 @@
 
   {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.combinations, k)) -%}
-  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.combinations, k)) -%}
+  {%- do results.append(dbt_deid.gate_exact_table_result(cfg, truth)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
   {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
   {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
@@ -50,18 +50,6 @@
   {%- endfor -%}
   {{ return({'table': table, 'gate': 'k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
-{%- endmacro %}
-
-{% macro gate_exact_result(truth, combinations, k) -%}
-  {%- set table = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)) -%}{%- set rows = table.rows -%}
-  {%- set parts = [] -%}
-  {%- set details = [] -%}
-  {%- for r in rows -%}
-    {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}
-    {%- do details.append({'combination': r[0], 'failures': r[3], 'message': 'exact check: ' ~ parts[-1]}) -%}
-  {%- endfor -%}
-  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
 {%- endmacro %}
 
 {% macro gate_max_suppression_result(published, max_suppression, columns) -%}
