@@ -152,7 +152,7 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- one row per published record (dbt_deid.checked_release) -#}
-{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.combinations) }}
+{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.combinations, dbt_deid.release_ref('deid_suppressed_patterns')) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -16,7 +16,10 @@
   {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
-  {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ") from " ~ src).rows[0] -%}
+  {#- one scan of the input for the record id and every QI's missing_label clash (issue 33) -#}
+  {%- set clashes = [] -%}
+  {%- for q in cfg.qis -%}{%- do clashes.append(dbt_deid.missing_label_clash_sql(cfg, q)) -%}{%- endfor -%}
+  {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ")" ~ ((", " ~ clashes | join(", ")) if clashes else "") ~ " from " ~ src).rows[0] -%}
   {%- if stats[0] == 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records" ~ (" in its sample" if cfg.sample is not none else "") ~ "; nothing to release") }}
   {%- endif -%}
@@ -32,7 +35,7 @@
   {%- endif -%}
   {%- for q in cfg.qis -%}
     {%- set col = dbt_deid.ident(q.column) -%}
-    {%- do dbt_deid.assert_no_missing_label_clash(cfg, q, src, model) -%}
+    {%- do dbt_deid.assert_no_missing_label_clash(cfg, q, stats[3 + loop.index0], model) -%}
     {%- if q.hierarchy is not none -%}
       {%- set missing -%}
         select distinct cast(src_in.{{ col }} as {{ dbt.type_string() }}) as v
@@ -54,16 +57,22 @@
     source value equal to that label would be merged with the NULLs and the two could not be
     told apart. One error naming the model, the column and the clash (the CLI refuses the same
     input: dbt_deid.tools.io.mark_missing). The value named is the label the release configured. -#}
-{% macro assert_no_missing_label_clash(cfg, q, src, model) -%}
-  {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, src, model)) }}
+{#- `n`: the records whose value is the label (missing_label_clash_sql, counted in the input
+    scan of assert_release_inputs). -#}
+{% macro assert_no_missing_label_clash(cfg, q, n, model) -%}
+  {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, n, model)) }}
 {%- endmacro %}
 
-{% macro default__assert_no_missing_label_clash(cfg, q, src, model) -%}
-  {%- set col = 'src_in.' ~ dbt_deid.ident(q.column) -%}
-  {%- set n = run_query("select count(*) from " ~ src ~ " where cast(" ~ col ~ " as " ~ dbt.type_string() ~ ") = " ~ dbt_deid.literal(cfg.missing_label)).rows[0][0] -%}
-  {%- if n > 0 -%}
+{% macro default__assert_no_missing_label_clash(cfg, q, n, model) -%}
+  {%- if (n or 0) > 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' holds the value '" ~ cfg.missing_label ~ "' in " ~ n ~ " record(s), which is the release's missing_label (the label of a NULL value): the two would be merged into one category. Set missing_label to a label the column does not hold") }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- The aggregate counting the records of the input (aliased src_in) whose value of QI `q` is
+    the release's missing_label. -#}
+{% macro missing_label_clash_sql(cfg, q) -%}
+  {{ return("sum(case when cast(src_in." ~ dbt_deid.ident(q.column) ~ " as " ~ dbt.type_string() ~ ") = " ~ dbt_deid.literal(cfg.missing_label) ~ " then 1 else 0 end)") }}
 {%- endmacro %}
 
 {#- Every value of an interval-rule QI reads as an exact number (dbt_deid.exact_number_sql: at
