@@ -4,7 +4,7 @@
     least k released records, a suppressed cell consistent with anything) is not run again
     here; the gate proves that the distribution it reads describes the checked release:
 
-    1. deid_suppressed_patterns is the checked release grouped (patterns_match_sql: the same
+    1. deid_suppressed_patterns is the checked release grouped (gate_published_matches_sql with the count n: the same
        multiset of released and true tuples, one scan of the checked release);
     2. deid_exact_consistent was computed from that pattern table as it is now (its
        patterns_hash column against the pattern table's fingerprint now).
@@ -47,12 +47,12 @@
 
 {#- Why deid_suppressed_patterns does not describe the checked release `truth` (a list of
     problems, empty when it does): missing, or not `truth` grouped by its columns
-    (patterns_match_sql, one scan of `truth`). The gate table's gates that depend only on the
+    (gate_published_matches_sql with the count n, one scan of `truth`). The gate table's gates that depend only on the
     released tuples read the pattern table when the list is empty (release_gate_results). -#}
 {% macro checked_patterns_problems(cfg, truth) -%}
   {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- if not dbt_deid.can_inspect(patterns) -%}{{ return([patterns ~ ' is missing']) }}{%- endif -%}
-  {%- set differ = run_query(dbt_deid.patterns_match_sql(patterns, truth, dbt_deid.pattern_columns(cfg))).rows -%}
+  {%- set differ = run_query(dbt_deid.gate_published_matches_sql(patterns, truth, dbt_deid.pattern_columns(cfg), none, 'n')).rows -%}
   {%- if differ -%}{{ return([patterns ~ ' differs from the checked release in ' ~ differ[0][0] ~ ' pattern(s)']) }}{%- endif -%}
   {{ return([]) }}
 {%- endmacro %}
@@ -78,23 +78,6 @@
   {%- set cols = [] -%}
   {%- for q in cfg.qi_names -%}{%- do cols.append(q) -%}{%- do cols.append(q ~ '__generalized') -%}{%- endfor -%}
   {{ return(cols) }}
-{%- endmacro %}
-
-{#- Failing rows (one, with the count of differing patterns) when the pattern table `patterns`
-    (`columns` and a record count n) is not `truth` grouped by `columns`. -#}
-{% macro patterns_match_sql(patterns, truth, columns) -%}
-  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  select count(*) as differing_patterns from (
-    select {{ cols | join(', ') }}
-    from (
-      select {{ cols | join(', ') }}, n as in_patterns, 0 as in_checked from {{ patterns }}
-      union all
-      select {{ cols | join(', ') }}, 0 as in_patterns, 1 as in_checked from {{ truth }}
-    ) as u
-    group by {{ cols | join(', ') }}
-    having sum(in_patterns) <> sum(in_checked)
-  ) as d
-  having count(*) > 0
 {%- endmacro %}
 
 {#- The fingerprint of the pattern table `patterns` as a SQL literal (NULL when it cannot be

@@ -134,13 +134,15 @@
 {#- The published table is the release the gates checked: the same multiset of released
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
-{% macro gate_published_matches_sql(published, truth, columns, cfg=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg)) }}
+{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column)) }}
 {%- endmacro %}
 
 {#- With `cfg` (a discharge release), the checked cells are compared as published
-    (published_value_sql: numbers, periods, intervals), the mapping the publish step applied. -#}
-{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none) -%}
+    (published_value_sql: numbers, periods, intervals), the mapping the publish step applied.
+    With `count_column`, `published` is a pattern table (each row counts that many records;
+    the gate table's proof that deid_suppressed_patterns is the checked release grouped). -#}
+{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg) if cfg is not none else {} -%}
   {%- set cols = [] -%}{%- set shown = [] -%}
   {%- for c in columns -%}
@@ -150,7 +152,7 @@
   select count(*) as differing_patterns from (
     select {{ cols | join(', ') }}
     from (
-      select {{ cols | join(', ') }}, 1 as in_published, 0 as in_checked from {{ published }}
+      select {{ cols | join(', ') }}, {{ dbt_deid.ident(count_column) if count_column else 1 }} as in_published, 0 as in_checked from {{ published }}
       union all
       select {{ shown | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
     ) as u
