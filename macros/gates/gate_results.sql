@@ -19,12 +19,18 @@
   {%- set results = [] -%}
   {%- set k = cfg.k -%}
 
+  {#- The gates that depend only on the released tuples read the pattern table of the checked
+      release (deid_suppressed_patterns, one row per released and true tuple with its count n)
+      once it is proven to be `published` grouped (one scan); otherwise they read the records. -#}
+  {%- set problems = dbt_deid.checked_patterns_problems(cfg, published) -%}
+  {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
+  {%- set n = none if problems else 'n' -%}
   {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
-  {%- do results.append(dbt_deid.gate_k_anonymity_result(published, cfg.verified_combinations, k)) -%}
-  {%- do results.append(dbt_deid.gate_exact_result(truth, cfg.verified_combinations, k)) -%}
-  {%- do results.append(dbt_deid.gate_max_suppression_result(published, cfg.max_suppression, cfg.released_qis)) -%}
-  {%- do results.append(dbt_deid.gate_column_caps_result(published, dbt_deid.release_caps(cfg))) -%}
-  {%- do results.append(dbt_deid.gate_row_count_result(published, cfg)) -%}
+  {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
+  {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
+  {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
+  {%- do results.append(dbt_deid.gate_column_caps_result(rel, dbt_deid.release_caps(cfg), n)) -%}
+  {%- do results.append(dbt_deid.gate_row_count_result(rel, cfg, n, dbt_deid.release_ref('deid_input_fingerprint'))) -%}
   {%- do results.extend(dbt_deid.attribute_disclosure_results(cfg, truth)) -%}
   {%- if dbt_deid.small_areas_enabled() -%}
     {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
@@ -40,8 +46,8 @@
       'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) }}
 {%- endmacro %}
 
-{% macro gate_k_anonymity_result(published, combinations, k) -%}
-  {%- set table = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k)) -%}{%- set rows = table.rows -%}
+{% macro gate_k_anonymity_result(published, combinations, k, count_column=none) -%}
+  {%- set table = run_query(dbt_deid.gate_k_anonymity_sql(published, combinations, k, count_column)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
   {%- set details = [] -%}
   {%- for r in rows -%}
@@ -52,26 +58,14 @@
       'message': ('k-anonymity: ' ~ parts | join('; ')) if parts else ('k-anonymity: every class of ' ~ combinations | length ~ ' combination(s) has at least k = ' ~ k ~ ' records')}) }}
 {%- endmacro %}
 
-{% macro gate_exact_result(truth, combinations, k) -%}
-  {%- set table = run_query(dbt_deid.gate_exact_sql(truth, combinations, k)) -%}{%- set rows = table.rows -%}
-  {%- set parts = [] -%}
-  {%- set details = [] -%}
-  {%- for r in rows -%}
-    {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}
-    {%- do details.append({'combination': r[0], 'failures': r[3], 'message': 'exact check: ' ~ parts[-1]}) -%}
-  {%- endfor -%}
-  {{ return({'table': table, 'gate': 'exact_k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
-{%- endmacro %}
-
-{% macro gate_max_suppression_result(published, max_suppression, columns) -%}
-  {%- set table = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns)) -%}{%- set rows = table.rows -%}
+{% macro gate_max_suppression_result(published, max_suppression, columns, count_column=none) -%}
+  {%- set table = run_query(dbt_deid.gate_max_suppression_sql(published, max_suppression, columns, count_column)) -%}{%- set rows = table.rows -%}
   {{ return({'table': table, 'gate': 'max_suppression', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('MaxSup ' ~ dbt_deid.percent(rows[0][2]) ~ ' > ' ~ dbt_deid.percent(max_suppression) ~ ' (' ~ rows[0][1] ~ ' of ' ~ rows[0][0] ~ ' records have a suppressed quasi-identifier)') if rows else ('MaxSup: at most ' ~ dbt_deid.percent(max_suppression) ~ ' of records have a suppressed quasi-identifier')}) }}
 {%- endmacro %}
 
-{% macro gate_column_caps_result(published, caps) -%}
-  {%- set table = run_query(dbt_deid.gate_column_caps_sql(published, caps)) -%}{%- set rows = table.rows -%}
+{% macro gate_column_caps_result(published, caps, count_column=none) -%}
+  {%- set table = run_query(dbt_deid.gate_column_caps_sql(published, caps, count_column)) -%}{%- set rows = table.rows -%}
   {%- set parts = [] -%}
   {%- set details = [] -%}
   {%- for r in rows -%}
@@ -82,8 +76,8 @@
       'message': ('column caps: ' ~ parts | join('; ')) if parts else ('column caps: ' ~ caps | length ~ ' column(s) within their cap')}) }}
 {%- endmacro %}
 
-{% macro gate_row_count_result(published, cfg) -%}
-  {%- set table = run_query(dbt_deid.gate_row_count_sql(published, cfg)) -%}{%- set rows = table.rows -%}
+{% macro gate_row_count_result(published, cfg, count_column=none, fingerprint=none) -%}
+  {%- set table = run_query(dbt_deid.gate_row_count_sql(published, cfg, count_column, fingerprint)) -%}{%- set rows = table.rows -%}
   {{ return({'table': table, 'gate': 'row_count', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('row count: ' ~ rows[0][0] ~ ' rows, the release input has ' ~ rows[0][1]) if rows else 'row count: as many rows as the release input'}) }}
 {%- endmacro %}

@@ -89,7 +89,7 @@
     {{ return(results) }}
   {%- endif -%}
   {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth)) -%}
-  {%- set fin = dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg)) -%}
+  {%- set fin = dbt_deid.publish_input_fingerprint(cfg, table) -%}
   {%- set read = dbt_deid.read_gate_table(table, truth, fin) -%}
   {%- do results.append(read.status) -%}
   {%- do results.extend(read.verdicts) -%}
@@ -101,6 +101,27 @@
   {%- endif -%}
   {%- do results.append(dbt_deid.gate_combined_releases_result(cfg, candidate, truth)) -%}
   {{ return(results) }}
+{%- endmacro %}
+
+{#- The release input's fingerprint ({rows, hash}) the publish step checks the gate table
+    against. When the gate table and deid_input_fingerprint were both computed in this dbt
+    invocation (a whole `dbt build`), the fingerprint deid_input_fingerprint took: the source is
+    fingerprinted once per build (issue 33, item 2), and within one invocation the release
+    input is built upstream of that model, before it. Otherwise (a gate table or fingerprint
+    from an earlier invocation: `dbt build -s deid_published`, `dbt run -s deid_gate_results
+    deid_published`) the input as it is now, so a source that changed since is refused. -#}
+{% macro publish_input_fingerprint(cfg, table) -%}
+  {%- set fp = dbt_deid.release_ref('deid_input_fingerprint') -%}
+  {%- if dbt_deid.can_inspect(table) and dbt_deid.can_inspect(fp) -%}
+    {%- set rows = run_query("select f.input_rows, f.input_hash from " ~ fp ~ " as f"
+        ~ " where f.invocation_id = " ~ dbt_deid.literal(invocation_id)
+        ~ " and (select count(*) from " ~ table ~ " as g where g.invocation_id = " ~ dbt_deid.literal(invocation_id) ~ " and g.input_hash = f.input_hash)"
+        ~ " = (select count(*) from " ~ table ~ ")").rows -%}
+    {%- if rows | length == 1 and rows[0][1] is not none -%}
+      {{ return({'rows': rows[0][0], 'hash': rows[0][1]}) }}
+    {%- endif -%}
+  {%- endif -%}
+  {{ return(dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg))) }}
 {%- endmacro %}
 
 {#- published_columns and published_matches_checked for `candidate` against `truth`. -#}

@@ -11,13 +11,13 @@
 {#- k-anonymity (El Emam et al. 2011 "Measuring the Probability of Re-identification"): every combination
     has no class smaller than k, a suppressed value being its own category (sufficient for the
     guarantee). -#}
-{% macro gate_k_anonymity_sql(relation, combinations, k) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid'))(relation, combinations, k)) }}
+{% macro gate_k_anonymity_sql(relation, combinations, k, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_k_anonymity_sql', 'dbt_deid'))(relation, combinations, k, count_column)) }}
 {%- endmacro %}
 
-{% macro default__gate_k_anonymity_sql(relation, combinations, k) -%}
+{% macro default__gate_k_anonymity_sql(relation, combinations, k, count_column=none) -%}
   select combination, k, classes_below_k as small_classes, records_above_tau as records_in_small_classes, smallest_class
-  from ({{ dbt_deid.risk_summary_sql(relation, combinations, k, 1.0 / k, 'gate') }}) as s
+  from ({{ dbt_deid.risk_summary_sql(relation, combinations, k, 1.0 / k, 'gate', count_column) }}) as s
   where smallest_class < {{ k }}
 {%- endmacro %}
 
@@ -37,19 +37,22 @@
 {%- endmacro %}
 
 {#- MaxSup (El Emam et al. 2012 "Base Algorithm"): the share of records with any suppressed QI is at most
-    max_suppression. -#}
-{% macro gate_max_suppression_sql(relation, max_suppression, columns) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid'))(relation, max_suppression, columns)) }}
+    max_suppression. With `count_column`, `relation` is a pattern table (each row counts that
+    many records): the same figures from fewer rows (the gates below take it likewise). -#}
+{% macro gate_max_suppression_sql(relation, max_suppression, columns, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_max_suppression_sql', 'dbt_deid'))(relation, max_suppression, columns, count_column)) }}
 {%- endmacro %}
 
-{% macro default__gate_max_suppression_sql(relation, max_suppression, columns) -%}
+{% macro default__gate_max_suppression_sql(relation, max_suppression, columns, count_column=none) -%}
   {%- set any_null = [] -%}
   {%- for c in columns -%}{%- do any_null.append(dbt_deid.ident(c) ~ ' is null') -%}{%- endfor -%}
+  {%- set one = dbt_deid.ident(count_column) if count_column else '1' -%}
+  {%- set total = 'sum(' ~ dbt_deid.ident(count_column) ~ ')' if count_column else 'count(*)' -%}
   select records, records_with_suppression, share_records_with_suppression, {{ max_suppression }} as max_suppression
   from (
-    select count(*) as records,
-      sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) as records_with_suppression,
-      1.0 * sum(case when {{ any_null | join(' or ') }} then 1 else 0 end) / {{ dbt_deid.nonzero('count(*)') }} as share_records_with_suppression
+    select {{ total }} as records,
+      sum(case when {{ any_null | join(' or ') }} then {{ one }} else 0 end) as records_with_suppression,
+      1.0 * sum(case when {{ any_null | join(' or ') }} then {{ one }} else 0 end) / {{ dbt_deid.nonzero(total) }} as share_records_with_suppression
     from {{ relation }}
   ) as s
   where share_records_with_suppression > {{ max_suppression }}
@@ -57,19 +60,21 @@
 
 {#- Per-column cap (El Emam et al. 2009 (CJHP): 15%): the share of a column's cells suppressed is at most its
     cap. `caps` is a list of [column, cap]. -#}
-{% macro gate_column_caps_sql(relation, caps) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_column_caps_sql', 'dbt_deid'))(relation, caps)) }}
+{% macro gate_column_caps_sql(relation, caps, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_column_caps_sql', 'dbt_deid'))(relation, caps, count_column)) }}
 {%- endmacro %}
 
-{% macro default__gate_column_caps_sql(relation, caps) -%}
+{% macro default__gate_column_caps_sql(relation, caps, count_column=none) -%}
+  {%- set one = dbt_deid.ident(count_column) if count_column else '1' -%}
+  {%- set total = 'sum(' ~ dbt_deid.ident(count_column) ~ ')' if count_column else 'count(*)' -%}
   {%- if caps | length == 0 -%}
   select 'none' as column_name, 0 as suppressed_cells, 0.0 as share_suppressed, 1.0 as cap where 1 = 0
   {%- else -%}
   select column_name, suppressed_cells, share_suppressed, cap from (
     {%- for c, cap in caps %}
     select {{ dbt_deid.literal(c) }} as column_name,
-      sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) as suppressed_cells,
-      1.0 * sum(case when {{ dbt_deid.ident(c) }} is null then 1 else 0 end) / {{ dbt_deid.nonzero('count(*)') }} as share_suppressed,
+      sum(case when {{ dbt_deid.ident(c) }} is null then {{ one }} else 0 end) as suppressed_cells,
+      1.0 * sum(case when {{ dbt_deid.ident(c) }} is null then {{ one }} else 0 end) / {{ dbt_deid.nonzero(total) }} as share_suppressed,
       {{ cap }} as cap
     from {{ relation }}
     {%- if not loop.last %} union all{% endif %}
@@ -82,14 +87,21 @@
 {#- Records are never silently dropped: `relation` has as many rows as the release input (the
     source, or its sample when the release sets `sample`). -#}
 {#- Not dbt_utils.equal_rowcount: that is a test, and the publish materialization must run this query itself on the candidate table (and the package has no dbt-utils dependency). -#}
-{% macro gate_row_count_sql(relation, cfg) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg)) }}
+{#- `fingerprint`: the release input's row count is read from this relation's input_rows
+    (deid_input_fingerprint, which the gate table is bound to) instead of counting the input
+    again; only for a release without `sample` (the fingerprint counts the whole source). -#}
+{% macro gate_row_count_sql(relation, cfg, count_column=none, fingerprint=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg, count_column, fingerprint)) }}
 {%- endmacro %}
 
-{% macro default__gate_row_count_sql(relation, cfg) -%}
+{% macro default__gate_row_count_sql(relation, cfg, count_column=none, fingerprint=none) -%}
   select m.records as model_records, s.records as source_records
-  from (select count(*) as records from {{ relation }}) as m
+  from (select {{ ('sum(' ~ dbt_deid.ident(count_column) ~ ')') if count_column else 'count(*)' }} as records from {{ relation }}) as m
+  {%- if fingerprint is not none and cfg.sample is none %}
+  cross join (select max(input_rows) as records from {{ fingerprint }}) as s
+  {%- else %}
   cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
+  {%- endif %}
   where m.records <> s.records
 {%- endmacro %}
 
@@ -122,13 +134,15 @@
 {#- The published table is the release the gates checked: the same multiset of released
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
-{% macro gate_published_matches_sql(published, truth, columns, cfg=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg)) }}
+{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column)) }}
 {%- endmacro %}
 
 {#- With `cfg` (a discharge release), the checked cells are compared as published
-    (published_value_sql: numbers, periods, intervals), the mapping the publish step applied. -#}
-{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none) -%}
+    (published_value_sql: numbers, periods, intervals), the mapping the publish step applied.
+    With `count_column`, `published` is a pattern table (each row counts that many records;
+    the gate table's proof that deid_suppressed_patterns is the checked release grouped). -#}
+{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg) if cfg is not none else {} -%}
   {%- set cols = [] -%}{%- set shown = [] -%}
   {%- for c in columns -%}
@@ -138,7 +152,7 @@
   select count(*) as differing_patterns from (
     select {{ cols | join(', ') }}
     from (
-      select {{ cols | join(', ') }}, 1 as in_published, 0 as in_checked from {{ published }}
+      select {{ cols | join(', ') }}, {{ dbt_deid.ident(count_column) if count_column else 1 }} as in_published, 0 as in_checked from {{ published }}
       union all
       select {{ shown | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
     ) as u

@@ -18,3 +18,13 @@
 {% macro spark__hierarchy_sql(cfg) -%}
   {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true)) }}
 {%- endmacro %}
+
+{#- DuckDB and PostgreSQL: the same one GROUPING SETS pass (the source read once for every
+    rule-based column, issue 33), its CTE materialized so the branches do not each re-run it. -#}
+{% macro duckdb__hierarchy_sql(cfg) -%}
+  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true)) }}
+{%- endmacro %}
+
+{% macro postgres__hierarchy_sql(cfg) -%}
+  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true)) }}
+{%- endmacro %}

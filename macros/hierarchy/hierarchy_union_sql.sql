@@ -44,7 +44,7 @@
       {%- do flags.append("grouping(" ~ dbt_deid.ident(c) ~ ") as g" ~ loop.index0) -%}
       {%- do sets.append("(" ~ dbt_deid.ident(c) ~ ")") -%}
     {%- endfor -%}
-    {{ return("with deid_distinct_values as (select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " as s_in group by grouping sets (" ~ sets | join(', ') ~ "))\n" ~ parts | join('\nunion all\n')) }}
+    {{ return("with deid_distinct_values as " ~ dbt_deid.cte_materialized() ~ "(select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " as s_in group by grouping sets (" ~ sets | join(', ') ~ "))\n" ~ parts | join('\nunion all\n')) }}
   {%- endif -%}
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}

@@ -54,6 +54,8 @@
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_suppressed_patterns') }}
 {%- for h in cfg.attribute_disclosure.hierarchies.values() %}
 -- depends_on: {{ ref(h) }}
 {%- endfor %}
@@ -123,7 +125,8 @@ select {{ dbt_deid.literal(cfg.name) }} as release_name,
   {{ dbt_deid.literal(src | string) }} as input_relation,
   {{ dbt_deid.literal(columns | join(', ')) }} as input_columns,
   f.row_count as input_rows,
-  f.fingerprint as input_hash
+  f.fingerprint as input_hash,
+  {{ dbt_deid.literal(invocation_id) }} as invocation_id
 from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- endif %}
 {%- endmacro %}
@@ -154,7 +157,7 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- one row per published record (dbt_deid.checked_release) -#}
-{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.verified_combinations) }}
+{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.verified_combinations, dbt_deid.release_ref('deid_suppressed_patterns')) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -358,6 +361,7 @@ left join exact as e on e.combination = c.combination
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 {#- the advice its refusal message carries (dbt_deid.release_advice_message) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_advice') }}
 {%- if dbt_deid.population_first() %}
@@ -380,9 +384,14 @@ left join exact as e on e.combination = c.combination
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{#- Read from the released patterns (one row per distinct released and true tuple with its
-    record count n): the same counts as from the records, from fewer rows. -#}
-{{ dbt_deid.exact_consistent_distribution_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.verified_combinations, 'n') }}
+{#- The exact check, computed once per build (issue 33, item 2): read from the released
+    patterns (one row per distinct released and true tuple with its record count n; the same
+    counts as from the records, from fewer rows). The gate table's exact gate, the risk
+    summary, the report and the algorithm comparison read this table; patterns_hash binds it to
+    the pattern table it was computed from (dbt_deid.gate_exact_table_result). -#}
+{%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
+select x.*, cast({{ dbt_deid.exact_patterns_hash(patterns) }} as {{ dbt.type_string() }}) as patterns_hash
+from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combinations, 'n') }}) as x
 {%- endif %}
 {%- endmacro %}
 

@@ -1,8 +1,12 @@
-{% macro information_loss_grouped_sql(cfg, suppressed, hierarchy) -%}
+{#- `count_column`: `suppressed` is a pattern table of the records (each row counts that many
+    records; information_loss_patterns_sql) and the query continues its WITH clause. -#}
+{% macro information_loss_grouped_sql(cfg, suppressed, hierarchy, count_column=none) -%}
   {%- set qis = cfg.released_qis -%}
   {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {%- set d = dbt_deid.type_double() -%}
+  {%- set b = dbt.type_bigint() -%}
+  {%- set w = dbt_deid.ident(count_column) if count_column else none -%}
   {%- set any_null = [] -%}
   {%- for q in qis -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
   {%- set sup = [] -%}{%- set ent = [] -%}{%- set prec = [] -%}
@@ -16,10 +20,16 @@
       {%- do prec.append('(cast(1 as ' ~ d ~ ') - (cast(t.n - t.c' ~ loop.index ~ ' as ' ~ d ~ ') + cast(t.c' ~ loop.index ~ ' as ' ~ d ~ ') * ' ~ spec.level ~ ' / nullif(hh.h' ~ loop.index ~ ', 0)) / t.n)') -%}
     {%- endif -%}
   {%- endfor -%}
-  with totals as (
+  {{ ', ' if w else 'with ' }}totals as (
+    {%- if w %}
+    select cast(coalesce(sum({{ w }}), 0) as {{ b }}) as n
+    {%- for q in qis %}, cast(coalesce(sum(case when {{ dbt_deid.ident(q) }} is not null then {{ w }} else 0 end), 0) as {{ b }}) as c{{ loop.index }}{% endfor %},
+      cast(coalesce(sum(case when {{ any_null | join(' or ') }} then {{ w }} else 0 end), 0) as {{ b }}) as any_suppressed
+    {%- else %}
     select count(*) as n
     {%- for q in qis %}, count({{ dbt_deid.ident(q) }}) as c{{ loop.index }}{% endfor %},
       count(case when {{ any_null | join(' or ') }} then 1 end) as any_suppressed
+    {%- endif %}
     from {{ suppressed }}
   )
   {%- if hierarchy is not none %}
@@ -34,7 +44,7 @@
     select o, r, n_or,
       cast(sum(case when r is not null then n_or end) over (partition by r) as {{ dbt.type_bigint() }}) as n_r,
       cast(sum(n_or) over (partition by o) as {{ dbt.type_bigint() }}) as n_o
-    from (select {{ o }} as o, {{ r }} as r, count(*) as n_or from {{ suppressed }} group by {{ o }}, {{ r }}) as o_r
+    from (select {{ o }} as o, {{ r }} as r, {{ ('cast(sum(' ~ w ~ ') as ' ~ b ~ ')') if w else 'count(*)' }} as n_or from {{ suppressed }} group by {{ o }}, {{ r }}) as o_r
   )
   , e{{ loop.index }} as (
     select coalesce(sum(case when g.r is not null then g.n_or * -ln(1.0 * g.n_or / g.n_r) end) / ln(2.0), 0) as entropy_r,

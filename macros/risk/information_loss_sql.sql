@@ -9,52 +9,45 @@
   {{ return(dbt_deid.own(adapter.dispatch('information_loss_sql', 'dbt_deid'))(cfg, suppressed, hierarchy)) }}
 {%- endmacro %}
 
-{#- Not dbt_utils.unpivot: each row is a set of aggregates computed per column (suppressed cells, entropy, precision), not a stored column turned into rows. -#}
+{#- Not dbt_utils.unpivot: each row is a set of aggregates computed per column (suppressed cells, entropy, precision), not a stored column turned into rows.
+    The records are read once (issue 33, item 2): grouped by every released QI and every
+    `__original` column into a pattern table with counts (the CTE deid_loss_patterns,
+    materialized where the engine has the keyword: information_loss_patterns_cte), from which
+    information_loss_grouped_sql computes each figure term for term as from the records. -#}
 {% macro default__information_loss_sql(cfg, suppressed, hierarchy) -%}
-  {%- set qis = cfg.released_qis -%}
-  {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
-  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
-  {%- set any_null = [] -%}
-  {%- for q in qis -%}{%- do any_null.append(dbt_deid.ident(q) ~ ' is null') -%}{%- endfor -%}
-  with totals as (select count(*) as n from {{ suppressed }})
-  {%- for q in qis %}
-  {%- set r = dbt_deid.ident(q) %}{%- set o = dbt_deid.ident(sources[q] ~ '__original') %}
-  , e{{ loop.index }} as (
-    select coalesce(sum(o_r.n_or * -ln(1.0 * o_r.n_or / rr.n_r)) / ln(2.0), 0) as entropy
-    from (select {{ o }} as o, {{ r }} as r, count(*) as n_or from {{ suppressed }} where {{ r }} is not null group by {{ o }}, {{ r }}) as o_r
-    inner join (select {{ r }} as r, count(*) as n_r from {{ suppressed }} where {{ r }} is not null group by {{ r }}) as rr on rr.r = o_r.r
-  )
-  , s{{ loop.index }} as (
-    select coalesce(sum(sup.n_sup * -ln(1.0 * allo.n_o / t.n)) / ln(2.0), 0) as entropy
-    from (select {{ o }} as o, count(*) as n_sup from {{ suppressed }} where {{ r }} is null group by {{ o }}) as sup
-    inner join (select {{ o }} as o, count(*) as n_o from {{ suppressed }} group by {{ o }}) as allo on allo.o = sup.o
-    cross join totals as t
-  )
-  {%- endfor %}
-  {%- for q in qis %}
-  select {{ dbt_deid.literal(q) }} as column_name,
-    {{ loop.index }} as column_order,
-    t.n as records,
-    (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) as suppressed_cells,
-    1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_cells_suppressed,
-    (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) as records_with_suppression,
-    1.0 * (select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null) / t.n as share_records_with_suppression,
-    (select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}) as non_uniform_entropy,
-    {{ dbt_deid._precision_sql(cfg, q, suppressed, hierarchy) }} as precision
-  from totals as t
-  union all
-  {%- endfor %}
-  select '(all quasi-identifiers)' as column_name,
-    0 as column_order,
-    t.n as records,
-    ({% for q in qis %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) as suppressed_cells,
-    1.0 * ({% for q in qis %}(select count(*) from {{ suppressed }} where {{ dbt_deid.ident(q) }} is null){% if not loop.last %} + {% endif %}{% endfor %}) / (t.n * {{ qis | length }}) as share_cells_suppressed,
-    (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) as records_with_suppression,
-    1.0 * (select count(*) from {{ suppressed }} where {{ any_null | join(' or ') }}) / t.n as share_records_with_suppression,
-    ({% for q in qis %}(select entropy from e{{ loop.index }}) + (select entropy from s{{ loop.index }}){% if not loop.last %} + {% endif %}{% endfor %}) as non_uniform_entropy,
-    ({% for q in qis %}{{ dbt_deid._precision_sql(cfg, q, suppressed, hierarchy) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ qis | length }} as precision
-  from totals as t
+  {%- if cfg.released_qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
+  with {{ dbt_deid.information_loss_patterns_cte(cfg, suppressed) }}
+  {{ dbt_deid.information_loss_grouped_sql(cfg, 'deid_loss_patterns', hierarchy, 'n') }}
 {%- endmacro %}
+
+{#- The CTE deid_loss_patterns: `suppressed` grouped by the released QIs and their `__original`
+    columns, with the record count n. -#}
+{% macro information_loss_patterns_cte(cfg, suppressed) -%}
+  {%- set sources = dbt_deid.original_value_sources(cfg) -%}
+  {%- set cols = [] -%}
+  {%- for q in cfg.released_qis -%}
+    {%- for c in [q, sources[q] ~ '__original'] -%}
+      {%- if dbt_deid.ident(c) not in cols -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  deid_loss_patterns as {{ dbt_deid.cte_materialized() }}(
+    select {{ cols | join(', ') }}, count(*) as n
+    from {{ suppressed }}
+    group by {{ cols | join(', ') }}
+  )
+{%- endmacro %}
+
+{#- The keyword that makes a CTE referenced several times computed once: DuckDB and PostgreSQL
+    have `materialized`; elsewhere nothing (the engine decides). -#}
+{% macro cte_materialized() -%}
+  {{ return(adapter.dispatch('cte_materialized', 'dbt_deid')()) }}
+{%- endmacro %}
+
+{% macro default__cte_materialized() -%}{{ return('') }}{%- endmacro %}
+
+{% macro duckdb__cte_materialized() -%}{{ return('materialized ') }}{%- endmacro %}
+
+{% macro postgres__cte_materialized() -%}{{ return('materialized ') }}{%- endmacro %}
 
 {#- The same figures in one pass per QI, for engines where the portable form is slow (issue 37):
     default__information_loss_sql scans deid_suppressed about five times per QI (a scalar

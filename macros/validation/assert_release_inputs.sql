@@ -16,7 +16,10 @@
   {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set model = "model " ~ this.identifier -%}
   {%- do dbt_deid.assert_source_columns(cfg) -%}
-  {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ") from " ~ src).rows[0] -%}
+  {#- one scan of the input for the record id and every QI's missing_label clash (issue 33) -#}
+  {%- set clashes = [] -%}
+  {%- for q in cfg.qis -%}{%- do clashes.append(dbt_deid.missing_label_clash_sql(cfg, q)) -%}{%- endfor -%}
+  {%- set stats = run_query("select count(*), count(distinct " ~ dbt_deid.ident(cfg.record_id) ~ "), count(" ~ dbt_deid.ident(cfg.record_id) ~ ")" ~ ((", " ~ clashes | join(", ")) if clashes else "") ~ " from " ~ src).rows[0] -%}
   {%- if stats[0] == 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": source " ~ dbt_deid.release_source(cfg) ~ " has no records" ~ (" in its sample" if cfg.sample is not none else "") ~ "; nothing to release") }}
   {%- endif -%}
@@ -30,19 +33,11 @@
   {%- if stats[1] != stats[0] -%}
     {{ exceptions.raise_compiler_error(model ~ ": column '" ~ cfg.record_id ~ "' (record_id) is not unique: " ~ stats[0] ~ " records, " ~ stats[1] ~ " distinct values") }}
   {%- endif -%}
+  {%- set absent = dbt_deid.values_missing_from_hierarchies(cfg, src, hierarchy_relation) -%}
   {%- for q in cfg.qis -%}
-    {%- set col = dbt_deid.ident(q.column) -%}
-    {%- do dbt_deid.assert_no_missing_label_clash(cfg, q, src, model) -%}
+    {%- do dbt_deid.assert_no_missing_label_clash(cfg, q, stats[3 + loop.index0], model) -%}
     {%- if q.hierarchy is not none -%}
-      {%- set missing -%}
-        select distinct cast(src_in.{{ col }} as {{ dbt.type_string() }}) as v
-        from {{ src }}
-        left join (select original_value from {{ hierarchy_relation }} where qi_name = {{ dbt_deid.literal(q.name) }} and level = 0) as h
-          on cast(src_in.{{ col }} as {{ dbt.type_string() }}) = h.original_value
-        where src_in.{{ col }} is not null and h.original_value is null
-        order by 1
-      {%- endset -%}
-      {%- set rows = run_query(missing).rows -%}
+      {%- set rows = absent.get(q.name, []) -%}
       {%- if rows | length > 0 -%}
         {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' value '" ~ rows[0][0] ~ "' is missing from hierarchy '" ~ q.hierarchy ~ "'" ~ ((" (" ~ (rows | length - 1) ~ " more values missing)") if rows | length > 1 else "") ~ dbt_deid.hierarchy_header_hint(q.hierarchy, rows | map(attribute=0) | list)) }}
       {%- endif -%}
@@ -50,20 +45,56 @@
   {%- endfor -%}
 {%- endmacro %}
 
+{#- The source values of every lookup-hierarchy QI that its hierarchy lacks at level 0, from one
+    GROUPING SETS pass over the input `src` (aliased src_in; issue 33): {qi name: rows of one
+    value each, in text order}. -#}
+{% macro values_missing_from_hierarchies(cfg, src, hierarchy_relation) -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set lookups = cfg.qis | selectattr('hierarchy') | list -%}
+  {%- if lookups | length == 0 -%}{{ return({}) }}{%- endif -%}
+  {%- set columns = [] -%}
+  {%- for q in lookups -%}{%- if q.column not in columns -%}{%- do columns.append(q.column) -%}{%- endif -%}{%- endfor -%}
+  {%- set cols = [] -%}{%- set flags = [] -%}{%- set sets = [] -%}
+  {%- for c in columns -%}
+    {%- do cols.append('src_in.' ~ dbt_deid.ident(c) ~ ' as c' ~ loop.index0) -%}
+    {%- do flags.append('grouping(src_in.' ~ dbt_deid.ident(c) ~ ') as g' ~ loop.index0) -%}
+    {%- do sets.append('(src_in.' ~ dbt_deid.ident(c) ~ ')') -%}
+  {%- endfor -%}
+  {%- set branches = [] -%}
+  {%- for q in lookups -%}
+    {%- set i = columns.index(q.column) -%}
+    {%- do branches.append("select " ~ loop.index0 ~ " as qi_index, cast(v.c" ~ i ~ " as " ~ s ~ ") as v from deid_lookup_values as v left join (select original_value from " ~ hierarchy_relation ~ " where qi_name = " ~ dbt_deid.literal(q.name) ~ " and level = 0) as h on cast(v.c" ~ i ~ " as " ~ s ~ ") = h.original_value where v.g" ~ i ~ " = 0 and v.c" ~ i ~ " is not null and h.original_value is null") -%}
+  {%- endfor -%}
+  {%- set rows = run_query("with deid_lookup_values as " ~ dbt_deid.cte_materialized() ~ "(select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " group by grouping sets (" ~ sets | join(', ') ~ "))\nselect qi_index, v from (" ~ branches | join(' union all ') ~ ") as m group by qi_index, v order by qi_index, v").rows -%}
+  {%- set out = {} -%}
+  {%- for r in rows -%}
+    {%- set name = lookups[r[0]].name -%}
+    {%- if name not in out -%}{%- do out.update({name: []}) -%}{%- endif -%}
+    {%- do out[name].append([r[1]]) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
 {#- A NULL QI value is published as the release's missing_label, a category of its own: a
     source value equal to that label would be merged with the NULLs and the two could not be
     told apart. One error naming the model, the column and the clash (the CLI refuses the same
     input: dbt_deid.tools.io.mark_missing). The value named is the label the release configured. -#}
-{% macro assert_no_missing_label_clash(cfg, q, src, model) -%}
-  {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, src, model)) }}
+{#- `n`: the records whose value is the label (missing_label_clash_sql, counted in the input
+    scan of assert_release_inputs). -#}
+{% macro assert_no_missing_label_clash(cfg, q, n, model) -%}
+  {{ return(adapter.dispatch('assert_no_missing_label_clash', 'dbt_deid')(cfg, q, n, model)) }}
 {%- endmacro %}
 
-{% macro default__assert_no_missing_label_clash(cfg, q, src, model) -%}
-  {%- set col = 'src_in.' ~ dbt_deid.ident(q.column) -%}
-  {%- set n = run_query("select count(*) from " ~ src ~ " where cast(" ~ col ~ " as " ~ dbt.type_string() ~ ") = " ~ dbt_deid.literal(cfg.missing_label)).rows[0][0] -%}
-  {%- if n > 0 -%}
+{% macro default__assert_no_missing_label_clash(cfg, q, n, model) -%}
+  {%- if (n or 0) > 0 -%}
     {{ exceptions.raise_compiler_error(model ~ ": column '" ~ q.column ~ "' holds the value '" ~ cfg.missing_label ~ "' in " ~ n ~ " record(s), which is the release's missing_label (the label of a NULL value): the two would be merged into one category. Set missing_label to a label the column does not hold") }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- The aggregate counting the records of the input (aliased src_in) whose value of QI `q` is
+    the release's missing_label. -#}
+{% macro missing_label_clash_sql(cfg, q) -%}
+  {{ return("sum(case when cast(src_in." ~ dbt_deid.ident(q.column) ~ " as " ~ dbt.type_string() ~ ") = " ~ dbt_deid.literal(cfg.missing_label) ~ " then 1 else 0 end)") }}
 {%- endmacro %}
 
 {#- Every value of an interval-rule QI reads as an exact number (dbt_deid.exact_number_sql: at
@@ -77,25 +108,42 @@
 {% macro default__assert_rule_values(cfg) -%}
   {%- set src = dbt_deid.protected_input(cfg) ~ ' as src_in' -%}
   {%- set s = dbt.type_string() -%}
+  {#- one scan of the input for every rule QI (issue 33): per interval QI the values that are
+      not exact numbers by kind (NaN, infinite, other) and the first other one; per date QI
+      the first value that is not a date -#}
+  {%- set checks = [] -%}{%- set aggregates = [] -%}
   {%- for q in cfg.qis -%}
     {%- if q.rule is not none and q.rule.type in ['interval', 'date'] -%}
       {%- set col = 'src_in.' ~ dbt_deid.ident(q.column) -%}
+      {%- set text = 'cast(' ~ col ~ ' as ' ~ s ~ ')' -%}
       {%- if q.rule.type == 'interval' -%}
-        {%- set parsed = dbt_deid.try_cast_sql('cast(' ~ col ~ ' as ' ~ s ~ ')', dbt_deid.exact_number_type()) -%}
-        {%- set what = 'a number (rule interval; numbers may have at most 20 digits before the decimal point and 18 after it)' -%}
+        {%- set bad = col ~ ' is not null and ' ~ dbt_deid.try_cast_sql(text, dbt_deid.exact_number_type()) ~ ' is null' -%}
+        {%- set txt = 'lower(trim(' ~ text ~ '))' -%}
+        {%- set nan = txt ~ " = 'nan'" -%}
+        {%- set inf = txt ~ " in ('inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity')" -%}
+        {%- do aggregates.append('sum(case when ' ~ bad ~ ' and ' ~ nan ~ ' then 1 else 0 end)') -%}
+        {%- do aggregates.append('sum(case when ' ~ bad ~ ' and ' ~ inf ~ ' then 1 else 0 end)') -%}
+        {%- do aggregates.append('sum(case when ' ~ bad ~ ' and not (' ~ nan ~ ' or ' ~ inf ~ ') then 1 else 0 end)') -%}
+        {%- do aggregates.append('min(case when ' ~ bad ~ ' and not (' ~ nan ~ ' or ' ~ inf ~ ') then ' ~ text ~ ' end)') -%}
+        {%- do checks.append((q, 'a number (rule interval; numbers may have at most 20 digits before the decimal point and 18 after it)', 4)) -%}
       {%- else -%}
-        {%- set parsed = dbt_deid.try_cast_sql(col, 'date') -%}
-        {%- set what = 'a date (rule date)' -%}
-      {%- endif -%}
-      {%- if q.rule.type == 'interval' -%}
-        {%- do dbt_deid._assert_interval_values(q, col, src, parsed, what) -%}
-      {%- else -%}
-        {%- set bad = run_query("select cast(" ~ col ~ " as " ~ s ~ ") from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null order by 1 limit 1").rows -%}
-        {%- if bad | length > 0 -%}
-          {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": column '" ~ q.column ~ "' value '" ~ bad[0][0] ~ "' is not " ~ what) }}
-        {%- endif -%}
+        {%- set bad = col ~ ' is not null and ' ~ dbt_deid.try_cast_sql(col, 'date') ~ ' is null' -%}
+        {%- do aggregates.append('min(case when ' ~ bad ~ ' then ' ~ text ~ ' end)') -%}
+        {%- do checks.append((q, 'a date (rule date)', 1)) -%}
       {%- endif -%}
     {%- endif -%}
+  {%- endfor -%}
+  {%- if checks | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- set row = run_query("select " ~ aggregates | join(', ') ~ " from " ~ src).rows[0] -%}
+  {%- set at = [0] -%}
+  {%- for q, what, width in checks -%}
+    {%- set i = at[0] -%}
+    {%- if width == 4 -%}
+      {%- do dbt_deid._assert_interval_values(q, {'nan': row[i] or 0, 'infinite': row[i + 1] or 0, 'other': row[i + 2] or 0, 'first': row[i + 3]}, what) -%}
+    {%- elif row[i] is not none -%}
+      {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": column '" ~ q.column ~ "' value '" ~ row[i] ~ "' is not " ~ what) }}
+    {%- endif -%}
+    {%- do at.append(i + width) -%}{%- do at.pop(0) -%}
   {%- endfor -%}
 {%- endmacro %}
 
@@ -105,23 +153,18 @@
     the column, every kind present with its number of records, and one value of the rest (the
     first in text order, as a value that is not a number has always been named: it is a data
     error to fix, never a value that is published or classed). A DOUBLE column holding NaN, inf
-    and 1e300 names all three kinds, not only 1e300. -#}
-{% macro _assert_interval_values(q, col, src, parsed, what) -%}
-  {%- set s = dbt.type_string() -%}
-  {%- set txt = 'lower(trim(cast(' ~ col ~ ' as ' ~ s ~ ')))' -%}
-  {%- set kind = "case when " ~ txt ~ " = 'nan' then 'nan' when " ~ txt ~ " in ('inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity') then 'infinite' else 'other' end" -%}
-  {%- set rows = run_query("select " ~ kind ~ " as kind, count(*) as n, min(cast(" ~ col ~ " as " ~ s ~ ")) as first_value from " ~ src ~ " where " ~ col ~ " is not null and " ~ parsed ~ " is null group by 1 order by 1").rows -%}
-  {%- if rows | length == 0 -%}{{ return(none) }}{%- endif -%}
-  {%- set found = {} -%}
-  {%- for r in rows -%}{%- do found.update({r[0]: r}) -%}{%- endfor -%}
+    and 1e300 names all three kinds, not only 1e300. `counts`: {nan, infinite, other: records,
+    first: the first other value}, counted in assert_rule_values' one scan. -#}
+{% macro _assert_interval_values(q, counts, what) -%}
+  {%- if counts.nan == 0 and counts.infinite == 0 and counts.other == 0 -%}{{ return(none) }}{%- endif -%}
   {%- set head = "model " ~ this.identifier ~ ": column '" ~ q.column ~ "'" -%}
-  {%- if found.keys() | list == ['other'] -%}
-    {{ exceptions.raise_compiler_error(head ~ " value '" ~ found.other[2] ~ "' is not " ~ what ~ (" (" ~ found.other[1] ~ " records hold such values)" if found.other[1] > 1 else "")) }}
+  {%- if counts.nan == 0 and counts.infinite == 0 -%}
+    {{ exceptions.raise_compiler_error(head ~ " value '" ~ counts.first ~ "' is not " ~ what ~ (" (" ~ counts.other ~ " records hold such values)" if counts.other > 1 else "")) }}
   {%- endif -%}
   {%- set parts = [] -%}
-  {%- if 'nan' in found -%}{%- do parts.append("NaN in " ~ found.nan[1] ~ " record(s)") -%}{%- endif -%}
-  {%- if 'infinite' in found -%}{%- do parts.append("infinite (inf or -inf) in " ~ found.infinite[1] ~ " record(s)") -%}{%- endif -%}
-  {%- if 'other' in found -%}{%- do parts.append("other values that are not exact numbers in " ~ found.other[1] ~ " record(s), the first '" ~ found.other[2] ~ "'") -%}{%- endif -%}
+  {%- if counts.nan > 0 -%}{%- do parts.append("NaN in " ~ counts.nan ~ " record(s)") -%}{%- endif -%}
+  {%- if counts.infinite > 0 -%}{%- do parts.append("infinite (inf or -inf) in " ~ counts.infinite ~ " record(s)") -%}{%- endif -%}
+  {%- if counts.other > 0 -%}{%- do parts.append("other values that are not exact numbers in " ~ counts.other ~ " record(s), the first '" ~ counts.first ~ "'") -%}{%- endif -%}
   {{ exceptions.raise_compiler_error(head ~ " has values that are not " ~ what ~ ": " ~ parts | join('; ')) }}
 {%- endmacro %}
 

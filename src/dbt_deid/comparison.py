@@ -118,6 +118,7 @@ def coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
 def compare_algorithms(
     patterns: pd.DataFrame | PatternTable, release: Mapping[str, Any], logger: Logger | None = None,
     *, exact: bool = True, released: pd.DataFrame | _Coded | None = None,
+    released_min_consistent: int | None = None,
 ) -> pd.DataFrame:
     """Run the release with both algorithms; one row per (algorithm, column) with the loss,
     plus the smallest class over the verified combinations (both must reach k).
@@ -126,6 +127,10 @@ def compare_algorithms(
     (``deid_suppressed_patterns``); its figures are read from it instead of running that
     algorithm a second time (only the other algorithm runs on ``patterns``); it may be given
     already coded (:func:`coded_released`), so the caller can drop the frame of text first.
+    ``released_min_consistent``: with ``released``, the smallest exact consistent set of the
+    release as the warehouse computed it once for the build (``deid_exact_consistent``; El Emam
+    et al. 2011, "Equivalence Classes"); the selected algorithm's exact figure is then that one,
+    not computed again here.
     """
     cfg = parse_release(release)
     log = logger or get_logger()
@@ -150,7 +155,11 @@ def compare_algorithms(
             log.info(f"dbt_deid: {algorithm}: {result.stats.cells} cells suppressed")
         # Class sizes (sufficient) always; the exact check when asked (the release gate checks
         # the selected algorithm in any case).
-        loss = coded.figures(cfg.released_qis(), verify, cfg.k, exact)
+        reuse = released is not None and algorithm == cfg.algorithm and (
+            released_min_consistent is not None)
+        loss = coded.figures(cfg.released_qis(), verify, cfg.k, exact and not reuse)
+        if reuse:
+            loss["min_consistent_exact"] = int(released_min_consistent)
         loss.insert(0, "algorithm", algorithm)
         loss["selected"] = algorithm == cfg.algorithm
         frames.append(loss)

@@ -54,9 +54,11 @@ def macros() -> Any:
             released_levels=lambda: {},
             can_inspect=lambda relation: False,
             original_value_sources=call("original_value_sources"),
-            # no hierarchy given: the macro's own answer (a private macro cannot be called here)
-            _precision_sql=lambda cfg, q, suppressed, hierarchy: "cast(null as double)"),
-        "dbt": SimpleNamespace(type_string=lambda: "varchar")})
+            information_loss_patterns_cte=call("information_loss_patterns_cte"),
+            information_loss_grouped_sql=call("information_loss_grouped_sql"),
+            cte_materialized=lambda: "materialized ", type_double=lambda: "double"),
+        "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint",
+                               type_float=lambda: "float")})
 
 
 @pytest.fixture()

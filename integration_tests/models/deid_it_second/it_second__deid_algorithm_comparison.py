@@ -11,4 +11,5 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("it_second__deid_patterns"),
         dbt.ref("it_second__deid_suppressed_patterns"),
+        dbt.ref("it_second__deid_exact_consistent"),
     )

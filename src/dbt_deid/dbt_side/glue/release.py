@@ -185,7 +185,8 @@ def empty_algorithm_comparison() -> pd.DataFrame:
 
 
 def algorithm_comparison(
-    patterns: Any, release: dict[str, Any], released: Any | None = None
+    patterns: Any, release: dict[str, Any], released: Any | None = None,
+    exact: Any | None = None,
 ) -> pd.DataFrame:
     """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
 
@@ -195,8 +196,9 @@ def algorithm_comparison(
     population_first`` (then they are the file, not the population the algorithms ran on). It
     is read and coded first and its frame of text dropped before the pattern table is read, so
     the two tables' text is never in memory together (at 24 million records each is millions of
-    rows). An empty pattern table (only under ``dbt build --empty``: a real build stops
-    upstream) gives the empty comparison.
+    rows). ``exact`` (``deid_exact_consistent``, the exact check computed once for the build)
+    gives the selected algorithm's exact figure with ``released``. An empty pattern table (only
+    under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
     """
     from dbt_deid.comparison import coded_released, compare_algorithms
 
@@ -210,6 +212,7 @@ def algorithm_comparison(
         # population the algorithms ran on (El Emam et al. 2011's order): run both again
         released = None
     coded = None
+    min_consistent = released_min_consistent(exact, cfg) if released is not None else None
     if released is not None:
         released_frame = to_pandas_for_codes(released)
         if len(released_frame):
@@ -230,7 +233,27 @@ def algorithm_comparison(
     # million patterns; above 200,000 patterns it is left to the release gate (which checks
     # the selected algorithm in any case).
     return compare_algorithms(table, release, logger=dbt_logger(), exact=rows <= 200_000,
-                              released=coded)
+                              released=coded, released_min_consistent=min_consistent)
+
+
+def released_min_consistent(exact: Any | None, cfg: Any) -> int | None:
+    """The smallest exact consistent set over the verified combinations from
+    ``deid_exact_consistent`` (combination, consistent, records; El Emam et al. 2011,
+    "Equivalence Classes"), as the warehouse computed it once for the build; None without the
+    table or when it has no row (no record). A verified combination missing from it is an error
+    (the table is from other settings)."""
+    if exact is None:
+        return None
+    frame = to_pandas(exact)
+    if not len(frame):
+        return None
+    labels = set(frame["combination"].astype(str))
+    missing = ["+".join(b) for b in cfg.verified_combinations() if "+".join(b) not in labels]
+    if missing:
+        raise DataError(f"model deid_algorithm_comparison: deid_exact_consistent has no row for"
+                        f" combination(s) {', '.join(missing)}: it was computed for other"
+                        f" settings; rebuild it")
+    return int(pd.to_numeric(frame["consistent"]).min())
 
 
 def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
@@ -269,7 +292,7 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
 
 
 def deid_algorithm_comparison(
-    release_json: str, patterns: Any, suppressed_patterns: Any
+    release_json: str, patterns: Any, suppressed_patterns: Any, exact: Any | None = None,
 ) -> pd.DataFrame:
     """The dbt Python model ``deid_algorithm_comparison``: the release run with both the
     combinations and the complete algorithm (El Emam et al. 2011, discharge PUMF, "Evaluation"),
@@ -277,4 +300,4 @@ def deid_algorithm_comparison(
     its released patterns (``suppressed_patterns``, ``deid_suppressed_patterns``); the other one
     runs on the pattern table (``patterns``, ``deid_patterns``). An empty pattern table (only
     under ``dbt build --empty``: a real build stops upstream) gives the empty comparison."""
-    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns)
+    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns, exact)

@@ -1,0 +1,88 @@
+{#- The exact_k_anonymity gate of the gate table, read from the exact check computed once per
+    build (model deid_exact_consistent; issue 33, item 2). The definitive check (El Emam et al.
+    2011, discharge PUMF, "Equivalence Classes": every record's true values consistent with at
+    least k released records, a suppressed cell consistent with anything) is not run again
+    here; the gate proves that the distribution it reads describes the checked release:
+
+    1. deid_suppressed_patterns is the checked release grouped (gate_published_matches_sql with the count n: the same
+       multiset of released and true tuples, one scan of the checked release);
+    2. deid_exact_consistent was computed from that pattern table as it is now (its
+       patterns_hash column against the pattern table's fingerprint now).
+
+    `patterns_problems` is checked_patterns_problems' list (proof 1), computed once for the
+    gate table's gates.
+
+    When either proof fails the gate fails (the release is refused) naming what to rebuild. -#}
+{% macro gate_exact_table_result(cfg, patterns_problems) -%}
+  {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
+  {%- set exact = dbt_deid.release_ref('deid_exact_consistent') -%}
+  {%- set k = cfg.k -%}
+  {%- set rebuild = ' (rebuild the release with its upstream models: dbt build -s +' ~ this.identifier ~ ')' -%}
+  {%- set stale = [] -%}{%- do stale.extend(patterns_problems) -%}
+  {%- if not stale and not dbt_deid.can_inspect(exact) -%}
+    {%- do stale.append(exact ~ ' is missing') -%}
+  {%- elif not stale -%}
+    {%- set recorded = run_query('select distinct patterns_hash from ' ~ exact).rows -%}
+    {%- set now = dbt_deid.table_fingerprint(patterns).hash -%}
+    {%- if recorded | length > 1 or (recorded and recorded[0][0] != now) -%}
+      {%- do stale.append(exact ~ ' was computed from another ' ~ patterns) -%}
+    {%- elif not recorded and run_query('select count(*) from ' ~ patterns).rows[0][0] > 0 -%}
+      {%- do stale.append(exact ~ ' is empty while ' ~ patterns ~ ' is not') -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if stale -%}
+    {{ return({'gate': 'exact_k_anonymity', 'passed': false, 'failures': 1,
+        'message': 'exact check: ' ~ stale | join('; ') ~ ': the exact check does not describe the checked release' ~ rebuild}) }}
+  {%- endif -%}
+  {%- set rows = run_query(dbt_deid.gate_exact_from_distribution_sql(exact, k)).rows -%}
+  {%- set parts = [] -%}
+  {%- set details = [] -%}
+  {%- for r in rows -%}
+    {%- do parts.append(r[0] ~ ': ' ~ r[3] ~ ' record(s) consistent with fewer than k = ' ~ k ~ ' published records (smallest ' ~ r[2] ~ ')') -%}
+    {%- do details.append({'combination': r[0], 'failures': r[3], 'message': 'exact check: ' ~ parts[-1]}) -%}
+  {%- endfor -%}
+  {{ return({'gate': 'exact_k_anonymity', 'details': details, 'passed': rows | length == 0, 'failures': rows | length,
+      'message': ('exact check: ' ~ parts | join('; ')) if parts else ('exact check: every record is consistent with at least k = ' ~ k ~ ' published records')}) }}
+{%- endmacro %}
+
+{#- Why deid_suppressed_patterns does not describe the checked release `truth` (a list of
+    problems, empty when it does): missing, or not `truth` grouped by its columns
+    (gate_published_matches_sql with the count n, one scan of `truth`). The gate table's gates that depend only on the
+    released tuples read the pattern table when the list is empty (release_gate_results). -#}
+{% macro checked_patterns_problems(cfg, truth) -%}
+  {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
+  {%- if not dbt_deid.can_inspect(patterns) -%}{{ return([patterns ~ ' is missing']) }}{%- endif -%}
+  {%- set differ = run_query(dbt_deid.gate_published_matches_sql(patterns, truth, dbt_deid.pattern_columns(cfg), none, 'n')).rows -%}
+  {%- if differ -%}{{ return([patterns ~ ' differs from the checked release in ' ~ differ[0][0] ~ ' pattern(s)']) }}{%- endif -%}
+  {{ return([]) }}
+{%- endmacro %}
+
+{#- The exact gate's failing rows from the distribution `exact` (deid_exact_consistent:
+    combination, consistent, records): per combination with records consistent with fewer than
+    k released records, the smallest set and those records (the columns of gate_exact_sql). -#}
+{% macro gate_exact_from_distribution_sql(exact, k) -%}
+  select combination, {{ k }} as k, min(consistent) as min_consistent, records_below_k
+  from (
+    select combination, consistent,
+      sum(case when consistent < {{ k }} then records else 0 end) over (partition by combination) as records_below_k
+    from {{ exact }}
+  ) as d
+  where records_below_k > 0 and consistent < {{ k }}
+  group by combination, records_below_k
+  order by combination
+{%- endmacro %}
+
+{#- The columns of the release's pattern tables of the checked release: each QI's released value
+    and its true value at the released level (deid_suppressed_patterns). -#}
+{% macro pattern_columns(cfg) -%}
+  {%- set cols = [] -%}
+  {%- for q in cfg.qi_names -%}{%- do cols.append(q) -%}{%- do cols.append(q ~ '__generalized') -%}{%- endfor -%}
+  {{ return(cols) }}
+{%- endmacro %}
+
+{#- The fingerprint of the pattern table `patterns` as a SQL literal (NULL when it cannot be
+    read: parse time, a fresh warehouse under compile): deid_exact_consistent's patterns_hash. -#}
+{% macro exact_patterns_hash(patterns) -%}
+  {%- if not execute or not dbt_deid.can_inspect(patterns) -%}{{ return('null') }}{%- endif -%}
+  {{ return(dbt_deid.literal(dbt_deid.table_fingerprint(patterns).hash)) }}
+{%- endmacro %}
