@@ -9,13 +9,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB ?= demo.duckdb
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+#: The extras `make` installs (.ci/run adds spark in the same pip run)
+EXTRAS ?= dev,duckdb,postgres
 
 .PHONY: demo test
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,duckdb,postgres]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 	touch $@
 
 demo: $(BIN)/.installed

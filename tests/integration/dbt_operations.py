@@ -1,7 +1,7 @@
 """Run several dbt invocations in one Python process on one parse (``run_dbt_batch``).
 
-Usage: ``python dbt_operations.py <json>`` in a dbt project folder, where the JSON holds
-``common`` (arguments added to every invocation), ``marker`` and ``invocations`` (a list of dbt
+Usage: ``python dbt_operations.py <json>``, where the JSON holds ``common`` (arguments added to
+every invocation, ``--project-dir`` among them), ``marker`` and ``invocations`` (a list of dbt
 argument lists). The project is parsed once (``dbt parse`` with the common arguments, from a saved
 partial parse when there is one), then every invocation runs on that manifest
 (``dbtRunner(manifest=...)``): dbt is imported once and nothing is parsed again. Each

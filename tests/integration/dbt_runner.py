@@ -3,12 +3,15 @@
 Each call gets its own DuckDB file, target and log folders under a pytest ``tmp_path``, so tests
 never share state. ``dbt deps`` runs once per project per session (it links ``../``).
 
-Parsing is most of a small dbt run, so runs share dbt's own partial parsing: the first run of a
-project with given vars and target keeps its ``partial_parse.msgpack`` and later runs with the
-same inputs start from a copy (dbt still re-checks every file and var, and parses in full when
-anything differs). dbt rejects a saved parse when the profile changes, and the DuckDB path is
-part of the profile, so every run reaches its own DuckDB file through one stable path: a
-symlink, per test process, to the run's folder.
+Parsing is most of a small dbt run (a full parse of integration_tests: ~9 CPU seconds of a
+~14-second build; dbt parses in full whenever ``--vars`` differ), so runs share dbt's own
+partial parsing: the first run of a project with given vars and target keeps its
+``partial_parse.msgpack`` and later runs with the same inputs, in any test process of the
+pytest run (pytest-xdist workers), start from a copy (dbt still re-checks every file and var,
+and parses in full when anything differs). dbt rejects a saved parse when the profile changes,
+and the DuckDB path is part of the profile, so every run reaches its own DuckDB file through one
+relative path, its file name: dbt runs in the DuckDB file's folder (``--project-dir`` names the
+project).
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ DEMO = REPO / "demo"
 INTEGRATION = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")
 _deps_done: set[Path] = set()
-#: A stable folder name per test process; each run points it at its own folder (see above).
+#: A stable folder name per test process, for ``build_demo`` (its script runs dbt in demo/).
 _STABLE_DIR = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}" / str(os.getpid())
-#: Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name).
-_PARSE_CACHE = _STABLE_DIR.parent / f"{os.getpid()}_parse"
+#: Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name), shared
+#: by the test processes of one pytest run (pytest-xdist sets PYTEST_XDIST_TESTRUNUID in each).
+_PARSE_CACHE = _STABLE_DIR.parent / (
+    f"{os.environ.get('PYTEST_XDIST_TESTRUNUID') or os.getpid()}_parse")
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
@@ -143,7 +148,7 @@ def run_dbt(
     deps(project)
     db = database or tmp / "release.duckdb"
     target = tmp / "target"
-    cmd = [DBT, *args, "--profiles-dir", "profiles", "--target-path", str(target),
+    cmd = [DBT, *args, *_project_args(project), "--target-path", str(target),
            "--log-path", str(tmp / "logs")]
     if variables:
         cmd += ["--vars", json.dumps(variables)]
@@ -152,14 +157,20 @@ def run_dbt(
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
 
 
+def _project_args(project: Path) -> list[str]:
+    """The project and its profiles as absolute paths (dbt runs in the DuckDB file's folder)."""
+    return ["--project-dir", str(project), "--profiles-dir", str(project / "profiles")]
+
+
 def _run_on_saved_parse(
     cmd: list[str], project: Path, key: str, db: Path, target: Path, log_args: list[str],
 ) -> subprocess.CompletedProcess:
-    """Run ``cmd`` (a dbt command, or the batch script) in ``project`` with ``db`` reached through
-    the stable path, starting from the saved parse ``key`` when there is one and saving the
-    parse the run leaves in ``target`` for later runs with the same inputs (see the module
-    docstring); one run-log line (``_log_run``)."""
-    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
+    """Run ``cmd`` (a dbt command on ``project``, or the batch script) in ``db``'s folder with
+    ``db`` as the relative DuckDB path, starting from the saved parse ``key`` when there is one
+    and saving the parse the run leaves in ``target`` for later runs with the same inputs (see
+    the module docstring); one run-log line (``_log_run``)."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
@@ -170,11 +181,13 @@ def _run_on_saved_parse(
         shutil.copy(saved, own)
     reused = own.exists()
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, cwd=project, env=run_env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=db.parent, env=run_env, capture_output=True, text=True)
     _log_run(log_args, started, before, reused)
     if own.exists() and not saved.exists():
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(own, saved)
+        partial = saved.with_name(f"{saved.name}.{os.getpid()}")  # other processes: whole files
+        shutil.copy(own, partial)
+        os.replace(partial, saved)
     return proc
 
 
@@ -189,7 +202,7 @@ def run_dbt_batch(
     deps(project)
     db = database or tmp / "release.duckdb"
     target = tmp / "target"
-    common = ["--profiles-dir", "profiles", "--target-path", str(target),
+    common = [*_project_args(project), "--target-path", str(target),
               "--log-path", str(tmp / "logs")]
     if variables:
         common += ["--vars", json.dumps(variables)]

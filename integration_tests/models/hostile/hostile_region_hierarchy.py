@@ -7,8 +7,11 @@ def model(dbt, session):
     from pathlib import Path
 
     import pandas as pd
+    from dbt.flags import get_flags
 
-    sys.path.insert(0, str(Path("fixtures").resolve()))  # dbt runs in integration_tests/
+    # integration_tests/fixtures: the project's folder (--project-dir, else the working one)
+    project = Path(getattr(get_flags(), "PROJECT_DIR", None) or ".")
+    sys.path.insert(0, str((project / "fixtures").resolve()))
     import hostile_names as h
 
     return pd.DataFrame({
