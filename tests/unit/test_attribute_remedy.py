@@ -177,6 +177,22 @@ def test_both_validators_refuse_a_remedy_that_cannot_run(spec: dict, extra: dict
         jinja_config("release", raw)
 
 
+def _applied(patterns: pd.DataFrame, out: pd.DataFrame, qis: list[str]) -> pd.DataFrame:
+    """The map ``out`` applied as deid_suppressed applies it: every record of a QI x dx
+    pattern ranked 1..n, a map row suppressing its flagged cells in ranks from..to."""
+    records = patterns.loc[patterns.index.repeat(patterns["n"])].drop(columns="n")
+    key = [*qis, "dx"]
+    records = records[key].copy()
+    records["rank"] = records.groupby(key).cumcount() + 1
+    records["row"] = np.arange(len(records))
+    joined = records[[*key, "rank", "row"]].astype({c: str for c in key}).merge(
+        out.astype({c: str for c in key}), on=key)
+    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
+    for q in qis:
+        records.loc[records["row"].isin(joined.loc[joined[f"{q}__suppressed"], "row"]), q] = None
+    return records
+
+
 def test_the_glue_map_keyed_by_qis_and_sensitive_values_passes_with_families() -> None:
     """The dbt model's body (glue.release.suppression_map) on a pattern table with a sensitive
     column, with hierarchical QIs (verified combinations beyond the protected ones): applying
@@ -199,16 +215,7 @@ def test_the_glue_map_keyed_by_qis_and_sensitive_values_passes_with_families() -
     patterns = data.value_counts().reset_index(name="n")
     out = suppression_map(patterns.copy(), release)
     assert {"dx", "n", "rank_from", "rank_to"} <= set(out.columns)
-    # apply it: every record of a pattern, ranked 1..n; a map row covers ranks from..to
-    records = patterns.loc[patterns.index.repeat(patterns["n"])].drop(columns="n")
-    records["rank"] = records.groupby([*qis, "dx"]).cumcount() + 1
-    key = [*qis, "dx"]
-    records["row"] = np.arange(len(records))
-    joined = records[[*key, "rank", "row"]].astype({c: str for c in key}).merge(
-        out.astype({c: str for c in key}), on=key)
-    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
-    for q in qis:
-        records.loc[records["row"].isin(joined.loc[joined[f"{q}__suppressed"], "row"]), q] = None
+    records = _applied(patterns, out, qis)
     models = ad.Models(distinct_l=2)
     for combo in cfg.verified_combinations():
         fig = ad.class_figures(records, combo, "dx")
@@ -344,15 +351,7 @@ def test_the_glue_reads_the_sensitive_hierarchy_with_hierarchical_qis() -> None:
     with_tree = patterns.assign(dx__level_1=[up[v][1] for v in patterns["dx"]],
                                 dx__level_2=[up[v][2] for v in patterns["dx"]])
     out = suppression_map(with_tree, release)
-    records = patterns.loc[patterns.index.repeat(patterns["n"])].drop(columns="n")
-    records["rank"] = records.groupby([*qis, "dx"]).cumcount() + 1
-    key = [*qis, "dx"]
-    records["row"] = np.arange(len(records))
-    joined = records[[*key, "rank", "row"]].astype({c: str for c in key}).merge(
-        out.astype({c: str for c in key}), on=key)
-    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
-    for q in qis:
-        records.loc[records["row"].isin(joined.loc[joined[f"{q}__suppressed"], "row"]), q] = None
+    records = _applied(patterns, out, qis)
     models = ad.Models(t=0.2)
     before = 0
     for combo in cfg.verified_combinations():
@@ -452,3 +451,36 @@ def test_a_remedied_release_passes_the_sql_gate_under_the_hierarchical_distance(
         con.execute("alter table truth rename to truth_before")
         con.execute("alter table truth_after rename to truth")
     assert before > 0
+
+
+def test_the_hierarchical_distance_is_the_gate_s_where_a_label_has_two_parents() -> None:
+    """Level-1 labels g and h each sit under two level-2 parents (not a tree): the remedy's
+    distance is the gate's SQL figure per class (children grouped by (level h, level h - 1)
+    labels), so a class the remedy passes is one the gate passes."""
+    import duckdb
+
+    from tests.attribute_disclosure_sql import class_figures_sql
+
+    rows = [("a", "g", "P", "*"), ("b", "g", "Q", "*"), ("c", "h", "Q", "*"),
+            ("d", "h", "P", "*"), ("e", "i", "P", "*")]
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame({"rid": np.arange(n), "zone": rng.integers(0, 6, n).astype(str),
+                          "dx": rng.choice([r[0] for r in rows], n,
+                                           p=[0.4, 0.1, 0.2, 0.2, 0.1])})
+    con = duckdb.connect()
+    con.register("frame", frame)
+    con.register("rows", pd.DataFrame(rows, columns=["leaf", "l1", "l2", "root"]))
+    con.execute("create table truth as select rid, zone from frame")
+    con.execute("create table src as select rid, dx from frame")
+    con.execute("create table dx_h as select * from rows")
+    got = class_figures_sql(con, ["zone"], "dx", {"t": 0.1, "hierarchies": {"dx": "dx_h"}},
+                            hierarchy="dx_h").set_index("class_id")["emd"].sort_index()
+    labels = np.array(sorted(frame["dx"].unique()))
+    code = {v: i for i, v in enumerate(labels)}
+    tree = LeafTree(rows, labels)
+    whole = ad.counts_of(code[v] for v in frame["dx"])
+    mine = [tree.emd(ad.counts_of(code[v] for v in part["dx"]), whole)
+            for _, part in frame.groupby("zone", sort=True)]
+    assert got.tolist() == pytest.approx(mine, abs=1e-12)
+    assert max(mine) > 0.01
