@@ -9,6 +9,8 @@ sensitive value, as the dbt build hands it over): without the remedy (seed 000 a
 the gate then counts the failing classes and refuses) and with it; it prints the record cells
 suppressed, the records with a suppressed cell, the classes failing per the core's reference
 (dbt_deid.attribute_disclosure on the released records, the gates' definition) and the seconds.
+t-closeness runs under the equal and the hierarchical distance (ARX's hierarchy of the
+sensitive column, as ``attribute_disclosure.hierarchies`` gives it).
 
     python bench/bench_attribute_remedy.py [--data DIR] [--sensitive occupation]
 """
@@ -33,11 +35,15 @@ _PLACES = [p / "shared" / "data" / "adult" for p in (REPO.parent, REPO.parent.pa
 ADULT = next((p for p in _PLACES if p.exists()), _PLACES[0])
 LEVELS = {"age": 1, "sex": 0, "race": 0, "marital-status": 0, "education": 1,
           "native-country": 1}
-MODELS = [("distinct l = 2", ad.Models(distinct_l=2)),
-          ("distinct l = 3", ad.Models(distinct_l=3)),
-          ("entropy l = 2", ad.Models(entropy_l=2.0)),
-          ("recursive (3, 2)", ad.Models(recursive_c=3, recursive_l=2)),
-          ("t = 0.3 (equal)", ad.Models(t=0.3))]
+#: (name, models, ground distance of t-closeness): hierarchical with ARX's hierarchy of the
+#: sensitive column (Li et al. 2007, section 4.2)
+MODELS = [("distinct l = 2", ad.Models(distinct_l=2), "equal"),
+          ("distinct l = 3", ad.Models(distinct_l=3), "equal"),
+          ("entropy l = 2", ad.Models(entropy_l=2.0), "equal"),
+          ("recursive (3, 2)", ad.Models(recursive_c=3, recursive_l=2), "equal"),
+          ("t = 0.3 (equal)", ad.Models(t=0.3), "equal"),
+          ("t = 0.2 (hierarchical)", ad.Models(t=0.2), "hierarchical"),
+          ("t = 0.3 (hierarchical)", ad.Models(t=0.3), "hierarchical")]
 
 
 def load(data: Path, sensitive: str) -> pd.DataFrame:
@@ -52,8 +58,16 @@ def load(data: Path, sensitive: str) -> pd.DataFrame:
     return out
 
 
-def failing(frame: pd.DataFrame, qis: list[str], sensitive: str, models: ad.Models) -> int:
-    fig = ad.class_figures(frame, qis, sensitive, recursive_l=models.recursive_l)
+def hierarchy(data: Path, sensitive: str) -> list[list[str]]:
+    """ARX's hierarchy of the sensitive column (value, level 1, ..., root)."""
+    h = pd.read_csv(data / f"adult_hierarchy_{sensitive}.csv", sep=";", header=None, dtype=str)
+    return ad.hierarchy_rows(h)
+
+
+def failing(frame: pd.DataFrame, qis: list[str], sensitive: str, models: ad.Models,
+            tree: list[list[str]] | None = None) -> int:
+    fig = ad.class_figures(frame, qis, sensitive, recursive_l=models.recursive_l,
+                           distance="hierarchical" if tree else "equal", hierarchy=tree)
     return sum(ad.failing_classes(fig, models).values())
 
 
@@ -69,8 +83,11 @@ def main() -> None:
     print(f"Adult: {len(records)} records, {len(patterns)} patterns (QI x {args.sensitive}),"
           f" k = {args.k}, QIs at levels { {q: LEVELS[q] for q in qis} }")
     print("model | remedy | cells | records with a suppressed cell | failing classes | seconds")
-    for name, models in MODELS:
-        for remedy in (None, Remedy(models, (args.sensitive,))):
+    rows = hierarchy(args.data, args.sensitive)
+    for name, models, distance in MODELS:
+        tree = rows if distance == "hierarchical" else None
+        trees = ((args.sensitive, tuple(tuple(r) for r in rows)),) if tree else ()
+        for remedy in (None, Remedy(models, (args.sensitive,), hierarchies=trees)):
             t0 = time.process_time()
             result = run_suppression(patterns, args.k, [qis], columns=[args.sensitive],
                                      remedy=remedy)
@@ -79,7 +96,7 @@ def main() -> None:
             touched = int(pub.loc[pub[qis].isna().any(axis=1), "n"].sum())
             released = pub.loc[pub.index.repeat(pub["n"])]
             print(f"{name} | {'suppress' if remedy else 'none'} | {result.stats.cells} |"
-                  f" {touched} | {failing(released, qis, args.sensitive, models)} |"
+                  f" {touched} | {failing(released, qis, args.sensitive, models, tree)} |"
                   f" {seconds:.2f}")
 
 

@@ -10,7 +10,11 @@
     sensitive_pattern_counts_sql(cfg, relation): the compact pattern table the Python step
     reads, one row per QI pattern x sensitive tuple with its record count `n`, and for each
     sensitive column under the ordered distance (attribute_disclosure.ordered) its value's rank
-    `<column>__order` in the column's order (typed values, missing last: the gate's order). -#}
+    `<column>__order` in the column's order (typed values, missing last: the gate's order), and
+    for each sensitive column under the hierarchical distance (attribute_disclosure.hierarchies)
+    its value's ancestors `<column>__level_1` ... `<column>__level_H` as text, from the hierarchy
+    relation the t-closeness gate reads (same casts and join on the first column; NULL when the
+    value is not a leaf, which the Python step refuses). -#}
 {% macro sensitive_values_sql(cfg, relation) -%}
   {{ return(dbt_deid.own(adapter.dispatch('sensitive_values_sql', 'dbt_deid'))(cfg, relation)) }}
 {%- endmacro %}
@@ -33,6 +37,13 @@
   {%- set cols = [] -%}{%- for c in cfg.qi_names + cfg.sensitive -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set ordered = [] -%}{%- for c in cfg.sensitive if (c | lower) in cfg.attribute_disclosure.ordered -%}{%- do ordered.append(c) -%}{%- endfor -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set trees = [] -%}
+  {%- for c in cfg.sensitive if cfg.attribute_disclosure.hierarchies.get(c | lower) is not none -%}
+    {%- set h = ref(cfg.attribute_disclosure.hierarchies[c | lower]) -%}
+    {%- do trees.append((c, h, (adapter.get_columns_in_relation(h) | map(attribute='name') | list) if execute else [])) -%}
+  {%- endfor -%}
+  {%- set counts -%}
   select {{ cols | join(', ') }}
     {%- for c in ordered %}, max({{ dbt_deid.ident(c ~ '__order') }}) as {{ dbt_deid.ident(c ~ '__order') }}{% endfor %},
     count(*) as n
@@ -48,4 +59,20 @@
   ) as deid_orders on deid_orders.deid_order_id = deid_sensitive_records.{{ rid }}
   {%- endif %}
   group by {{ cols | join(', ') }}
+  {%- endset -%}
+  {%- if not trees %}
+  {{ counts }}
+  {%- else %}
+  {#- the hierarchical distance: each value's ancestors, one row per leaf (first column) -#}
+  select deid_counts.*
+    {%- for c, h, hcols in trees %}{% set t = loop.index0 %}{% for a in hcols[1:] %}, deid_tree_{{ t }}.{{ dbt_deid.ident(c ~ '__level_' ~ loop.index) }}{% endfor %}{% endfor %}
+  from ({{ counts }}) as deid_counts
+  {%- for c, h, hcols in trees if hcols %}
+  left join (
+    select cast({{ dbt_deid.ident(hcols[0]) }} as {{ s }}) as deid_leaf
+      {%- for a in hcols[1:] %}, min(cast({{ dbt_deid.ident(a) }} as {{ s }})) as {{ dbt_deid.ident(c ~ '__level_' ~ loop.index) }}{% endfor %}
+    from {{ h }} group by cast({{ dbt_deid.ident(hcols[0]) }} as {{ s }})
+  ) as deid_tree_{{ loop.index0 }} on deid_tree_{{ loop.index0 }}.deid_leaf = deid_counts.{{ dbt_deid.ident(c) }}
+  {%- endfor %}
+  {%- endif %}
 {%- endmacro %}

@@ -4,18 +4,20 @@
 combinations cell-suppression algorithm of El Emam et al. 2011 (discharge PUMF, "Combinations
 Suppression Algorithm", Figure 4, phase 2), an equivalence class is a *mole* when it is smaller
 than k **or** fails one of the release's attribute-disclosure models (distinct, entropy or
-recursive (c, l)-diversity, Machanavajjhala et al. 2007 section 4; t-closeness under the equal
-or ordered ground distance, Li et al. 2007 section 4.2). Its values are suppressed in the
-seed's order (increasing weighted support, then column position and label) until it merges
-into a class that passes, or ends in the fully suppressed class, which is then grown by whole
-classes until it passes too. Merged classes' sensitive distributions add up.
+recursive (c, l)-diversity, Machanavajjhala et al. 2007 section 4; t-closeness under the equal,
+ordered or hierarchical ground distance, Li et al. 2007 section 4.2). Its values are suppressed
+in the seed's order (increasing weighted support, then column position and label) until it
+merges into a class that passes, or ends in the fully suppressed class, which is then grown by
+whole classes until it passes too. Merged classes' sensitive distributions add up.
 
 A class is the gates' (``macros/gates/attribute_disclosure.sql``): the records with equal
 released values of a verified combination, a suppressed cell its own category. The pattern
 table carries the sensitive values (one row per QI pattern x sensitive tuple, built in SQL by
-``dbt_deid.sensitive_pattern_counts_sql``), so the classes' distributions are known exactly;
-the figures are :mod:`dbt_deid.attribute_disclosure`'s, the gates' Python reference, with the
-same tolerance, so a class this module passes is a class the SQL gate passes.
+``dbt_deid.sensitive_pattern_counts_sql``, with each value's rank in an ordered column's order
+and its ancestors in a hierarchical column's hierarchy), so the classes' distributions are
+known exactly; the figures are :mod:`dbt_deid.attribute_disclosure`'s, the gates' Python
+reference, with the same tolerance, so a class this module passes is a class the SQL gate
+passes.
 """
 
 from __future__ import annotations
@@ -48,20 +50,24 @@ class Remedy:
     #: (column, its values in order): t-closeness under the ordered distance for these columns
     #: (every value of the column, as text, smallest first; the others: the equal distance)
     orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (column, its hierarchy's rows [value, level 1 ancestor, ..., root] as text, one per
+    #: value of the column): t-closeness under the hierarchical distance for these columns
+    hierarchies: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
 
     def fails(self, dists: Sequence[Mapping[int, int]], wholes: Sequence[Mapping[int, int]],
-              orders: Sequence[Sequence[int] | None] | None = None) -> bool:
+              orders: Sequence[Distance] | None = None) -> bool:
         """Whether a class with these per-column distributions fails any model."""
         return self.deficit(dists, wholes, orders) > 0
 
     def deficit(self, dists: Sequence[Mapping[int, int]],
                 wholes: Sequence[Mapping[int, int]],
-                orders: Sequence[Sequence[int] | None] | None = None) -> float:
+                orders: Sequence[Distance] | None = None) -> float:
         """How far a class is from passing (0 when it passes every model): the sum over the
         sensitive columns and models of the shortfall of its figure (distinct values below
         l, entropy below log(l), recursive ratio at or above c, EMD above t), with the gate's
         tolerance. The growth of the fully suppressed class picks classes that lower it.
-        ``orders``: per column its value codes in order (ordered distance) or None (equal)."""
+        ``orders``: per column its value codes in order (ordered distance), a
+        :class:`LeafTree` (hierarchical distance) or None (equal)."""
         m = self.models
         total = 0.0
         orders = orders or [None] * len(dists)
@@ -77,8 +83,12 @@ class Remedy:
                     total += (1.0 + m.recursive_l - ad.distinct_values(counts)
                               if ratio == math.inf else ratio - m.recursive_c + 1e-6)
             if m.t is not None:
-                emd = (ad.emd_equal(counts, whole) if order is None
-                       else ad.emd_ordered(counts, whole, order))
+                if order is None:
+                    emd = ad.emd_equal(counts, whole)
+                elif isinstance(order, LeafTree):
+                    emd = order.emd(counts, whole)
+                else:
+                    emd = ad.emd_ordered(counts, whole, order)
                 gap = emd - m.t
                 total += gap if gap > ad.TOLERANCE else 0.0
         return total
@@ -86,10 +96,12 @@ class Remedy:
 
 def remedy_of(spec: Mapping[str, Any] | None, sensitive: Sequence[str],
               combinations: Sequence[Sequence[str]],
-              orders: Mapping[str, Sequence[str]] | None = None) -> Remedy | None:
+              orders: Mapping[str, Sequence[str]] | None = None,
+              hierarchies: Mapping[str, Sequence[Sequence[str]]] | None = None) -> Remedy | None:
     """The remedy of a release's ``attribute_disclosure`` settings, None when it is off (the
     default: the suppression is then exactly seed 000's). ``orders``: the values of the
-    ``ordered`` sensitive columns in order (:func:`orders_of`)."""
+    ``ordered`` sensitive columns in order (:func:`orders_of`); ``hierarchies``: the ancestor
+    paths of the values of the hierarchical ones (:func:`hierarchies_of`)."""
     spec = spec or {}
     choice = spec.get("remedy") or "none"
     if choice not in REMEDIES:
@@ -101,7 +113,9 @@ def remedy_of(spec: Mapping[str, Any] | None, sensitive: Sequence[str],
                        recursive_c=spec.get("recursive_c"), recursive_l=spec.get("recursive_l"),
                        t=spec.get("t"))
     return Remedy(models, tuple(sensitive), tuple(tuple(c) for c in combinations),
-                  tuple((c, tuple(v)) for c, v in (orders or {}).items()))
+                  tuple((c, tuple(v)) for c, v in (orders or {}).items()),
+                  tuple((c, tuple(tuple(r) for r in rows))
+                        for c, rows in (hierarchies or {}).items()))
 
 
 #: The pattern table's column of a sensitive column's rank in its order (ordered distance).
@@ -128,13 +142,112 @@ def orders_of(frame: Any, spec: Mapping[str, Any] | None, sensitive: Sequence[st
     return out
 
 
+#: The pattern table's columns of a sensitive value's ancestors (hierarchical distance):
+#: ``<column>__level_1`` ... ``<column>__level_H``, H the hierarchy's height.
+LEVEL_INFIX = "__level_"
+
+
+def hierarchies_of(frame: Any, spec: Mapping[str, Any] | None, sensitive: Sequence[str]
+                   ) -> dict[str, list[tuple[str, ...]]]:
+    """Per sensitive column under the hierarchical distance (``attribute_disclosure.
+    hierarchies``), its values' rows [value, level 1 ancestor, ..., root] as text, read from the
+    pattern table's ``<column>__level_<h>`` columns (``dbt_deid.sensitive_pattern_counts_sql``
+    joins them from the hierarchy the gate reads). Values absent from the table have no effect
+    on the distance (their extra is 0), so these rows give the gate's EMD."""
+    named = {str(c).lower() for c in ((spec or {}).get("hierarchies") or {})}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for col in sensitive:
+        if col.lower() not in named:
+            continue
+        levels = []
+        while f"{col}{LEVEL_INFIX}{len(levels) + 1}" in frame.columns:
+            levels.append(f"{col}{LEVEL_INFIX}{len(levels) + 1}")
+        if not levels:
+            raise ConfigError(f"attribute_disclosure.hierarchies: the pattern table has no"
+                              f" {col + LEVEL_INFIX + '1'!r} column (rebuild deid_patterns; a"
+                              " hierarchy needs a level above its values)")
+        rows = frame[[col, *levels]].drop_duplicates()
+        unplaced = rows[levels].isna().any(axis=1)
+        if unplaced.any():
+            raise ConfigError(f"attribute_disclosure.hierarchies: {int(unplaced.sum())} value(s)"
+                              f" of {col!r} are not leaves of its hierarchy (the t_closeness"
+                              " gate refuses them; add them to the hierarchy)")
+        paths = sorted(tuple(str(v) for v in r) for r in rows.itertuples(index=False, name=None))
+        if len({p[0] for p in paths}) != len(paths):
+            raise ConfigError(f"attribute_disclosure.hierarchies: a value of {col!r} has two"
+                              " rows in its hierarchy (one row per value)")
+        out[col] = paths
+    return out
+
+
+class LeafTree:
+    """The hierarchical ground distance of the t-closeness gate on value codes (Li et al.
+    2007, section 4.2; ``macros/gates/attribute_disclosure.sql``, CTE ``costs``): the extra of
+    a value is p - q; at each level h = 1..H, a node's children are the groups of values with
+    equal (level h, level h - 1) labels, their extras summed, and the node (its level h label)
+    costs h/H min(positive extras, negative extras) of its children. On a tree this is
+    :func:`dbt_deid.attribute_disclosure.emd_hierarchical` (the reference; a unit test checks
+    it); where a label repeats under two parents it is the gate's grouping."""
+
+    def __init__(self, rows: Sequence[Sequence[str]], labels: np.ndarray) -> None:
+        code = {str(v): i for i, v in enumerate(labels)}
+        self.height = len(rows[0]) - 1 if rows else 0
+        placed = {str(r[0]) for r in rows}
+        missing = [v for v in labels if str(v) not in placed]
+        if missing:
+            raise ConfigError(f"attribute_disclosure.hierarchies: {len(missing)} value(s) have"
+                              " no row in the hierarchy")
+        # per level: leaf code -> child group, child group -> parent group
+        self.levels: list[tuple[dict[int, int], list[int]]] = []
+        for h in range(1, self.height + 1):
+            child_of: dict[tuple[str, str], int] = {}
+            parent_of: dict[str, int] = {}
+            leaf_child: dict[int, int] = {}
+            parents: list[int] = []
+            for r in rows:
+                if str(r[0]) not in code:
+                    continue
+                key = (str(r[h]), str(r[h - 1]))
+                if key not in child_of:
+                    child_of[key] = len(child_of)
+                    parents.append(parent_of.setdefault(key[0], len(parent_of)))
+                leaf_child[code[str(r[0])]] = child_of[key]
+            self.levels.append((leaf_child, parents))
+
+    def emd(self, cls: Mapping[int, int], whole: Mapping[int, int]) -> float:
+        """The EMD between a class's distribution ``cls`` and ``whole`` (value code ->
+        records)."""
+        if self.height == 0:
+            return 0.0
+        n, m = sum(cls.values()), sum(whole.values())
+        extra = {v: cls.get(v, 0) / n - q / m for v, q in whole.items()}
+        cost = 0.0
+        for h, (leaf_child, parents) in enumerate(self.levels, start=1):
+            net = [0.0] * len(parents)
+            for v, e in extra.items():
+                net[leaf_child[v]] += e
+            pos = [0.0] * (max(parents) + 1)
+            neg = [0.0] * len(pos)
+            for e, p in zip(net, parents, strict=True):
+                if e > 0:
+                    pos[p] += e
+                else:
+                    neg[p] -= e
+            cost += h / self.height * sum(min(a, b) for a, b in zip(pos, neg, strict=True))
+        return cost
+
+
+#: The ground distance of a sensitive column: None (equal), value codes in order (ordered) or
+#: a LeafTree (hierarchical).
+Distance = Sequence[int] | LeafTree | None
+
+
 def check_remedy(spec: Mapping[str, Any], algorithm: str | None,
                  cell_suppression: bool = True) -> None:
     """The remedy's own constraints (the Jinja twin is in ``_check_attribute_disclosure``):
     it needs a model to remedy, runs inside the combinations (or complete) cell-suppression
-    algorithm (not mask_cover, not OLA's record suppression), and takes t-closeness under the
-    equal and ordered distances (the hierarchical distance would need the hierarchy in the
-    Python step: not built)."""
+    algorithm (not mask_cover, not OLA's record suppression). Every ground distance of
+    t-closeness is remedied (equal, ordered, hierarchical)."""
     if (spec.get("remedy") or "none") != "suppress":
         return
     if all(spec.get(m) is None for m in ("distinct_l", "entropy_l", "recursive_c", "t")):
@@ -146,9 +259,6 @@ def check_remedy(spec: Mapping[str, Any], algorithm: str | None,
     if algorithm not in (None, "combinations", "complete"):
         raise ConfigError("attribute_disclosure.remedy: suppress works with algorithm"
                           f" combinations or complete, not {algorithm!r}")
-    if spec.get("hierarchies"):
-        raise ConfigError("attribute_disclosure.remedy: suppress supports t-closeness under the"
-                          " equal and ordered distances only; remove hierarchies or the remedy")
 
 
 class ClassDistributions:
@@ -221,13 +331,18 @@ def merged(a: Sequence[Mapping[int, int]], b: Sequence[Mapping[int, int]]) -> li
     return out
 
 
-def code_orders(remedy: Remedy, labels: Sequence[np.ndarray]) -> list[list[int] | None]:
+def code_orders(remedy: Remedy, labels: Sequence[np.ndarray]) -> list[Distance]:
     """Per sensitive column, the codes (positions in ``labels``, the pattern table's sorted
-    labels) of its values in the column's order, or None for the equal distance."""
+    labels) of its values in the column's order, its :class:`LeafTree` (hierarchical distance)
+    or None for the equal distance."""
     given = dict(remedy.orders)
-    out: list[list[int] | None] = []
+    trees = dict(remedy.hierarchies)
+    out: list[Distance] = []
     for col, lab in zip(remedy.columns, labels, strict=True):
         order = given.get(col)
+        if col in trees:
+            out.append(LeafTree(trees[col], lab))
+            continue
         if order is None:
             out.append(None)
             continue

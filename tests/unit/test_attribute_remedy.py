@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from dbt_deid import attribute_disclosure as ad
-from dbt_deid.attribute_remedy import Remedy, remedy_of
+from dbt_deid.attribute_remedy import LeafTree, Remedy, hierarchies_of, remedy_of
+from dbt_deid.errors import ConfigError
 from dbt_deid.suppression import run_suppression, verify_result
 
 QIS = ["age", "zip"]
@@ -154,8 +155,6 @@ def test_a_table_that_fails_as_a_whole_is_left_to_the_gates() -> None:
 @pytest.mark.parametrize(("spec", "extra", "words"), [
     ({"remedy": "suppress"}, {"sensitive": []}, "needs a model"),
     ({"distinct_l": 2, "remedy": "always"}, {}, "remedy"),
-    ({"t": 0.2, "hierarchies": {"dx": "dx_h"}, "remedy": "suppress"}, {},
-     "equal and ordered distances only"),
     ({"distinct_l": 2, "remedy": "suppress"}, {"algorithm": "mask_cover"}, "mask_cover"),
 ])
 def test_both_validators_refuse_a_remedy_that_cannot_run(spec: dict, extra: dict,
@@ -176,6 +175,22 @@ def test_both_validators_refuse_a_remedy_that_cannot_run(spec: dict, extra: dict
             jinja_config("release", raw)
     else:
         jinja_config("release", raw)
+
+
+def _applied(patterns: pd.DataFrame, out: pd.DataFrame, qis: list[str]) -> pd.DataFrame:
+    """The map ``out`` applied as deid_suppressed applies it: every record of a QI x dx
+    pattern ranked 1..n, a map row suppressing its flagged cells in ranks from..to."""
+    records = patterns.loc[patterns.index.repeat(patterns["n"])].drop(columns="n")
+    key = [*qis, "dx"]
+    records = records[key].copy()
+    records["rank"] = records.groupby(key).cumcount() + 1
+    records["row"] = np.arange(len(records))
+    joined = records[[*key, "rank", "row"]].astype({c: str for c in key}).merge(
+        out.astype({c: str for c in key}), on=key)
+    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
+    for q in qis:
+        records.loc[records["row"].isin(joined.loc[joined[f"{q}__suppressed"], "row"]), q] = None
+    return records
 
 
 def test_the_glue_map_keyed_by_qis_and_sensitive_values_passes_with_families() -> None:
@@ -200,18 +215,272 @@ def test_the_glue_map_keyed_by_qis_and_sensitive_values_passes_with_families() -
     patterns = data.value_counts().reset_index(name="n")
     out = suppression_map(patterns.copy(), release)
     assert {"dx", "n", "rank_from", "rank_to"} <= set(out.columns)
-    # apply it: every record of a pattern, ranked 1..n; a map row covers ranks from..to
-    records = patterns.loc[patterns.index.repeat(patterns["n"])].drop(columns="n")
-    records["rank"] = records.groupby([*qis, "dx"]).cumcount() + 1
-    key = [*qis, "dx"]
-    records["row"] = np.arange(len(records))
-    joined = records[[*key, "rank", "row"]].astype({c: str for c in key}).merge(
-        out.astype({c: str for c in key}), on=key)
-    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
-    for q in qis:
-        records.loc[records["row"].isin(joined.loc[joined[f"{q}__suppressed"], "row"]), q] = None
+    records = _applied(patterns, out, qis)
     models = ad.Models(distinct_l=2)
     for combo in cfg.verified_combinations():
         fig = ad.class_figures(records, combo, "dx")
         assert ad.failing_classes(fig, models) == {"distinct_l_diversity": 0}, combo
         assert smallest_class(records.drop(columns=["rank", "row", "dx"]), combo) >= cfg.k, combo
+
+
+#: An ARX-layout hierarchy of diagnoses (value, block, chapter, root): a tree of height 3.
+DX_TREE = [(f"d{i}", f"b{i // 3}", f"c{i // 6}", "*") for i in range(12)]
+
+
+def _dx_frame(seed: int, n: int = 700) -> pd.DataFrame:
+    """Classes of young ages hold diagnoses of chapter c0 only (close in the hierarchy), the
+    others spread over every chapter: hierarchical t-closeness fails the young classes."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(0, 6, n)
+    dx = np.where(age < 2, rng.integers(0, 6, n), rng.integers(0, 12, n))
+    return pd.DataFrame({"age": age.astype(str), "sex": rng.choice(["F", "M"], n),
+                         "zip": rng.integers(0, 4, n).astype(str),
+                         "dx": [f"d{i}" for i in dx]})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_hierarchical_distance_is_the_reference_s_on_a_tree(seed: int) -> None:
+    """LeafTree (the gate's grouping: children by (level h, level h - 1) labels) gives the
+    core reference's EMD (ad.emd_hierarchical) on a tree, whatever values are present."""
+    rng = np.random.default_rng(seed)
+    labels = np.array(sorted(f"d{i}" for i in rng.choice(12, 8, replace=False)))
+    rows = [r for r in DX_TREE if r[0] in set(labels)]
+    tree = LeafTree(rows, labels)
+    whole = {i: int(rng.integers(1, 50)) for i in range(len(labels))}
+    cls = {i: int(rng.integers(0, 5)) for i in range(len(labels))}
+    cls = {v: c for v, c in cls.items() if c} or {0: 1}
+    by_label = {str(labels[v]): c for v, c in cls.items()}
+    whole_label = {str(labels[v]): c for v, c in whole.items()}
+    assert tree.emd(cls, whole) == pytest.approx(
+        ad.emd_hierarchical(by_label, whole_label, DX_TREE), abs=1e-12)
+
+
+@pytest.mark.parametrize("models", [ad.Models(t=0.12), ad.Models(t=0.15, distinct_l=2)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hierarchical_t_closeness_is_remedied_until_every_class_passes(
+        models: ad.Models, seed: int) -> None:
+    frame = _dx_frame(seed)
+    patterns = frame.groupby(["age", "sex", "zip", "dx"]).size().rename("n").reset_index()
+    combos = [["age", "sex", "zip"], ["age", "zip"]]
+
+    def failing(result) -> int:
+        records = _records(result)
+        total = 0
+        for combo in combos:
+            fig = ad.class_figures(records, combo, "dx", distance="hierarchical",
+                                   hierarchy=DX_TREE, recursive_l=models.recursive_l)
+            total += sum(ad.failing_classes(fig, models).values())
+        return total
+
+    assert failing(run_suppression(patterns, 3, combos, columns=["dx"])) > 0  # gate refuses
+    remedy = Remedy(models, ("dx",), hierarchies=(("dx", tuple(DX_TREE)),))
+    result = run_suppression(patterns, 3, combos, columns=["dx"], remedy=remedy)
+    assert failing(result) == 0
+    assert result.stats.remedy_failing_classes == 0
+    assert all(c.ok for c in verify_result(result))
+    records = _records(result)
+    assert records["dx"].notna().all() and len(records) == len(frame)
+    # the equal distance is another figure: the hierarchy is what the remedy read
+    equal = run_suppression(patterns, 3, combos, columns=["dx"],
+                            remedy=Remedy(models, ("dx",)))
+    assert equal.stats.cells != result.stats.cells
+
+
+def test_hierarchical_remedy_is_stable_under_row_shuffles() -> None:
+    patterns = _dx_frame(4, 400).groupby(["age", "zip", "dx"]).size().rename("n").reset_index()
+    remedy = Remedy(ad.Models(t=0.12), ("dx",), hierarchies=(("dx", tuple(DX_TREE)),))
+    runs = []
+    for seed in range(3):
+        shuffled = patterns.sample(frac=1, random_state=seed).reset_index(drop=True)
+        pub = run_suppression(shuffled, 3, [QIS], columns=["dx"], remedy=remedy).published()
+        runs.append(pub.groupby([*QIS, "dx"], dropna=False)["n"].sum().sort_index())
+    assert runs[0].index.get_level_values("age").isna().any()   # the remedy suppressed
+    for other in runs[1:]:
+        pd.testing.assert_series_equal(runs[0], other)
+
+
+def test_the_ancestors_are_read_from_the_pattern_table() -> None:
+    spec = {"t": 0.2, "hierarchies": {"DX": "dx_h"}, "remedy": "suppress"}
+    frame = pd.DataFrame({"age": ["1", "2", "1"], "dx": ["d0", "d7", "d7"], "n": [1, 2, 3],
+                          "dx__level_1": ["b0", "b2", "b2"], "dx__level_2": ["c0", "c1", "c1"],
+                          "dx__level_3": ["*", "*", "*"]})
+    assert hierarchies_of(frame, spec, ["dx"]) == {"dx": [("d0", "b0", "c0", "*"),
+                                                          ("d7", "b2", "c1", "*")]}
+    assert hierarchies_of(frame, {"t": 0.2}, ["dx"]) == {}
+    # a value the left join found no leaf for: refused, with a count, never the value
+    frame.loc[0, ["dx__level_1", "dx__level_2", "dx__level_3"]] = None
+    with pytest.raises(ConfigError, match="1 value\\(s\\) of 'dx' are not leaves") as err:
+        hierarchies_of(frame, spec, ["dx"])
+    assert "d0" not in str(err.value)
+    with pytest.raises(ConfigError, match="no 'dx__level_1' column"):
+        hierarchies_of(frame.drop(columns=["dx__level_1"]), spec, ["dx"])
+
+
+def test_both_validators_take_the_remedy_with_hierarchical_t_closeness() -> None:
+    from dbt_deid.settings_resolve import resolve
+    from tests.settings_render import jinja_config
+
+    raw = {"name": "r", "source": "src", "record_id": "id", "max_suppression": 0.1, "k": 2,
+           "quasi_identifiers": {"age": {}}, "combinations": [["age"]], "sensitive": ["dx"],
+           "attribute_disclosure": {"t": 0.2, "hierarchies": {"dx": "dx_h"},
+                                    "remedy": "suppress"}}
+    resolve("release", raw)
+    jinja_config("release", raw)
+
+
+def test_the_glue_reads_the_sensitive_hierarchy_with_hierarchical_qis() -> None:
+    """The dbt model's body (glue.release.suppression_map) on a pattern table carrying the
+    sensitive value's ancestors (dx__level_1, dx__level_2, as sensitive_pattern_counts_sql
+    joins them), with hierarchical QIs: the map applied as deid_suppressed applies it gives a
+    release whose every verified class passes hierarchical t-closeness per the reference."""
+    from dbt_deid.config import parse_release
+    from dbt_deid.dbt_side.glue.release import suppression_map
+    from tests.unit.test_families import _hierarchical_data, _release
+
+    rng = np.random.default_rng(12)
+    data = _hierarchical_data(rng, 1500)
+    tree = [(f"x{i}", f"g{i // 2}", "*") for i in range(6)]
+    data["dx"] = np.where(data["age"] == "60+", rng.choice(["x0", "x1"], len(data)),
+                          rng.choice([r[0] for r in tree], len(data)))
+    spec = {"t": 0.2, "hierarchies": {"dx": "dx_h"}, "remedy": "suppress"}
+    release = _release(sensitive=["dx"], attribute_disclosure=spec)
+    cfg = parse_release(release)
+    qis = cfg.qi_names
+    patterns = data.value_counts().reset_index(name="n")
+    up = {r[0]: r for r in tree}
+    with_tree = patterns.assign(dx__level_1=[up[v][1] for v in patterns["dx"]],
+                                dx__level_2=[up[v][2] for v in patterns["dx"]])
+    out = suppression_map(with_tree, release)
+    records = _applied(patterns, out, qis)
+    models = ad.Models(t=0.2)
+    before = 0
+    for combo in cfg.verified_combinations():
+        fig = ad.class_figures(records, combo, "dx", distance="hierarchical", hierarchy=tree)
+        assert ad.failing_classes(fig, models) == {"t_closeness": 0}, combo
+        fig0 = ad.class_figures(patterns.loc[patterns.index.repeat(patterns["n"])], combo, "dx",
+                                distance="hierarchical", hierarchy=tree)
+        before += ad.failing_classes(fig0, models)["t_closeness"]
+    assert before > 0   # without the remedy the gate refuses
+
+
+def _pattern_sql(cfg: dict) -> str:
+    """default__sensitive_pattern_counts_sql rendered outside dbt on the tables ``gen``
+    (record id and released QIs, deid_generalized), ``src`` (the protected input) and the
+    hierarchy tables of ``cfg`` (``ref`` names them as they are)."""
+    from types import SimpleNamespace
+
+    from tests.attribute_disclosure_sql import ROOT
+    from tests.macro_render import macro_caller
+
+    con = cfg["con"]
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                ident=lambda n: '"' + n + '"', own=lambda m: m,
+                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                protected_input=lambda c: "src",
+                sensitive_values_sql=call("default__sensitive_values_sql")),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(
+                get_columns_in_relation=lambda rel: [
+                    SimpleNamespace(name=r[0])
+                    for r in con.execute(f"describe {rel}").fetchall()],
+                dispatch=lambda name, package: call("default__" + name)),
+            "ref": lambda name: name, "execute": True,
+        }
+
+    call = macro_caller([ROOT / "macros" / "generalize" / "sensitive_patterns.sql"], context)
+    return str(call("default__sensitive_pattern_counts_sql")(cfg["release"], "gen"))
+
+
+def test_a_remedied_release_passes_the_sql_gate_under_the_hierarchical_distance() -> None:
+    """End to end outside dbt, on DuckDB: the pattern table of sensitive_pattern_counts_sql
+    (its ancestors joined from a hierarchy table with an integer leaf column, as a seed would
+    type it), the dbt model's body (glue) on it, the map applied as deid_suppressed applies it,
+    and the t_closeness gate's SQL (attribute_disclosure_classes_sql, hierarchical): every
+    class passes; the same records without the remedy fail the gate."""
+    import duckdb
+
+    from dbt_deid.dbt_side.glue.release import suppression_map
+    from tests.attribute_disclosure_sql import class_figures_sql
+
+    n = 900
+    frame = _dx_frame(21, n).assign(rid=np.arange(n))
+    frame["dx"] = frame["dx"].str[1:].astype(int)   # integer codes (cast to text by both)
+    con = duckdb.connect()
+    con.register("frame", frame)
+    con.execute("create table gen as select rid, age, sex, zip from frame")
+    con.execute("create table src as select rid, dx from frame")
+    con.execute("create table dx_h as select * from (values "
+                + ", ".join(f"({i}, '{b}', '{c}', '*')" for (_, b, c, _), i
+                            in zip(DX_TREE, range(12), strict=True))
+                + ") as t(code, block, chapter, root)")
+    qis = ["age", "sex", "zip"]
+    spec = {"t": 0.12, "hierarchies": {"dx": "dx_h"}, "remedy": "suppress"}
+    release = {"name": "r", "source": "src", "record_id": "rid", "max_suppression": 1.0, "k": 3,
+               "quasi_identifiers": {q: {} for q in qis}, "combinations": [qis, ["age", "zip"]],
+               "sensitive": ["dx"], "attribute_disclosure": spec}
+    jinja_cfg = {"qi_names": qis, "sensitive": ["dx"], "record_id": "rid",
+                 "missing_label": "<missing>",
+                 "attribute_disclosure": {"ordered": [], "hierarchies": {"dx": "dx_h"}}}
+    patterns = con.execute(_pattern_sql({"con": con, "release": jinja_cfg})).df()
+    assert {"dx__level_1", "dx__level_2", "dx__level_3"} <= set(patterns.columns)
+    assert int(patterns["n"].sum()) == n
+    out = suppression_map(patterns, release)
+    # apply: rank the records of each QI x sensitive pattern; a map row covers a rank range
+    records = frame[["rid", *qis, "dx"]].astype({"dx": str}).sort_values("rid")
+    records["rank"] = records.groupby([*qis, "dx"]).cumcount() + 1
+    joined = records.merge(out.astype({c: str for c in [*qis, "dx"]}), on=[*qis, "dx"])
+    joined = joined[joined["rank"].between(joined["rank_from"], joined["rank_to"])]
+    released = records.set_index("rid")[qis].astype(object)
+    for q in qis:
+        released.loc[joined.loc[joined[f"{q}__suppressed"], "rid"], q] = None
+    limits = {"t": 0.12, "hierarchies": {"dx": "dx_h"}}
+    for name, table in (("truth_before", records.set_index("rid")[qis]), ("truth", released)):
+        con.register(name + "_df", table.reset_index())
+        con.execute(f"create table {name} as select * from {name}_df")
+    before = 0
+    for combo in ([*qis], ["age", "zip"]):
+        fig = class_figures_sql(con, combo, "dx", limits, hierarchy="dx_h")
+        assert (fig["emd"] <= 0.12 + ad.TOLERANCE).all(), combo
+        con.execute("alter table truth rename to truth_after")
+        con.execute("alter table truth_before rename to truth")
+        before += int((class_figures_sql(con, combo, "dx", limits, hierarchy="dx_h")["emd"]
+                       > 0.12 + ad.TOLERANCE).sum())
+        con.execute("alter table truth rename to truth_before")
+        con.execute("alter table truth_after rename to truth")
+    assert before > 0
+
+
+def test_the_hierarchical_distance_is_the_gate_s_where_a_label_has_two_parents() -> None:
+    """Level-1 labels g and h each sit under two level-2 parents (not a tree): the remedy's
+    distance is the gate's SQL figure per class (children grouped by (level h, level h - 1)
+    labels), so a class the remedy passes is one the gate passes."""
+    import duckdb
+
+    from tests.attribute_disclosure_sql import class_figures_sql
+
+    rows = [("a", "g", "P", "*"), ("b", "g", "Q", "*"), ("c", "h", "Q", "*"),
+            ("d", "h", "P", "*"), ("e", "i", "P", "*")]
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame({"rid": np.arange(n), "zone": rng.integers(0, 6, n).astype(str),
+                          "dx": rng.choice([r[0] for r in rows], n,
+                                           p=[0.4, 0.1, 0.2, 0.2, 0.1])})
+    con = duckdb.connect()
+    con.register("frame", frame)
+    con.register("rows", pd.DataFrame(rows, columns=["leaf", "l1", "l2", "root"]))
+    con.execute("create table truth as select rid, zone from frame")
+    con.execute("create table src as select rid, dx from frame")
+    con.execute("create table dx_h as select * from rows")
+    got = class_figures_sql(con, ["zone"], "dx", {"t": 0.1, "hierarchies": {"dx": "dx_h"}},
+                            hierarchy="dx_h").set_index("class_id")["emd"].sort_index()
+    labels = np.array(sorted(frame["dx"].unique()))
+    code = {v: i for i, v in enumerate(labels)}
+    tree = LeafTree(rows, labels)
+    whole = ad.counts_of(code[v] for v in frame["dx"])
+    mine = [tree.emd(ad.counts_of(code[v] for v in part["dx"]), whole)
+            for _, part in frame.groupby("zone", sort=True)]
+    assert got.tolist() == pytest.approx(mine, abs=1e-12)
+    assert max(mine) > 0.01

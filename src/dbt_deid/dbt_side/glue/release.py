@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dbt_deid.attribute_remedy import orders_of, remedy_of
+from dbt_deid.attribute_remedy import hierarchies_of, orders_of, remedy_of
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
@@ -75,7 +75,8 @@ def suppression_map(
     # map is keyed by both
     spec = cfg.extra.get("attribute_disclosure")
     remedy = remedy_of(spec, cfg.sensitive, cfg.verified_combinations(),
-                       orders_of(frame, spec, cfg.sensitive))
+                       orders_of(frame, spec, cfg.sensitive),
+                       hierarchies_of(frame, spec, cfg.sensitive))
     sensitive = list(remedy.columns) if remedy else []
     result = run_suppression(
         frame, cfg.k, cfg.combinations, cfg.weights, algorithm=cfg.algorithm, count_column="n",
