@@ -359,11 +359,12 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 
 #: Columns that differ by engine in tables otherwise compared: the gate table's binding
 #: (fingerprints are each warehouse's own hash of its own text, the settings md5 covers the
-#: engine's target settings; the invocation is the build's).
+#: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
+#: the engine's hash of the pattern table it was computed from).
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
-}
+} | {"deid_exact_consistent": ("patterns_hash",)}
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:
