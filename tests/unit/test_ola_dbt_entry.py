@@ -269,3 +269,16 @@ def test_trace_keeps_the_first_nodes_and_the_released_one_beyond_the_limit(monke
     assert full.chosen is not None and full.chosen in {e.node for e in full.trace}
     assert len(full.trace) + full.trace_dropped == full.evaluated
     assert len(full.trace) <= 3
+
+
+def test_max_levels_below_the_released_level_is_refused_by_the_resolver() -> None:
+    """The rule the parse-time check held before settings were checked once (issue 33): a
+    QI's maximum acceptable level is at least its minimum, ``quasi_identifiers.<q>.level``;
+    the resolver (plan node, ``python -m dbt_deid check``) names it, not only the lattice."""
+    release = {"quasi_identifiers": {"age": {"level": 2}, "sex": {}},
+               "generalization": {"search": "ola", "max_levels": {"age": 1}}}
+    with pytest.raises(ConfigError, match=r"generalization\.max_levels\.age must be an integer"
+                       r" >= the minimum level quasi_identifiers\.age\.level \(2\), got 1"):
+        ola_settings(release)
+    release["generalization"]["max_levels"] = {"age": 2}
+    assert dict(ola_settings(release).max_levels) == {"age": 2}

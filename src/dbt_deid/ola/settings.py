@@ -79,6 +79,12 @@ def ola_settings(release: Mapping[str, Any]) -> OlaSettings | None:
             raise ConfigError(
                 f"generalization.max_levels.{q} must be a non-negative integer, got {lvl!r}"
             )
+        minimum = (qis[q] or {}).get("level", 0) if isinstance(qis[q], Mapping) else 0
+        if isinstance(minimum, int) and lvl < minimum:
+            raise ConfigError(
+                f"generalization.max_levels.{q} must be an integer >= the minimum level"
+                f" quasi_identifiers.{q}.level ({minimum}), got {lvl}"
+            )
     if "max_nodes" in raw and raw["max_nodes"] is None:
         raise ConfigError("generalization.max_nodes must be an integer >= 1, got None")
     if "heuristic_seconds" in raw and raw["heuristic_seconds"] is None:
