@@ -243,11 +243,14 @@ Distance = Sequence[int] | LeafTree | None
 
 
 def check_remedy(spec: Mapping[str, Any], algorithm: str | None,
-                 cell_suppression: bool = True) -> None:
-    """The remedy's own constraints (the Jinja twin is in ``_check_attribute_disclosure``):
-    it needs a model to remedy, runs inside the combinations (or complete) cell-suppression
-    algorithm (not mask_cover, not OLA's record suppression). Every ground distance of
-    t-closeness is remedied (equal, ordered, hierarchical)."""
+                 cell_suppression: bool = True, population_first: bool = False) -> None:
+    """The remedy's own constraints, checked once by the settings resolver
+    (:func:`dbt_deid.settings_resolve.resolve`, run by the plan node): it needs a model to
+    remedy, runs inside the combinations (or complete) cell-suppression algorithm (not
+    mask_cover, not OLA's record suppression), and not under ``sample.order:
+    population_first``, where the suppression sees the population's classes while the gates
+    judge the published sample's. Every ground distance of t-closeness is remedied (equal,
+    ordered, hierarchical)."""
     if (spec.get("remedy") or "none") != "suppress":
         return
     if all(spec.get(m) is None for m in ("distinct_l", "entropy_l", "recursive_c", "t")):
@@ -256,6 +259,10 @@ def check_remedy(spec: Mapping[str, Any], algorithm: str | None,
     if not cell_suppression:
         raise ConfigError("attribute_disclosure.remedy: suppress works with cell suppression,"
                           " not generalization.suppression: records")
+    if population_first:
+        raise ConfigError("attribute_disclosure.remedy: suppress does not work with sample.order:"
+                          " population_first (the suppression sees the population's classes,"
+                          " the gates the published sample's)")
     if algorithm not in (None, "combinations", "complete"):
         raise ConfigError("attribute_disclosure.remedy: suppress works with algorithm"
                           f" combinations or complete, not {algorithm!r}")

@@ -399,8 +399,8 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
 
 
 def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
-    """The attribute-disclosure settings relate to the sensitive columns (the Jinja twin is
-    ``dbt_deid._check_attribute_disclosure``): a sensitive column needs a model to gate it, a
+    """The attribute-disclosure settings relate to the sensitive columns (checked once, by the
+    settings resolver the plan node runs): a sensitive column needs a model to gate it, a
     model needs a sensitive column, recursive_c and recursive_l go together, and ``ordered``
     and ``hierarchies`` name sensitive columns (one distance each) and need t, and the remedy
     fits (:func:`dbt_deid.attribute_remedy.check_remedy`)."""
@@ -434,7 +434,9 @@ def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
         raise ConfigError(f"attribute_disclosure: {both[0]!r} is both ordered and hierarchical;"
                           " give one distance")
     generalization = raw.get("generalization") or {}
-    check_remedy(spec, raw.get("algorithm"), generalization.get("suppression") != "records")
+    sample = raw.get("sample") if isinstance(raw.get("sample"), Mapping) else {}
+    check_remedy(spec, raw.get("algorithm"), generalization.get("suppression") != "records",
+                 sample.get("order") == "population_first")
 
 
 def _check_protected(cfg: ReleaseConfig) -> None:

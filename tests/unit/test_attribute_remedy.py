@@ -156,6 +156,10 @@ def test_a_table_that_fails_as_a_whole_is_left_to_the_gates() -> None:
     ({"remedy": "suppress"}, {"sensitive": []}, "needs a model"),
     ({"distinct_l": 2, "remedy": "always"}, {}, "remedy"),
     ({"distinct_l": 2, "remedy": "suppress"}, {"algorithm": "mask_cover"}, "mask_cover"),
+    # the remedy would judge the population's classes, the gate judges the published sample's
+    ({"distinct_l": 2, "remedy": "suppress"}, {"sample": {"fraction": 0.5,
+                                                           "order": "population_first"}},
+     "population_first"),
 ])
 def test_both_validators_refuse_a_remedy_that_cannot_run(spec: dict, extra: dict,
                                                          words: str) -> None:
