@@ -236,6 +236,21 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     assert "at mixed levels (province at levels 1/2" in last["gates_json"]
     published4b = _published(fourth_b)
 
+    # 4c. another name over the first half that no longer releases admission_date: the earlier
+    # releases verified province+age+admission_date, which the combined view of this release
+    # cannot check (the column is outside it), so it is refused naming the combination, the
+    # published table unchanged (before, the combination was skipped and only this release's
+    # own combinations were checked)
+    narrower = {q: v for q, v in base["quasi_identifiers"].items() if q != "admission_date"}
+    fourth_c = run("narrower", name="combined_it_third", quasi_identifiers=narrower,
+                   combinations=[b for b in combinations if "admission_date" not in b],
+                   excluded=[*base["excluded"], "admission_date"], sample=_sample(0))
+    assert not fourth_c.ok
+    assert "whose combinations the combined view cannot check" in fourth_c.output
+    assert ("verified province+age+admission_date, over admission_date which this release does"
+            " not release") in fourth_c.output
+    pd.testing.assert_frame_equal(_published(fourth_c), published4b)
+
     # no record id in clear in the tables the gate adds, nor the key in logs or target/
     key = third.query("select key_value from deid_history_key")["key_value"].tolist()
     assert len(key) == 1 and len(key[0]) >= 64
