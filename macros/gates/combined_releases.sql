@@ -321,6 +321,27 @@
     {{ return(dbt_deid._with(base, passed=false, failures=differing | length, records_shared=shared,
                    message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " released from other hierarchies: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
   {%- endif -%}
+  {#- Another name's verified combinations are read from its recorded settings: a release
+      whose combinations were derived (demographics, hierarchical_qis) recorded none, and a
+      combination over a quasi-identifier this release does not release is outside the
+      combined view; neither can be checked, so both are refused, never skipped. -#}
+  {%- set uncheckable = [] -%}
+  {%- for e in earlier if e.release_id in epoch_ids and e.name != cfg.name -%}
+    {%- if e.combinations is none -%}
+      {%- do uncheckable.append(dbt_deid._versions_text(cfg, [e]) ~ " recorded no explicit combinations (derived ones are not recorded): declare `combinations` in it") -%}
+    {%- else -%}
+      {%- for b in e.combinations -%}
+        {%- set missing = b | reject('in', cfg.released_qis) | list -%}
+        {%- if missing | length > 0 -%}
+          {%- do uncheckable.append(dbt_deid._versions_text(cfg, [e]) ~ " verified " ~ b | join('+') ~ ", over " ~ missing | join(', ') ~ " which this release does not release") -%}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if uncheckable | length > 0 -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=uncheckable | length, records_shared=shared,
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " whose combinations the combined view cannot check: " ~ (uncheckable | unique | list)[:5] | join('; ') ~ "; release the same quasi-identifiers with explicit combinations, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+  {%- endif -%}
   {%- set current = {} -%}{%- set levels = {} -%}
   {%- for q in cfg.released_qis -%}
     {%- set lv = (specs.get(q) or {}).get('level') -%}
