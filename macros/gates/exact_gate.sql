@@ -7,7 +7,8 @@
     1. deid_suppressed_patterns is the checked release grouped (gate_published_matches_sql with the count n: the same
        multiset of released and true tuples, one scan of the checked release);
     2. deid_exact_consistent was computed from that pattern table as it is now (its
-       patterns_hash column against the pattern table's fingerprint now).
+       patterns_hash column against the pattern table's fingerprint now), for the verified
+       combinations of the settings as they are now.
 
     `patterns_problems` is checked_patterns_problems' list (proof 1), computed once for the
     gate table's gates.
@@ -28,6 +29,15 @@
       {%- do stale.append(exact ~ ' was computed from another ' ~ patterns) -%}
     {%- elif not recorded and run_query('select count(*) from ' ~ patterns).rows[0][0] > 0 -%}
       {%- do stale.append(exact ~ ' is empty while ' ~ patterns ~ ' is not') -%}
+    {%- elif recorded -%}
+      {#- 3. it covers the verified combinations of the settings as they are now (a
+          combination added with the same pattern table would otherwise have no row) -#}
+      {%- set expected = [] -%}
+      {%- for b in cfg.verified_combinations -%}{%- do expected.append(b | join('+')) -%}{%- endfor -%}
+      {%- set held = run_query('select distinct combination from ' ~ exact).columns[0].values() | list -%}
+      {%- if expected | sort | list != held | sort | list -%}
+        {%- do stale.append(exact ~ ' was computed for other combinations (' ~ held | sort | join(', ') ~ ') than the verified ones (' ~ expected | sort | join(', ') ~ ')') -%}
+      {%- endif -%}
     {%- endif -%}
   {%- endif -%}
   {%- if stale -%}

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+import duckdb
 import pytest
 
-from tests.integration.dbt_runner import REPO
+from tests.integration.dbt_runner import INTEGRATION, REPO, copy_of, release_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -85,6 +86,7 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     their reads are not in the log)."""
     by_node = _node_statements((default_release.database.parent / "logs" / "dbt.log").read_text())
     source, checked = _reads(by_node, SOURCE), _reads(by_node, CHECKED)
+    assert source and checked, "the relation names no longer match the build's SQL"
     assert sum(source.values()) <= MAX_SOURCE_READS, source
     assert sum(checked.values()) <= MAX_CHECKED_READS, checked
     statements = [s for sql in by_node.values() for s in sql]
@@ -94,3 +96,24 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     python_refs = "\n".join(p.read_text() for p in REPO.glob("python_models/**/*.py"))
     assert 'dbt.ref("deid_suppressed")' not in python_refs
     assert "discharge_abstracts" not in python_refs
+
+
+def test_an_exact_table_missing_a_combination_is_refused(default_release, tmp_path) -> None:
+    """The gate table reads the exact check computed once per build only when it describes the
+    checked release: from the pattern table as it is now (patterns_hash) and for every verified
+    combination. An exact table that lost a combination's rows (the same pattern table, so the
+    same patterns_hash) is refused naming what to rebuild, and nothing is published (before,
+    the gate passed on the combinations it found)."""
+    base = copy_of(default_release, tmp_path / "base")
+    before = base.query("select * from deid_published order by 1")
+    with duckdb.connect(str(base.database)) as con:
+        con.execute("delete from main_deid_work.deid_exact_consistent"
+                    " where combination = 'province+age+admission_date'")
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_published"],
+                  tmp_path / "gate", release_vars(), base.database)
+    assert not run.ok
+    assert "release refused, nothing published" in run.output
+    assert "was computed for other combinations" in run.output
+    assert "the exact check does not describe the checked release" in run.output
+    after = run.query("select * from deid_published order by 1")
+    assert before.equals(after)
