@@ -94,11 +94,13 @@
   {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg, count_column, fingerprint)) }}
 {%- endmacro %}
 
+{#- coalesce: an empty table sums to NULL, and NULL <> n would pass; an empty fingerprint table
+    (-1) fails. -#}
 {% macro default__gate_row_count_sql(relation, cfg, count_column=none, fingerprint=none) -%}
   select m.records as model_records, s.records as source_records
-  from (select {{ ('sum(' ~ dbt_deid.ident(count_column) ~ ')') if count_column else 'count(*)' }} as records from {{ relation }}) as m
+  from (select {{ ('coalesce(sum(' ~ dbt_deid.ident(count_column) ~ '), 0)') if count_column else 'count(*)' }} as records from {{ relation }}) as m
   {%- if fingerprint is not none and cfg.sample is none %}
-  cross join (select max(input_rows) as records from {{ fingerprint }}) as s
+  cross join (select coalesce(max(input_rows), -1) as records from {{ fingerprint }}) as s
   {%- else %}
   cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
   {%- endif %}
