@@ -109,7 +109,10 @@
     fingerprinted once per build (issue 33, item 2), and within one invocation the release
     input is built upstream of that model, before it. Otherwise (a gate table or fingerprint
     from an earlier invocation: `dbt build -s deid_published`, `dbt run -s deid_gate_results
-    deid_published`) the input as it is now, so a source that changed since is refused. -#}
+    deid_published`) the input as it is now, so a source that changed since is refused.
+    Within one invocation the source is therefore not fingerprinted again: a source rewritten
+    by another process during the build is not detected here. What is published is still the
+    checked release (published_matches_checked), which every gate passed. -#}
 {% macro publish_input_fingerprint(cfg, table) -%}
   {%- set fp = dbt_deid.release_ref('deid_input_fingerprint') -%}
   {%- if dbt_deid.can_inspect(table) and dbt_deid.can_inspect(fp) -%}
@@ -142,7 +145,7 @@
 {%- endmacro %}
 
 {#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
-    one result per gate}. `fin` is the release input's fingerprint now ({rows, hash}). The
+    one result per gate}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
     verdicts are read only when the table is fresh: computed for the current settings, this
     input and `truth` as it is now. -#}
 {% macro read_gate_table(table, truth, fin) -%}

@@ -459,14 +459,11 @@ where 1 = 0
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{%- set cols = [] -%}
-{%- for q in cfg.qi_names -%}
-  {%- do cols.append(q) -%}{%- do cols.append(q ~ '__generalized') -%}
-{%- endfor -%}
 {#- the published records' patterns (dbt_deid.checked_release: under `sample.order:
     population_first` the file, not the protected population), so the risk summary, the exact
-    check, the risk CDF and the risk suite describe what is published -#}
-{{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), cols) }}
+    check, the risk CDF and the risk suite describe what is published; the columns are the ones
+    the exact gate's proof compares (dbt_deid.pattern_columns) -#}
+{{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), dbt_deid.pattern_columns(cfg)) }}
 {%- endif %}
 {%- endmacro %}
 
