@@ -15,6 +15,11 @@ guarantee: recipients keep every version, and link records across versions by th
   consistent with the earlier values and whose current row with the current ones.
 * ``changed_rows``: records kept with the same true values whose row differs between two
   consecutive versions.
+* ``mixed_level_view``, ``mixed_level_figures``: releases of one source at different levels of
+  one hierarchy (issue 32, item 2), each cell at the finest level any release revealed it and
+  the exact check cell by cell at each cell's level. The one Python reference of the shipped
+  SQL (macros/gates/combined_levels_view_sql.sql, macros/risk/exact_levels_summary_sql.sql):
+  tests/unit/test_combined_levels_sql.py holds them to it on random releases.
 """
 
 from __future__ import annotations
