@@ -12,11 +12,14 @@ string (the record key is md5(key || '|' || id), as keyed_record_hash_sql's defa
 from __future__ import annotations
 
 import hashlib
+import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from tests.combined_view_check import level_map
 from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +124,82 @@ def view_and_figures(execute: Execute, columns: Sequence[str],
     figures = {r[0]: (None if r[2] is None else int(r[2]), int(r[3]))
                for r in execute(str(summary))}
     return rows, figures
+
+
+# The test data: two QIs (diag at three levels), and releases of them.
+
+COLUMNS = ["age", "diag"]
+#: diag: code (level 0) -> block (1) -> chapter (2); age: years (0) -> decade (1)
+CODES = {"a1": ("A", "AB"), "a2": ("A", "AB"), "b1": ("B", "AB"), "b2": ("B", "AB"),
+         "c1": ("C", "C*"), "c2": ("C", "C*")}
+AGES = {"21": "20-29", "25": "20-29", "33": "30-39", "37": "30-39"}
+HIERARCHY = ([("diag", c, 0, c) for c in CODES] + [("diag", c, 1, v[0]) for c, v in CODES.items()]
+             + [("diag", c, 2, v[1]) for c, v in CODES.items()]
+             + [("age", a, 0, a) for a in AGES] + [("age", a, 1, d) for a, d in AGES.items()])
+UP = level_map(HIERARCHY, MISSING)
+
+
+def _at(q: str, value: str, level: int) -> str:
+    """An original value at ``level`` of its hierarchy."""
+    if value == MISSING or level == 0:
+        return value
+    return AGES[value] if q == "age" else CODES[value][level - 1]
+
+
+def release(levels: dict[str, int], truth: dict[int, tuple[str, str]],
+            suppressed: set[tuple[int, str]] = frozenset()) -> tuple[dict, dict]:
+    """One release at ``levels`` of the records ``truth`` (record id -> original values),
+    with the cells ``suppressed`` ((record id, QI)) suppressed."""
+    records = {}
+    for rid, values in truth.items():
+        true = tuple(_at(q, v, levels[q]) for q, v in zip(COLUMNS, values, strict=True))
+        cells = tuple(None if (rid, q) in suppressed else t
+                      for q, t in zip(COLUMNS, true, strict=True))
+        records[rid] = (cells, true)
+    return levels, records
+
+
+def random_releases(rng: random.Random, n_levels: int) -> list[tuple[dict, dict]]:
+    """Three to four releases of one source: records drawn from few values (small classes and
+    large ones), each release at a random level per QI, holding a random share of the records
+    (some in one release only), suppressing a share of cells; 15% of the records get a new code
+    (a corrected value) from the second release on, some inside one block, some not."""
+    n = rng.randint(8, 40)
+    truth = {r: (rng.choice([*AGES, MISSING]), rng.choice([*CODES, MISSING])) for r in range(n)}
+    changed = {r: (truth[r][0], rng.choice(list(CODES))) for r in truth if rng.random() < 0.15}
+    out = []
+    for i in range(rng.randint(3, 4)):
+        levels = {"age": rng.randint(0, 1), "diag": rng.randint(0, n_levels - 1)}
+        held = {r: (changed.get(r, v) if i else v) for r, v in truth.items()
+                if rng.random() < 0.8}
+        p = rng.choice([0.0, 0.2, 0.5])
+        suppressed = {(r, q) for r in held for q in COLUMNS if rng.random() < p}
+        out.append(release(levels, held, suppressed))
+    return out
+
+
+def reference_rows(view: list[dict]) -> Counter:
+    """The reference's view (mixed_level_view) as rows: per QI cell, level, true value at
+    each level used; then the conflict flag."""
+    out: Counter = Counter()
+    for s in view:
+        row = []
+        for q in COLUMNS:
+            cell = s["cells"][q]
+            row += [None if cell is None else cell[1], None if cell is None else cell[0]]
+            row += [s["true_at"][key] for key in sorted(k for k in s["true_at"] if k[0] == q)]
+        out[(*row, int(s["conflict"]))] += 1
+    return out
+
+
+def sql_rows(rows: list[dict], releases: Sequence[tuple[Mapping[str, int], Records]]) -> Counter:
+    """The SQL view's rows (:func:`view_and_figures`) in :func:`reference_rows`' form."""
+    levels = {q: sorted({lv[q] for lv, _r in releases}) for q in COLUMNS}
+    got: Counter = Counter()
+    for r in rows:
+        row = []
+        for q in COLUMNS:
+            row += [r[q], None if r[q + "__level"] is None else int(r[q + "__level"])]
+            row += [r[f"{q}__at_{lv}"] for lv in levels[q]]
+        got[(*row, int(r["deid_conflict"]))] += 1
+    return got

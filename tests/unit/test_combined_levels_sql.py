@@ -12,29 +12,22 @@ row is suppressed or equals the record's true value generalized to that cell's l
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import duckdb
 import pytest
 
-from tests.combined_levels_sql import MISSING, load, view_and_figures
-from tests.combined_view_check import level_map, mixed_level_figures, mixed_level_view
-
-COLUMNS = ["age", "diag"]
-#: diag: code (level 0) -> block (1) -> chapter (2); age: years (0) -> decade (1)
-CODES = {"a1": ("A", "AB"), "a2": ("A", "AB"), "b1": ("B", "AB"), "b2": ("B", "AB"),
-         "c1": ("C", "C*"), "c2": ("C", "C*")}
-AGES = {"21": "20-29", "25": "20-29", "33": "30-39", "37": "30-39"}
-HIERARCHY = ([("diag", c, 0, c) for c in CODES] + [("diag", c, 1, v[0]) for c, v in CODES.items()]
-             + [("diag", c, 2, v[1]) for c, v in CODES.items()]
-             + [("age", a, 0, a) for a in AGES] + [("age", a, 1, d) for a, d in AGES.items()])
-UP = level_map(HIERARCHY, MISSING)
-
-
-def _at(q: str, value: str, level: int) -> str:
-    if value == MISSING or level == 0:
-        return value
-    return AGES[value] if q == "age" else CODES[value][level - 1]
+from tests.combined_levels_sql import (
+    COLUMNS,
+    HIERARCHY,
+    UP,
+    load,
+    random_releases,
+    reference_rows,
+    release,
+    sql_rows,
+    view_and_figures,
+)
+from tests.combined_view_check import mixed_level_figures, mixed_level_view
 
 
 def _duckdb():
@@ -48,22 +41,11 @@ def _sql(releases, combinations, k, **kwargs):
     return view_and_figures(execute, COLUMNS, releases, combinations, k, **kwargs)
 
 
-def _release(levels: dict[str, int], truth: dict[int, tuple[str, str]],
-             suppressed: set[tuple[int, str]] = frozenset()) -> tuple[dict, dict]:
-    records = {}
-    for rid, values in truth.items():
-        true = tuple(_at(q, v, levels[q]) for q, v in zip(COLUMNS, values, strict=True))
-        cells = tuple(None if (rid, q) in suppressed else t
-                      for q, t in zip(COLUMNS, true, strict=True))
-        records[rid] = (cells, true)
-    return levels, records
-
-
 def test_the_finest_cell_and_consistency_at_each_cells_level():
     # four records, one decade; codes a1, a1, a2, b1 -> blocks A, A, A, B
     truth = {1: ("33", "a1"), 2: ("33", "a1"), 3: ("33", "a2"), 4: ("33", "b1")}
-    coarse = _release({"age": 1, "diag": 1}, truth, {(4, "diag")})
-    fine = _release({"age": 1, "diag": 0}, truth, {(3, "diag"), (4, "diag")})
+    coarse = release({"age": 1, "diag": 1}, truth, {(4, "diag")})
+    fine = release({"age": 1, "diag": 0}, truth, {(3, "diag"), (4, "diag")})
     view = mixed_level_view(COLUMNS, [coarse, fine], UP)
     cells = sorted(s["cells"]["diag"] or (-1, "-") for s in view)
     # a1 twice (the code, finer than its block), only the block A for record 3, record 4
@@ -88,8 +70,8 @@ def test_a_store_release_without_its_level_is_not_read_at_the_candidates_level()
     here chapters read as codes. Its rows now carry no level: every state holding one is
     flagged `deid_unlisted`, which the gate refuses (fail closed)."""
     truth = {r: ("33", "a1") for r in range(1, 7)}
-    releases = [_release({"age": 1, "diag": 1}, truth), _release({"age": 1, "diag": 2}, truth),
-                _release({"age": 1, "diag": 0}, truth)]
+    releases = [release({"age": 1, "diag": 1}, truth), release({"age": 1, "diag": 2}, truth),
+                release({"age": 1, "diag": 0}, truth)]
     rows, _figures = _sql(releases, [COLUMNS], 3, listed=[0])
     assert len(rows) == 6
     assert all(r.get("deid_unlisted") == 1 for r in rows), rows
@@ -104,60 +86,21 @@ def test_a_value_changed_at_a_middle_level_is_a_conflict():
     code there), so the two states were merged into one row; every level is compared now."""
     before, after = {1: ("33", "a1")}, {1: ("33", "b1")}
     others = {r: ("33", "a2") for r in range(2, 8)}
-    releases = [_release({"age": 1, "diag": 0}, {**before, **others}),
-                _release({"age": 1, "diag": 1}, {**after, **others}),
-                _release({"age": 1, "diag": 2}, {**after, **others})]
+    releases = [release({"age": 1, "diag": 0}, {**before, **others}),
+                release({"age": 1, "diag": 1}, {**after, **others}),
+                release({"age": 1, "diag": 2}, {**after, **others})]
     view = mixed_level_view(COLUMNS, releases, UP)
     assert sorted(s["conflict"] for s in view) == [False] * 6 + [True]
     rows, _figures = _sql(releases, [COLUMNS], 3)
     assert sorted(r["deid_conflict"] for r in rows) == [0] * 6 + [1]
 
 
-def _random_releases(rng: random.Random, n_levels: int) -> list[tuple[dict, dict]]:
-    """Three to four releases of one source: records drawn from few values (small classes and
-    large ones), each release at a random level per QI, holding a random share of the records
-    (some in one release only), suppressing a share of cells; 15% of the records get a new code
-    (a corrected value) from the second release on, some inside one block, some not."""
-    n = rng.randint(8, 40)
-    truth = {r: (rng.choice([*AGES, MISSING]), rng.choice([*CODES, MISSING])) for r in range(n)}
-    changed = {r: (truth[r][0], rng.choice(list(CODES))) for r in truth if rng.random() < 0.15}
-    out = []
-    for i in range(rng.randint(3, 4)):
-        levels = {"age": rng.randint(0, 1), "diag": rng.randint(0, n_levels - 1)}
-        held = {r: (changed.get(r, v) if i else v) for r, v in truth.items()
-                if rng.random() < 0.8}
-        p = rng.choice([0.0, 0.2, 0.5])
-        suppressed = {(r, q) for r in held for q in COLUMNS if rng.random() < p}
-        out.append(_release(levels, held, suppressed))
-    return out
-
-
-def _as_view_rows(view: list[dict]) -> Counter:
-    out = Counter()
-    for s in view:
-        row = []
-        for q in COLUMNS:
-            cell = s["cells"][q]
-            row += [None if cell is None else cell[1], None if cell is None else cell[0]]
-            row += [s["true_at"][key] for key in sorted(k for k in s["true_at"] if k[0] == q)]
-        out[(*row, int(s["conflict"]))] += 1
-    return out
-
-
 @pytest.mark.parametrize("seed", range(12))
 def test_the_sql_agrees_with_the_reference(seed):
     rng = random.Random(seed)
-    releases = _random_releases(rng, 3)
+    releases = random_releases(rng, 3)
     combinations = [COLUMNS, ["diag"]]
     k = rng.choice([2, 3, 5])
     rows, figures = _sql(releases, combinations, k)
-    levels = {q: sorted({lv[q] for lv, _r in releases}) for q in COLUMNS}
-    got = Counter()
-    for r in rows:
-        row = []
-        for q in COLUMNS:
-            row += [r[q], None if r[q + "__level"] is None else int(r[q + "__level"])]
-            row += [r[f"{q}__at_{lv}"] for lv in levels[q]]
-        got[(*row, int(r["deid_conflict"]))] += 1
-    assert got == _as_view_rows(mixed_level_view(COLUMNS, releases, UP))
+    assert sql_rows(rows, releases) == reference_rows(mixed_level_view(COLUMNS, releases, UP))
     assert figures == mixed_level_figures(COLUMNS, releases, combinations, k, UP)
