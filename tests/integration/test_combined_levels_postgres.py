@@ -4,13 +4,13 @@ package's macros combined_levels_view_sql and exact_levels_summary_sql rendered 
 socket of its own: tests/integration/postgres_server.py), held to the same reference as on
 DuckDB (tests/combined_view_check.py): the hand-counted case, the two gaps the review found
 (a stored release without its level, a value changed at a middle level of three) and random
-releases at three levels. No dbt build: a few seconds, most of them the server's start.
+releases at three levels (the tests of tests/unit/test_combined_levels_sql.py, collected here
+with this module's engine). No dbt build: a few seconds, most of them the server's start.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import random
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -18,26 +18,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.combined_levels_sql import (
-    COLUMNS,
-    HIERARCHY,
-    UP,
-    Execute,
-    load,
-    random_releases,
-    reference_rows,
-    release,
-    sql_rows,
-    view_and_figures,
-)
-from tests.combined_view_check import mixed_level_figures, mixed_level_view
+from tests.combined_levels_sql import Execute
 from tests.integration.postgres_server import pg_bindir, start_postgres
+from tests.unit.test_combined_levels_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_a_store_release_without_its_level_is_not_read_at_the_candidates_level,
+    test_a_value_changed_at_a_middle_level_is_a_conflict,
+    test_the_finest_cell_and_consistency_at_each_cells_level,
+    test_the_sql_agrees_with_the_reference,
+)
 
 pytestmark = pytest.mark.engines
 
 
 @pytest.fixture(scope="module")
-def pg() -> Iterator[Execute]:
+def execute() -> Iterator[Execute]:
+    """The SQL on a private PostgreSQL server (this module's tests are the unit tests of
+    test_combined_levels_sql.py, whose ``execute`` is DuckDB in memory)."""
     if importlib.util.find_spec("psycopg2") is None:
         pytest.skip("psycopg2 is not installed (pip install 'dbt_deid[postgres]')")
     if pg_bindir() is None:
@@ -48,49 +44,13 @@ def pg() -> Iterator[Execute]:
         con = server.connect()
         con.autocommit = True
 
-        def execute(sql: str) -> list[tuple]:
+        def run(sql: str) -> list[tuple]:
             with con.cursor() as cur:
                 cur.execute(sql)
                 return cur.fetchall() if cur.description else []
 
-        yield execute
+        yield run
         con.close()
     finally:
         server.stop()
         shutil.rmtree(base, ignore_errors=True)
-
-
-def _run(execute: Execute, releases, combinations, k, **kwargs):
-    load(execute, COLUMNS, releases, HIERARCHY)
-    return view_and_figures(execute, COLUMNS, releases, combinations, k, **kwargs)
-
-
-def test_hand_counted_and_the_two_gaps_on_postgres(pg):
-    truth = {1: ("33", "a1"), 2: ("33", "a1"), 3: ("33", "a2"), 4: ("33", "b1")}
-    coarse = release({"age": 1, "diag": 1}, truth, {(4, "diag")})
-    fine = release({"age": 1, "diag": 0}, truth, {(3, "diag"), (4, "diag")})
-    assert _run(pg, [coarse, fine], [COLUMNS], 3)[1] == {"age+diag": (1, 2)}
-    # a stored release without its level: flagged, never read at the candidate's level
-    same = {r: ("33", "a1") for r in range(1, 7)}
-    three = [release({"age": 1, "diag": 1}, same), release({"age": 1, "diag": 2}, same),
-             release({"age": 1, "diag": 0}, same)]
-    rows, _figures = _run(pg, three, [COLUMNS], 3, listed=[0])
-    assert len(rows) == 6 and all(r["deid_unlisted"] == 1 for r in rows)
-    # a value changed at the middle level of three: a conflict
-    others = {r: ("33", "a2") for r in range(2, 8)}
-    moved = [release({"age": 1, "diag": 0}, {1: ("33", "a1"), **others}),
-             release({"age": 1, "diag": 1}, {1: ("33", "b1"), **others}),
-             release({"age": 1, "diag": 2}, {1: ("33", "b1"), **others})]
-    rows, _figures = _run(pg, moved, [COLUMNS], 3)
-    assert sorted(r["deid_conflict"] for r in rows) == [0] * 6 + [1]
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_the_sql_agrees_with_the_reference_on_postgres(pg, seed):
-    rng = random.Random(seed)
-    releases = random_releases(rng, 3)
-    combinations = [COLUMNS, ["diag"]]
-    k = rng.choice([2, 3, 5])
-    rows, figures = _run(pg, releases, combinations, k)
-    assert sql_rows(rows, releases) == reference_rows(mixed_level_view(COLUMNS, releases, UP))
-    assert figures == mixed_level_figures(COLUMNS, releases, combinations, k, UP)

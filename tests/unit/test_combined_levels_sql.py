@@ -20,6 +20,7 @@ from tests.combined_levels_sql import (
     COLUMNS,
     HIERARCHY,
     UP,
+    Execute,
     load,
     random_releases,
     reference_rows,
@@ -30,18 +31,20 @@ from tests.combined_levels_sql import (
 from tests.combined_view_check import mixed_level_figures, mixed_level_view
 
 
-def _duckdb():
+@pytest.fixture
+def execute() -> Execute:
+    """The engine the SQL runs on: DuckDB in memory (test_combined_levels_postgres.py runs
+    these tests again with its own fixture of this name: a PostgreSQL server)."""
     con = duckdb.connect()
-    return con, lambda sql: con.execute(sql).fetchall()
+    return lambda sql: con.execute(sql).fetchall()
 
 
-def _sql(releases, combinations, k, **kwargs):
-    con, execute = _duckdb()
+def _sql(execute, releases, combinations, k, **kwargs):
     load(execute, COLUMNS, releases, HIERARCHY)
     return view_and_figures(execute, COLUMNS, releases, combinations, k, **kwargs)
 
 
-def test_the_finest_cell_and_consistency_at_each_cells_level():
+def test_the_finest_cell_and_consistency_at_each_cells_level(execute):
     # four records, one decade; codes a1, a1, a2, b1 -> blocks A, A, A, B
     truth = {1: ("33", "a1"), 2: ("33", "a1"), 3: ("33", "a2"), 4: ("33", "b1")}
     coarse = release({"age": 1, "diag": 1}, truth, {(4, "diag")})
@@ -61,10 +64,10 @@ def test_the_finest_cell_and_consistency_at_each_cells_level():
     assert mixed_level_figures(COLUMNS, [coarse, coarse], [COLUMNS], 3, UP) == {
         "age+diag": (1, 1)}
     # the warehouse's SQL gives the same figures (the candidate is the last release)
-    assert _sql([coarse, fine], [COLUMNS], 3)[1] == figures
+    assert _sql(execute, [coarse, fine], [COLUMNS], 3)[1] == figures
 
 
-def test_a_store_release_without_its_level_is_not_read_at_the_candidates_level():
+def test_a_store_release_without_its_level_is_not_read_at_the_candidates_level(execute):
     """Issue 32 gap 1: a store release the gate did not pass with its levels (missing from the
     history's line) was read at the candidate's level (`case release_id ... else current`):
     here chapters read as codes. Its rows now carry no level: every state holding one is
@@ -72,14 +75,14 @@ def test_a_store_release_without_its_level_is_not_read_at_the_candidates_level()
     truth = {r: ("33", "a1") for r in range(1, 7)}
     releases = [release({"age": 1, "diag": 1}, truth), release({"age": 1, "diag": 2}, truth),
                 release({"age": 1, "diag": 0}, truth)]
-    rows, _figures = _sql(releases, [COLUMNS], 3, listed=[0])
+    rows, _figures = _sql(execute, releases, [COLUMNS], 3, listed=[0])
     assert len(rows) == 6
     assert all(r.get("deid_unlisted") == 1 for r in rows), rows
-    listed, _figures = _sql(releases, [COLUMNS], 3)
+    listed, _figures = _sql(execute, releases, [COLUMNS], 3)
     assert len(listed) == 6 and all(r["deid_unlisted"] == 0 for r in listed)
 
 
-def test_a_value_changed_at_a_middle_level_is_a_conflict():
+def test_a_value_changed_at_a_middle_level_is_a_conflict(execute):
     """Issue 32 gap 2: releases at three levels (code, block, chapter) of one record whose
     code moved from a1 (block A) to b1 (block B) between the releases, one chapter AB: the
     code release says A, the block release says B. Only the finest level was compared (one
@@ -91,16 +94,16 @@ def test_a_value_changed_at_a_middle_level_is_a_conflict():
                 release({"age": 1, "diag": 2}, {**after, **others})]
     view = mixed_level_view(COLUMNS, releases, UP)
     assert sorted(s["conflict"] for s in view) == [False] * 6 + [True]
-    rows, _figures = _sql(releases, [COLUMNS], 3)
+    rows, _figures = _sql(execute, releases, [COLUMNS], 3)
     assert sorted(r["deid_conflict"] for r in rows) == [0] * 6 + [1]
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_the_sql_agrees_with_the_reference(seed):
+def test_the_sql_agrees_with_the_reference(execute, seed):
     rng = random.Random(seed)
     releases = random_releases(rng, 3)
     combinations = [COLUMNS, ["diag"]]
     k = rng.choice([2, 3, 5])
-    rows, figures = _sql(releases, combinations, k)
+    rows, figures = _sql(execute, releases, combinations, k)
     assert sql_rows(rows, releases) == reference_rows(mixed_level_view(COLUMNS, releases, UP))
     assert figures == mixed_level_figures(COLUMNS, releases, combinations, k, UP)
