@@ -104,7 +104,7 @@
       {%- endfor %}
       , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q ~ '__cells') }}
       {%- endfor %}
-      , max(case when {{ I(qis[0] ~ '__lv') }} is null then 1 else 0 end) as deid_unlisted
+      , max(case when {% for q in qis %}{{ I(q ~ '__lv') }} is null{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end) as deid_unlisted
     from deid_ranked
     group by record_key{% for q in qis %}, {{ I(q ~ '__top') }}{% endfor %}
   )
