@@ -15,12 +15,17 @@ guarantee: recipients keep every version, and link records across versions by th
   consistent with the earlier values and whose current row with the current ones.
 * ``changed_rows``: records kept with the same true values whose row differs between two
   consecutive versions.
+* ``mixed_level_view``, ``mixed_level_figures``: releases of one source at different levels of
+  one hierarchy (issue 32, item 2), each cell at the finest level any release revealed it and
+  the exact check cell by cell at each cell's level. The one Python reference of the shipped
+  SQL (macros/gates/combined_levels_view_sql.sql, macros/risk/exact_levels_summary_sql.sql):
+  tests/unit/test_combined_levels_sql.py holds them to it on random releases.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Release = Mapping[object, tuple[tuple, tuple]]  # record id -> (published cells, true values)
 
@@ -117,35 +122,102 @@ def changed_rows(versions: Sequence[Release]) -> list[int]:
     return out
 
 
-def mixed_level_figures(columns: Sequence[str],
-                        releases: Sequence[tuple[Mapping[str, int], Release]],
-                        combinations: Sequence[Sequence[str]], k: int
-                        ) -> dict[str, tuple[int, int]]:
-    """Releases of one source at different levels, linked by record id (issue 32, item 2):
-    ``releases`` holds (QI -> level, records) pairs. Per record, each QI's cell is the one at
-    the finest level any release revealed; a record t is consistent with a row s when, for every
-    QI of the combination, s's cell is suppressed or equals t's true value at the level of that
-    cell (known from a release holding t at that level; unknown counts as not equal). Returns
-    per combination (smallest consistent set, records below k). One state per record (no value
-    changed between the releases)."""
-    true_at: dict[object, dict[tuple[str, int], object]] = {}
-    cells: dict[object, dict[str, tuple[int, object]]] = {}
+#: (quasi-identifier, level, value, coarser level) -> the value at the coarser level.
+LevelMap = Mapping[tuple[str, int, object, int], object]
+
+
+def level_map(hierarchy: Iterable[tuple[str, object, int, object]], missing: object = None
+              ) -> dict[tuple[str, int, object, int], object]:
+    """The hierarchy's rows (QI, original value, level, value at that level) as a map from a
+    value at one level to its value at every coarser (or the same) level: two levels' values
+    of one original value. ``missing`` (the missing label) is itself at every level."""
+    by_original: dict[tuple[str, object], dict[int, object]] = {}
+    for q, original, level, value in hierarchy:
+        by_original.setdefault((q, original), {})[int(level)] = value
+    out: dict[tuple[str, int, object, int], object] = {}
+    for (q, _original), values in by_original.items():
+        for lo, v in values.items():
+            for hi, w in values.items():
+                if hi >= lo:
+                    out[(q, lo, v, hi)] = w
+    if missing is not None:
+        levels = {(q, lv) for (q, lv, _v, _h) in out}
+        for q, lo in levels:
+            for p, hi in levels:
+                if p == q and hi >= lo:
+                    out[(q, lo, missing, hi)] = missing
+    return out
+
+
+def mixed_level_view(columns: Sequence[str],
+                     releases: Sequence[tuple[Mapping[str, int], Release]],
+                     up: LevelMap | None = None) -> list[dict]:
+    """The combined view of releases of one source at different levels of one hierarchy
+    (issue 32, item 2), linked by record id: ``releases`` holds (QI -> level, records) pairs,
+    ``up`` the hierarchy (:func:`level_map`; none: no value is known at another level).
+
+    A record's rows that agree on every QI's true value at the coarsest level used are one
+    state (a record whose coarsest value changed is a state per value, as at equal levels).
+    Per state and QI: ``cells[q]`` the finest revealed cell as (level, value), or None when
+    suppressed in every release; ``true_at[(q, l)]`` the true value at every level l used,
+    mapped up from the finest true value (None at a finer level: unknown, equal to no cell);
+    ``conflict`` when the state's rows, mapped to any level used, give two true values (a
+    value changed between releases inside one coarsest group: the gate refuses), or two
+    different cells at the finest revealed level."""
+    up = up or {}
+    used = {q: sorted({levels[q] for levels, _r in releases}) for q in columns}
+
+    def at(q: str, level: int, value: object, to: int) -> object:
+        return value if to == level else up.get((q, level, value, to))
+
+    states: dict[tuple, list[tuple[Mapping[str, int], tuple, tuple]]] = {}
     for levels, release in releases:
         for rid, (published, true) in release.items():
-            known = true_at.setdefault(rid, {})
-            row = cells.setdefault(rid, {})
+            top = []
             for j, q in enumerate(columns):
-                level = levels[q]
-                known[(q, level)] = true[j]
-                if published[j] is not None and (q not in row or level < row[q][0]):
-                    row[q] = (level, published[j])
+                coarse = at(q, levels[q], true[j], used[q][-1])
+                top.append(true[j] if coarse is None else coarse)
+            states.setdefault((rid, tuple(top)), []).append((levels, published, true))
+    out = []
+    for rows in states.values():
+        cells: dict[str, tuple[int, object] | None] = {}
+        true_at: dict[tuple[str, int], object] = {}
+        conflict = False
+        for j, q in enumerate(columns):
+            finest = min(levels[q] for levels, _p, _t in rows)
+            revealed = [(levels[q], p[j]) for levels, p, _t in rows if p[j] is not None]
+            shown = min((lv for lv, _v in revealed), default=None)
+            values = {v for lv, v in revealed if lv == shown}
+            cells[q] = None if shown is None else (shown, max(values))
+            conflict |= len(values) > 1
+            for level in used[q]:
+                mapped = {at(q, levels[q], t[j], level) for levels, _p, t in rows
+                          if levels[q] <= level} - {None}
+                conflict |= len(mapped) > 1
+            truth = max(t[j] for levels, _p, t in rows if levels[q] == finest)
+            for level in used[q]:
+                true_at[(q, level)] = at(q, finest, truth, level) if level >= finest else None
+        out.append({"cells": cells, "true_at": true_at, "conflict": conflict})
+    return out
+
+
+def mixed_level_figures(columns: Sequence[str],
+                        releases: Sequence[tuple[Mapping[str, int], Release]],
+                        combinations: Sequence[Sequence[str]], k: int,
+                        up: LevelMap | None = None) -> dict[str, tuple[int, int]]:
+    """The exact check of :func:`mixed_level_view`: a state t is consistent with a state s
+    when, for every QI of the combination, s's cell is suppressed or equals t's true value at
+    the level of that cell (unknown counts as not equal). Returns per combination (smallest
+    consistent set, states below k)."""
+    view = mixed_level_view(columns, releases, up)
     out = {}
     for b in combinations:
-        rows = Counter(tuple(cells[rid].get(q) for q in b) for rid in cells)
+        rows = Counter(tuple(s["cells"][q] for q in b) for s in view)
         smallest, below = None, 0
-        for rid in cells:
+        for s in view:
             n = sum(m for row, m in rows.items()
-                    if all(c is None or true_at[rid].get((q, c[0]), object()) == c[1]
+                    if all(c is None or (s["true_at"][(q, c[0])] is not None
+                                         and s["true_at"][(q, c[0])] == c[1])
                            for q, c in zip(b, row, strict=True)))
             smallest = n if smallest is None else min(smallest, n)
             below += n < k

@@ -14,11 +14,16 @@
 
     Columns: `<qi>` (the finest revealed cell, NULL when suppressed everywhere), `<qi>__level`
     (its level, NULL when suppressed), `<qi>__at_<l>` for l in `levels[qi]`, and
-    `deid_conflict` (1 when a state holds two different true values at one level: a value that
-    changed inside one group of the coarsest level; the gate refuses). No record id or key.
+    `deid_conflict` (1 when a state's rows, each mapped up to every level of its QI used, give
+    two different true values at any level: a value that changed inside one group of the
+    coarsest level, wherever the releases' levels see it; the gate refuses) and `deid_unlisted`
+    (1 when a state holds a stored row of a release not in `release_levels`: its level is
+    unknown and is never taken to be the candidate's; the gate refuses). No record id or key.
 
-    `release_levels`: {release_id: {qi: level}} of the earlier releases; `levels`: {qi: sorted
-    levels}; the candidate is at `current` ({qi: level}). -#}
+    `release_levels`: {release_id: {qi: level}} of the earlier releases (the gate passes every
+    release the store holds for the line); `levels`: {qi: sorted levels}; the candidate is at
+    `current` ({qi: level}). The tests' reference is tests/combined_view_check.py
+    (mixed_level_view; tests/unit/test_combined_levels_sql.py). -#}
 {% macro combined_levels_view_sql(cfg, truth, key, store, hierarchy, release_levels, current, levels) -%}
   {{ return(dbt_deid.own(adapter.dispatch('combined_levels_view_sql', 'dbt_deid'))(cfg, truth, key, store, hierarchy, release_levels, current, levels)) }}
 {%- endmacro %}
@@ -38,7 +43,7 @@
     select r.record_key
       {%- for q in qis %}
       {%- if q | lower in have and (q ~ '__generalized') | lower in have %}
-      , case r.release_id{% for rid, lv in release_levels.items() %} when {{ dbt_deid.literal(rid) }} then {{ lv.get(q, current[q]) }}{% endfor %} else {{ current[q] }} end
+      , case when 1 = 0 then 0{% for rid, lv in release_levels.items() %} when r.release_id = {{ dbt_deid.literal(rid) }} then {{ lv.get(q, current[q]) }}{% endfor %} end
       , r.{{ I(q) }}, coalesce(r.{{ I(q ~ '__generalized') }}, r.{{ I(q) }})
       {%- else %}, {{ current[q] }}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
       {%- endfor %}
@@ -60,16 +65,23 @@
     {%- endfor %}{% endfor %}
   ),
   {%- endfor %}
-  {#- each row's true value at the coarsest level of its QI: rows of one record agreeing there
-      are one state (a record whose coarsest values changed is a state per value, as at equal
-      levels) -#}
+  {#- each row's true value at every level of its QI at or above the row's level
+      (`<qi>__up_<l>`); rows of one record agreeing at the coarsest level are one state (a
+      record whose coarsest values changed is a state per value, as at equal levels), and a
+      state whose rows give two values at any level is a conflict (a value changed inside one
+      coarsest group, seen at whichever level: issue 32) -#}
   deid_topped as (
     select r.*
-      {%- for q in qis %}, coalesce(m{{ loop.index }}.v_to, r.{{ I(q ~ '__true') }}) as {{ I(q ~ '__top') }}{% endfor %}
+      {%- for q in qis %}{% set qi = loop.index %}
+      {%- for l in levels[q] %}, case when r.{{ I(q ~ '__lv') }} = {{ l }} then r.{{ I(q ~ '__true') }} else u{{ qi }}_{{ l }}.v_to end as {{ I(q ~ '__up_' ~ l) }}{% endfor %}
+      , coalesce(case when r.{{ I(q ~ '__lv') }} = {{ levels[q] | max }} then r.{{ I(q ~ '__true') }} else u{{ qi }}_{{ levels[q] | max }}.v_to end, r.{{ I(q ~ '__true') }}) as {{ I(q ~ '__top') }}
+      {%- endfor %}
     from deid_rows as r
-    {%- for q in qis %}
-    left join {{ I(q ~ '__map') }} as m{{ loop.index }}
-      on m{{ loop.index }}.lv_from = r.{{ I(q ~ '__lv') }} and m{{ loop.index }}.v_from = r.{{ I(q ~ '__true') }} and m{{ loop.index }}.lv_to = {{ levels[q] | max }}
+    {%- for q in qis %}{% set qi = loop.index %}
+    {%- for l in levels[q] %}
+    left join {{ I(q ~ '__map') }} as u{{ qi }}_{{ l }}
+      on u{{ qi }}_{{ l }}.lv_from = r.{{ I(q ~ '__lv') }} and u{{ qi }}_{{ l }}.v_from = r.{{ I(q ~ '__true') }} and u{{ qi }}_{{ l }}.lv_to = {{ l }}
+    {%- endfor %}
     {%- endfor %}
   ),
   deid_ranked as (
@@ -87,9 +99,12 @@
       , max(case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q) }}
       , min({{ I(q ~ '__finest') }}) as {{ I(q ~ '__finest') }}
       , max(case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__finest') }} then {{ I(q ~ '__true') }} end) as {{ I(q ~ '__true') }}
-      , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__finest') }} then {{ I(q ~ '__true') }} end) as {{ I(q ~ '__trues') }}
+      {%- for l in levels[q] %}
+      , count(distinct {{ I(q ~ '__up_' ~ l) }}) as {{ I(q ~ '__trues_' ~ l) }}
+      {%- endfor %}
       , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q ~ '__cells') }}
       {%- endfor %}
+      , max(case when {% for q in qis %}{{ I(q ~ '__lv') }} is null{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end) as deid_unlisted
     from deid_ranked
     group by record_key{% for q in qis %}, {{ I(q ~ '__top') }}{% endfor %}
   )
@@ -101,7 +116,8 @@
     case when s.{{ I(q ~ '__finest') }} = {{ l }} then s.{{ I(q ~ '__true') }} else a{{ qi }}_{{ l }}.v_to end as {{ I(q ~ '__at_' ~ l) }},
     {%- endfor %}
     {%- endfor %}
-    case when {% for q in qis %}s.{{ I(q ~ '__trues') }} > 1 or s.{{ I(q ~ '__cells') }} > 1{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_conflict
+    case when {% for q in qis %}{% for l in levels[q] %}s.{{ I(q ~ '__trues_' ~ l) }} > 1 or {% endfor %}s.{{ I(q ~ '__cells') }} > 1{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_conflict,
+    s.deid_unlisted
   from deid_states as s
   {%- for q in qis %}
   {%- set qi = loop.index %}

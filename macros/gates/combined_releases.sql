@@ -190,10 +190,12 @@
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
     specs}] (deid_release_history, status 'published'), oldest first; [] when there is no
-    history: every release of this name, and every release of another name whose line (its
+    history: every release of this name, every release of another name whose line (its
     history's line_json) is the same source in the same epoch (combined_lines.sql: what is
-    combined is the source's records, not a release name). -#}
-{% macro _earlier_releases(cfg, history) -%}
+    combined is the source's records, not a release name), and every release the store holds
+    for the line (`line_ids`), whatever its history's line_json says: the gate reads those
+    rows, so each is read with its own recorded levels (issue 32). -#}
+{% macro _earlier_releases(cfg, history, line_ids=[]) -%}
   {%- if adapter.get_relation(history.database, history.schema, history.identifier) is none -%}{{ return([]) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set spec_col = 'released_levels_json' if 'released_levels_json' in have else 'cast(null as ' ~ dbt.type_string() ~ ')' -%}
@@ -203,7 +205,7 @@
   {%- set out = [] -%}
   {%- for r in rows -%}
     {%- set line = fromjson(r[4]) if r[4] else {} -%}
-    {%- if r[3] == cfg.name or (line.get('source') == source and (line.get('epoch') or '') == epoch) -%}
+    {%- if r[3] == cfg.name or r[0] in line_ids or (line.get('source') == source and (line.get('epoch') or '') == epoch) -%}
       {%- set settings = fromjson(r[5]) if r[5] else {} -%}
       {%- do out.append({'release_id': r[0], 'version': r[1], 'name': r[3], 'specs': fromjson(r[2]) if r[2] else none,
                          'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6]}) -%}
@@ -231,26 +233,36 @@
   {%- set gate = 'combined_releases' -%}
   {%- set history = api.Relation.create(database=candidate.database, schema=candidate.schema, identifier='deid_release_history', type='table') -%}
   {%- set store = dbt_deid.release_records_relation(truth) -%}
-  {%- set earlier = dbt_deid._earlier_releases(cfg, history) -%}
-  {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
-  {%- set versions = [dbt_deid._versions_text(cfg, earlier)] -%}
-  {%- set names = earlier | map(attribute='name') | unique | list -%}
-  {%- set of_names = "'" ~ cfg.name ~ "'" if names | reject('equalto', cfg.name) | list | length == 0 else "'" ~ cfg.name ~ "' and of the same source (" ~ dbt_deid.line_source(cfg) | replace('"', '') ~ ")" -%}
 
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
   {%- set store_found = adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
   {%- if store_found -%}{%- do dbt_deid.ensure_store_line_columns(store) -%}{%- endif -%}
   {%- set store_rows = (run_query('select count(*) from ' ~ store).rows[0][0] | int) if store_found else 0 -%}
-  {%- set stored = [] -%}
+  {%- set stored = [] -%}{%- set line_rows = [] -%}
   {%- if store_rows > 0 -%}
     {%- set stored = run_query("select distinct release_id from " ~ store ~ " where release_name = " ~ dbt_deid.literal(cfg.name) ~ " or (" ~ dbt_deid.combined_lines_condition(cfg) ~ ")").columns[0].values() | list -%}
+    {%- set line_rows = run_query("select release_id, release_name, min(release_version) from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ " group by release_id, release_name order by 3, 2").rows -%}
   {%- endif -%}
+  {%- set line_ids = line_rows | map(attribute=0) | list -%}
+  {%- set earlier = dbt_deid._earlier_releases(cfg, history, line_ids) -%}
+  {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
+  {%- set versions = [dbt_deid._versions_text(cfg, earlier)] -%}
+  {%- set names = earlier | map(attribute='name') | unique | list -%}
+  {%- set of_names = "'" ~ cfg.name ~ "'" if names | reject('equalto', cfg.name) | list | length == 0 else "'" ~ cfg.name ~ "' and of the same source (" ~ dbt_deid.line_source(cfg) | replace('"', '') ~ ")" -%}
   {%- set unrecorded = [] -%}
   {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append((e.version | string) if e.name == cfg.name else (e.name ~ ' version ' ~ e.version)) -%}{%- endif -%}{%- endfor -%}
   {%- set problems = [] -%}
   {%- if unrecorded | length > 0 -%}
     {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of " ~ of_names ~ " have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
+  {%- endif -%}
+  {#- the other way: store rows of the line whose release the history does not record as
+      published (their levels and combinations are unknown; never read at this release's) -#}
+  {%- set known = earlier | map(attribute='release_id') | list -%}
+  {%- set unlisted = [] -%}
+  {%- for r in line_rows if r[0] not in known -%}{%- do unlisted.append(((r[2] | string) if r[1] == cfg.name else (r[1] ~ ' version ' ~ r[2])) ~ ' (release ' ~ r[0] ~ ')') -%}{%- endfor -%}
+  {%- if unlisted | length > 0 -%}
+    {%- do problems.append("the per-record store " ~ store ~ " holds release(s) " ~ unlisted | join(', ') ~ " of " ~ of_names ~ " that the release history does not record as published (their levels and combinations are unknown)") -%}
   {%- endif -%}
   {%- set key_relation = dbt_deid.history_key_relation(truth) -%}
   {%- set key = none -%}
@@ -404,12 +416,16 @@
   {%- endcall %}
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set conflicts = run_query('select count(*) from ' ~ combined ~ ' where deid_conflict = 1').rows[0][0] | int -%}
+  {%- set unleveled = run_query('select count(*) from ' ~ combined ~ ' where deid_unlisted = 1').rows[0][0] | int -%}
   {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
   {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['', '__level']) }) -%}
   {{ drop_relation_if_exists(combined) }}
   {%- set parts = [] -%}{%- set mins = [] -%}
   {%- if conflicts > 0 -%}
-    {%- do parts.append(conflicts ~ " record(s) hold two different true values at one level in two releases (a value changed between releases at other levels): keep the earlier levels") -%}
+    {%- do parts.append(conflicts ~ " record(s) hold two different true values at one level in two releases (a value changed between releases at other levels, seen at any level of its hierarchy): keep the earlier levels") -%}
+  {%- endif -%}
+  {%- if unleveled > 0 -%}
+    {%- do parts.append(unleveled ~ " record(s) hold rows of a stored release whose levels the gate was not given (never read at this release's levels)") -%}
   {%- endif -%}
   {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
   {%- set smallest = mins | min if mins else none -%}

@@ -18,9 +18,10 @@ alone (the fewest that cover the cases; each takes tens of seconds):
    gate. On the code before the combined_releases gate this release was published;
 4. a QI released at a finer level than in the earlier releases: combined at mixed levels (each
    cell at the finest level any release revealed it), checked cell by cell at each cell's
-   level; the combination breaks k here: refused, with the independent check's figures; a
-   coarser level (province '*') over the first half: combined at mixed levels and published,
-   with the independent check's figures;
+   level (the other name's history row without its line: its store rows are read at its own
+   level all the same); the combination breaks k here: refused, with the independent check's
+   figures; a coarser level (province '*') over the first half: combined at mixed levels and
+   published, with the independent check's figures;
 5. an earlier release's records deleted from the store and the key dropped: refused.
 
 The store keeps a record's true value only where it differs from its published cell; step 3
@@ -32,6 +33,7 @@ And no record id in clear in the tables the gate adds (the store, the key, the h
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 from collections import Counter
@@ -41,7 +43,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from tests.combined_view_check import mixed_level_figures
+from tests.combined_view_check import level_map, mixed_level_figures
 from tests.independent_check import combined_view, consistent_minimum
 from tests.integration.dbt_runner import INTEGRATION, release_vars, run_dbt
 from tests.published_form import published_cell
@@ -94,6 +96,13 @@ def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
                     for cells, _ in records.values())
     assert table == shown
     return qis, records
+
+
+def _gate_minima(history_row) -> dict[str, int]:
+    """The gate's smallest consistent set per combination, as the history's line_json records
+    the combined view's figures."""
+    return {f["combination"]: f["min_consistent"]
+            for f in json.loads(history_row["line_json"])["combined"]}
 
 
 def _independent(qis, releases, combinations, k) -> dict[str, tuple[int, int]]:
@@ -193,20 +202,29 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     # release revealed it, the exact check counting cell by cell at each cell's level. Its
     # verdict and figures are the independent check's (records linked by id); when the
     # combination breaks k it is refused, the published table unchanged (on main 55b4c8e any
-    # other level was refused without a check)
+    # other level was refused without a check). The other name's history row lost its line
+    # (line_json): its store rows are still the line's, read at its own recorded level (on
+    # 44a3bb3 they were read at this release's level, and the other name was left out)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"update main.deid_release_history set line_json = null"
+                    f" where release_name = '{OTHER}'")
     quasi = {**base["quasi_identifiers"], "admission_date": {
         **base["quasi_identifiers"]["admission_date"], "level": 1}}
     fourth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "level",
                      release_vars(name=NAME, quasi_identifiers=quasi), db)
     rel4 = _records(fourth)
     coarse = {q: base["quasi_identifiers"][q].get("level", 0) for q in qis}
+    up = level_map(fourth.query("select qi_name, original_value, level, generalized_value"
+                                " from deid_hierarchy").itertuples(index=False),
+                   base.get("missing_label", "<missing>"))
     figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
                                         ({**coarse, "admission_date": 1}, rel4)],
-                                  combinations, k)
-    assert ("combined view of 4000 records at mixed levels (admission_date at levels 1/2"
-            in fourth.output)
+                                  combinations, k, up)
+    assert (f"(version(s) 1, {OTHER} version 1); combined view of 4000 records at mixed levels"
+            " (admission_date at levels 1/2" in fourth.output), fourth.output[-3000:]
     history = fourth.query("select * from deid_release_history order by recorded_at")
     assert history["combined_min_consistent"].iloc[-1] == min(s for s, _ in figures.values())
+    assert _gate_minima(history.iloc[-1]) == {c: s for c, (s, _b) in figures.items()}
     failing = {c: f for c, f in figures.items() if f[1] > 0}
     print(f"mixed levels (month after quarter): {figures}")
     assert failing, figures  # this data: the month cells break k together with the quarters
@@ -227,12 +245,16 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     rel4b = _records(fourth_b)
     assert set(rel4b) == set(rel1)
     figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
-                                        ({**coarse, "province": 2}, rel4b)], combinations, k)
+                                        ({**coarse, "province": 2}, rel4b)], combinations, k,
+                                  up)
     print(f"mixed levels (province '*' after region): {figures}")
     last = fourth_b.query("select * from deid_release_history order by recorded_at").iloc[-1]
     assert (last["status"], last["release_version"]) == ("published", 2)
     assert last["records_shared"] == len(rel1)
     assert last["combined_min_consistent"] == min(s for s, _ in figures.values()) >= k
+    # every combination's figure is the reference's (on 44a3bb3 the reference, without the
+    # hierarchy, counted 15 for province+age+admission_date where the SQL counts 16)
+    assert _gate_minima(last) == {c: s for c, (s, _b) in figures.items()}
     assert "at mixed levels (province at levels 1/2" in last["gates_json"]
     published4b = _published(fourth_b)
 
