@@ -16,7 +16,7 @@ import pytest
 
 from dbt_deid.ola import run_ola
 from tests.independent_check import smallest_class
-from tests.integration.dbt_runner import build_release, release_vars
+from tests.integration.dbt_runner import DbtRun, build_release, check_settings, release_vars
 
 pytestmark = pytest.mark.dbt
 
@@ -219,29 +219,53 @@ def test_no_node_passes_fails_the_gate_with_the_relax_message(it_database, tmp_p
     assert "province (0 of 2)" in message
 
 
-def test_sampling_fraction_outside_unit_interval_is_an_error(it_database, tmp_path) -> None:
-    variables = _release(tau=None, population_threshold=20, sampling_fraction=1.5)
-    run = _build(it_database, tmp_path, variables, command="compile")
-    assert not run.ok
-    assert "sampling_fraction" in run.output and "(0, 1]" in run.output
+#: Bad search and sampling settings (issues 18 and 36), each failing the parse with these words in
+#: its message.
+BAD_SETTINGS = {
+    "unknown": ({"generalization": {"search": "ola", "max_node": 10}},
+                ["max_node", "unknown setting"]),
+    "max_seconds": ({"generalization": {"search": "ola", "max_seconds": 0}},
+                    ["generalization.max_seconds"]),
+    "heuristic_seconds": ({"generalization": {"search": "ola", "heuristic_seconds": 0}},
+                          ["generalization.heuristic_seconds"]),
+    "sampling_fraction": ({"tau": None, "population_threshold": 20, "sampling_fraction": 1.5},
+                          ["sampling_fraction", "(0, 1]"]),
+}
 
 
-def test_search_budget_settings_are_validated_and_enforced(it_database, tmp_path) -> None:
+@pytest.fixture(scope="module")
+def bad_setting_runs(tmp_path_factory) -> dict[str, DbtRun]:
+    """Every case of BAD_SETTINGS through the validator the parse runs (the package's
+    release_config, given the release: ``check_settings``), in one dbt process on the project's
+    saved parse instead of a full parse and compile per case; test_search_budget_settings_...
+    compiles the first case for real, showing that the validator's error fails `dbt compile`."""
+    runs = check_settings([("release", _release(**changes)["deid_release"])
+                           for changes, _ in BAD_SETTINGS.values()],
+                          tmp_path_factory.mktemp("ola_settings"))
+    return dict(zip(BAD_SETTINGS, runs, strict=True))
+
+
+def _assert_named(run: DbtRun, case: str) -> None:
+    assert not run.ok, (case, run.output[-2000:])
+    for words in BAD_SETTINGS[case][1]:
+        assert words in run.output, (case, run.output[-2000:])
+
+
+def test_sampling_fraction_outside_unit_interval_is_an_error(bad_setting_runs) -> None:
+    _assert_named(bad_setting_runs["sampling_fraction"], "sampling_fraction")
+
+
+def test_search_budget_settings_are_validated_and_enforced(
+        it_database, bad_setting_runs, tmp_path) -> None:
     """generalization.max_nodes / max_seconds (issue 18) and heuristic_seconds (issue 36):
     unknown names and bad values fail at compile time naming the setting; a lattice over
     max_nodes is searched by the heuristic search, and the levels table says so."""
-    for sub in ("unknown", "bad", "small"):
-        (tmp_path / sub).mkdir()
-    unknown = _build(it_database, tmp_path / "unknown", _release(
-        generalization={"search": "ola", "max_node": 10}), command="compile")
-    assert not unknown.ok and "max_node" in unknown.output and "unknown setting" in unknown.output
-    bad = _build(it_database, tmp_path / "bad", _release(
-        generalization={"search": "ola", "max_seconds": 0}), command="compile")
-    assert not bad.ok and "generalization.max_seconds" in bad.output
-    (tmp_path / "bad_heuristic").mkdir()
-    bad = _build(it_database, tmp_path / "bad_heuristic", _release(
-        generalization={"search": "ola", "heuristic_seconds": 0}), command="compile")
-    assert not bad.ok and "generalization.heuristic_seconds" in bad.output
+    (tmp_path / "small").mkdir()
+    unknown = _build(it_database, tmp_path, _release(**BAD_SETTINGS["unknown"][0]),
+                     command="compile")
+    _assert_named(unknown, "unknown")  # a real `dbt compile`
+    for case in ("unknown", "max_seconds", "heuristic_seconds"):
+        _assert_named(bad_setting_runs[case], case)
     run = _build(it_database, tmp_path / "small", _release(
         generalization={"search": "ola", "max_nodes": 10}))
     assert run.ok, run.output

@@ -11,6 +11,7 @@ and nothing is published (docs/overrides.md).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -61,9 +62,25 @@ def _project_with(tmp_path: Path, macro: str) -> Path:
     return project
 
 
+@pytest.fixture(scope="module")
+def project_with(tmp_path_factory) -> Callable[[str], Path]:
+    """``project_with(macro)``: the consumer project of ``_project_with``, made once per module
+    and macro (a copy of the project and its `dbt deps`), so that the tests of one macro run
+    the same project, with the same vars, on one saved parse instead of a full parse each."""
+    made: dict[str, Path] = {}
+
+    def get(macro: str) -> Path:
+        if macro not in made:
+            made[macro] = _project_with(tmp_path_factory.mktemp("consumer"), macro)
+        return made[macro]
+
+    return get
+
+
 @pytest.mark.parametrize("macro", sorted(OVERRIDES))
-def test_a_consumer_override_publishes_nothing_and_is_named(it_database, tmp_path, macro) -> None:
-    project = _project_with(tmp_path, macro)
+def test_a_consumer_override_publishes_nothing_and_is_named(
+        it_database, project_with, tmp_path, macro) -> None:
+    project = project_with(macro)
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
     # `dbt run`: no test stands between the gates and the publish step, as on main, where
@@ -77,12 +94,12 @@ def test_a_consumer_override_publishes_nothing_and_is_named(it_database, tmp_pat
 
 
 def test_the_publish_model_alone_with_a_consumer_materialization_is_refused(
-        default_release, tmp_path) -> None:
+        default_release, project_with, tmp_path) -> None:
     """`dbt run -s deid_published` on a built release (the gate model does not run): the
     publish model refuses while dbt renders its SQL, before the replaced materialization could
     write anything, whatever the gates say (it would publish without them and without the
     history row)."""
-    project = _project_with(tmp_path, "materialization_deid_publish_default")
+    project = project_with("materialization_deid_publish_default")
     run = copy_of(default_release, tmp_path / "db")
     before = run.query("select * from deid_published")
     history = run.query("select count(*) as n from deid_release_history")["n"].iloc[0]

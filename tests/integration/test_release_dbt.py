@@ -19,6 +19,7 @@ from dbt_deid.settings_resolve import resolve
 from tests.independent_check import smallest_class, smallest_consistent_set
 from tests.integration.dbt_runner import (
     INTEGRATION,
+    DbtRun,
     build_release,
     check_settings,
     project_vars,
@@ -252,28 +253,35 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
                      r" or changed since", again.output), again.output[-3000:]
 
 
-def test_k_anonymity_gates_fail_on_an_unsafe_table(it_database, tmp_path) -> None:
-    """The class-size and exact gates must fail on a table that is not 3-anonymous."""
+@pytest.fixture(scope="module")
+def gate_fixtures(it_database, tmp_path_factory) -> DbtRun:
+    """The gates on the project's two fixture tables (var ``gate_selftest``), in one build:
+    gate_fixture_unsafe (not 3-anonymous) and gate_fixture_exact_only (a suppressed record in
+    a class of one but consistent with three records); each table has its own gate tests, and
+    dbt reports each test by name."""
     variables = {**project_vars(INTEGRATION), "gate_selftest": True}
-    db = tmp_path / "release.duckdb"
+    tmp = tmp_path_factory.mktemp("gate_fixtures")
+    db = tmp / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["build", "--select", "gate_fixture_unsafe", "deid_release_plan"],
-                  tmp_path, variables, db)
+    return run_dbt(INTEGRATION, ["build", "--select", "gate_fixture_unsafe",
+                                 "gate_fixture_exact_only", "deid_release_plan"], tmp,
+                   variables, db)
+
+
+def test_k_anonymity_gates_fail_on_an_unsafe_table(gate_fixtures) -> None:
+    """The class-size and exact gates must fail on a table that is not 3-anonymous."""
+    run = gate_fixtures
     assert not run.ok
     assert re.search(r"FAIL \d+ dbt_deid_deid_k_anonymity_gate_fixture_unsafe", run.output)
     assert re.search(r"FAIL \d+ dbt_deid_deid_exact_k_anonymity_gate_fixture_unsafe", run.output)
 
 
-def test_exact_gate_counts_consistent_records_not_classes(it_database, tmp_path) -> None:
+def test_exact_gate_counts_consistent_records_not_classes(gate_fixtures) -> None:
     """Class sizes are sufficient, the exact count is definitive: on a table where a suppressed
     record is a class of one but consistent with three records, the k-anonymity gate fails at
     k = 2 while the exact gate passes, and at k = 3 the exact gate reports exactly the two
     records whose consistent set is 2 (its pruning skips only records provably >= k)."""
-    variables = {**project_vars(INTEGRATION), "gate_selftest": True}
-    db = tmp_path / "release.duckdb"
-    shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["build", "--select", "gate_fixture_exact_only",
-                                "deid_release_plan"], tmp_path, variables, db)
+    run = gate_fixtures
     assert not run.ok
     assert re.search(r"FAIL \d+ dbt_deid_deid_k_anonymity_gate_fixture_exact_only", run.output)
     exact = re.findall(r"(PASS|FAIL \d+) dbt_deid_deid_exact_k_anonymity_gate_fixture_exact_only",
