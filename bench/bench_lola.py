@@ -17,7 +17,9 @@ year), and prints, beside the paper's published values and as ratios to them:
 * ``readings``: the high-risk share and attack 1 at the paper's node under each reading of the
   adversary's knowledge the paper leaves open (``dbt_deid.longitudinal.adversary``): the
   reconstruction (default), the literal Table 2 reading, and the reconstruction with one choice
-  changed at a time (DaysInHospital known, each power function, each matching).
+  changed at a time (DaysInHospital known, each power function, each matching);
+* the repetition figures at the paper's node (``dbt_deid.longitudinal.repetition``), to compare
+  with ``bench/bench_lola_hhp.py`` on the real release.
 
 ``--model literal`` runs the main figures under the literal reading instead of the
 reconstruction.
@@ -52,6 +54,7 @@ from dbt_deid.longitudinal.bootstrap import (
     power_matrix,
 )
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
+from dbt_deid.longitudinal.repetition import repetition_stats
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.tools.longitudinal_demo import attack2, prepare
 
@@ -244,6 +247,8 @@ def finish(out: dict, prep, node: tuple[int, ...], k: int, ms: float, ev: NodeEv
         diag["mean_power_by_qi"] = {q: round(float(prep.power_d2[:, j].mean()), 2)
                                     for j, q in enumerate(d2.spec.claim_qis)}
         out["diagnostics_at_paper_node"] = diag
+    out["repetition_at_paper_node"] = repetition_stats(
+        d2, node, known=model.known(d2.spec.demographic_qis), k=k)
     if not args.no_readings:
         out["readings"] = readings(prep, node, k, ms, args)
     out["baseline_groupby_s"] = round(baseline, 3)
