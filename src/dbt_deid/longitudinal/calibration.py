@@ -18,6 +18,9 @@ paper
 * **HHP rows** - row counts of the public release-3 files reported in public analyses:
   DaysInHospital_Y2 76,038 members (those with Y1 claims), 3,972 of them with ClaimsTruncated = 1;
   DaysInHospital_Y3 71,435 members, the members with Y2 claims (898,872 claims).
+* **HHP providers** - the distinct ``ProviderID`` per member of the public release-3 ``Claims.csv``,
+  as tabulated in the public repository invinciblejha/kaggle (``heritage/README.md``, "patient
+  counts for Claims.csv : ProviderID"; computed by its ``explore.py -p Claims.csv:ProviderID``).
 * **HHP members** - counts computed from the public release-3 member tables ``Members.csv``
   (113,000 rows: MemberID, AgeAtFirstClaim, Sex), ``DaysInHospital_Y2.csv`` (76,038 rows) and
   ``DaysInHospital_Y3.csv`` (71,435 rows), as copied in the public GitHub repository
@@ -207,12 +210,19 @@ HOSPITAL_DAYS_SHARES: dict[int, float] = {
 #: all claims are inpatient (HHP counts: 85,776 of 2,668,990).
 INPATIENT_EXTRA = 1.15
 
-# -- within a member: repetition (plausible) ---------------------------------------------------
+# -- within a member: repetition (HHP providers for the usual visits; plausible otherwise) -----
+#: Distinct ProviderID per member over the whole release (HHP providers: 113,000 members, mean
+#: 6.901301, median 5, most 50; the same tabulation gives 23.619381 claims per member). The one
+#: published per-member repetition figure of the real claims.
+HHP_PROVIDERS_PER_MEMBER = {"mean": 6.901301, "median": 5, "max": 50}
 #: Share of a member's outpatient claims that repeat one of the member's two usual visit types
 #: (the same doctor, place and kind of service), and of claims coded with one of the member's own
 #: one to three (chronic) condition groups; the rest follow the population frequencies, so the
-#: marginal frequencies above are kept.
-USUAL_VISIT_SHARE = 0.5
+#: marginal frequencies above are kept. USUAL_VISIT_SHARE is fitted to HHP_PROVIDERS_PER_MEMBER:
+#: at 113,000 patients, seed 0, the released claims have 6.82 distinct providers per member
+#: (median 5, most 55; 2026-11-26); the former plausible 0.5 gave 13.32 (median 8, most 91), and
+#: 0.9 gives 4.66. The condition and Charlson shares stay plausible (no published figure).
+USUAL_VISIT_SHARE = 0.8
 OWN_CONDITION_SHARE = 0.65
 OWN_CHARLSON_SHARE = 0.85
 #: Claims of a year come in episodes (a visit with its lab work and follow-ups): a year with n
