@@ -99,3 +99,12 @@ def test_repetition_figures_match_a_brute_force_count():
     assert s["claims_unique_in_class"] == pytest.approx(5 / 9, abs=1e-6)   # 1B, 2C, 4A x2, 5B
     assert s["patients_unique_in_class"] == pytest.approx(4 / 5)
     assert s["claims_below_k_in_class"] == s["claims_unique_in_class"]      # k = 2
+
+
+def test_generated_members_repeat_providers_as_the_real_claims():
+    # HHP providers (calibration.HHP_PROVIDERS_PER_MEMBER): mean 6.90, median 5 distinct
+    # ProviderID per member; the former USUAL_VISIT_SHARE 0.5 gave about twice as many
+    per = generate_hhp(3000, 0).claims.groupby("member_id")["provider_id"].nunique()
+    real = cal.HHP_PROVIDERS_PER_MEMBER
+    assert per.mean() == pytest.approx(real["mean"], rel=0.15)
+    assert per.median() == real["median"]
