@@ -123,7 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-search", action="store_true",
                     help="skip the two LOLA searches (the paper's node figures and readings only)")
     ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
+    ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
+                    help="the generator's share of usual visits (calibration.USUAL_VISIT_SHARE;"
+                         " USUAL_VISIT_SHARE_FITTED fits the real providers per member)")
     args = ap.parse_args(argv)
+    cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t_all = time.perf_counter()
     from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
 
@@ -149,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     node = tuple(cal.TABLE5_LEVELS[d] for d in d2.spec.dimension_names)
     out["settings"] = {"tau": args.tau, "alpha": round(args.alpha, 4), "k": k, "max_sup": ms,
                        "p_max": 5, "pool_size": args.pool_size, "paper_node": list(node),
+                       "usual_visit_share": cal.USUAL_VISIT_SHARE,
                        "adversary": {"model": args.model,
                                      "known_demographic_qis": list(model.known(
                                          d2.spec.demographic_qis)),

@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
     ap.add_argument("--no-readings", action="store_true")
+    ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
+                    help="with --synthetic: the generator's share of usual visits")
     args = ap.parse_args(argv)
+    cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t_all = time.perf_counter()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="bench_lola_hhp_", dir="/tmp") as tmp:

@@ -101,10 +101,14 @@ def test_repetition_figures_match_a_brute_force_count():
     assert s["claims_below_k_in_class"] == s["claims_unique_in_class"]      # k = 2
 
 
-def test_generated_members_repeat_providers_as_the_real_claims():
+def test_the_fitted_usual_visit_share_repeats_providers_as_the_real_claims(monkeypatch):
     # HHP providers (calibration.HHP_PROVIDERS_PER_MEMBER): mean 6.90, median 5 distinct
-    # ProviderID per member; the former USUAL_VISIT_SHARE 0.5 gave about twice as many
-    per = generate_hhp(3000, 0).claims.groupby("member_id")["provider_id"].nunique()
+    # ProviderID per member; the default USUAL_VISIT_SHARE gives about twice as many
     real = cal.HHP_PROVIDERS_PER_MEMBER
-    assert per.mean() == pytest.approx(real["mean"], rel=0.15)
-    assert per.median() == real["median"]
+    monkeypatch.setattr(cal, "USUAL_VISIT_SHARE", cal.USUAL_VISIT_SHARE_FITTED)
+    fitted = generate_hhp(3000, 0).claims.groupby("member_id")["provider_id"].nunique()
+    assert fitted.mean() == pytest.approx(real["mean"], rel=0.15)
+    assert fitted.median() == real["median"]
+    monkeypatch.setattr(cal, "USUAL_VISIT_SHARE", 0.5)
+    default = generate_hhp(3000, 0).claims.groupby("member_id")["provider_id"].nunique()
+    assert default.mean() > 1.5 * real["mean"]

@@ -210,7 +210,7 @@ HOSPITAL_DAYS_SHARES: dict[int, float] = {
 #: all claims are inpatient (HHP counts: 85,776 of 2,668,990).
 INPATIENT_EXTRA = 1.15
 
-# -- within a member: repetition (HHP providers for the usual visits; plausible otherwise) -----
+# -- within a member: repetition (plausible; HHP providers for the one published figure) ------
 #: Distinct ProviderID per member over the whole release (HHP providers: 113,000 members, mean
 #: 6.901301, median 5, most 50; the same tabulation gives 23.619381 claims per member). The one
 #: published per-member repetition figure of the real claims.
@@ -218,11 +218,16 @@ HHP_PROVIDERS_PER_MEMBER = {"mean": 6.901301, "median": 5, "max": 50}
 #: Share of a member's outpatient claims that repeat one of the member's two usual visit types
 #: (the same doctor, place and kind of service), and of claims coded with one of the member's own
 #: one to three (chronic) condition groups; the rest follow the population frequencies, so the
-#: marginal frequencies above are kept. USUAL_VISIT_SHARE is fitted to HHP_PROVIDERS_PER_MEMBER:
-#: at 113,000 patients, seed 0, the released claims have 6.82 distinct providers per member
-#: (median 5, most 55; 2026-11-26); the former plausible 0.5 gave 13.32 (median 8, most 91), and
-#: 0.9 gives 4.66. The condition and Charlson shares stay plausible (no published figure).
-USUAL_VISIT_SHARE = 0.8
+#: marginal frequencies above are kept. Plausible, not fitted: at 113,000 patients, seed 0, 0.5
+#: gives 13.32 distinct providers per member in the released claims (median 8, most 91), about
+#: twice HHP_PROVIDERS_PER_MEMBER. USUAL_VISIT_SHARE_FITTED (6.82, median 5, most 55) matches
+#: that figure but, with the usual types drawn from the population's shares, moves the risk away
+#: from El Emam et al. 2012's (Table 7 within a factor of 2 in 3 of 9 cells instead of 8; high-risk
+#: share 12.7% instead of 5.5%): the generator's structure (which values repeat), not only the
+#: amount, is off. Measured 2026-11-26, docs/lola-adversary.md ("Checked against the paper's
+#: own release"); ``--usual-visit-share`` of bench/bench_lola*.py sets either.
+USUAL_VISIT_SHARE = 0.5
+USUAL_VISIT_SHARE_FITTED = 0.8
 OWN_CONDITION_SHARE = 0.65
 OWN_CHARLSON_SHARE = 0.85
 #: Claims of a year come in episodes (a visit with its lab work and follow-ups): a year with n
