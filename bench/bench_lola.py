@@ -110,22 +110,27 @@ def readings(prep, node: tuple[int, ...], k: int, ms: float,
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
+def common_options(ap: argparse.ArgumentParser) -> None:
+    """The options this script shares with ``bench_lola_hhp.py``."""
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pool-size", type=int, default=DEFAULT_POOL)
     ap.add_argument("--attack-iterations", type=int, default=10_000)
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
-    ap.add_argument("--no-diagnostics", action="store_true")
     ap.add_argument("--no-readings", action="store_true")
-    ap.add_argument("--no-search", action="store_true",
-                    help="skip the two LOLA searches (the paper's node figures and readings only)")
-    ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
     ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
                     help="the generator's share of usual visits (calibration.USUAL_VISIT_SHARE;"
                          " USUAL_VISIT_SHARE_FITTED fits the real providers per member)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
+    common_options(ap)
+    ap.add_argument("--no-diagnostics", action="store_true")
+    ap.add_argument("--no-search", action="store_true",
+                    help="skip the two LOLA searches (the paper's node figures and readings only)")
+    ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
     args = ap.parse_args(argv)
     cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t_all = time.perf_counter()
@@ -257,6 +262,11 @@ def finish(out: dict, prep, node: tuple[int, ...], k: int, ms: float, ev: NodeEv
     if not args.no_readings:
         out["readings"] = readings(prep, node, k, ms, args)
     out["baseline_groupby_s"] = round(baseline, 3)
+    return emit(out, t_all)
+
+
+def emit(out: dict, t_all: float) -> int:
+    """Add the total time and peak memory to ``out`` and print it as JSON."""
     out["total_s"] = round(time.perf_counter() - t_all, 1)
     out["peak_rss_gib"] = round(peak_rss_gib(), 2)
     json.dump(out, sys.stdout, indent=2, default=lambda o: list(o) if isinstance(o, tuple)

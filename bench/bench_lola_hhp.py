@@ -27,7 +27,6 @@ of the reader on data whose ``bench_lola.py`` figures are known.
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 import sys
 import tempfile
@@ -42,7 +41,6 @@ from dbt_deid.longitudinal import calibration as cal
 from dbt_deid.longitudinal.adversary import reconstructed
 from dbt_deid.longitudinal.attack import simulate_attack1
 from dbt_deid.longitudinal.bootstrap import (
-    DEFAULT_POOL,
     NodeEvaluator,
     k_for_sample,
     max_sup_from_risk_exposure,
@@ -57,7 +55,7 @@ from dbt_deid.tools.longitudinal_demo import Prepared
 from dbt_deid.tools.synthetic.claims import generate_hhp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_lola import peak_rss_gib, readings, versus  # noqa: E402
+from bench_lola import common_options, emit, readings, versus  # noqa: E402
 
 FILES = ("Members", "Claims", "DaysInHospital_Y2", "DaysInHospital_Y3")
 
@@ -88,14 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--release-zip", help="HHP_release3.zip holding the four files")
     ap.add_argument("--synthetic", type=int, metavar="N",
                     help="round-trip check on N synthetic patients written in the layout")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--pool-size", type=int, default=DEFAULT_POOL)
-    ap.add_argument("--attack-iterations", type=int, default=10_000)
-    ap.add_argument("--tau", type=float, default=0.05)
-    ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
-    ap.add_argument("--no-readings", action="store_true")
-    ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
-                    help="with --synthetic: the generator's share of usual visits")
+    common_options(ap)
     args = ap.parse_args(argv)
     cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t_all = time.perf_counter()
@@ -154,12 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     out["repetition_at_paper_node"] = repetition_stats(d, node, known=known, k=k)
     if not args.no_readings:
         out["readings"] = readings(prep, node, k, ms, args)
-    out["total_s"] = round(time.perf_counter() - t_all, 1)
-    out["peak_rss_gib"] = round(peak_rss_gib(), 2)
-    json.dump(out, sys.stdout, indent=2, default=lambda o: list(o) if isinstance(o, tuple)
-              else float(o))
-    sys.stdout.write("\n")
-    return 0
+    return emit(out, t_all)
 
 
 if __name__ == "__main__":
