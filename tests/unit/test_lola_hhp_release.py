@@ -112,3 +112,13 @@ def test_the_fitted_usual_visit_share_repeats_providers_as_the_real_claims(monke
     monkeypatch.setattr(cal, "USUAL_VISIT_SHARE", 0.5)
     default = generate_hhp(3000, 0).claims.groupby("member_id")["provider_id"].nunique()
     assert default.mean() > 1.5 * real["mean"]
+
+
+def test_going_back_to_the_own_doctor_changes_providers_only(monkeypatch):
+    before = generate_hhp(800, 2).claims
+    monkeypatch.setattr(cal, "OWN_DOCTOR_SHARE", cal.OWN_DOCTOR_SHARE_MEAN_FIT)
+    after = generate_hhp(800, 2).claims
+    fixed = [c for c in before.columns if c not in ("provider_id", "vendor_id")]
+    pd.testing.assert_frame_equal(before[fixed], after[fixed])
+    per = [c.groupby("member_id")["provider_id"].nunique().mean() for c in (before, after)]
+    assert per[1] < 0.7 * per[0]

@@ -228,6 +228,15 @@ HHP_PROVIDERS_PER_MEMBER = {"mean": 6.901301, "median": 5, "max": 50}
 #: own release"); ``--usual-visit-share`` of bench/bench_lola*.py sets either.
 USUAL_VISIT_SHARE = 0.5
 USUAL_VISIT_SHARE_FITTED = 0.8
+#: Share of a member's other outpatient claims (not a usual visit) that go back to the member's
+#: own doctor of the claim's specialty: providers only, every claim QI stays as it is. 0 (the
+#: default) leaves the generator as it was. The other way to repeat providers: at 113,000
+#: patients, seed 0, released claims, 0.93 gives 6.89 distinct providers per member but median 6
+#: and most 27, a narrower spread than HHP_PROVIDERS_PER_MEMBER (median 5, most 50), which
+#: USUAL_VISIT_SHARE_FITTED matches (5, 55): the real figure's shape favours repeated usual
+#: visits (2026-11-26, docs/lola-adversary.md).
+OWN_DOCTOR_SHARE = 0.0
+OWN_DOCTOR_SHARE_MEAN_FIT = 0.93
 OWN_CONDITION_SHARE = 0.65
 OWN_CHARLSON_SHARE = 0.85
 #: Claims of a year come in episodes (a visit with its lab work and follow-ups): a year with n
