@@ -17,7 +17,9 @@ year), and prints, beside the paper's published values and as ratios to them:
 * ``readings``: the high-risk share and attack 1 at the paper's node under each reading of the
   adversary's knowledge the paper leaves open (``dbt_deid.longitudinal.adversary``): the
   reconstruction (default), the literal Table 2 reading, and the reconstruction with one choice
-  changed at a time (DaysInHospital known, each power function, each matching).
+  changed at a time (DaysInHospital known, each power function, each matching);
+* the repetition figures at the paper's node (``dbt_deid.longitudinal.repetition``), to compare
+  with ``bench/bench_lola_hhp.py`` on the real release.
 
 ``--model literal`` runs the main figures under the literal reading instead of the
 reconstruction.
@@ -52,6 +54,7 @@ from dbt_deid.longitudinal.bootstrap import (
     power_matrix,
 )
 from dbt_deid.longitudinal.hierarchies import default_hierarchies, generalize
+from dbt_deid.longitudinal.repetition import repetition_stats
 from dbt_deid.longitudinal.search import lola_search, relax_message
 from dbt_deid.tools.longitudinal_demo import attack2, prepare
 
@@ -107,20 +110,29 @@ def readings(prep, node: tuple[int, ...], k: int, ms: float,
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
+def common_options(ap: argparse.ArgumentParser) -> None:
+    """The options this script shares with ``bench_lola_hhp.py``."""
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pool-size", type=int, default=DEFAULT_POOL)
     ap.add_argument("--attack-iterations", type=int, default=10_000)
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
-    ap.add_argument("--no-diagnostics", action="store_true")
     ap.add_argument("--no-readings", action="store_true")
+    ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
+                    help="the generator's share of usual visits (calibration.USUAL_VISIT_SHARE;"
+                         " USUAL_VISIT_SHARE_FITTED fits the real providers per member)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--patients", type=int, default=cal.PAPER_PATIENTS)
+    common_options(ap)
+    ap.add_argument("--no-diagnostics", action="store_true")
     ap.add_argument("--no-search", action="store_true",
                     help="skip the two LOLA searches (the paper's node figures and readings only)")
     ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
     args = ap.parse_args(argv)
+    cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t_all = time.perf_counter()
     from dbt_deid.longitudinal.encoding import DEFAULT_DEMOGRAPHIC_QIS
 
@@ -146,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     node = tuple(cal.TABLE5_LEVELS[d] for d in d2.spec.dimension_names)
     out["settings"] = {"tau": args.tau, "alpha": round(args.alpha, 4), "k": k, "max_sup": ms,
                        "p_max": 5, "pool_size": args.pool_size, "paper_node": list(node),
+                       "usual_visit_share": cal.USUAL_VISIT_SHARE,
                        "adversary": {"model": args.model,
                                      "known_demographic_qis": list(model.known(
                                          d2.spec.demographic_qis)),
@@ -244,9 +257,16 @@ def finish(out: dict, prep, node: tuple[int, ...], k: int, ms: float, ev: NodeEv
         diag["mean_power_by_qi"] = {q: round(float(prep.power_d2[:, j].mean()), 2)
                                     for j, q in enumerate(d2.spec.claim_qis)}
         out["diagnostics_at_paper_node"] = diag
+    out["repetition_at_paper_node"] = repetition_stats(
+        d2, node, known=model.known(d2.spec.demographic_qis), k=k)
     if not args.no_readings:
         out["readings"] = readings(prep, node, k, ms, args)
     out["baseline_groupby_s"] = round(baseline, 3)
+    return emit(out, t_all)
+
+
+def emit(out: dict, t_all: float) -> int:
+    """Add the total time and peak memory to ``out`` and print it as JSON."""
     out["total_s"] = round(time.perf_counter() - t_all, 1)
     out["peak_rss_gib"] = round(peak_rss_gib(), 2)
     json.dump(out, sys.stdout, indent=2, default=lambda o: list(o) if isinstance(o, tuple)

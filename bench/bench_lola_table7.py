@@ -39,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=10_000)
     ap.add_argument("--alpha", type=float, default=cal.SAMPLING_FRACTION)
     ap.add_argument("--model", choices=("reconstructed", "literal"), default="reconstructed")
+    ap.add_argument("--usual-visit-share", type=float, default=cal.USUAL_VISIT_SHARE,
+                    help="the generator's share of usual visits (calibration.USUAL_VISIT_SHARE;"
+                         " USUAL_VISIT_SHARE_FITTED fits the real providers per member)")
     args = ap.parse_args(argv)
+    cal.USUAL_VISIT_SHARE = args.usual_visit_share
     t0 = time.perf_counter()
     model = reconstructed(DEFAULT_DEMOGRAPHIC_QIS) if args.model == "reconstructed" else LITERAL
     prep = prepare(args.patients, args.seed, power_function=model.power_function)
@@ -79,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                              "power_function": model.power_function,
                              "matching": model.matching},
                "node": list(node), "alpha": round(args.alpha, 4),
-               "iterations": args.iterations, "table7": table, "seconds": seconds,
+               "iterations": args.iterations, "usual_visit_share": cal.USUAL_VISIT_SHARE,
+               "table7": table, "seconds": seconds,
                "total_s": round(time.perf_counter() - t0, 1)}, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

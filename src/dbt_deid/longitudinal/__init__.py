@@ -11,8 +11,9 @@ function, matching), :mod:`encoding` (integer codes per level), :mod:`matching` 
 draws and indexed match counting), :mod:`bootstrap` (node evaluation: pooled or the paper's
 independent iterations), :mod:`search` (LOLA on OLA's lattice search, the relax message),
 :mod:`attack` (simulated attack 1, marketer risk against population counts), :mod:`attack3`
-(Table 6: marketer risk against a population of inpatient visits), :mod:`demo`
-(end-to-end run).
+(Table 6: marketer risk against a population of inpatient visits), :mod:`hhp_release` (the
+public HHP release-3 files in the pipeline's tables, read from the user's own copy),
+:mod:`repetition` (per-patient repetition figures at a node), :mod:`demo` (end-to-end run).
 """
 
 from dbt_deid.longitudinal.attack import (

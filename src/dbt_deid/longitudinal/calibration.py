@@ -18,6 +18,9 @@ paper
 * **HHP rows** - row counts of the public release-3 files reported in public analyses:
   DaysInHospital_Y2 76,038 members (those with Y1 claims), 3,972 of them with ClaimsTruncated = 1;
   DaysInHospital_Y3 71,435 members, the members with Y2 claims (898,872 claims).
+* **HHP providers** - the distinct ``ProviderID`` per member of the public release-3 ``Claims.csv``,
+  as tabulated in the public repository invinciblejha/kaggle (``heritage/README.md``, "patient
+  counts for Claims.csv : ProviderID"; computed by its ``explore.py -p Claims.csv:ProviderID``).
 * **HHP members** - counts computed from the public release-3 member tables ``Members.csv``
   (113,000 rows: MemberID, AgeAtFirstClaim, Sex), ``DaysInHospital_Y2.csv`` (76,038 rows) and
   ``DaysInHospital_Y3.csv`` (71,435 rows), as copied in the public GitHub repository
@@ -207,12 +210,33 @@ HOSPITAL_DAYS_SHARES: dict[int, float] = {
 #: all claims are inpatient (HHP counts: 85,776 of 2,668,990).
 INPATIENT_EXTRA = 1.15
 
-# -- within a member: repetition (plausible) ---------------------------------------------------
+# -- within a member: repetition (plausible; HHP providers for the one published figure) ------
+#: Distinct ProviderID per member over the whole release (HHP providers: 113,000 members, mean
+#: 6.901301, median 5, most 50; the same tabulation gives 23.619381 claims per member). The one
+#: published per-member repetition figure of the real claims.
+HHP_PROVIDERS_PER_MEMBER = {"mean": 6.901301, "median": 5, "max": 50}
 #: Share of a member's outpatient claims that repeat one of the member's two usual visit types
 #: (the same doctor, place and kind of service), and of claims coded with one of the member's own
 #: one to three (chronic) condition groups; the rest follow the population frequencies, so the
-#: marginal frequencies above are kept.
+#: marginal frequencies above are kept. Plausible, not fitted: at 113,000 patients, seed 0, 0.5
+#: gives 13.32 distinct providers per member in the released claims (median 8, most 91), about
+#: twice HHP_PROVIDERS_PER_MEMBER. USUAL_VISIT_SHARE_FITTED (6.82, median 5, most 55) matches
+#: that figure but, with the usual types drawn from the population's shares, moves the risk away
+#: from El Emam et al. 2012's (Table 7 within a factor of 2 in 3 of 9 cells instead of 8; high-risk
+#: share 12.7% instead of 5.5%): the generator's structure (which values repeat), not only the
+#: amount, is off. Measured 2026-11-26, docs/lola-adversary.md ("Checked against the paper's
+#: own release"); ``--usual-visit-share`` of bench/bench_lola*.py sets either.
 USUAL_VISIT_SHARE = 0.5
+USUAL_VISIT_SHARE_FITTED = 0.8
+#: Share of a member's other outpatient claims (not a usual visit) that go back to the member's
+#: own doctor of the claim's specialty: providers only, every claim QI stays as it is. 0 (the
+#: default) leaves the generator as it was. The other way to repeat providers: at 113,000
+#: patients, seed 0, released claims, 0.93 gives 6.89 distinct providers per member but median 6
+#: and most 27, a narrower spread than HHP_PROVIDERS_PER_MEMBER (median 5, most 50), which
+#: USUAL_VISIT_SHARE_FITTED matches (5, 55): the real figure's shape favours repeated usual
+#: visits (2026-11-26, docs/lola-adversary.md).
+OWN_DOCTOR_SHARE = 0.0
+OWN_DOCTOR_SHARE_MEAN_FIT = 0.93
 OWN_CONDITION_SHARE = 0.65
 OWN_CHARLSON_SHARE = 0.85
 #: Claims of a year come in episodes (a visit with its lab work and follow-ups): a year with n

@@ -266,6 +266,15 @@ def generate_hhp(
     any_prov = pool_of[spec] + np.minimum(
         (pool_len[spec] * rng.random(m) ** 2).astype(np.int64), pool_len[spec] - 1)
     provider = np.where(use_usual, usual_prov[pid, which], any_prov)
+    # other outpatient visits of a specialty mostly go back to the member's own doctor of that
+    # specialty (fitted to HHP providers: distinct providers per member); drawn from a stream of
+    # their own, so that every other value is what it was without this step
+    own_rng = np.random.default_rng([seed, 1])
+    own_prov = pool_of[None, :] + np.minimum(
+        (pool_len[None, :] * own_rng.random((n, len(p_spec))) ** 2).astype(np.int64),
+        pool_len[None, :] - 1)
+    back = ~use_usual & ~is_inp & (own_rng.random(m) < cal.OWN_DOCTOR_SHARE)
+    provider = np.where(back, own_prov[pid, spec], provider)
     vendor_of = _popular(n_vendor, rng, n_prov)
     pcp_of = _popular(n_pcp, rng, n)
     pcp = np.where(rng.random(m) < 0.95, pcp_of[pid], pcp_of[rng.integers(0, n, m)])
