@@ -42,7 +42,7 @@
     {%- set col = types.get(q.column | lower) -%}
     {%- if level == 0 -%}
       {%- if col is not none and col.is_number() and q.name != geography -%}
-        {%- set nulls = run_query('select count(*) from ' ~ src ~ ' where ' ~ dbt_deid.ident(q.column) ~ ' is null').rows[0][0] -%}
+        {%- set nulls = run_query('select count(*) from ' ~ dbt_deid.release_snapshot() ~ ' where ' ~ dbt_deid.ident(q.column) ~ ' is null').rows[0][0] -%}
         {%- if nulls == 0 -%}{%- do out.update({q.name: {'kind': 'number', 'type': col.data_type}}) -%}{%- endif -%}
       {%- endif -%}
     {%- elif q.rule is not none and q.rule.type == 'date' -%}
