@@ -25,7 +25,7 @@
   {%- set problems = dbt_deid.checked_patterns_problems(cfg, published) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
-  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg)) -%}
+  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg, true)) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
@@ -40,10 +40,24 @@
 
 {#- One gate each: run its query (gates.sql) and return {gate, passed, failures, message}: the
     one formatter of each gate's message. -#}
-{% macro gate_input_unchanged_result(truth, cfg) -%}
-  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg)) -%}{%- set rows = table.rows -%}
-  {{ return({'table': table, 'gate': 'input_unchanged', 'passed': rows | length == 0, 'failures': rows | length,
-      'message': ((rows[0][0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if rows else 'the release was computed from the input as it is now')}) }}
+{#- With `fingerprint` (the gate table), on an engine with dbt_deid.fingerprint_select_sql, the
+    same query also fingerprints `truth` (every column, table_fingerprint's value): the result's
+    `checked_fingerprint` ({rows, hash}), so the gate table's checked_hash costs no scan of its
+    own. -#}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false) -%}
+  {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
+  {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
+  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none)) -%}{%- set rows = table.rows -%}
+  {%- set changed = [] -%}
+  {%- if fingerprinted -%}
+    {%- if (rows[0][0] | int) > 0 -%}{%- do changed.append(rows[0][0] | int) -%}{%- endif -%}
+  {%- elif rows -%}
+    {%- do changed.append(rows[0][0]) -%}
+  {%- endif -%}
+  {%- set result = {'table': table, 'gate': 'input_unchanged', 'passed': changed | length == 0, 'failures': changed | length,
+      'message': ((changed[0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if changed else 'the release was computed from the input as it is now')} -%}
+  {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
+  {{ return(result) }}
 {%- endmacro %}
 
 {% macro gate_k_anonymity_result(published, combinations, k, count_column=none) -%}

@@ -12,10 +12,12 @@
     deid_input_fingerprint computed it), checked_hash (every column of deid_suppressed) and
     invocation_id. -#}
 
-{#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash}. -#}
-{% macro gate_table_binding(cfg, truth, input_fingerprint) -%}
+{#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash}.
+    `checked` is truth's fingerprint when a gate query took it already (input_unchanged's
+    checked_fingerprint), else none: truth is fingerprinted here. -#}
+{% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none) -%}
   {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
-             'checked_hash': dbt_deid.table_fingerprint(truth).hash}) }}
+             'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash}) }}
 {%- endmacro %}
 
 {#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
@@ -88,9 +90,13 @@
         'message': truth ~ ' (the checked release) is missing: build the release with its upstream models (dbt build -s +' ~ this.identifier ~ ')'}) -%}
     {{ return(results) }}
   {%- endif -%}
-  {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth)) -%}
   {%- set fin = dbt_deid.publish_input_fingerprint(cfg, table) -%}
   {%- set read = dbt_deid.read_gate_table(table, truth, fin) -%}
+  {#- in the invocation that computed the gate table, the candidate is compared with the checked
+      release's pattern table (proven there to be the checked release grouped; neither can have
+      changed since within the invocation), not with the records again -#}
+  {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') if read.this_invocation else none -%}
+  {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth, patterns)) -%}
   {%- do results.append(read.status) -%}
   {%- do results.extend(read.verdicts) -%}
   {%- if not read.status.passed -%}
@@ -127,8 +133,11 @@
   {{ return(dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg))) }}
 {%- endmacro %}
 
-{#- published_columns and published_matches_checked for `candidate` against `truth`. -#}
-{% macro candidate_matches_results(cfg, candidate, truth) -%}
+{#- published_columns and published_matches_checked for `candidate` against `truth`, or, given
+    `patterns` (truth's pattern table with the count n, proven equal to truth grouped by the
+    gate table computed in this invocation), against `patterns`: the same multiset of released
+    tuples, from the pattern rows instead of a scan of the records. -#}
+{% macro candidate_matches_results(cfg, candidate, truth, patterns=none) -%}
   {%- set results = [] -%}
   {%- set expected = dbt_deid.published_columns(cfg) | map('lower') | list -%}
   {%- set got = adapter.get_columns_in_relation(candidate) | map(attribute='name') | map('lower') | list -%}
@@ -138,20 +147,25 @@
   {%- do results.append({'gate': 'published_columns', 'passed': extra | length == 0 and absent | length == 0,
       'failures': extra | length + absent | length,
       'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through, ' ~ cfg.sensitive | length ~ ' sensitive)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
-  {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis, cfg)).rows -%}
+  {%- if patterns is not none -%}
+    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, patterns, cfg.released_qis, cfg, none, 'n')).rows -%}
+  {%- else -%}
+    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis, cfg)).rows -%}
+  {%- endif -%}
   {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
   {{ return(results) }}
 {%- endmacro %}
 
 {#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
-    one result per gate}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
+    one result per gate, this_invocation: true when it was computed in this dbt invocation}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
     verdicts are read only when the table is fresh: computed for the current settings, this
     input and `truth` as it is now. -#}
 {% macro read_gate_table(table, truth, fin) -%}
   {%- set rebuild = 'dbt build -s +' ~ this.identifier -%}
   {%- set problems = [] -%}
   {%- set rows = [] -%}
+  {%- set this_invocation = [] -%}
   {%- if not dbt_deid.can_inspect(table) -%}
     {%- do problems.append('the gate table ' ~ table ~ ' is missing') -%}
   {%- else -%}
@@ -166,7 +180,12 @@
       {%- if first[5] != fin.hash -%}
         {%- do problems.append('the release input changed since the gate table ' ~ table ~ ' was computed (input fingerprint ' ~ first[5] ~ ', now ' ~ fin.hash ~ ')') -%}
       {%- endif -%}
-      {%- if first[6] != dbt_deid.table_fingerprint(truth).hash -%}
+      {#- computed in this invocation (a whole `dbt build`, or the gate table run with the publish
+          model): the checked release is upstream of the gate table, built before it and not
+          rebuilt since, so it is not fingerprinted again (the same reasoning, and the same limit,
+          as the input fingerprint: publish_input_fingerprint) -#}
+      {%- do this_invocation.append(first[7] == invocation_id) -%}
+      {%- if not this_invocation[0] and first[6] != dbt_deid.table_fingerprint(truth).hash -%}
         {%- do problems.append(truth ~ ' changed since the gate table ' ~ table ~ ' was computed') -%}
       {%- endif -%}
     {%- endif -%}
@@ -174,7 +193,8 @@
   {%- set status = {'gate': 'gate_table', 'passed': problems | length == 0, 'failures': problems | length, 'input_fingerprint': fin,
       'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
                  else 'gate table ' ~ table ~ ' computed for these settings, this input and this release (invocation ' ~ rows[0][7] ~ ')'} -%}
-  {%- if problems -%}{{ return({'status': status, 'verdicts': []}) }}{%- endif -%}
+  {%- set current = this_invocation | length > 0 and this_invocation[0] -%}
+  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current}) }}{%- endif -%}
   {%- set order = [] -%}{%- set by_gate = {} -%}
   {%- for r in rows -%}
     {%- if r[0] not in by_gate -%}{%- do order.append(r[0]) -%}{%- do by_gate.update({r[0]: []}) -%}{%- endif -%}
@@ -189,5 +209,5 @@
     {%- set messages = [] -%}{%- for r in (failing if failing else gr) -%}{%- do messages.append(r[3]) -%}{%- endfor -%}
     {%- do verdicts.append({'gate': gate, 'passed': failing | length == 0, 'failures': n | sum, 'message': messages | join('; ')}) -%}
   {%- endfor -%}
-  {{ return({'status': status, 'verdicts': verdicts}) }}
+  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current}) }}
 {%- endmacro %}

@@ -102,7 +102,7 @@
   {%- if fingerprint is not none and cfg.sample is none %}
   cross join (select coalesce(max(input_rows), -1) as records from {{ fingerprint }}) as s
   {%- else %}
-  cross join (select count(*) as records from {{ dbt_deid.release_input(cfg) }} as src) as s
+  cross join (select count(*) as records from {{ dbt_deid.source_input(cfg) }} as src) as s
   {%- endif %}
   where m.records <> s.records
 {%- endmacro %}
@@ -113,11 +113,15 @@
     the suppression was computed. Each source column is compared once, with the `__original`
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
-{% macro gate_input_unchanged_sql(truth, cfg) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg)) }}
+{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns)) }}
 {%- endmacro %}
 
-{% macro default__gate_input_unchanged_sql(truth, cfg) -%}
+{#- With `fingerprint_columns` (every column of `truth`; on an engine with
+    dbt_deid.fingerprint_select_sql), one row (changed_records, row_count, fingerprint): the
+    count and `truth`'s fingerprint (table_fingerprint's value) from one scan of it, a full
+    outer join so that every row of `truth` is hashed (the gate table's checked_hash). -#}
+{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
@@ -125,26 +129,37 @@
   {%- for q in cfg.qis if sources[q.name] == q.name -%}
     {%- do changed.append('not (coalesce(cast(src.' ~ dbt_deid.ident(q.column) ~ ' as ' ~ dbt.type_string() ~ '), ' ~ miss ~ ') = t.' ~ dbt_deid.ident(q.name ~ '__original') ~ ')') -%}
   {%- endfor -%}
+  {%- if fingerprint_columns is none %}
   select changed_records from (
     select sum(case when t.{{ rid }} is null or {{ changed | join(' or ') }} then 1 else 0 end) as changed_records
-    from {{ dbt_deid.release_input(cfg) }} as src
+    from {{ dbt_deid.source_input(cfg) }} as src
     left join {{ truth }} as t on t.{{ rid }} = src.{{ rid }}
   ) as s
   where changed_records > 0
+  {%- else %}
+  select coalesce(changed_records, 0) as changed_records, row_count, fingerprint from (
+    select sum(case when src.{{ rid }} is not null and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
+      {{ dbt_deid.fingerprint_select_sql(fingerprint_columns, 't.', 't.deid_present__ = 1') }}
+    from {{ dbt_deid.source_input(cfg) }} as src
+    full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }}
+  ) as s
+  {%- endif %}
 {%- endmacro %}
 
 {#- The published table is the release the gates checked: the same multiset of released
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
-{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column)) }}
+{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column, truth_count_column)) }}
 {%- endmacro %}
 
 {#- With `cfg` (a discharge release), the checked cells are compared as published
     (published_value_sql: numbers, periods, intervals), the mapping the publish step applied.
     With `count_column`, `published` is a pattern table (each row counts that many records;
-    the gate table's proof that deid_suppressed_patterns is the checked release grouped). -#}
-{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none) -%}
+    the gate table's proof that deid_suppressed_patterns is the checked release grouped). With
+    `truth_count_column`, `truth` is a pattern table (the publish step's proof against
+    deid_suppressed_patterns, in the invocation that computed the gate table). -#}
+{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none) -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg) if cfg is not none else {} -%}
   {%- set cols = [] -%}{%- set shown = [] -%}
   {%- for c in columns -%}
@@ -156,7 +171,7 @@
     from (
       select {{ cols | join(', ') }}, {{ dbt_deid.ident(count_column) if count_column else 1 }} as in_published, 0 as in_checked from {{ published }}
       union all
-      select {{ shown | join(', ') }}, 0 as in_published, 1 as in_checked from {{ truth }}
+      select {{ shown | join(', ') }}, 0 as in_published, {{ dbt_deid.ident(truth_count_column) if truth_count_column else 1 }} as in_checked from {{ truth }}
     ) as u
     group by {{ cols | join(', ') }}
     having sum(in_published) <> sum(in_checked)

@@ -83,7 +83,10 @@
 {%- endmacro %}
 
 {% macro default__publish_sql(cfg, suppressed) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}  {#- the inner join keeps the release's records (its sample, if any) -#}
+  {#- the input snapshot (deid_input, the source as read this build; the gate table's binding
+      proves it is the source as it is now); the inner join keeps the release's records (its
+      sample, if any) -#}
+  {%- set src = dbt_deid.release_snapshot() -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set out = [] -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg) -%}  {#- numbers stay numbers, periods and intervals as labels (published_value.sql) -#}

@@ -36,13 +36,17 @@
   {#- a remedied small-area geography may hold an aggregated area's label at level 0: text -#}
   {%- set areas = (dbt_deid.release_settings() or {}).get('small_areas') -%}
   {%- set geography = areas.get('geography_column') if areas is mapping else none -%}
+  {#- the NULL check reads the input snapshot (deid_input); under compile/docs/ls on a warehouse
+      where it is not built yet, the source -#}
+  {%- set snapshot = dbt_deid.release_snapshot() -%}
+  {%- set counted = snapshot if dbt_deid.can_inspect(snapshot) else src -%}
   {%- set out = {} -%}
   {%- for q in cfg.qis if q.name in cfg.released_qis -%}
     {%- set level = levels.get(q.name, q.level) | int -%}
     {%- set col = types.get(q.column | lower) -%}
     {%- if level == 0 -%}
       {%- if col is not none and col.is_number() and q.name != geography -%}
-        {%- set nulls = run_query('select count(*) from ' ~ src ~ ' where ' ~ dbt_deid.ident(q.column) ~ ' is null').rows[0][0] -%}
+        {%- set nulls = run_query('select count(*) from ' ~ counted ~ ' where ' ~ dbt_deid.ident(q.column) ~ ' is null').rows[0][0] -%}
         {%- if nulls == 0 -%}{%- do out.update({q.name: {'kind': 'number', 'type': col.data_type}}) -%}{%- endif -%}
       {%- endif -%}
     {%- elif q.rule is not none and q.rule.type == 'date' -%}

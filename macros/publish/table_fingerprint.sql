@@ -47,13 +47,18 @@
     version may differ from the same table's under another, and the values differ from the
     other engines' (the history is engine-specific anyway: it names the engine's relations). -#}
 {% macro duckdb__table_fingerprint_sql(relation, columns) -%}
-  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
-  select count(*) as row_count,
-    md5({{ dbt_deid.literal(columns | join('|')) }} || '#' || cast(count(*) as varchar) || '#'
-        || cast(coalesce(sum(hash({{ args }})), 0) as varchar) || ':'
-        || cast(coalesce(sum(hash({{ args }}, 'dbt_deid')), 0) as varchar)) as fingerprint
+  select {{ dbt_deid.fingerprint_select_sql(columns) }}
   from {{ relation }}
+{%- endmacro %}
+
+{% macro duckdb__fingerprint_select_sql(columns, prefix, present) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(prefix ~ dbt_deid.ident(c)) -%}{%- endfor -%}
+  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
+  {%- set when = dbt_deid._fingerprint_when(present) -%}
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as varchar) || '#'
+        || cast(coalesce(sum(" ~ when[0] ~ "hash(" ~ args ~ ")" ~ when[1] ~ "), 0) as varchar) || ':'
+        || cast(coalesce(sum(" ~ when[0] ~ "hash(" ~ args ~ ", 'dbt_deid')" ~ when[1] ~ "), 0) as varchar)) as fingerprint") }}
 {%- endmacro %}
 
 {#- (Spark: dbt-spark's listagg also ignores the default's ORDER BY, so the default form hashed
@@ -71,24 +76,59 @@
     value differs from the default form's (a history recorded before keeps its fingerprints;
     the engines' fingerprints were never comparable). -#}
 {% macro postgres__table_fingerprint_sql(relation, columns) -%}
-  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ dbt_deid.ident(c) ~ ' as text)') -%}{%- endfor -%}
-  {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
-  select count(*) as row_count,
-    md5({{ dbt_deid.literal(columns | join('|')) }} || '#' || cast(count(*) as text) || '#'
-        || cast(coalesce(sum(cast(hash_record_extended({{ rec }}, 0) as numeric)), 0) as text) || ':'
-        || cast(coalesce(sum(cast(hash_record_extended({{ rec }}, 1) as numeric)), 0) as text)) as fingerprint
+  select {{ dbt_deid.fingerprint_select_sql(columns) }}
   from {{ relation }}
 {%- endmacro %}
 
+{% macro postgres__fingerprint_select_sql(columns, prefix, present) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as text)') -%}{%- endfor -%}
+  {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
+  {%- set when = dbt_deid._fingerprint_when(present) -%}
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as text) || '#'
+        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 0) as numeric)" ~ when[1] ~ "), 0) as text) || ':'
+        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 1) as numeric)" ~ when[1] ~ "), 0) as text)) as fingerprint") }}
+{%- endmacro %}
+
 {% macro spark__table_fingerprint_sql(relation, columns) -%}
-  {%- set cols = [] -%}
-  {%- for c in columns -%}{%- do cols.append(dbt_deid.ident(c) ~ ' is null, cast(' ~ dbt_deid.ident(c) ~ ' as string)') -%}{%- endfor -%}
-  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
-  select count(*) as row_count,
-    md5(concat({{ dbt_deid.literal(columns | join('|')) }}, '#', cast(count(*) as string), '#',
-        cast(coalesce(sum(cast(xxhash64({{ args }}) as decimal(38, 0))), 0) as string), ':',
-        cast(coalesce(sum(cast(xxhash64('dbt_deid', {{ args }}) as decimal(38, 0))), 0) as string))) as fingerprint
+  select {{ dbt_deid.fingerprint_select_sql(columns) }}
   from {{ relation }}
+{%- endmacro %}
+
+{% macro spark__fingerprint_select_sql(columns, prefix, present) -%}
+  {%- set cols = [] -%}
+  {%- for c in columns -%}{%- do cols.append(prefix ~ dbt_deid.ident(c) ~ ' is null, cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as string)') -%}{%- endfor -%}
+  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
+  {%- set when = dbt_deid._fingerprint_when(present) -%}
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+    md5(concat(" ~ dbt_deid.literal(columns | join('|')) ~ ", '#', cast(" ~ dbt_deid._fingerprint_count(present) ~ " as string), '#',
+        cast(coalesce(sum(" ~ when[0] ~ "cast(xxhash64(" ~ args ~ ") as decimal(38, 0))" ~ when[1] ~ "), 0) as string), ':',
+        cast(coalesce(sum(" ~ when[0] ~ "cast(xxhash64('dbt_deid', " ~ args ~ ") as decimal(38, 0))" ~ when[1] ~ "), 0) as string))) as fingerprint") }}
+{%- endmacro %}
+
+{#- The fingerprint's select list (row_count, fingerprint) over `columns` of the rows in scope,
+    each column read as `<prefix><column>`; with `present` (a SQL condition), only the rows
+    where it holds are counted and hashed, so the fingerprint of a relation can be taken in a
+    query that reads it for something else (a join), with the value table_fingerprint_sql gives
+    on that relation alone. The additive engines (DuckDB, PostgreSQL, Spark) have one; none for
+    the default (its sorted listagg needs its own query): callers then run table_fingerprint. -#}
+{% macro fingerprint_select_sql(columns, prefix='', present=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('fingerprint_select_sql', 'dbt_deid'))(columns, prefix, present)) }}
+{%- endmacro %}
+
+{% macro default__fingerprint_select_sql(columns, prefix, present) -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{#- The row count of the fingerprint: count(*), or the rows where `present` holds. -#}
+{% macro _fingerprint_count(present) -%}
+  {{ return('count(*)' if present is none else 'count(case when ' ~ present ~ ' then 1 end)') }}
+{%- endmacro %}
+
+{#- The [before, after] wrapping of a row hash so that only the rows where `present` holds add
+    to the sums (nothing without `present`). -#}
+{% macro _fingerprint_when(present) -%}
+  {{ return(['', ''] if present is none else ['case when ' ~ present ~ ' then ', ' end']) }}
 {%- endmacro %}
 
 {% macro _interleave(items, sep) -%}

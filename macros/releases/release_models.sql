@@ -14,6 +14,7 @@
   {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_information_loss' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_record_risk' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid'))()) }}
@@ -55,6 +56,7 @@
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed_patterns') }}
 {%- for h in cfg.attribute_disclosure.hierarchies.values() %}
 -- depends_on: {{ ref(h) }}
@@ -69,7 +71,8 @@
 {%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none} -%}
 {%- if results | length > 0 -%}
   {%- set fin = run_query("select input_hash from " ~ dbt_deid.release_ref('deid_input_fingerprint')).rows -%}
-  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, {'hash': fin[0][0] if fin else none}) -%}
+  {%- set taken = results | selectattr('gate', 'equalto', 'input_unchanged') | selectattr('checked_fingerprint', 'defined') | map(attribute='checked_fingerprint') | list -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, {'hash': fin[0][0] if fin else none}, taken[0] if taken else none) -%}
 {%- endif %}
 {{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}
@@ -80,9 +83,11 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
+{%- do dbt_deid.release_source(cfg) -%}  {#- the input checks read its columns -#}
 {%- if execute -%}
   {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
 {%- endif -%}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- if dbt_deid.ola_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_ola_levels') }} (the levels chosen by OLA)
 {% endif -%}
@@ -95,7 +100,9 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
+{%- do dbt_deid.release_source(cfg) -%}  {#- the input checks read its columns -#}
 {{ dbt_deid.hierarchy_sql(cfg) }}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }}
 {%- endmacro %}
@@ -110,6 +117,27 @@
 {%- endif %}
 {%- endmacro %}
 
+{#- models/deid_input.sql -#}
+{% macro default__deid_model_deid_input() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The input snapshot (issue 33, item 2): the source's records, read once per build into the
+    working schema (it holds original values, so never where the published mart is shared), with
+    the columns the release reads (record id, quasi-identifier, pass-through and sensitive
+    columns: dbt_deid.released_source_columns; direct identifiers and excluded columns are not
+    copied). Every later node reads it (dbt_deid.release_snapshot): the input checks, the
+    hierarchy, the generalization, the publish step's join. deid_input_fingerprint fingerprints
+    it; the checks that the release still matches the source (input_unchanged, the publish
+    step's fingerprint in a later invocation, the row-count test) read the source itself. -#}
+{%- set src = dbt_deid.release_source(cfg) -%}
+{%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
+select {% for c in columns %}{{ dbt_deid.ident(c) }}{% if not loop.last %}, {% endif %}{% else %}*{% endfor %}
+from {{ src }}
+{%- endif %}
+-- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }}
+{%- endmacro %}
+
 {#- models/deid_input_fingerprint.sql -#}
 {% macro default__deid_model_deid_input_fingerprint() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
@@ -117,6 +145,8 @@
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The fingerprint of the release input and the settings hash, as the release manifest records
     them (dbt_deid.record_release): the report shows what it was computed from. One row. -#}
+{#- The snapshot's fingerprint (deid_input: the source's columns as read once this build, so
+    the same fingerprint as the source's at that time); input_relation names the source. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
 select {{ dbt_deid.literal(cfg.name) }} as release_name,
@@ -127,7 +157,7 @@ select {{ dbt_deid.literal(cfg.name) }} as release_name,
   f.row_count as input_rows,
   f.fingerprint as input_hash,
   {{ dbt_deid.literal(invocation_id) }} as invocation_id
-from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
+from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_ref('deid_input'), columns) }}) as f
 {%- endif %}
 {%- endmacro %}
 
@@ -138,6 +168,7 @@ from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
 {%- set cfg = dbt_deid.release_config() -%}
 {#- A line with published versions is refreshed (issue 32): the pattern table is then the
     pairs of the store and the current records (macros/releases/refresh_line.sql). -#}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- set line = dbt_deid.refresh_line(cfg) -%}
 {%- if line is not none %}
 {{ dbt_deid.refresh_pairs_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) }}
@@ -284,6 +315,7 @@ left join exact as e on e.combination = c.combination
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- set line = dbt_deid.refresh_line(cfg) -%}
 {%- if line is not none %}
 {#- a refresh: the map is keyed by the pairs' columns (macros/releases/refresh_line.sql) -#}
@@ -312,6 +344,8 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.ola_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {%- do dbt_deid.ola_config() -%}
+{%- do dbt_deid.release_source(cfg) -%}  {#- the input checks read its columns -#}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- if execute -%}
   {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
 {%- endif -%}
@@ -362,6 +396,9 @@ left join exact as e on e.combination = c.combination
 -- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
+{% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
+{% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
+{% do dbt_deid.release_ref('deid_suppressed_patterns') %}{# the candidate's proof in the gate table's invocation #}
 {#- the advice its refusal message carries (dbt_deid.release_advice_message) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_advice') }}
 {%- if dbt_deid.population_first() %}
@@ -472,6 +509,8 @@ where 1 = 0
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set rcfg = dbt_deid.risk_suite_config() -%}
-{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.checked_release(), rcfg.by) }}
+{#- from the checked release's pattern table (its QI columns are the released cells; report.by
+    names QIs): the same figures as from the records, without a scan of them -#}
+{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.release_ref('deid_suppressed_patterns'), rcfg.by, 'n') }}
 {%- endif %}
 {%- endmacro %}

@@ -119,23 +119,27 @@
     pooled as 'other (n < k)' (a suppressed `by` value is the category '(suppressed)'); when the
     pool itself holds fewer than k records only its record count is kept (shares NULL). One row
     per by column, category and QI. -#}
-{% macro suppression_by_sql(cfg, relation, by_columns) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('suppression_by_sql', 'dbt_deid'))(cfg, relation, by_columns)) }}
+{% macro suppression_by_sql(cfg, relation, by_columns, count_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('suppression_by_sql', 'dbt_deid'))(cfg, relation, by_columns, count_column)) }}
 {%- endmacro %}
 
-{% macro default__suppression_by_sql(cfg, relation, by_columns) -%}
+{#- With `count_column`, `relation` is a pattern table (deid_suppressed_patterns: each row counts
+    that many records; the `by` columns are QIs, so their released values are in it): the same
+    figures from the pattern rows, without a scan of the records. -#}
+{% macro default__suppression_by_sql(cfg, relation, by_columns, count_column=none) -%}
   {%- set s = dbt.type_string() -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set w = dbt_deid.ident(count_column) if count_column else '1' -%}
   with grouped as (
-    select '(none)' as by_column, '(all records)' as category{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
+    select '(none)' as by_column, '(all records)' as category, {{ ('r.' ~ w) if count_column else w }} as deid_weight__{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
     from {{ relation }} as r
     {%- for b in by_columns %}
     union all
     select {{ dbt_deid.literal(b) }} as by_column,
-      case when n.n < {{ cfg.k }} then 'other (n < k)' else n.category end as category{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
+      case when n.n < {{ cfg.k }} then 'other (n < k)' else n.category end as category, {{ ('r.' ~ w) if count_column else w }} as deid_weight__{% for q in cfg.qi_names %}, r.{{ dbt_deid.ident(q) }}{% endfor %}
     from (select *, coalesce(cast({{ dbt_deid.ident(b) }} as {{ s }}), '(suppressed)') as deid_category__ from {{ relation }}) as r
     inner join (
-      select coalesce(cast({{ dbt_deid.ident(b) }} as {{ s }}), '(suppressed)') as category, count(*) as n
+      select coalesce(cast({{ dbt_deid.ident(b) }} as {{ s }}), '(suppressed)') as category, sum({{ w }}) as n
       from {{ relation }} group by 1
     ) as n on n.category = r.deid_category__
     {%- endfor %}
@@ -144,9 +148,9 @@
   per_column as (
     {%- for q in cfg.qi_names %}
     select by_column, category, {{ dbt_deid.literal(q) }} as column_name, {{ loop.index }} as column_order,
-      count(*) as records,
-      sum(case when {{ dbt_deid.ident(q) }} is null then 1 else 0 end) as suppressed,
-      sum(case when {{ dbt_deid.ident(q) }} = {{ miss }} then 1 else 0 end) as missing
+      sum(deid_weight__) as records,
+      sum(case when {{ dbt_deid.ident(q) }} is null then deid_weight__ else 0 end) as suppressed,
+      sum(case when {{ dbt_deid.ident(q) }} = {{ miss }} then deid_weight__ else 0 end) as missing
     from grouped group by by_column, category
     {%- if not loop.last %}
     union all

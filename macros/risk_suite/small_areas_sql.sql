@@ -19,7 +19,8 @@
   {%- set s = dbt.type_string() -%}
   {%- set h = ref(sa.hierarchy) -%}
   {%- set areas = ref(sa.areas) -%}
-  {%- set src = dbt_deid.release_source(cfg) -%}
+  {%- do dbt_deid.release_source(cfg) -%}
+  {%- set src = dbt_deid.release_snapshot() -%}  {#- the whole source, as read once this build (deid_input) -#}
   {%- set hcols = [] -%}
   {%- if dbt_deid.can_inspect(h) and dbt_deid.can_inspect(areas) -%}
     {%- for c in adapter.get_columns_in_relation(h) -%}{%- do hcols.append(dbt_deid.ident(c.name)) -%}{%- endfor -%}

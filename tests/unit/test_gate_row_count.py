@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def render(relation: str, fingerprint: str | None, count_column: str | None = "n") -> str:
     call = macro_caller([ROOT / "macros" / "gates" / "gates.sql"], lambda call: {
-        "dbt_deid": SimpleNamespace(ident=lambda n: n, release_input=lambda cfg: "source"),
+        "dbt_deid": SimpleNamespace(ident=lambda n: n, source_input=lambda cfg: "source"),
         "dbt": SimpleNamespace()})
     return str(call("default__gate_row_count_sql")(
         relation, SimpleNamespace(sample=None), count_column, fingerprint))

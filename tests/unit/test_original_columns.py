@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = [*sorted((ROOT / "macros" / "generalize").glob("*.sql")),
          ROOT / "macros" / "suppression" / "apply_suppression_sql.sql",
          ROOT / "macros" / "gates" / "gates.sql",
+         ROOT / "macros" / "publish" / "table_fingerprint.sql",
          *sorted((ROOT / "macros" / "risk").glob("*.sql"))]
 
 MISSING = "<missing>"
@@ -51,6 +52,11 @@ def macros() -> Any:
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             release_input=lambda cfg: "src", protected_input=lambda cfg: "src",
+            source_input=lambda cfg: "src",
+            fingerprint_select_sql=lambda columns, prefix="", present=None: call(
+                "duckdb__fingerprint_select_sql")(columns, prefix, present),
+            _fingerprint_count=call("_fingerprint_count"),
+            _fingerprint_when=call("_fingerprint_when"),
             released_levels=lambda: {},
             can_inspect=lambda relation: False,
             original_value_sources=call("original_value_sources"),
@@ -129,6 +135,29 @@ def test_input_unchanged_gate_passes_on_the_input_it_was_computed_from(con) -> N
 def test_input_unchanged_gate_catches_every_change(con, change: str) -> None:
     con.execute(change)
     assert gate(con) == [(1,)]
+
+
+def test_input_unchanged_gate_fingerprints_the_checked_release_in_the_same_scan(con) -> None:
+    """The gate table's form (one scan of the checked release): the changed records' count and
+    the checked release's fingerprint, the value table_fingerprint_sql gives on it alone (the
+    checked_hash a later publish compares with), whatever the source holds (a full outer join:
+    a record deleted from the source is still hashed)."""
+    call = macros()
+    cols = columns(con, "truth")
+    alone = con.execute(str(call("duckdb__table_fingerprint_sql")("truth", cols))).fetchone()
+
+    def combined() -> tuple:
+        return con.execute(str(call("default__gate_input_unchanged_sql")("truth", CFG, cols))
+                           ).fetchone()
+
+    assert combined() == (0, *alone)
+    con.execute("update src set x = 'A2' where rid = 1")
+    con.execute("insert into src values (6, 'A1', 10)")
+    assert combined() == (2, *alone)
+    con.execute("delete from src where rid in (3, 4)")
+    assert combined() == (2, *alone)
+    con.execute("update truth set b = 'changed' where rid = 5")
+    assert combined()[2] != alone[1]
 
 
 def test_information_loss_reads_the_stored_original_column(con) -> None:
