@@ -157,6 +157,11 @@ def one_year_copy(big: Path, small: Path, year_rows: int = PAPER_ROWS) -> None:
 
 def tree_rss(root: int) -> int:
     """Summed RSS (bytes) of ``root`` and its descendants, from /proc."""
+    return sum(process_rss(root).values())
+
+
+def process_rss(root: int) -> dict[int, int]:
+    """RSS (bytes) of ``root`` and each of its descendants, by pid, from /proc."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.scandir("/proc"):
@@ -170,12 +175,12 @@ def tree_rss(root: int) -> int:
         pid, ppid = int(entry.name), int(fields[1])
         children.setdefault(ppid, []).append(pid)
         rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [root]
+    out, stack = {}, [root]
     while stack:
         pid = stack.pop()
-        total += rss.get(pid, 0)
+        out[pid] = rss.get(pid, 0)
         stack += children.get(pid, [])
-    return total
+    return out
 
 
 def run_measured(cmd: Sequence[str], cwd: Path | None, env: dict[str, str] | None,
@@ -407,33 +412,11 @@ class ProcessPeaks:
 
     def _run(self) -> None:
         while not self._done.wait(self.interval):
-            for pid, rss in _tree(self.root).items():
+            for pid, rss in process_rss(self.root).items():
                 if pid == self.root:
                     continue
                 kind, peak = self.peaks.get(pid) or (_kind(pid), 0)
                 self.peaks[pid] = (kind, max(peak, rss))
-
-
-def _tree(root: int) -> dict[int, int]:
-    """RSS (bytes) of ``root`` and each of its descendants, by pid."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        rss[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    out, stack = {}, [root]
-    while stack:
-        pid = stack.pop()
-        out[pid] = rss.get(pid, 0)
-        stack += children.get(pid, [])
-    return out
 
 
 def _kind(pid: int) -> str:

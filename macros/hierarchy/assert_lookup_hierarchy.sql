@@ -5,13 +5,7 @@
 {%- endmacro %}
 
 {% macro default__assert_lookup_hierarchy(q, relation, cols) -%}
-  {%- set where = "model " ~ this.identifier ~ ": hierarchy '" ~ q.hierarchy ~ "' of column '" ~ q.name ~ "'" -%}
-  {%- if cols | length == 0 -%}
-    {{ exceptions.raise_compiler_error(where ~ " is missing: " ~ relation ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
-  {%- endif -%}
-  {%- if cols | length < q.level + 1 -%}
-    {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
-  {%- endif -%}
+  {%- set where = dbt_deid._assert_lookup_levels(q, relation, cols) -%}
   {%- set key = dbt_deid.ident(cols[0].name) -%}
   {%- set dup -%}
     select cast({{ key }} as {{ dbt.type_string() }}) as v, count(*) as n from {{ relation }} group by {{ key }} having count(*) > 1 order by 1 limit 3
@@ -28,6 +22,19 @@
   {%- if rows | length > 0 -%}
     {{ exceptions.raise_compiler_error(where ~ " has an empty value at level " ~ rows[0][0] ~ " for key '" ~ rows[0][1] ~ "'") }}
   {%- endif -%}
+{%- endmacro %}
+
+{#- The checks that need no query (the hierarchy exists, it has the released level); returns
+    the error messages' subject ("model ...: hierarchy '...' of column '...'"). -#}
+{% macro _assert_lookup_levels(q, relation, cols) -%}
+  {%- set where = "model " ~ this.identifier ~ ": hierarchy '" ~ q.hierarchy ~ "' of column '" ~ q.name ~ "'" -%}
+  {%- if cols | length == 0 -%}
+    {{ exceptions.raise_compiler_error(where ~ " is missing: " ~ relation ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
+  {%- endif -%}
+  {%- if cols | length < q.level + 1 -%}
+    {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
+  {%- endif -%}
+  {{ return(where) }}
 {%- endmacro %}
 
 {#- The checks of every lookup hierarchy of a release (`lookups`: (QI, relation, columns) in QI
@@ -70,13 +77,7 @@
     {%- endfor -%}
   {%- endif -%}
   {%- for q, relation, cols in lookups -%}
-    {%- set where = "model " ~ this.identifier ~ ": hierarchy '" ~ q.hierarchy ~ "' of column '" ~ q.name ~ "'" -%}
-    {%- if cols | length == 0 -%}
-      {{ exceptions.raise_compiler_error(where ~ " is missing: " ~ relation ~ " does not exist in the warehouse (or has no columns); load the seed (dbt seed) or build the model first") }}
-    {%- endif -%}
-    {%- if cols | length < q.level + 1 -%}
-      {{ exceptions.raise_compiler_error(where ~ " has " ~ (cols | length - 1) ~ " levels but level " ~ q.level ~ " is released") }}
-    {%- endif -%}
+    {%- set where = dbt_deid._assert_lookup_levels(q, relation, cols) -%}
     {%- set i = relations.index(relation | string) -%}
     {%- set dup = found.get(i ~ ':0') -%}
     {%- if dup is not none -%}

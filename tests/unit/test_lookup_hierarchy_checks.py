@@ -60,6 +60,7 @@ def _checker() -> Any:
         "run_query": run_query,
         "dbt": SimpleNamespace(type_string=lambda: "varchar"),
         "dbt_deid": SimpleNamespace(ident=lambda n: f'"{n}"',
+                                    _assert_lookup_levels=call("_assert_lookup_levels"),
                                     assert_lookup_hierarchy=call(
                                         "default__assert_lookup_hierarchy")),
     })
