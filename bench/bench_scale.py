@@ -63,6 +63,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -549,6 +550,9 @@ def main() -> None:
     if args.generate_into is not None:
         generate_into(args.generate_into, args.years, args.year_rows)
         return
+    # SIGTERM (a `timeout`) as SystemExit: the Spark cluster's processes run in sessions of
+    # their own and are stopped by spark_build's `finally`, which a plain SIGTERM skips
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = "python bench/bench_scale.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_scale_"))
     workdir.mkdir(parents=True, exist_ok=True)
