@@ -383,6 +383,8 @@ SPARK_WORKERS = 2
 #: "<model> read <relation> (<n> rows)": printed by the segmented build per table a Python
 #: model reads (dbt_deid.dbt_side.engine.segmented).
 READ_LINE = re.compile(r"Python model (\S+) read (\S+) \((\d+) rows\)")
+#: Processes below this peak RSS are counted, not listed (Python workers, shells).
+SHOWN_RSS = 100 * 1024**2
 #: Process kinds by their command line, for the per-process peak memory.
 PROCESS_KINDS = [("deploy.master.Master", "Spark master"),
                  ("deploy.worker.Worker", "Spark worker"),
@@ -512,11 +514,17 @@ def report_spark(label: str, r: dict[str, Any]) -> None:
           f" {sp['release'] / duck['release']:.2f}x DuckDB's ({duck['release']:.1f}s);"
           f" process tree of the build peak {gib(sp['peak'])}")
     print(f"  {sp['command']}")
-    print("peak RSS per process (sampled every 0.5 s):")
-    print(fmt_table(["process", "pid", "peak RSS"],
-                    [(k, pid, gib(b)) for k, pid, b in sp["processes"]]))
+    shown = [(k, pid, b) for k, pid, b in sp["processes"] if b >= SHOWN_RSS]
+    print(f"peak RSS per process (sampled every 0.5 s; {len(sp['processes']) - len(shown)}"
+          f" short-lived or small processes under {gib(SHOWN_RSS)} not shown):")
+    print(fmt_table(["process", "pid", "peak RSS"], [(k, pid, gib(b)) for k, pid, b in shown]))
     if sp["reads"]:
         model, relation, n = max(sp["reads"], key=lambda x: x[2])
+        patterns = [r for r in sp["reads"] if "pattern" in r[1]]
+        if patterns:
+            p_model, p_relation, p_n = max(patterns, key=lambda x: x[2])
+            print(f"largest pattern table a Python step held: {p_relation} ({p_n:,} rows, read"
+                  f" by {p_model})")
         print(f"largest table a Python step held: {relation} ({n:,} rows, read by {model});"
               " every read:")
         print(fmt_table(["Python model", "table read", "rows"],
@@ -708,9 +716,9 @@ def report_summary(results: dict[str, dict[str, Any]], command: str) -> None:
             ("largest process peak RSS", *(gib(r["spark"]["processes"][0][2]) + " ("
                                            + r["spark"]["processes"][0][0] + ")"
                                            for r in (s, lg)), ""),
-            ("largest table held by a Python step",
-             *(f"{max((x[2] for x in r['spark']['reads']), default=0):,} rows" for r in (s, lg)),
-             ""),
+            ("largest pattern table held by a Python step",
+             *(f"{max((x[2] for x in r['spark']['reads'] if 'pattern' in x[1]), default=0):,}"
+               " rows" for r in (s, lg)), ""),
         ]))
     print()
     print(md_table(["target", "value", "result"],
