@@ -212,18 +212,28 @@ def load_spark(frame: pd.DataFrame, workdir: Path, env: dict[str, Any]) -> None:
 
     parquet = workdir / "source.parquet"
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), parquet)
+    load_spark_parquet(parquet, spark_types(frame), workdir / "spark_load.log", env)
+
+
+def spark_types(frame: pd.DataFrame) -> str:
+    """``column:type,...``: the Spark types the adapter path gives the frame's columns."""
     kinds = [column_kind(frame[c]) for c in frame.columns]
-    types = ",".join(f"{c}:{_TYPES['spark'][k]}" for c, k in zip(frame.columns, kinds,
-                                                                 strict=True))
+    return ",".join(f"{c}:{_TYPES['spark'][k]}" for c, k in zip(frame.columns, kinds,
+                                                                strict=True))
+
+
+def load_spark_parquet(parquet: Path, types: str, out: Path, env: dict[str, Any]) -> float:
+    """Read ``parquet`` into ``bench_raw.discharge_abstracts`` of the metastore under
+    ``DBT_DEID_SPARK_DIR`` (a Spark session in a child process), cast to ``types``; seconds."""
     Path(env["DBT_DEID_SPARK_DIR"]).mkdir(parents=True, exist_ok=True)
     code, seconds, _rss, text = run_child(
         [sys.executable, "-c", SPARK_LOAD, str(parquet), env["DBT_DEID_SPARK_DIR"],
          RAW_SCHEMA["spark"], SOURCE_TABLE, types], cwd=Path(env["DBT_DEID_SPARK_DIR"]),
-        env={k: v for k, v in env.items() if not k.startswith("__")},
-        out=workdir / "spark_load.log")
+        env={k: v for k, v in env.items() if not k.startswith("__")}, out=out)
     if code != 0:
         raise RuntimeError(f"loading the source into Spark failed:\n{text[-3000:]}")
     log(f"spark: {text.strip().splitlines()[-1]} records loaded from Parquet in {seconds:.1f}s")
+    return seconds
 
 
 def build(engine: str, rows: int, workdir: Path,

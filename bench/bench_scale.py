@@ -31,9 +31,24 @@ run:
    SQL: as many published rows as records, every published cell its true value or suppressed,
    ``deid_published`` equal to the released columns of ``deid_suppressed``.
 5. An ordered md5 of each published table (compare runs before and after a change).
+6. With ``--engine spark`` (issue 37, item 4), after the DuckDB build of each scale: the same
+   release on a private Spark standalone cluster (a master and ``--workers`` 1-core workers,
+   ``tests/integration/spark_cluster.py``, as ``bench_engines.py --spark-cluster``). The
+   scale's records go from DuckDB to Parquet and into the build's metastore by a Spark session
+   of their own (not timed with the build), then ``python -m dbt_deid build --target spark``
+   (dbt-spark session mode pointed at the master: the driver in the build's process, record
+   work in the executors, the Python models on the driver) builds the release. Reported: wall
+   time, release-node time and both ratios to the DuckDB build of the same run, the peak RSS of
+   every process (build, driver JVM, master, workers, executors: sampled from /proc every
+   0.5 s), and the largest table the Python step read (the segmented build prints every
+   table a Python model reads with its row count).
 
     .venv/bin/python bench/bench_scale.py [--years 10] [--workdir DIR] [--reuse-data]
-        [--threads 2] [--memory-limit 3GB]
+        [--threads 2] [--memory-limit 3GB] [--engine spark [--workers 2]
+        [--worker-memory 6g] [--executor-memory 5g]] [--year-rows N]
+
+``--year-rows`` (default 2,375,331) sets the records per year, for a small end-to-end run
+(``--years 1 --year-rows 240000 --only small``).
 
 Targets (PASS / MISS): 24M build <= 5 min wall, peak memory <= 8 GiB, time exponent
 log(t24 / t2.4) / log(10) <= 1.05; every published table verified.
@@ -45,7 +60,10 @@ import argparse
 import json
 import math
 import os
+import re
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,7 +114,7 @@ def gib(n: float) -> str:
 # 1. Data
 
 
-def generate_into(db: Path, years: int) -> None:
+def generate_into(db: Path, years: int, year_rows: int = PAPER_ROWS) -> None:
     """Child process: ``years`` seeded yearly batches appended to ``SOURCE`` in ``db``."""
     import resource
 
@@ -106,8 +124,8 @@ def generate_into(db: Path, years: int) -> None:
     t_gen = t_load = 0.0
     for year in range(years):
         t = time.perf_counter()
-        batch = discharge_table(PAPER_ROWS, seed=SEED + YEAR_SEED * year,
-                                first_id=1 + year * PAPER_ROWS, start=f"{2008 + year}-04-01")
+        batch = discharge_table(year_rows, seed=SEED + YEAR_SEED * year,
+                                first_id=1 + year * year_rows, start=f"{2008 + year}-04-01")
         t_gen += time.perf_counter() - t
         t = time.perf_counter()
         con.register("batch", batch)
@@ -124,13 +142,13 @@ def generate_into(db: Path, years: int) -> None:
                       "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
-def one_year_copy(big: Path, small: Path) -> None:
+def one_year_copy(big: Path, small: Path, year_rows: int = PAPER_ROWS) -> None:
     """The first year (ids 1 .. 2,375,331) of ``big`` as its own database."""
     con = duckdb.connect(str(small))
     con.execute(f"attach '{big}' as big (read_only)")
     con.execute("create schema if not exists main_raw")
     con.execute(f"create table {SOURCE} as select * from big.{SOURCE}"
-                f" where abstract_id <= {PAPER_ROWS} order by abstract_id")
+                f" where abstract_id <= {year_rows} order by abstract_id")
     con.close()
 
 
@@ -140,6 +158,11 @@ def one_year_copy(big: Path, small: Path) -> None:
 
 def tree_rss(root: int) -> int:
     """Summed RSS (bytes) of ``root`` and its descendants, from /proc."""
+    return sum(process_rss(root).values())
+
+
+def process_rss(root: int) -> dict[int, int]:
+    """RSS (bytes) of ``root`` and each of its descendants, by pid, from /proc."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.scandir("/proc"):
@@ -153,12 +176,12 @@ def tree_rss(root: int) -> int:
         pid, ppid = int(entry.name), int(fields[1])
         children.setdefault(ppid, []).append(pid)
         rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [root]
+    out, stack = {}, [root]
     while stack:
         pid = stack.pop()
-        total += rss.get(pid, 0)
+        out[pid] = rss.get(pid, 0)
         stack += children.get(pid, [])
-    return total
+    return out
 
 
 def run_measured(cmd: Sequence[str], cwd: Path | None, env: dict[str, str] | None,
@@ -350,6 +373,163 @@ def published_md5(con: duckdb.DuckDBPyConnection, table: str) -> str:
                        f" (select md5({row}) as h from {table})").fetchone()[0]
 
 
+
+# --------------------------------------------------------------------------------------------
+# 6. Spark on a local standalone cluster (--engine spark)
+
+#: Spark workers of the cluster (one core each) and their memory defaults (--worker-memory,
+#: --executor-memory): the machine has 2 cores and 24 GiB, shared.
+SPARK_WORKERS = 2
+#: "<model> read <relation> (<n> rows)": printed by the segmented build per table a Python
+#: model reads (dbt_deid.dbt_side.engine.segmented).
+READ_LINE = re.compile(r"Python model (\S+) read (\S+) \((\d+) rows\)")
+#: Processes below this peak RSS are counted, not listed (Python workers, shells).
+SHOWN_RSS = 100 * 1024**2
+#: Process kinds by their command line, for the per-process peak memory.
+PROCESS_KINDS = [("deploy.master.Master", "Spark master"),
+                 ("deploy.worker.Worker", "Spark worker"),
+                 ("CoarseGrainedExecutorBackend", "Spark executor"),
+                 ("SparkSubmit", "Spark driver JVM (in the build)"),
+                 ("dbt_deid build", "dbt_deid build (Python: dbt, glue)")]
+
+
+class ProcessPeaks:
+    """Peak RSS of every process under ``root`` (by pid, with its kind), sampled from /proc
+    every ``interval`` seconds in a thread until ``stop``."""
+
+    def __init__(self, root: int, interval: float = 0.5) -> None:
+        self.root, self.interval = root, interval
+        self.peaks: dict[int, tuple[str, int]] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> ProcessPeaks:
+        self._thread.start()
+        return self
+
+    def stop(self) -> list[tuple[str, int, int]]:
+        """(kind, pid, peak bytes) of every process seen, largest first."""
+        self._done.set()
+        self._thread.join()
+        return sorted(((k, pid, b) for pid, (k, b) in self.peaks.items()), key=lambda x: -x[2])
+
+    def _run(self) -> None:
+        while not self._done.wait(self.interval):
+            for pid, rss in process_rss(self.root).items():
+                if pid == self.root:
+                    continue
+                kind, peak = self.peaks.get(pid) or (_kind(pid), 0)
+                self.peaks[pid] = (kind, max(peak, rss))
+
+
+def _kind(pid: int) -> str:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "?"
+    cmd = cmd.replace("-m dbt_deid build", "dbt_deid build")
+    for marker, kind in PROCESS_KINDS:
+        if marker in cmd:
+            return kind
+    return Path(cmd.split(" ", 1)[0]).name or "?"
+
+
+def release_seconds(target: Path) -> float:
+    """Summed node time of the release's own nodes (``model.dbt_deid.*``/``test.dbt_deid.*``)
+    in ``target``'s run_results.json, as bench_engines.py counts them."""
+    run = json.loads((target / "run_results.json").read_text())
+    return sum(float(r["execution_time"]) for r in run["results"]
+               if r["unique_id"].split(".")[1] == "dbt_deid")
+
+
+def spark_build(db: Path, workdir: Path, label: str, workers: int, worker_memory: str,
+                executor_memory: str) -> dict[str, Any]:
+    """The release on a private Spark standalone cluster, from the records of ``db``."""
+    from bench_engines import (
+        SPARK_CLUSTER,
+        cluster_profiles,
+        load_spark_parquet,
+        spark_types,
+    )
+
+    from dbt_deid.tools.synthetic.discharge import generate_discharges
+    from tests.integration.spark_cluster import start_cluster
+
+    base = workdir / f"spark_{label}"
+    shutil.rmtree(base, ignore_errors=True)  # a fresh warehouse and metastore
+    base.mkdir(parents=True)
+    parquet = base / "source.parquet"
+    t = time.perf_counter()
+    with duckdb.connect(str(db), read_only=True) as con:
+        con.execute("set threads = 2")
+        con.execute(f"copy (select * from {SOURCE}) to '{parquet}' (format parquet)")
+    export_s = time.perf_counter() - t
+    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0",
+           "DBT_DEID_REPORT_DIR": str(base), "DBT_DEID_SPARK_DIR": str(base / "spark"),
+           "DBT_DEID_SPARK_SCHEMA": "bench"}
+    log(f"{label}: spark: loading the records (Parquet exported in {export_s:.0f}s)")
+    # the column types bench_engines.py gives the same generator's records
+    load_s = load_spark_parquet(parquet, spark_types(generate_discharges(100, seed=SEED)),
+                                base / "spark_load.log", env)
+    SPARK_CLUSTER.update(workers=workers, worker_memory=worker_memory,
+                         executor_memory=executor_memory)
+    variables = json.dumps({"demo_seed": SEED, "deid_release": dbt_release(0.05)})
+    peaks = ProcessPeaks(os.getpid()).start()
+    load = os.getloadavg()
+    cluster = start_cluster(base / "cluster", workers=workers, memory=worker_memory)
+    try:
+        profiles = cluster_profiles(base / "profiles", cluster)
+        cmd = [sys.executable, "-m", "dbt_deid", "build", "--target", "spark",
+               "--profiles-dir", str(profiles), "--target-path", str(base / "target"),
+               "--log-path", str(base / "logs"), *SELECTION, "--vars", variables]
+        log(f"{label}: spark: build on {cluster.master_url} ({workers} workers)")
+        res = run_measured(cmd, DEMO, env, base / "build.log")
+    finally:
+        cluster.stop()
+        processes = peaks.stop()
+    text = (base / "build.log").read_text()
+    if res["code"] != 0:
+        print(text[-6000:])
+        raise SystemExit(f"Spark build failed at {label}: {base / 'build.log'}")
+    reads = [(m.group(1), m.group(2), int(m.group(3))) for m in READ_LINE.finditer(text)]
+    shown = " ".join(shlex.quote(c) for c in cmd[1:]).replace(shlex.quote(variables),
+                                                               "'<vars>'")
+    res.update(export=export_s, load_s=load_s, load=load, processes=processes, reads=reads,
+               release=release_seconds(base / "target"), workers=workers,
+               worker_memory=worker_memory, executor_memory=executor_memory,
+               command=f"cd demo && python {shown}")
+    log(f"{label}: spark: build {res['seconds']:.1f}s")
+    return res
+
+
+def report_spark(label: str, r: dict[str, Any]) -> None:
+    sp, duck = r["spark"], r["build"]
+    print(f"\n### {label}: Spark standalone cluster ({sp['workers']} 1-core workers, worker"
+          f" memory {sp['worker_memory']}, executor memory {sp['executor_memory']})")
+    print(f"load average before the build: {' '.join(f'{x:.2f}' for x in sp['load'])};"
+          f" records to Parquet {sp['export']:.0f}s and into the metastore {sp['load_s']:.0f}s"
+          " (not timed with the build)")
+    print(f"build: {sp['seconds']:.1f}s wall, {sp['seconds'] / duck['seconds']:.2f}x the DuckDB"
+          f" build of this run ({duck['seconds']:.1f}s); release nodes {sp['release']:.1f}s,"
+          f" {sp['release'] / duck['release']:.2f}x DuckDB's ({duck['release']:.1f}s);"
+          f" process tree of the build peak {gib(sp['peak'])}")
+    print(f"  {sp['command']}")
+    shown = [(k, pid, b) for k, pid, b in sp["processes"] if b >= SHOWN_RSS]
+    print(f"peak RSS per process (sampled every 0.5 s; {len(sp['processes']) - len(shown)}"
+          f" short-lived or small processes under {gib(SHOWN_RSS)} not shown):")
+    print(fmt_table(["process", "pid", "peak RSS"], [(k, pid, gib(b)) for k, pid, b in shown]))
+    if sp["reads"]:
+        model, relation, n = max(sp["reads"], key=lambda x: x[2])
+        patterns = [r for r in sp["reads"] if "pattern" in r[1]]
+        if patterns:
+            p_model, p_relation, p_n = max(patterns, key=lambda x: x[2])
+            print(f"largest pattern table a Python step held: {p_relation} ({p_n:,} rows, read"
+                  f" by {p_model})")
+        print(f"largest table a Python step held: {relation} ({n:,} rows, read by {model});"
+              " every read:")
+        print(fmt_table(["Python model", "table read", "rows"],
+                        [(m, rel, f"{n_:,}") for m, rel, n_ in sp["reads"]]))
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -365,14 +545,28 @@ def main() -> None:
     ap.add_argument("--memory-limit", default=MEMORY_LIMIT,
                     help="DuckDB memory_limit of the builds and the baseline")
     ap.add_argument("--repeat", type=int, default=2, help="repetitions of baseline and core")
+    ap.add_argument("--year-rows", type=int, default=PAPER_ROWS,
+                    help="records per year (default one DAD year, 2,375,331)")
+    ap.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb",
+                    help="spark: also build each scale on a local Spark standalone cluster")
+    ap.add_argument("--workers", type=int, default=SPARK_WORKERS,
+                    help="1-core Spark workers (--engine spark)")
+    ap.add_argument("--worker-memory", default="6g", help="memory per Spark worker")
+    ap.add_argument("--executor-memory", default="5g", help="memory per Spark executor")
     ap.add_argument("--generate-into", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.generate_into is not None:
-        generate_into(args.generate_into, args.years)
+        generate_into(args.generate_into, args.years, args.year_rows)
         return
+    # SIGTERM (a `timeout`) as SystemExit: the Spark cluster's processes run in sessions of
+    # their own and are stopped by spark_build's `finally`, which a plain SIGTERM skips
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     command = "python bench/bench_scale.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_scale_"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if not (DEMO / "dbt_packages").exists():
+        subprocess.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=DEMO,
+                       check=True)
     t_start = time.perf_counter()
     big, small = workdir / "scale_large.duckdb", workdir / "scale_small.duckdb"
     print(f"# seed-000 release at 1 and {args.years} years of discharge abstracts")
@@ -383,16 +577,17 @@ def main() -> None:
     if not (args.reuse_data and big.exists() and small.exists()):
         for f in (big, small):
             f.unlink(missing_ok=True)
-        log(f"generating {args.years * PAPER_ROWS} records into {big}")
+        log(f"generating {args.years * args.year_rows} records into {big}")
         gen = run_measured([sys.executable, __file__, "--years", str(args.years),
-                            "--generate-into", str(big)], None, None, workdir / "generate.log")
+                            "--year-rows", str(args.year_rows), "--generate-into", str(big)],
+                           None, None, workdir / "generate.log")
         text = (workdir / "generate.log").read_text()
         if gen["code"] != 0:
             raise SystemExit(text)
         info = json.loads(text.strip().splitlines()[-1])
         t = time.perf_counter()
-        one_year_copy(big, small)
-        print(f"generated {args.years} x {PAPER_ROWS} records: {gen['seconds']:.0f}s wall"
+        one_year_copy(big, small, args.year_rows)
+        print(f"generated {args.years} x {args.year_rows} records: {gen['seconds']:.0f}s wall"
               f" (Arrow batches {info['generate']:.0f}s, DuckDB appends {info['load']:.0f}s),"
               f" peak {gib(gen['peak'])}; one-year copy {time.perf_counter() - t:.0f}s")
     else:
@@ -406,7 +601,8 @@ def main() -> None:
                     con.execute(f'drop {kind} if exists "{schema}"."{name}" cascade')
         print("data reused from the workdir (built tables dropped)")
 
-    scales = [("2.4M", small, 1), (f"{args.years * 2.4:g}M", big, args.years)]
+    year_m = args.year_rows / 1e6
+    scales = [(f"{year_m:.2g}M", small, 1), (f"{args.years * year_m:.2g}M", big, args.years)]
     if args.only:
         scales = scales[:1] if args.only == "small" else scales[1:]
     results: dict[str, dict[str, Any]] = {}
@@ -419,6 +615,7 @@ def main() -> None:
         base = baseline(db, settings, args.repeat)
         load = os.getloadavg()
         build = dbt_build(db, workdir, label.replace(".", "_"), args.threads, args.memory_limit)
+        build["release"] = release_seconds(workdir / f"target_{label.replace('.', '_')}")
         log(f"{label}: suppression core")
         cr = core(db, build["release_json"], args.repeat)
         log(f"{label}: independent check")
@@ -426,6 +623,12 @@ def main() -> None:
         results[label] = {"records": records, "years": years, "baseline": base, "build": build,
                           "core": cr, "check": chk, "load": load}
         report_scale(label, results[label])
+        if args.engine == "spark":
+            results[label]["spark"] = spark_build(db, workdir, label.replace(".", "_"),
+                                                  args.workers, args.worker_memory,
+                                                  args.executor_memory)
+            report_spark(label, results[label])
+        sys.stdout.flush()
     if len(results) == 2:
         report_summary(results, command)
     print(f"\ntotal bench time {time.perf_counter() - t_start:.0f}s; load average at end:"
@@ -501,6 +704,22 @@ def report_summary(results: dict[str, dict[str, Any]], command: str) -> None:
         ("load average (1/5/15 min) before the build",
          " ".join(f"{x:.1f}" for x in s["load"]), " ".join(f"{x:.1f}" for x in lg["load"]), ""),
     ]))
+    if "spark" in s and "spark" in lg:
+        spark_exp = math.log(lg["spark"]["seconds"] / s["spark"]["seconds"]) / math.log(factor)
+        print(md_table(["Spark cluster", sl, ll, "exponent"], [
+            ("build, wall", f"{s['spark']['seconds']:.0f} s", f"{lg['spark']['seconds']:.0f} s",
+             f"{spark_exp:.2f}"),
+            ("build / DuckDB build", *(f"{r['spark']['seconds'] / r['build']['seconds']:.2f}x"
+                                       for r in (s, lg)), ""),
+            ("release nodes / DuckDB's", *(f"{r['spark']['release'] / r['build']['release']:.2f}x"
+                                           for r in (s, lg)), ""),
+            ("largest process peak RSS", *(gib(r["spark"]["processes"][0][2]) + " ("
+                                           + r["spark"]["processes"][0][0] + ")"
+                                           for r in (s, lg)), ""),
+            ("largest pattern table held by a Python step",
+             *(f"{max((x[2] for x in r['spark']['reads'] if 'pattern' in x[1]), default=0):,}"
+               " rows" for r in (s, lg)), ""),
+        ]))
     print()
     print(md_table(["target", "value", "result"],
                    [(n, v, "PASS" if ok_ else "MISS") for n, v, ok_ in targets]))

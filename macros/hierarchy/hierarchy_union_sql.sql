@@ -11,14 +11,24 @@
   {%- endif -%}
   {%- set src = dbt_deid.protected_input(cfg) -%}
   {%- set s = dbt.type_string() -%}
+  {#- the lookup hierarchies' columns, each relation described once (a hierarchy can serve two
+      QIs), then their checks (dbt_deid.assert_lookup_hierarchies: one query on Spark) -#}
+  {%- set lookups = [] -%}{%- set described = {} -%}{%- set lookup_of = {} -%}
+  {%- for q in cfg.qis if q.hierarchy is not none -%}
+    {#- the remedied small-area hierarchy is a model of the release itself -#}
+    {%- set h = dbt_deid.release_ref(q.hierarchy) if q.hierarchy == 'deid_small_area_hierarchy' else ref(q.hierarchy) -%}
+    {%- if dbt_deid.can_inspect(h) -%}
+      {%- if (h | string) not in described -%}{%- do described.update({(h | string): adapter.get_columns_in_relation(h)}) -%}{%- endif -%}
+      {%- do lookups.append((q, h, described[h | string])) -%}
+      {%- do lookup_of.update({q.name: (h, described[h | string])}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if dbt_deid.run_data_checks() -%}{%- do dbt_deid.assert_lookup_hierarchies(lookups) -%}{%- endif -%}
   {%- set parts = [] -%}{%- set scanned = [] -%}
   {%- for q in cfg.qis -%}
     {%- if q.hierarchy is not none -%}
-      {#- the remedied small-area hierarchy is a model of the release itself -#}
-      {%- set h = dbt_deid.release_ref(q.hierarchy) if q.hierarchy == 'deid_small_area_hierarchy' else ref(q.hierarchy) -%}
-      {%- if dbt_deid.can_inspect(h) -%}
-        {%- set cols = adapter.get_columns_in_relation(h) -%}
-        {%- if dbt_deid.run_data_checks() -%}{%- do dbt_deid.assert_lookup_hierarchy(q, h, cols) -%}{%- endif -%}
+      {%- if q.name in lookup_of -%}
+        {%- set h, cols = lookup_of[q.name] -%}
         {%- for col in cols -%}
           {%- do parts.append("select " ~ dbt_deid.literal(q.name) ~ " as qi_name, " ~ loop.index0 ~ " as level, cast(" ~ dbt_deid.ident(cols[0].name) ~ " as " ~ s ~ ") as original_value, cast(" ~ dbt_deid.ident(col.name) ~ " as " ~ s ~ ") as generalized_value from " ~ h) -%}
         {%- endfor -%}

@@ -62,6 +62,7 @@ def test_a_missing_hierarchy_seed_is_named_missing() -> None:
     call = macro_caller(sorted((ROOT / "macros" / "hierarchy").glob("*.sql")), lambda call: {
         "this": SimpleNamespace(identifier="deid_hierarchy"),
         "exceptions": SimpleNamespace(raise_compiler_error=_raise),
+        "dbt_deid": SimpleNamespace(_assert_lookup_levels=call("_assert_lookup_levels")),
     })
     q = {"name": "zip", "hierarchy": "zip_h", "level": 1}
     with pytest.raises(JinjaSettingError) as err:

@@ -35,6 +35,9 @@ class AdapterFrames:
     def __init__(self, manifest: Any) -> None:
         self.manifest = manifest
         self.adapter: Any = None
+        #: (relation, rows) of every table read since the last ``compute``: the pattern-sized
+        #: tables the Python step held in memory (reported by the segmented build, issue 37)
+        self.reads: list[tuple[str, int]] = []
 
     def __enter__(self) -> AdapterFrames:
         from dbt.adapters.factory import get_adapter, register_adapter
@@ -77,7 +80,9 @@ class AdapterFrames:
     def read(self, node: Any) -> pd.DataFrame:
         cursor = self._query(f"select * from {self.relation(node)}")
         columns = [d[0] for d in cursor.description]
-        return rows_to_frame(columns, cursor.fetchall())
+        frame = rows_to_frame(columns, cursor.fetchall())
+        self.reads.append((str(self.relation(node)), len(frame)))
+        return frame
 
     def write(self, node: Any, frame: pd.DataFrame) -> int:
         frame = frame.reset_index(drop=True)
@@ -140,6 +145,7 @@ class AdapterFrames:
 
     def compute(self, node: Any) -> int:
         """Run the Python model ``node`` on its refs; write its frame; return its row count."""
+        self.reads = []
         shim = DbtShim(node, self.manifest, self.read, str(self.relation(node)))
         frame = run_model_code(node, shim)
         return self.write(node, frame)

@@ -297,6 +297,9 @@ def _compute_python_nodes(manifest: Any, nodes: list[Any],
                     results.add_python(node, "error", time.perf_counter() - start, str(exc))
                 continue
             seconds = time.perf_counter() - start
+            for relation, n in frames.reads:
+                print(f"dbt_deid build: Python model {node.name} read {relation} ({n} rows)",
+                      flush=True)
             print(f"dbt_deid build: OK Python model {node.name} ({rows} rows) in"
                   f" {seconds:.2f}s", flush=True)
             if results is not None:
