@@ -21,17 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from dbt_deid.errors import DataError  # noqa: E402
-from dbt_deid.report.risk_utility import risk_utility_section  # noqa: E402
-from dbt_deid.risk.assessment import RiskAssessment  # noqa: E402
-from dbt_deid.risk.diagnostics import OTHER, binned_histogram  # noqa: E402
+from dbt_deid.errors import DataError
+from dbt_deid.report.risk_utility import risk_utility_section
+from dbt_deid.risk.assessment import RiskAssessment
+from dbt_deid.risk.diagnostics import OTHER, binned_histogram
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -104,16 +102,25 @@ def _kv(rows: Iterable[tuple[str, str]]) -> str:
     return f'<div class="wrap"><table><tbody>{body}</tbody></table></div>'
 
 
-def _png(fig: Any) -> str:
+def _subplots(width: float, height: float) -> tuple[Figure, Any]:
+    """A figure with one axes on the Agg canvas, without pyplot: no figure manager to
+    register and close, and pyplot's import (its backend set-up and colormap registry) is not
+    paid by the dbt process that writes the report (docs/performance.md, "The report step,
+    session 4"). The pixels are those of ``pyplot.subplots`` on the Agg backend."""
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
+def _png(fig: Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="figure" src="data:image/png;base64,{data}">'
 
 
 def _cdf_figure(a: RiskAssessment) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = _subplots(7, 3.6)
     cdf = a.cdf
     x = np.concatenate([[0.0], cdf["risk"].to_numpy()])
     y = np.concatenate([[0.0], cdf["cumulative_share"].to_numpy()])
@@ -134,7 +141,7 @@ def _cdf_figure(a: RiskAssessment) -> str:
 
 
 def _histogram_figure(binned: pd.DataFrame, k: int) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = _subplots(7, 3.2)
     colors = ["#c44" if i < k - 1 else "#48a" for i in range(len(binned))]
     ax.bar(range(len(binned)), binned["records"], color=colors)
     ax.set_xticks(range(len(binned)), binned["bin"], rotation=45, ha="right", fontsize=8)
@@ -145,7 +152,7 @@ def _histogram_figure(binned: pd.DataFrame, k: int) -> str:
 
 
 def _suppression_figure(sup: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * len(sup)))
+    fig, ax = _subplots(7, 0.5 + 0.35 * len(sup))
     y = np.arange(len(sup))
     ax.barh(y, 100 * sup["suppressed_share"], color="#48a", label="suppressed")
     ax.barh(y, 100 * sup["missing_share"], left=100 * sup["suppressed_share"], color="#bbb",
