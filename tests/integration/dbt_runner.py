@@ -46,8 +46,12 @@ _deps_done: set[Path] = set()
 _STABLE_DIR = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}" / str(os.getpid())
 #: Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name), shared
 #: by the test processes of one pytest run (pytest-xdist sets PYTEST_XDIST_TESTRUNUID in each).
-_PARSE_CACHE = _STABLE_DIR.parent / (
-    f"{os.environ.get('PYTEST_XDIST_TESTRUNUID') or os.getpid()}_parse")
+_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or os.getpid()
+_PARSE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_parse"
+#: Drawn report figures by content, shared the same way (report/html.py, DBT_DEID_FIGURE_CACHE):
+#: the suite builds the same releases again and again, and drawing their figures was most of
+#: the report node's time (docs/performance.md, "The report step, session 4").
+_FIGURE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_figures"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
@@ -172,6 +176,7 @@ def _run_on_saved_parse(
     db.parent.mkdir(parents=True, exist_ok=True)
     run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    run_env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     saved = _PARSE_CACHE / f"{key}.msgpack"
@@ -280,6 +285,7 @@ def build_demo(tmp: Path) -> DbtRun:
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
+    env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
     proc = subprocess.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
          "--log-path", str(tmp / "logs")], cwd=DEMO, env=env, capture_output=True, text=True)

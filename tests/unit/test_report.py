@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -209,3 +210,28 @@ def test_adult_benchmark(tmp_path, capsys):
     for country, n in counts.items():
         shown = f">{html.escape(country)}<" in page
         assert shown == (n >= 5), country
+
+
+def test_figure_cache_gives_the_drawn_figures_and_misses_on_other_data(tmp_path, monkeypatch):
+    """DBT_DEID_FIGURE_CACHE (report/html.py): a second report of equal data reads every figure
+    from the folder without drawing and is the same page; other data (another tau) draws."""
+    from dbt_deid.report import html as report_html
+
+    a = assess_release(records(), ["sex", "age", "occupation"], 0.2, count_column=None)
+    monkeypatch.delenv(report_html.FIGURE_CACHE_ENV, raising=False)
+    def page(assessment) -> str:  # the report without its time stamp
+        return re.sub(r"Generated [0-9-]+ [0-9:]+ UTC", "", render_report(assessment, title="t"))
+
+    drawn = page(a)
+    monkeypatch.setenv(report_html.FIGURE_CACHE_ENV, str(tmp_path / "figures"))
+    assert page(a) == drawn  # drawn and stored
+    assert len(list((tmp_path / "figures").glob("*.html"))) == 3
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("a figure was drawn although the folder holds it")
+
+    monkeypatch.setattr(report_html, "_subplots", no_drawing)
+    assert page(a) == drawn  # read back, nothing drawn
+    other = assess_release(records(), ["sex", "age", "occupation"], 0.25, count_column=None)
+    with pytest.raises(AssertionError, match="was drawn"):
+        page(other)

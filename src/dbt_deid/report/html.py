@@ -13,25 +13,35 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import hashlib
 import html
 import io
 import math
-from collections.abc import Iterable, Sequence
+import os
+import pickle
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from dbt_deid.errors import DataError
+from dbt_deid.report.risk_utility import risk_utility_section
+from dbt_deid.risk.assessment import RiskAssessment
+from dbt_deid.risk.diagnostics import OTHER, binned_histogram
 
-from dbt_deid.errors import DataError  # noqa: E402
-from dbt_deid.report.risk_utility import risk_utility_section  # noqa: E402
-from dbt_deid.risk.assessment import RiskAssessment  # noqa: E402
-from dbt_deid.risk.diagnostics import OTHER, binned_histogram  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: A folder of drawn figures by content, read before drawing one (opt-in; unset: every figure
+#: is drawn). For builds that draw the same figures again: the test suite builds the same
+#: release dozens of times, and drawing its nine figures (and importing matplotlib) is most of
+#: the report's time (docs/performance.md, "The report step, session 4").
+FIGURE_CACHE_ENV = "DBT_DEID_FIGURE_CACHE"
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -104,25 +114,75 @@ def _kv(rows: Iterable[tuple[str, str]]) -> str:
     return f'<div class="wrap"><table><tbody>{body}</tbody></table></div>'
 
 
-def _png(fig: Any) -> str:
+@cache
+def _drawing_version() -> bytes:
+    """What a drawn figure depends on besides its data: this module's code and matplotlib's
+    version."""
+    return Path(__file__).read_bytes() + version("matplotlib").encode()
+
+
+def _figure(kind: str, data: tuple[Any, ...], draw: Callable[[], str]) -> str:
+    """``draw()`` (an ``<img>`` tag), or the tag drawn before from equal ``data`` when
+    :data:`FIGURE_CACHE_ENV` names a folder. The key is a SHA-256 of the pickled data with
+    ``kind`` and :func:`_drawing_version`: equal pickles are equal data, so a hit is the figure
+    this data draws. Figures hold aggregate figures only (risk distributions, class-size bins,
+    shares per column), as the report does."""
+    folder = os.environ.get(FIGURE_CACHE_ENV)
+    if not folder:
+        return draw()
+    digest = hashlib.sha256(_drawing_version())
+    digest.update(pickle.dumps((kind, data), protocol=4))
+    path = Path(folder) / f"{kind}-{digest.hexdigest()}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    tag = draw()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    partial.write_text(tag, encoding="utf-8")
+    os.replace(partial, path)  # atomic: concurrent builds read a whole figure or none
+    return tag
+
+
+def _subplots(width: float, height: float) -> tuple[Figure, Any]:
+    """A figure with one axes on the Agg canvas, without pyplot: no figure manager to
+    register and close, and pyplot's import (its backend set-up and colormap registry) is not
+    paid by the dbt process that writes the report (docs/performance.md, "The report step,
+    session 4"). The pixels are those of ``pyplot.subplots`` on the Agg backend. matplotlib is
+    imported here, when a figure is drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
+def _png(fig: Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img alt="figure" src="data:image/png;base64,{data}">'
 
 
 def _cdf_figure(a: RiskAssessment) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    cdf = a.cdf
-    x = np.concatenate([[0.0], cdf["risk"].to_numpy()])
-    y = np.concatenate([[0.0], cdf["cumulative_share"].to_numpy()])
-    ax.step(x, y, where="post", label="class = same published values")
+    x = np.concatenate([[0.0], a.cdf["risk"].to_numpy()])
+    y = np.concatenate([[0.0], a.cdf["cumulative_share"].to_numpy()])
+    exact = None
     if a.exact_cdf is not None:
-        ex = np.concatenate([[0.0], a.exact_cdf["risk"].to_numpy()])
-        ey = np.concatenate([[0.0], a.exact_cdf["cumulative_share"].to_numpy()])
-        ax.step(ex, ey, where="post", linestyle="--", label="exact (consistent records)")
-    ax.axvline(a.tau, color="#a11", linestyle=":", label=f"tau = {a.tau:.3g}")
+        exact = (np.concatenate([[0.0], a.exact_cdf["risk"].to_numpy()]),
+                 np.concatenate([[0.0], a.exact_cdf["cumulative_share"].to_numpy()]))
+    return _figure("cdf", (x, y, exact, a.tau), lambda: _draw_cdf(x, y, exact, a.tau))
+
+
+def _draw_cdf(x: np.ndarray, y: np.ndarray, exact: tuple[np.ndarray, np.ndarray] | None,
+              tau: float) -> str:
+    fig, ax = _subplots(7, 3.6)
+    ax.step(x, y, where="post", label="class = same published values")
+    if exact is not None:
+        ax.step(*exact, where="post", linestyle="--", label="exact (consistent records)")
+    ax.axvline(tau, color="#a11", linestyle=":", label=f"tau = {tau:.3g}")
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("record re-identification risk 1/f")
@@ -134,7 +194,12 @@ def _cdf_figure(a: RiskAssessment) -> str:
 
 
 def _histogram_figure(binned: pd.DataFrame, k: int) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    data = (binned["bin"].tolist(), binned["records"].to_numpy(), k)
+    return _figure("histogram", data, lambda: _draw_histogram(binned, k))
+
+
+def _draw_histogram(binned: pd.DataFrame, k: int) -> str:
+    fig, ax = _subplots(7, 3.2)
     colors = ["#c44" if i < k - 1 else "#48a" for i in range(len(binned))]
     ax.bar(range(len(binned)), binned["records"], color=colors)
     ax.set_xticks(range(len(binned)), binned["bin"], rotation=45, ha="right", fontsize=8)
@@ -145,7 +210,13 @@ def _histogram_figure(binned: pd.DataFrame, k: int) -> str:
 
 
 def _suppression_figure(sup: pd.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.35 * len(sup)))
+    data = (sup["column"].tolist(), sup["suppressed_share"].to_numpy(),
+            sup["missing_share"].to_numpy())
+    return _figure("suppression", data, lambda: _draw_suppression(sup))
+
+
+def _draw_suppression(sup: pd.DataFrame) -> str:
+    fig, ax = _subplots(7, 0.5 + 0.35 * len(sup))
     y = np.arange(len(sup))
     ax.barh(y, 100 * sup["suppressed_share"], color="#48a", label="suppressed")
     ax.barh(y, 100 * sup["missing_share"], left=100 * sup["suppressed_share"], color="#bbb",

@@ -2,7 +2,7 @@
 
 Measures the release with :func:`dbt_deid.dbt_side.glue.risk.release_assessments`, writes one
 self-contained HTML file (:func:`dbt_deid.report.html.write_release_report`, imported
-when a report is written: it imports matplotlib) and returns a
+when a report is written: it imports matplotlib when it draws a figure) and returns a
 one-row index frame (no quasi-identifier values). :func:`deid_release_report` is the body of
 the dbt Python model.
 """
@@ -268,7 +268,7 @@ def write_dbt_report(
     deid_search_nodes: when the release's levels were chosen by the OLA search
     (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
     picture), else it says the levels were set in the settings and no search ran."""
-    from dbt_deid.report.html import write_release_report  # imports matplotlib
+    from dbt_deid.report.html import write_release_report  # matplotlib when drawing
 
     log = logger or get_logger()
     name = str(release.get("name", "release"))
