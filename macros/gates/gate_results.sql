@@ -25,7 +25,7 @@
   {%- set problems = dbt_deid.checked_patterns_problems(cfg, published) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
-  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg, true)) -%}
+  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'))) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
@@ -44,7 +44,10 @@
     same query also fingerprints `truth` (every column, table_fingerprint's value): the result's
     `checked_fingerprint` ({rows, hash}), so the gate table's checked_hash costs no scan of its
     own. -#}
-{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false) -%}
+{#- With `input_fingerprint` (deid_input_fingerprint), the input snapshot must be the source as
+    fingerprinted now (snapshot_hash = input_hash): a snapshot from an earlier invocation (`dbt
+    retry`, `--exclude deid_input`) or a source rewritten during the build is refused. -#}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none) -%}
   {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
   {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none)) -%}{%- set rows = table.rows -%}
@@ -54,8 +57,17 @@
   {%- elif rows -%}
     {%- do changed.append(rows[0][0]) -%}
   {%- endif -%}
-  {%- set result = {'table': table, 'gate': 'input_unchanged', 'passed': changed | length == 0, 'failures': changed | length,
-      'message': ((changed[0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if changed else 'the release was computed from the input as it is now')} -%}
+  {%- set stale = [] -%}
+  {%- if input_fingerprint is not none -%}
+    {%- set snap = run_query('select count(*) from ' ~ input_fingerprint ~ ' where snapshot_hash is null or input_hash is null or snapshot_hash <> input_hash').rows -%}
+    {%- if not snap or (snap[0][0] | int) > 0 -%}{%- do stale.append(1) -%}{%- endif -%}
+  {%- endif -%}
+  {%- set message = (changed[0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if changed else 'the release was computed from the input as it is now' -%}
+  {%- if stale -%}
+    {%- set message = 'the input snapshot deid_input is not the source as it is now (built in an earlier invocation, or the source changed during the build); rebuild it with its upstream models (dbt build -s +deid_published)' ~ (('; ' ~ message) if changed else '') -%}
+  {%- endif -%}
+  {%- set result = {'table': table, 'gate': 'input_unchanged', 'passed': (changed | length == 0) and not stale, 'failures': changed | length + stale | length,
+      'message': message} -%}
   {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
   {{ return(result) }}
 {%- endmacro %}

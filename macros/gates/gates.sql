@@ -138,9 +138,9 @@
   where changed_records > 0
   {%- else %}
   select coalesce(changed_records, 0) as changed_records, row_count, fingerprint from (
-    select sum(case when src.{{ rid }} is not null and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
+    select sum(case when src.deid_source__ = 1 and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
       {{ dbt_deid.fingerprint_select_sql(fingerprint_columns, 't.', 't.deid_present__ = 1') }}
-    from {{ dbt_deid.source_input(cfg) }} as src
+    from (select *, 1 as deid_source__ from {{ dbt_deid.source_input(cfg) }} as s0) as src
     full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }}
   ) as s
   {%- endif %}

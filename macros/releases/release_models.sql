@@ -132,6 +132,9 @@
     step's fingerprint in a later invocation, the row-count test) read the source itself. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
+{%- if execute and columns | length == 0 -%}
+  {{ exceptions.raise_compiler_error("dbt_deid release '" ~ cfg.name ~ "': the source " ~ src ~ " has none of the release's columns (record_id, quasi_identifiers, pass_through, sensitive); check `source` and the column names. Nothing was copied.") }}
+{%- endif %}
 select {% for c in columns %}{{ dbt_deid.ident(c) }}{% if not loop.last %}, {% endif %}{% else %}*{% endfor %}
 from {{ src }}
 {%- endif %}
@@ -145,8 +148,13 @@ from {{ src }}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The fingerprint of the release input and the settings hash, as the release manifest records
     them (dbt_deid.record_release): the report shows what it was computed from. One row. -#}
-{#- The snapshot's fingerprint (deid_input: the source's columns as read once this build, so
-    the same fingerprint as the source's at that time); input_relation names the source. -#}
+{#- The source's fingerprint, read from the source itself (not the snapshot): a snapshot left
+    from an earlier invocation (`dbt retry`, `--exclude deid_input`) would otherwise bind the
+    gate table and the publish step of this invocation to stale records; with the source's
+    count and hash, the row-count gate and input_unchanged refuse a source that lost, gained or
+    changed records since the snapshot. snapshot_hash is the snapshot's fingerprint over the
+    same columns: the gate table's input_unchanged refuses when the two differ (a snapshot that
+    is not the source as it is now, pass-through columns included). -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
 select {{ dbt_deid.literal(cfg.name) }} as release_name,
@@ -156,8 +164,10 @@ select {{ dbt_deid.literal(cfg.name) }} as release_name,
   {{ dbt_deid.literal(columns | join(', ')) }} as input_columns,
   f.row_count as input_rows,
   f.fingerprint as input_hash,
+  s.fingerprint as snapshot_hash,
   {{ dbt_deid.literal(invocation_id) }} as invocation_id
-from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_ref('deid_input'), columns) }}) as f
+from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
+cross join ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}) as s
 {%- endif %}
 {%- endmacro %}
 

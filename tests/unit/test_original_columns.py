@@ -170,3 +170,16 @@ def test_information_loss_reads_the_stored_original_column(con) -> None:
     # stored column: class AB holds 4 records with 4 distinct originals (4 x log2(4) bits), the
     # missing label's class one record (0 bits)
     assert rows["a_top"][7] == pytest.approx(8.0)
+
+
+def test_input_unchanged_gate_counts_a_source_record_without_an_id(con) -> None:
+    """A source record with a NULL record id never joins the checked release; both forms count
+    it as a record the release has not seen (the gate table's full outer join used to skip it,
+    reading a NULL id as a row of the checked release alone)."""
+    call = macros()
+    cols = columns(con, "truth")
+    con.execute("insert into src values (null, 'A1', 10)")
+    assert gate(con) == [(1,)]
+    combined = con.execute(str(call("default__gate_input_unchanged_sql")("truth", CFG, cols))
+                           ).fetchone()
+    assert combined[0] == 1
