@@ -12,16 +12,17 @@ row is suppressed or equals the record's true value generalized to that cell's l
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import duckdb
 import pytest
 
 from tests.combined_levels_sql import (
-    _call,
     COLUMNS,
     HIERARCHY,
     UP,
     Execute,
+    _call,
     load,
     random_releases,
     reference_rows,
@@ -171,3 +172,23 @@ def test_a_hierarchy_that_does_not_nest_is_refused(execute):
     except Exception as exc:  # noqa: BLE001 - the macro is missing on the old code
         refused = exc
     assert refused == [("diag", 1)] or figures["age+diag"][1] == 2, (refused, figures)
+
+
+def test_the_gate_names_a_release_that_did_not_release_a_qi():
+    """Hole 1, the gate's refusal condition (combined_releases: unreleased_qi_releases, then a
+    count of the records each shares): the release that did not release diag is named with the
+    QI, the one releasing both is not, a release outside the line is not read."""
+    from types import SimpleNamespace
+
+    from tests.macro_render import macro_caller
+    files = [Path(__file__).resolve().parents[2] / "macros" / "gates" / "combined_releases.sql"]
+    call = macro_caller(files, lambda c: {"dbt_deid": SimpleNamespace(
+        _versions_text=c("_versions_text"))})
+    earlier = [SimpleNamespace(release_id="r0", name="other", version=1,
+                               specs={"age": {"level": 0}}),
+               SimpleNamespace(release_id="r1", name="mine", version=2,
+                               specs={"age": {"level": 0}, "diag": {"level": 1}}),
+               SimpleNamespace(release_id="r9", name="mine", version=0, specs={})]
+    cfg = SimpleNamespace(name="mine", released_qis=COLUMNS)
+    got = call("unreleased_qi_releases")(cfg, earlier, ["r0", "r1"])
+    assert got == [{"release_id": "r0", "release": "other version 1", "qis": ["diag"]}]
