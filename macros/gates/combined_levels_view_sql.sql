@@ -18,7 +18,13 @@
     two different true values at any level: a value that changed inside one group of the
     coarsest level, wherever the releases' levels see it; the gate refuses) and `deid_unlisted`
     (1 when a state holds a stored row of a release not in `release_levels`: its level is
-    unknown and is never taken to be the candidate's; the gate refuses). No record id or key.
+    unknown and is never taken to be the candidate's; the gate refuses), `deid_unreleased` (1
+    when a state holds a row of a release that did not release one of the QIs: its true value
+    there is NULL, the record would split into states counting each other; the gate refuses)
+    and `deid_unmapped` (1 when a state holds a true value, neither NULL nor the missing label,
+    that deid_hierarchy does not map to a coarser level used: a stored value gone from today's
+    hierarchy; the gate refuses). No record id or key. The hierarchies must nest (one parent
+    per value and level): combined_levels_nesting_sql, refused by the gate before this view.
 
     `release_levels`: {release_id: {qi: level}} of the earlier releases (the gate passes every
     release the store holds for the line); `levels`: {qi: sorted levels}; the candidate is at
@@ -76,6 +82,12 @@
       {%- for l in levels[q] %}, case when r.{{ I(q ~ '__lv') }} = {{ l }} then r.{{ I(q ~ '__true') }} else u{{ qi }}_{{ l }}.v_to end as {{ I(q ~ '__up_' ~ l) }}{% endfor %}
       , coalesce(case when r.{{ I(q ~ '__lv') }} = {{ levels[q] | max }} then r.{{ I(q ~ '__true') }} else u{{ qi }}_{{ levels[q] | max }}.v_to end, r.{{ I(q ~ '__true') }}) as {{ I(q ~ '__top') }}
       {%- endfor %}
+      {#- a row of a release that did not release a QI (its true value NULL: no top, the record
+          split in two states counting each other), and a true value the hierarchy does not
+          map to a coarser level used (a stored value gone from today's deid_hierarchy: the
+          raw value as top, the same split, unseen by count(distinct)): the gate refuses -#}
+      , case when {% for q in qis %}(r.{{ I(q ~ '__lv') }} is not null and r.{{ I(q ~ '__true') }} is null){{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_unreleased_row
+      , case when {% for q in qis %}{% set qi = loop.index %}(r.{{ I(q ~ '__true') }} is not null and r.{{ I(q ~ '__true') }} <> {{ miss }} and (1 = 0{% for l in levels[q] %} or (r.{{ I(q ~ '__lv') }} < {{ l }} and u{{ qi }}_{{ l }}.v_to is null){% endfor %})){{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_unmapped_row
     from deid_rows as r
     {%- for q in qis %}{% set qi = loop.index %}
     {%- for l in levels[q] %}
@@ -105,6 +117,8 @@
       , count(distinct case when {{ I(q ~ '__lv') }} = {{ I(q ~ '__level') }} then {{ I(q ~ '__cell') }} end) as {{ I(q ~ '__cells') }}
       {%- endfor %}
       , max(case when {% for q in qis %}{{ I(q ~ '__lv') }} is null{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end) as deid_unlisted
+      , max(deid_unreleased_row) as deid_unreleased
+      , max(deid_unmapped_row) as deid_unmapped
     from deid_ranked
     group by record_key{% for q in qis %}, {{ I(q ~ '__top') }}{% endfor %}
   )
@@ -117,7 +131,9 @@
     {%- endfor %}
     {%- endfor %}
     case when {% for q in qis %}{% for l in levels[q] %}s.{{ I(q ~ '__trues_' ~ l) }} > 1 or {% endfor %}s.{{ I(q ~ '__cells') }} > 1{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_conflict,
-    s.deid_unlisted
+    s.deid_unlisted,
+    s.deid_unreleased,
+    s.deid_unmapped
   from deid_states as s
   {%- for q in qis %}
   {%- set qi = loop.index %}
@@ -126,4 +142,28 @@
     on a{{ qi }}_{{ l }}.lv_from = s.{{ I(q ~ '__finest') }} and a{{ qi }}_{{ l }}.v_from = s.{{ I(q ~ '__true') }} and a{{ qi }}_{{ l }}.lv_to = {{ l }}
   {%- endfor %}
   {%- endfor %}
+{%- endmacro %}
+
+
+{#- The QIs whose hierarchy between the levels used does not nest: a value at one level with
+    two different values at a coarser level used (deid_hierarchy rows of two original values).
+    Rows (qi_name, number of such (level, value, coarser level)), never a value; the gate
+    combined_releases refuses any, before the combined view is read (its joins would multiply
+    a record's states). -#}
+{% macro combined_levels_nesting_sql(hierarchy, qis, levels) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('combined_levels_nesting_sql', 'dbt_deid'))(hierarchy, qis, levels)) }}
+{%- endmacro %}
+
+{% macro default__combined_levels_nesting_sql(hierarchy, qis, levels) -%}
+  select x.qi_name, count(*) as parents_split
+  from (
+    select a.qi_name
+    from {{ hierarchy }} as a
+    inner join {{ hierarchy }} as b on b.qi_name = a.qi_name and b.original_value = a.original_value
+    where 1 = 0{% for q in qis if levels[q] | length > 1 %} or (a.qi_name = {{ dbt_deid.literal(q) }} and a.level in ({{ levels[q] | join(', ') }}) and b.level in ({{ levels[q] | join(', ') }}) and b.level > a.level){% endfor %}
+    group by a.qi_name, a.level, a.generalized_value, b.level
+    having count(distinct b.generalized_value) > 1
+  ) as x
+  group by x.qi_name
+  order by x.qi_name
 {%- endmacro %}

@@ -354,6 +354,21 @@
     {{ return(dbt_deid._with(base, passed=false, failures=uncheckable | length, records_shared=shared,
                    message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " whose combinations the combined view cannot check: " ~ (uncheckable | unique | list)[:5] | join('; ') ~ "; release the same quasi-identifiers with explicit combinations, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
   {%- endif -%}
+  {#- A release of the line that did not release a QI this release releases holds that QI's
+      true value NULL in the store: its records would split into states counting each other
+      (in both combined views). Refused when it shares records with this release, naming the
+      QI and the release, never a value. -#}
+  {%- set unreleased = [] -%}
+  {%- for u in dbt_deid.unreleased_qi_releases(cfg, earlier, epoch_ids) -%}
+    {%- set with_it = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ " and release_id = " ~ dbt_deid.literal(u.release_id) ~ ")").rows[0][0] | int -%}
+    {%- if with_it > 0 -%}
+      {%- do unreleased.append(u.release ~ " did not release " ~ u.qis | join(', ') ~ " (" ~ with_it ~ " shared record(s))") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if unreleased | length > 0 -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=unreleased | length, records_shared=shared,
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " that did not release every quasi-identifier this release releases: " ~ (unreleased | unique | list)[:5] | join('; ') ~ "; their true values there are not stored, so the combined view cannot tell the records' states apart: release the same quasi-identifiers, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+  {%- endif -%}
   {%- set current = {} -%}{%- set levels = {} -%}
   {%- for q in cfg.released_qis -%}
     {%- set lv = (specs.get(q) or {}).get('level') -%}
@@ -401,6 +416,21 @@
                  message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
 
+{#- The earlier releases of the line (those of `earlier` whose release id is in `epoch_ids`)
+    that recorded released levels without one of the QIs this release releases: a list of
+    {release_id, release (name and version, as _versions_text), qis (the QIs not released)}.
+    The gate combined_releases refuses each that shares records with this release. -#}
+{% macro unreleased_qi_releases(cfg, earlier, epoch_ids) -%}
+  {%- set out = [] -%}
+  {%- for e in earlier if e.release_id in epoch_ids and e.specs is not none -%}
+    {%- set qis = cfg.released_qis | reject('in', e.specs.keys() | list) | list -%}
+    {%- if qis | length > 0 -%}
+      {%- do out.append({'release_id': e.release_id, 'release': dbt_deid._versions_text(cfg, [e]), 'qis': qis}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
 {#- The gate's verdict at mixed levels (releases of one source at other levels of the same
     hierarchies; issue 32, item 2): the combined view of combined_levels_view_sql, each QI at
     the finest level any release revealed it, checked by exact_levels_summary_sql on every
@@ -409,6 +439,14 @@
     refused: its states cannot be told apart. -#}
 {% macro _combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k) -%}
   {%- set hierarchy = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_hierarchy')) -%}
+  {#- the hierarchies must nest between the levels used (one parent per value and level): the
+      view's joins would otherwise multiply a record's states; refused before it is read -#}
+  {%- set split = run_query(dbt_deid.combined_levels_nesting_sql(hierarchy, cfg.released_qis, levels)).rows -%}
+  {%- if split | length > 0 -%}
+    {%- set named = [] -%}{%- for r in split -%}{%- do named.append(r[0] ~ " (" ~ r[1] ~ " value(s) with two parents at a coarser level)") -%}{%- endfor -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=split | length, records_shared=shared,
+                   message="combined releases: " ~ shared ~ " record(s) shared with earlier release(s) of " ~ of_names ~ " at other levels of hierarchies that do not nest: " ~ named | join('; ') ~ "; the combined view reads a coarser cell as holding the finer one: fix the hierarchy so each value has one parent per level, or keep the earlier levels, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+  {%- endif -%}
   {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}
   {% call statement('deid_combined_levels_view') -%}
@@ -417,6 +455,8 @@
   {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
   {%- set conflicts = run_query('select count(*) from ' ~ combined ~ ' where deid_conflict = 1').rows[0][0] | int -%}
   {%- set unleveled = run_query('select count(*) from ' ~ combined ~ ' where deid_unlisted = 1').rows[0][0] | int -%}
+  {%- set unreleased = run_query('select count(*) from ' ~ combined ~ ' where deid_unreleased = 1').rows[0][0] | int -%}
+  {%- set unmapped = run_query('select count(*) from ' ~ combined ~ ' where deid_unmapped = 1').rows[0][0] | int -%}
   {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
   {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['', '__level']) }) -%}
   {{ drop_relation_if_exists(combined) }}
@@ -426,6 +466,12 @@
   {%- endif -%}
   {%- if unleveled > 0 -%}
     {%- do parts.append(unleveled ~ " record(s) hold rows of a stored release whose levels the gate was not given (never read at this release's levels)") -%}
+  {%- endif -%}
+  {%- if unreleased > 0 -%}
+    {%- do parts.append(unreleased ~ " record(s) hold rows of a stored release that did not release one of this release's quasi-identifiers (their true values there are not stored)") -%}
+  {%- endif -%}
+  {%- if unmapped > 0 -%}
+    {%- do parts.append(unmapped ~ " record(s) hold a stored true value that deid_hierarchy does not map to a coarser level used (a value gone from today's hierarchy)") -%}
   {%- endif -%}
   {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
   {%- set smallest = mins | min if mins else none -%}
