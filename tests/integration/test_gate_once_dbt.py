@@ -103,10 +103,10 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     statements = [s for sql in by_node.values() for s in sql]
     assert sum(any(m in s for m in EXACT_MARKERS) for s in statements) == 1
     # the release input is fingerprinted once, on the source itself (deid_input_fingerprint:
-    # a snapshot left from an earlier invocation must not bind this build to stale records);
-    # the snapshot is never fingerprinted
+    # a snapshot left from an earlier invocation must not bind this build to stale records),
+    # and the snapshot once beside it (snapshot_hash, which the gate table compares)
     assert _fingerprints(statements, SOURCE) == 1
-    assert _fingerprints(statements, SNAPSHOT) == 0
+    assert _fingerprints(statements, SNAPSHOT) == 1
     python_refs = "\n".join(p.read_text() for p in REPO.glob("python_models/**/*.py"))
     assert 'dbt.ref("deid_suppressed")' not in python_refs
     assert "discharge_abstracts" not in python_refs
