@@ -132,8 +132,10 @@
     step's fingerprint in a later invocation, the row-count test) read the source itself. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
-{%- if execute and columns | length == 0 -%}
-  {{ exceptions.raise_compiler_error("dbt_deid release '" ~ cfg.name ~ "': the source " ~ src ~ " has none of the release's columns (record_id, quasi_identifiers, pass_through, sensitive); check `source` and the column names. Nothing was copied.") }}
+{#- Never `select *` over a source that exists (it would copy direct identifiers); on a fresh
+    warehouse under compile/docs/ls the source may not exist yet (can_inspect) and nothing runs. -#}
+{%- if execute and columns | length == 0 and dbt_deid.can_inspect(src) -%}
+  {{ exceptions.raise_compiler_error("dbt_deid release '" ~ cfg.name ~ "': the source " ~ src ~ " has none of the release's columns (record_id, quasi_identifiers, pass_through, sensitive), or does not exist; check `source` and the column names. Nothing was copied.") }}
 {%- endif %}
 select {% for c in columns %}{{ dbt_deid.ident(c) }}{% if not loop.last %}, {% endif %}{% else %}*{% endfor %}
 from {{ src }}

@@ -153,3 +153,19 @@ def test_a_stale_input_snapshot_is_refused(default_release, tmp_path) -> None:
     assert "the input snapshot deid_input is not the source as it is now" in run.output
     after = run.query("select * from deid_published order by 1")
     assert before.equals(after)
+
+
+def test_the_snapshot_refuses_a_source_with_none_of_the_release_columns(default_release,
+                                                                          tmp_path) -> None:
+    """A `source` pointing at the wrong table (none of its columns has a role): the snapshot
+    used to copy every column (`select *`, direct identifiers included) into the working schema
+    before the role check refused; it refuses, naming the release and the source, and copies
+    nothing."""
+    base = copy_of(default_release, tmp_path / "base")
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_input"], tmp_path / "wrong",
+                  release_vars(source="deid_canary"), base.database)
+    assert not run.ok
+    assert "has none of the release's columns" in run.output
+    with duckdb.connect(str(base.database), read_only=True) as con:
+        cols = [r[0] for r in con.execute("describe main_deid_work.deid_input").fetchall()]
+    assert "canary" not in cols
