@@ -148,11 +148,16 @@ def test_working_models_in_the_published_schema_are_refused(it_database, project
     project = project_with("generate_schema_name")
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(project, ["run", "--select", "+deid_published"], tmp_path, release_vars(), db)
+    # the package's models only: the consumer project's model-paths are absolute, and dbt
+    # writes a compiled Python model over its source file then (integration_tests/models/*.py)
+    run = run_dbt(project, ["run", "--select", "+deid_published,package:dbt_deid"], tmp_path,
+                  release_vars(), db)
     # the layout is real: the working tables are in the published schema
     assert {"deid_input", "deid_suppressed", "deid_generalized"} <= run.tables("main")
     _assert_working_schema_refused(run, ["deid_input", "deid_suppressed", "deid_generalized",
                                          "deid_release_records", "in release.main,"])
+    # the record-level tables are named first
+    assert "published deid_published: deid_input, deid_suppressed, deid_generalized" in run.output
     assert "deid_published" not in run.tables(), run.output[-3000:]
     assert "deid_release_records" not in run.tables()
 
