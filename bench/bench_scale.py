@@ -29,7 +29,11 @@ run:
    record-level check counts (a class's size is the sum of its patterns' counts; the consistent
    set of a record depends only on its true tuple), plus the record-level identities checked in
    SQL: as many published rows as records, every published cell its true value or suppressed,
-   ``deid_published`` equal to the released columns of ``deid_suppressed``.
+   ``deid_published`` equal to the released columns of ``deid_suppressed``. The published
+   table is the bench release's, found by its name in ``deid_release_history``; its cells are
+   in published form (issue 35: an interval bin '35-39' is published '[35, 40)'), so the
+   checked release's cells are put in that form first, per distinct value, by
+   ``tests/published_form.py`` (written independently of the package's SQL).
 5. An ordered md5 of each published table (compare runs before and after a change).
 6. With ``--engine spark`` (issue 37, item 4), after the DuckDB build of each scale: the same
    release on a private Spark standalone cluster (a master and ``--workers`` 1-core workers,
@@ -83,6 +87,7 @@ from bench_seed000 import RELEASE_SELECTION, dbt_release, fmt_table, md_table  #
 
 from dbt_deid.tools.synthetic.discharge import PAPER_ROWS, discharge_table  # noqa: E402
 from tests.independent_check import consistent_counts, smallest_class  # noqa: E402
+from tests.published_form import published_cell  # noqa: E402
 
 DEMO = REPO / "demo"
 DBT = str(Path(sys.executable).parent / "dbt")
@@ -93,6 +98,7 @@ SOURCE = "main_raw.discharge_abstracts"
 SOURCE_QIS = ["province", "los_days", "age", "gender", "mrdx", "cmg", "cci_code"]
 #: The demo's generator is replaced by the records loaded here; everything else is built.
 SELECTION = [a for a in RELEASE_SELECTION if a != "discharge_abstracts"]
+#: The publish models of the bench release (package models: the default release's).
 PUBLISHED = ["deid_published"]
 #: Defaults of --threads and --memory-limit: the demo profile's (2 dbt threads; DuckDB
 #: ``memory_limit`` 3GB, env DBT_DEID_DUCKDB_MEMORY_LIMIT). One model at a time with 6GB
@@ -316,15 +322,19 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
     rows (the same number as EXCEPT ALL both ways, 15x faster at 2.4M records)."""
     from dbt_deid.config import parse_release
 
-    cfg = parse_release(json.loads(release_json))
+    release = json.loads(release_json)
+    cfg = parse_release(release)
     out: dict[str, Any] = {"tables": {}}
     t0 = time.perf_counter()
     with duckdb.connect(str(db), read_only=True) as con:
         con.execute("set threads = 2")
+        released = cfg.released_qis()
+        forms = published_forms(con, release, released)
         for table in PUBLISHED:
-            pub = f"main.{table}"
-            released = cfg.released_qis()
-            sel = ", ".join(released)
+            pub = bench_published_relation(con, release["name"], table)
+            sel = ", ".join(f"cast({q} as varchar) as {q}" for q in released)
+            # deid_suppressed's released cells, and its true (generalized) cells, in published form
+            shown = published_form_sql(released, released, forms)
             n_pub, n_src = con.execute(f"select (select count(*) from {pub}),"
                                        f" (select count(*) from {SOURCE})").fetchone()
             # rows in one table and not the other, as multisets: what EXCEPT ALL both ways
@@ -333,8 +343,7 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
             diff = con.execute(
                 f"select coalesce(sum(abs(coalesce(p.n, 0) - coalesce(s.n, 0))), 0) from"
                 f" (select {sel}, count(*) as n from {pub} group by all) p full outer join"
-                f" (select {sel}, count(*) as n from main_deid_work.deid_suppressed"
-                f" group by all) s on {on}").fetchone()[0]
+                f" (select *, count(*) as n from ({shown}) group by all) s on {on}").fetchone()[0]
             untrue = con.execute(
                 "select count(*) from main_deid_work.deid_suppressed where "
                 + " or ".join(f"({q} is not null and {q} is distinct from {q}__generalized)"
@@ -343,11 +352,13 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
             below_k: dict[str, int] = {}
             for b in cfg.verified_combinations():
                 cols = ", ".join(b)
-                published = con.execute(f"select {cols}, count(*) as n from {pub}"
-                                        " group by all").df()
+                published = con.execute(
+                    "select " + ", ".join(f"cast({q} as varchar) as {q}" for q in b)
+                    + f", count(*) as n from {pub} group by all").df()
                 truth = con.execute(
-                    "select " + ", ".join(f"{q}__generalized as {q}" for q in b)
-                    + ", count(*) as n from main_deid_work.deid_suppressed group by all").df()
+                    f"select {cols}, count(*) as n from"
+                    f" ({published_form_sql(b, [f'{q}__generalized' for q in b], forms)})"
+                    " group by all").df()
                 smallest = smallest_class(published, b, counts="n")
                 per_tuple = consistent_counts(truth, published, b, counts="n")
                 consistent = int(per_tuple.min()) if len(per_tuple) else 0
@@ -356,13 +367,59 @@ def check(db: Path, release_json: str) -> dict[str, Any]:
                                smallest >= cfg.k and consistent >= cfg.k))
             md5 = published_md5(con, pub) if n_pub <= 3 * PAPER_ROWS else None
             out["tables"][table] = {
-                "rows": (n_pub, n_src), "diff": diff, "untrue": untrue, "combos": combos,
+                "relation": pub, "rows": (n_pub, n_src), "diff": diff, "untrue": untrue,
+                "combos": combos,
                 "md5": md5, "below_k": below_k,
                 "ok": n_pub == n_src and diff == 0 and untrue == 0
                 and all(c[-1] for c in combos) and not any(below_k.values())}
     out["seconds"] = time.perf_counter() - t0
     out["k"] = cfg.k
     return out
+
+
+def bench_published_relation(con: duckdb.DuckDBPyConnection, release: str, table: str) -> str:
+    """The relation the bench release published as ``table`` (its last 'published' row in
+    ``deid_release_history``, in the target schema): the table the check reads is the bench
+    release's, not another release's table of that name."""
+    rows = con.execute(
+        "select published_relation from main.deid_release_history where release_name = ?"
+        " and status = 'published' order by recorded_at desc", [release]).fetchall()
+    found = [r[0] for r in rows if r[0].split(".")[-1].strip('"') == table]
+    if not found:
+        raise SystemExit(f"release {release} published no {table} (deid_release_history)")
+    return found[0]
+
+
+def published_forms(con: duckdb.DuckDBPyConnection, release: dict[str, Any],
+                    released: Sequence[str]) -> dict[str, Any]:
+    """Per released QI, the frame (checked, shown): each distinct checked cell of
+    ``deid_suppressed`` (released and generalized) and its published form
+    (``tests/published_form.published_cell``, at the release's level), registered on ``con``
+    as ``form_<qi>``. Per distinct value, so it scales with the categories, not the records."""
+    import pandas as pd
+
+    qis = release["quasi_identifiers"]
+    missing = release.get("missing_label", "<missing>")
+    forms = {}
+    for q in released:
+        values = [r[0] for r in con.execute(
+            f"select distinct v from (select cast({q} as varchar) as v from"
+            f" main_deid_work.deid_suppressed union all select cast({q}__generalized as varchar)"
+            " from main_deid_work.deid_suppressed) where v is not null").fetchall()]
+        spec = qis[q]
+        shown = [published_cell(v, spec.get("rule"), int(spec.get("level", 0)), missing)
+                 for v in values]
+        forms[q] = pd.DataFrame({"checked": values, "shown": [str(v) for v in shown]})
+        con.register(f"form_{q}", forms[q])
+    return forms
+
+
+def published_form_sql(names: Sequence[str], columns: Sequence[str], forms: dict[str, Any]) -> str:
+    """deid_suppressed's ``columns`` in published form, as columns ``names`` (a NULL stays NULL)."""
+    cols = ", ".join(f"f{i}.shown as {n}" for i, n in enumerate(names))
+    joins = " ".join(f"left join form_{n} f{i} on cast(s.{c} as varchar) = f{i}.checked"
+                     for i, (n, c) in enumerate(zip(names, columns, strict=True)))
+    return f"select {cols} from main_deid_work.deid_suppressed s {joins}"
 
 
 def published_md5(con: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -654,8 +711,9 @@ def report_scale(label: str, r: dict[str, Any]) -> None:
     print(f"independent check (tests/independent_check.py, pattern level, k = {chk['k']}):"
           f" {chk['seconds']:.0f}s")
     for table, t in chk["tables"].items():
-        print(f"  {table}: {t['rows'][0]} published rows / {t['rows'][1]} records;"
-              f" differing from deid_suppressed {t['diff']}; cells not true and not suppressed"
+        print(f"  {table} ({t['relation']}): {t['rows'][0]} published rows /"
+              f" {t['rows'][1]} records; differing from deid_suppressed (in published form)"
+              f" {t['diff']}; cells not true and not suppressed"
               f" {t['untrue']}; records consistent with fewer than k published records"
               f" {sum(t.get('below_k', {}).values())};"
               f" md5 {t['md5'] or '(not computed above 3 years)'};"

@@ -61,6 +61,8 @@
   {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
   {%- set checks = config.get('deid_checks') -%}
   {%- set results = dbt_deid.publish_gate_results(checks, candidate) -%}
+  {#- no working table of any release where the published table is shared (macros/publish/working_schema_results.sql) -#}
+  {%- do results.extend(dbt_deid.working_schema_results(target_relation)) -%}
   {#- the other tables of a multi-table release: [(published relation, staged relation)] -#}
   {%- set parts = dbt_deid.publish_release_parts(target_relation) -%}
   {%- set staged_by = config.get('deid_publish_with') or [] -%}

@@ -1,4 +1,5 @@
-"""A consumer project cannot silently replace a gate (issue 32, item 3).
+"""A consumer project cannot silently replace a gate (issue 32, item 3), nor build the working
+tables where the published mart is shared.
 
 dbt's ``adapter.dispatch(name, 'dbt_deid')`` searches the root project before the package, and
 dbt picks a root-project ``{% materialization deid_publish %}`` over the package's. On main
@@ -14,6 +15,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -52,13 +54,27 @@ OVERRIDES = {
 }
 
 
+# Project layouts that put the working models in the published schema. dbt's documented
+# `generate_schema_name` override for one schema per target ignores custom schemas, so the
+# package's `+schema` (the working schema) is dropped: on main (7a63135) `dbt run` published
+# with deid_input, deid_suppressed (`<qi>__original`) and deid_release_records in `main`, next
+# to deid_published.
+LAYOUTS = {
+    "generate_schema_name": """
+{% macro generate_schema_name(custom_schema_name, node) -%}
+  {{ target.schema }}
+{%- endmacro %}
+""",
+}
+
+
 def _project_with(tmp_path: Path, macro: str) -> Path:
     """integration_tests as a consumer project with one more macro file holding ``macro``."""
     extra = tmp_path / "consumer" / "consumer_macros"
     project = _consumer_project(tmp_path, **{"macro-paths": [
         str((INTEGRATION / "macros").resolve()), str(extra)]})
     extra.mkdir(parents=True, exist_ok=True)
-    (extra / "override.sql").write_text(OVERRIDES[macro])
+    (extra / "override.sql").write_text({**OVERRIDES, **LAYOUTS}[macro])
     return project
 
 
@@ -109,3 +125,52 @@ def test_the_publish_model_alone_with_a_consumer_materialization_is_refused(
     assert "dbt_deid_integration_tests.materialization_deid_publish_default" in run.output
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
     assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+
+
+def _assert_working_schema_refused(run, models: list[str]) -> None:
+    assert not run.ok, run.output[-3000:]
+    assert "[working_schema]" in run.output, run.output[-3000:]
+    assert "nothing published" in run.output
+    message = run.output[run.output.index("[working_schema]"):]
+    for name in [*models, "docs/projects.md", "deid_work_schema", "generate_schema_name"]:
+        assert name in message, message[:3000]
+    history = run.query("select status, gates_failed from main.deid_release_history"
+                        " where gates_failed like '%working_schema%'")
+    assert list(history["status"]) == ["refused"], history
+
+
+def test_working_models_in_the_published_schema_are_refused(it_database, project_with,
+                                                           tmp_path) -> None:
+    """A root project whose `generate_schema_name` ignores custom schemas builds every working
+    model in the target schema: the publish step refuses, naming the models (the snapshot, the
+    suppressed records with their originals, the per-record store) and the schema, and
+    publishes nothing. On main it published next to them."""
+    project = project_with("generate_schema_name")
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    # the package's models only: the consumer project's model-paths are absolute, and dbt
+    # writes a compiled Python model over its source file then (integration_tests/models/*.py)
+    run = run_dbt(project, ["run", "--select", "+deid_published,package:dbt_deid"], tmp_path,
+                  release_vars(), db)
+    # the layout is real: the working tables are in the published schema
+    assert {"deid_input", "deid_suppressed", "deid_generalized"} <= run.tables("main")
+    _assert_working_schema_refused(run, ["deid_input", "deid_suppressed", "deid_generalized",
+                                         "deid_release_records", "in release.main,"])
+    # the record-level tables are named first
+    assert "published deid_published: deid_input, deid_suppressed, deid_generalized" in run.output
+    assert "deid_published" not in run.tables(), run.output[-3000:]
+    assert "deid_release_records" not in run.tables()
+
+
+def test_a_working_table_left_in_the_published_schema_is_refused(default_release,
+                                                                tmp_path) -> None:
+    """The layout fixed, a table an earlier build left in the published schema still shares the
+    originals: the publish step refuses until it is dropped (on main it published)."""
+    run = copy_of(default_release, tmp_path / "db")
+    before = run.query("select * from deid_published")
+    with duckdb.connect(str(run.database)) as con:
+        con.execute("create table main.deid_input as select * from main_deid_work.deid_input")
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path,
+                  release_vars(), run.database)
+    _assert_working_schema_refused(run, ["deid_input", "left by an earlier build", "drop them"])
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)

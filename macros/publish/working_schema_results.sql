@@ -1,0 +1,79 @@
+{#- The working schema is never the published one (brief: "working tables holding original
+    values never sit where the published mart is shared"; docs/projects.md, "Where tables go").
+
+    The working models of a release hold original values: the input snapshot deid_input, the
+    generalized and suppressed records (`<qi>__generalized`, `<qi>__original`), the hierarchy
+    and pattern tables (original categories, small ones included), the suppression map, the
+    record risk, the claims and text releases' inputs, preprocessed and generalized tables and
+    documents/tokens, and, next to deid_suppressed, the per-record store deid_release_records
+    and its key deid_history_key (not nodes: macros/gates/combined_releases.sql). The package
+    builds them in `+schema: <deid_work_schema>` and only the publish models in the target
+    schema; a root project can undo that (a `generate_schema_name` that ignores custom schemas,
+    a project-level `+schema` on the package, a `--vars` setting), and the grant that shares
+    the published mart then shares the originals too.
+
+    So the publish step checks, for the model being published, every working model of every
+    release (the package's models and the extra releases' `<release>__deid_*` models, any
+    materialization but deid_publish and ephemeral) as the graph resolves it in this
+    invocation: one whose database and schema are the published table's fails the check, and
+    so does a table of a working model's name found in the published schema (left by an
+    earlier build with such a layout). Schemas are compared case-insensitively, and a side
+    without a database (Spark, where the schema is the database) is compared by schema alone.
+
+    Returns [] when the layout is safe, else one failed gate result ('working_schema') that the
+    publish materialization adds to the release's gates: the candidate is dropped, nothing is
+    published and a 'refused' history row names it. Model names only, never a value. -#}
+{% macro working_schema_results(target_relation) -%}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- set here_db = (target_relation.database or '') | lower -%}
+  {%- set here_schema = (target_relation.schema or '') | lower -%}
+  {%- set built_here = [] -%}
+  {%- set left_here = [] -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
+    {%- set materialized = node.config.get('materialized') -%}
+    {%- if (node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none)
+          and materialized not in ['deid_publish', 'ephemeral'] -%}
+      {%- set name = node.alias or node.name -%}
+      {%- set db = (node.database or '') | lower -%}
+      {%- if (node.schema or '') | lower == here_schema and (db == here_db or db == '' or here_db == '') -%}
+        {%- do built_here.append(node.name) -%}
+      {%- elif adapter.get_relation(target_relation.database, target_relation.schema, name) is not none -%}
+        {%- do left_here.append(name) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if built_here | length == 0 and left_here | length == 0 -%}{{ return([]) }}{%- endif -%}
+  {#- the record-level tables first (the list is complete either way, up to ten names shown) -#}
+  {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file', 'deid_record_risk',
+      'deid_claims_input_patients', 'deid_claims_input_claims', 'deid_claims_patients_preprocessed',
+      'deid_claims_generalized_patients', 'deid_claims_generalized_claims', 'deid_text_documents', 'deid_text_tokens'] -%}
+  {%- set ordered = [] -%}
+  {%- for name in built_here | sort -%}
+    {%- set base = (dbt_deid._split_release_node(name) or [none, name])[1] -%}
+    {%- do ordered.append(((record_level.index(base) if base in record_level else record_level | length), name)) -%}
+  {%- endfor -%}
+  {%- set built_here = ordered | sort | map(attribute=1) | list -%}
+  {%- set left_here = left_here | sort -%}
+  {%- set stores = [] -%}
+  {%- for name in built_here if name.endswith('deid_suppressed') -%}
+    {%- do stores.append(name[:-('deid_suppressed' | length)] ~ 'deid_release_records') -%}
+  {%- endfor -%}
+  {%- set where = (target_relation.database ~ '.' if target_relation.database else '') ~ target_relation.schema -%}
+  {%- set parts = [] -%}
+  {%- if built_here -%}
+    {%- do parts.append(built_here | length ~ " working model(s) are built in " ~ where ~ ", the schema of the published " ~ target_relation.identifier ~ ": " ~ dbt_deid._first_names(built_here)
+        ~ (" (and the per-record store " ~ stores | join(', ') ~ " next to deid_suppressed)" if stores else "")) -%}
+  {%- endif -%}
+  {%- if left_here -%}
+    {%- do parts.append(left_here | length ~ " table(s) of working models are in " ~ where ~ " (left by an earlier build in that layout): " ~ dbt_deid._first_names(left_here) ~ "; drop them") -%}
+  {%- endif -%}
+  {{ return([{'gate': 'working_schema', 'passed': false, 'failures': built_here | length + left_here | length,
+      'message': parts | join('; ') ~ ". Working tables hold original values, so they never sit where the published mart is shared:"
+        ~ " build them in their own schema (the package's `+schema: \"{{ var('deid_work_schema', 'deid_work') }}\"`, <target schema>_deid_work; do not set `+schema` on the package's working models,"
+        ~ " and keep custom schemas in a project `generate_schema_name` macro, as dbt's default does); docs/projects.md, \"Where tables go\""}]) }}
+{%- endmacro %}
+
+{#- At most ten names, then how many more. -#}
+{% macro _first_names(names) -%}
+  {{ return(names[:10] | join(', ') ~ (" and " ~ (names | length - 10) ~ " more" if names | length > 10 else "")) }}
+{%- endmacro %}
