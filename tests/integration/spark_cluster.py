@@ -99,7 +99,7 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)
 
 
-def _environment(base: Path) -> dict[str, str]:
+def _environment(base: Path, java_options: str = "") -> dict[str, str]:
     """The cluster processes' environment: the pip distribution as SPARK_HOME, an empty
     configuration folder (no user spark-defaults), every folder under ``base``."""
     home = spark_home()
@@ -113,19 +113,21 @@ def _environment(base: Path) -> dict[str, str]:
         "SPARK_LOCAL_DIRS": str(base / "local"), "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_DAEMON_MEMORY": "256m",
     })
+    if java_options:  # the master's and workers' own JVMs (SPARK_DAEMON_JAVA_OPTS)
+        env["SPARK_DAEMON_JAVA_OPTS"] = java_options
     return env
 
 
 def start_cluster(base: Path, workers: int = 2, cores: int = 1, memory: str = "1g",
-                  timeout: float = REGISTRATION_TIMEOUT) -> SparkCluster:
+                  timeout: float = REGISTRATION_TIMEOUT, java_options: str = "") -> SparkCluster:
     """Start a master and ``workers`` workers under ``base`` and wait until every worker has
     registered with the master (its JSON status lists them ALIVE). Raises RuntimeError with
     the processes' logs when they do not come up in ``timeout`` seconds; stops whatever it
-    started before raising."""
+    started before raising. ``java_options``: extra options of the master's and workers' JVMs."""
     home = spark_home()
     if home is None:
         raise RuntimeError("pyspark is not installed")
-    env = _environment(base)
+    env = _environment(base, java_options)
     cluster = SparkCluster(base, free_port(), free_port(), [free_port() for _ in range(workers)])
     spark_class = str(home / "bin" / "spark-class")
 

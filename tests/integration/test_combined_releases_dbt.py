@@ -1,8 +1,8 @@
 """Repeated releases cannot be combined against the guarantee (issue 17, item 3).
 
 A recipient holding several releases of the same records takes, per record, the cells revealed
-by any of them. One database, three `dbt run`s of one release name and two of the publish model
-alone (the fewest that cover the cases; each takes tens of seconds):
+by any of them. One database, one `dbt run` of the release's nodes per step (the fewest that
+cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
 2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples) under
@@ -57,6 +57,13 @@ OTHER = "combined_it_half"
 #: exact search (the generator numbers records 1..n, which collide with short labels).
 ID_OFFSET = 7_300_000_000
 PASS = "discharge_disposition"
+#: What each step runs: the package's nodes the publish step needs (the gates, the store and the
+#: history are written by it); the nodes nothing here reads (the report, the risk figures, the
+#: algorithm comparison) are left out, ~1.7 CPU s a run (docs/performance.md, "Suite time,
+#: session 5"), except in step 2, which runs the whole package over the combined line.
+#: deid_release_parameters is no ancestor of the publish model, but the history row reads the
+#: limits from it: left out, the row records the previous build's k (found this session).
+RELEASE_NODES = "package:dbt_deid,+deid_published deid_release_parameters"
 
 
 def _sample(slot: int) -> dict:
@@ -120,8 +127,8 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     base = release_vars(name=NAME)["deid_release"]
     combinations, k = base["combinations"], round(1 / base["tau"])
 
-    def run(step: str, name: str = NAME, **changes):
-        return run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / step,
+    def run(step: str, name: str = NAME, select: str = RELEASE_NODES, **changes):
+        return run_dbt(INTEGRATION, ["run", "--select", select], tmp_path / step,
                        release_vars(name=name, **changes), db)
 
     # 1. half of the records: published, the first release of the name
@@ -131,7 +138,7 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
 
     # 2. the other half under another name: combined with the first, disjoint (the combined
     # view shares no record), published; the history says no record is shared
-    second = run("slot1", name=OTHER, sample=_sample(1))
+    second = run("slot1", name=OTHER, select="package:dbt_deid", sample=_sample(1))
     assert second.ok, second.output[-3000:]
     _, rel2 = _linked(second)
     assert not set(rel1) & set(rel2) and len(rel1) + len(rel2) == len(ids)
@@ -210,7 +217,7 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
                     f" where release_name = '{OTHER}'")
     quasi = {**base["quasi_identifiers"], "admission_date": {
         **base["quasi_identifiers"]["admission_date"], "level": 1}}
-    fourth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "level",
+    fourth = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "level",
                      release_vars(name=NAME, quasi_identifiers=quasi), db)
     rel4 = _records(fourth)
     coarse = {q: base["quasi_identifiers"][q].get("level", 0) for q in qis}
@@ -297,7 +304,7 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
         con.execute("delete from main_deid_work.deid_release_records where release_version = 1"
                     f" and release_name = '{NAME}'")
         con.execute("drop table main_deid_work.deid_history_key")
-    fifth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "lost",
+    fifth = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "lost",
                     release_vars(name=NAME), db)
     assert not fifth.ok
     assert (f"combined releases: earlier published release(s) 1 of '{NAME}' and of the same"

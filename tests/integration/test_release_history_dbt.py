@@ -47,6 +47,15 @@ def _independent_fingerprint(run) -> str:
     return hashlib.md5("\n".join(rows).encode()).hexdigest()
 
 
+#: Steps 2-5 build the package's nodes the publish step needs (it writes the history); the
+#: nodes nothing here reads (the report, the risk figures, the algorithm comparison) are left
+#: out (docs/performance.md, "Suite time, session 5"); step 1 (the session fixture) and step 6
+#: (the full refresh) run the whole package.
+#: deid_release_parameters is no ancestor of the publish model, but the history row reads the
+#: limits from it: left out, the row records the previous build's k (found this session).
+RELEASE_NODES = "package:dbt_deid,+deid_published deid_release_parameters"
+
+
 def test_history_records_reproducible_releases_and_refusals(default_release, tmp_path, capsys):
     # 1. a release: `dbt build --select package:dbt_deid` with _vars() on a copy of the seeded
     # integration database (the session fixture default_release; a copy, built on below)
@@ -54,7 +63,7 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     db = first.database
 
     def build(variables, args=None, step="step"):
-        return run_dbt(INTEGRATION, args or ["build", "--select", "package:dbt_deid"],
+        return run_dbt(INTEGRATION, args or ["build", "--select", RELEASE_NODES],
                        tmp_path / step, variables, db)
 
     assert first.ok, first.output[-3000:]
@@ -134,7 +143,7 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     before_table = _published(data)
 
     # 5. a refused release: a refused row, the table and the last manifest row as they were
-    refused = build(_vars(max_suppression=0.001), ["run", "--select", "package:dbt_deid"],
+    refused = build(_vars(max_suppression=0.001), ["run", "--select", RELEASE_NODES],
                     step="refused")
     assert not refused.ok
     assert "release refused, nothing published" in refused.output

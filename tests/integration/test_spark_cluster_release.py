@@ -60,6 +60,12 @@ MUST_COMPARE = {
     "refusing": {"deid_risk_summary", "deid_information_loss", "deid_gate_results",
                  "deid_suppression_map"},
 }
+#: JVM options of every JVM of the case (the driver, the executors, and the master and workers
+#: through spark_cluster.py): a short-lived JVM on 4,000 records spends much of its CPU in the
+#: JIT, so the client compiler only (C1, no C2) and the serial collector (no parallel GC threads
+#: on 2 cores). Runtime options only: the same plans, tasks and tables; the module took 162 CPU s
+#: without them and 99 with them (docs/performance.md, "Suite time, session 5").
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 #: What the driver asks of the cluster: one 1-core executor per worker, little memory, the
 #: driver bound to 127.0.0.1, an uncompressed event log the test reads.
 CLUSTER_CONF = {
@@ -73,6 +79,7 @@ CLUSTER_CONF = {
     "spark.eventLog.rolling.enabled": "false",
     # two executor cores: two shuffle partitions (the session-mode suite's 4 doubled the tasks)
     "spark.sql.shuffle.partitions": "2",
+    "spark.executor.extraJavaOptions": JVM_OPTIONS,
 }
 
 
@@ -93,6 +100,9 @@ def cluster_profiles(folder: Path, cluster: SparkCluster, app_name: str, events:
     target["server_side_parameters"].update(
         {**CLUSTER_CONF, "spark.master": cluster.master_url, "spark.app.name": app_name,
          "spark.eventLog.dir": events.as_uri()})
+    driver = target["server_side_parameters"].get("spark.driver.extraJavaOptions", "")
+    target["server_side_parameters"]["spark.driver.extraJavaOptions"] = (
+        f"{driver} {JVM_OPTIONS}".strip())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "profiles.yml").write_text(yaml.safe_dump(profiles, sort_keys=False))
     return folder
@@ -128,7 +138,7 @@ def cluster() -> SparkCluster:
         pytest.skip(reason)
     # not under pytest's basetemp: a concurrent pytest session prunes old basetemp folders
     base = Path(tempfile.mkdtemp(prefix="dbt_deid_spark_cluster_"))
-    started = start_cluster(base / "cluster")
+    started = start_cluster(base / "cluster", java_options=JVM_OPTIONS)
     try:
         yield started
     finally:
