@@ -9,6 +9,7 @@ the first committed fails too (DuckDB reads the snapshot of its start)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,12 +23,13 @@ ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "macros" / "gates" / "line_lock.sql"
 
 
-def _caller(con: Any):
-    """The macros of line_lock.sql with `statement` and `run_query` on cursor `con`."""
+def line_lock_caller(execute: Callable[[str], list[tuple]]):
+    """The macros of line_lock.sql with `statement` and `run_query` on `execute` (one
+    connection: its statements run in that connection's transaction)."""
     rel = "deid_line_locks"
 
     def statement(name: str, caller=None) -> str:
-        con.execute(caller())
+        execute(caller())
         return ""
 
     def context(call):
@@ -39,16 +41,27 @@ def _caller(con: Any):
             "dbt": SimpleNamespace(type_string=lambda: "varchar"),
             "adapter": SimpleNamespace(
                 dispatch=lambda name, package: call("default__" + name),
-                get_relation=lambda *a: con.execute(
-                    "select table_name from information_schema.tables where table_name = ?",
-                    [rel]).fetchone(),
+                get_relation=lambda *a: (execute(
+                    "select table_name from information_schema.tables"
+                    f" where table_name = '{rel}'") or None),
                 cache_added=lambda r: None),
             "statement": statement,
             "invocation_id": "inv",
             "run_query": lambda sql: SimpleNamespace(columns=[SimpleNamespace(
-                values=lambda: [r[0] for r in con.execute(sql).fetchall()])]),
+                values=lambda: [r[0] for r in execute(sql)])]),
         }
     return macro_caller([FILE], context)
+
+
+def _duckdb(con: Any) -> Callable[[str], list[tuple]]:
+    def run(sql: str) -> list[tuple]:
+        cur = con.execute(sql)
+        return cur.fetchall() if cur.description else []
+    return run
+
+
+def _caller(con: Any):
+    return line_lock_caller(_duckdb(con))
 
 
 def test_overlapping_publishes_of_one_source_do_not_both_read_the_store() -> None:
