@@ -252,25 +252,11 @@
   {%- if found is not none and dbt_deid.history_key(truth) is none -%}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ store ~ " exists but its key table " ~ dbt_deid.history_key_relation(truth) ~ " is missing; the record keys cannot be recomputed (restore the key from a backup)") }}
   {%- endif -%}
-  {%- set key = dbt_deid.history_key(truth, create=true) -%}
+  {#- created (with the key) when absent: the publish model ran without
+      deid_release_history_init; the columns of QIs new to this release added -#}
   {%- set columns = dbt_deid.release_records_columns(cfg) -%}
-  {%- if found is none -%}
-    {% call statement('deid_records_create') -%}
-      create table {{ store }} (
-        {%- for name, type in columns %}
-        {{ dbt_deid.ident(name) }} {{ type }}{{ ',' if not loop.last }}
-        {%- endfor %}
-      )
-    {%- endcall %}
-    {%- do adapter.cache_added(store) -%}
-  {%- else -%}
-    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
-    {%- for name, type in columns -%}
-      {%- if name | lower not in have -%}
-        {% call statement('deid_records_add_' ~ loop.index) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ type }}{%- endcall %}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
+  {%- do dbt_deid.ensure_release_store(truth, columns) -%}
+  {%- set key = dbt_deid.history_key(truth) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = [] -%}{%- set values = [] -%}
