@@ -24,15 +24,120 @@
       writes nothing to it). -#}
 
 {#- The store and the key: relations in the working schema (the schema of `truth`,
-    deid_release_gate), one of each per release (an extra release's carry its name as prefix,
-    like its models), so releases built side by side by one dbt build never write the same
-    table. -#}
+    deid_release_gate), ONE of each per project (per working schema): every release of the
+    project, the default one and every extra one of var('deid_releases'), writes its rows to
+    the same store, keyed with the same key, so releases of one source are linked record by
+    record whatever their names (issue 32, item 2: what is combined is the source's records,
+    not a release name). Before, each extra release had its own store and key
+    (`<release>__deid_release_records`, `<release>__deid_history_key`): records keyed with two
+    keys cannot be linked, so such a store is never read as part of a line; the gate refuses
+    while one holds rows of the line (legacy_release_stores). The store, the key and the store's
+    columns are created by deid_release_history_init before any publish model runs
+    (ensure_release_stores), so publish models running at once on several threads only ever
+    append to the store. -#}
 {% macro release_records_relation(truth) -%}
-  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_release_records'), type='table')) }}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_release_records', type='table')) }}
 {%- endmacro %}
 
 {% macro history_key_relation(truth) -%}
-  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_history_key'), type='table')) }}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_history_key', type='table')) }}
+{%- endmacro %}
+
+{#- The per-release store and key an extra release wrote before one store per project
+    (`<release>__deid_release_records`, `<release>__deid_history_key`), in the schema of
+    `truth`: [{release, store, key}] for every release name of var('deid_releases') whose old
+    store exists there. -#}
+{% macro legacy_release_stores(truth) -%}
+  {%- set out = [] -%}
+  {%- for name in dbt_deid.extra_releases().keys() | sort -%}
+    {%- set store = api.Relation.create(database=truth.database, schema=truth.schema, identifier=name ~ '__deid_release_records', type='table') -%}
+    {%- if adapter.get_relation(store.database, store.schema, store.identifier) is not none -%}
+      {%- do out.append({'release': name, 'store': store,
+          'key': api.Relation.create(database=truth.database, schema=truth.schema, identifier=name ~ '__deid_history_key', type='table')}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The refusals for the old per-release stores holding rows of this release's line (its name,
+    or the same source, in the line's epoch): their records are keyed with another key, so they
+    cannot be linked with the project's store; never read, never dropped, never ignored. A
+    list of messages (table names and counts only). -#}
+{% macro legacy_store_problems(cfg, truth) -%}
+  {%- set out = [] -%}
+  {%- for old in dbt_deid.legacy_release_stores(truth) -%}
+    {%- set have = adapter.get_columns_in_relation(old.store) | map(attribute='name') | map('lower') | list -%}
+    {%- set epoch = "coalesce(line_epoch, '')" if 'line_epoch' in have else "''" -%}
+    {%- set source = "source_relation" if 'source_relation' in have else "cast(null as " ~ dbt.type_string() ~ ")" -%}
+    {%- set n = run_query("select count(*) from " ~ old.store ~ " where " ~ epoch ~ " = " ~ dbt_deid.literal(dbt_deid.line_epoch())
+          ~ " and (release_name = " ~ dbt_deid.literal(cfg.name) ~ " or " ~ source ~ " = " ~ dbt_deid.literal(dbt_deid.line_source(cfg)) ~ ")").rows[0][0] | int -%}
+    {%- if n > 0 -%}
+      {%- do out.append("the per-record store " ~ old.store ~ " (release " ~ old.release ~ "'s own store, written before dbt_deid kept one store per project) holds " ~ n ~ " row(s) of this line keyed with its own key " ~ old.key ~ ", which cannot be linked with the project's store " ~ dbt_deid.release_records_relation(truth)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- deid_release_history_init: the project's store and key in the working schema of every
+    release (one of each per schema), before any publish model runs. A store missing is
+    created with the columns of every declared release's released QIs (a store that exists
+    gets the columns it lacks), and the key with it; a key is never created next to a store
+    that exists without one (its rows could no longer be matched: the gate refuses, naming
+    it). -#}
+{% macro ensure_release_stores() -%}
+  {%- set raws = [] -%}
+  {%- if var('deid_release', none) is mapping -%}{%- do raws.append((none, var('deid_release'))) -%}{%- endif -%}
+  {%- for name, raw in dbt_deid.extra_releases().items() | sort -%}{%- do raws.append((name, raw)) -%}{%- endfor -%}
+  {%- set by_schema = {} -%}{%- set order = [] -%}
+  {%- for name, raw in raws -%}
+    {%- set gate = dbt_deid._graph_relation('deid_release_gate' if name is none else name ~ '__deid_release_gate') -%}
+    {%- if gate is not none -%}
+      {%- set where = gate.database ~ '.' ~ gate.schema -%}
+      {%- if where not in by_schema -%}{%- do order.append(where) -%}{%- do by_schema.update({where: {'gate': gate, 'columns': [], 'sources': []}}) -%}{%- endif -%}
+      {%- if raw is mapping and raw.get('source') -%}{%- do by_schema[where].sources.append(dbt_deid.line_source({'source': raw.source})) -%}{%- endif -%}
+      {#- every quasi-identifier the release declares (its released ones among them), read
+          from the settings: the release's config needs its plan, not built yet here -#}
+      {%- set qis = (raw.get('quasi_identifiers') or {}).keys() | list if raw is mapping else [] -%}
+      {%- for column in dbt_deid.release_records_columns({'released_qis': qis}) -%}
+        {%- if column[0] | lower not in by_schema[where].columns | map(attribute=0) | map('lower') | list -%}{%- do by_schema[where].columns.append(column) -%}{%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for where in order -%}
+    {%- do dbt_deid.ensure_release_store(by_schema[where].gate, by_schema[where].columns) -%}
+    {%- do dbt_deid.ensure_line_locks(by_schema[where].gate, by_schema[where].sources) -%}
+  {%- endfor -%}
+{%- endmacro %}
+
+{#- The store next to `truth` with (at least) `columns`, and its key when the store is new. -#}
+{% macro ensure_release_store(truth, columns) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('ensure_release_store', 'dbt_deid'))(truth, columns)) }}
+{%- endmacro %}
+
+{% macro default__ensure_release_store(truth, columns) -%}
+  {%- set store = dbt_deid.release_records_relation(truth) -%}
+  {%- set found = adapter.get_relation(store.database, store.schema, store.identifier) -%}
+  {%- if found is none -%}
+    {%- do adapter.create_schema(api.Relation.create(database=store.database, schema=store.schema)) -%}
+    {%- do dbt_deid.history_key(truth, create=true) -%}
+    {% call statement('deid_records_create') -%}
+      create table if not exists {{ store }} (
+        {%- for name, type in columns %}
+        {{ dbt_deid.ident(name) }} {{ type }}{{ ',' if not loop.last }}
+        {%- endfor %}
+      )
+    {%- endcall %}
+    {#- later nodes of this invocation find it (a raw `create` is not in dbt's relation cache:
+        the gate would find no store, and no earlier release to combine) -#}
+    {%- do adapter.cache_added(store) -%}
+  {%- else -%}
+    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+    {%- for name, type in columns -%}
+      {%- if name | lower not in have -%}
+        {% call statement('deid_records_add_' ~ loop.index) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ type }}{%- endcall %}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- SQL for a fresh random key (at least 244 random bits: two version-4 UUIDs), evaluated in
@@ -77,6 +182,7 @@
       insert into {{ rel }} (key_value, created_at)
       select {{ dbt_deid.random_key_sql() }}, {{ dbt_deid.literal(modules.datetime.datetime.utcnow().strftime('%Y-%m-%dT%H:%M:%SZ')) }}
     {%- endcall %}
+    {%- do adapter.cache_added(rel) -%}
   {%- endif -%}
   {%- set n = run_query('select count(*) from ' ~ rel).rows[0][0] -%}
   {%- if n != 1 -%}
@@ -146,24 +252,11 @@
   {%- if found is not none and dbt_deid.history_key(truth) is none -%}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ store ~ " exists but its key table " ~ dbt_deid.history_key_relation(truth) ~ " is missing; the record keys cannot be recomputed (restore the key from a backup)") }}
   {%- endif -%}
-  {%- set key = dbt_deid.history_key(truth, create=true) -%}
+  {#- created (with the key) when absent: the publish model ran without
+      deid_release_history_init; the columns of QIs new to this release added -#}
   {%- set columns = dbt_deid.release_records_columns(cfg) -%}
-  {%- if found is none -%}
-    {% call statement('deid_records_create') -%}
-      create table {{ store }} (
-        {%- for name, type in columns %}
-        {{ dbt_deid.ident(name) }} {{ type }}{{ ',' if not loop.last }}
-        {%- endfor %}
-      )
-    {%- endcall %}
-  {%- else -%}
-    {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
-    {%- for name, type in columns -%}
-      {%- if name | lower not in have -%}
-        {% call statement('deid_records_add_' ~ loop.index) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ type }}{%- endcall %}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
+  {%- do dbt_deid.ensure_release_store(truth, columns) -%}
+  {%- set key = dbt_deid.history_key(truth) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = [] -%}{%- set values = [] -%}
@@ -233,6 +326,9 @@
   {%- set gate = 'combined_releases' -%}
   {%- set history = api.Relation.create(database=candidate.database, schema=candidate.schema, identifier='deid_release_history', type='table') -%}
   {%- set store = dbt_deid.release_records_relation(truth) -%}
+  {#- another publish of the same source in this build waits (or fails) until this one commits
+      (macros/gates/line_lock.sql) -#}
+  {%- do dbt_deid.lock_release_line(cfg, truth) -%}
 
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
@@ -264,6 +360,9 @@
   {%- if unlisted | length > 0 -%}
     {%- do problems.append("the per-record store " ~ store ~ " holds release(s) " ~ unlisted | join(', ') ~ " of " ~ of_names ~ " that the release history does not record as published (their levels and combinations are unknown)") -%}
   {%- endif -%}
+  {#- an extra release's own store of before one store per project, holding rows of the line:
+      its records cannot be linked (another key), so the combined view cannot be checked -#}
+  {%- do problems.extend(dbt_deid.legacy_store_problems(cfg, truth)) -%}
   {%- set key_relation = dbt_deid.history_key_relation(truth) -%}
   {%- set key = none -%}
   {%- if adapter.get_relation(key_relation.database, key_relation.schema, key_relation.identifier) is none -%}

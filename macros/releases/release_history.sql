@@ -24,6 +24,9 @@
         {%- endfor %}
       )
     {%- endcall %}
+    {#- later nodes of this invocation find it: a raw `create` is not in dbt's relation cache,
+        and a gate that does not find the history finds no earlier release to combine -#}
+    {%- do adapter.cache_added(history.incorporate(type='table')) -%}
   {%- else -%}
     {%- set have = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
     {%- for name, type in columns -%}

@@ -13,44 +13,87 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.combined_levels_sql import Execute
-from tests.integration.postgres_server import pg_bindir, start_postgres
+from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
 from tests.unit.test_combined_levels_sql import (  # noqa: F401 - collected here, on PostgreSQL
     test_a_store_release_without_its_level_is_not_read_at_the_candidates_level,
     test_a_value_changed_at_a_middle_level_is_a_conflict,
     test_the_finest_cell_and_consistency_at_each_cells_level,
     test_the_sql_agrees_with_the_reference,
 )
+from tests.unit.test_line_lock_sql import line_lock_caller
 
 pytestmark = pytest.mark.engines
 
 
 @pytest.fixture(scope="module")
-def execute() -> Iterator[Execute]:
-    """The SQL on a private PostgreSQL server (this module's tests are the unit tests of
-    test_combined_levels_sql.py, whose ``execute`` is DuckDB in memory)."""
+def server() -> Iterator[PostgresServer]:
+    """A private PostgreSQL server for this module."""
     if importlib.util.find_spec("psycopg2") is None:
         pytest.skip("psycopg2 is not installed (pip install 'dbt_deid[postgres]')")
     if pg_bindir() is None:
         pytest.skip("initdb/pg_ctl not found (apt-get install postgresql-15)")
     base = Path(tempfile.mkdtemp(prefix="dbt_deid_pg_levels_"))
-    server = start_postgres(base / "pg")
+    running = start_postgres(base / "pg")
     try:
-        con = server.connect()
-        con.autocommit = True
-
-        def run(sql: str) -> list[tuple]:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                return cur.fetchall() if cur.description else []
-
-        yield run
-        con.close()
+        yield running
     finally:
-        server.stop()
+        running.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _runner(con) -> Execute:  # noqa: ANN001 - psycopg2 connection
+    def run(sql: str) -> list[tuple]:
+        with con.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall() if cur.description else []
+    return run
+
+
+@pytest.fixture(scope="module")
+def execute(server: PostgresServer) -> Iterator[Execute]:
+    """The SQL on a private PostgreSQL server (this module's tests are the unit tests of
+    test_combined_levels_sql.py, whose ``execute`` is DuckDB in memory)."""
+    con = server.connect()
+    con.autocommit = True
+    yield _runner(con)
+    con.close()
+
+
+def test_the_line_lock_waits_for_the_first_publish(server: PostgresServer) -> None:
+    """macros/gates/line_lock.sql on PostgreSQL: two publishes of one source in one build (two
+    connections, each in its transaction, as dbt's threads): the second's lock waits until the
+    first commits, then the second reads the first's store rows (READ COMMITTED); another
+    source's line is not held up."""
+    setup = server.connect()
+    setup.autocommit = True
+    line_lock_caller(_runner(setup))("ensure_line_locks")(None, ["main.discharge", "main.monthly"])
+    _runner(setup)("create table lock_store (n int)")
+    first, second, other = server.connect(), server.connect(), server.connect()
+    line_lock_caller(_runner(first))("lock_release_line")({"source": "main.discharge"}, None)
+    line_lock_caller(_runner(other))("lock_release_line")({"source": "main.monthly"}, None)
+    other.commit()  # another line: not held up by the first
+    seen: list[int] = []
+
+    def second_publish() -> None:
+        line_lock_caller(_runner(second))("lock_release_line")({"source": "main.discharge"},
+                                                               None)
+        seen.append(_runner(second)("select count(*) from lock_store")[0][0])
+        second.commit()
+
+    thread = threading.Thread(target=second_publish)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive() and not seen  # waiting for the first publish
+    _runner(first)("insert into lock_store values (1)")  # its store rows
+    first.commit()
+    thread.join(10.0)
+    assert seen == [1]  # the second reads the first's rows
+    for con in (first, second, other, setup):
+        con.close()

@@ -5,17 +5,24 @@ by any of them. One database, one `dbt run` of the release's nodes per step (the
 cover the cases; each takes tens of seconds):
 
 1. half of the records (seeded sample, slot 0): published, nothing to combine;
-2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples) under
-   another release name: combined with the first (what is combined is the source's records,
-   not a release name; issue 32 item 2), published, no record shared (the history says 0), and
-   an independent check of the combined view of both published tables finds every record
-   consistent with at least k rows. On main 55b4c8e the other name was refused ("a new name is
-   not a new line");
-3. all the records with the same settings: each half was suppressed for its own 2,000 records,
-   the whole file for 4,000, so a record's cells differ between releases. The combined view
-   breaks the guarantee (the independent check finds records below k, the same figures the gate
-   prints): refused, nothing published, the store untouched, a refused history row naming the
-   gate. On the code before the combined_releases gate this release was published;
+2. the other half (slot 1, disjoint, El Emam et al. 2011's non-overlapping PUMF samples) as the
+   project's extra release `it_second` (var deid_releases, integration_tests/models/
+   deid_it_second): combined with the first (what is combined is the source's records, not a
+   release name, nor a release of the project: every release writes the project's one store;
+   issue 32 item 2), published, no record shared (the history says 0), both releases' rows in
+   the one store, and an independent check of the combined view of both published tables finds
+   every record consistent with at least k rows. On main 7a63135 (a store and key per extra
+   release) it was refused: "earlier published release(s) combined_it version 1 ... have no
+   per-record rows in it_second__deid_release_records" (its own store; the other store's
+   records, keyed with another key, could not be linked). On main 55b4c8e another name was
+   refused ("a new name is not a new line");
+3. all the records with the same settings, as `it_second` again: each half was suppressed for
+   its own 2,000 records, the whole file for 4,000, so a record's cells differ between
+   releases. The combined view of the default release's rows and the extra release's breaks
+   the guarantee (the independent check, records linked by id, finds records below k, the
+   same figures the gate prints): refused, nothing published, the store untouched, a refused
+   history row naming the gate. On the code before the combined_releases gate this release
+   was published; on 7a63135 it was refused for its missing store, not for the figures;
 4. a QI released at a finer level than in the earlier releases: combined at mixed levels (each
    cell at the finest level any release revealed it), checked cell by cell at each cell's
    level (the other name's history row without its line: its store rows are read at its own
@@ -51,8 +58,9 @@ from tests.published_form import published_cell
 pytestmark = pytest.mark.dbt
 
 NAME = "combined_it"
-#: The second half's release name: another name over the same source, combined with NAME's.
-OTHER = "combined_it_half"
+#: The second half's release: the project's extra release (var deid_releases, models in
+#: integration_tests/models/deid_it_second) over the same source, combined with NAME's.
+OTHER = "it_second"
 #: Record ids moved to 10-digit numbers no released label can be, so "no id in clear" is an
 #: exact search (the generator numbers records 1..n, which collide with short labels).
 ID_OFFSET = 7_300_000_000
@@ -60,7 +68,7 @@ PASS = "discharge_disposition"
 #: What each step runs: the package's nodes the publish step needs (the gates, the store and the
 #: history are written by it); the nodes nothing here reads (the report, the risk figures, the
 #: algorithm comparison) are left out, ~1.7 CPU s a run (docs/performance.md, "Suite time,
-#: session 5"), except in step 2, which runs the whole package over the combined line.
+#: session 5"), except in step 4, which runs the whole package over the combined line.
 #: deid_release_parameters is no ancestor of the publish model, but the history row reads the
 #: limits from it: left out, the row records the previous build's k (found this session).
 RELEASE_NODES = "package:dbt_deid,+deid_published deid_release_parameters"
@@ -70,12 +78,13 @@ def _sample(slot: int) -> dict:
     return {"fraction": 0.5, "slot": slot, "seed": 3}
 
 
-def _records(run) -> dict[int, tuple[tuple, tuple]]:
+def _records(run, prefix: str = "") -> dict[int, tuple[tuple, tuple]]:
     """record id -> (published cells, true values at the released level) of the last release
-    computed (deid_suppressed, the checked release), read with the test's own query."""
+    computed (deid_suppressed, the checked release; ``prefix`` ``it_second__`` for the extra
+    release's), read with the test's own query."""
     qis = [c for c in run.query("select * from deid_published limit 0").columns if c != PASS]
     cols = ", ".join(f"{q}, {q}__generalized" for q in qis)
-    frame = run.query(f"select abstract_id, {cols} from deid_suppressed")
+    frame = run.query(f"select abstract_id, {cols} from {prefix}deid_suppressed")
     out = {}
     for row in frame.itertuples(index=False):
         values = [None if pd.isna(v) else v for v in row[1:]]
@@ -83,18 +92,18 @@ def _records(run) -> dict[int, tuple[tuple, tuple]]:
     return out
 
 
-def _published(run) -> pd.DataFrame:
-    frame = run.query("select * from deid_published")
+def _published(run, prefix: str = "") -> pd.DataFrame:
+    frame = run.query(f"select * from {prefix}deid_published")
     return frame.sort_values(list(frame.columns), na_position="first").reset_index(drop=True)
 
 
-def _linked(run) -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
+def _linked(run, prefix: str = "") -> tuple[list[str], dict[int, tuple[tuple, tuple]]]:
     """The published table's rows linked to their records: the records of deid_suppressed,
     after checking (here, in Python) that the published table holds exactly their cells, in
     their published form (periods and intervals as labels: tests/published_form.py)."""
-    published = run.query("select * from deid_published")
+    published = run.query(f"select * from {prefix}deid_published")
     qis = [c for c in published.columns if c != PASS]
-    records = _records(run)
+    records = _records(run, prefix)
     table = Counter(tuple(None if pd.isna(v) else v for v in r)
                     for r in published[qis].itertuples(index=False))
     spec = release_vars(name=NAME)["deid_release"]["quasi_identifiers"]
@@ -131,16 +140,27 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
         return run_dbt(INTEGRATION, ["run", "--select", select], tmp_path / step,
                        release_vars(name=name, **changes), db)
 
+    def run_other(step: str, **changes):
+        """The project's extra release OTHER (its own models), the default release declared
+        as in step 1."""
+        variables = release_vars(name=NAME, sample=_sample(0))
+        other = {**base, "name": OTHER, **changes}
+        variables["deid_releases"] = {OTHER: {k: v for k, v in other.items() if v is not None}}
+        return run_dbt(INTEGRATION, ["run", "--select", f"tag:deid_release_{OTHER}"],
+                       tmp_path / step, variables, db)
+
     # 1. half of the records: published, the first release of the name
     first = run("slot0", sample=_sample(0))
     assert first.ok, first.output[-3000:]
     qis, rel1 = _linked(first)
 
-    # 2. the other half under another name: combined with the first, disjoint (the combined
-    # view shares no record), published; the history says no record is shared
-    second = run("slot1", name=OTHER, select="package:dbt_deid", sample=_sample(1))
+    published1 = _published(first)
+
+    # 2. the other half as the project's extra release: combined with the first, disjoint (the
+    # combined view shares no record), published; the history says no record is shared
+    second = run_other("slot1", sample=_sample(1))
     assert second.ok, second.output[-3000:]
-    _, rel2 = _linked(second)
+    _, rel2 = _linked(second, f"{OTHER}__")
     assert not set(rel1) & set(rel2) and len(rel1) + len(rel2) == len(ids)
     history = second.query("select * from deid_release_history order by recorded_at")
     assert list(history["status"]) == ["published", "published"]
@@ -155,6 +175,9 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     store = second.query("select release_name, count(*) as n from deid_release_records"
                          f" group by release_name order by release_name = '{OTHER}'")
     assert store["n"].tolist() == [len(rel1), len(rel2)]
+    # one store and one key for the project: no per-release store or key
+    assert not {f"{OTHER}__deid_release_records", f"{OTHER}__deid_history_key"} & second.tables(
+        "main_deid_work")
     # the store holds each release's (published cells, true values): the true value only where
     # it is not the published cell, read back as coalesce(true, published)
     for name, rel in ((NAME, rel1), (OTHER, rel2)):
@@ -179,10 +202,11 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
                     + ", ".join(f"{q}__generalized = coalesce({q}__generalized, {q})"
                                 for q in qis)
                     + f" where release_name = '{NAME}'")
-    published2 = _published(second)
+    published2 = _published(second, f"{OTHER}__")
 
-    # 3. all the records, suppressed for the whole file: the combined view breaks the guarantee
-    third = run("full")
+    # 3. all the records, suppressed for the whole file, as the extra release again: the
+    # combined view of both releases' rows breaks the guarantee
+    third = run_other("full", sample=None)
     assert not third.ok
     assert "release refused, nothing published" in third.output
     assert "[combined_releases]" in third.output
@@ -190,11 +214,11 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     last = history.iloc[-1]
     assert last["status"] == "refused" and last["gates_failed"] == "combined_releases"
     assert last["records_shared"] == len(ids)
-    pd.testing.assert_frame_equal(_published(third), published2)  # the last release stays
+    pd.testing.assert_frame_equal(_published(third, f"{OTHER}__"), published2)  # it stays
     assert third.query("select count(*) as n from deid_release_records")["n"].iloc[0] == len(ids)
     assert "deid_combined_releases__candidate" not in third.tables()
     # the gate's figures are the independent check's (records below k, smallest set)
-    rel3 = _records(third)  # the refused candidate's records (computed, never published)
+    rel3 = _records(third, f"{OTHER}__")  # the refused candidate's records (never published)
     assert set(rel3) == ids
     figures = _independent(qis, [rel1, rel2, rel3], combinations, k)
     failing = {c: f for c, f in figures.items() if f[1] > 0}
@@ -217,7 +241,8 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
                     f" where release_name = '{OTHER}'")
     quasi = {**base["quasi_identifiers"], "admission_date": {
         **base["quasi_identifiers"]["admission_date"], "level": 1}}
-    fourth = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "level",
+    # the whole package once in the chain, on a line with history (RELEASE_NODES elsewhere)
+    fourth = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path / "level",
                      release_vars(name=NAME, quasi_identifiers=quasi), db)
     rel4 = _records(fourth)
     coarse = {q: base["quasi_identifiers"][q].get("level", 0) for q in qis}
@@ -241,7 +266,7 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
                 f" records (smallest {smallest})") in fourth.output
     assert history["status"].tolist() == ["published", "published", "refused", "refused"]
     assert history["gates_failed"].iloc[-1] == "combined_releases"
-    pd.testing.assert_frame_equal(_published(fourth), published2)
+    pd.testing.assert_frame_equal(_published(fourth), published1)
 
     # 4b. a coarser level (province: level 2, '*') over the first half: combined at mixed
     # levels with both halves and published, its figures the independent check's
@@ -299,14 +324,23 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
             assert key[0] not in path.read_text(errors="ignore"), path
 
     # 5. the store and its key must be whole: with version 1's records deleted and the key
-    # dropped, the release is refused naming both (the chain rebuilt with step 3's settings)
+    # dropped, the release is refused naming both (the chain rebuilt with step 3's settings);
+    # and an extra release's own store of before one store per project, holding rows of the
+    # line (keyed with another key: they cannot be linked), is named too, never read or ignored
     with duckdb.connect(str(db)) as con:
         con.execute("delete from main_deid_work.deid_release_records where release_version = 1"
                     f" and release_name = '{NAME}'")
         con.execute("drop table main_deid_work.deid_history_key")
+        con.execute(f"create table main_deid_work.{OTHER}__deid_release_records as select *"
+                    f" from main_deid_work.deid_release_records where release_name = '{OTHER}'")
+    variables = release_vars(name=NAME)
+    variables["deid_releases"] = {OTHER: {**base, "name": OTHER}}
     fifth = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "lost",
-                    release_vars(name=NAME), db)
+                    variables, db)
     assert not fifth.ok
+    assert (f"{OTHER}__deid_release_records\" (release {OTHER}'s own store, written before"
+            f" dbt_deid kept one store per project) holds {len(rel2)} row(s) of this line keyed"
+            " with its own key") in fifth.output, fifth.output[-3000:]
     assert (f"combined releases: earlier published release(s) 1 of '{NAME}' and of the same"
             " source (main.discharge_abstracts) have no per-record rows in") in fifth.output
     assert "deid_history_key\" is missing, so the stored records cannot be matched" in fifth.output

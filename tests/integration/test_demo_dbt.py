@@ -226,7 +226,7 @@ def _store_versions(run, qis: list[str]) -> dict[int, pd.DataFrame]:
     values (``<qi>__true``)."""
     cols = ", ".join(f'"{q}", coalesce("{q}__generalized", "{q}") as "{q}__true"' for q in qis)
     frame = run.query(f"select release_version, record_key, {cols} from"
-                      f" main_deid_work.{LIVING}__deid_release_records"
+                      " main_deid_work.deid_release_records"  # the project's one store
                       f" where release_name = '{LIVING}'")
     frame = frame.astype(object).where(frame.notna(), None)
     return {int(v): g.drop(columns="release_version").set_index("record_key")
@@ -259,7 +259,7 @@ def test_the_living_line_publishes_month_one_and_refreshes_with_month_two(demo_b
     assert len(v1) == history["published_rows"].iloc[0] == rows
     assert len(v2) == history["published_rows"].iloc[1] == 2 * rows - rows // 100
     # the store's version 2 is what was published: the release's records, keyed as the store
-    key = run.query(f"select key_value from main_deid_work.{prefix}deid_history_key").iloc[0, 0]
+    key = run.query("select key_value from main_deid_work.deid_history_key").iloc[0, 0]
     current = run.query(f"select md5('{key}' || '|' || cast(abstract_id as varchar)) as"
                         f" record_key, {', '.join(qis)} from"
                         f" main_deid_work.{prefix}deid_suppressed")

@@ -69,6 +69,7 @@ ENGINE_SPECIFIC = {
     "deid_release_report": "the HTML report names the engine's relations",
     "deid_history_key": "a random key drawn in each warehouse",
     "deid_release_records": "record keys are md5 over that warehouse's random key",
+    "deid_line_locks": "the invocation id that last locked each line",
     "deid_release_history_init": "names the engine's history relation",
     "deid_release_versions": "the history's rows: timestamps and invocation ids",
 }

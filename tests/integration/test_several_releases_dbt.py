@@ -3,7 +3,15 @@ project"): the default release (var deid_release, the package's models) and an e
 deid_releases, the models integration_tests/models/deid_it_second written by `python -m dbt_deid
 add-release it_second`) are built by one `dbt build`, each gated on its own tables: the extra
 release, a different sample with MaxSup 1%, fails its MaxSup gate and publishes nothing, while
-the default release publishes."""
+the default release publishes.
+
+And two releases of one project over the same source and record identity, built by ONE `dbt
+run` on a fresh warehouse (issue 32, item 2): the second to publish is combined with the first
+(one store and one key for the project's releases) and refused when their combination breaks k.
+On main 7a63135 both published: the gate of the second found no history (created in the same
+invocation by deid_release_history_init, not in dbt's relation cache) and its own empty store,
+"no earlier published release, nothing to combine", and the independent check of the two
+published tables, records linked by id, finds records below k."""
 
 from __future__ import annotations
 
@@ -13,7 +21,9 @@ import re
 
 import pytest
 
+from tests.independent_check import combined_view, consistent_minimum
 from tests.integration.dbt_runner import INTEGRATION, build_release, release_vars, run_dbt
+from tests.integration.test_combined_releases_dbt import _linked, _records
 
 pytestmark = pytest.mark.dbt
 
@@ -96,3 +106,52 @@ def test_a_hostile_release_name_is_an_error(tmp_path) -> None:
     run = run_dbt(INTEGRATION, ["parse"], tmp_path, variables)
     assert not run.ok
     assert "release name 'x; drop table t' is not allowed" in run.output, run.output[-3000:]
+
+
+def test_two_releases_of_one_source_in_one_run_are_combined(it_database, tmp_path) -> None:
+    """The default release (k = 5) and the extra release it_second at tau 0.34 (k = 3), both
+    over every record, one `dbt run` (one thread: the publishes one after the other, in dbt's
+    order): the second to publish is combined with the first through the project's one store
+    (at the larger k) and refused, with the figures an independent record-linked check of
+    both gives, or built as a refresh of the first (its cells held fixed) and published; either
+    way the two published tables together are k-anonymous."""
+    variables = release_vars(name="combined_it")
+    variables["deid_releases"] = {"it_second": {**variables["deid_release"], "name": "it_second",
+                                                "tau": 0.34}}
+    run = build_release(it_database, tmp_path, variables, command="run",
+                        extra=["tag:deid_release_it_second", "--threads", "1"])
+    history = run.query("select release_name, status, records_shared, gates_failed"
+                        " from deid_release_history order by recorded_at")
+    print(history.to_string())
+    base = variables["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+    prefixes = {"combined_it": "", "it_second": "it_second__"}
+    published = [prefixes[n] for n in history.release_name[history.status == "published"]]
+    linked = [_linked(run, p)[1] for p in published]
+    qis = _linked(run, published[0])[0]
+    truth, cells = combined_view(linked)
+    figures = {"+".join(b): consistent_minimum(qis, truth, cells, b, k) for b in combinations}
+    print(f"published {published}: combined view of the published tables {figures}")
+    # what a recipient holds is k-anonymous together: on main 7a63135 both published and the
+    # combined view of the two tables had records below k
+    assert all(below == 0 for _s, below in figures.values()), figures
+    if history.status.tolist() == ["published", "published"]:  # a refresh of the first
+        assert history.records_shared.iloc[1] == len(linked[0])
+        return
+    assert history.status.tolist() == ["published", "refused"], history
+    refused = history.iloc[1]
+    assert refused.gates_failed == "combined_releases"
+    assert refused.records_shared == len(linked[0])
+    # the gate's figures are the independent check's with the refused candidate's records
+    truth, cells = combined_view([*linked, _records(run, prefixes[refused.release_name])])
+    below_k = {"+".join(b): consistent_minimum(qis, truth, cells, b, k) for b in combinations}
+    print(f"with the refused candidate: {below_k}")
+    failing = {c: f for c, f in below_k.items() if f[1] > 0}
+    assert failing, below_k
+    for combination, (smallest, below) in failing.items():
+        assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
+                f" records (smallest {smallest})") in run.output, run.output[-3000:]
+    # one store, one key, for the project's releases
+    tables = run.tables("main_deid_work")
+    assert {"deid_release_records", "deid_history_key"} <= tables
+    assert not {"it_second__deid_release_records", "it_second__deid_history_key"} & tables

@@ -1,0 +1,103 @@
+"""The line lock (macros/gates/line_lock.sql, issue 32 item 2): two publish models of one source
+in one dbt invocation each run in a transaction; the gate combined_releases updates the line's
+row of deid_line_locks before it reads the store, so the second of two overlapping publishes
+never reads the store without the first's rows. Rendered with Jinja outside dbt and run on
+DuckDB in memory, two cursors standing for two dbt threads (each its own transaction): the
+second's update of the same line fails with a write-write conflict (nothing it would write is
+committed), another source's line does not wait for it, and a transaction that started before
+the first committed fails too (DuckDB reads the snapshot of its start)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import pytest
+
+from tests.macro_render import macro_caller
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "macros" / "gates" / "line_lock.sql"
+
+
+def line_lock_caller(execute: Callable[[str], list[tuple]]):
+    """The macros of line_lock.sql with `statement` and `run_query` on `execute` (one
+    connection: its statements run in that connection's transaction)."""
+    rel = "deid_line_locks"
+
+    def statement(name: str, caller=None) -> str:
+        execute(caller())
+        return ""
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                own=lambda m: m, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                line_locks_relation=lambda truth: rel,
+                line_source=lambda cfg: cfg["source"]),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(
+                dispatch=lambda name, package: call("default__" + name),
+                get_relation=lambda *a: (execute(
+                    "select table_name from information_schema.tables"
+                    f" where table_name = '{rel}'") or None),
+                cache_added=lambda r: None),
+            "statement": statement,
+            "invocation_id": "inv",
+            "run_query": lambda sql: SimpleNamespace(columns=[SimpleNamespace(
+                values=lambda: [r[0] for r in execute(sql)])]),
+        }
+    return macro_caller([FILE], context)
+
+
+def _duckdb(con: Any) -> Callable[[str], list[tuple]]:
+    def run(sql: str) -> list[tuple]:
+        cur = con.execute(sql)
+        return cur.fetchall() if cur.description else []
+    return run
+
+
+def _caller(con: Any):
+    return line_lock_caller(_duckdb(con))
+
+
+def test_overlapping_publishes_of_one_source_do_not_both_read_the_store() -> None:
+    con = duckdb.connect()
+    _caller(con)("ensure_line_locks")(None, ["main.discharge", "main.monthly", "main.discharge"])
+    assert con.execute("select source_relation from deid_line_locks order by 1").fetchall() == [
+        ("main.discharge",), ("main.monthly",)]
+    a, b = con.cursor(), con.cursor()
+    a.execute("begin")
+    b.execute("begin")
+    _caller(a)("lock_release_line")({"source": "main.discharge"}, None)
+    # another source's line is not held up
+    _caller(b)("lock_release_line")({"source": "main.monthly"}, None)
+    with pytest.raises(duckdb.TransactionException, match="Conflict"):
+        _caller(b)("lock_release_line")({"source": "main.discharge"}, None)
+    b.execute("rollback")
+    a.execute("commit")
+    # a publish whose transaction began (and read) before the first committed fails too: its
+    # snapshot would not hold the first's store rows
+    a.execute("begin")
+    b.execute("begin")
+    b.execute("select count(*) from deid_line_locks").fetchall()
+    _caller(a)("lock_release_line")({"source": "main.discharge"}, None)
+    a.execute("commit")
+    with pytest.raises(duckdb.TransactionException, match="Conflict"):
+        _caller(b)("lock_release_line")({"source": "main.discharge"}, None)
+    b.execute("rollback")
+    # one after the other: no conflict
+    b.execute("begin")
+    _caller(b)("lock_release_line")({"source": "main.discharge"}, None)
+    b.execute("commit")
+    # ensure_line_locks adds only the rows it lacks
+    _caller(con)("ensure_line_locks")(None, ["main.discharge", "main.other"])
+    assert con.execute("select count(*) from deid_line_locks").fetchone()[0] == 3
+
+
+def test_without_the_lock_table_nothing_is_locked() -> None:
+    con = duckdb.connect()
+    assert _caller(con)("lock_release_line")({"source": "main.discharge"}, None) is None
