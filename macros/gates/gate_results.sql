@@ -22,10 +22,11 @@
   {#- The gates that depend only on the released tuples read the pattern table of the checked
       release (deid_suppressed_patterns, one row per released and true tuple with its count n)
       once it is proven to be `published` grouped (one scan); otherwise they read the records. -#}
-  {%- set problems = dbt_deid.checked_patterns_problems(cfg, published) -%}
+  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'), published == truth) -%}
+  {%- set problems = dbt_deid.checked_patterns_problems(cfg, published, unchanged.get('patterns_fingerprint')) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
-  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'))) -%}
+  {%- do results.append(unchanged) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
@@ -50,12 +51,17 @@
     (`dbt retry`, `--exclude deid_input`), or a source changed since the snapshot (pass-through
     columns included) or during the build, is refused. The result's `input_fingerprint`
     ({rows, hash}) is the source's, which the gate table records as input_hash (the value a
-    publish in a later invocation compares with the source then). -#}
-{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none) -%}
+    publish in a later invocation compares with the source then). With `patterns` (the gate
+    table, `truth` being the table its gates check), the same scan gives `truth`'s weighted
+    fingerprint over the pattern columns (`patterns_fingerprint`), the proof that
+    deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). -#}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false) -%}
   {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
   {%- set source_columns = dbt_deid.released_source_columns(cfg) if fingerprinted and input_fingerprint is not none else none -%}
-  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns)) -%}{%- set rows = table.rows -%}
+  {%- set patterned = fingerprinted and patterns and dbt_deid.weighted_fingerprint_select_sql(['n'], '', 'n', ['r', 'f']) is not none -%}
+  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none)) -%}{%- set rows = table.rows -%}
+  {%- set got = dict(zip(table.column_names, rows[0])) if fingerprinted else {} -%}
   {%- set changed = [] -%}
   {%- if fingerprinted -%}
     {%- if (rows[0][0] | int) > 0 -%}{%- do changed.append(rows[0][0] | int) -%}{%- endif -%}
@@ -66,7 +72,7 @@
   {%- set source = [] -%}
   {%- if input_fingerprint is not none -%}
     {%- if source_columns is not none -%}
-      {%- do source.append({'rows': rows[0][3], 'hash': rows[0][4]}) -%}
+      {%- do source.append({'rows': got.source_rows, 'hash': got.source_fingerprint}) -%}
     {%- else -%}
       {%- do source.append(dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg))) -%}
     {%- endif -%}
@@ -81,6 +87,7 @@
       'message': message} -%}
   {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
   {%- if source -%}{%- do result.update({'input_fingerprint': source[0]}) -%}{%- endif -%}
+  {%- if patterned -%}{%- do result.update({'patterns_fingerprint': {'rows': got.pattern_rows, 'hash': got.pattern_fingerprint}}) -%}{%- endif -%}
   {{ return(result) }}
 {%- endmacro %}
 

@@ -139,3 +139,39 @@
   {%- if out | length == 1 -%}{%- do out.append("''") -%}{%- endif -%}
   {{ return(out) }}
 {%- endmacro %}
+
+{#- A weighted fingerprint's select list (rows, fingerprint) over `columns` of the rows in scope,
+    each row counting `weight` times (a SQL expression: a pattern table's count `n`, or 1/0 for
+    the rows of one side of a join): the same value for a table of records and for its pattern
+    table grouped by those columns with the record count as weight, so the gate table proves
+    that deid_suppressed_patterns is the checked release grouped in the scan of the checked
+    release it makes anyway (issue 33: the record-level released table read at most 4 times
+    per build), not in a GROUP BY of the records of its own. Each value is hashed as its text
+    (the two tables' types need not match), the row hashes multiplied by the weight and added
+    as exact integers, twice (two seeds), as fingerprint_select_sql. DuckDB and PostgreSQL;
+    none elsewhere (callers then compare the two tables with gate_published_matches_sql). -#}
+{% macro weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('weighted_fingerprint_select_sql', 'dbt_deid'))(columns, prefix, weight, names)) }}
+{%- endmacro %}
+
+{% macro default__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{% macro duckdb__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as varchar)') -%}{%- endfor -%}
+  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
+  {{ return("coalesce(sum(" ~ weight ~ "), 0) as " ~ names[0] ~ ",
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(coalesce(sum(" ~ weight ~ "), 0) as varchar) || '#'
+        || cast(coalesce(sum(cast(hash(" ~ args ~ ") as hugeint) * (" ~ weight ~ ")), 0) as varchar) || ':'
+        || cast(coalesce(sum(cast(hash(" ~ args ~ ", 'dbt_deid') as hugeint) * (" ~ weight ~ ")), 0) as varchar)) as " ~ names[1]) }}
+{%- endmacro %}
+
+{% macro postgres__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as text)') -%}{%- endfor -%}
+  {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
+  {{ return("cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as " ~ names[0] ~ ",
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as text) || '#'
+        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 0) as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
+        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 1) as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
+{%- endmacro %}

@@ -510,7 +510,16 @@ where 1 = 0
     population_first` the file, not the protected population), so the risk summary, the exact
     check, the risk CDF and the risk suite describe what is published; the columns are the ones
     the exact gate's proof compares (dbt_deid.pattern_columns) -#}
+{#- The plain chain (no refresh line, no attribute_disclosure remedy, the file is the protected
+    records): from the pattern table and the suppression map, without reading the records
+    (released_patterns_sql; the gate table proves it is the checked release grouped).
+    Otherwise the checked release grouped. -#}
+{%- if dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_suppressed') }}
+{{ dbt_deid.released_patterns_sql(cfg, dbt_deid.release_ref('deid_patterns'), dbt_deid.release_ref('deid_suppression_map')) }}
+{%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), dbt_deid.pattern_columns(cfg)) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
