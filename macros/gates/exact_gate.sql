@@ -4,8 +4,11 @@
     least k released records, a suppressed cell consistent with anything) is not run again
     here; the gate proves that the distribution it reads describes the checked release:
 
-    1. deid_suppressed_patterns is the checked release grouped (gate_published_matches_sql with the count n: the same
-       multiset of released and true tuples, one scan of the checked release);
+    1. deid_suppressed_patterns is the checked release grouped (the same multiset of released
+       and true tuples: the checked release's weighted fingerprint over those columns, taken in
+       the input_unchanged scan, against the pattern table's weighted by n; on an engine
+       without weighted_fingerprint_select_sql, gate_published_matches_sql with the count n,
+       a scan of the checked release of its own);
     2. deid_exact_consistent was computed from that pattern table as it is now (its
        patterns_hash column against the pattern table's fingerprint now), for the verified
        combinations of the settings as they are now.
@@ -56,12 +59,21 @@
 {%- endmacro %}
 
 {#- Why deid_suppressed_patterns does not describe the checked release `truth` (a list of
-    problems, empty when it does): missing, or not `truth` grouped by its columns
-    (gate_published_matches_sql with the count n, one scan of `truth`). The gate table's gates that depend only on the
+    problems, empty when it does): missing, or not `truth` grouped by its columns (`taken`:
+    `truth`'s weighted fingerprint over the pattern columns, {rows, hash}, from the gate
+    table's input_unchanged scan, against the pattern table's; without it,
+    gate_published_matches_sql with the count n, one scan of `truth`). The gate table's gates that depend only on the
     released tuples read the pattern table when the list is empty (release_gate_results). -#}
-{% macro checked_patterns_problems(cfg, truth) -%}
+{% macro checked_patterns_problems(cfg, truth, taken=none) -%}
   {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- if not dbt_deid.can_inspect(patterns) -%}{{ return([patterns ~ ' is missing']) }}{%- endif -%}
+  {%- if taken is not none -%}
+    {#- `truth`'s weighted fingerprint over the pattern columns, taken in the gate table's
+        input_unchanged scan: the pattern table's, weighted by n, must equal it -#}
+    {%- set row = run_query('select ' ~ dbt_deid.weighted_fingerprint_select_sql(dbt_deid.pattern_columns(cfg), '', 'n', ['pattern_rows', 'pattern_fingerprint']) ~ ' from ' ~ patterns).rows[0] -%}
+    {%- if row[1] != taken.hash -%}{{ return([patterns ~ ' differs from the checked release (' ~ row[0] ~ ' records in the pattern table, ' ~ taken.rows ~ ' checked; their weighted fingerprints differ)']) }}{%- endif -%}
+    {{ return([]) }}
+  {%- endif -%}
   {%- set differ = run_query(dbt_deid.gate_published_matches_sql(patterns, truth, dbt_deid.pattern_columns(cfg), none, 'n')).rows -%}
   {%- if differ -%}{{ return([patterns ~ ' differs from the checked release in ' ~ differ[0][0] ~ ' pattern(s)']) }}{%- endif -%}
   {{ return([]) }}

@@ -22,10 +22,11 @@
   {#- The gates that depend only on the released tuples read the pattern table of the checked
       release (deid_suppressed_patterns, one row per released and true tuple with its count n)
       once it is proven to be `published` grouped (one scan); otherwise they read the records. -#}
-  {%- set problems = dbt_deid.checked_patterns_problems(cfg, published) -%}
+  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'), published == truth) -%}
+  {%- set problems = dbt_deid.checked_patterns_problems(cfg, published, unchanged.get('patterns_fingerprint')) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
-  {%- do results.append(dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'))) -%}
+  {%- do results.append(unchanged) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
@@ -44,13 +45,23 @@
     same query also fingerprints `truth` (every column, table_fingerprint's value): the result's
     `checked_fingerprint` ({rows, hash}), so the gate table's checked_hash costs no scan of its
     own. -#}
-{#- With `input_fingerprint` (deid_input_fingerprint), the input snapshot must be the source as
-    fingerprinted now (snapshot_hash = input_hash): a snapshot from an earlier invocation (`dbt
-    retry`, `--exclude deid_input`) or a source rewritten during the build is refused. -#}
-{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none) -%}
+{#- With `input_fingerprint` (deid_input_fingerprint: the input snapshot's fingerprint), the
+    source is fingerprinted now over the same columns (released_source_columns), in the same
+    scan where the engine allows it, and must equal it: a snapshot from an earlier invocation
+    (`dbt retry`, `--exclude deid_input`), or a source changed since the snapshot (pass-through
+    columns included) or during the build, is refused. The result's `input_fingerprint`
+    ({rows, hash}) is the source's, which the gate table records as input_hash (the value a
+    publish in a later invocation compares with the source then). With `patterns` (the gate
+    table, `truth` being the table its gates check), the same scan gives `truth`'s weighted
+    fingerprint over the pattern columns (`patterns_fingerprint`), the proof that
+    deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). -#}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false) -%}
   {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
-  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none)) -%}{%- set rows = table.rows -%}
+  {%- set source_columns = dbt_deid.released_source_columns(cfg) if fingerprinted and input_fingerprint is not none else none -%}
+  {%- set patterned = fingerprinted and patterns and dbt_deid.weighted_fingerprint_select_sql(['n'], '', 'n', ['r', 'f']) is not none -%}
+  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none)) -%}{%- set rows = table.rows -%}
+  {%- set got = dict(zip(table.column_names, rows[0])) if fingerprinted else {} -%}
   {%- set changed = [] -%}
   {%- if fingerprinted -%}
     {%- if (rows[0][0] | int) > 0 -%}{%- do changed.append(rows[0][0] | int) -%}{%- endif -%}
@@ -58,9 +69,15 @@
     {%- do changed.append(rows[0][0]) -%}
   {%- endif -%}
   {%- set stale = [] -%}
+  {%- set source = [] -%}
   {%- if input_fingerprint is not none -%}
-    {%- set snap = run_query('select count(*) from ' ~ input_fingerprint ~ ' where snapshot_hash is null or input_hash is null or snapshot_hash <> input_hash').rows -%}
-    {%- if not snap or (snap[0][0] | int) > 0 -%}{%- do stale.append(1) -%}{%- endif -%}
+    {%- if source_columns is not none -%}
+      {%- do source.append({'rows': got.source_rows, 'hash': got.source_fingerprint}) -%}
+    {%- else -%}
+      {%- do source.append(dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg))) -%}
+    {%- endif -%}
+    {%- set snap = run_query('select input_hash from ' ~ input_fingerprint).rows -%}
+    {%- if snap | length != 1 or snap[0][0] is none or snap[0][0] != source[0].hash -%}{%- do stale.append(1) -%}{%- endif -%}
   {%- endif -%}
   {%- set message = (changed[0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if changed else 'the release was computed from the input as it is now' -%}
   {%- if stale -%}
@@ -69,6 +86,8 @@
   {%- set result = {'table': table, 'gate': 'input_unchanged', 'passed': (changed | length == 0) and not stale, 'failures': changed | length + stale | length,
       'message': message} -%}
   {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
+  {%- if source -%}{%- do result.update({'input_fingerprint': source[0]}) -%}{%- endif -%}
+  {%- if patterned -%}{%- do result.update({'patterns_fingerprint': {'rows': got.pattern_rows, 'hash': got.pattern_fingerprint}}) -%}{%- endif -%}
   {{ return(result) }}
 {%- endmacro %}
 

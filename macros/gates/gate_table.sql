@@ -8,9 +8,9 @@
     failing combination or column. Columns: gate_order, gate, combination, column_name, passed,
     failures, message (figures and limits, counts and names only, never a quasi-identifier
     value), and the fingerprints that bind the verdicts to what they were computed on:
-    settings_md5 (the release's settings JSON), input_hash (the release input, as
-    deid_input_fingerprint computed it), checked_hash (every column of deid_suppressed) and
-    invocation_id. -#}
+    settings_md5 (the release's settings JSON), input_hash (the source's fingerprint, taken by
+    input_unchanged when the table was computed and equal there to the input snapshot's,
+    deid_input_fingerprint), checked_hash (every column of deid_suppressed) and invocation_id. -#}
 
 {#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash}.
     `checked` is truth's fingerprint when a gate query took it already (input_unchanged's
@@ -111,9 +111,9 @@
 
 {#- The release input's fingerprint ({rows, hash}) the publish step checks the gate table
     against. When the gate table and deid_input_fingerprint were both computed in this dbt
-    invocation (a whole `dbt build`), the fingerprint deid_input_fingerprint took: the source is
-    fingerprinted once per build (issue 33, item 2), and within one invocation the release
-    input is built upstream of that model, before it. Otherwise (a gate table or fingerprint
+    invocation (a whole `dbt build`) and agree (the gate table's input_hash, the source's
+    fingerprint taken in its input_unchanged scan, equals the snapshot's), that fingerprint:
+    the source is fingerprinted once per build (issue 33, item 2). Otherwise (a gate table or fingerprint
     from an earlier invocation: `dbt build -s deid_published`, `dbt run -s deid_gate_results
     deid_published`) the input as it is now, so a source that changed since is refused.
     Within one invocation the source is therefore not fingerprinted again: a source rewritten

@@ -113,15 +113,25 @@
     the suppression was computed. Each source column is compared once, with the `__original`
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
-{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns)) }}
+{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns, source_columns, pattern_columns)) }}
 {%- endmacro %}
 
 {#- With `fingerprint_columns` (every column of `truth`; on an engine with
     dbt_deid.fingerprint_select_sql), one row (changed_records, row_count, fingerprint): the
     count and `truth`'s fingerprint (table_fingerprint's value) from one scan of it, a full
-    outer join so that every row of `truth` is hashed (the gate table's checked_hash). -#}
-{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none) -%}
+    outer join so that every row of `truth` is hashed (the gate table's checked_hash). With
+    `source_columns` too (released_source_columns), the same scan reads the whole source (its
+    sample's records flagged, deid_sampled__) and adds (source_rows, source_fingerprint): the
+    source's fingerprint over those columns, the value table_fingerprint gives on the source
+    alone (what the gate table records as input_hash and compares with the snapshot's), so
+    the source is not read again to fingerprint it (issue 33: at most 3 reads per build). With
+    `pattern_columns` (dbt_deid.pattern_columns; on an engine with
+    weighted_fingerprint_select_sql), also (pattern_rows, pattern_fingerprint): `truth`'s
+    weighted fingerprint over those columns, which equals deid_suppressed_patterns' (weighted
+    by n) when that table is `truth` grouped, so the proof needs no scan of `truth` of its own
+    (checked_patterns_problems). -#}
+{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
@@ -137,11 +147,24 @@
   ) as s
   where changed_records > 0
   {%- else %}
-  select coalesce(changed_records, 0) as changed_records, row_count, fingerprint from (
-    select sum(case when src.deid_source__ = 1 and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
+  {%- set whole = source_columns is not none and cfg.sample is not none -%}
+  {%- set in_release = 'src.deid_source__ = 1' ~ (' and src.deid_sampled__ = 1' if whole else '') %}
+  select coalesce(changed_records, 0) as changed_records, row_count, fingerprint{{ ', source_rows, source_fingerprint' if source_columns is not none }}{{ ', pattern_rows, pattern_fingerprint' if pattern_columns is not none }} from (
+    select sum(case when {{ in_release }} and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
       {{ dbt_deid.fingerprint_select_sql(fingerprint_columns, 't.', 't.deid_present__ = 1') }}
-    from (select *, 1 as deid_source__ from {{ dbt_deid.source_input(cfg) }} as s0) as src
+      {%- if source_columns is not none %},
+      {{ dbt_deid.fingerprint_select_sql(source_columns, 'src.', 'src.deid_source__ = 1', ['source_rows', 'source_fingerprint']) }}
+      {%- endif %}
+      {%- if pattern_columns is not none %},
+      {{ dbt_deid.weighted_fingerprint_select_sql(pattern_columns, 't.', 'case when t.deid_present__ = 1 then 1 else 0 end', ['pattern_rows', 'pattern_fingerprint']) }}
+      {%- endif %}
+    {%- if whole %}
+    from (select *, 1 as deid_source__, case when {{ dbt_deid.sample_condition(cfg) }} then 1 else 0 end as deid_sampled__ from {{ dbt_deid.release_source(cfg) }} as s0) as src
+    full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }} and src.deid_sampled__ = 1
+    {%- else %}
+    from (select *, 1 as deid_source__ from {{ dbt_deid.source_input(cfg) if source_columns is none else dbt_deid.release_source(cfg) }} as s0) as src
     full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }}
+    {%- endif %}
   ) as s
   {%- endif %}
 {%- endmacro %}

@@ -51,14 +51,14 @@
   from {{ relation }}
 {%- endmacro %}
 
-{% macro duckdb__fingerprint_select_sql(columns, prefix, present) -%}
+{% macro duckdb__fingerprint_select_sql(columns, prefix, present, names) -%}
   {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append(prefix ~ dbt_deid.ident(c)) -%}{%- endfor -%}
   {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
   {%- set when = dbt_deid._fingerprint_when(present) -%}
-  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as varchar) || '#'
         || cast(coalesce(sum(" ~ when[0] ~ "hash(" ~ args ~ ")" ~ when[1] ~ "), 0) as varchar) || ':'
-        || cast(coalesce(sum(" ~ when[0] ~ "hash(" ~ args ~ ", 'dbt_deid')" ~ when[1] ~ "), 0) as varchar)) as fingerprint") }}
+        || cast(coalesce(sum(" ~ when[0] ~ "hash(" ~ args ~ ", 'dbt_deid')" ~ when[1] ~ "), 0) as varchar)) as " ~ names[1]) }}
 {%- endmacro %}
 
 {#- (Spark: dbt-spark's listagg also ignores the default's ORDER BY, so the default form hashed
@@ -80,14 +80,14 @@
   from {{ relation }}
 {%- endmacro %}
 
-{% macro postgres__fingerprint_select_sql(columns, prefix, present) -%}
+{% macro postgres__fingerprint_select_sql(columns, prefix, present, names) -%}
   {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as text)') -%}{%- endfor -%}
   {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
   {%- set when = dbt_deid._fingerprint_when(present) -%}
-  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as text) || '#'
         || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 0) as numeric)" ~ when[1] ~ "), 0) as text) || ':'
-        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 1) as numeric)" ~ when[1] ~ "), 0) as text)) as fingerprint") }}
+        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 1) as numeric)" ~ when[1] ~ "), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}
 
 {% macro spark__table_fingerprint_sql(relation, columns) -%}
@@ -95,28 +95,29 @@
   from {{ relation }}
 {%- endmacro %}
 
-{% macro spark__fingerprint_select_sql(columns, prefix, present) -%}
+{% macro spark__fingerprint_select_sql(columns, prefix, present, names) -%}
   {%- set cols = [] -%}
   {%- for c in columns -%}{%- do cols.append(prefix ~ dbt_deid.ident(c) ~ ' is null, cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as string)') -%}{%- endfor -%}
   {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
   {%- set when = dbt_deid._fingerprint_when(present) -%}
-  {{ return(dbt_deid._fingerprint_count(present) ~ " as row_count,
+  {{ return(dbt_deid._fingerprint_count(present) ~ " as " ~ names[0] ~ ",
     md5(concat(" ~ dbt_deid.literal(columns | join('|')) ~ ", '#', cast(" ~ dbt_deid._fingerprint_count(present) ~ " as string), '#',
         cast(coalesce(sum(" ~ when[0] ~ "cast(xxhash64(" ~ args ~ ") as decimal(38, 0))" ~ when[1] ~ "), 0) as string), ':',
-        cast(coalesce(sum(" ~ when[0] ~ "cast(xxhash64('dbt_deid', " ~ args ~ ") as decimal(38, 0))" ~ when[1] ~ "), 0) as string))) as fingerprint") }}
+        cast(coalesce(sum(" ~ when[0] ~ "cast(xxhash64('dbt_deid', " ~ args ~ ") as decimal(38, 0))" ~ when[1] ~ "), 0) as string))) as " ~ names[1]) }}
 {%- endmacro %}
 
 {#- The fingerprint's select list (row_count, fingerprint) over `columns` of the rows in scope,
     each column read as `<prefix><column>`; with `present` (a SQL condition), only the rows
     where it holds are counted and hashed, so the fingerprint of a relation can be taken in a
     query that reads it for something else (a join), with the value table_fingerprint_sql gives
-    on that relation alone. The additive engines (DuckDB, PostgreSQL, Spark) have one; none for
+    on that relation alone; `names`, the two output columns' names (row_count, fingerprint), so
+    one query can take two relations' fingerprints. The additive engines (DuckDB, PostgreSQL, Spark) have one; none for
     the default (its sorted listagg needs its own query): callers then run table_fingerprint. -#}
-{% macro fingerprint_select_sql(columns, prefix='', present=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('fingerprint_select_sql', 'dbt_deid'))(columns, prefix, present)) }}
+{% macro fingerprint_select_sql(columns, prefix='', present=none, names=['row_count', 'fingerprint']) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('fingerprint_select_sql', 'dbt_deid'))(columns, prefix, present, names)) }}
 {%- endmacro %}
 
-{% macro default__fingerprint_select_sql(columns, prefix, present) -%}
+{% macro default__fingerprint_select_sql(columns, prefix, present, names) -%}
   {{ return(none) }}
 {%- endmacro %}
 
@@ -137,4 +138,40 @@
   {%- if out | length == 0 -%}{%- do out.append("''") -%}{%- endif -%}
   {%- if out | length == 1 -%}{%- do out.append("''") -%}{%- endif -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- A weighted fingerprint's select list (rows, fingerprint) over `columns` of the rows in scope,
+    each row counting `weight` times (a SQL expression: a pattern table's count `n`, or 1/0 for
+    the rows of one side of a join): the same value for a table of records and for its pattern
+    table grouped by those columns with the record count as weight, so the gate table proves
+    that deid_suppressed_patterns is the checked release grouped in the scan of the checked
+    release it makes anyway (issue 33: the record-level released table read at most 4 times
+    per build), not in a GROUP BY of the records of its own. Each value is hashed as its text
+    (the two tables' types need not match), the row hashes multiplied by the weight and added
+    as exact integers, twice (two seeds), as fingerprint_select_sql. DuckDB and PostgreSQL;
+    none elsewhere (callers then compare the two tables with gate_published_matches_sql). -#}
+{% macro weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('weighted_fingerprint_select_sql', 'dbt_deid'))(columns, prefix, weight, names)) }}
+{%- endmacro %}
+
+{% macro default__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {{ return(none) }}
+{%- endmacro %}
+
+{% macro duckdb__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as varchar)') -%}{%- endfor -%}
+  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
+  {{ return("coalesce(sum(" ~ weight ~ "), 0) as " ~ names[0] ~ ",
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(coalesce(sum(" ~ weight ~ "), 0) as varchar) || '#'
+        || cast(coalesce(sum(cast(hash(" ~ args ~ ") as hugeint) * (" ~ weight ~ ")), 0) as varchar) || ':'
+        || cast(coalesce(sum(cast(hash(" ~ args ~ ", 'dbt_deid') as hugeint) * (" ~ weight ~ ")), 0) as varchar)) as " ~ names[1]) }}
+{%- endmacro %}
+
+{% macro postgres__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {%- set cols = [] -%}{%- for c in columns -%}{%- do cols.append('cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as text)') -%}{%- endfor -%}
+  {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
+  {{ return("cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as " ~ names[0] ~ ",
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as text) || '#'
+        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 0) as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
+        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 1) as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}

@@ -70,9 +70,10 @@
 {%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
 {%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none} -%}
 {%- if results | length > 0 -%}
-  {%- set fin = run_query("select input_hash from " ~ dbt_deid.release_ref('deid_input_fingerprint')).rows -%}
-  {%- set taken = results | selectattr('gate', 'equalto', 'input_unchanged') | selectattr('checked_fingerprint', 'defined') | map(attribute='checked_fingerprint') | list -%}
-  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, {'hash': fin[0][0] if fin else none}, taken[0] if taken else none) -%}
+  {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the
+      engine allows it) and compared there with the input snapshot's (deid_input_fingerprint) -#}
+  {%- set unchanged = results | selectattr('gate', 'equalto', 'input_unchanged') | list -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, unchanged[0].get('input_fingerprint') or {'hash': none}, unchanged[0].get('checked_fingerprint')) -%}
 {%- endif %}
 {{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}
@@ -150,13 +151,12 @@ from {{ src }}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The fingerprint of the release input and the settings hash, as the release manifest records
     them (dbt_deid.record_release): the report shows what it was computed from. One row. -#}
-{#- The source's fingerprint, read from the source itself (not the snapshot): a snapshot left
-    from an earlier invocation (`dbt retry`, `--exclude deid_input`) would otherwise bind the
-    gate table and the publish step of this invocation to stale records; with the source's
-    count and hash, the row-count gate and input_unchanged refuse a source that lost, gained or
-    changed records since the snapshot. snapshot_hash is the snapshot's fingerprint over the
-    same columns: the gate table's input_unchanged refuses when the two differ (a snapshot that
-    is not the source as it is now, pass-through columns included). -#}
+{#- The fingerprint of the input snapshot deid_input (the source as this build read it: the same
+    columns, values and types, so the source's fingerprint when the snapshot was taken). The
+    source itself is fingerprinted by the gate table, in its input_unchanged scan of the source
+    (issue 33: the source read at most 3 times per build), which refuses when the two differ:
+    a snapshot left from an earlier invocation (`dbt retry`, `--exclude deid_input`) or a source
+    changed since it (pass-through columns included) binds nothing to stale records. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
 select {{ dbt_deid.literal(cfg.name) }} as release_name,
@@ -166,10 +166,8 @@ select {{ dbt_deid.literal(cfg.name) }} as release_name,
   {{ dbt_deid.literal(columns | join(', ')) }} as input_columns,
   f.row_count as input_rows,
   f.fingerprint as input_hash,
-  s.fingerprint as snapshot_hash,
   {{ dbt_deid.literal(invocation_id) }} as invocation_id
-from ({{ dbt_deid.table_fingerprint_sql(src, columns) }}) as f
-cross join ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}) as s
+from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}) as f
 {%- endif %}
 {%- endmacro %}
 
@@ -512,7 +510,16 @@ where 1 = 0
     population_first` the file, not the protected population), so the risk summary, the exact
     check, the risk CDF and the risk suite describe what is published; the columns are the ones
     the exact gate's proof compares (dbt_deid.pattern_columns) -#}
+{#- The plain chain (no refresh line, no attribute_disclosure remedy, the file is the protected
+    records): from the pattern table and the suppression map, without reading the records
+    (released_patterns_sql; the gate table proves it is the checked release grouped).
+    Otherwise the checked release grouped. -#}
+{%- if dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() %}
+-- depends_on: {{ dbt_deid.release_ref('deid_suppressed') }}
+{{ dbt_deid.released_patterns_sql(cfg, dbt_deid.release_ref('deid_patterns'), dbt_deid.release_ref('deid_suppression_map')) }}
+{%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), dbt_deid.pattern_columns(cfg)) }}
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
