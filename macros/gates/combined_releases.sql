@@ -118,7 +118,12 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {%- set found = adapter.get_relation(store.database, store.schema, store.identifier) -%}
   {%- if found is none -%}
-    {%- do adapter.create_schema(api.Relation.create(database=store.database, schema=store.schema)) -%}
+    {#- only when missing: adapter.create_schema commits the open transaction, and inside the
+        publish materialization that would commit the swap before its history row and
+        store rows (review of session 5) -#}
+    {%- if not adapter.check_schema_exists(store.database, store.schema) -%}
+      {%- do adapter.create_schema(api.Relation.create(database=store.database, schema=store.schema)) -%}
+    {%- endif -%}
     {%- do dbt_deid.history_key(truth, create=true) -%}
     {% call statement('deid_records_create') -%}
       create table if not exists {{ store }} (
@@ -328,7 +333,7 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {#- another publish of the same source in this build waits (or fails) until this one commits
       (macros/gates/line_lock.sql) -#}
-  {%- do dbt_deid.lock_release_line(cfg, truth) -%}
+  {%- set lock_problems = dbt_deid.lock_release_line(cfg, truth) -%}
 
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
@@ -349,6 +354,7 @@
   {%- set unrecorded = [] -%}
   {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append((e.version | string) if e.name == cfg.name else (e.name ~ ' version ' ~ e.version)) -%}{%- endif -%}{%- endfor -%}
   {%- set problems = [] -%}
+  {%- do problems.extend(lock_problems or []) -%}
   {%- if unrecorded | length > 0 -%}
     {%- do problems.append("earlier published release(s) " ~ unrecorded | join(', ') ~ " of " ~ of_names ~ " have no per-record rows in " ~ store ~ " (published before dbt_deid kept them, or the store was dropped)") -%}
   {%- endif -%}

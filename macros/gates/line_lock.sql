@@ -40,23 +40,48 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- The gate combined_releases, before it reads the store: update the line's row (none when
-    the lock table or its row is missing: the publish model was run without
-    deid_release_history_init, so no other publish model of the build can overlap it). -#}
+{#- The gate combined_releases, before it reads the store: update the line's row. Returns the
+    problems that refuse the release: a lock table or a row of the line that is missing locks
+    nothing (two publishes could each read the store before the other writes), so it is a
+    refusal naming the model that creates them (review of session 5: with the lock table
+    dropped, two releases of one source published on four threads without being combined). -#}
 {% macro lock_release_line(cfg, truth) -%}
   {{ return(dbt_deid.own(adapter.dispatch('lock_release_line', 'dbt_deid'))(cfg, truth)) }}
 {%- endmacro %}
 
 {% macro default__lock_release_line(cfg, truth) -%}
   {%- set rel = dbt_deid.line_locks_relation(truth) -%}
-  {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return(none) }}{%- endif -%}
+  {%- set source = dbt_deid.line_source(cfg) -%}
+  {%- set fix = " (the model deid_release_history_init creates it: build it first, e.g. `dbt run -s deid_release_history_init`; every `dbt build`/`dbt run` of the release includes it)" -%}
+  {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
+    {{ return(["the line lock table " ~ rel ~ " is missing, so a publish of the same source on another thread could read the store before this one writes it" ~ fix]) }}
+  {%- endif -%}
   {% call statement('deid_line_lock') -%}
     update {{ rel }} set locked_at = {{ dbt_deid.literal(invocation_id) }}
-    where source_relation = {{ dbt_deid.literal(dbt_deid.line_source(cfg)) }}
+    where source_relation = {{ dbt_deid.literal(source) }}
   {%- endcall %}
+  {%- set n = run_query('select count(*) from ' ~ rel ~ ' where source_relation = ' ~ dbt_deid.literal(source)).rows[0][0] | int -%}
+  {%- if n == 0 -%}
+    {{ return(["the line lock table " ~ rel ~ " holds no row for the source " ~ source | replace('"', '') ~ ", so nothing locks this line" ~ fix]) }}
+  {%- endif -%}
+  {{ return([]) }}
 {%- endmacro %}
 
-{#- Spark: no transactions, nothing to lock (see above). -#}
+{#- Spark: no transactions, nothing to lock. Two publish models of this project's discharge
+    releases selected in one invocation on several threads could each read the store before
+    the other writes: refused (build them one at a time: `--threads 1`, or one publish model
+    per invocation). -#}
 {% macro spark__lock_release_line(cfg, truth) -%}
-  {{ return(none) }}
+  {%- set publishing = [] -%}
+  {%- for uid in selected_resources if uid in graph.nodes -%}
+    {%- set node = graph.nodes[uid] -%}
+    {%- if node.resource_type == 'model' and node.config.get('materialized') == 'deid_publish'
+          and (node.name == 'deid_published' or node.name.endswith('__deid_published')) -%}
+      {%- do publishing.append(node.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if publishing | length > 1 and (target.threads | int) > 1 -%}
+    {{ return(["Spark has no transactions, and " ~ publishing | length ~ " release publish models (" ~ publishing | sort | join(', ') ~ ") are selected on " ~ target.threads ~ " threads: one could read the per-record store before another writes it, so releases of one source would not be combined. Build them one at a time (`--threads 1`, or one publish model per invocation)"]) }}
+  {%- endif -%}
+  {{ return([]) }}
 {%- endmacro %}

@@ -42,6 +42,22 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+  {#- tables that are not nodes: the project's per-record store, its key and the line locks
+      (next to deid_suppressed), and an extra release's own store and key of before one store
+      per project (names only; found through the catalog, never read) -#}
+  {%- set prefixes = [''] -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
+    {%- set split = dbt_deid._split_release_node(node.name) -%}
+    {%- if split is not none and (split[0] ~ '__') not in prefixes -%}{%- do prefixes.append(split[0] ~ '__') -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for prefix in prefixes -%}
+    {%- for table in (['deid_release_records', 'deid_history_key'] + (['deid_line_locks'] if prefix == '' else [])) -%}
+      {%- set name = prefix ~ table -%}
+      {%- if name not in left_here and adapter.get_relation(target_relation.database, target_relation.schema, name) is not none -%}
+        {%- do left_here.append(name) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
   {%- if built_here | length == 0 and left_here | length == 0 -%}{{ return([]) }}{%- endif -%}
   {#- the record-level tables first (the list is complete either way, up to ten names shown) -#}
   {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file', 'deid_record_risk',
@@ -65,7 +81,7 @@
         ~ (" (and the per-record store " ~ stores | join(', ') ~ " next to deid_suppressed)" if stores else "")) -%}
   {%- endif -%}
   {%- if left_here -%}
-    {%- do parts.append(left_here | length ~ " table(s) of working models are in " ~ where ~ " (left by an earlier build in that layout): " ~ dbt_deid._first_names(left_here) ~ "; drop them") -%}
+    {%- do parts.append(left_here | length ~ " table(s) of working models or of the per-record store are in " ~ where ~ " (left by an earlier build in that layout, or created next to the working models): " ~ dbt_deid._first_names(left_here) ~ "; drop them") -%}
   {%- endif -%}
   {{ return([{'gate': 'working_schema', 'passed': false, 'failures': built_here | length + left_here | length,
       'message': parts | join('; ') ~ ". Working tables hold original values, so they never sit where the published mart is shared:"

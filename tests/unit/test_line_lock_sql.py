@@ -32,6 +32,11 @@ def line_lock_caller(execute: Callable[[str], list[tuple]]):
         execute(caller())
         return ""
 
+    def run_query(sql: str) -> SimpleNamespace:
+        rows = execute(sql)
+        return SimpleNamespace(rows=rows, columns=[SimpleNamespace(
+            values=lambda: [r[0] for r in rows])])
+
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
@@ -47,8 +52,7 @@ def line_lock_caller(execute: Callable[[str], list[tuple]]):
                 cache_added=lambda r: None),
             "statement": statement,
             "invocation_id": "inv",
-            "run_query": lambda sql: SimpleNamespace(columns=[SimpleNamespace(
-                values=lambda: [r[0] for r in execute(sql)])]),
+            "run_query": run_query,
         }
     return macro_caller([FILE], context)
 
@@ -98,6 +102,16 @@ def test_overlapping_publishes_of_one_source_do_not_both_read_the_store() -> Non
     assert con.execute("select count(*) from deid_line_locks").fetchone()[0] == 3
 
 
-def test_without_the_lock_table_nothing_is_locked() -> None:
+def test_a_missing_lock_table_or_line_row_refuses() -> None:
+    """Review of session 5: a lock table or a line's row that is missing locked nothing and
+    said nothing (two cursors updated a missing row without a conflict), so two publishes of
+    one source on two threads were never combined. Each is now a problem the gate
+    combined_releases refuses with, naming deid_release_history_init."""
     con = duckdb.connect()
-    assert _caller(con)("lock_release_line")({"source": "main.discharge"}, None) is None
+    problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None)
+    assert len(problems) == 1 and "deid_line_locks is missing" in problems[0]
+    assert "deid_release_history_init" in problems[0]
+    _caller(con)("ensure_line_locks")(None, ["main.monthly"])
+    problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None)
+    assert len(problems) == 1 and "holds no row for the source main.discharge" in problems[0]
+    assert _caller(con)("lock_release_line")({"source": "main.monthly"}, None) == []

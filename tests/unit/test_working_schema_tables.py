@@ -1,0 +1,70 @@
+"""The working_schema check also finds the tables that are not dbt models (review of session 5).
+
+`working_schema_results` (macros/publish/working_schema_results.sql) refused working models
+built in, or left in, the published schema, found through the graph. The project's per-record
+store (`deid_release_records`: true values of suppressed cells), its key (`deid_history_key`:
+what links the store to the records) and the line locks are not nodes: left in the published
+schema with the working models elsewhere, the check passed. Rendered outside dbt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.macro_render import macro_caller
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _node(name: str, schema: str, materialized: str = "table") -> SimpleNamespace:
+    return SimpleNamespace(resource_type="model", package_name="dbt_deid", name=name, alias=name,
+                           schema=schema, database="release",
+                           config={"materialized": materialized})
+
+
+def _check(in_main: set[str], extra_release: str | None = None) -> list[dict]:
+    names = ["deid_input", "deid_suppressed"]
+    if extra_release:
+        names += [f"{extra_release}__deid_input", f"{extra_release}__deid_suppressed"]
+    nodes = {n: _node(n, "main_deid_work") for n in names}
+    nodes["deid_published"] = _node("deid_published", "main", "deid_publish")
+
+    def split(name: str):
+        return name.split("__", 1) if "__deid_" in name else None
+
+    def context(call):
+        return {
+            "execute": True,
+            "graph": SimpleNamespace(nodes=nodes),
+            "adapter": SimpleNamespace(
+                get_relation=lambda db, s, n: n if (s == "main" and n in in_main) else None),
+            "dbt_deid": SimpleNamespace(_split_release_node=split,
+                                        _first_names=call("_first_names")),
+        }
+    call = macro_caller([ROOT / "macros/publish/working_schema_results.sql"], context)
+    target = SimpleNamespace(database="release", schema="main", identifier="deid_published")
+    return call("working_schema_results")(target)
+
+
+@pytest.mark.parametrize("tables", [
+    {"deid_release_records"}, {"deid_history_key"}, {"deid_line_locks"},
+    {"deid_release_records", "deid_history_key", "deid_line_locks"},
+])
+def test_the_store_its_key_and_the_locks_left_in_the_published_schema_are_refused(tables) -> None:
+    results = _check(tables | {"deid_published"})
+    assert len(results) == 1 and results[0]["gate"] == "working_schema"
+    assert not results[0]["passed"] and results[0]["failures"] == len(tables)
+    for table in tables:
+        assert table in results[0]["message"]
+
+
+def test_an_extra_release_s_own_store_left_in_the_published_schema_is_refused() -> None:
+    results = _check({"deid_published", "it_second__deid_release_records"}, "it_second")
+    assert results and "it_second__deid_release_records" in results[0]["message"]
+
+
+def test_the_published_table_alone_passes() -> None:
+    assert _check({"deid_published"}, "it_second") == []
