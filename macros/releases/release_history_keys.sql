@@ -21,27 +21,20 @@
      ~ " or " ~ dbt.right('published_relation', tail | length) ~ " = " ~ dbt_deid.literal(tail) ~ ")") }}
 {%- endmacro %}
 
-{#- The limits the checked release was computed with: k, tau and max_suppression from its
-    parameters table (deid_release_parameters, built with the release's other models), not the
-    current var. A build that only publishes (`dbt build -s deid_published --vars ...`) checks
-    and publishes tables computed by an earlier invocation; the history must record the limits
-    of those tables. Falls back to the current settings when the table is missing. -#}
+{#- The limits the gates of this build used: k, tau and max_suppression of this invocation's
+    resolved settings (release_config), the settings whose MD5 the history row records
+    (settings_md5). A release is published only when the gate table (deid_gate_results) was
+    computed for these very settings: the publish step's gate `gate_table` compares the table's
+    settings_md5 with this invocation's and refuses otherwise, and k is ceil(1/tau) of them
+    (El Emam et al. 2011, k = 1/tau), so a published row's limits are the ones its verdicts
+    were computed at. A refused row records the limits it was refused at (the settings of
+    settings_json). Not read from deid_release_parameters: that table is no ancestor of the
+    publish model, so `dbt build -s +deid_published --vars ...` leaves the previous build's
+    limits in it, and the history recorded those. -#}
 {% macro computed_release_limits(cfg) -%}
   {{ return(adapter.dispatch('computed_release_limits', 'dbt_deid')(cfg)) }}
 {%- endmacro %}
 
 {% macro default__computed_release_limits(cfg) -%}
-  {%- set out = {'k': cfg.k, 'tau': cfg.tau, 'max_suppression': cfg.max_suppression} -%}
-  {%- if not execute -%}{{ return(out) }}{%- endif -%}
-  {#- found in the graph, not through ref(): the publish model must not depend on it (a ref
-      here, at run time, is a dependency dbt did not infer) -#}
-  {%- set rel = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_parameters')) -%}
-  {%- if rel is none or adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return(out) }}{%- endif -%}
-  {%- set rows = run_query("select setting, value from " ~ rel ~ " where setting in ('k', 'tau', 'max_suppression')").rows -%}
-  {%- for r in rows -%}
-    {%- if r[1] is not none and (r[1] | string) not in ['', 'None', 'none'] -%}
-      {%- do out.update({r[0]: ((r[1] | float) | int) if r[0] == 'k' else (r[1] | float)}) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(out) }}
+  {{ return({'k': cfg.k, 'tau': cfg.tau, 'max_suppression': cfg.max_suppression}) }}
 {%- endmacro %}

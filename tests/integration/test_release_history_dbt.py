@@ -51,9 +51,10 @@ def _independent_fingerprint(run) -> str:
 #: nodes nothing here reads (the report, the risk figures, the algorithm comparison) are left
 #: out (docs/performance.md, "Suite time, session 5"); step 1 (the session fixture) and step 6
 #: (the full refresh) run the whole package.
-#: deid_release_parameters is no ancestor of the publish model, but the history row reads the
-#: limits from it: left out, the row records the previous build's k (found this session).
-RELEASE_NODES = "package:dbt_deid,+deid_published deid_release_parameters"
+#: deid_release_parameters is no ancestor of the publish model and is left out on purpose: the
+#: history row's k, tau and max_suppression are the limits the gates of this build used (the
+#: settings the gate table is bound to), not a table an earlier build left (steps 3-5).
+RELEASE_NODES = "package:dbt_deid,+deid_published"
 
 
 def test_history_records_reproducible_releases_and_refusals(default_release, tmp_path, capsys):
@@ -125,7 +126,10 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     assert h3["settings_md5"].iloc[-1] != h3["settings_md5"].iloc[-2]
     assert h3["input_hash"].iloc[-1] == h3["input_hash"].iloc[-2]  # same input
     assert h3["published_hash"].iloc[-1] != h3["published_hash"].iloc[-2]
-    assert h3["k"].iloc[-1] == 10
+    # the limits the gates of this build used, though deid_release_parameters (k = 5) was not
+    # rebuilt: the history must not understate them
+    assert h3["k"].iloc[-1] == 10 and h3["tau"].iloc[-1] == pytest.approx(0.1)
+    assert h3["max_suppression"].iloc[-1] == pytest.approx(0.95)
     assert _independent_fingerprint(changed) != fingerprint_python
 
     # 4. different data: one record fewer in the source
@@ -137,6 +141,9 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     h4 = _history(data)
     assert len(h4) == 4
     assert h4["input_rows"].iloc[-1] == 3999 and h4["published_rows"].iloc[-1] == 3999
+    # a looser release after a stricter one: the history must not overstate its protection
+    assert h4["k"].iloc[-1] == 5 and h4["tau"].iloc[-1] == pytest.approx(0.2)
+    assert h4["max_suppression"].iloc[-1] == pytest.approx(0.9)
     assert h4["input_hash"].iloc[-1] != h4["input_hash"].iloc[0]
     assert h4["settings_md5"].iloc[-1] == h4["settings_md5"].iloc[0]
     assert h4["published_hash"].iloc[-1] not in set(h4["published_hash"].iloc[:-1])
@@ -150,6 +157,7 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     h5 = _history(refused)
     assert len(h5) == 5 and h5["status"].iloc[-1] == "refused"
     assert "max_suppression" in h5["gates_failed"].iloc[-1]
+    assert h5["max_suppression"].iloc[-1] == pytest.approx(0.001)  # the limit it was refused at
     assert pd.isna(h5["published_hash"].iloc[-1]) and pd.isna(h5["release_version"].iloc[-1])
     assert any(not g["passed"] and g["gate"] == "max_suppression"
                for g in json.loads(h5["gates_json"].iloc[-1]))

@@ -6,8 +6,9 @@
   and the clash (it was merged with the NULLs; the CLI already refused);
 * the history's version line does not restart at 1 when the DuckDB file is renamed (the
   catalog was part of the key);
-* a publish-only build with other limits in ``--vars`` records the limits the checked table
-  was computed with (it recorded the var's).
+* a publish-only build with other limits in ``--vars`` publishes nothing (the gate table was
+  computed with other settings) and its history row records the limits it was refused at, the
+  settings of its ``settings_json``; the published row keeps the limits its gates used.
 
 Runs ``dbt build`` in ``integration_tests`` on copies of one prebuilt DuckDB file.
 """
@@ -83,20 +84,24 @@ def test_history_version_survives_renaming_the_duckdb_file(default_release, tmp_
     assert rows[0][0] != rows[1][0]  # the catalog differs, the version line goes on
 
 
-def test_publish_only_build_records_the_limits_the_table_was_computed_with(
-        default_release, tmp_path) -> None:
+def test_publish_only_build_records_the_limits_its_gates_used(default_release, tmp_path) -> None:
     db = tmp_path / "release.duckdb"
     shutil.copy(default_release.database, db)
     with duckdb.connect(str(db), read_only=True) as con:
         computed = con.execute("select k, tau, max_suppression from main.deid_release_history"
                                " where status = 'published'").fetchall()
     assert computed == [(5, 0.2, 0.9)]
-    # only the publish model, with other limits in --vars (k = 2): the checked tables were
-    # computed at k = 5 by the earlier build
+    # only the publish model, with other limits in --vars (k = 2): the gate table was computed
+    # at k = 5 by the earlier build, so the release is refused (gate_table), and the refused
+    # row says which limits were asked for, as its settings_json does
     run = run_dbt(INTEGRATION, ["build", "--select", "deid_published"], tmp_path,
                   release_vars(tau=0.5, max_suppression=0.5), db)
+    assert not run.ok and "release refused, nothing published" in run.output
     with duckdb.connect(str(db), read_only=True) as con:
-        last = con.execute("select k, tau, max_suppression, status from"
-                           " main.deid_release_history order by recorded_at desc limit 1"
-                           ).fetchone()
-    assert last[:3] == (5, 0.2, 0.9), (last, run.output[-2000:])
+        rows = con.execute("select k, tau, max_suppression, status, gates_failed, settings_json"
+                           " from main.deid_release_history order by recorded_at").fetchall()
+    assert rows[0][:4] == (5, 0.2, 0.9, "published")
+    last = rows[-1]
+    assert last[:4] == (2, 0.5, 0.5, "refused"), (last, run.output[-2000:])
+    assert "gate_table" in last[4]
+    assert '"tau": 0.5' in last[5] and '"max_suppression": 0.5' in last[5]
