@@ -118,12 +118,7 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {%- set found = adapter.get_relation(store.database, store.schema, store.identifier) -%}
   {%- if found is none -%}
-    {#- only when missing: adapter.create_schema commits the open transaction, and inside the
-        publish materialization that would commit the swap before its history row and
-        store rows (review of session 5) -#}
-    {%- if not adapter.check_schema_exists(store.database, store.schema) -%}
-      {%- do adapter.create_schema(api.Relation.create(database=store.database, schema=store.schema)) -%}
-    {%- endif -%}
+    {%- do dbt_deid.create_schema_if_missing(store) -%}
     {%- do dbt_deid.history_key(truth, create=true) -%}
     {% call statement('deid_records_create') -%}
       create table if not exists {{ store }} (

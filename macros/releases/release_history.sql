@@ -14,12 +14,7 @@
   {%- set columns = dbt_deid.release_history_columns() -%}
   {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
   {%- if found is none -%}
-    {#- only when missing: adapter.create_schema commits the open transaction, and inside the
-        publish materialization that would commit the swap before its history row and
-        store rows (review of session 5) -#}
-    {%- if not adapter.check_schema_exists(history.database, history.schema) -%}
-      {%- do adapter.create_schema(api.Relation.create(database=history.database, schema=history.schema)) -%}
-    {%- endif -%}
+    {%- do dbt_deid.create_schema_if_missing(history) -%}
     {#- `if not exists`: a table created earlier in this run (deid_release_history_init) is
         not in dbt's relation cache -#}
     {% call statement('deid_history_create') -%}
