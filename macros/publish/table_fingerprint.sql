@@ -70,7 +70,9 @@
     DuckDB's time on PostgreSQL at 240,000 records (bench/bench_engines.py) and ran in one task
     on Spark, three times per release. Every column is cast to text first (each value hashed as
     its text, as the default does; a NULL stays NULL and hashes by its position: PostgreSQL
-    hashes the record, Spark the column's NULL flag next to it), and the row hashes are added
+    hashes the record's text (`hashtextextended` of the row cast to text, which quotes each
+    field; `hash_record_extended` is linear in its fields' hashes, so values swapped between two
+    rows left the sum unchanged about half the time: review of session 5), Spark the column's NULL flag next to it), and the row hashes are added
     as exact decimals twice (the second with a constant mixed in), hashed with md5 with the row
     count and the column names. Equal for equal multisets of rows whatever their order; the
     value differs from the default form's (a history recorded before keeps its fingerprints;
@@ -86,8 +88,8 @@
   {%- set when = dbt_deid._fingerprint_when(present) -%}
   {{ return(dbt_deid._fingerprint_count(present) ~ " as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as text) || '#'
-        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 0) as numeric)" ~ when[1] ~ "), 0) as text) || ':'
-        || cast(coalesce(sum(" ~ when[0] ~ "cast(hash_record_extended(" ~ rec ~ ", 1) as numeric)" ~ when[1] ~ "), 0) as text)) as " ~ names[1]) }}
+        || cast(coalesce(sum(" ~ when[0] ~ "cast(hashtextextended(cast(" ~ rec ~ " as text), 0) as numeric)" ~ when[1] ~ "), 0) as text) || ':'
+        || cast(coalesce(sum(" ~ when[0] ~ "cast(hashtextextended(cast(" ~ rec ~ " as text), 1) as numeric)" ~ when[1] ~ "), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}
 
 {% macro spark__table_fingerprint_sql(relation, columns) -%}
@@ -172,6 +174,6 @@
   {%- set rec = 'row(' ~ (cols | join(', ') if cols | length > 0 else "cast('' as text)") ~ ')' -%}
   {{ return("cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as text) || '#'
-        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 0) as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
-        || cast(coalesce(sum(cast(hash_record_extended(" ~ rec ~ ", 1) as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
+        || cast(coalesce(sum(cast(hashtextextended(cast(" ~ rec ~ " as text), 0) as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
+        || cast(coalesce(sum(cast(hashtextextended(cast(" ~ rec ~ " as text), 1) as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}
