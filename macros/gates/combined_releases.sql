@@ -430,8 +430,8 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if differing | length > 0 -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=differing | length, records_shared=shared,
-                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " released from other hierarchies: " ~ (differing | unique | list)[:5] | join('; ') ~ "; the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+    {{ return(dbt_deid._line_refused(base, differing, shared, of_names, "released from other hierarchies",
+                                     "the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies")) }}
   {%- endif -%}
   {#- Another name's verified combinations are read from its recorded settings: a release
       whose combinations were derived (demographics, hierarchical_qis) recorded none, and a
@@ -451,8 +451,8 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if uncheckable | length > 0 -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=uncheckable | length, records_shared=shared,
-                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " whose combinations the combined view cannot check: " ~ (uncheckable | unique | list)[:5] | join('; ') ~ "; release the same quasi-identifiers with explicit combinations, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+    {{ return(dbt_deid._line_refused(base, uncheckable, shared, of_names, "whose combinations the combined view cannot check",
+                                     "release the same quasi-identifiers with explicit combinations")) }}
   {%- endif -%}
   {#- A release of the line that did not release a QI this release releases holds that QI's
       true value NULL in the store: its records would split into states counting each other
@@ -466,8 +466,8 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if unreleased | length > 0 -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=unreleased | length, records_shared=shared,
-                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " that did not release every quasi-identifier this release releases: " ~ (unreleased | unique | list)[:5] | join('; ') ~ "; their true values there are not stored, so the combined view cannot tell the records' states apart: release the same quasi-identifiers, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+    {{ return(dbt_deid._line_refused(base, unreleased, shared, of_names, "that did not release every quasi-identifier this release releases",
+                                     "their true values there are not stored, so the combined view cannot tell the records' states apart: release the same quasi-identifiers")) }}
   {%- endif -%}
   {%- set current = {} -%}{%- set levels = {} -%}
   {%- for q in cfg.released_qis -%}
@@ -658,4 +658,11 @@
 {% macro _with(base) -%}
   {%- set out = {} -%}{%- do out.update(base) -%}{%- do out.update(kwargs) -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- The gate's refusal of a line it cannot combine: `items` (at most five shown) shared with
+    the earlier releases `of_names`, what to change, and the audited way to start over. -#}
+{% macro _line_refused(base, items, shared, of_names, what, fix) -%}
+  {{ return(dbt_deid._with(base, passed=false, failures=items | length, records_shared=shared,
+      message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " " ~ what ~ ": " ~ (items | unique | list)[:5] | join('; ') ~ "; " ~ fix ~ ", or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
 {%- endmacro %}
