@@ -430,7 +430,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if differing | length > 0 -%}
-    {{ return(dbt_deid._line_refused(base, differing, shared, of_names, "released from other hierarchies",
+    {{ return(dbt_deid._combine_refused(base, differing, shared, of_names, "released from other hierarchies",
                                      "the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies")) }}
   {%- endif -%}
   {#- Another name's verified combinations are read from its recorded settings: a release
@@ -451,7 +451,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if uncheckable | length > 0 -%}
-    {{ return(dbt_deid._line_refused(base, uncheckable, shared, of_names, "whose combinations the combined view cannot check",
+    {{ return(dbt_deid._combine_refused(base, uncheckable, shared, of_names, "whose combinations the combined view cannot check",
                                      "release the same quasi-identifiers with explicit combinations")) }}
   {%- endif -%}
   {#- A release of the line that did not release a QI this release releases holds that QI's
@@ -466,7 +466,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if unreleased | length > 0 -%}
-    {{ return(dbt_deid._line_refused(base, unreleased, shared, of_names, "that did not release every quasi-identifier this release releases",
+    {{ return(dbt_deid._combine_refused(base, unreleased, shared, of_names, "that did not release every quasi-identifier this release releases",
                                      "their true values there are not stored, so the combined view cannot tell the records' states apart: release the same quasi-identifiers")) }}
   {%- endif -%}
   {%- set current = {} -%}{%- set levels = {} -%}
@@ -662,7 +662,7 @@
 
 {#- The gate's refusal of a line it cannot combine: `items` (at most five shown) shared with
     the earlier releases `of_names`, what to change, and the audited way to start over. -#}
-{% macro _line_refused(base, items, shared, of_names, what, fix) -%}
+{% macro _combine_refused(base, items, shared, of_names, what, fix) -%}
   {{ return(dbt_deid._with(base, passed=false, failures=items | length, records_shared=shared,
       message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " " ~ what ~ ": " ~ (items | unique | list)[:5] | join('; ') ~ "; " ~ fix ~ ", or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
 {%- endmacro %}
