@@ -14,7 +14,9 @@
       counts);
     * patients_staged, claims_members_in_patients (checked by the claims table's model, which
       publishes both): the patients table was staged and passes its own gates, and every member
-      id of the claims is a published patient. -#}
+      id of the claims is a published patient;
+    * patients_line, claims_line: a later version of the line is identical to the published one,
+      or the line is restarted (kind_line.sql: claims versions cannot be combined yet). -#}
 {% macro claims_publish_gate_results(cfg, table, candidate) -%}
   {{ return(dbt_deid.own(adapter.dispatch('claims_publish_gate_results', 'dbt_deid'))(cfg, table, candidate)) }}
 {%- endmacro %}
@@ -25,6 +27,8 @@
   {%- endif -%}
   {%- set results = dbt_deid.claims_verdict_results(cfg) -%}
   {%- do results.extend(dbt_deid.claims_table_gate_results(cfg, table, candidate)) -%}
+  {#- the line: a later version is published only when identical or restarted (kind_line.sql) -#}
+  {%- do results.append(dbt_deid.kind_line_gate_result('claims', table, candidate, this.incorporate(type='table'), dbt_deid.claims_relation(cfg[table]))) -%}
   {{ return(results) }}
 {%- endmacro %}
 
@@ -36,6 +40,7 @@
         'message': other.identifier ~ ' was not staged by its model: the two claims tables are one release, published together; select both (dbt build -s +tag:deid_claims)'}]) }}
   {%- endif -%}
   {%- set results = dbt_deid.claims_table_gate_results(cfg, 'patients', staged) -%}
+  {%- do results.append(dbt_deid.kind_line_gate_result('claims', 'patients', staged, other, dbt_deid.claims_relation(cfg.patients))) -%}
   {%- set m = dbt_deid.ident(cfg.member_id) -%}
   {%- set orphans = run_query("select count(*) from " ~ candidate ~ " as c where not exists (select 1 from " ~ staged ~ " as p where p." ~ m ~ " = c." ~ m ~ ")").rows[0][0] -%}
   {%- do results.append({'gate': 'claims_members_in_patients', 'passed': orphans == 0, 'failures': orphans, 'figure': orphans, 'limit': 0,

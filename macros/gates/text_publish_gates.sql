@@ -9,7 +9,9 @@
     * quasi (section 2.3.9.2, equations 21-22): the upper 95% limit <= tau of the current
       settings (an assessment computed under another tau is refused);
     * published_columns, documents: the written table has exactly doc_id, text,
-      spans_replaced, and one row per document of deid_text_documents. -#}
+      spans_replaced, and one row per document of deid_text_documents;
+    * text_line: a later version of the line is identical to the published one, or the line is
+      restarted (kind_line.sql: text versions cannot be combined yet). -#}
 {% macro text_publish_gate_results(cfg, candidate) -%}
   {{ return(dbt_deid.own(adapter.dispatch('text_publish_gate_results', 'dbt_deid'))(cfg, candidate)) }}
 {%- endmacro %}
@@ -51,5 +53,7 @@
         'message': ('documents: one row per each of the ' ~ r[2] ~ ' documents') if ok
           else ('documents: ' ~ r[0] ~ ' rows (' ~ r[1] ~ ' distinct documents) written for ' ~ r[2] ~ ' documents, ' ~ r[3] ~ ' missing')}) -%}
   {%- endif -%}
+  {#- the line: a later version is published only when identical or restarted (kind_line.sql) -#}
+  {%- do results.append(dbt_deid.kind_line_gate_result('text', 'documents', candidate, this.incorporate(type='table'), dbt_deid.text_input_relation(cfg, 'documents'))) -%}
   {{ return(results) }}
 {%- endmacro %}

@@ -286,7 +286,9 @@
     column of the table's input (claims: the patients or claims table; text: the documents),
     the achieved figures are the rows of the kind's gate model (deid_claims_release_gate: node
     risk, attack 1, marketer risk; deid_text_release_gate: the direct and quasi-identifier risk
-    and the benchmark), and each gate's result carries its figure and limit. -#}
+    and the benchmark), and each gate's result carries its figure and limit. line_json is the
+    table's line (gate <table>_line: the epoch, the `restart` reason, the version it extends and
+    whether it is identical to it). -#}
 {% macro kind_release_manifest(kind, target_relation, status, results, published_rows, history) -%}
   {%- if kind == 'claims' -%}
     {%- set release = var('deid_claims_release', {}) -%}
@@ -320,6 +322,8 @@
   {%- endif -%}
   {%- set input_columns = adapter.get_columns_in_relation(src) | map(attribute='name') | list -%}
   {%- set fin = dbt_deid.table_fingerprint(src, input_columns) -%}
+  {#- the line of this table (gate <table>_line, macros/gates/kind_line.sql) -#}
+  {%- set line = results | selectattr('line', 'defined') | selectattr('published_relation', 'equalto', dbt_deid.kind_line_relation_key(target_relation.include(database=false))) | list -%}
   {%- set version = none -%}{%- set published_hash = none -%}
   {%- if status == 'published' -%}
     {%- set published_hash = dbt_deid.table_fingerprint(target_relation).hash -%}
@@ -337,7 +341,7 @@
     'gates_failed': results | rejectattr('passed') | map(attribute='gate') | join(', '), 'gates_json': tojson(gates),
     'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
     'published_hash': published_hash, 'tau': limits.tau, 'max_suppression': limits.max_suppression,
-    'achieved_json': tojson(achieved)
+    'achieved_json': tojson(achieved), 'line_json': tojson(line[0].line, sort_keys=true) if line else none
   }) }}
 {%- endmacro %}
 

@@ -260,6 +260,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     # var deid_claims_release.
     "claims": {
         "name": {"doc": "Release name.", "default": "claims_release", "type": "string"},
+        "restart": {"doc": "Start the claims line over (issue 32): the one explicit, audited way"
+                           " to publish a version that differs from the published one (claims"
+                           " versions cannot be combined yet); written into the history.",
+                    "type": "mapping", "section": "restart"},
         "patients": {"doc": "Patients table (one row per member).", "required": True, **_REL},
         "claims": {"doc": "Claims table (one row per claim).", "required": True, **_REL},
         "member_id": {"doc": "Member id column (links the tables).", "default": "member_id",
@@ -352,6 +356,10 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     # The text release (Scaiano, El Emam et al. 2016): var deid_text_release.
     "text": {
         "name": {"doc": "Release name.", "default": "text_release", "type": "string"},
+        "restart": {"doc": "Start the text line over (issue 32): the one explicit, audited way"
+                           " to publish a version that differs from the published one (text"
+                           " versions cannot be combined yet); written into the history.",
+                    "type": "mapping", "section": "restart"},
         "documents": {"doc": "Documents table.", "required": True, **_REL},
         "annotations": {"doc": "Gold annotations table.", "required": True, **_REL},
         "detections": {"doc": "Detections table.", "required": True, **_REL},

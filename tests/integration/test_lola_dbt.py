@@ -351,6 +351,9 @@ def test_failing_release_over_published_one_is_refused(
     rows = _history(again)
     assert list(rows["status"]) == ["published", "published", "refused", "refused"]
     _assert_refused_rows(rows.iloc[2:], "attack1")
+    # the same records and settings but attack_tau: an identical table, so its line gate passes
+    line = {g["gate"]: g for g in json.loads(rows["gates_json"].iloc[2])}["patients_line"]
+    assert line["passed"] and "identical to the published version 1" in line["message"]
 
 
 def test_missing_key_fails_clearly(tmp_path: Path) -> None:
@@ -405,3 +408,75 @@ def test_bad_setting_is_named(tmp_path: Path) -> None:
     for setting, value in BAD_RELATIONS:
         with pytest.raises(ConfigError, match=f"dbt_deid claims release setting '{setting}'"):
             resolve("claims", claims_vars(**{setting: value})["deid_claims_release"])
+
+
+PUBLISH_ONLY = ["run", "--select", *sorted(PUBLISHED)]
+
+
+def _claims_run(db: Path, tmp: Path, args: list[str], **release: Any) -> DbtRun:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(KEY_ENV, KEY)
+        return run_dbt(INTEGRATION, args, tmp, claims_vars(sampling_fraction=0.03, **release), db)
+
+
+def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
+    passing: tuple[DbtRun, Path], tmp_path: Path
+) -> None:
+    """Issue 32 for the claims release: the published version 1, then the source loses 5% of
+    its patients (and their claims) and the release is rebuilt. The claims pseudonyms are a
+    keyed HMAC of the member id, stable from version to version, so a recipient links the two
+    versions patient by patient and combines their cells; the versions cannot be combined by
+    the gates yet, so the later one is refused (fail closed) unless it is identical to what was
+    published (test_failing_release_over_published_one_is_refused: its line gate passes) or
+    the line is started over with the audited `restart` setting. Another release name over the
+    same source and published tables does not start over either."""
+    run, _ = passing
+    before = {t: run.query(f"select * from {t}") for t in PUBLISHED}
+    db = tmp_path / "release.duckdb"
+    shutil.copy(run.database, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute("delete from claims_claims where member_id % 20 = 0")
+        con.execute("delete from claims_patients where member_id % 20 = 0")
+    changed = _claims_run(db, tmp_path, ["run", "--select", "tag:deid_claims"])
+    print("claims v2 after 5% of the patients were deleted:", changed.ok)
+    print("\n".join(line for line in changed.output.splitlines()
+                    if "_line]" in line or "published" in line or "refused" in line)[-3000:])
+    if changed.ok:  # the old code: what a recipient of both versions links by pseudonym
+        v1 = before["deid_claims_published_patients"].set_index("member_id")
+        v2 = changed.query("select * from deid_claims_published_patients").set_index("member_id")
+        both = v1.index.intersection(v2.index)
+        cols = ["age", "sex", "dih_y2", "dih_y3"]
+        differ = (v1.loc[both, cols].astype(str) != v2.loc[both, cols].astype(str)).any(axis=1)
+        print(f"published v2: {len(v2)} patients, {len(both)} linked to v1 by pseudonym,"
+              f" {int(differ.sum())} with a demographic cell that differs between versions")
+    assert not changed.ok, "version 2 of the claims line was published unchecked"
+    assert "release refused, nothing published" in changed.output, changed.output[-3000:]
+    assert "[patients_line]" in changed.output  # the first table of the release refuses both
+    assert "release line 'integration_claims'" in changed.output
+    assert "version(s) 1" in changed.output
+    assert "restart: {reason:" in changed.output
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(changed.query(f"select * from {table}"), frame)
+    rows = _history(changed)
+    assert list(rows["status"]) == ["published", "published", "refused", "refused"]
+    for gates in rows["gates_failed"].iloc[2:]:
+        assert gates.split(", ") == ["patients_line"]
+
+    # another release name over the same source and published tables: the same line
+    renamed = _claims_run(db, tmp_path, PUBLISH_ONLY, name="Integration_Claims_2")
+    assert not renamed.ok and "[patients_line]" in renamed.output, renamed.output[-3000:]
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(renamed.query(f"select * from {table}"), frame)
+
+    # the one explicit way out: restart, with its reason written into the history
+    reason = "source deleted 5% of members (test)"
+    restarted = _claims_run(db, tmp_path, PUBLISH_ONLY, restart={"reason": reason})
+    assert restarted.ok, restarted.output[-3000:]
+    rows = _history(restarted)
+    assert list(rows["status"]) == ["published"] * 2 + ["refused"] * 4 + ["published"] * 2
+    for r in rows.iloc[-2:].itertuples(index=False):
+        assert r.release_version == 2
+        assert json.loads(r.settings_json)["restart"] == {"reason": reason}
+        line = json.loads(r.line_json)
+        assert line["restart_reason"] == reason and line["extends_version"] is None
+

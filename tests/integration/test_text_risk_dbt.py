@@ -266,3 +266,40 @@ def test_bad_setting_names_it(tmp_path: Path) -> None:
     assert "dbt_deid text release setting 'attempt': needs low <= mode <= high" in run.output
     assert "deid_text_plan" in run.output
     assert not run.tables() & {"deid_text_documents", "deid_text_published"}
+
+
+def test_a_later_version_of_a_text_line_is_not_published_unchecked(
+    passing: DbtRun, tmp_path: Path
+) -> None:
+    """Issue 32 for the text release: version 1 published, then the corpus gains 6 notes (10%)
+    and the release is rebuilt. The documents keep their ids (and their text links them by
+    content anyway), so a recipient combines the versions; they cannot be combined by the gates
+    yet, so the later version is refused unless it is identical to what was published or the
+    line is started over with the audited `restart` setting."""
+    before = passing.query("select * from deid_text_published")
+    db = tmp_path / "release.duckdb"
+    shutil.copy(passing.database, db)
+    grown = run_dbt(INTEGRATION, BUILD, tmp_path, text_vars(text_miss_rate=0.0, text_rows=66), db)
+    print("text v2 with 6 more notes:", grown.ok)
+    if grown.ok:  # the old code
+        after = grown.query("select * from deid_text_published")
+        linked = set(after["doc_id"]) & set(before["doc_id"])
+        print(f"published v2: {len(after)} documents, {len(linked)} of them also in v1")
+    assert not grown.ok, "version 2 of the text line was published unchecked"
+    assert "release refused, nothing published" in grown.output, grown.output[-3000:]
+    assert "[text_line]" in grown.output and "release line 'integration_text'" in grown.output
+    assert "restart: {reason:" in grown.output
+    pd.testing.assert_frame_equal(grown.query("select * from deid_text_published"), before)
+    rows = _history(grown)
+    assert list(rows["status"]) == ["published", "refused"]
+    assert rows["gates_failed"].iloc[1] == "text_line"
+
+    reason = "corpus grew (test)"
+    restarted = run_dbt(INTEGRATION, ["run", "--select", "deid_text_published"], tmp_path,
+                        text_vars({"restart": {"reason": reason}}, text_miss_rate=0.0,
+                                  text_rows=66), db)
+    assert restarted.ok, restarted.output[-3000:]
+    last = _history(restarted).iloc[-1]
+    assert last["status"] == "published" and last["release_version"] == 2
+    assert json.loads(last["line_json"])["restart_reason"] == reason
+    assert len(restarted.query("select * from deid_text_published")) == 66

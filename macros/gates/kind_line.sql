@@ -1,0 +1,124 @@
+{#- The line of a claims (seed 001) or text (seed 004) release (issue 32: a release that lives;
+    everything a recipient has ever received, combined per record, must stay protected).
+
+    The discharge release keeps a per-record store and combines each new version with every
+    earlier one (combined_releases.sql). The claims and text releases keep no store, and their
+    versions cannot be combined by the gates yet: the claims pseudonyms are a keyed HMAC of the
+    member id (stable from version to version, so a recipient links two versions patient by
+    patient and combines their cells, and the union of a patient's claims is a longitudinal
+    record LOLA never assessed: El Emam et al. 2012 evaluate the risk of one release), and the
+    text documents keep their ids and are linkable by content anyway. So a later version of a
+    line fails closed (gate `<table>_line`): it is published only when
+
+    * it is identical to the line's latest published version (the same published fingerprint:
+      an idempotent rebuild reveals nothing new), or
+    * the line is started over explicitly with `restart: {reason: ...}` in the kind's var (the
+      reason is in the history's settings_json and line_json; a new reason starts a new line,
+      the same reason keeps the restarted line, going back to an earlier reason is refused).
+
+    The line of a table is every published version of the kind in the history whose published
+    table (schema.identifier) or source relation (schema.identifier, the catalog left out as
+    the discharge line does) is this one's, whatever the release name: another name, or a name
+    in another case, does not start over. A published table that exists with rows while the
+    history records no published version of it (history deleted or dropped) is refused too,
+    unless the line is restarted. Figures only: fingerprints and version numbers, never a value. -#}
+
+{#- `schema.identifier` of a relation or its string, lower case, without quotes or catalog. -#}
+{% macro kind_line_relation_key(relation) -%}
+  {%- set parts = (relation | string | replace('"', '') | replace('`', '') | lower).split('.') -%}
+  {{ return(parts[-2:] | join('.')) }}
+{%- endmacro %}
+
+{#- The line epoch of a kind's settings: '' until restarted, then md5(restart.reason)[:16]. -#}
+{% macro kind_line_epoch(settings) -%}
+  {%- set restart = settings.get('restart') if settings is mapping else none -%}
+  {%- if restart is mapping and restart.get('reason') -%}{{ return(local_md5(restart.reason | string)[:16]) }}{%- endif -%}
+  {{ return('') }}
+{%- endmacro %}
+
+{#- The gate result of the line of one table of a claims or text release: `kind` ('claims' or
+    'text'), `table` (patients, claims or documents), `candidate` (the table about to be
+    published: the candidate or the staged table), `target` (the published relation it
+    replaces) and `source` (the table's input relation). The result carries `line` (the
+    history's line_json) and `published_relation`. -#}
+{% macro kind_line_gate_result(kind, table, candidate, target, source) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('kind_line_gate_result', 'dbt_deid'))(kind, table, candidate, target, source)) }}
+{%- endmacro %}
+
+{% macro default__kind_line_gate_result(kind, table, candidate, target, source) -%}
+  {%- set settings = var('deid_claims_release' if kind == 'claims' else 'deid_text_release', {}) -%}
+  {%- set var_name = 'deid_claims_release' if kind == 'claims' else 'deid_text_release' -%}
+  {%- set name = settings.get('name', kind ~ '_release') -%}
+  {%- set epoch = dbt_deid.kind_line_epoch(settings) -%}
+  {%- set restart = settings.get('restart') -%}
+  {%- set reason = restart.get('reason') if restart is mapping else none -%}
+  {%- set gate = (table if kind == 'claims' else 'text') ~ '_line' -%}
+  {%- set target_key = dbt_deid.kind_line_relation_key(target.include(database=false)) -%}
+  {%- set source_key = dbt_deid.kind_line_relation_key(source) -%}
+  {%- set line = {'release_name': name, 'kind': kind, 'table': table, 'epoch': epoch, 'source': source_key,
+                  'published_table': target_key, 'restart_reason': reason, 'extends_version': none,
+                  'extends_release': none, 'identical_to_extended': none} -%}
+  {%- set out = {'gate': gate, 'passed': true, 'failures': 0, 'figure': none, 'limit': none,
+                 'published_relation': target_key, 'line': line} -%}
+  {%- set history = api.Relation.create(database=target.database, schema=target.schema, identifier='deid_release_history', type='table') -%}
+  {%- set rows = [] -%}
+  {%- if adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
+    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at from " ~ history
+        ~ " where status = 'published' and release_kind = " ~ dbt_deid.literal(kind) ~ " and release_version is not null order by recorded_at, release_version") -%}
+    {%- for r in t.rows -%}
+      {%- if dbt_deid.kind_line_relation_key(r[2]) == target_key or (r[3] and dbt_deid.kind_line_relation_key(r[3]) == source_key) -%}
+        {%- do rows.append({'name': r[0], 'version': r[1] | int, 'hash': r[5],
+            'epoch': dbt_deid.kind_line_epoch(fromjson(r[4]) if r[4] else {})}) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set what = "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ ((table ~ ' table ') if kind == 'claims' else '') ~ target_key ~ ' over ' ~ source_key ~ ')' -%}
+  {%- set way_out = "Publish only an identical rebuild of the last published version, or start the line over explicitly with the setting `restart: {reason: '...'}` in " ~ var_name ~ " (audited: the reason is written into the history; recipients keep what they received)" -%}
+  {%- if rows | length == 0 -%}
+    {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+    {%- set held = run_query('select count(*) from ' ~ found).rows[0][0] | int if found is not none else 0 -%}
+    {%- if held > 0 and epoch == '' -%}
+      {%- do out.update({'passed': false, 'failures': 1, 'figure': held, 'limit': 0,
+          'message': what ~ ': the published table holds ' ~ held ~ ' row(s) but the release history ' ~ history ~ ' records no published version of it (deleted, truncated or dropped history: never a fresh start); nothing is published, the published table stays. Restore the history from a backup, or start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history)'}) -%}
+    {%- else -%}
+      {%- do out.update({'message': what ~ ': ' ~ ('no earlier published version (version 1 of the line)' if epoch == '' else "started over (restart: '" ~ reason ~ "')")}) -%}
+    {%- endif -%}
+    {{ return(out) }}
+  {%- endif -%}
+  {%- set latest = rows | last -%}
+  {%- set epochs = rows | map(attribute='epoch') | unique | list -%}
+  {%- set versions = [dbt_deid.kind_line_versions(rows)] -%}
+  {%- if epoch != latest.epoch -%}
+    {%- if epoch in epochs -%}
+      {%- do out.update({'passed': false, 'failures': 1,
+          'message': what ~ ': the line was started over (setting `restart`) after the versions of this setting (' ~ versions[0] ~ '); nothing is published, the last published version (' ~ latest.name ~ ' version ' ~ latest.version ~ ') stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
+    {%- else -%}
+      {%- do out.update({'message': what ~ ": started over (restart: '" ~ reason ~ "') after " ~ versions[0]}) -%}
+    {%- endif -%}
+    {{ return(out) }}
+  {%- endif -%}
+  {%- set fp = dbt_deid.table_fingerprint(candidate) -%}
+  {%- do line.update({'extends_version': latest.version, 'extends_release': latest.name, 'identical_to_extended': fp.hash == latest.hash}) -%}
+  {%- if fp.hash == latest.hash -%}
+    {%- do out.update({'figure': 0, 'limit': 0, 'message': what ~ ': identical to the published version ' ~ latest.version ~ ' of ' ~ latest.name ~ ' (the same fingerprint: nothing new is revealed)'}) -%}
+  {%- else -%}
+    {%- set mine = rows | selectattr('epoch', 'equalto', epoch) | list -%}
+    {%- do out.update({'passed': false, 'failures': 1, 'figure': fp.rows | int, 'limit': none,
+        'message': what ~ ' has published ' ~ dbt_deid.kind_line_versions(mine) ~ '; this build (' ~ fp.rows ~ ' rows) differs from the last published version, and ' ~ kind ~ ' versions cannot be combined by the gates yet ('
+          ~ ('recipients link them by the stable pseudonyms, patient by patient, and would hold every cell and claim either version revealed' if kind == 'claims' else 'recipients link the documents by id and by content and would hold whatever either version left in the text')
+          ~ '); nothing is published, the last published version (' ~ latest.name ~ ' version ' ~ latest.version ~ ') stays. ' ~ way_out}) -%}
+  {%- endif -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- "version(s) 1, 2 of release name 'a'; version(s) 1 of release name 'b'" for line rows. -#}
+{% macro kind_line_versions(rows) -%}
+  {%- set by = {} -%}{%- set order = [] -%}
+  {%- for r in rows -%}
+    {%- if r.name not in by -%}{%- do order.append(r.name) -%}{%- do by.update({r.name: []}) -%}{%- endif -%}
+    {%- do by[r.name].append(r.version | string) -%}
+  {%- endfor -%}
+  {%- set parts = [] -%}
+  {%- for n in order -%}{%- do parts.append('version(s) ' ~ by[n] | join(', ') ~ " of release name '" ~ n ~ "'") -%}{%- endfor -%}
+  {{ return(parts | join('; ')) }}
+{%- endmacro %}
