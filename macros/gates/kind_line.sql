@@ -12,6 +12,10 @@
 
     * it is identical to the line's latest published version (the same published fingerprint:
       an idempotent rebuild reveals nothing new), or
+    * every row of it is a row of that version (EXCEPT ALL: records deleted, nothing changed or
+      added; the published table must still be that version, by its fingerprint), so the
+      versions combined are that version, which passed its gates (by induction every version of
+      a line is then a subset of the line's first version), or
     * the line is started over explicitly with `restart: {reason: ...}` in the kind's var (the
       reason is in the history's settings_json and line_json; a new reason starts a new line,
       the same reason keeps the restarted line, going back to an earlier reason is refused).
@@ -99,16 +103,34 @@
   {%- endif -%}
   {%- set fp = dbt_deid.table_fingerprint(candidate) -%}
   {%- do line.update({'extends_version': latest.version, 'extends_release': latest.name, 'identical_to_extended': fp.hash == latest.hash}) -%}
+  {%- set extra = dbt_deid.kind_line_rows_not_in(candidate, target, latest.hash) if fp.hash != latest.hash else 0 -%}
+  {%- do line.update({'rows_not_in_extended': extra}) -%}
   {%- if fp.hash == latest.hash -%}
     {%- do out.update({'figure': 0, 'limit': 0, 'message': what ~ ': identical to the published version ' ~ latest.version ~ ' of ' ~ latest.name ~ ' (the same fingerprint: nothing new is revealed)'}) -%}
+  {%- elif extra == 0 -%}
+    {%- do out.update({'figure': 0, 'limit': 0, 'message': what ~ ': every one of its ' ~ fp.rows ~ ' rows is a row of the published version ' ~ latest.version ~ ' of ' ~ latest.name ~ ' (records deleted only: the versions combined are that version, nothing new is revealed)'}) -%}
   {%- else -%}
     {%- set mine = rows | selectattr('epoch', 'equalto', epoch) | list -%}
     {%- do out.update({'passed': false, 'failures': 1, 'figure': fp.rows | int, 'limit': none,
-        'message': what ~ ' has published ' ~ dbt_deid.kind_line_versions(mine) ~ '; this build (' ~ fp.rows ~ ' rows) differs from the last published version, and ' ~ kind ~ ' versions cannot be combined by the gates yet ('
+        'message': what ~ ' has published ' ~ dbt_deid.kind_line_versions(mine) ~ '; this build (' ~ fp.rows ~ ' rows) differs from the last published version' ~ (' (' ~ extra ~ ' of its rows are not rows of it)' if extra is number and extra > 0 else '') ~ ', and ' ~ kind ~ ' versions cannot be combined by the gates yet ('
           ~ ('recipients link them by the stable pseudonyms, patient by patient, and would hold every cell and claim either version revealed' if kind == 'claims' else 'recipients link the documents by id and by content and would hold whatever either version left in the text')
           ~ '); nothing is published, the last published version (' ~ latest.name ~ ' version ' ~ latest.version ~ ') stays. ' ~ way_out}) -%}
   {%- endif -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- The number of rows of `candidate` that are not rows of the published table `target`
+    (EXCEPT ALL: multiplicity counts), or none when that cannot be decided: `target` is missing,
+    is not the latest published version (its fingerprint is not `latest_hash`) or has other
+    columns. -#}
+{% macro kind_line_rows_not_in(candidate, target, latest_hash) -%}
+  {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+  {%- if found is none or dbt_deid.table_fingerprint(found).hash != latest_hash -%}{{ return(none) }}{%- endif -%}
+  {%- set cols = adapter.get_columns_in_relation(candidate) | map(attribute='name') | list -%}
+  {%- set theirs = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+  {%- if cols | map('lower') | list != theirs -%}{{ return(none) }}{%- endif -%}
+  {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  {{ return(run_query("select count(*) from (select " ~ sel | join(', ') ~ " from " ~ candidate ~ " except all select " ~ sel | join(', ') ~ " from " ~ found ~ ") as extra").rows[0][0] | int) }}
 {%- endmacro %}
 
 {#- "version(s) 1, 2 of release name 'a'; version(s) 1 of release name 'b'" for line rows. -#}

@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -127,7 +128,7 @@ def test_history_records_published_release(passing: DbtRun) -> None:
     assert row["published_rows"] == row["input_rows"] == 60
     assert len(row["published_hash"]) == 32 and len(row["input_hash"]) == 32
     gates = {g["gate"]: g for g in json.loads(row["gates_json"])}
-    assert set(gates) == {"direct", "quasi", "published_columns", "documents"}
+    assert set(gates) == {"direct", "quasi", "published_columns", "documents", "text_line"}
     assert all(g["passed"] for g in gates.values())
     assessment = _assessment(passing)
     assert gates["direct"]["figure"] == pytest.approx(assessment.loc["direct", "upper"])
@@ -271,35 +272,64 @@ def test_bad_setting_names_it(tmp_path: Path) -> None:
 def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     passing: DbtRun, tmp_path: Path
 ) -> None:
-    """Issue 32 for the text release: version 1 published, then the corpus gains 6 notes (10%)
-    and the release is rebuilt. The documents keep their ids (and their text links them by
-    content anyway), so a recipient combines the versions; they cannot be combined by the gates
-    yet, so the later version is refused unless it is identical to what was published or the
-    line is started over with the audited `restart` setting."""
-    before = passing.query("select * from deid_text_published")
+    """Issue 32 for the text release, on a copy of the published version 1 (60 notes). The
+    documents keep their ids (and are linkable by content anyway), so a recipient combines the
+    versions; the gates cannot combine them yet, so a later version is published only when it
+    is identical to the published one, only deletes documents from it, or the line is started
+    over with the audited `restart` setting; a lost history is no fresh start."""
     db = tmp_path / "release.duckdb"
     shutil.copy(passing.database, db)
-    grown = run_dbt(INTEGRATION, BUILD, tmp_path, text_vars(text_miss_rate=0.0, text_rows=66), db)
-    print("text v2 with 6 more notes:", grown.ok)
-    if grown.ok:  # the old code
-        after = grown.query("select * from deid_text_published")
-        linked = set(after["doc_id"]) & set(before["doc_id"])
-        print(f"published v2: {len(after)} documents, {len(linked)} of them also in v1")
-    assert not grown.ok, "version 2 of the text line was published unchecked"
-    assert "release refused, nothing published" in grown.output, grown.output[-3000:]
-    assert "[text_line]" in grown.output and "release line 'integration_text'" in grown.output
-    assert "restart: {reason:" in grown.output
-    pd.testing.assert_frame_equal(grown.query("select * from deid_text_published"), before)
-    rows = _history(grown)
-    assert list(rows["status"]) == ["published", "refused"]
-    assert rows["gates_failed"].iloc[1] == "text_line"
 
-    reason = "corpus grew (test)"
-    restarted = run_dbt(INTEGRATION, ["run", "--select", "deid_text_published"], tmp_path,
-                        text_vars({"restart": {"reason": reason}}, text_miss_rate=0.0,
-                                  text_rows=66), db)
+    def rebuild(select: str, release: dict[str, Any] | None = None, sql: str = "") -> DbtRun:
+        if sql:
+            with duckdb.connect(str(db)) as con:
+                con.execute(sql)
+        return run_dbt(INTEGRATION, ["run", "--select", select], tmp_path,
+                       text_vars(release, text_miss_rate=0.0), db)
+
+    # 6 notes deleted upstream: every row of version 2 is a row of version 1: published
+    shrunk = rebuild("tag:deid_text", sql="; ".join(
+        f"delete from {t} where doc_id > 'note0054'"
+        for t in ["text_documents", "text_annotations", "text_detections"]))
+    assert shrunk.ok, shrunk.output[-3000:]
+    last = _history(shrunk).iloc[-1]
+    assert last["status"] == "published" and last["release_version"] == 2
+    line = json.loads(last["line_json"])
+    assert line["extends_version"] == 1 and line["rows_not_in_extended"] == 0
+    before = shrunk.query("select * from deid_text_published")
+    assert len(before) == 54
+
+    # a note corrected upstream (a sentence appended): its text differs from version 2
+    corrected = rebuild("tag:deid_text", sql="update text_documents set text = text ||"
+                        " ' Seen again in clinic.' where doc_id = 'note0001'")
+    print("text v3 with a corrected note:", corrected.ok)
+    if corrected.ok:  # the old code
+        after = corrected.query("select doc_id, text from deid_text_published")
+        old = dict(zip(before["doc_id"], before["text"], strict=True))
+        differ = sum(old.get(d) != t for d, t in zip(after["doc_id"], after["text"], strict=True))
+        print(f"published v3: {len(after)} documents, {differ} with a text that differs from v2")
+    assert not corrected.ok, "version 3 of the text line was published unchecked"
+    assert "release refused, nothing published" in corrected.output, corrected.output[-3000:]
+    assert "[text_line]" in corrected.output
+    assert "release line 'integration_text'" in corrected.output
+    assert "version(s) 1, 2 of release name 'integration_text'" in corrected.output
+    assert "restart: {reason:" in corrected.output
+    pd.testing.assert_frame_equal(corrected.query("select * from deid_text_published"), before)
+    rows = _history(corrected)
+    assert list(rows["status"]) == ["published", "published", "refused"]
+    assert rows["gates_failed"].iloc[-1] == "text_line"
+
+    # the one explicit way out: restart, its reason in the history
+    reason = "note0001 corrected (test)"
+    restarted = rebuild("deid_text_published", {"restart": {"reason": reason}})
     assert restarted.ok, restarted.output[-3000:]
     last = _history(restarted).iloc[-1]
-    assert last["status"] == "published" and last["release_version"] == 2
+    assert last["status"] == "published" and last["release_version"] == 3
     assert json.loads(last["line_json"])["restart_reason"] == reason
-    assert len(restarted.query("select * from deid_text_published")) == 66
+
+    # the history's rows deleted: the published table is not a fresh start
+    lost = rebuild("deid_text_published",
+                   sql="delete from deid_release_history where release_kind = 'text'")
+    assert not lost.ok and "[text_line]" in lost.output, lost.output[-3000:]
+    assert "records no published version of it" in lost.output
+    assert list(_history(lost)["status"]) == ["refused"]
