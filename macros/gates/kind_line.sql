@@ -77,7 +77,7 @@
     {%- endfor -%}
   {%- endif -%}
   {%- set what = "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ ((table ~ ' table ') if kind == 'claims' else '') ~ target_key ~ ' over ' ~ source_key ~ ')' -%}
-  {%- set way_out = "Publish only an identical rebuild of the last published version, or start the line over explicitly with the setting `restart: {reason: '...'}` in " ~ var_name ~ " (audited: the reason is written into the history; recipients keep what they received)" -%}
+  {%- set way_out = "Publish only an identical rebuild of the last published version or one that only deletes rows from it, or start the line over explicitly with the setting `restart: {reason: '...'}` in " ~ var_name ~ " (audited: the reason is written into the history; recipients keep what they received)" -%}
   {%- if rows | length == 0 -%}
     {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set held = run_query('select count(*) from ' ~ found).rows[0][0] | int if found is not none else 0 -%}
