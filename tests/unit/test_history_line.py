@@ -46,3 +46,17 @@ def test_a_version_extending_another_name_of_the_source() -> None:
     text = render_line(history).splitlines()
     assert text[1].startswith("  extends version 3 of living_it: 0 added")
     assert text[3].startswith("  extends version 3: 0 added")
+
+
+def test_a_claims_or_text_version_says_how_it_extends_the_line() -> None:
+    """Claims and text lines (macros/gates/kind_line.sql) have no records added or kept: a later
+    version is identical to the one it extends or only deletes rows from it."""
+    base = {"kind": "text", "table": "documents", "extends_release": "patients"}
+    history = pd.DataFrame([
+        _row(2, "published", {**base, "extends_version": 1, "identical_to_extended": True}),
+        _row(3, "published", {**base, "extends_version": 2, "identical_to_extended": False,
+                              "rows_not_in_extended": 0}),
+    ])
+    text = render_line(history).splitlines()
+    assert text[1] == "  documents: extends version 1: identical"
+    assert text[3] == "  documents: extends version 2: rows deleted only (every row a row of it)"

@@ -75,7 +75,9 @@ def render_line(history: pd.DataFrame) -> str:
     """A release line version by version (issue 32): per published version, the version it
     extends, records added, returned, deleted, changed and kept, kept rows and cells newly
     suppressed, the combined view's smallest class and consistent set per combination, and
-    the restart reason when the line was started over; refused attempts as one line each."""
+    the restart reason when the line was started over; refused attempts as one line each. A
+    claims or text version (no per-record store) says whether it is identical to the version it
+    extends or only deletes rows from it (the gate <table>_line)."""
     if history.empty:
         return "no release recorded"
     lines = []
@@ -92,6 +94,14 @@ def render_line(history: pd.DataFrame) -> str:
             continue
         if line.get("extends_version") is None:
             lines.append("  first version of the line")
+        elif line.get("kind") in ("claims", "text"):
+            # a claims or text line (macros/gates/kind_line.sql): identical, or rows deleted only
+            other = line.get("extends_release")
+            of = f" of {other}" if other and other != row.get("release_name") else ""
+            how = ("identical" if line.get("identical_to_extended")
+                   else "rows deleted only (every row a row of it)")
+            lines.append(f"  {line.get('table')}: extends version {line['extends_version']}{of}:"
+                         f" {how}")
         else:
             # the line is the source's releases whatever their name (issue 32, item 2)
             other = line.get("extends_release")
