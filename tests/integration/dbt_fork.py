@@ -7,8 +7,9 @@ each request, forks a child that becomes the program the old subprocess would ha
 
 - ``os.environ`` is set to exactly the requested environment and the child ``chdir``s to the
   requested folder; fd 0 is ``/dev/null``, fds 1 and 2 go to capture files;
-- ``sys.argv`` is the command's arguments and the script (the ``dbt`` console script, or a
-  Python file such as ``dbt_operations.py``) runs as ``__main__`` through :mod:`runpy`;
+- ``sys.argv`` is the command's arguments and the script (the ``dbt`` console script, a
+  Python file such as ``dbt_operations.py``, or ``-m dbt_deid``) runs as ``__main__`` through
+  :mod:`runpy`;
 - the child then leaves the server's loop and exits the way a fresh interpreter does (``SystemExit``
   code, an uncaught exception's traceback on stderr and exit code 1, ``atexit`` handlers).
 
@@ -79,10 +80,13 @@ def run(
 
 
 def _script_argv(cmd: list[str]) -> list[str] | None:
-    """The script and its arguments when ``cmd`` runs a Python file with this interpreter:
-    ``[sys.executable, file, ...]`` or a console script in this interpreter's ``bin``."""
-    if len(cmd) >= 2 and cmd[0] == sys.executable and not cmd[1].startswith("-"):
-        return list(cmd[1:])
+    """The script and its arguments when ``cmd`` runs Python code with this interpreter:
+    ``[sys.executable, file, ...]``, ``[sys.executable, "-m", module, ...]`` (kept as
+    ``["-m", module, ...]``) or a console script in this interpreter's ``bin``."""
+    if len(cmd) >= 2 and cmd[0] == sys.executable:
+        if cmd[1] == "-m" and len(cmd) >= 3:
+            return list(cmd[1:])
+        return None if cmd[1].startswith("-") else list(cmd[1:])
     first = Path(cmd[0]) if cmd else None
     if first and first.parent == Path(sys.executable).parent and first.is_file():
         with open(first, "rb") as script:
@@ -237,11 +241,15 @@ def _become(request: dict) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
-    script = request["argv"][0]
-    sys.argv = list(request["argv"])
-    sys.path[0] = os.path.dirname(os.path.abspath(script))  # as ``python script`` sets it
-    runpy.run_path(script, run_name="__main__")
-
+    argv = request["argv"]
+    if argv[0] == "-m":  # as ``python -m module``: the folder first on the path
+        sys.argv = ["-m", *argv[2:]]
+        sys.path[0] = os.getcwd()
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        return
+    sys.argv = list(argv)
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # as ``python script`` sets it
+    runpy.run_path(argv[0], run_name="__main__")
 
 if __name__ == "__main__":
     job = _serve(sys.argv[1:])

@@ -83,6 +83,15 @@ def test_other_runs_fall_back_to_a_subprocess(server, script, tmp_path, monkeypa
     off = _run(script, "0", tmp_path, server.env, server)
     assert not isinstance(off, dbt_fork.Completed) and off.returncode == 0
     assert dbt_fork._script_argv(["ls", "-l"]) is None
+    assert dbt_fork._script_argv([sys.executable, "-c", "pass"]) is None
+
+
+def test_a_module_runs_as_with_python_dash_m(server, tmp_path):
+    (tmp_path / "probe_module.py").write_text(
+        "import sys; print(sys.argv[1:], sys.path[0]); sys.exit(4)\n")
+    done = dbt_fork.run([sys.executable, "-m", "probe_module", "a"], tmp_path, server.env, server)
+    assert isinstance(done, dbt_fork.Completed) and done.returncode == 4
+    assert done.stdout == f"['a'] {tmp_path}\n"
 
 
 def test_a_server_that_cannot_start_or_dies_is_not_used(script, tmp_path):
