@@ -99,6 +99,9 @@ def test_a_server_that_cannot_start_or_dies_is_not_used(script, tmp_path):
     assert not broken.alive
     done = _run(script, "0", tmp_path, broken.env, broken)
     assert not isinstance(done, dbt_fork.Completed) and done.returncode == 0
+    ending = dbt_fork.ForkServer(preload=("json",))
+    ending.proc.stdin.close()  # its test process ended: the server exits on end of input
+    assert ending.proc.wait(timeout=30) == 0
     dying = dbt_fork.ForkServer(preload=("json",))
     os.kill(dying.proc.pid, signal.SIGKILL)
     dying.proc.wait()
