@@ -133,6 +133,9 @@ class ForkServer:
                 self._give_up("the fork server is gone")
                 return None
             reply = self._reply()
+            if "error" in reply:  # the fork failed: the run never started
+                self._give_up(f"the fork server could not fork: {reply['error']}")
+                return None
             if "returncode" not in reply:  # the server died during the run: never run it twice
                 self._give_up("the fork server died during a run")
                 reply = {"returncode": -9, "cpu": 0.0}
@@ -165,7 +168,9 @@ class ForkServer:
 
 def _read(path: str) -> str:
     """A capture file as ``subprocess.run(text=True)`` decodes a pipe (locale encoding,
-    universal newlines)."""
+    universal newlines); empty when the child never opened it."""
+    if not os.path.exists(path):
+        return ""
     with open(path) as text:
         return text.read()
 
@@ -217,7 +222,11 @@ def _serve(preload: list[str]) -> dict | None:
         request = json.loads(line)
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # the client runs it as a subprocess
+            replies.write(json.dumps({"error": repr(exc)}) + "\n")
+            continue
         if pid == 0:
             requests.close()
             replies.close()
