@@ -12,9 +12,16 @@ parse's by ``<marker> parse <0|1>``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
-from dbt.cli.main import dbtRunner
+# dbt imports every top-level module named dbt_* on sys.path at each invocation (its plugin
+# discovery, dbt/plugins/manager.py); this script's folder, first on the path, holds the test
+# helpers dbt_runner.py and dbt_fork.py, which are no plugins: take it off the path.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+from dbt.cli.main import dbtRunner  # noqa: E402
 
 
 def main(spec: dict) -> int:

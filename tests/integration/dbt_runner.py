@@ -1,4 +1,6 @@
-"""Run dbt on the consumer projects (``demo/``, ``integration_tests/``) in a subprocess.
+"""Run dbt on the consumer projects (``demo/``, ``integration_tests/``) in a subprocess: a
+child forked from this test process's pre-imported fork server (``dbt_fork``: dbt's imports are
+paid once per test process), or a plain one (``DBT_DEID_TEST_NO_FORK=1``).
 
 Each call gets its own DuckDB file, target and log folders under a pytest ``tmp_path``, so tests
 never share state. ``dbt deps`` runs once per project per session (it links ``../``).
@@ -36,6 +38,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 import yaml
+
+from tests.integration import dbt_fork
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
@@ -118,10 +122,8 @@ def deps(project: Path) -> None:
     _STABLE_DIR.parent.mkdir(parents=True, exist_ok=True)
     with open(_STABLE_DIR.parent / f"deps-{project.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(
-            [DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project, check=True,
-            capture_output=True, text=True,
-        )
+        dbt_fork.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], project,
+                     dict(os.environ)).check_returncode()
     _deps_done.add(project)
 
 
@@ -186,8 +188,8 @@ def _run_on_saved_parse(
         shutil.copy(saved, own)
     reused = own.exists()
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, cwd=db.parent, env=run_env, capture_output=True, text=True)
-    _log_run(log_args, started, before, reused)
+    proc = dbt_fork.run(cmd, db.parent, run_env)
+    _log_run(log_args, started, before, reused, proc)
     if own.exists() and not saved.exists():
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
         partial = saved.with_name(f"{saved.name}.{os.getpid()}")  # other processes: whole files
@@ -252,18 +254,23 @@ def _split_batch(proc: subprocess.CompletedProcess, count: int, db: Path) -> lis
     return runs
 
 
-def _log_run(args: list[str], started: float, before: Any, reused: bool) -> None:
+def _log_run(
+    args: list[str], started: float, before: Any, reused: bool,
+    proc: subprocess.CompletedProcess,
+) -> None:
     """With ``DBT_DEID_TEST_RUN_LOG`` set, append one JSON line per dbt run (the test, the
-    command, wall and CPU seconds, whether a saved parse was reused): where the suite's time
-    goes."""
+    command, wall and CPU seconds, whether a saved parse was reused, whether the run was forked
+    from the fork server, ``dbt_fork``): where the suite's time goes."""
     path = os.environ.get("DBT_DEID_TEST_RUN_LOG")
     if not path:
         return
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    forked = isinstance(proc, dbt_fork.Completed)
+    cpu += proc.forked_cpu if forked else 0.0
     line = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "args": args[:3],
             "wall": round(time.perf_counter() - started, 2), "cpu": round(cpu, 2),
-            "saved_parse": reused}
+            "saved_parse": reused, "forked": forked}
     with open(path, "a") as out:
         out.write(json.dumps(line) + "\n")
 
@@ -286,9 +293,11 @@ def build_demo(tmp: Path) -> DbtRun:
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
-    proc = subprocess.run(
+    started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = dbt_fork.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
-         "--log-path", str(tmp / "logs")], cwd=DEMO, env=env, capture_output=True, text=True)
+         "--log-path", str(tmp / "logs")], DEMO, env)
+    _log_run(["build_demo.py"], started, before, False, proc)
     return DbtRun(proc.returncode, proc.stdout + proc.stderr, db)
 
 

@@ -43,6 +43,7 @@ import pandas as pd
 import pytest
 
 from dbt_deid.tools.synthetic.text import DEMO_TYPES
+from tests.integration import dbt_fork
 from tests.integration.dbt_runner import INTEGRATION, deps, project_vars
 from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
 from tests.integration.test_lola_dbt import claims_vars
@@ -260,7 +261,7 @@ def run_build(run: EngineRun, tmp: Path, env: dict[str, str], target: str, profi
            "--select", *select, "--vars", json.dumps(variables)]
     if refusing:
         cmd += ["--exclude", "resource_type:test"]
-    proc = subprocess.run(cmd, cwd=INTEGRATION, env=env, capture_output=True, text=True)
+    proc = dbt_fork.run(cmd, INTEGRATION, env)  # a child of the fork server (dbt imported)
     run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
     if run.engine == "spark":
         run.spark_export = tmp / "spark_tables"

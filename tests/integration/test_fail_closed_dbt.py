@@ -8,9 +8,9 @@ one way around the gates with a release that breaks MaxSup.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +20,7 @@ import yaml
 from dbt_deid.errors import ConfigError
 from dbt_deid.settings_resolve import resolve
 from dbt_deid.settings_schema import SECTIONS, closest_name
+from tests.integration import dbt_fork
 from tests.integration.dbt_runner import (
     DBT,
     INTEGRATION,
@@ -124,8 +125,8 @@ def _consumer_project(tmp_path: Path, **config_changes) -> Path:
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config))
     (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
     (project / "package-lock.yml").unlink(missing_ok=True)
-    subprocess.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], cwd=project,
-                   check=True, capture_output=True, text=True)
+    dbt_fork.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], project,
+                 dict(os.environ)).check_returncode()
     return project
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 
 import duckdb
 import pytest
 
+from tests.integration import dbt_fork
 from tests.integration.dbt_runner import DBT, REPO
 
 pytestmark = pytest.mark.dbt
@@ -49,8 +49,7 @@ def test_readme_quickstart_builds_verbatim(tmp_path) -> None:
     env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     output = ""
     for command in commands:
-        proc = subprocess.run([DBT, *command.split()[1:]], cwd=project, env=env,
-                              capture_output=True, text=True)
+        proc = dbt_fork.run([DBT, *command.split()[1:]], project, env)
         output += proc.stdout + proc.stderr
         assert proc.returncode == 0, output[-3000:]
     # no deprecation warning about ref resolution (the flag is in the quick start)

@@ -1,0 +1,267 @@
+"""A pre-imported fork server ("zygote") for the suite's dbt runs.
+
+Every dbt run of the suite used to be a fresh Python process, and each paid ~1.5 CPU seconds
+importing dbt and its adapter before doing anything (about 200 runs per suite). The fork server
+is one long-lived process per test process that imports them once (``PRELOAD``) and then, for
+each request, forks a child that becomes the program the old subprocess would have been:
+
+- ``os.environ`` is set to exactly the requested environment and the child ``chdir``s to the
+  requested folder; fd 0 is ``/dev/null``, fds 1 and 2 go to capture files;
+- ``sys.argv`` is the command's arguments and the script (the ``dbt`` console script, a
+  Python file such as ``dbt_operations.py``, or ``-m dbt_deid``) runs as ``__main__`` through
+  :mod:`runpy`;
+- the child then leaves the server's loop and exits the way a fresh interpreter does (``SystemExit``
+  code, an uncaught exception's traceback on stderr and exit code 1, ``atexit`` handlers).
+
+Each request is its own child, so nothing carries over from one run to the next. The server
+reports each child's exit status (``-signal`` when a signal killed it, as :mod:`subprocess` does)
+and its CPU seconds from ``os.wait4`` (the child's and its descendants': the run log counts them,
+``dbt_runner._log_run``), and exits when its request pipe closes (its test process ended).
+
+What is preloaded must not change behaviour: the server checks that the imports started no
+thread (a thread would not survive the fork; numpy's BLAS pool and pyarrow's allocator thread
+are why numpy, pandas and the package itself are not preloaded), and a request whose environment
+differs from the server's in anything but ``RUNTIME_ENV`` (variables read when a run needs them,
+never at import: dbt reads e.g. ``DBT_RECORDER_MODE`` and ``DBT_MACRO_DEBUGGING`` at import) runs
+as a plain subprocess instead. So does every request when the server cannot start or has died
+(said once in the log), and every request with ``DBT_DEID_TEST_NO_FORK=1``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+#: Imported once by the server: what every dbt run on DuckDB imports, and starts no thread.
+PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
+           "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
+           "dbt.parser.sql", "duckdb", "agate")
+#: Variables a request may set differently from the server's environment (read at run time
+#: only: the package's settings, dbt's usage-stats switch, pytest's current test).
+RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST")
+NO_FORK_ENV = "DBT_DEID_TEST_NO_FORK"
+log = logging.getLogger(__name__)
+
+
+class Completed(subprocess.CompletedProcess):
+    """A :class:`subprocess.CompletedProcess` from a forked child, with its CPU seconds (this
+    process's ``RUSAGE_CHILDREN`` does not see them: the fork server is the child's parent)."""
+
+    def __init__(self, args: list[str], returncode: int, stdout: str, stderr: str,
+                 forked_cpu: float) -> None:
+        super().__init__(args, returncode, stdout, stderr)
+        self.forked_cpu = forked_cpu
+
+
+def run(
+    cmd: list[str], cwd: Path | str, env: dict[str, str], server: ForkServer | None = None,
+) -> subprocess.CompletedProcess:
+    """What ``subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)`` returns,
+    from a child of the fork server (this process's, or ``server``) when ``cmd`` runs a Python
+    script of this interpreter (``python script.py ...`` or a console script such as ``dbt``)
+    and the server can take it."""
+    argv = _script_argv(cmd)
+    forking = argv is not None and os.environ.get(NO_FORK_ENV) != "1"
+    server = (server or _server()) if forking else None
+    if server is not None and server.accepts(env):
+        done = server.run(argv, str(cwd), env)
+        if done is not None:
+            done.args = list(cmd)
+            return done
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def _script_argv(cmd: list[str]) -> list[str] | None:
+    """The script and its arguments when ``cmd`` runs Python code with this interpreter:
+    ``[sys.executable, file, ...]``, ``[sys.executable, "-m", module, ...]`` (kept as
+    ``["-m", module, ...]``) or a console script in this interpreter's ``bin``."""
+    if len(cmd) >= 2 and cmd[0] == sys.executable:
+        if cmd[1] == "-m" and len(cmd) >= 3:
+            return list(cmd[1:])
+        return None if cmd[1].startswith("-") else list(cmd[1:])
+    first = Path(cmd[0]) if cmd else None
+    if first and first.parent == Path(sys.executable).parent and first.is_file():
+        with open(first, "rb") as script:
+            line = script.readline()
+        if line.startswith(b"#!") and b"python" in line:
+            return list(cmd)
+    return None
+
+
+class ForkServer:
+    """The client side: starts the server (``python dbt_fork.py``) and sends it requests, one
+    JSON line each, over its stdin; reads one JSON line per request from its stdout."""
+
+    def __init__(self, env: dict[str, str] | None = None, preload: tuple[str, ...] = PRELOAD):
+        self.env = dict(os.environ if env is None else env)
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen | None = subprocess.Popen(
+            [sys.executable, __file__, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=self.env, text=True, bufsize=1)
+        hello = self._reply()
+        if not hello.get("ready"):
+            self._give_up(f"the fork server did not start: {hello.get('error', 'no reply')}")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def accepts(self, env: dict[str, str]) -> bool:
+        """Whether a run with ``env`` may fork from the server: the two environments differ
+        only in ``RUNTIME_ENV`` variables (others may be read at import time)."""
+        names = {k for k in env.keys() | self.env.keys() if env.get(k) != self.env.get(k)}
+        return self.alive and all(n.startswith(RUNTIME_ENV) for n in names)
+
+    def run(self, argv: list[str], cwd: str, env: dict[str, str]) -> Completed | None:
+        """Run ``argv`` in a forked child; None when the server is gone before the request
+        (the caller runs a subprocess instead)."""
+        with self.lock, tempfile.TemporaryDirectory(prefix="dbt_fork_") as folder:
+            out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+            request = {"argv": argv, "cwd": cwd, "env": env, "stdout": out, "stderr": err}
+            try:
+                self.proc.stdin.write(json.dumps(request) + "\n")
+                self.proc.stdin.flush()
+            except (OSError, AttributeError, ValueError):
+                self._give_up("the fork server is gone")
+                return None
+            reply = self._reply()
+            if "error" in reply:  # the fork failed: the run never started
+                self._give_up(f"the fork server could not fork: {reply['error']}")
+                return None
+            if "returncode" not in reply:  # the server died during the run: never run it twice
+                self._give_up("the fork server died during a run")
+                reply = {"returncode": -9, "cpu": 0.0}
+                with open(err, "a") as text:
+                    text.write("\ndbt_fork: the fork server died during this run\n")
+            return Completed(argv, reply["returncode"], _read(out), _read(err), reply["cpu"])
+
+    def _reply(self) -> dict:
+        try:
+            line = self.proc.stdout.readline() if self.proc else ""
+            return json.loads(line) if line else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _give_up(self, why: str) -> None:
+        """Stop using the server (runs become subprocesses); said once."""
+        if self.proc is not None:
+            log.warning("%s; dbt runs fall back to subprocesses", why)
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def close(self) -> None:
+        """Close the request pipe (the server exits) and wait for it."""
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+            self.proc = None
+
+
+def _read(path: str) -> str:
+    """A capture file as ``subprocess.run(text=True)`` decodes a pipe (locale encoding,
+    universal newlines); empty when the child never opened it."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as text:
+        return text.read()
+
+
+_SERVER: ForkServer | None = None
+_SERVER_PID: int | None = None
+
+
+def _server() -> ForkServer | None:
+    """This process's fork server, started on first use; None when it cannot run."""
+    global _SERVER, _SERVER_PID
+    if os.getpid() != _SERVER_PID:
+        _SERVER_PID = os.getpid()
+        try:
+            _SERVER = ForkServer()
+        except OSError as exc:
+            log.warning("the fork server did not start (%s); dbt runs use subprocesses", exc)
+            return None
+        atexit.register(_SERVER.close)
+    return _SERVER if _SERVER is not None and _SERVER.alive else None
+
+
+# --- the server side (runs as ``python dbt_fork.py``) -------------------------------------------
+
+
+def _serve(preload: list[str]) -> dict | None:
+    """Import the modules ``preload``, say ready, then fork a child per request; returns the
+    request in the child (which then runs it as the program, ``_become``), None in the server
+    at the end of its input."""
+    requests = os.fdopen(os.dup(0), "r")
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null, fd)
+    try:
+        import importlib
+
+        for name in preload:
+            importlib.import_module(name)
+        threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+        if threading.active_count() > 1 or threads > 1:
+            raise RuntimeError(f"the imports started threads ({threads} OS threads)")
+    except Exception as exc:  # the client falls back to subprocesses
+        replies.write(json.dumps({"error": repr(exc)}) + "\n")
+        return None
+    gc.freeze()  # the preloaded objects: never scanned again, nor copied by a child's collector
+    replies.write(json.dumps({"ready": True}) + "\n")
+    for line in requests:
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # the client runs it as a subprocess
+            replies.write(json.dumps({"error": repr(exc)}) + "\n")
+            continue
+        if pid == 0:
+            requests.close()
+            replies.close()
+            os.close(null)
+            return request
+        _, status, usage = os.wait4(pid, 0)
+        replies.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status),
+                                  "cpu": usage.ru_utime + usage.ru_stime}) + "\n")
+    return None
+
+
+def _become(request: dict) -> None:
+    """In the forked child: take the request's environment, folder, output files and arguments,
+    and run its script as ``__main__`` (exits through SystemExit like a fresh interpreter)."""
+    import runpy
+
+    for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    argv = request["argv"]
+    if argv[0] == "-m":  # as ``python -m module``: the folder first on the path
+        sys.argv = ["-m", *argv[2:]]
+        sys.path[0] = os.getcwd()
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        return
+    sys.argv = list(argv)
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # as ``python script`` sets it
+    runpy.run_path(argv[0], run_name="__main__")
+
+if __name__ == "__main__":
+    job = _serve(sys.argv[1:])
+    if job is None:
+        sys.exit(0)
+    _become(job)
