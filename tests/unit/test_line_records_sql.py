@@ -81,6 +81,12 @@ def test_the_releases_of_the_same_records_are_found_whatever_their_relation() ->
                        ).fetchall() == [("r1",), ("r2",), ("r5",)]
     other = {"name": "o", "source": "others", "record_id": "abstract_id"}
     assert call("line_shared_release_ids")(other) == ["r3"]
+    # not caught (docs/combined-lines.md, "What is not done"): the same records under another
+    # record id column, over another relation, share no record key with the stored releases
+    con.execute("create view src_rekeyed as select abstract_id, 'P' || abstract_id as mrn"
+                " from src")
+    rekeyed = {"name": "rk", "source": "src_rekeyed", "record_id": "mrn"}
+    assert call("line_shared_release_ids")(rekeyed) == []
 
 
 def test_the_lock_covers_every_line_sharing_the_records() -> None:
