@@ -69,8 +69,19 @@
     {%- set have = adapter.get_columns_in_relation(old.store) | map(attribute='name') | map('lower') | list -%}
     {%- set epoch = "coalesce(line_epoch, '')" if 'line_epoch' in have else "''" -%}
     {%- set source = "source_relation" if 'source_relation' in have else "cast(null as " ~ dbt.type_string() ~ ")" -%}
+    {#- rows of the line by their records too (the old store's own key hashes this source's
+        record ids as it hashed them; a relation renamed since is still the line), or, when
+        that key is gone, every row without a recorded source (fail closed) -#}
+    {%- set here = dbt_deid._graph_relation(cfg.source) -%}
+    {%- set old_key = adapter.get_relation(old.key.database, old.key.schema, old.key.identifier) -%}
+    {%- set by_records = "" -%}
+    {%- if old_key is not none and here is not none and cfg.get('record_id') and adapter.get_relation(here.database, here.schema, here.identifier) is not none -%}
+      {%- set by_records = " or record_key in (select " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " from " ~ here ~ " as s cross join " ~ old.key ~ " as k)" -%}
+    {%- elif old_key is none -%}
+      {%- set by_records = " or " ~ source ~ " is null" -%}
+    {%- endif -%}
     {%- set n = run_query("select count(*) from " ~ old.store ~ " where " ~ epoch ~ " = " ~ dbt_deid.literal(dbt_deid.line_epoch())
-          ~ " and (release_name = " ~ dbt_deid.literal(cfg.name) ~ " or " ~ source ~ " = " ~ dbt_deid.literal(dbt_deid.line_source(cfg)) ~ ")").rows[0][0] | int -%}
+          ~ " and (release_name = " ~ dbt_deid.literal(cfg.name) ~ " or " ~ source ~ " = " ~ dbt_deid.literal(dbt_deid.line_source(cfg)) ~ by_records ~ ")").rows[0][0] | int -%}
     {%- if n > 0 -%}
       {%- do out.append("the per-record store " ~ old.store ~ " (release " ~ old.release ~ "'s own store, written before dbt_deid kept one store per project) holds " ~ n ~ " row(s) of this line keyed with its own key " ~ old.key ~ ", which cannot be linked with the project's store " ~ dbt_deid.release_records_relation(truth)) -%}
     {%- endif -%}
@@ -105,6 +116,13 @@
   {%- endfor -%}
   {%- for where in order -%}
     {%- do dbt_deid.ensure_release_store(by_schema[where].gate, by_schema[where].columns) -%}
+    {#- a lock row for every source the store holds too: a release over a view or a copy of a
+        source locks the rows of the sources whose releases share its records -#}
+    {%- set store = dbt_deid.release_records_relation(by_schema[where].gate) -%}
+    {%- do dbt_deid.ensure_store_line_columns(store) -%}
+    {%- for r in run_query("select distinct source_relation from " ~ store ~ " where source_relation is not null").rows -%}
+      {%- do by_schema[where].sources.append(r[0]) -%}
+    {%- endfor -%}
     {%- do dbt_deid.ensure_line_locks(by_schema[where].gate, by_schema[where].sources) -%}
   {%- endfor -%}
 {%- endmacro %}
@@ -328,7 +346,12 @@
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {#- another publish of the same source in this build waits (or fails) until this one commits
       (macros/gates/line_lock.sql) -#}
-  {%- set lock_problems = dbt_deid.lock_release_line(cfg, truth) -%}
+  {#- the lock covers every line whose releases share records with this one (fail closed: a
+      publish over a view or a copy of this source waits for this one too); the releases
+      sharing records are found again once the lock is held (another publish may have
+      committed while this one waited) -#}
+  {%- set lock_problems = dbt_deid.lock_release_line(cfg, truth, dbt_deid.line_lock_sources(cfg, truth)) -%}
+  {%- do dbt_deid.line_shared_release_ids(cfg, refresh=true) -%}
 
   {#- The store and its key must be whole: every earlier release in the store, and the one key
       that keyed it (checked for a first release too: the store is written after the swap). -#}
@@ -345,7 +368,24 @@
   {%- set base = {'gate': gate, 'records_shared': none, 'combined_min': none, 'earlier_releases': earlier | length} -%}
   {%- set versions = [dbt_deid._versions_text(cfg, earlier)] -%}
   {%- set names = earlier | map(attribute='name') | unique | list -%}
-  {%- set of_names = "'" ~ cfg.name ~ "'" if names | reject('equalto', cfg.name) | list | length == 0 else "'" ~ cfg.name ~ "' and of the same source (" ~ dbt_deid.line_source(cfg) | replace('"', '') ~ ")" -%}
+  {#- the other names' sources: this source, or the releases found by their records (another
+      relation, or none recorded), each named -#}
+  {%- set my_source = dbt_deid.line_source(cfg) -%}
+  {%- set sources = [] -%}
+  {%- if store_rows > 0 and line_ids | length > 0 and names | reject('equalto', cfg.name) | list | length > 0 -%}
+    {%- set quoted = [] -%}{%- for i in line_ids -%}{%- do quoted.append(dbt_deid.literal(i)) -%}{%- endfor -%}
+    {%- for r in run_query("select distinct coalesce(source_relation, '(no source recorded)') from " ~ store ~ " where release_id in (" ~ quoted | join(', ') ~ ") and release_name <> " ~ dbt_deid.literal(cfg.name) ~ " order by 1").rows -%}
+      {%- do sources.append(r[0]) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set elsewhere = [] -%}{%- for x in sources if x != my_source -%}{%- do elsewhere.append(x | replace('"', '')) -%}{%- endfor -%}
+  {%- set of_names = "'" ~ cfg.name ~ "'" -%}
+  {%- if names | reject('equalto', cfg.name) | list | length > 0 and (my_source in sources or elsewhere | length == 0) -%}
+    {%- set of_names = of_names ~ " and of the same source (" ~ my_source | replace('"', '') ~ ")" -%}
+  {%- endif -%}
+  {%- if elsewhere | length > 0 -%}
+    {%- set of_names = of_names ~ " and of the releases sharing its records from " ~ elsewhere | join(', ') -%}
+  {%- endif -%}
   {%- set unrecorded = [] -%}
   {%- for e in earlier -%}{%- if e.release_id not in stored -%}{%- do unrecorded.append((e.version | string) if e.name == cfg.name else (e.name ~ ' version ' ~ e.version)) -%}{%- endif -%}{%- endfor -%}
   {%- set problems = [] -%}

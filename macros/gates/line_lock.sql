@@ -40,38 +40,45 @@
   {%- endfor -%}
 {%- endmacro %}
 
-{#- The gate combined_releases, before it reads the store: update the line's row. Returns the
-    problems that refuse the release: a lock table or a row of the line that is missing locks
-    nothing (two publishes could each read the store before the other writes), so it is a
-    refusal naming the model that creates them (review of session 5: with the lock table
-    dropped, two releases of one source published on four threads without being combined). -#}
-{% macro lock_release_line(cfg, truth) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('lock_release_line', 'dbt_deid'))(cfg, truth)) }}
+{#- The gate combined_releases, before it reads the store: update the line's row, and the rows
+    of `also` (the other sources whose releases share records with this one:
+    line_lock_sources), one at a time in sorted order (two publishes taking the same rows take
+    them in the same order; a deadlock PostgreSQL detects fails one of them, nothing
+    published). Returns the problems that refuse the release: a lock table or a row that is
+    missing locks nothing (two publishes could each read the store before the other writes),
+    so it is a refusal naming the model that creates them (review of session 5: with the lock
+    table dropped, two releases of one source published on four threads without being
+    combined). -#}
+{% macro lock_release_line(cfg, truth, also=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('lock_release_line', 'dbt_deid'))(cfg, truth, also)) }}
 {%- endmacro %}
 
-{% macro default__lock_release_line(cfg, truth) -%}
+{% macro default__lock_release_line(cfg, truth, also=none) -%}
   {%- set rel = dbt_deid.line_locks_relation(truth) -%}
-  {%- set source = dbt_deid.line_source(cfg) -%}
+  {%- set mine = dbt_deid.line_source(cfg) -%}
   {%- set fix = " (the model deid_release_history_init creates it: build it first, e.g. `dbt run -s deid_release_history_init`; every `dbt build`/`dbt run` of the release includes it)" -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
     {{ return(["the line lock table " ~ rel ~ " is missing, so a publish of the same source on another thread could read the store before this one writes it" ~ fix]) }}
   {%- endif -%}
-  {% call statement('deid_line_lock') -%}
-    update {{ rel }} set locked_at = {{ dbt_deid.literal(invocation_id) }}
-    where source_relation = {{ dbt_deid.literal(source) }}
-  {%- endcall %}
-  {%- set n = run_query('select count(*) from ' ~ rel ~ ' where source_relation = ' ~ dbt_deid.literal(source)).rows[0][0] | int -%}
-  {%- if n == 0 -%}
-    {{ return(["the line lock table " ~ rel ~ " holds no row for the source " ~ source | replace('"', '') ~ ", so nothing locks this line" ~ fix]) }}
-  {%- endif -%}
-  {{ return([]) }}
+  {%- set problems = [] -%}
+  {%- for source in ([mine] + (also or [])) | unique | sort -%}
+    {% call statement('deid_line_lock_' ~ loop.index) -%}
+      update {{ rel }} set locked_at = {{ dbt_deid.literal(invocation_id) }}
+      where source_relation = {{ dbt_deid.literal(source) }}
+    {%- endcall %}
+    {%- set n = run_query('select count(*) from ' ~ rel ~ ' where source_relation = ' ~ dbt_deid.literal(source)).rows[0][0] | int -%}
+    {%- if n == 0 -%}
+      {%- do problems.append("the line lock table " ~ rel ~ " holds no row for the source " ~ source | replace('"', '') ~ ((", whose releases share records with this one") if source != mine else "") ~ ", so nothing locks this line" ~ fix) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(problems) }}
 {%- endmacro %}
 
 {#- Spark: no transactions, nothing to lock. Two publish models of this project's discharge
     releases selected in one invocation on several threads could each read the store before
     the other writes: refused (build them one at a time: `--threads 1`, or one publish model
     per invocation). -#}
-{% macro spark__lock_release_line(cfg, truth) -%}
+{% macro spark__lock_release_line(cfg, truth, also=none) -%}
   {%- set publishing = [] -%}
   {%- for uid in selected_resources if uid in graph.nodes -%}
     {%- set node = graph.nodes[uid] -%}

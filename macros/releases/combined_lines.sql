@@ -9,12 +9,82 @@
     column among them is a re-key and is refused by check_line; history and store are checked
     against each other for every name of the line (check_line, the gate combined_releases). -#}
 
-{#- The store rows combined with this release, as a SQL condition (`alias`: the store's). -#}
+{#- The store rows combined with this release, as a SQL condition (`alias`: the store's): the
+    rows of the line's epoch written by this release name, by any release over the same source
+    relation, or by any release that shares records with this source
+    (line_shared_release_ids: the line is the records, whatever relation they came from). -#}
 {% macro combined_lines_condition(cfg, alias='') -%}
   {%- set a = (alias ~ '.') if alias else '' -%}
+  {%- set ids = dbt_deid.line_shared_release_ids(cfg) -%}
+  {%- set by_records = [] -%}{%- for i in ids -%}{%- do by_records.append(dbt_deid.literal(i)) -%}{%- endfor -%}
   {{ return("coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
             ~ " and (" ~ a ~ "release_name = " ~ dbt_deid.literal(cfg.name)
-            ~ " or " ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg)) ~ ")") }}
+            ~ " or " ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg))
+            ~ ((" or " ~ a ~ "release_id in (" ~ by_records | join(', ') ~ ")") if by_records else "") ~ ")") }}
+{%- endmacro %}
+
+{#- The releases of the store (in the line's epoch) that share records with this release's
+    source, whatever relation they were published from (a view over it, a copy or a moved
+    table, a renamed schema) and whatever their name, or whether their rows carry a source at
+    all (rows written before the store recorded it): the store keys a record as md5(key || '|'
+    || record id) with the project's one key, so a stored row whose record key is the key of
+    one of the source's records is a row of the same record. A sorted list of release ids;
+    [] at parse time or without a store, key or source relation. Computed once per `cfg` (kept
+    in it); `refresh` computes it again (the gate does, once it holds the line lock). -#}
+{% macro line_shared_release_ids(cfg, refresh=false) -%}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- if not refresh and cfg.get('_line_shared_ids') is not none -%}{{ return(cfg.get('_line_shared_ids')) }}{%- endif -%}
+  {%- set ids = [] -%}
+  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
+  {%- set source = dbt_deid._graph_relation(cfg.source) -%}
+  {%- if gate is not none and source is not none and cfg.get('record_id') -%}
+    {%- set store = dbt_deid.release_records_relation(gate) -%}
+    {%- set key = dbt_deid.history_key_relation(gate) -%}
+    {%- if adapter.get_relation(store.database, store.schema, store.identifier) is not none
+          and adapter.get_relation(key.database, key.schema, key.identifier) is not none
+          and adapter.get_relation(source.database, source.schema, source.identifier) is not none -%}
+      {%- do dbt_deid.ensure_store_line_columns(store) -%}
+      {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where coalesce(r.line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
+            ~ " and r.record_key in (select " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " from " ~ source ~ " as s cross join " ~ key ~ " as k)"
+            ~ " order by 1").rows -%}
+      {%- for r in rows -%}{%- do ids.append(r[0]) -%}{%- endfor -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- do cfg.update({'_line_shared_ids': ids}) -%}
+  {{ return(ids) }}
+{%- endmacro %}
+
+{#- The other lines' rows of deid_line_locks the gate takes with its own (lock_release_line's
+    `also`), before it reads the store: the source relation of every stored release that shares
+    records with this release's source (computed afresh, not the cached list), and the source of
+    every release declared in this project over another relation whose records share a record
+    id with this source (two first versions over a table and a view of it, published by one
+    build on two threads, would otherwise each lock only its own row and read a store without
+    the other's rows). Sorted, without this release's own source. -#}
+{% macro line_lock_sources(cfg, truth) -%}
+  {%- set mine = dbt_deid.line_source(cfg) -%}
+  {%- set out = [] -%}
+  {%- set ids = dbt_deid.line_shared_release_ids(cfg, refresh=true) -%}
+  {%- set store = dbt_deid.release_records_relation(truth) -%}
+  {%- if ids | length > 0 -%}
+    {%- set quoted = [] -%}{%- for i in ids -%}{%- do quoted.append(dbt_deid.literal(i)) -%}{%- endfor -%}
+    {%- for r in run_query("select distinct source_relation from " ~ store ~ " where source_relation is not null and release_id in (" ~ quoted | join(', ') ~ ")").rows -%}
+      {%- if r[0] != mine -%}{%- do out.append(r[0]) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set here = dbt_deid._graph_relation(cfg.source) -%}
+  {%- set declared = [] -%}
+  {%- if var('deid_release', none) is mapping -%}{%- do declared.append(var('deid_release')) -%}{%- endif -%}
+  {%- for name, raw in dbt_deid.extra_releases().items() | sort -%}{%- if raw is mapping -%}{%- do declared.append(raw) -%}{%- endif -%}{%- endfor -%}
+  {%- for raw in declared if here is not none and raw.get('source') and raw.get('record_id') -%}
+    {%- set theirs = dbt_deid.line_source({'source': raw.source}) -%}
+    {%- set other = dbt_deid._graph_relation(raw.source) -%}
+    {%- if theirs != mine and theirs not in out and other is not none and adapter.get_relation(other.database, other.schema, other.identifier) is not none -%}
+      {%- set n = run_query("select count(*) from (select 1 as one from " ~ here ~ " as m where cast(m." ~ dbt_deid.ident(cfg.record_id) ~ " as " ~ dbt.type_string() ~ ") in (select cast(o." ~ dbt_deid.ident(raw.record_id) ~ " as " ~ dbt.type_string() ~ ") from " ~ other ~ " as o) limit 1) as x").rows[0][0] | int -%}
+      {%- if n > 0 -%}{%- do out.append(theirs) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out | unique | sort | list) }}
 {%- endmacro %}
 
 {#- The latest published release of the line, whatever its name: {release_id, name, version}

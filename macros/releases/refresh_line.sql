@@ -122,13 +122,16 @@
   {%- if store is none -%}{{ return(none) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
   {%- set has_line = 'line_epoch' in have -%}
-  {%- set rows = run_query("select release_name, " ~ ("coalesce(line_epoch, ''), coalesce(record_id_column, ''), coalesce(source_relation, ''), coalesce(package_version, '')" if has_line else "'', '', '', ''") ~ ", release_version from " ~ store ~ " group by 1, 2, 3, 4, 5, 6").rows -%}
+  {%- set rows = run_query("select release_name, " ~ ("coalesce(line_epoch, ''), coalesce(record_id_column, ''), coalesce(source_relation, ''), coalesce(package_version, '')" if has_line else "'', '', '', ''") ~ ", release_version, release_id from " ~ store ~ " group by 1, 2, 3, 4, 5, 6, 7").rows -%}
+  {#- the other names of the line: over the same source relation, or sharing records with it
+      (a view, a copy, a moved table, rows without a recorded source) -#}
+  {%- set shared_ids = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- set mine = [] -%}{%- set others = [] -%}{%- set epochs = {} -%}
   {%- for r in rows -%}
     {%- if r[0] == cfg.name -%}
       {%- do mine.append(r) -%}
       {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
-    {%- elif r[3] and r[3] == dbt_deid.line_source(cfg) and r[1] == epoch -%}
+    {%- elif r[1] == epoch and ((r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids) -%}
       {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -179,10 +182,10 @@
 {% macro _check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
   {%- for r in others -%}
     {%- if r[2] and r[2] != cfg.record_id | lower -%}
-      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over the same source " ~ r[3] | replace('"', '') ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
+      {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over " ~ (("the same source " ~ r[3] | replace('"', '')) if r[3] == dbt_deid.line_source(cfg) else ("records of this source, published from " ~ (r[3] | replace('"', '') or 'a source not recorded'))) ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
     {%- endif -%}
     {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}
-      {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ r[5] ~ " of release name " ~ r[0] ~ " (over the same source " ~ r[3] | replace('"', '') ~ ") that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
+      {{ dbt_deid._line_refused(cfg, "the per-record store holds published version(s) " ~ r[5] ~ " of release name " ~ r[0] ~ " (over " ~ (("the same source " ~ r[3] | replace('"', '')) if r[3] == dbt_deid.line_source(cfg) else ("records of this source, published from " ~ (r[3] | replace('"', '') or 'a source not recorded'))) ~ ") that the release history " ~ (history if hist_found else "(missing: dropped?)") ~ " does not record (deleted, truncated or dropped rows)", "Restore the history from a backup (never edit it), or " ~ restart[:-4] ~ ".") }}
     {%- endif -%}
   {%- endfor -%}
 {%- endmacro %}

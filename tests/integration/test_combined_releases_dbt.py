@@ -305,6 +305,50 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
             " not release") in fourth_c.output
     pd.testing.assert_frame_equal(_published(fourth_c), published4b)
 
+    # 4d. the same records moved: another name over a copy of the source in another schema
+    # (discharge_abstracts_moved), all 4,000 records suppressed for the whole file. A recipient
+    # links it with the earlier releases by their rows; the line is found by the records (the
+    # store's record keys), not by the relation's name, so it is combined with every earlier
+    # release sharing records (at mixed levels: 4b released province at level 2) and refused
+    # with the independent check's figures. On 12b6452 (a line was its relation's name) it
+    # was published: "no earlier published release of 'combined_it_moved', nothing to combine"
+    # The extra release's store rows lose their source, as rows written before the store
+    # recorded it: they are the line's by their records all the same (never ignored: the
+    # figures below count them; without them they differ)
+    with duckdb.connect(str(db)) as con:
+        (recorded,), = con.execute("select distinct source_relation from"
+                                   " main_deid_work.deid_release_records"
+                                   f" where release_name = '{OTHER}'").fetchall()
+        con.execute("update main_deid_work.deid_release_records set source_relation = null"
+                    f" where release_name = '{OTHER}'")
+    moved_vars = release_vars(name="combined_it_moved", source="discharge_abstracts_moved",
+                              sample=None)
+    moved_vars["it_moved_source"] = True
+    moved = run_dbt(INTEGRATION, ["run", "--select", f"{RELEASE_NODES} discharge_abstracts_moved"],
+                    tmp_path / "moved", moved_vars, db)
+    print("moved source:", [ln for ln in moved.output.splitlines() if "combined releases" in ln])
+    rel_moved = _records(moved)
+    assert set(rel_moved) == ids
+    figures = mixed_level_figures(qis, [(coarse, rel1), (coarse, rel2),
+                                        ({**coarse, "province": 2}, rel4b), (coarse, rel_moved)],
+                                  combinations, k, up)
+    print(f"moved source (all records, after both halves and province '*'): {figures}")
+    failing = {c: f for c, f in figures.items() if f[1] > 0}
+    assert failing, figures  # linked by their rows, the releases break k together
+    assert not moved.ok, moved.output[-3000:]
+    last = moved.query("select * from deid_release_history order by recorded_at").iloc[-1]
+    assert (last["status"], last["gates_failed"]) == ("refused", "combined_releases")
+    assert last["records_shared"] == len(ids)
+    for combination, (smallest, below) in failing.items():
+        assert (f"{combination}: {below} record(s) consistent with fewer than k = {k} combined"
+                f" records (smallest {smallest})") in moved.output
+    assert ("and of the releases sharing its records from main.discharge_abstracts,"
+            " (no source recorded)") in moved.output
+    pd.testing.assert_frame_equal(_published(moved), published4b)
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main_deid_work.deid_release_records set source_relation = ?"
+                    f" where release_name = '{OTHER}'", [recorded])
+
     # no record id in clear in the tables the gate adds, nor the key in logs or target/
     key = third.query("select key_value from deid_history_key")["key_value"].tolist()
     assert len(key) == 1 and len(key[0]) >= 64

@@ -189,6 +189,35 @@ def test_another_name_is_combined(line):
     versions.append(rel)
 
 
+def test_the_same_records_moved_are_refreshed(line):
+    """The line is the records, not the relation (issue 32, item 2): the same records copied
+    into a table of another schema (integration_tests/models/discharge_abstracts_moved) under
+    another name are the line: refreshed from its latest version (every record keeps its
+    cells: the rows a recipient links are the same) and published. On 12b6452 it was a new
+    line, built and published fresh by seed 000's algorithm (nothing combined)."""
+    db, _run, versions = line
+    assert len(versions) == 4, "runs after test_another_name_is_combined"
+    base = release_vars(name=NAME)["deid_release"]
+    combinations, k = base["combinations"], round(1 / base["tau"])
+    variables = release_vars(name=f"{NAME}_moved", source="discharge_abstracts_moved")
+    variables["it_moved_source"] = True
+    moved = run_dbt(INTEGRATION, ["run", "--select", f"{RELEASE_NODES} discharge_abstracts_moved"],
+                    db.parent / "moved_source", variables, db)
+    assert moved.ok, moved.output[-3000:]
+    assert "refresh: 4120 kept, 0 new" in moved.output
+    qis, rel = _records(moved)
+    assert rel == versions[-1]  # the same records, every cell as the line published it
+    _check(qis, [*versions, rel], combinations, k)
+    last = moved.query("select * from deid_release_history order by recorded_at").iloc[-1]
+    assert (last["release_name"], last["release_version"], last["status"]) == (
+        f"{NAME}_moved", 1, "published")
+    assert last["records_shared"] == len(rel)
+    assert "and of the releases sharing its records from main.discharge_abstracts" in last[
+        "gates_json"]
+    text = render_line(read_history(db, release=f"{NAME}_moved"))
+    assert f"extends version 1 of {NAME.upper()}: 0 added" in text
+
+
 def _published(run) -> pd.DataFrame:
     frame = run.query("select * from deid_published")
     return frame.sort_values(list(frame.columns), na_position="first").reset_index(drop=True)

@@ -115,3 +115,26 @@ def test_a_missing_lock_table_or_line_row_refuses() -> None:
     problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None)
     assert len(problems) == 1 and "holds no row for the source main.discharge" in problems[0]
     assert _caller(con)("lock_release_line")({"source": "main.monthly"}, None) == []
+
+
+def test_a_release_sharing_records_with_another_source_locks_both_lines() -> None:
+    """Issue 32 item 2, the line is the records: a release over a view (or a copy, a moved
+    table) of a source whose releases share its records takes that source's row too
+    (`also`, from line_lock_sources), so a publish of either line on another thread conflicts
+    (DuckDB) or waits (PostgreSQL) instead of reading a store without the other's rows; the rows
+    are taken in sorted order; a missing row of a shared line is a refusal, not a lock skipped."""
+    con = duckdb.connect()
+    _caller(con)("ensure_line_locks")(None, ["main.discharge", "main_moved.discharge_copy"])
+    a, b = con.cursor(), con.cursor()
+    a.execute("begin")
+    b.execute("begin")
+    assert _caller(a)("lock_release_line")({"source": "main_moved.discharge_copy"}, None,
+                                           ["main.discharge"]) == []
+    with pytest.raises(duckdb.TransactionException, match="Conflict"):
+        _caller(b)("lock_release_line")({"source": "main.discharge"}, None)
+    b.execute("rollback")
+    a.execute("commit")
+    problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None,
+                                                 ["main.gone"])
+    assert len(problems) == 1
+    assert "holds no row for the source main.gone, whose releases share records" in problems[0]

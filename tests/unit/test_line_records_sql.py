@@ -1,0 +1,108 @@
+"""A line is found by its records (macros/releases/combined_lines.sql, issue 32 item 2): the
+releases of the per-record store sharing record keys with this release's source, whatever
+relation they were published from or whether their rows record one, and the other lines' lock
+rows the gate takes. Rendered with Jinja outside dbt and run on DuckDB in memory: a source, a
+view over it (the same records under another relation) and a table of other records."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+
+from tests.macro_render import macro_caller
+from tests.unit.test_line_lock_sql import ROOT
+
+FILE = ROOT / "macros" / "releases" / "combined_lines.sql"
+
+
+def _caller(con: Any, declared: dict[str, dict]):
+    def run_query(sql: str) -> SimpleNamespace:
+        rows = con.execute(sql).fetchall()
+        return SimpleNamespace(rows=rows, columns=[SimpleNamespace(
+            values=lambda: [r[0] for r in rows])])
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                line_epoch=lambda: "", release_node_name=lambda n: n,
+                _graph_relation=lambda name: name,
+                release_records_relation=lambda gate: "store",
+                history_key_relation=lambda gate: "hkey",
+                ensure_store_line_columns=lambda store: None,
+                keyed_record_hash_sql=lambda x, k: (
+                    f"md5({k}.key_value || '|' || cast({x} as varchar))"),
+                ident=lambda x: x, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                line_source=lambda cfg: "main." + cfg["source"],
+                line_shared_release_ids=lambda cfg, refresh=False: call(
+                    "line_shared_release_ids")(cfg, refresh),
+                extra_releases=lambda: {k: v for k, v in declared.items() if k != "default"}),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(get_relation=lambda *a: True),
+            "execute": True,
+            "var": lambda name, default=None: (
+                declared.get("default") if name == "deid_release" else default),
+            "run_query": run_query,
+        }
+    return macro_caller([FILE], context)
+
+
+def _store(con: Any) -> None:
+    con.execute("create table src as select range as abstract_id from range(1, 41)")
+    con.execute("create view src_view as select * from src")  # the same records
+    con.execute("create table others as select range + 1000 as abstract_id from range(1, 41)")
+    con.execute("create table hkey as select 'k3y' as key_value")
+    con.execute("create table store (release_id varchar, release_name varchar,"
+                " line_epoch varchar, source_relation varchar, record_key varchar)")
+    rows = [("r1", "a", None, "main.src", i) for i in range(1, 11)]          # the source's
+    rows += [("r2", "b", None, None, i) for i in range(5, 8)]                 # no source recorded
+    rows += [("r3", "c", None, "main.others", i) for i in range(1001, 1011)]  # other records
+    rows += [("r4", "d", "restarted", "main.src", i) for i in range(1, 5)]    # another epoch
+    for rid, name, epoch, source, i in rows:
+        con.execute("insert into store select ?, ?, ?, ?, md5('k3y|' || ?)",
+                    [rid, name, epoch, source, str(i)])
+
+
+def test_the_releases_of_the_same_records_are_found_whatever_their_relation() -> None:
+    con = duckdb.connect()
+    _store(con)
+    call = _caller(con, {})
+    cfg = {"name": "moved", "source": "src_view", "record_id": "abstract_id"}
+    # the view's records are the source's: its releases and the one without a source, not the
+    # other records' nor another epoch's
+    assert call("line_shared_release_ids")(cfg) == ["r1", "r2"]
+    assert cfg["_line_shared_ids"] == ["r1", "r2"]  # kept in cfg; computed again on refresh
+    con.execute("insert into store select 'r5', 'e', null, 'main.src', md5('k3y|' || '20')")
+    assert call("line_shared_release_ids")(cfg) == ["r1", "r2"]
+    assert call("line_shared_release_ids")(cfg, True) == ["r1", "r2", "r5"]
+    condition = call("combined_lines_condition")(cfg)
+    assert con.execute(f"select distinct release_id from store where {condition} order by 1"
+                       ).fetchall() == [("r1",), ("r2",), ("r5",)]
+    other = {"name": "o", "source": "others", "record_id": "abstract_id"}
+    assert call("line_shared_release_ids")(other) == ["r3"]
+    # not caught (docs/combined-lines.md, "What is not done"): the same records under another
+    # record id column, over another relation, share no record key with the stored releases
+    con.execute("create view src_rekeyed as select abstract_id, 'P' || abstract_id as mrn"
+                " from src")
+    rekeyed = {"name": "rk", "source": "src_rekeyed", "record_id": "mrn"}
+    assert call("line_shared_release_ids")(rekeyed) == []
+
+
+def test_the_lock_covers_every_line_sharing_the_records() -> None:
+    con = duckdb.connect()
+    _store(con)
+    declared = {"default": {"source": "src", "record_id": "abstract_id"},
+                "copy": {"source": "src_view", "record_id": "abstract_id"},
+                "unrelated": {"source": "others", "record_id": "abstract_id"}}
+    call = _caller(con, declared)
+    cfg = {"name": "copy", "source": "src_view", "record_id": "abstract_id"}
+    assert call("line_lock_sources")(cfg, None) == ["main.src"]
+    # two first versions over a table and a view of it (nothing stored yet): the declared
+    # releases over another relation sharing record ids lock each other's line
+    con.execute("delete from store")
+    assert call("line_lock_sources")(cfg, None) == ["main.src"]
+    assert call("line_lock_sources")({"name": "default", "source": "src",
+                                      "record_id": "abstract_id"}, None) == ["main.src_view"]
+    assert call("line_lock_sources")({"name": "u", "source": "others",
+                                      "record_id": "abstract_id"}, None) == []
