@@ -74,6 +74,9 @@
       refused naming what to rebuild (its verdicts are not read; input_unchanged runs here to
       give the changed records' count);
     * the gate table's verdicts, one result per gate (failing rows' messages joined);
+    * history_figures (when the gate table is fresh): the figures the history row records
+      (deid_risk_summary, deid_information_loss) were computed with this gate table
+      (macros/publish/history_figures.sql);
     * combined_releases, evaluated here and not in the gate table: it reads the per-record store
       of earlier published versions, which a publish after the gate table was computed (`dbt
       build -s deid_published` twice) changes, and it must see the store as the swap finds it. -#}
@@ -99,6 +102,10 @@
   {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth, patterns)) -%}
   {%- do results.append(read.status) -%}
   {%- do results.extend(read.verdicts) -%}
+  {%- if read.status.passed -%}
+    {#- the figures the history records were computed with this gate table (history_figures) -#}
+    {%- do results.append(dbt_deid.history_figures_result(read.invocation)) -%}
+  {%- endif -%}
   {%- if not read.status.passed -%}
     {#- the table's verdicts are not read: say, with its figure, whether the input changed
         since the checked release was computed (the usual cause: the publish model rebuilt
@@ -194,7 +201,7 @@
       'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
                  else 'gate table ' ~ table ~ ' computed for these settings, this input and this release (invocation ' ~ rows[0][7] ~ ')'} -%}
   {%- set current = this_invocation | length > 0 and this_invocation[0] -%}
-  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current}) }}{%- endif -%}
+  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none}) }}{%- endif -%}
   {%- set order = [] -%}{%- set by_gate = {} -%}
   {%- for r in rows -%}
     {%- if r[0] not in by_gate -%}{%- do order.append(r[0]) -%}{%- do by_gate.update({r[0]: []}) -%}{%- endif -%}
@@ -209,5 +216,5 @@
     {%- set messages = [] -%}{%- for r in (failing if failing else gr) -%}{%- do messages.append(r[3]) -%}{%- endfor -%}
     {%- do verdicts.append({'gate': gate, 'passed': failing | length == 0, 'failures': n | sum, 'message': messages | join('; ')}) -%}
   {%- endfor -%}
-  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current}) }}
+  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current, 'invocation': rows[0][7]}) }}
 {%- endmacro %}

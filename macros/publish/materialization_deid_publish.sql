@@ -246,6 +246,8 @@
     {%- do gates.append({'gate': r.gate, 'passed': r.passed, 'failures': r.get('failures'), 'message': r.get('message')}) -%}
   {%- endfor -%}
   {%- set combined = results | selectattr('gate', 'equalto', 'combined_releases') | list -%}
+  {#- the figures only when bound to the gate table this step read (history_figures), else empty -#}
+  {%- set figures = results | selectattr('gate', 'equalto', 'history_figures') | selectattr('passed') | list -%}
   {%- set limits = dbt_deid.computed_release_limits(cfg) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- set input_columns = dbt_deid.released_source_columns(cfg) -%}
@@ -270,7 +272,8 @@
     'gates_passed': passed | join(', '), 'gates_failed': failed | join(', '), 'gates_json': tojson(gates),
     'input_relation': src | string, 'input_columns': input_columns | join(', '), 'input_rows': fin.rows, 'input_hash': fin.hash,
     'published_hash': published_hash, 'k': limits.k, 'tau': limits.tau, 'max_suppression': limits.max_suppression,
-    'achieved_json': tojson(dbt_deid.achieved_figures()), 'information_loss_json': tojson(dbt_deid.information_loss_headline()),
+    'achieved_json': tojson(figures[0].achieved) if figures else none,
+    'information_loss_json': tojson(figures[0].information_loss) if figures else none,
     'lineage_json': tojson(dbt_deid.published_lineage(cfg)),
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
@@ -374,7 +377,8 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The achieved figures per verified combination (deid_risk_summary, stage 'published'). -#}
+{#- The achieved figures per verified combination (deid_risk_summary, stage 'published'); read
+    by history_figures_result only once the table is proven to be the gate table's build. -#}
 {% macro achieved_figures() -%}
   {%- set rel = dbt_deid.release_ref('deid_risk_summary') -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return([]) }}{%- endif -%}

@@ -29,17 +29,12 @@
   {%- set here_schema = (target_relation.schema or '') | lower -%}
   {%- set built_here = [] -%}
   {%- set left_here = [] -%}
-  {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
-    {%- set materialized = node.config.get('materialized') -%}
-    {%- if (node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none)
-          and materialized not in ['deid_publish', 'ephemeral'] -%}
-      {%- set name = node.alias or node.name -%}
-      {%- set db = (node.database or '') | lower -%}
-      {%- if (node.schema or '') | lower == here_schema and (db == here_db or db == '' or here_db == '') -%}
-        {%- do built_here.append(node.name) -%}
-      {%- elif adapter.get_relation(target_relation.database, target_relation.schema, name) is not none -%}
-        {%- do left_here.append(name) -%}
-      {%- endif -%}
+  {%- for node in dbt_deid._working_model_nodes() -%}
+    {%- set name = node.alias or node.name -%}
+    {%- if dbt_deid._node_in_schema(node, here_db, here_schema) -%}
+      {%- do built_here.append(node.name) -%}
+    {%- elif adapter.get_relation(target_relation.database, target_relation.schema, name) is not none -%}
+      {%- do left_here.append(name) -%}
     {%- endif -%}
   {%- endfor -%}
   {#- tables that are not nodes: the project's per-record store, its key and the line locks
@@ -59,16 +54,7 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- if built_here | length == 0 and left_here | length == 0 -%}{{ return([]) }}{%- endif -%}
-  {#- the record-level tables first (the list is complete either way, up to ten names shown) -#}
-  {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file', 'deid_record_risk',
-      'deid_claims_input_patients', 'deid_claims_input_claims', 'deid_claims_patients_preprocessed',
-      'deid_claims_generalized_patients', 'deid_claims_generalized_claims', 'deid_text_documents', 'deid_text_tokens'] -%}
-  {%- set ordered = [] -%}
-  {%- for name in built_here | sort -%}
-    {%- set base = (dbt_deid._split_release_node(name) or [none, name])[1] -%}
-    {%- do ordered.append(((record_level.index(base) if base in record_level else record_level | length), name)) -%}
-  {%- endfor -%}
-  {%- set built_here = ordered | sort | map(attribute=1) | list -%}
+  {%- set built_here = dbt_deid._record_level_first(built_here) -%}
   {%- set left_here = left_here | sort -%}
   {%- set stores = [] -%}
   {%- for name in built_here if name.endswith('deid_suppressed') -%}
@@ -84,9 +70,49 @@
     {%- do parts.append(left_here | length ~ " table(s) of working models or of the per-record store are in " ~ where ~ " (left by an earlier build in that layout, or created next to the working models): " ~ dbt_deid._first_names(left_here) ~ "; drop them") -%}
   {%- endif -%}
   {{ return([{'gate': 'working_schema', 'passed': false, 'failures': built_here | length + left_here | length,
-      'message': parts | join('; ') ~ ". Working tables hold original values, so they never sit where the published mart is shared:"
+      'message': parts | join('; ') ~ ". " ~ dbt_deid._working_schema_fix()}]) }}
+{%- endmacro %}
+
+{#- The fix both working-schema checks name (this one and check_working_schema_layout). -#}
+{% macro _working_schema_fix() -%}
+  {{ return("Working tables hold original values, so they never sit where the published mart is shared:"
         ~ " build them in their own schema (the package's `+schema: \"{{ var('deid_work_schema', 'deid_work') }}\"`, <target schema>_deid_work; do not set `+schema` on the package's working models,"
-        ~ " and keep custom schemas in a project `generate_schema_name` macro, as dbt's default does); docs/projects.md, \"Where tables go\""}]) }}
+        ~ " and keep custom schemas in a project `generate_schema_name` macro, as dbt's default does); docs/projects.md, \"Where tables go\"") }}
+{%- endmacro %}
+
+{#- The working models of every release in this invocation's graph: the package's models and
+    the extra releases' `<release>__deid_*` models, any materialization but deid_publish and
+    ephemeral (nodes, with the database and schema the project resolves for them). -#}
+{% macro _working_model_nodes() -%}
+  {%- set out = [] -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
+    {%- if (node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none)
+          and node.config.get('materialized') not in ['deid_publish', 'ephemeral'] -%}
+      {%- do out.append(node) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- Whether `node` resolves to the database `db` and schema `schema` (both lower case):
+    case-insensitive, and a side without a database (Spark: the schema is the database) is
+    compared by schema alone. -#}
+{% macro _node_in_schema(node, db, schema) -%}
+  {%- set node_db = (node.database or '') | lower -%}
+  {{ return((node.schema or '') | lower == schema and (node_db == db or node_db == '' or db == '')) }}
+{%- endmacro %}
+
+{#- Model names sorted, the record-level tables first (a message shows up to ten names). -#}
+{% macro _record_level_first(names) -%}
+  {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file', 'deid_record_risk',
+      'deid_claims_input_patients', 'deid_claims_input_claims', 'deid_claims_patients_preprocessed',
+      'deid_claims_generalized_patients', 'deid_claims_generalized_claims', 'deid_text_documents', 'deid_text_tokens'] -%}
+  {%- set ordered = [] -%}
+  {%- for name in names | sort -%}
+    {%- set base = (dbt_deid._split_release_node(name) or [none, name])[1] -%}
+    {%- do ordered.append(((record_level.index(base) if base in record_level else record_level | length), name)) -%}
+  {%- endfor -%}
+  {{ return(ordered | sort | map(attribute=1) | list) }}
 {%- endmacro %}
 
 {#- At most ten names, then how many more. -#}

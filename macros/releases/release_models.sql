@@ -113,8 +113,14 @@
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
-{#- what is published (dbt_deid.checked_release: the file under `sample.order: population_first`) -#}
+{#- what is published (dbt_deid.checked_release: the file under `sample.order: population_first`).
+    invocation_id binds the figures to the gate table of the same invocation, built before
+    this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
+-- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+select l.*, cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
+from (
 {{ dbt_deid.information_loss_sql(cfg, dbt_deid.checked_release(), dbt_deid.release_ref('deid_hierarchy')) }}
+) as l
 {%- endif %}
 {%- endmacro %}
 
@@ -299,7 +305,10 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {#- Read from the pattern tables (one row per distinct tuple with its record count n): the same
-    figures as from the record-level models, from fewer rows. -#}
+    figures as from the record-level models, from fewer rows. invocation_id binds the figures to
+    the gate table of the same invocation, built before this table (depends_on): the history
+    records them only then (dbt_deid.history_figures_result). -#}
+-- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
 with classes as (
   {{ dbt_deid.risk_summary_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.verified_combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
   union all
@@ -314,7 +323,8 @@ exact as (
 )
 select c.*,
   case when c.stage = 'published' then e.min_consistent end as min_consistent_exact,
-  case when c.stage = 'published' then e.records_below_k end as records_below_k_exact
+  case when c.stage = 'published' then e.records_below_k end as records_below_k_exact,
+  cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
 from classes as c
 left join exact as e on e.combination = c.combination
 {%- endif %}

@@ -20,7 +20,15 @@
   {%- endfor -%}
   {%- for r in results -%}
     {%- set node = r.node -%}
-    {%- if (r.status | string) == 'skipped' and (node.resource_type | string) == 'model' and node.config.get('materialized') == 'deid_publish' -%}
+    {%- set publish = (node.resource_type | string) == 'model' and node.config.get('materialized') == 'deid_publish' -%}
+    {%- if publish and (r.status | string) == 'error' and dbt_deid._publish_write_conflict(r.message) -%}
+      {#- rolled back by the warehouse's write-write conflict before it recorded its attempt:
+          its history row, written here, outside that transaction (the message is named, never
+          copied: a warehouse's error text may quote values) -#}
+      {%- do dbt_deid._append_skipped_release(node, [{'gate': 'write_conflict', 'passed': false, 'failures': 1,
+          'message': 'dbt ' ~ flags.WHICH ~ ': ' ~ node.name ~ ' failed with the warehouse\'s write-write conflict: another publish of the same source (its line\'s row in deid_line_locks) ran on another thread of this build, and this one was rolled back before it recorded its attempt; nothing was published. Run it again, or build with --threads 1 (docs/combined-lines.md)'}],
+          'failed with a write-write conflict') -%}
+    {%- elif publish and (r.status | string) == 'skipped' -%}
       {%- set ancestors = dbt_deid._ancestors(node.unique_id) -%}
       {%- set causes = [] -%}
       {%- for b in broken -%}
@@ -60,7 +68,14 @@
   {{ return(var('deid_release', none) or {}) }}
 {%- endmacro %}
 
-{% macro _append_skipped_release(node, causes) -%}
+{#- Whether a node's error message is the warehouse's write-write conflict (DuckDB: "TransactionContext
+    Error: Conflict on update!"; the line lock, macros/gates/line_lock.sql). -#}
+{% macro _publish_write_conflict(message) -%}
+  {%- set m = (message or '') | lower -%}
+  {{ return('write-write conflict' in m or ('transactioncontext error' in m and 'conflict' in m)) }}
+{%- endmacro %}
+
+{% macro _append_skipped_release(node, causes, what='was skipped by dbt') -%}
   {%- set target_relation = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table') -%}
   {%- set history = api.Relation.create(database=node.database, schema=node.schema, identifier='deid_release_history', type='table') -%}
   {%- do dbt_deid.ensure_release_history(history) -%}
@@ -87,5 +102,5 @@
     insert into {{ history }} ({{ names | join(', ') }}) values ({% for n in names %}{{ dbt_deid.literal(row[n]) }}{{ ',' if not loop.last }}{% endfor %})
   {%- endcall %}
   {{ adapter.commit() }}
-  {%- do log("dbt_deid: " ~ node.name ~ " was skipped by dbt (" ~ row.gates_failed ~ "): nothing published; a 'refused' row is in " ~ history, info=true) -%}
+  {%- do log("dbt_deid: " ~ node.name ~ " " ~ what ~ " (" ~ row.gates_failed ~ "): nothing published; a 'refused' row is in " ~ history, info=true) -%}
 {%- endmacro %}

@@ -362,11 +362,14 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: Columns that differ by engine in tables otherwise compared: the gate table's binding
 #: (fingerprints are each warehouse's own hash of its own text, the settings md5 covers the
 #: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
-#: the engine's hash of the pattern table it was computed from).
+#: the engine's hash of the pattern table it was computed from; the risk summary's and the
+#: information loss's invocation_id is the build's).
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
-} | {"deid_exact_consistent": ("patterns_hash",)}
+} | {"deid_exact_consistent": ("patterns_hash",)} | {
+    # the invocation that computed the history's figures (bound to the gate table's)
+    table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")}
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:

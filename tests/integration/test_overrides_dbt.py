@@ -139,30 +139,48 @@ def _assert_working_schema_refused(run, models: list[str]) -> None:
     assert list(history["status"]) == ["refused"], history
 
 
-def test_working_models_in_the_published_schema_are_refused(it_database, project_with,
-                                                           tmp_path) -> None:
-    """A root project whose `generate_schema_name` ignores custom schemas builds every working
-    model in the target schema: the publish step refuses, naming the models (the snapshot, the
-    suppressed records with their originals, the per-record store) and the schema, and
-    publishes nothing. On main it published next to them."""
+def test_working_models_in_the_published_schema_are_refused(it_database, default_release,
+                                                           project_with, tmp_path) -> None:
+    """A root project whose `generate_schema_name` ignores custom schemas would build every
+    working model in the target schema. The package's on-run-start hook fails the invocation
+    before any node runs, naming the models, the schema and the fix: no working table is
+    created in the published schema (on main, 12b6452, `dbt run` built deid_input,
+    deid_suppressed and the rest there and only the publish step refused). The publish step's
+    check stays: on a warehouse where an earlier build (before the hook) put the working tables
+    in the published schema, `dbt run -s deid_published` (no working model selected, so the
+    hook passes) refuses naming the same models and publishes nothing."""
     project = project_with("generate_schema_name")
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        before = {r[0] for r in con.execute("select table_name from information_schema.tables"
+                                            " where table_schema = 'main'").fetchall()}
     # the package's models only: the consumer project's model-paths are absolute, and dbt
     # writes a compiled Python model over its source file then (integration_tests/models/*.py)
     run = run_dbt(project, ["run", "--select", "+deid_published,package:dbt_deid"], tmp_path,
                   release_vars(), db)
-    # the layout is real: the working tables are in the published schema
-    assert {"deid_input", "deid_suppressed", "deid_generalized"} <= run.tables("main")
+    assert not run.ok, run.output[-3000:]
+    # nothing was built: the published schema holds what it held (the seeds), no working table
+    assert run.tables("main") == before, sorted(run.tables("main") - before)
+    message = run.output[run.output.index("[working_schema]"):]
+    for name in ["nothing was built", "would be built in release.main, the schema of the"
+                 " published deid_published: deid_input, deid_suppressed, deid_generalized",
+                 "docs/projects.md", "deid_work_schema", "generate_schema_name"]:
+        assert name in message, message[:3000]
+
+    # the publish step's check: the working tables an earlier build left in `main`
+    built = copy_of(default_release, tmp_path / "earlier")
+    published = built.query("select * from deid_published")
+    with duckdb.connect(str(built.database)) as con:
+        for (table,) in con.execute("select table_name from information_schema.tables where"
+                                    " table_schema = 'main_deid_work'").fetchall():
+            con.execute(f"create table main.{table} as select * from main_deid_work.{table}")
+    run = run_dbt(project, ["run", "--select", "deid_published"], tmp_path / "publish",
+                  release_vars(), built.database)
     _assert_working_schema_refused(run, ["deid_input", "deid_suppressed", "deid_generalized",
                                          "deid_release_records", "in release.main,"])
-    # the record-level tables are named first
     assert "published deid_published: deid_input, deid_suppressed, deid_generalized" in run.output
-    assert "deid_published" not in run.tables(), run.output[-3000:]
-    # the project's per-record store is created empty before any publish (one store per
-    # project, deid_release_history_init): no row, so no original value, was written to it
-    if "deid_release_records" in run.tables():
-        assert run.query("select count(*) as n from deid_release_records")["n"].iloc[0] == 0
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published)
 
 
 def test_a_working_table_left_in_the_published_schema_is_refused(default_release,

@@ -117,12 +117,31 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     # test_combined_releases_dbt.py)
     # (another name over the same source is the same line since issue 32: a new line at k = 10
     # is started over explicitly, `restart`)
-    changed = build(_vars(name="integration_release_k10", tau=0.1, max_suppression=0.95,
-                          column_suppression_cap=0.95,
-                          restart={"reason": "k = 10 from now on"}), step="settings")
+    k10 = _vars(name="integration_release_k10", tau=0.1, max_suppression=0.95,
+                column_suppression_cap=0.95, restart={"reason": "k = 10 from now on"})
+    # 3a. a selection that rebuilds the gate table and the publish model but not the tables the
+    # history's figures come from (deid_risk_summary, deid_information_loss): the row must never
+    # carry another build's figures (the k = 5 build's, smallest class 5, under k = 10); the
+    # release is refused (gate history_figures) naming what to rebuild, its figures left empty
+    stale = build(k10, ["build", "--select", "package:dbt_deid,+deid_gate_results",
+                        "deid_published"], step="stale")
+    last = _history(stale).iloc[-1]
+    figures = json.loads(last["achieved_json"]) if isinstance(last["achieved_json"], str) else None
+    assert figures is None or min(a["smallest_class"] for a in figures) >= 10, \
+        (last["status"], last["k"], figures)
+    assert not stale.ok and last["status"] == "refused", stale.output[-3000:]
+    assert last["gates_failed"] == "history_figures" and pd.isna(last["information_loss_json"])
+    assert "deid_risk_summary" in stale.output and "dbt build -s +deid_published" in stale.output
+    pd.testing.assert_frame_equal(_published(stale), table1)
+    # 3b. the same settings with the figures' tables rebuilt (the checked release is this
+    # build's already): published with this build's figures
+    changed = build(k10, ["run", "--select", "deid_gate_results", "deid_risk_summary",
+                          "deid_information_loss", "deid_published"], step="settings")
     assert changed.ok, changed.output[-3000:]
     h3 = _history(changed)
-    assert len(h3) == 3 and h3["status"].iloc[-1] == "published"
+    assert len(h3) == 4 and h3["status"].iloc[-1] == "published"
+    assert all(a["smallest_class"] >= 10 for a in json.loads(h3["achieved_json"].iloc[-1]))
+    h3 = h3.drop(index=h3.index[-2]).reset_index(drop=True)  # the refused row of 3a aside
     assert h3["settings_md5"].iloc[-1] != h3["settings_md5"].iloc[-2]
     assert h3["input_hash"].iloc[-1] == h3["input_hash"].iloc[-2]  # same input
     assert h3["published_hash"].iloc[-1] != h3["published_hash"].iloc[-2]
@@ -139,7 +158,7 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     data = build(_vars(), step="data")
     assert data.ok, data.output[-3000:]
     h4 = _history(data)
-    assert len(h4) == 4
+    assert len(h4) == 5  # the refused row of step 3a among them
     assert h4["input_rows"].iloc[-1] == 3999 and h4["published_rows"].iloc[-1] == 3999
     # a looser release after a stricter one: the history must not overstate its protection
     assert h4["k"].iloc[-1] == 5 and h4["tau"].iloc[-1] == pytest.approx(0.2)
@@ -155,13 +174,13 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     assert not refused.ok
     assert "release refused, nothing published" in refused.output
     h5 = _history(refused)
-    assert len(h5) == 5 and h5["status"].iloc[-1] == "refused"
+    assert len(h5) == 6 and h5["status"].iloc[-1] == "refused"
     assert "max_suppression" in h5["gates_failed"].iloc[-1]
     assert h5["max_suppression"].iloc[-1] == pytest.approx(0.001)  # the limit it was refused at
     assert pd.isna(h5["published_hash"].iloc[-1]) and pd.isna(h5["release_version"].iloc[-1])
     assert any(not g["passed"] and g["gate"] == "max_suppression"
                for g in json.loads(h5["gates_json"].iloc[-1]))
-    pd.testing.assert_frame_equal(h5.iloc[:4], h4, check_dtype=False)
+    pd.testing.assert_frame_equal(h5.iloc[:5], h4, check_dtype=False)
     pd.testing.assert_frame_equal(_published(refused), before_table)
 
     # 6. a full refresh rebuilds the tables but appends to the history, never rewrites it
@@ -169,14 +188,14 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
                  step="full")
     assert full.ok, full.output[-3000:]
     h6 = _history(full)
-    assert len(h6) == 6
-    pd.testing.assert_frame_equal(h6.iloc[:5], h5, check_dtype=False)
+    assert len(h6) == 7
+    pd.testing.assert_frame_equal(h6.iloc[:6], h5, check_dtype=False)
     assert h6["published_hash"].iloc[-1] == h4["published_hash"].iloc[-1]  # reproducible
 
     # 7. the command line lists the history and shows one release
     assert cli_main(["history", "--database", str(db)]) == 0
     listing = capsys.readouterr().out
-    assert listing.count("integration_release") == 6 and "refused" in listing
+    assert listing.count("integration_release") == 7 and "refused" in listing
     assert cli_main(["history", "--database", str(db), "--release", "other"]) == 0
     assert "no release recorded" in capsys.readouterr().out
     rid = h6["release_id"].iloc[-2]

@@ -41,12 +41,22 @@ def _check(in_main: set[str], extra_release: str | None = None) -> list[dict]:
             "graph": SimpleNamespace(nodes=nodes),
             "adapter": SimpleNamespace(
                 get_relation=lambda db, s, n: n if (s == "main" and n in in_main) else None),
-            "dbt_deid": SimpleNamespace(_split_release_node=split,
-                                        _first_names=call("_first_names")),
+            "dbt_deid": _namespace(call, split),
         }
     call = macro_caller([ROOT / "macros/publish/working_schema_results.sql"], context)
     target = SimpleNamespace(database="release", schema="main", identifier="deid_published")
     return call("working_schema_results")(target)
+
+
+def _split(name: str):
+    return name.split("__", 1) if "__deid_" in name else None
+
+
+def _namespace(call, split=_split) -> SimpleNamespace:
+    """The dbt_deid macros working_schema_results.sql's macros call."""
+    return SimpleNamespace(_split_release_node=split, **{m: call(m) for m in (
+        "_first_names", "_working_model_nodes", "_node_in_schema", "_record_level_first",
+        "_working_schema_fix")})
 
 
 @pytest.mark.parametrize("tables", [
@@ -68,3 +78,60 @@ def test_an_extra_release_s_own_store_left_in_the_published_schema_is_refused() 
 
 def test_the_published_table_alone_passes() -> None:
     assert _check({"deid_published"}, "it_second") == []
+
+
+class _Refused(Exception):
+    pass
+
+
+def _hook(nodes: dict, selected: list[str], which: str = "run") -> str:
+    """check_working_schema_layout (the package's on-run-start hook), rendered outside dbt."""
+    def raise_error(message: str):
+        raise _Refused(message)
+
+    def context(call):
+        return {
+            "execute": True, "flags": SimpleNamespace(WHICH=which),
+            "selected_resources": selected,
+            "graph": SimpleNamespace(nodes=nodes),
+            "exceptions": SimpleNamespace(raise_compiler_error=raise_error),
+            "dbt_deid": _namespace(call),
+        }
+    call = macro_caller([ROOT / "macros/publish/working_schema_results.sql",
+                         ROOT / "macros/publish/check_working_schema_layout.sql"], context)
+    return call("default__check_working_schema_layout")()
+
+
+def _layout(schema: str) -> dict:
+    nodes = {n: _node(n, schema) for n in ("deid_suppressed", "deid_input", "deid_patterns",
+                                           "it_second__deid_input")}
+    nodes["deid_published"] = _node("deid_published", "main", "deid_publish")
+    for node in nodes.values():
+        node.unique_id = f"model.x.{node.name}"
+    return nodes
+
+
+def test_the_hook_fails_before_a_working_model_is_built_in_the_published_schema() -> None:
+    """The on-run-start hook: working models selected into the published schema fail the
+    invocation (before any node runs), named record-level first, with the schema and the fix;
+    an extra release's working models count too."""
+    nodes = _layout("MAIN")  # schemas compare case-insensitively
+    with pytest.raises(_Refused) as refused:
+        _hook(nodes, [n.unique_id for n in nodes.values()])
+    message = str(refused.value)
+    assert ("4 working model(s) would be built in release.main, the schema of the published"
+            " deid_published: deid_input, it_second__deid_input, deid_suppressed, deid_patterns"
+            in message)
+    assert "nothing was built" in message and "generate_schema_name" in message
+    assert "docs/projects.md" in message
+
+
+def test_the_hook_passes_a_safe_layout_an_unselected_model_and_other_commands() -> None:
+    nodes = _layout("main")
+    safe = _layout("main_deid_work")
+    assert _hook(safe, [n.unique_id for n in safe.values()]) == ""
+    # the publish model alone: left to the publish step's check (working_schema_results)
+    assert _hook(nodes, ["model.x.deid_published"]) == ""
+    # commands that build no model
+    for which in ("compile", "test", "seed", "docs"):
+        assert _hook(nodes, [n.unique_id for n in nodes.values()], which) == ""

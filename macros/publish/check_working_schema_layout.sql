@@ -1,0 +1,46 @@
+{#- The working-schema check before anything is built: the package's `on-run-start` hook
+    (dbt_project.yml; dbt runs a package's on-run-start hooks in the root project's
+    invocations, before any node).
+
+    The publish step's check (working_schema_results) refuses a release whose working models
+    resolve to the published table's schema, but it runs after they were built: by then the
+    input snapshot, the suppressed records with their `<qi>__original` columns and the pattern
+    tables sat in the schema the mart is shared from (a schema-level grant shares them from then
+    on). This check compares the graph's resolved schemas first: for every publish model of the
+    invocation's graph (materialization deid_publish: every release, the extra releases' and the
+    claims and text ones included), the working models selected in this invocation
+    (`selected_resources`) that resolve to its database and schema (working_schema_results'
+    rules: _working_model_nodes, _node_in_schema). Any found, it fails the invocation naming
+    them, the schema and the fix, before any node runs. Only the commands that build models
+    (run, build, retry, clone) are checked; a selection without a working model in the
+    published schema (`dbt run -s deid_published`) is left to the publish step's check, which
+    also finds tables an earlier build left there. Model names only, never a value. -#}
+{% macro check_working_schema_layout() -%}
+  {{ return(dbt_deid.own(adapter.dispatch('check_working_schema_layout', 'dbt_deid'))()) }}
+{%- endmacro %}
+
+{% macro default__check_working_schema_layout() -%}
+  {%- if not execute or flags.WHICH not in ['run', 'build', 'retry', 'clone'] -%}{{ return('') }}{%- endif -%}
+  {%- set selected = selected_resources or [] -%}
+  {%- set working = [] -%}
+  {%- for node in dbt_deid._working_model_nodes() if node.unique_id in selected -%}{%- do working.append(node) -%}{%- endfor -%}
+  {%- set seen = [] -%}
+  {%- set problems = [] -%}
+  {%- for pub in graph.nodes.values() if pub.resource_type == 'model' and pub.config.get('materialized') == 'deid_publish' -%}
+    {%- set db = (pub.database or '') | lower -%}
+    {%- set schema = (pub.schema or '') | lower -%}
+    {%- if (db, schema) not in seen -%}
+      {%- do seen.append((db, schema)) -%}
+      {%- set here = [] -%}
+      {%- for node in working if dbt_deid._node_in_schema(node, db, schema) -%}{%- do here.append(node.name) -%}{%- endfor -%}
+      {%- if here -%}
+        {%- set where = (pub.database ~ '.' if pub.database else '') ~ pub.schema -%}
+        {%- do problems.append(here | length ~ " working model(s) would be built in " ~ where ~ ", the schema of the published " ~ pub.name ~ ": " ~ dbt_deid._first_names(dbt_deid._record_level_first(here))) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if problems -%}
+    {{ exceptions.raise_compiler_error("dbt_deid [working_schema]: nothing was built: " ~ problems | join('; ') ~ ". " ~ dbt_deid._working_schema_fix()) }}
+  {%- endif -%}
+  {{ return('') }}
+{%- endmacro %}
