@@ -131,7 +131,7 @@
     {#- only a new non-empty reason starts a line: removing `restart` or going back is refused -#}
     {%- if epoch == '' -%}
       {%- do out.update({'passed': false, 'failures': 1,
-          'message': what ~ ': the setting `restart` was removed, but the line was started over (' ~ versions[0] ~ '; the latest published with the reason of restart epoch ' ~ newest.epoch ~ '): removing the setting starts no new line; nothing is published, the last published version (' ~ newest.name ~ ' version ' ~ newest.version ~ ') stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
+          'message': what ~ ' has published ' ~ versions[0] ~ '; the setting `restart` was removed, but the latest version (' ~ newest.name ~ ' version ' ~ newest.version ~ ') was published under a `restart` reason (line epoch ' ~ newest.epoch ~ ', the reason is in the history): removing the setting starts no new line; nothing is published, that version stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
     {%- elif epoch in epochs -%}
       {%- do out.update({'passed': false, 'failures': 1,
           'message': what ~ ': the line was started over (setting `restart`) after the versions of this setting (' ~ versions[0] ~ '), or the published table is not its latest version; nothing is published, the last published version (' ~ newest.name ~ ' version ' ~ newest.version ~ ') stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
