@@ -20,12 +20,18 @@
       reason is in the history's settings_json and line_json; a new reason starts a new line,
       the same reason keeps the restarted line, going back to an earlier reason is refused).
 
-    The line of a table is every published version of the kind in the history whose published
-    table (schema.identifier) or source relation (schema.identifier, the catalog left out as
-    the discharge line does) is this one's, whatever the release name: another name, or a name
-    in another case, does not start over. A published table that exists with rows while the
-    history records no published version of it (history deleted or dropped) is refused too,
-    unless the line is restarted. Figures only: fingerprints and version numbers, never a value. -#}
+    A project has one claims release and one text release (one var each), so the line of a
+    table is every published version of the kind in the history (for claims, of the same table
+    role: patients or claims, from line_json's table, or for rows written before line_json from
+    the published or input relation; a row whose role cannot be told belongs to both lines),
+    whatever its published table, source or release name: another name, a renamed upstream
+    model or a moved published table (+alias) does not start over. The line's latest version is
+    the newest row whose published fingerprint is the published table's (client clocks may
+    disagree), else the newest by recorded_at, then version. Only a new non-empty `restart`
+    reason starts a new line: removing the setting, or going back to an earlier reason, is
+    refused. A published table that exists with rows while the history records no published
+    version of the kind (history deleted or dropped) is refused too, unless the line is
+    restarted. Figures only: fingerprints and version numbers, never a value. -#}
 
 {#- `schema.identifier` of a relation or its string, lower case, without quotes or catalog. -#}
 {% macro kind_line_relation_key(relation) -%}
@@ -38,6 +44,28 @@
   {%- set restart = settings.get('restart') if settings is mapping else none -%}
   {%- if restart is mapping and restart.get('reason') -%}{{ return(local_md5(restart.reason | string)[:16]) }}{%- endif -%}
   {{ return('') }}
+{%- endmacro %}
+
+{#- The table role (patients, claims or documents) of a published history row of `kind`:
+    line_json's table; for rows written before line_json, the table whose published or input
+    relation it is (`keys`: {table: [published key, input key]}), then the package's published
+    model names; none when it cannot be told (the row then belongs to every line of the kind). -#}
+{% macro kind_line_row_table(kind, line_json, published_relation, input_relation, keys) -%}
+  {%- if kind != 'claims' -%}{{ return('documents') }}{%- endif -%}
+  {%- set line = fromjson(line_json) if line_json else {} -%}
+  {%- if line is mapping and line.get('table') -%}{{ return(line.table) }}{%- endif -%}
+  {%- set published = dbt_deid.kind_line_relation_key(published_relation) -%}
+  {%- set input = dbt_deid.kind_line_relation_key(input_relation) if input_relation else none -%}
+  {%- for t, k in keys.items() -%}
+    {%- if published == k[0] -%}{{ return(t) }}{%- endif -%}
+  {%- endfor -%}
+  {%- for t in ['patients', 'claims'] -%}
+    {%- if published.split('.')[-1] == 'deid_claims_published_' ~ t -%}{{ return(t) }}{%- endif -%}
+  {%- endfor -%}
+  {%- for t, k in keys.items() -%}
+    {%- if input == k[1] -%}{{ return(t) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return(none) }}
 {%- endmacro %}
 
 {#- The gate result of the line of one table of a claims or text release: `kind` ('claims' or
@@ -67,10 +95,11 @@
   {%- set history = api.Relation.create(database=target.database, schema=target.schema, identifier='deid_release_history', type='table') -%}
   {%- set rows = [] -%}
   {%- if adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
-    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at from " ~ history
+    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from " ~ history
         ~ " where status = 'published' and release_kind = " ~ dbt_deid.literal(kind) ~ " and release_version is not null order by recorded_at, release_version") -%}
     {%- for r in t.rows -%}
-      {%- if dbt_deid.kind_line_relation_key(r[2]) == target_key or (r[3] and dbt_deid.kind_line_relation_key(r[3]) == source_key) -%}
+      {%- set role = dbt_deid.kind_line_row_table(kind, r[7], r[2], r[3], {table: [target_key, source_key]}) -%}
+      {%- if role is none or role == table -%}
         {%- do rows.append({'name': r[0], 'version': r[1] | int, 'hash': r[5],
             'epoch': dbt_deid.kind_line_epoch(fromjson(r[4]) if r[4] else {})}) -%}
       {%- endif -%}
@@ -89,13 +118,23 @@
     {%- endif -%}
     {{ return(out) }}
   {%- endif -%}
-  {%- set latest = rows | last -%}
+  {#- the latest version: the newest whose fingerprint is the published table's (client clocks
+      may disagree), else the newest by recorded_at, then version -#}
+  {%- set newest = rows | last -%}
+  {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+  {%- set published_hash = dbt_deid.table_fingerprint(found).hash if found is not none else none -%}
+  {%- set same = rows | selectattr('hash', 'equalto', published_hash) | list if published_hash else [] -%}
+  {%- set latest = same | last if same else newest -%}
   {%- set epochs = rows | map(attribute='epoch') | unique | list -%}
   {%- set versions = [dbt_deid.kind_line_versions(rows)] -%}
-  {%- if epoch != latest.epoch -%}
-    {%- if epoch in epochs -%}
+  {%- if epoch != newest.epoch or epoch != latest.epoch -%}
+    {#- only a new non-empty reason starts a line: removing `restart` or going back is refused -#}
+    {%- if epoch == '' -%}
       {%- do out.update({'passed': false, 'failures': 1,
-          'message': what ~ ': the line was started over (setting `restart`) after the versions of this setting (' ~ versions[0] ~ '); nothing is published, the last published version (' ~ latest.name ~ ' version ' ~ latest.version ~ ') stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
+          'message': what ~ ' has published ' ~ versions[0] ~ '; the setting `restart` was removed, but the latest version (' ~ newest.name ~ ' version ' ~ newest.version ~ ') was published under a `restart` reason (line epoch ' ~ newest.epoch ~ ', the reason is in the history): removing the setting starts no new line; nothing is published, that version stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
+    {%- elif epoch in epochs -%}
+      {%- do out.update({'passed': false, 'failures': 1,
+          'message': what ~ ': the line was started over (setting `restart`) after the versions of this setting (' ~ versions[0] ~ '), or the published table is not its latest version; nothing is published, the last published version (' ~ newest.name ~ ' version ' ~ newest.version ~ ') stays. Keep the `restart` setting of the latest version, or start the line over with a new reason'}) -%}
     {%- else -%}
       {%- do out.update({'message': what ~ ": started over (restart: '" ~ reason ~ "') after " ~ versions[0]}) -%}
     {%- endif -%}
@@ -138,9 +177,9 @@
   {%- set by = {} -%}{%- set order = [] -%}
   {%- for r in rows -%}
     {%- if r.name not in by -%}{%- do order.append(r.name) -%}{%- do by.update({r.name: []}) -%}{%- endif -%}
-    {%- do by[r.name].append(r.version | string) -%}
+    {%- do by[r.name].append(r.version | int) -%}
   {%- endfor -%}
   {%- set parts = [] -%}
-  {%- for n in order -%}{%- do parts.append('version(s) ' ~ by[n] | join(', ') ~ " of release name '" ~ n ~ "'") -%}{%- endfor -%}
+  {%- for n in order -%}{%- do parts.append('version(s) ' ~ by[n] | sort | join(', ') ~ " of release name '" ~ n ~ "'") -%}{%- endfor -%}
   {{ return(parts | join('; ')) }}
 {%- endmacro %}

@@ -296,7 +296,12 @@
   {%- if kind == 'claims' -%}
     {%- set release = var('deid_claims_release', {}) -%}
     {%- set cfg = dbt_deid.claims_release_config() -%}
-    {%- set src = dbt_deid.claims_relation(cfg.claims if target_relation.identifier == 'deid_claims_published_claims' else cfg.patients) -%}
+    {#- the table's role from its line result (the patients table is gated by the claims model),
+        else the model's deid_claims_table config: never from the (aliasable) identifier -#}
+    {%- set line = results | selectattr('line', 'defined') | selectattr('published_relation', 'equalto', dbt_deid.kind_line_relation_key(target_relation.include(database=false))) | list -%}
+    {%- set own = config.get('deid_claims_table') -%}
+    {%- set table = line[0].line.table if line else (own if target_relation.identifier == this.identifier else ('patients' if own == 'claims' else 'claims')) -%}
+    {%- set src = dbt_deid.claims_relation(cfg.claims if table == 'claims' else cfg.patients) -%}
     {%- set gate = ref('deid_claims_release_gate') -%}
     {%- set figures = "select measure, node, value, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
     {%- set limits = {'tau': cfg.tau, 'max_suppression': cfg.max_suppression} -%}

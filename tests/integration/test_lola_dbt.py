@@ -479,3 +479,19 @@ def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
     for table, frame in before.items():
         pd.testing.assert_frame_equal(renamed.query(f"select * from {table}"), frame)
 
+    # the claims table published under another name (+alias): still the claims line (not the
+    # patients one), and the history records the claims input, not the patients one
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(KEY_ENV, KEY)
+        moved = run_dbt(INTEGRATION, PUBLISH_ONLY, tmp_path,
+                        {**claims_vars(sampling_fraction=0.03),
+                         "it_claims_published_alias": "claims_deid_moved"}, db)
+    assert not moved.ok and "[claims_line]" in moved.output, moved.output[-3000:]
+    assert "claims_deid_moved" not in moved.tables()
+    rows = _history(moved)
+    mine = rows[rows["published_relation"].str.contains("claims_deid_moved")]
+    print("the aliased claims table's input:", list(mine["input_relation"]))
+    assert len(mine) == 1
+    assert mine["input_relation"].iloc[0].replace('"', "").endswith(".claims_claims")
+    assert json.loads(mine["line_json"].iloc[0])["extends_version"] == 1
+

@@ -299,6 +299,18 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     before = shrunk.query("select * from deid_text_published")
     assert len(before) == 54
 
+    # the client clocks disagree: version 2's row recorded before version 1's. The latest
+    # version is the one the published table is (its fingerprint), so an identical rebuild of
+    # version 2 is still identical, whatever the recorded times say
+    with duckdb.connect(str(db)) as con:
+        con.execute("update deid_release_history set recorded_at = '2000-01-01T00:00:00Z'"
+                    " where release_kind = 'text' and release_version = 2")
+    skewed = rebuild("deid_text_published")
+    print("identical rebuild with version 2 recorded first:", skewed.ok)
+    assert skewed.ok, skewed.output[-3000:]
+    gates = {g["gate"]: g for g in json.loads(_history(skewed)["gates_json"].iloc[-1])}
+    assert "identical to the published version 2" in gates["text_line"]["message"]
+
     # a note corrected upstream (a sentence appended): its text differs from version 2
     corrected = rebuild("tag:deid_text", sql="update text_documents set text = text ||"
                         " ' Seen again in clinic.' where doc_id = 'note0001'")
@@ -312,11 +324,11 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     assert "release refused, nothing published" in corrected.output, corrected.output[-3000:]
     assert "[text_line]" in corrected.output
     assert "release line 'integration_text'" in corrected.output
-    assert "version(s) 1, 2 of release name 'integration_text'" in corrected.output
+    assert "version(s) 1, 2, 3 of release name 'integration_text'" in corrected.output
     assert "restart: {reason:" in corrected.output
     pd.testing.assert_frame_equal(corrected.query("select * from deid_text_published"), before)
     rows = _history(corrected)
-    assert list(rows["status"]) == ["published", "published", "refused"]
+    assert list(rows["status"]) == ["published", "published", "published", "refused"]
     assert rows["gates_failed"].iloc[-1] == "text_line"
 
     # the one explicit way out: restart, its reason in the history
@@ -324,7 +336,7 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     restarted = rebuild("deid_text_published", {"restart": {"reason": reason}})
     assert restarted.ok, restarted.output[-3000:]
     last = _history(restarted).iloc[-1]
-    assert last["status"] == "published" and last["release_version"] == 3
+    assert last["status"] == "published" and last["release_version"] == 4
     assert json.loads(last["line_json"])["restart_reason"] == reason
 
     # the history's rows deleted: the published table is not a fresh start
@@ -333,3 +345,26 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     assert not lost.ok and "[text_line]" in lost.output, lost.output[-3000:]
     assert "records no published version of it" in lost.output
     assert list(_history(lost)["status"]) == ["refused"]
+
+    # the way out of a lost history is a restart; removing the setting later starts no line
+    again = "history lost (test)"
+    back = rebuild("deid_text_published", {"restart": {"reason": again}})
+    assert back.ok, back.output[-3000:]
+    kept = back.query("select * from deid_text_published")
+    unset = rebuild("tag:deid_text", sql="update text_documents set text = text ||"
+                    " ' Seen twice.' where doc_id = 'note0002'")
+    print("restart removed after a restart, a note corrected:", unset.ok)
+    assert not unset.ok and "[text_line]" in unset.output, unset.output[-3000:]
+    assert "the setting `restart` was removed" in unset.output
+    pd.testing.assert_frame_equal(unset.query("select * from deid_text_published"), kept)
+
+    # the upstream model renamed and the published table moved (+alias): the same line
+    moved = run_dbt(INTEGRATION, ["run", "--select", "text_documents_moved", "tag:deid_text"],
+                    tmp_path, {**text_vars({"restart": {"reason": again},
+                                            "documents": "text_documents_moved"},
+                                           text_miss_rate=0.0),
+                               "it_text_published_alias": "deid_text_published_moved"}, db)
+    print("renamed upstream and moved table, a note corrected:", moved.ok)
+    assert not moved.ok and "[text_line]" in moved.output, moved.output[-3000:]
+    assert "deid_text_published_moved" not in moved.tables()
+    assert list(_history(moved)["status"]) == ["refused", "published", "refused", "refused"]
