@@ -75,12 +75,22 @@ LAYOUTS = {
 SHADOWS = {
     "dbt_shadows": """
 {% macro run_query(sql) -%}
-  {%- if 'share_records_with_suppression >' in sql -%}{%- set sql = sql ~ ' and 1 = 0' -%}{%- endif -%}
+  {%- if 'share_records_with_suppression >' in sql -%}
+    {%- set sql = sql ~ ' and 1 = 0' -%}
+  {%- endif -%}
   {{ return(dbt.run_query(sql)) }}
 {%- endmacro %}
 
 {% macro duckdb__get_columns_in_relation(relation) -%}
   {{ return(dbt.duckdb__get_columns_in_relation(relation)) }}
+{%- endmacro %}
+
+{% macro duckdb__hash(field) -%}
+  {{ return(dbt.default__hash(field)) }}
+{%- endmacro %}
+
+{% macro ref() -%}
+  {{ return(builtins.ref(*varargs, **kwargs)) }}
 {%- endmacro %}
 """,
 }
@@ -129,9 +139,11 @@ def test_a_consumer_override_publishes_nothing_and_is_named(
 
 def test_a_shadowed_dbt_macro_publishes_nothing_and_is_named(
         it_database, project_with, tmp_path) -> None:
-    """Root-project macros named like dbt's (`run_query`, which every gate query goes through,
-    and `duckdb__get_columns_in_relation`, a dbt dispatch target): the build fails naming each,
-    its file and the dbt macro it shadows, and nothing is published."""
+    """Root-project macros named like dbt's (`run_query`, which every gate query goes through;
+    `duckdb__get_columns_in_relation`, dbt-duckdb's; `duckdb__hash`, found by dbt's dispatch of
+    `hash` before dbt's `default__hash`; `ref`, dbt's documented pass-through override): the
+    build fails naming each, its file and the dbt macro it shadows, and nothing is published.
+    On d89e732 the failing release published."""
     project = project_with("dbt_shadows")
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
@@ -141,7 +153,9 @@ def test_a_shadowed_dbt_macro_publishes_nothing_and_is_named(
     assert "deid_published" not in run.tables(), run.output[-3000:]
     for name, shadowed in [("run_query", "dbt.run_query"),
                            ("duckdb__get_columns_in_relation",
-                            "dbt_duckdb.duckdb__get_columns_in_relation")]:
+                            "dbt_duckdb.duckdb__get_columns_in_relation"),
+                           ("duckdb__hash", "dbt's dispatch of 'hash' (dbt.default__hash)"),
+                           ("ref", "dbt's context member 'ref'")]:
         assert f"dbt_deid_integration_tests.{name} (" in run.output, run.output[-3000:]
         assert f"shadows {shadowed}" in run.output, run.output[-3000:]
     assert "override.sql" in run.output and "docs/overrides.md" in run.output
