@@ -121,18 +121,23 @@ def project_with(tmp_path_factory) -> Callable[[str], Path]:
     return get
 
 
-@pytest.mark.parametrize("macro", sorted(OVERRIDES))
-def test_a_consumer_override_publishes_nothing_and_is_named(
-        it_database, project_with, tmp_path, macro) -> None:
-    project = project_with(macro)
+def _failing_run_refused(project: Path, it_database: Path, tmp_path: Path):
+    """`dbt run` of the failing release (MaxSup 0.001) in ``project``: no test stands between
+    the gates and the publish step, as on main, where each override published it. Asserts the
+    run failed and published nothing; returns the run."""
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    # `dbt run`: no test stands between the gates and the publish step, as on main, where
-    # each of these published the failing release
     run = run_dbt(project, ["run", "--select", "package:dbt_deid"], tmp_path,
                   release_vars(**FAILING), db)
     assert not run.ok, run.output[-3000:]
     assert "deid_published" not in run.tables(), run.output[-3000:]
+    return run
+
+
+@pytest.mark.parametrize("macro", sorted(OVERRIDES))
+def test_a_consumer_override_publishes_nothing_and_is_named(
+        it_database, project_with, tmp_path, macro) -> None:
+    run = _failing_run_refused(project_with(macro), it_database, tmp_path)
     assert f"dbt_deid_integration_tests.{macro}" in run.output, run.output[-3000:]
     assert "docs/overrides.md" in run.output
 
@@ -144,13 +149,7 @@ def test_a_shadowed_dbt_macro_publishes_nothing_and_is_named(
     `hash` before dbt's `default__hash`; `ref`, dbt's documented pass-through override): the
     build fails naming each, its file and the dbt macro it shadows, and nothing is published.
     On d89e732 the failing release published."""
-    project = project_with("dbt_shadows")
-    db = tmp_path / "release.duckdb"
-    shutil.copy(it_database, db)
-    run = run_dbt(project, ["run", "--select", "package:dbt_deid"], tmp_path,
-                  release_vars(**FAILING), db)
-    assert not run.ok, run.output[-3000:]
-    assert "deid_published" not in run.tables(), run.output[-3000:]
+    run = _failing_run_refused(project_with("dbt_shadows"), it_database, tmp_path)
     for name, shadowed in [("run_query", "dbt.run_query"),
                            ("duckdb__get_columns_in_relation",
                             "dbt_duckdb.duckdb__get_columns_in_relation"),
