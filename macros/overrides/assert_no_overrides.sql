@@ -6,6 +6,9 @@
       parents, `default`) and dbt_deid dispatches <name> (has some `*__<name>`). Each dispatch
       of the package fails on such a macro when it is reached (dbt_deid.own); this check names
       every one at once, before anything is written;
+    * dbt's own macros (`run_query`, `statement`, `create_table_as`, `ref`, a dispatch target
+      such as `duckdb__get_columns_in_relation`, ...), which the gates' queries and dbt's
+      materializations call unqualified: dbt_deid.shadowed_dbt_macros, checked first;
     * the publish materialization: `{% materialization deid_publish %}` anywhere but dbt_deid.
       dbt picks the root project's (Manifest.find_materialization_macro_by_name: locality Root
       beats Imported), and no setting can stop it, so the publish models call this check while
@@ -16,7 +19,11 @@
     message. -#}
 {% macro assert_no_overrides(where) -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- set found = dbt_deid.overriding_macros() -%}
+  {%- set found = dbt_deid.shadowed_dbt_macros() -%}
+  {%- if found is string or found is not iterable -%}
+    {{ exceptions.raise_compiler_error(where ~ ": " ~ dbt_deid.override_message("the override check could not run (a macro shadows dbt's 'return' or the package's macros)")) }}
+  {%- endif -%}
+  {%- set found = found + dbt_deid.overriding_macros() -%}
   {%- if found | length > 0 -%}
     {{ exceptions.raise_compiler_error(where ~ ": " ~ dbt_deid.override_message(found | join('; '))) }}
   {%- endif -%}

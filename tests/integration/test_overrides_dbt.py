@@ -68,13 +68,41 @@ LAYOUTS = {
 }
 
 
+# dbt's own macros, shadowed by the root project: a root macro is found before dbt's for every
+# unqualified call (`run_query`, `statement`, ...) and for dbt's dispatches (`duckdb__<name>`),
+# the package's calls and dbt's materializations included. On main (d89e732) this project
+# published the failing release (MaxSup 0.001): the wrapper hid the MaxSup gate's failing row.
+SHADOWS = {
+    "dbt_shadows": """
+{% macro run_query(sql) -%}
+  {%- if 'share_records_with_suppression >' in sql -%}
+    {%- set sql = sql ~ ' and 1 = 0' -%}
+  {%- endif -%}
+  {{ return(dbt.run_query(sql)) }}
+{%- endmacro %}
+
+{% macro duckdb__get_columns_in_relation(relation) -%}
+  {{ return(dbt.duckdb__get_columns_in_relation(relation)) }}
+{%- endmacro %}
+
+{% macro duckdb__hash(field) -%}
+  {{ return(dbt.default__hash(field)) }}
+{%- endmacro %}
+
+{% macro ref() -%}
+  {{ return(builtins.ref(*varargs, **kwargs)) }}
+{%- endmacro %}
+""",
+}
+
+
 def _project_with(tmp_path: Path, macro: str) -> Path:
     """integration_tests as a consumer project with one more macro file holding ``macro``."""
     extra = tmp_path / "consumer" / "consumer_macros"
     project = _consumer_project(tmp_path, **{"macro-paths": [
         str((INTEGRATION / "macros").resolve()), str(extra)]})
     extra.mkdir(parents=True, exist_ok=True)
-    (extra / "override.sql").write_text({**OVERRIDES, **LAYOUTS}[macro])
+    (extra / "override.sql").write_text({**OVERRIDES, **LAYOUTS, **SHADOWS}[macro])
     return project
 
 
@@ -93,20 +121,43 @@ def project_with(tmp_path_factory) -> Callable[[str], Path]:
     return get
 
 
-@pytest.mark.parametrize("macro", sorted(OVERRIDES))
-def test_a_consumer_override_publishes_nothing_and_is_named(
-        it_database, project_with, tmp_path, macro) -> None:
-    project = project_with(macro)
+def _failing_run_refused(project: Path, it_database: Path, tmp_path: Path):
+    """`dbt run` of the failing release (MaxSup 0.001) in ``project``: no test stands between
+    the gates and the publish step, as on main, where each override published it. Asserts the
+    run failed and published nothing; returns the run."""
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    # `dbt run`: no test stands between the gates and the publish step, as on main, where
-    # each of these published the failing release
     run = run_dbt(project, ["run", "--select", "package:dbt_deid"], tmp_path,
                   release_vars(**FAILING), db)
     assert not run.ok, run.output[-3000:]
     assert "deid_published" not in run.tables(), run.output[-3000:]
+    return run
+
+
+@pytest.mark.parametrize("macro", sorted(OVERRIDES))
+def test_a_consumer_override_publishes_nothing_and_is_named(
+        it_database, project_with, tmp_path, macro) -> None:
+    run = _failing_run_refused(project_with(macro), it_database, tmp_path)
     assert f"dbt_deid_integration_tests.{macro}" in run.output, run.output[-3000:]
     assert "docs/overrides.md" in run.output
+
+
+def test_a_shadowed_dbt_macro_publishes_nothing_and_is_named(
+        it_database, project_with, tmp_path) -> None:
+    """Root-project macros named like dbt's (`run_query`, which every gate query goes through;
+    `duckdb__get_columns_in_relation`, dbt-duckdb's; `duckdb__hash`, found by dbt's dispatch of
+    `hash` before dbt's `default__hash`; `ref`, dbt's documented pass-through override): the
+    build fails naming each, its file and the dbt macro it shadows, and nothing is published.
+    On d89e732 the failing release published."""
+    run = _failing_run_refused(project_with("dbt_shadows"), it_database, tmp_path)
+    for name, shadowed in [("run_query", "dbt.run_query"),
+                           ("duckdb__get_columns_in_relation",
+                            "dbt_duckdb.duckdb__get_columns_in_relation"),
+                           ("duckdb__hash", "dbt's dispatch of 'hash' (dbt.default__hash)"),
+                           ("ref", "dbt's context member 'ref'")]:
+        assert f"dbt_deid_integration_tests.{name} (" in run.output, run.output[-3000:]
+        assert f"shadows {shadowed}" in run.output, run.output[-3000:]
+    assert "override.sql" in run.output and "docs/overrides.md" in run.output
 
 
 def test_the_publish_model_alone_with_a_consumer_materialization_is_refused(
