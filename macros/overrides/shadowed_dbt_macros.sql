@@ -14,10 +14,12 @@
     * a macro an unqualified call reaches (the root project's) named like a macro of dbt's internal namespace (`context['dbt']`) or
       like one of dbt's context members (`context['builtins']`: `ref`, `source`, `return`,
       `exceptions`, `adapter`, ...);
-    * a macro of the root project or of any other package named `<prefix>__<name>`, <prefix> one
-      the adapter's dispatch tries, where dbt dispatches <name> (an internal `*__<name>`): found
-      before dbt's own by adapter.dispatch (root project) or through a `dispatch:` config for
-      `macro_namespace: dbt` (any package);
+    * a macro of the root project named `<prefix>__<name>`, <prefix> one the adapter's dispatch
+      tries, where dbt dispatches <name> (an internal `*__<name>`): found before dbt's own by
+      adapter.dispatch; and such a macro of another package when dbt's dispatch of <name>
+      resolves to it (a `dispatch:` config for `macro_namespace: dbt` routes there). Another
+      package's macro that dbt's dispatch does not reach is not a shadow: dbt_utils defines
+      `default__date_spine` and others named like dbt's own, for its own dispatch;
 
     except the names of `shadow_allowlist`. Uses only `context` and Jinja tests, so that no macro
     a project can shadow runs before the check: a shadowed `dbt`, `builtins` or `dbt_deid`
@@ -44,6 +46,7 @@
     {%- if parts | length == 2 and parts[0] | length > 0 -%}{%- do dispatched.update({parts[1]: v.macro.package_name ~ '.' ~ name}) -%}{%- endif -%}
   {%- endfor -%}
   {%- set internal_packages = internal_packages | unique | list -%}
+  {%- set resolved = {} -%}
   {#- every namespace of a project or package that is not internal: the keys of `context` whose
       value maps macro names to that package's macros -#}
   {%- for key in context | sort -%}
@@ -60,7 +63,8 @@
             {%- set what = internal[name].macro.package_name ~ '.' ~ name -%}
           {%- elif unqualified and name in builtin -%}
             {%- set what = "dbt's context member '" ~ name ~ "'" -%}
-          {%- elif parts | length == 2 and parts[0] in prefixes and parts[1] in dispatched -%}
+          {%- elif parts | length == 2 and parts[0] in prefixes and parts[1] in dispatched
+                   and (unqualified or dbt_deid._dispatch_package(builtin, parts[1], resolved) == key) -%}
             {%- set what = "dbt's dispatch of '" ~ parts[1] ~ "' (" ~ dispatched[parts[1]] ~ ")" -%}
           {%- endif -%}
           {%- if what is not none -%}
@@ -84,4 +88,16 @@
     {%- do names.extend([base, 'default__' ~ base]) -%}
   {%- endfor -%}
   {{ return(names) }}
+{%- endmacro %}
+
+{#- The package of the macro dbt's `adapter.dispatch(name, 'dbt')` resolves to (the search order
+    of the project's `dispatch:` config for `macro_namespace: dbt`, else the root project and
+    dbt's internal packages), through `builtins.adapter` (a root macro named `adapter` cannot
+    replace it), memoized in `cache`. -#}
+{% macro _dispatch_package(builtin, name, cache) -%}
+  {%- if name not in cache -%}
+    {%- set m = builtin['adapter'].dispatch(name, 'dbt') -%}
+    {%- do cache.update({name: (m.macro.package_name if m.macro is defined else '')}) -%}
+  {%- endif -%}
+  {{ return(cache[name]) }}
 {%- endmacro %}

@@ -111,9 +111,9 @@ def test_build_with_tests_excluded_refuses(published_db, tmp_path) -> None:
     _assert_refused_and_unchanged(run, published_db[1])
 
 
-def _consumer_project(tmp_path: Path, **config_changes) -> Path:
+def _consumer_project(tmp_path: Path, packages: tuple[Path, ...] = (), **config_changes) -> Path:
     """A copy of integration_tests with extra project config (e.g. a severity override), the
-    package installed from this checkout."""
+    package installed from this checkout (and the local ``packages``)."""
     project = tmp_path / "consumer"
     shutil.copytree(INTEGRATION, project, ignore=shutil.ignore_patterns(
         "target", "logs", "dbt_packages", "*.duckdb"))
@@ -123,7 +123,8 @@ def _consumer_project(tmp_path: Path, **config_changes) -> Path:
     config["macro-paths"] = [str((INTEGRATION / "macros").resolve())]
     config.update(config_changes)
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config))
-    (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
+    (project / "packages.yml").write_text(yaml.safe_dump(
+        {"packages": [{"local": str(p)} for p in (REPO, *packages)]}))
     (project / "package-lock.yml").unlink(missing_ok=True)
     dbt_fork.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], project,
                  dict(os.environ)).check_returncode()

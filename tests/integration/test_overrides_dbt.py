@@ -96,11 +96,52 @@ SHADOWS = {
 }
 
 
+#: Two installed packages with macros named like dbt's dispatch targets, as dbt_utils has
+#: (`default__date_spine`, for its own dispatch): `routed_pkg` is in the project's `dispatch:`
+#: search order for dbt's namespace (dbt's `generate_series` resolves to its macro: a shadow),
+#: `other_pkg` is not (dbt never reaches its `default__date_spine`: not a shadow).
+PACKAGES = {
+    "routed_pkg": """
+{% macro default__generate_series(upper_bound) -%}
+  {{ return(dbt.default__generate_series(upper_bound)) }}
+{%- endmacro %}
+""",
+    "other_pkg": """
+{% macro date_spine(datepart, start_date, end_date) -%}
+  {{ return(adapter.dispatch('date_spine', 'other_pkg')(datepart, start_date, end_date)) }}
+{%- endmacro %}
+
+{% macro default__date_spine(datepart, start_date, end_date) -%}
+  {{ return(dbt.date_spine(datepart, start_date, end_date)) }}
+{%- endmacro %}
+""",
+}
+
+
+def _packages(folder: Path) -> tuple[Path, ...]:
+    """The local packages of ``PACKAGES`` under ``folder``."""
+    made = []
+    for name, macros in PACKAGES.items():
+        root = folder / name
+        (root / "macros").mkdir(parents=True, exist_ok=True)
+        (root / "dbt_project.yml").write_text(
+            f"name: {name}\nversion: '1.0.0'\nconfig-version: 2\nmacro-paths: ['macros']\n")
+        (root / "macros" / f"{name}.sql").write_text(macros)
+        made.append(root)
+    return tuple(made)
+
+
 def _project_with(tmp_path: Path, macro: str) -> Path:
-    """integration_tests as a consumer project with one more macro file holding ``macro``."""
+    """integration_tests as a consumer project with one more macro file holding ``macro`` (the
+    dbt shadows: also the two packages of ``PACKAGES``, one in dbt's dispatch search order)."""
     extra = tmp_path / "consumer" / "consumer_macros"
-    project = _consumer_project(tmp_path, **{"macro-paths": [
-        str((INTEGRATION / "macros").resolve()), str(extra)]})
+    config: dict = {"macro-paths": [str((INTEGRATION / "macros").resolve()), str(extra)]}
+    packages: tuple[Path, ...] = ()
+    if macro == "dbt_shadows":
+        packages = _packages(tmp_path / "packages")
+        config["dispatch"] = [{"macro_namespace": "dbt",
+                               "search_order": ["routed_pkg", "dbt"]}]
+    project = _consumer_project(tmp_path, packages, **config)
     extra.mkdir(parents=True, exist_ok=True)
     (extra / "override.sql").write_text({**OVERRIDES, **LAYOUTS, **SHADOWS}[macro])
     return project
@@ -157,6 +198,10 @@ def test_a_shadowed_dbt_macro_publishes_nothing_and_is_named(
                            ("ref", "dbt's context member 'ref'")]:
         assert f"dbt_deid_integration_tests.{name} (" in run.output, run.output[-3000:]
         assert f"shadows {shadowed}" in run.output, run.output[-3000:]
+    # an installed package: named when dbt's dispatch reaches its macro, not otherwise
+    assert ("routed_pkg.default__generate_series (" in run.output
+            and "shadows dbt's dispatch of 'generate_series'" in run.output), run.output[-3000:]
+    assert "other_pkg." not in run.output, run.output[-3000:]
     assert "override.sql" in run.output and "docs/overrides.md" in run.output
 
 
