@@ -6,6 +6,7 @@ view over it (the same records under another relation) and a table of other reco
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -116,3 +117,43 @@ def test_the_lock_covers_every_line_sharing_the_records() -> None:
                                       "record_id": "abstract_id"}, None) == ["main.src_view"]
     assert call("line_lock_sources")({"name": "u", "source": "others",
                                       "record_id": "abstract_id"}, None) == []
+
+
+def _check_others_caller(shared: list[str]):
+    """refresh_line.sql's _check_line_others with the refusal raised as a Python error."""
+    class Refused(Exception):
+        pass
+
+    def refuse(msg: str) -> None:
+        raise Refused(msg)
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                line_shared_release_ids=lambda cfg, refresh=False: shared,
+                line_source=lambda cfg: "main." + cfg["source"],
+                _line_refused=lambda cfg, what, todo: refuse(what + "; " + todo)),
+            "exceptions": SimpleNamespace(raise_compiler_error=refuse),
+        }
+    return macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context), Refused
+
+
+def test_the_same_keys_under_a_renamed_column_are_not_a_rekey() -> None:
+    """Hole 6: a view `abstract_id as rid` over the published source, `record_id: rid`; its
+    records' keys are the stored ones (found by records), so the column name is not a re-key."""
+    cfg = {"name": "renamed", "source": "src_rid", "record_id": "rid"}
+    history = {"a": [1]}
+    row = ("a", "", "abstract_id", "main.src", "", 1, "r1")
+    # check_line's own `restart` phrase (the refusal's way out ends with it, sliced)
+    text = (ROOT / "macros" / "releases" / "refresh_line.sql").read_text()
+    restart = re.search(r'set restart = "([^"]*)"', text).group(1)
+    call, _ = _check_others_caller(["r1"])
+    call("_check_line_others")(cfg, [row], history, "hist", True, restart)  # no refusal
+    # not found by its records: a re-key, refused with one clean sentence
+    call, refused = _check_others_caller([])
+    try:
+        call("_check_line_others")(cfg, [row], history, "hist", True, restart)
+    except refused as e:
+        assert "re-key" in str(e) and "history)." in str(e) and "),." not in str(e)
+    else:
+        raise AssertionError("a re-key was not refused")
