@@ -374,10 +374,11 @@
 {%- endmacro %}
 
 {#- A store written before the line columns existed gets them (NULL in its rows: the line of
-    epoch '', source and record id column unknown, package version unknown). -#}
+    epoch '', source and record id column unknown, package version unknown, key fingerprint
+    unknown: store_integrity_problems cannot check those rows' key). -#}
 {% macro ensure_store_line_columns(store) -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
-  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version'] -%}
+  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version', 'key_check'] -%}
     {%- if name not in have -%}
       {% call statement('deid_records_line_' ~ name) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ dbt.type_string() }}{%- endcall %}
     {%- endif -%}
