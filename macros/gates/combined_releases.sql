@@ -219,7 +219,7 @@
   {%- set s = dbt.type_string() -%}
   {%- set cols = [('release_name', s), ('release_id', s), ('release_version', dbt.type_bigint()), ('invocation_id', s),
                   ('published_relation', s), ('record_key', s),
-                  ('line_epoch', s), ('record_id_column', s), ('source_relation', s), ('package_version', s)] -%}
+                  ('line_epoch', s), ('record_id_column', s), ('source_relation', s), ('package_version', s), ('key_check', s)] -%}
   {%- for q in cfg.released_qis -%}
     {%- do cols.append((q, s)) -%}{%- do cols.append((q ~ '__generalized', s)) -%}
   {%- endfor -%}
@@ -279,8 +279,7 @@
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = [] -%}{%- set values = [] -%}
-  {%- for name, type in columns[:10] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
-  {%- do names.append(dbt_deid.ident('key_check')) -%}
+  {%- for name, type in columns[:11] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
   {%- for q in cfg.released_qis -%}
     {%- do names.append(dbt_deid.ident(q)) -%}{%- do values.append('t.' ~ dbt_deid.ident(q)) -%}
     {#- the true value only where it is not the published cell (suppressed, mostly): the reader
