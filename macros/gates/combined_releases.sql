@@ -219,7 +219,7 @@
   {%- set s = dbt.type_string() -%}
   {%- set cols = [('release_name', s), ('release_id', s), ('release_version', dbt.type_bigint()), ('invocation_id', s),
                   ('published_relation', s), ('record_key', s),
-                  ('line_epoch', s), ('record_id_column', s), ('source_relation', s), ('package_version', s)] -%}
+                  ('line_epoch', s), ('record_id_column', s), ('source_relation', s), ('package_version', s), ('key_check', s)] -%}
   {%- for q in cfg.released_qis -%}
     {%- do cols.append((q, s)) -%}{%- do cols.append((q ~ '__generalized', s)) -%}
   {%- endfor -%}
@@ -274,11 +274,12 @@
       deid_release_history_init; the columns of QIs new to this release added -#}
   {%- set columns = dbt_deid.release_records_columns(cfg) -%}
   {%- do dbt_deid.ensure_release_store(truth, columns) -%}
+  {%- do dbt_deid.ensure_store_line_columns(store) -%}
   {%- set key = dbt_deid.history_key(truth) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
   {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = [] -%}{%- set values = [] -%}
-  {%- for name, type in columns[:10] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
+  {%- for name, type in columns[:11] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
   {%- for q in cfg.released_qis -%}
     {%- do names.append(dbt_deid.ident(q)) -%}{%- do values.append('t.' ~ dbt_deid.ident(q)) -%}
     {#- the true value only where it is not the published cell (suppressed, mostly): the reader
@@ -292,7 +293,8 @@
     insert into {{ store }} ({{ names | join(', ') }})
     select {{ dbt_deid.literal(cfg.name) }}, {{ dbt_deid.literal(release_id) }}, {{ version }}, {{ dbt_deid.literal(invocation_id) }},
       {{ dbt_deid.literal(target_relation | string) }}, {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }},
-      {{ dbt_deid.literal(dbt_deid.line_epoch()) }}, {{ dbt_deid.literal(cfg.record_id | lower) }}, {{ dbt_deid.literal(dbt_deid.line_source(cfg)) }}, {{ dbt_deid.literal(dbt_deid.package_version()) }}
+      {{ dbt_deid.literal(dbt_deid.line_epoch()) }}, {{ dbt_deid.literal(cfg.record_id | lower) }}, {{ dbt_deid.literal(dbt_deid.line_source(cfg)) }}, {{ dbt_deid.literal(dbt_deid.package_version()) }},
+      {{ dbt_deid.key_check_sql('k') }}
       {%- for v in values %}, {{ v }}{% endfor %}
     from {{ truth }} as t
     cross join {{ key }} as k
@@ -418,6 +420,9 @@
       {%- set key = key_relation -%}
     {%- endif -%}
   {%- endif -%}
+  {#- the store whole, project-wide: the key that keyed it, no rows deleted, no published
+      release of this epoch without rows (macros/gates/store_integrity.sql) -#}
+  {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list)) -%}
   {%- if problems | length == 0 and key is not none and store_rows > 0 -%}
     {%- do base.update({'line': dbt_deid.line_story(cfg, truth, key, store)}) -%}
   {%- endif -%}

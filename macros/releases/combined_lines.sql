@@ -10,27 +10,40 @@
     against each other for every name of the line (check_line, the gate combined_releases). -#}
 
 {#- The store rows combined with this release, as a SQL condition (`alias`: the store's): the
-    rows of the line's epoch written by this release name, by any release over the same source
-    relation, or by any release that shares records with this source
+    rows of this release's own line (its name, or its source relation with the same record id
+    column) in the line's epoch, and the rows of any release, of any epoch, that shares records
+    with this source
     (line_shared_release_ids: the line is the records, whatever relation they came from). -#}
 {% macro combined_lines_condition(cfg, alias='') -%}
   {%- set a = (alias ~ '.') if alias else '' -%}
   {%- set ids = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- set by_records = [] -%}{%- for i in ids -%}{%- do by_records.append(dbt_deid.literal(i)) -%}{%- endfor -%}
-  {{ return("coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
-            ~ " and (" ~ a ~ "release_name = " ~ dbt_deid.literal(cfg.name)
-            ~ " or " ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg))
+  {{ return("((" ~ dbt_deid.line_own_rows_sql(cfg, alias) ~ ") and coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
             ~ ((" or " ~ a ~ "release_id in (" ~ by_records | join(', ') ~ ")") if by_records else "") ~ ")") }}
 {%- endmacro %}
 
-{#- The releases of the store (in the line's epoch) that share records with this release's
+{#- The store rows of this release's own line, as a SQL condition (`alias`: the store's): the
+    rows written by this release name, or over the same source relation with the same record id
+    column (a row written before the store recorded the column counts as the same column). Only
+    these rows are filtered by the line's epoch: a `restart` starts over this line, never
+    another line's versions that share records with it (those stay combined from every epoch:
+    their recipients still hold them; issue 32, hole 5). -#}
+{% macro line_own_rows_sql(cfg, alias='') -%}
+  {%- set a = (alias ~ '.') if alias else '' -%}
+  {{ return(a ~ "release_name = " ~ dbt_deid.literal(cfg.name) ~ " or (" ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg))
+            ~ " and coalesce(lower(" ~ a ~ "record_id_column), " ~ dbt_deid.literal(cfg.record_id | lower) ~ ") = " ~ dbt_deid.literal(cfg.record_id | lower) ~ ")") }}
+{%- endmacro %}
+
+{#- The releases of the store that share records with this release's
     source, whatever relation they were published from (a view over it, a copy or a moved
     table, a renamed schema) and whatever their name, or whether their rows carry a source at
     all (rows written before the store recorded it): the store keys a record as md5(key || '|'
     || record id) with the project's one key, so a stored row whose record key is the key of
     one of the source's records is a row of the same record. A sorted list of release ids;
     [] at parse time or without a store, key or source relation. Computed once per `cfg` (kept
-    in it); `refresh` computes it again (the gate does, once it holds the line lock). -#}
+    in it); `refresh` computes it again (the gate does, once it holds the line lock). Rows of
+    this release's own line (line_own_rows_sql) count in the line's epoch only; every other
+    line's rows count from every epoch (a restart is one line's, hole 5). -#}
 {% macro line_shared_release_ids(cfg, refresh=false) -%}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- if not refresh and cfg.get('_line_shared_ids') is not none -%}{{ return(cfg.get('_line_shared_ids')) }}{%- endif -%}
@@ -44,7 +57,8 @@
           and adapter.get_relation(key.database, key.schema, key.identifier) is not none
           and adapter.get_relation(source.database, source.schema, source.identifier) is not none -%}
       {%- do dbt_deid.ensure_store_line_columns(store) -%}
-      {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where coalesce(r.line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
+      {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where (coalesce(r.line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
+            ~ " or not (" ~ dbt_deid.line_own_rows_sql(cfg, 'r') ~ "))"
             ~ " and r.record_key in (select " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " from " ~ source ~ " as s cross join " ~ key ~ " as k)"
             ~ " order by 1").rows -%}
       {%- for r in rows -%}{%- do ids.append(r[0]) -%}{%- endfor -%}

@@ -107,7 +107,7 @@
     the store (or its key) is missing. -#}
 {% macro check_line(cfg, store) -%}
   {%- set epoch = dbt_deid.line_epoch() -%}
-  {%- set restart = "start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history), or " -%}
+  {%- set restart = "start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history) or " -%}
   {%- set history = dbt_deid.line_history_relation() -%}
   {%- set hist_by_name = {} -%}
   {%- set hist_found = history is not none and adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
@@ -131,7 +131,7 @@
     {%- if r[0] == cfg.name -%}
       {%- do mine.append(r) -%}
       {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
-    {%- elif r[1] == epoch and ((r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids) -%}
+    {%- elif (r[1] == epoch and r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids -%}
       {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -178,10 +178,13 @@
 
 {#- check_line for the other release names over the same source (combined with this release:
     combined_lines.sql): their record identity must be this one, and their history and store
-    must agree. Run after this name's own checks, so those name the problem first. -#}
+    must agree. Run after this name's own checks, so those name the problem first. A release
+    found by its record keys (line_shared_release_ids) is keyed as this one whatever its record
+    id column was called (a view renaming the column): its column name is not compared. -#}
 {% macro _check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
+  {%- set by_records = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- for r in others -%}
-    {%- if r[2] and r[2] != cfg.record_id | lower -%}
+    {%- if r[2] and r[2] != cfg.record_id | lower and r[6] not in by_records -%}
       {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over " ~ (("the same source " ~ r[3] | replace('"', '')) if r[3] == dbt_deid.line_source(cfg) else ("records of this source, published from " ~ (r[3] | replace('"', '') or 'a source not recorded'))) ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
     {%- endif -%}
     {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}
@@ -371,10 +374,11 @@
 {%- endmacro %}
 
 {#- A store written before the line columns existed gets them (NULL in its rows: the line of
-    epoch '', source and record id column unknown, package version unknown). -#}
+    epoch '', source and record id column unknown, package version unknown, key fingerprint
+    unknown: store_integrity_problems cannot check those rows' key). -#}
 {% macro ensure_store_line_columns(store) -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
-  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version'] -%}
+  {%- for name in ['line_epoch', 'record_id_column', 'source_relation', 'package_version', 'key_check'] -%}
     {%- if name not in have -%}
       {% call statement('deid_records_line_' ~ name) -%}alter table {{ store }} add column {{ dbt_deid.ident(name) }} {{ dbt.type_string() }}{%- endcall %}
     {%- endif -%}

@@ -191,7 +191,9 @@
 {% macro default__assert_source_columns(cfg) -%}
   {%- if not dbt_deid.run_data_checks() -%}{{ return(none) }}{%- endif -%}
   {%- do dbt_deid.assert_column_roles(cfg) -%}
-  {%- do dbt_deid.assert_release_names(cfg, adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) | map(attribute='name') | list) -%}
+  {%- set columns = adapter.get_columns_in_relation(dbt_deid.release_source(cfg)) -%}
+  {%- do dbt_deid.assert_release_names(cfg, columns | map(attribute='name') | list) -%}
+  {%- do dbt_deid.assert_record_id_type(cfg, columns) -%}
 {%- endmacro %}
 
 {#- The release models put a QI's columns (`<qi>`, `<qi>__original`, `<qi>__generalized`,

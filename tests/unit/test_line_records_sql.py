@@ -6,6 +6,7 @@ view over it (the same records under another relation) and a table of other reco
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -35,6 +36,7 @@ def _caller(con: Any, declared: dict[str, dict]):
                     f"md5({k}.key_value || '|' || cast({x} as varchar))"),
                 ident=lambda x: x, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 line_source=lambda cfg: "main." + cfg["source"],
+                line_own_rows_sql=lambda cfg, alias="": call("line_own_rows_sql")(cfg, alias),
                 line_shared_release_ids=lambda cfg, refresh=False: call(
                     "line_shared_release_ids")(cfg, refresh),
                 extra_releases=lambda: {k: v for k, v in declared.items() if k != "default"}),
@@ -54,13 +56,14 @@ def _store(con: Any) -> None:
     con.execute("create table others as select range + 1000 as abstract_id from range(1, 41)")
     con.execute("create table hkey as select 'k3y' as key_value")
     con.execute("create table store (release_id varchar, release_name varchar,"
-                " line_epoch varchar, source_relation varchar, record_key varchar)")
+                " line_epoch varchar, source_relation varchar, record_key varchar,"
+                " record_id_column varchar)")
     rows = [("r1", "a", None, "main.src", i) for i in range(1, 11)]          # the source's
     rows += [("r2", "b", None, None, i) for i in range(5, 8)]                 # no source recorded
     rows += [("r3", "c", None, "main.others", i) for i in range(1001, 1011)]  # other records
     rows += [("r4", "d", "restarted", "main.src", i) for i in range(1, 5)]    # another epoch
     for rid, name, epoch, source, i in rows:
-        con.execute("insert into store select ?, ?, ?, ?, md5('k3y|' || ?)",
+        con.execute("insert into store select ?, ?, ?, ?, md5('k3y|' || ?), 'abstract_id'",
                     [rid, name, epoch, source, str(i)])
 
 
@@ -69,14 +72,22 @@ def test_the_releases_of_the_same_records_are_found_whatever_their_relation() ->
     _store(con)
     call = _caller(con, {})
     cfg = {"name": "moved", "source": "src_view", "record_id": "abstract_id"}
-    # the view's records are the source's: its releases and the one without a source, not the
-    # other records' nor another epoch's
-    assert call("line_shared_release_ids")(cfg) == ["r1", "r2"]
-    assert cfg["_line_shared_ids"] == ["r1", "r2"]  # kept in cfg; computed again on refresh
-    con.execute("insert into store select 'r5', 'e', null, 'main.src', md5('k3y|' || '20')")
-    assert call("line_shared_release_ids")(cfg) == ["r1", "r2"]
-    assert call("line_shared_release_ids")(cfg, True) == ["r1", "r2", "r5"]
+    # the view's records are the source's: its releases and the one without a source, and
+    # another line's release of another epoch (a restart is one line's: hole 5), not the other
+    # records'
+    assert call("line_shared_release_ids")(cfg) == ["r1", "r2", "r4"]
+    assert cfg["_line_shared_ids"] == ["r1", "r2", "r4"]  # kept in cfg; computed on refresh
+    con.execute("insert into store select 'r5', 'e', null, 'main.src', md5('k3y|' || '20'),"
+                " 'abstract_id'")
+    assert call("line_shared_release_ids")(cfg) == ["r1", "r2", "r4"]
+    assert call("line_shared_release_ids")(cfg, True) == ["r1", "r2", "r4", "r5"]
     condition = call("combined_lines_condition")(cfg)
+    assert con.execute(f"select distinct release_id from store where {condition} order by 1"
+                       ).fetchall() == [("r1",), ("r2",), ("r4",), ("r5",)]
+    # the line's own rows of another epoch are not combined (its restart), whatever the name
+    own = {"name": "a2", "source": "src", "record_id": "abstract_id"}
+    assert call("line_shared_release_ids")(own) == ["r1", "r2", "r5"]
+    condition = call("combined_lines_condition")(own)
     assert con.execute(f"select distinct release_id from store where {condition} order by 1"
                        ).fetchall() == [("r1",), ("r2",), ("r5",)]
     other = {"name": "o", "source": "others", "record_id": "abstract_id"}
@@ -106,3 +117,43 @@ def test_the_lock_covers_every_line_sharing_the_records() -> None:
                                       "record_id": "abstract_id"}, None) == ["main.src_view"]
     assert call("line_lock_sources")({"name": "u", "source": "others",
                                       "record_id": "abstract_id"}, None) == []
+
+
+def _check_others_caller(shared: list[str]):
+    """refresh_line.sql's _check_line_others with the refusal raised as a Python error."""
+    class Refused(Exception):
+        pass
+
+    def refuse(msg: str) -> None:
+        raise Refused(msg)
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                line_shared_release_ids=lambda cfg, refresh=False: shared,
+                line_source=lambda cfg: "main." + cfg["source"],
+                _line_refused=lambda cfg, what, todo: refuse(what + "; " + todo)),
+            "exceptions": SimpleNamespace(raise_compiler_error=refuse),
+        }
+    return macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context), Refused
+
+
+def test_the_same_keys_under_a_renamed_column_are_not_a_rekey() -> None:
+    """Hole 6: a view `abstract_id as rid` over the published source, `record_id: rid`; its
+    records' keys are the stored ones (found by records), so the column name is not a re-key."""
+    cfg = {"name": "renamed", "source": "src_rid", "record_id": "rid"}
+    history = {"a": [1]}
+    row = ("a", "", "abstract_id", "main.src", "", 1, "r1")
+    # check_line's own `restart` phrase (the refusal's way out ends with it, sliced)
+    text = (ROOT / "macros" / "releases" / "refresh_line.sql").read_text()
+    restart = re.search(r'set restart = "([^"]*)"', text).group(1)
+    call, _ = _check_others_caller(["r1"])
+    call("_check_line_others")(cfg, [row], history, "hist", True, restart)  # no refusal
+    # not found by its records: a re-key, refused with one clean sentence
+    call, refused = _check_others_caller([])
+    try:
+        call("_check_line_others")(cfg, [row], history, "hist", True, restart)
+    except refused as e:
+        assert "re-key" in str(e) and "history)." in str(e) and "),." not in str(e)
+    else:
+        raise AssertionError("a re-key was not refused")
