@@ -4,10 +4,12 @@
     * the key (hole 3): every store row written since records a fingerprint of the key that
       keyed it (`key_check`: a hash of a fixed label and the key, never the key); a key replaced
       (`update deid_history_key ...`) makes every record look new, so a stored fingerprint that
-      is not the current key's refuses. Rows written before the column existed carry none and
-      cannot be checked.
-    * rows deleted (hole 4): a published release whose store holds fewer rows than the
-      history's `published_rows` for it refuses.
+      is not the current key's refuses, and so does a row without one (`key_check` emptied by
+      hand hid a replaced key; the one project store is new in this unreleased version, so only
+      a development build wrote rows without it: restore the store or restart the line).
+    * rows deleted (hole 4): a published release whose store holds fewer distinct records than
+      the history's `published_rows` for it refuses (distinct: copies of the rows left would
+      otherwise make up the count).
     * the store dropped or emptied (hole 2): a published discharge release of this release's
       epoch (its history's line_json) with no store rows refuses every release of the project,
       whatever relation it is built from (a fresh store over a moved copy would otherwise start
@@ -26,14 +28,14 @@
         ~ " where status = 'published' and (" ~ kind ~ " = 'discharge' or " ~ kind ~ " is null) order by recorded_at, release_id").rows -%}
   {%- set counts = {} -%}{%- set foreign = [] -%}
   {%- if store_found -%}
-    {%- set check = ("sum(case when r.key_check is not null and r.key_check <> " ~ dbt_deid.key_check_sql('k') ~ " then 1 else 0 end)") if key is not none else "0" -%}
-    {%- for r in run_query("select r.release_id, count(*), " ~ check ~ " from " ~ store ~ " as r" ~ ((" cross join " ~ key ~ " as k") if key is not none else "") ~ " group by r.release_id order by 1").rows -%}
+    {%- set check = ("sum(case when r.key_check is null or r.key_check <> " ~ dbt_deid.key_check_sql('k') ~ " then 1 else 0 end)") if key is not none else "0" -%}
+    {%- for r in run_query("select r.release_id, count(distinct r.record_key), " ~ check ~ " from " ~ store ~ " as r" ~ ((" cross join " ~ key ~ " as k") if key is not none else "") ~ " group by r.release_id order by 1").rows -%}
       {%- do counts.update({r[0]: r[1] | int}) -%}
       {%- if (r[2] or 0) | int > 0 -%}{%- do foreign.append(r[0] ~ ' (' ~ r[2] ~ ' rows)') -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
   {%- if foreign | length > 0 -%}
-    {%- do out.append("the key in " ~ key ~ " is not the key that keyed the stored rows of release(s) " ~ foreign | join(', ') ~ " (the key was replaced: every record would look new, recipients would hold each record twice)") -%}
+    {%- do out.append("the key in " ~ key ~ " is not the key that keyed the stored rows of release(s) " ~ foreign | join(', ') ~ " (the key was replaced, or the rows' key fingerprint key_check emptied: every record would look new, recipients would hold each record twice; restore the key and the store, or restart the line)") -%}
   {%- endif -%}
   {%- set epoch = dbt_deid.line_epoch() -%}
   {%- set missing = [] -%}{%- set short = [] -%}

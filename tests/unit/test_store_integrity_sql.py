@@ -15,6 +15,8 @@ from tests.macro_render import macro_caller
 from tests.unit.test_line_lock_sql import ROOT
 
 FILE = ROOT / "macros" / "gates" / "store_integrity.sql"
+#: The key fingerprint of the project's key 'k3y' (key_check_sql), as SQL.
+FINGERPRINT = "md5('dbt_deid-key-check|k3y')"
 
 
 def _caller(con: Any):
@@ -63,13 +65,28 @@ def test_the_store_whole_passes_and_each_hole_is_refused() -> None:
     _project(con)
     call = _caller(con)
     assert _problems(call) == []
-    # hole 3: the key replaced; rows written before the fingerprint existed are not checked
+    # hole 3: the key replaced; and the rows' fingerprints emptied by hand to hide it (a
+    # reviewer's bypass of the first fix, which skipped rows without one)
     con.execute("update hkey set key_value = 'S3CRET'")
     (msg,) = _problems(call)
     assert "not the key that keyed" in msg and "r1 (10 rows)" in msg and "S3CRET" not in msg
     con.execute("update store set key_check = null")
-    assert _problems(call) == []
+    (msg,) = _problems(call)
+    assert "not the key that keyed" in msg and "r1 (10 rows)" in msg
     con.execute("update hkey set key_value = 'k3y'")
+    (msg,) = _problems(call)
+    assert "key_check emptied" in msg
+    con.execute(f"update store set key_check = {FINGERPRINT}")
+    assert _problems(call) == []
+    # hole 4 bypassed: rows deleted, then the rows left copied up to the published count
+    con.execute("create table kept as select * from store where release_id = 'r2' limit 1")
+    con.execute("delete from store where release_id = 'r2'")
+    con.execute("insert into store select kept.* from kept, range(5)")
+    (msg,) = _problems(call)
+    assert "fewer rows than published" in msg and "y version 1 (release r2): 1 of 5" in msg
+    con.execute("delete from store where release_id = 'r2'")
+    con.execute("insert into store select 'r2', md5('k3y|' || range), NULL from range(5)")
+    con.execute(f"update store set key_check = {FINGERPRINT} where release_id = 'r2'")
     # hole 4: rows of a published release deleted, its history kept
     con.execute("delete from store where release_id = 'r2' and record_key in"
                 " (select md5('k3y|' || range) from range(2))")
