@@ -49,7 +49,7 @@
   {%- if not refresh and cfg.get('_line_shared_ids') is not none -%}{{ return(cfg.get('_line_shared_ids')) }}{%- endif -%}
   {%- set ids = [] -%}
   {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
-  {%- set source = dbt_deid._graph_relation(cfg.source) -%}
+  {%- set source = dbt_deid._line_records_relation(cfg) -%}
   {%- if gate is not none and source is not none and cfg.get('record_id') -%}
     {%- set store = dbt_deid.release_records_relation(gate) -%}
     {%- set key = dbt_deid.history_key_relation(gate) -%}
@@ -86,7 +86,7 @@
       {%- if r[0] != mine -%}{%- do out.append(r[0]) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set here = dbt_deid._graph_relation(cfg.source) -%}
+  {%- set here = dbt_deid._line_records_relation(cfg) -%}
   {%- set declared = [] -%}
   {%- if var('deid_release', none) is mapping -%}{%- do declared.append(var('deid_release')) -%}{%- endif -%}
   {%- for name, raw in dbt_deid.extra_releases().items() | sort -%}{%- if raw is mapping -%}{%- do declared.append(raw) -%}{%- endif -%}{%- endfor -%}
@@ -111,4 +111,14 @@
         ~ " where " ~ dbt_deid.combined_lines_condition(cfg) ~ ") order by recorded_at desc, release_version desc").rows -%}
   {%- if rows | length == 0 -%}{{ return(none) }}{%- endif -%}
   {{ return({'release_id': rows[0][0], 'name': rows[0][1], 'version': rows[0][2] | int}) }}
+{%- endmacro %}
+
+{#- The relation holding this release's source records for the line's record match: the input
+    snapshot (deid_input, the source read once per build; issue 33's source reads stay 3) when
+    it exists, else the source itself. A snapshot older than the source cannot publish: the gate
+    table's input_unchanged and the publish step's fingerprint refuse it. -#}
+{% macro _line_records_relation(cfg) -%}
+  {%- set snap = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_input')) -%}
+  {%- if snap is not none and adapter.get_relation(snap.database, snap.schema, snap.identifier) is not none -%}{{ return(snap) }}{%- endif -%}
+  {{ return(dbt_deid._graph_relation(cfg.source)) }}
 {%- endmacro %}
