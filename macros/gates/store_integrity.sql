@@ -10,8 +10,10 @@
     * rows deleted (hole 4): a published release whose store holds fewer distinct records than
       the history's `published_rows` for it refuses (distinct: copies of the rows left would
       otherwise make up the count).
-    * the store dropped or emptied (hole 2): a published discharge release of this release's
-      epoch (its history's line_json) with no store rows refuses every release of the project,
+    * the store dropped or emptied (hole 2): a published discharge release with no store rows
+      refuses every release of the project (only this release name's versions of an earlier
+      epoch, left behind by its own restart, are not asked for: another name's restart must not
+      excuse a line that never opted in),
       whatever relation it is built from (a fresh store over a moved copy would otherwise start
       the protection over unnoticed).
     A list of messages (release names, versions, ids and counts only). `key` is the key relation
@@ -44,7 +46,7 @@
     {%- set its_epoch = (manifest.get('epoch') or '') if manifest is mapping else '' -%}
     {%- set n = counts.get(r[0], 0) -%}
     {%- set label = r[1] ~ ' version ' ~ r[2] ~ ' (release ' ~ r[0] ~ ')' -%}
-    {%- if n == 0 and its_epoch == epoch and r[0] not in known and (r[4] is none or r[4] | int > 0) -%}
+    {%- if n == 0 and (its_epoch == epoch or r[1] != cfg.name) and r[0] not in known and (r[4] is none or r[4] | int > 0) -%}
       {%- do missing.append(label) -%}
     {%- elif n > 0 and r[4] is not none and n < r[4] | int -%}
       {%- do short.append(label ~ ': ' ~ n ~ ' of ' ~ r[4] ~ ' rows') -%}

@@ -32,7 +32,7 @@
   {%- endfor -%}
   {%- if problems -%}
     {{ return({'gate': 'history_figures', 'passed': false, 'failures': problems | length, 'achieved': none, 'information_loss': none,
-        'message': problems | join('; ') ~ ': the history would record another build\'s figures; rebuild them with the gate table (dbt build -s +' ~ this.identifier ~ ')'}) }}
+        'message': problems | join('; ') ~ ': the history would record another build\'s figures; rebuild them with the gate table (dbt build -s +' ~ model.name ~ ')'}) }}
   {%- endif -%}
   {{ return({'gate': 'history_figures', 'passed': true, 'failures': 0,
       'achieved': dbt_deid.achieved_figures(), 'information_loss': dbt_deid.information_loss_headline(),

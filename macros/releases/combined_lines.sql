@@ -58,7 +58,7 @@
           and adapter.get_relation(source.database, source.schema, source.identifier) is not none -%}
       {%- do dbt_deid.ensure_store_line_columns(store) -%}
       {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where (coalesce(r.line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
-            ~ " or not (" ~ dbt_deid.line_own_rows_sql(cfg, 'r') ~ "))"
+            ~ " or not coalesce((" ~ dbt_deid.line_own_rows_sql(cfg, 'r') ~ "), false))"
             ~ " and r.record_key in (select " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " from " ~ source ~ " as s cross join " ~ key ~ " as k)"
             ~ " order by 1").rows -%}
       {%- for r in rows -%}{%- do ids.append(r[0]) -%}{%- endfor -%}

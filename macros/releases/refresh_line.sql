@@ -179,12 +179,14 @@
 {#- check_line for the other release names over the same source (combined with this release:
     combined_lines.sql): their record identity must be this one, and their history and store
     must agree. Run after this name's own checks, so those name the problem first. A release
-    found by its record keys (line_shared_release_ids) is keyed as this one whatever its record
-    id column was called (a view renaming the column): its column name is not compared. -#}
+    found by its record keys (line_shared_release_ids) over another relation is keyed as this
+    one whatever its record id column was called (a view renaming the column): its column name
+    is not compared. Over the same source it is: two integer id columns (1..n each) share keys
+    without being the same records. -#}
 {% macro _check_line_others(cfg, others, hist_by_name, history, hist_found, restart) -%}
   {%- set by_records = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- for r in others -%}
-    {%- if r[2] and r[2] != cfg.record_id | lower and r[6] not in by_records -%}
+    {%- if r[2] and r[2] != cfg.record_id | lower and (r[6] not in by_records or r[3] == dbt_deid.line_source(cfg)) -%}
       {{ dbt_deid._line_refused(cfg, "record_id is " ~ cfg.record_id ~ " but the published versions were keyed by " ~ r[2] ~ " (release name " ~ r[0] ~ ", over " ~ (("the same source " ~ r[3] | replace('"', '')) if r[3] == dbt_deid.line_source(cfg) else ("records of this source, published from " ~ (r[3] | replace('"', '') or 'a source not recorded'))) ~ ": a re-key makes every record look new: recipients would hold each record twice under two keys)", "Keep record_id: " ~ r[2] ~ ", or " ~ restart[:-4] ~ ".") }}
     {%- endif -%}
     {%- if (r[5] | int) not in hist_by_name.get(r[0], []) -%}

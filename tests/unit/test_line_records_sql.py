@@ -18,7 +18,7 @@ from tests.unit.test_line_lock_sql import ROOT
 FILE = ROOT / "macros" / "releases" / "combined_lines.sql"
 
 
-def _caller(con: Any, declared: dict[str, dict]):
+def _caller(con: Any, declared: dict[str, dict], epoch: str = ""):
     def run_query(sql: str) -> SimpleNamespace:
         rows = con.execute(sql).fetchall()
         return SimpleNamespace(rows=rows, columns=[SimpleNamespace(
@@ -27,8 +27,10 @@ def _caller(con: Any, declared: dict[str, dict]):
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
-                line_epoch=lambda: "", release_node_name=lambda n: n,
+                line_epoch=lambda: epoch, release_node_name=lambda n: n,
                 _graph_relation=lambda name: name,
+                # the source's records (the input snapshot in a build: _line_records_relation)
+                _line_records_relation=lambda cfg: cfg["source"],
                 release_records_relation=lambda gate: "store",
                 history_key_relation=lambda gate: "hkey",
                 ensure_store_line_columns=lambda store: None,
@@ -92,6 +94,11 @@ def test_the_releases_of_the_same_records_are_found_whatever_their_relation() ->
                        ).fetchall() == [("r1",), ("r2",), ("r5",)]
     other = {"name": "o", "source": "others", "record_id": "abstract_id"}
     assert call("line_shared_release_ids")(other) == ["r3"]
+    # this release restarted (a new epoch): another line's rows without a recorded source are
+    # still found (its own-line test is NULL for them, and `not NULL` dropped them on 237f7ff)
+    restarted = _caller(con, {}, epoch="new")
+    view = {"name": "moved", "source": "src_view", "record_id": "abstract_id"}
+    assert restarted("line_shared_release_ids")(view) == ["r1", "r2", "r4", "r5"]
     # not caught (docs/combined-lines.md, "What is not done"): the same records under another
     # record id column, over another relation, share no record key with the stored releases
     con.execute("create view src_rekeyed as select abstract_id, 'P' || abstract_id as mrn"

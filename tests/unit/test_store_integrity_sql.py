@@ -99,5 +99,9 @@ def test_the_store_whole_passes_and_each_hole_is_refused() -> None:
                for m in _problems(call))
     assert not any("r1" in m for m in _problems(call, known=["r1"]))  # named by the caller
     con.execute("delete from store")
+    # another name's versions of an earlier epoch are asked for (its restart does not excuse
+    # this line); only this name's own earlier epoch (its restart) is not
     (msg,) = _problems(call, store_found=False, key=None)
+    assert "r1" in msg and "r2" in msg and "r3" in msg
+    (msg,) = _problems(call, cfg={"name": "z"}, store_found=False, key=None)
     assert "r1" in msg and "r2" in msg and "r3" not in msg
