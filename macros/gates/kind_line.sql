@@ -142,7 +142,7 @@
   {%- endif -%}
   {%- set fp = dbt_deid.table_fingerprint(candidate) -%}
   {%- do line.update({'extends_version': latest.version, 'extends_release': latest.name, 'identical_to_extended': fp.hash == latest.hash}) -%}
-  {%- set extra = dbt_deid.kind_line_rows_not_in(candidate, target, latest.hash) if fp.hash != latest.hash else 0 -%}
+  {%- set extra = dbt_deid.kind_line_rows_not_in(candidate, found, published_hash, latest.hash) if fp.hash != latest.hash else 0 -%}
   {%- do line.update({'rows_not_in_extended': extra}) -%}
   {%- if fp.hash == latest.hash -%}
     {%- do out.update({'figure': 0, 'limit': 0, 'message': what ~ ': identical to the published version ' ~ latest.version ~ ' of ' ~ latest.name ~ ' (the same fingerprint: nothing new is revealed)'}) -%}
@@ -158,13 +158,12 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The number of rows of `candidate` that are not rows of the published table `target`
-    (EXCEPT ALL: multiplicity counts), or none when that cannot be decided: `target` is missing,
-    is not the latest published version (its fingerprint is not `latest_hash`) or has other
-    columns. -#}
-{% macro kind_line_rows_not_in(candidate, target, latest_hash) -%}
-  {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
-  {%- if found is none or dbt_deid.table_fingerprint(found).hash != latest_hash -%}{{ return(none) }}{%- endif -%}
+{#- The number of rows of `candidate` that are not rows of the published table `found`
+    (EXCEPT ALL: multiplicity counts), or none when that cannot be decided: `found` is missing,
+    is not the latest published version (its fingerprint `published_hash`, taken once by the
+    gate, is not `latest_hash`) or has other columns. -#}
+{% macro kind_line_rows_not_in(candidate, found, published_hash, latest_hash) -%}
+  {%- if found is none or published_hash is none or published_hash != latest_hash -%}{{ return(none) }}{%- endif -%}
   {%- set cols = adapter.get_columns_in_relation(candidate) | map(attribute='name') | list -%}
   {%- set theirs = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
   {%- if cols | map('lower') | list != theirs -%}{{ return(none) }}{%- endif -%}
