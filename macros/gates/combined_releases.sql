@@ -72,7 +72,7 @@
     {#- rows of the line by their records too (the old store's own key hashes this source's
         record ids as it hashed them; a relation renamed since is still the line), or, when
         that key is gone, every row without a recorded source (fail closed) -#}
-    {%- set here = dbt_deid._graph_relation(cfg.source) -%}
+    {%- set here = dbt_deid._line_records_relation(cfg) -%}
     {%- set old_key = adapter.get_relation(old.key.database, old.key.schema, old.key.identifier) -%}
     {%- set by_records = "" -%}
     {%- if old_key is not none and here is not none and cfg.get('record_id') and adapter.get_relation(here.database, here.schema, here.identifier) is not none -%}
