@@ -12,10 +12,11 @@
 
     * it is identical to the line's latest published version (the same published fingerprint:
       an idempotent rebuild reveals nothing new), or
-    * every row of it is a row of that version (EXCEPT ALL: records deleted, nothing changed or
-      added; the published table must still be that version, by its fingerprint), so the
-      versions combined are that version, which passed its gates (by induction every version of
-      a line is then a subset of the line's first version), or
+    * every row of it is a row of that version, multiplicity counted (rows_not_in_sql, which
+      every engine runs: records deleted, nothing changed or added; the published table must
+      still be that version, by its fingerprint), so the versions combined are that version,
+      which passed its gates (by induction every version of a line is then a subset of the
+      line's first version), or
     * the line is started over explicitly with `restart: {reason: ...}` in the kind's var (the
       reason is in the history's settings_json and line_json; a new reason starts a new line,
       the same reason keeps the restarted line, going back to an earlier reason is refused).
@@ -159,7 +160,8 @@
 {%- endmacro %}
 
 {#- The number of rows of `candidate` that are not rows of the published table `found`
-    (EXCEPT ALL: multiplicity counts), or none when that cannot be decided: `found` is missing,
+    (multiplicity counts, as EXCEPT ALL counts them: rows_not_in_sql, portable), or none when
+    that cannot be decided: `found` is missing,
     is not the latest published version (its fingerprint `published_hash`, taken once by the
     gate, is not `latest_hash`) or has other columns. -#}
 {% macro kind_line_rows_not_in(candidate, found, published_hash, latest_hash) -%}
@@ -167,8 +169,7 @@
   {%- set cols = adapter.get_columns_in_relation(candidate) | map(attribute='name') | list -%}
   {%- set theirs = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
   {%- if cols | map('lower') | list != theirs -%}{{ return(none) }}{%- endif -%}
-  {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  {{ return(run_query("select count(*) from (select " ~ sel | join(', ') ~ " from " ~ candidate ~ " except all select " ~ sel | join(', ') ~ " from " ~ found ~ ") as extra").rows[0][0] | int) }}
+  {{ return(run_query(dbt_deid.rows_not_in_sql(candidate, found, cols)).rows[0][0] | int) }}
 {%- endmacro %}
 
 {#- "version(s) 1, 2 of release name 'a'; version(s) 1 of release name 'b'" for line rows. -#}
