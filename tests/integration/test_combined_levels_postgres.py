@@ -62,6 +62,12 @@ def _runner(con) -> Execute:  # noqa: ANN001 - psycopg2 connection
     return run
 
 
+@pytest.fixture
+def forms() -> list[str]:
+    """rows_not_in_sql's forms run here: the portable default__ and postgres__ (EXCEPT ALL)."""
+    return ["default", "postgres"]
+
+
 @pytest.fixture(scope="module")
 def execute(server: PostgresServer) -> Iterator[Execute]:
     """The SQL on a private PostgreSQL server (this module's tests are the unit tests of

@@ -1,7 +1,8 @@
 """The portable multiset difference (macros/gates/rows_not_in_sql.sql, issue 32): the line gates
 of the claims and text releases publish a later version only when every row of it is a row of
 the published version, multiplicity counted. That was `EXCEPT ALL`, which BigQuery and Snowflake
-do not have; default__rows_not_in_sql is a UNION ALL and a GROUP BY every engine runs. Rendered
+do not have; default__rows_not_in_sql is a UNION ALL and a GROUP BY every engine runs
+(postgres__ keeps EXCEPT ALL, faster there: both forms are run on PostgreSQL). Rendered
 with Jinja outside dbt and run on DuckDB in memory (test_combined_levels_postgres.py collects
 these tests again on a private PostgreSQL server), held to `EXCEPT ALL` on the same engine:
 duplicates, NULLs (equal to each other, as in EXCEPT, distinct from every value), a row held
@@ -36,11 +37,18 @@ def execute() -> Execute:
     return lambda sql: con.execute(sql).fetchall()
 
 
-def _rows_not_in_sql(left: str, right: str) -> str:
+@pytest.fixture
+def forms() -> list[str]:
+    """The dispatch prefixes whose form runs on this engine: DuckDB runs default__
+    (test_combined_levels_postgres.py: default__ and postgres__)."""
+    return ["default"]
+
+
+def _rows_not_in_sql(left: str, right: str, prefix: str) -> str:
     call = macro_caller([FILE], lambda call: {
         "dbt_deid": SimpleNamespace(own=lambda m: m,
                                     ident=lambda n: '"' + n.replace('"', '""') + '"'),
-        "adapter": SimpleNamespace(dispatch=lambda name, package: call("default__" + name)),
+        "adapter": SimpleNamespace(dispatch=lambda name, package: call(f"{prefix}__{name}")),
     })
     return call("rows_not_in_sql")(left, right, COLUMNS)
 
@@ -59,16 +67,21 @@ def _load(execute: Execute, table: str, rows: Sequence[Row]) -> None:
                 + ", ".join("(" + ", ".join(map(_literal, r)) + ")" for r in rows))
 
 
-def _both(execute: Execute, left: Sequence[Row], right: Sequence[Row]) -> tuple[int, int]:
-    """(the macro's count, the count of `left EXCEPT ALL right`) on the same engine."""
+def _both(execute: Execute, forms: list[str], left: Sequence[Row],
+          right: Sequence[Row]) -> tuple[int, int]:
+    """(the macro's count, the count of `left EXCEPT ALL right`) on the same engine; every
+    form of the macro the engine runs gives the same count."""
     _load(execute, "mset_left", left)
     _load(execute, "mset_right", right)
-    ours = execute(_rows_not_in_sql("mset_left", "mset_right"))
+    ours = {prefix: execute(_rows_not_in_sql("mset_left", "mset_right", prefix))
+            for prefix in forms}
     cols = ", ".join('"' + c + '"' for c in COLUMNS)
     theirs = execute(f"select count(*) from (select {cols} from mset_left except all"
                      f" select {cols} from mset_right) as e")
-    assert len(ours) == 1
-    return int(ours[0][0]), int(theirs[0][0])
+    assert all(len(rows) == 1 for rows in ours.values())
+    counts = {int(rows[0][0]) for rows in ours.values()}
+    assert len(counts) == 1, ours
+    return counts.pop(), int(theirs[0][0])
 
 
 A: Row = (1, "x", 2.5)
@@ -87,12 +100,12 @@ N: Row = (None, None, None)
     ([A, B, B], [], 3),                         # nothing published to be a subset of
     ([A, B, B, N, N, N], [B, N], 4),
 ])
-def test_the_count_is_except_alls(execute: Execute, left: list[Row], right: list[Row],
-                                  expected: int) -> None:
-    assert _both(execute, left, right) == (expected, expected)
+def test_the_count_is_except_alls(execute: Execute, forms: list[str], left: list[Row],
+                                  right: list[Row], expected: int) -> None:
+    assert _both(execute, forms, left, right) == (expected, expected)
 
 
-def test_random_tables_agree_with_except_all(execute: Execute) -> None:
+def test_random_tables_agree_with_except_all(execute: Execute, forms: list[str]) -> None:
     rng = random.Random(32)
     values: list[list[Any]] = [[None, 1, 2], [None, "a", "b"], [None, 0.5, 1.5]]
     pool = [tuple(rng.choice(v) for v in values) for _ in range(12)]
@@ -102,7 +115,7 @@ def test_random_tables_agree_with_except_all(execute: Execute) -> None:
         # a later version: mostly rows of the old one (deletions), sometimes a row more
         new = rng.sample(old, rng.randint(0, len(old))) + [
             rng.choice(pool) for _ in range(rng.choice([0, 0, 1, 3]))]
-        ours, theirs = _both(execute, new, old)
+        ours, theirs = _both(execute, forms, new, old)
         assert ours == theirs, (new, old)
         verdicts.add(ours == 0)
     assert verdicts == {True, False}  # both verdicts were tried
