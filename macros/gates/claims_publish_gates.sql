@@ -118,8 +118,8 @@
   {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
   {%- set sel = sel | join(', ') -%}
   {%- set r = run_query("select (select count(*) from " ~ rel ~ "), (select count(*) from " ~ src ~ "),"
-      ~ " (select count(*) from (select " ~ sel ~ " from " ~ rel ~ " except select " ~ sel ~ " from " ~ src ~ ") as a),"
-      ~ " (select count(*) from (select " ~ sel ~ " from " ~ src ~ " except select " ~ sel ~ " from " ~ rel ~ ") as b)").rows[0] -%}
+      ~ " (select count(*) from (select " ~ sel ~ " from " ~ rel ~ " " ~ dbt.except() | trim ~ " select " ~ sel ~ " from " ~ src ~ ") as a),"
+      ~ " (select count(*) from (select " ~ sel ~ " from " ~ src ~ " " ~ dbt.except() | trim ~ " select " ~ sel ~ " from " ~ rel ~ ") as b)").rows[0] -%}
   {%- set ok = r[0] == r[1] and r[2] == 0 and r[3] == 0 -%}
   {%- do results.append({'gate': table ~ '_rows', 'passed': ok, 'failures': 0 if ok else r[2] + r[3] + (0 if r[0] == r[1] else 1),
       'figure': r[0] | int, 'limit': r[1] | int,

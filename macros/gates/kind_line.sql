@@ -12,10 +12,11 @@
 
     * it is identical to the line's latest published version (the same published fingerprint:
       an idempotent rebuild reveals nothing new), or
-    * every row of it is a row of that version (EXCEPT ALL: records deleted, nothing changed or
-      added; the published table must still be that version, by its fingerprint), so the
-      versions combined are that version, which passed its gates (by induction every version of
-      a line is then a subset of the line's first version), or
+    * every row of it is a row of that version, multiplicity counted (rows_not_in_sql, which
+      every engine runs: records deleted, nothing changed or added; the published table must
+      still be that version, by its fingerprint), so the versions combined are that version,
+      which passed its gates (by induction every version of a line is then a subset of the
+      line's first version), or
     * the line is started over explicitly with `restart: {reason: ...}` in the kind's var (the
       reason is in the history's settings_json and line_json; a new reason starts a new line,
       the same reason keeps the restarted line, going back to an earlier reason is refused).
@@ -95,7 +96,16 @@
   {%- set history = api.Relation.create(database=target.database, schema=target.schema, identifier='deid_release_history', type='table') -%}
   {%- set rows = [] -%}
   {%- if adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
-    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from " ~ history
+    {%- set read = dbt_deid.kind_line_history_columns(history) -%}
+    {%- if read is string and epoch != '' -%}
+      {#- a history older than `restart` holds no earlier reason to go back to -#}
+      {%- do out.update({'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ "): started over (restart: '" ~ reason ~ "'); " ~ read}) -%}
+      {{ return(out) }}
+    {%- elif read is string -%}
+      {%- do out.update({'passed': false, 'failures': 1, 'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ '): ' ~ read ~ '; nothing is published' ~ (', the published table stays' if adapter.get_relation(target.database, target.schema, target.identifier) is not none else '') ~ '. Start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history, which is then given the columns of this package version)'}) -%}
+      {{ return(out) }}
+    {%- endif -%}
+    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from (select " ~ read | join(', ') ~ " from " ~ history ~ ") as h"
         ~ " where status = 'published' and release_kind = " ~ dbt_deid.literal(kind) ~ " and release_version is not null order by recorded_at, release_version") -%}
     {%- for r in t.rows -%}
       {%- set role = dbt_deid.kind_line_row_table(kind, r[7], r[2], r[3], {table: [target_key, source_key]}) -%}
@@ -159,7 +169,8 @@
 {%- endmacro %}
 
 {#- The number of rows of `candidate` that are not rows of the published table `found`
-    (EXCEPT ALL: multiplicity counts), or none when that cannot be decided: `found` is missing,
+    (multiplicity counts, as EXCEPT ALL counts them: rows_not_in_sql, portable), or none when
+    that cannot be decided: `found` is missing,
     is not the latest published version (its fingerprint `published_hash`, taken once by the
     gate, is not `latest_hash`) or has other columns. -#}
 {% macro kind_line_rows_not_in(candidate, found, published_hash, latest_hash) -%}
@@ -167,8 +178,30 @@
   {%- set cols = adapter.get_columns_in_relation(candidate) | map(attribute='name') | list -%}
   {%- set theirs = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
   {%- if cols | map('lower') | list != theirs -%}{{ return(none) }}{%- endif -%}
-  {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  {{ return(run_query("select count(*) from (select " ~ sel | join(', ') ~ " from " ~ candidate ~ " except all select " ~ sel | join(', ') ~ " from " ~ found ~ ") as extra").rows[0][0] | int) }}
+  {{ return(run_query(dbt_deid.rows_not_in_sql(candidate, found, cols)).rows[0][0] | int) }}
+{%- endmacro %}
+
+{#- The select list of the history columns the line gate reads (and filters on), for a history
+    written by any package version: line_json, input_relation and release_kind as null where
+    the table has no such column (the history of a version before them, read before
+    deid_release_history_init adds them, as when the publish model runs alone). That is what
+    the gate reads after the columns are added (null in every earlier row), so the check stays
+    sound: a row without line_json has its table told by its relations (kind_line_row_table),
+    a history without release_kind holds no claims or text version (those were first recorded
+    with it). A string instead when a column the line cannot be told without is missing: the
+    message. -#}
+{% macro kind_line_history_columns(history) -%}
+  {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
+  {%- set needed = ['release_name', 'release_version', 'published_relation', 'settings_json', 'published_hash', 'recorded_at', 'status'] -%}
+  {%- set absent = needed | reject('in', have) | list -%}
+  {%- if absent -%}
+    {{ return("the release history " ~ history ~ " was written by an older package version (no column(s) " ~ absent | join(', ') ~ "): the line's published versions cannot be told from it") }}
+  {%- endif -%}
+  {%- set out = [] -%}
+  {%- for c in ['release_name', 'release_version', 'published_relation', 'input_relation', 'settings_json', 'published_hash', 'recorded_at', 'line_json', 'status', 'release_kind'] -%}
+    {%- do out.append(c if c in have else 'cast(null as ' ~ dbt.type_string() ~ ') as ' ~ c) -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {%- endmacro %}
 
 {#- "version(s) 1, 2 of release name 'a'; version(s) 1 of release name 'b'" for line rows. -#}

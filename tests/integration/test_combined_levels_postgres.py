@@ -5,7 +5,9 @@ socket of its own: tests/integration/postgres_server.py), held to the same refer
 DuckDB (tests/combined_view_check.py): the hand-counted case, the two gaps the review found
 (a stored release without its level, a value changed at a middle level of three) and random
 releases at three levels (the tests of tests/unit/test_combined_levels_sql.py, collected here
-with this module's engine). No dbt build: a few seconds, most of them the server's start.
+with this module's engine); the line gates' portable multiset difference rows_not_in_sql held
+to PostgreSQL's EXCEPT ALL (tests/unit/test_rows_not_in_sql.py). No dbt build: a few seconds,
+most of them the server's start.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from tests.unit.test_combined_levels_sql import (  # noqa: F401 - collected here
     test_the_sql_agrees_with_the_reference,
 )
 from tests.unit.test_line_lock_sql import line_lock_caller
+from tests.unit.test_rows_not_in_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_random_tables_agree_with_except_all,
+    test_the_count_is_except_alls,
+)
 
 pytestmark = pytest.mark.engines
 
@@ -54,6 +60,12 @@ def _runner(con) -> Execute:  # noqa: ANN001 - psycopg2 connection
             cur.execute(sql)
             return cur.fetchall() if cur.description else []
     return run
+
+
+@pytest.fixture
+def forms() -> list[str]:
+    """rows_not_in_sql's forms run here: the portable default__ and postgres__ (EXCEPT ALL)."""
+    return ["default", "postgres"]
 
 
 @pytest.fixture(scope="module")
