@@ -10,7 +10,7 @@
 {%- if execute and config.get('materialized') != 'deid_publish' -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}
--- depends_on: {{ ref('deid_text_release_gate') }}
+-- depends_on: {{ ref('dbt_deid', 'deid_text_release_gate') }}
 -- depends_on: {{ dbt_deid.text_input_relation(cfg, 'documents') }}
-{{ dbt_deid.text_redact_sql(ref('deid_text_documents'), ref('deid_text_detections')) }}
+{{ dbt_deid.text_redact_sql(ref('dbt_deid', 'deid_text_documents'), ref('dbt_deid', 'deid_text_detections')) }}
 {%- endif %}
