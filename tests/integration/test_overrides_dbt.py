@@ -298,12 +298,14 @@ def test_a_working_table_left_in_the_published_schema_is_refused(default_release
 #: with dbt's default `require_ref_searches_node_package_before_root: false`, a package ref()
 #: by name found the root's `deid_gate_results` first (on b31f4c4 this one, saying "passed",
 #: published an unsuppressed release); with the flag true a root `deid_release_gate` made the
-#: package's graph lookup return none, which switched the line checks off.
+#: package's graph lookup return none, which switched the line checks off. In their own schema
+#: (in the published schema the working_schema gate refused them by their names).
 COLLIDING_MODELS = {
-    "deid_gate_results": "{{ config(materialized='table') }}\n"
+    "deid_gate_results": "{{ config(materialized='table', schema='shadow') }}\n"
                          "select * replace (true as passed, 0 as failures)"
                          " from {{ ref('dbt_deid', 'deid_gate_results') }}\n",
-    "deid_release_gate": "{{ config(materialized='view') }}\nselect 1 as unrelated\n",
+    "deid_release_gate": "{{ config(materialized='view', schema='shadow') }}\n"
+                         "select 1 as unrelated\n",
 }
 
 
