@@ -1,6 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"],
           materialized='deid_publish', deid_checks='claims', deid_claims_table='claims',
-          deid_publish_with=['deid_claims_published_patients']) }}
+          deid_publish_with=['deid_claims_published_patients'],
+          pre_hook="{{ dbt_deid.refuse_publish_clone() }}") }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
 {#- The published claims: the pseudonymized ids, the claim quasi-identifiers at the release

@@ -1,6 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"],
           materialized='deid_publish', deid_checks='claims', deid_claims_table='patients',
-          deid_published_by='deid_claims_published_claims') }}
+          deid_published_by='deid_claims_published_claims',
+          pre_hook="{{ dbt_deid.refuse_publish_clone() }}") }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
 {#- The published patients: the pseudonymized ids, the demographic quasi-identifiers at the

@@ -1,5 +1,6 @@
 {{ config(enabled=dbt_deid.text_release_enabled(), tags=["deid_text"],
-          materialized='deid_publish', deid_checks='text') }}
+          materialized='deid_publish', deid_checks='text',
+          pre_hook="{{ dbt_deid.refuse_publish_clone() }}") }}
 {%- if dbt_deid.text_release_enabled() -%}
 {%- set cfg = dbt_deid.text_release_config() -%}
 {#- The de-identified documents. Materialized deid_publish with the text gates

@@ -336,3 +336,25 @@ def test_a_root_model_named_like_a_release_model_is_refused(default_release, tmp
     assert "docs/overrides.md" in run.output
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
     assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+
+
+def test_dbt_clone_of_the_published_table_is_refused(default_release, tmp_path) -> None:
+    """`dbt clone --full-refresh -s deid_published --state <the build's target>` (review 7,
+    finding 6): on a5cf6b0 it passed (`PASS=1`) and left `main.deid_published` a view over
+    itself, the release gone and the history still saying `published`. The publish model's
+    pre-hook fails the node naming it; the published table and the history are unchanged."""
+    run = copy_of(default_release, tmp_path / "db")
+    before = run.query("select * from deid_published")
+    history = run.query("select count(*) as n from deid_release_history")["n"].iloc[0]
+    state = default_release.database.parent / "target"
+    run = run_dbt(INTEGRATION, ["clone", "--select", "deid_published", "--state", str(state),
+                                "--full-refresh"], tmp_path, release_vars(), run.database)
+    assert not run.ok, run.output[-3000:]
+    assert ("dbt_deid [clone]: nothing was cloned: `dbt clone` would replace the published"
+            " deid_published") in run.output.replace("\n", " "), run.output[-3000:]
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+    with duckdb.connect(str(run.database), read_only=True) as con:
+        assert con.execute("select table_type from information_schema.tables where table_schema"
+                           " = 'main' and table_name = 'deid_published'").fetchall() == [
+                               ("BASE TABLE",)]

@@ -8,7 +8,7 @@ stand-in, no warehouse.
 * 2: with the flag set, a root model ``deid_release_gate`` made ``_graph_relation`` return none,
   which the line checks read as "nothing to check": a re-keyed release published.
 * 6: ``dbt clone -s deid_published --state ...`` replaced the published table by a view over
-  itself, without the gates or a history row.
+  itself, without the gates or a history row (the real clone: test_overrides_dbt.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
 from tests.macro_render import macro_caller
 
@@ -47,22 +46,14 @@ def _split(name: str):
     return name.split("__", 1) if name and "__deid_" in name else None
 
 
-def _call(files: list[str], nodes: list[SimpleNamespace], which: str = "run",
-          selected: list[str] | None = None):
+def _call(files: list[str], nodes: list[SimpleNamespace]):
     def context(call):
         return {
-            "execute": True, "project_name": "consumer", "flags": SimpleNamespace(WHICH=which),
-            "selected_resources": selected or [],
+            "execute": True, "project_name": "consumer",
             "graph": SimpleNamespace(nodes={n.unique_id: n for n in nodes}, sources={}),
             "exceptions": SimpleNamespace(raise_compiler_error=_raise),
             "api": SimpleNamespace(Relation=SimpleNamespace(create=lambda **kw: kw)),
-            "adapter": SimpleNamespace(dispatch=lambda name, _ns: call("default__" + name)),
-            "dbt_deid": SimpleNamespace(
-                _split_release_node=_split, own=lambda m: m,
-                **{m: call(m) for m in ("check_working_schema_layout",
-                                        "refuse_publish_clone", "_working_model_nodes",
-                                        "_node_in_schema", "_record_level_first",
-                                        "_first_names", "_working_schema_fix")}),
+            "dbt_deid": SimpleNamespace(_split_release_node=_split),
         }
     return macro_caller([ROOT / f for f in files], context)
 
@@ -112,33 +103,38 @@ def test_an_ambiguous_release_node_name_is_refused_not_read_as_absent() -> None:
                         "it_third__deid_release_gate")
 
 
-def _on_run_start(nodes: list[SimpleNamespace], which: str, selected: list[str]) -> None:
-    """Every on-run-start hook of dbt_project.yml, as dbt runs them."""
-    hooks = yaml.safe_load((ROOT / "dbt_project.yml").read_text())["on-run-start"]
-    call = _call(["macros/publish/working_schema_results.sql",
-                  "macros/publish/check_working_schema_layout.sql",
-                  *(["macros/publish/refuse_publish_clone.sql"]
-                    if (ROOT / "macros/publish/refuse_publish_clone.sql").exists() else [])],
-                 nodes, which, selected)
-    for hook in hooks:
-        assert call(re.fullmatch(r"{{ dbt_deid\.(\w+)\(\) }}", hook).group(1))() == ""
+def _pre_hook(publish: str, which: str) -> str:
+    """The publish models' pre-hook under ``which`` (dbt's flags.WHICH), for ``publish``."""
+    def context(call):
+        return {"execute": True, "flags": SimpleNamespace(WHICH=which),
+                "this": SimpleNamespace(identifier=publish),
+                "exceptions": SimpleNamespace(raise_compiler_error=_raise)}
+    return macro_caller([ROOT / "macros/publish/refuse_publish_clone.sql"],
+                        context)("refuse_publish_clone")()
 
 
-@pytest.mark.parametrize("publish", ["deid_published", "it_second__deid_published"])
-def test_dbt_clone_of_a_publish_model_is_refused_before_anything_runs(publish) -> None:
-    node = next(n for n in RELEASE if n.name == publish)
+@pytest.mark.parametrize("publish", ["deid_published", "it_second__deid_published",
+                                     "deid_claims_published_claims", "deid_text_published"])
+def test_dbt_clone_of_a_publish_model_is_refused_naming_it(publish) -> None:
     with pytest.raises(_Refused) as refused:
-        _on_run_start(RELEASE, "clone", [node.unique_id])
+        _pre_hook(publish, "clone")
     message = str(refused.value)
     assert ("dbt_deid [clone]: nothing was cloned: `dbt clone` would replace the published"
-            f" {publish}") in message
+            f" {publish} ") in message
     assert "--exclude config.materialized:deid_publish" in message
     assert "docs/overrides.md" in message
+    for which in ("run", "build", "retry", "compile"):
+        assert _pre_hook(publish, which) == ""
 
 
-def test_a_clone_of_the_working_models_and_other_commands_pass() -> None:
-    working = [n.unique_id for n in RELEASE if n.config["materialized"] != "deid_publish"]
-    _on_run_start(RELEASE, "clone", working)
-    everything = [n.unique_id for n in RELEASE]
-    for which in ("run", "build", "test", "compile"):
-        _on_run_start(RELEASE, which, everything)
+def test_every_publish_model_sets_the_clone_pre_hook() -> None:
+    """The default and extra releases' publish model (one body, release_models.sql) and the
+    claims and text ones."""
+    hook = 'pre_hook="{{ dbt_deid.refuse_publish_clone() }}"'
+    for path in ["macros/releases/release_models.sql",
+                 "models/publish/deid_claims_published_claims.sql",
+                 "models/publish/deid_claims_published_patients.sql",
+                 "models/publish/deid_text_published.sql"]:
+        text = (ROOT / path).read_text()
+        configs = re.findall(r"{{ config\((.*?)\) }}\n", text, re.S)
+        assert [c for c in configs if "materialized='deid_publish'" in c and hook in c], path
