@@ -64,7 +64,7 @@
 {%- endmacro %}
 
 {% macro claims_verdict_results(cfg) -%}
-  {%- set gate = ref('deid_claims_release_gate') -%}
+  {%- set gate = ref('dbt_deid', 'deid_claims_release_gate') -%}
   {%- set t = run_query("select measure, node, value, " ~ adapter.quote('limit') ~ ", passed, message from " ~ gate ~ " where measure in ('node_risk', 'attack1')") -%}
   {%- set by = {} -%}
   {%- for r in t.rows -%}{%- do by.update({r[0]: r}) -%}{%- endfor -%}
@@ -113,7 +113,7 @@
         'message': table ~ ': rows not compared (the columns differ)'}) -%}
     {{ return(results) }}
   {%- endif -%}
-  {%- set src = ref('deid_claims_generalized_' ~ table) -%}
+  {%- set src = ref('dbt_deid', 'deid_claims_generalized_' ~ table) -%}
   {%- set cols = expected | map('string') | list -%}
   {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
   {%- set sel = sel | join(', ') -%}

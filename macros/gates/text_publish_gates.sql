@@ -17,7 +17,7 @@
 {%- endmacro %}
 
 {% macro default__text_publish_gate_results(cfg, candidate) -%}
-  {%- set gate = ref('deid_text_release_gate') -%}
+  {%- set gate = ref('dbt_deid', 'deid_text_release_gate') -%}
   {%- set t = run_query("select measure, point, upper, passed from " ~ gate ~ " where measure in ('direct', 'direct_benchmark', 'quasi')") -%}
   {%- set by = {} -%}
   {%- for r in t.rows -%}{%- do by.update({r[0]: r}) -%}{%- endfor -%}
@@ -45,7 +45,7 @@
       'figure': got | length, 'limit': want | length,
       'message': 'published columns: ' ~ want | join(', ') ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
   {%- if not absent -%}
-    {%- set docs = ref('deid_text_documents') -%}
+    {%- set docs = ref('dbt_deid', 'deid_text_documents') -%}
     {%- set r = run_query("select (select count(*) from " ~ candidate ~ "), (select count(distinct doc_id) from " ~ candidate ~ "), (select count(*) from " ~ docs ~ "),"
         ~ " (select count(*) from " ~ docs ~ " as d where not exists (select 1 from " ~ candidate ~ " as c where c.doc_id = d.doc_id))").rows[0] -%}
     {%- set ok = r[0] == r[2] and r[1] == r[0] and r[3] == 0 -%}

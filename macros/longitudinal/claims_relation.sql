@@ -10,7 +10,7 @@
 {#- The relation a claims setting names (dbt_deid.setting_relation); the calling model depends on
     deid_claims_plan, the node that resolves the settings once. -#}
 {% macro claims_relation(name) -%}
-  {%- do ref('deid_claims_plan') -%}
+  {%- do ref('dbt_deid', 'deid_claims_plan') -%}
   {{ return(dbt_deid.setting_relation(name)) }}
 {%- endmacro %}
 

@@ -13,7 +13,10 @@
       dbt picks the root project's (Manifest.find_materialization_macro_by_name: locality Root
       beats Imported), and no setting can stop it, so the publish models call this check while
       dbt renders their SQL, which dbt does for the node before it calls the materialization:
-      a replaced materialization never runs.
+      a replaced materialization never runs;
+    * a model (seed, snapshot) of the root project or another package named like one of the
+      package's release nodes, which a ref() by name could resolve to:
+      dbt_deid.overriding_models.
 
     Runs at execution time only (compile, run, build, test). `where` names the node for the
     message. -#}
@@ -23,7 +26,7 @@
   {%- if found is string or found is not iterable -%}
     {{ exceptions.raise_compiler_error(where ~ ": " ~ dbt_deid.override_message("the override check could not run (a macro shadows dbt's 'return' or the package's macros)")) }}
   {%- endif -%}
-  {%- set found = found + dbt_deid.overriding_macros() -%}
+  {%- set found = found + dbt_deid.overriding_macros() + dbt_deid.overriding_models() -%}
   {%- if found | length > 0 -%}
     {{ exceptions.raise_compiler_error(where ~ ": " ~ dbt_deid.override_message(found | join('; '))) }}
   {%- endif -%}

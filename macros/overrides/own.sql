@@ -20,7 +20,7 @@
 
 {#- The one message of a refused override. -#}
 {% macro override_message(found) -%}
-  {{ return("dbt_deid refuses to run with a replaced package or dbt macro: " ~ found ~ ". A project cannot replace the package's gates, publish materialization or dispatched macros, nor the dbt macros they run on (docs/overrides.md): remove or rename the macro, or contribute the implementation to dbt_deid; nothing was published") }}
+  {{ return("dbt_deid refuses to run with a replaced package or dbt macro or package model: " ~ found ~ ". A project cannot replace the package's gates, publish materialization, models or dispatched macros, nor the dbt macros they run on (docs/overrides.md): remove or rename the macro or model, or contribute the implementation to dbt_deid; nothing was published") }}
 {%- endmacro %}
 
 {#- The macro-name prefixes dispatch tries, in order: the adapter, its parent adapters (as dbt's

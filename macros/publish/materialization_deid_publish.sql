@@ -302,14 +302,14 @@
     {%- set own = config.get('deid_claims_table') -%}
     {%- set table = line[0].line.table if line else (own if target_relation.identifier == this.identifier else ('patients' if own == 'claims' else 'claims')) -%}
     {%- set src = dbt_deid.claims_relation(cfg.claims if table == 'claims' else cfg.patients) -%}
-    {%- set gate = ref('deid_claims_release_gate') -%}
+    {%- set gate = ref('dbt_deid', 'deid_claims_release_gate') -%}
     {%- set figures = "select measure, node, value, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
     {%- set limits = {'tau': cfg.tau, 'max_suppression': cfg.max_suppression} -%}
   {%- else -%}
     {%- set release = var('deid_text_release', {}) -%}
     {%- set cfg = dbt_deid.text_release_config() -%}
     {%- set src = dbt_deid.text_input_relation(cfg, 'documents') -%}
-    {%- set gate = ref('deid_text_release_gate') -%}
+    {%- set gate = ref('dbt_deid', 'deid_text_release_gate') -%}
     {%- set figures = "select measure, point, upper, " ~ adapter.quote('limit') ~ ", passed from " ~ gate ~ " order by measure" -%}
     {%- set limits = {'tau': cfg.tau, 'max_suppression': none} -%}
   {%- endif -%}

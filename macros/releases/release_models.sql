@@ -391,7 +391,8 @@ left join exact as e on e.combination = c.combination
 
 {#- models/publish/deid_published.sql -#}
 {% macro default__deid_model_deid_published() -%}
-{{ config(enabled=dbt_deid.release_enabled(), materialized='deid_publish', deid_checks='release') }}
+{{ config(enabled=dbt_deid.release_enabled(), materialized='deid_publish', deid_checks='release',
+          pre_hook="{{ dbt_deid.refuse_publish_clone() }}") }}
 {%- if dbt_deid.release_enabled() -%}
 {%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}  {#- first: before any other package macro runs -#}
 {%- set cfg = dbt_deid.release_config() -%}

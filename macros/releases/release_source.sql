@@ -31,7 +31,9 @@
 {%- endmacro %}
 
 {#- The relation of a model/seed name or a {source_name, table} source, from the graph (no
-    dependency recorded); none when not found. -#}
+    dependency recorded); none when not found. A name two nodes share fails the build naming
+    them (review 7, finding 2: it returned none, and the line checks read none as "nothing to
+    check"); an extra release's node `<release>__deid_*` is the root project's only. -#}
 {% macro _graph_relation(name) -%}
   {%- if name is mapping -%}
     {%- for node in graph.sources.values() -%}
@@ -47,6 +49,14 @@
       {%- do found.append(node) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if found | length != 1 -%}{{ return(none) }}{%- endif -%}
+  {%- if found | length > 1 -%}
+    {%- set names = [] -%}
+    {%- for node in found -%}{%- do names.append(node.package_name ~ '.' ~ node.name ~ ' (' ~ node.original_file_path ~ ')') -%}{%- endfor -%}
+    {{ exceptions.raise_compiler_error("dbt_deid: the name '" ~ name ~ "' is ambiguous: " ~ names | sort | join(', ') ~ " share it, so the package cannot tell which relation to read; rename the project's node (docs/overrides.md, \"Models\"); nothing was published") }}
+  {%- endif -%}
+  {%- if found | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- if dbt_deid._split_release_node(name) is not none and found[0].package_name != project_name -%}
+    {{ exceptions.raise_compiler_error("dbt_deid: '" ~ name ~ "' is a node of " ~ found[0].package_name ~ " (" ~ found[0].original_file_path ~ "), not of the project " ~ project_name ~ " that holds the release's models; write them with `python -m dbt_deid add-release` (docs/projects.md); nothing was published") }}
+  {%- endif -%}
   {{ return(api.Relation.create(database=found[0].database, schema=found[0].schema, identifier=found[0].alias or found[0].name)) }}
 {%- endmacro %}

@@ -63,9 +63,14 @@
   {{ return(base if release is none else release ~ '__' ~ base) }}
 {%- endmacro %}
 
-{#- ref() of package model `base` in the current node's release. -#}
+{#- ref() of package model `base` in the current node's release, by package: dbt_deid's node for
+    the default release, the root project's `<release>__<base>` for an extra one. A one-argument
+    ref() searches the root project first unless the project sets
+    `require_ref_searches_node_package_before_root` (review 7, finding 1): a root model of the
+    name would have replaced the package's (dbt_deid.overriding_models refuses that name too). -#}
 {% macro release_ref(base) -%}
-  {{ return(ref(dbt_deid.release_node_name(base))) }}
+  {%- set release = dbt_deid.current_release() -%}
+  {{ return(ref('dbt_deid', base) if release is none else ref(project_name, release ~ '__' ~ base)) }}
 {%- endmacro %}
 
 {#- The raw settings of the current node's release: var('deid_release') for the default one,

@@ -11,7 +11,7 @@
 {#- The relation of one input table ('documents', 'annotations' or 'detections'):
     ref(name) or source(source_name, table). -#}
 {% macro text_input_relation(cfg, table) -%}
-  {%- do ref('deid_text_plan') -%}
+  {%- do ref('dbt_deid', 'deid_text_plan') -%}
   {{ return(dbt_deid.own(adapter.dispatch('text_input_relation', 'dbt_deid'))(cfg, table)) }}
 {%- endmacro %}
 

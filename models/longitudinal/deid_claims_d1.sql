@@ -5,5 +5,5 @@
     provider, vendor and PCP ids suppressed (NULL) where fewer than min_providers distinct ids
     share the claim's treatment pattern ("Suppression of Provider, Vendor, and PCP Identifiers").
     The simulated attack draws the adversary's knowledge from it. -#}
-{{ dbt_deid.claims_provider_suppression_sql(cfg, ref('deid_claims_top_coded_claims')) }}
+{{ dbt_deid.claims_provider_suppression_sql(cfg, ref('dbt_deid', 'deid_claims_top_coded_claims')) }}
 {%- endif %}

@@ -5,5 +5,5 @@
     truncate_percentile of claims per patient, each patient's highest-scoring claims removed
     first (claim score: sum over claim QIs of -log2(share of claims with the claim's value);
     ties: the later claim id goes first). The released claims. -#}
-{{ dbt_deid.claims_truncate_sql(cfg, ref('deid_claims_d1')) }}
+{{ dbt_deid.claims_truncate_sql(cfg, ref('dbt_deid', 'deid_claims_d1')) }}
 {%- endif %}

@@ -4,5 +4,5 @@
 {#- The released patients at the release levels: each hierarchical quasi-identifier replaced by its
     label at its level (a join to deid_claims_hierarchy on the value as a string; missing stays
     missing), other columns unchanged. Not published: the publish model selects from it. -#}
-{{ dbt_deid.claims_generalize_sql(cfg, 'patients', ref('deid_claims_patients_preprocessed'), ref('deid_claims_hierarchy'), ref('deid_claims_levels')) }}
+{{ dbt_deid.claims_generalize_sql(cfg, 'patients', ref('dbt_deid', 'deid_claims_patients_preprocessed'), ref('dbt_deid', 'deid_claims_hierarchy'), ref('dbt_deid', 'deid_claims_levels')) }}
 {%- endif %}

@@ -10,7 +10,7 @@
 select {{ dbt_deid.literal(d.name) }} as dimension, {{ dbt_deid.literal(c) }} as column_name,
     {{ dbt_deid.literal('patients' if c in cfg.demographic_qis else 'claims') }} as table_name,
     {{ dbt_deid.ident('level__' ~ d.name) }} as level, node, chosen as node_found
-from {{ ref('deid_claims_lola') }} where release_node
+from {{ ref('dbt_deid', 'deid_claims_lola') }} where release_node
 {%- if not (outer.last and loop.last) %}
 union all
 {%- endif %}

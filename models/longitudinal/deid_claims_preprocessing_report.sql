@@ -8,12 +8,12 @@
 {%- set m = dbt_deid.ident(cfg.member_id) -%}
 {%- set rows = [] -%}
 {%- set rel = {
-    'in_p': ref('deid_claims_input_patients'), 'in_c': ref('deid_claims_input_claims'),
-    'ps_p': ref('deid_claims_pseudonymized_patients'), 'ps_c': ref('deid_claims_pseudonymized_claims'),
-    're_p': ref('deid_claims_retained_patients'), 're_c': ref('deid_claims_retained_claims'),
-    'pre_p': ref('deid_claims_patients_preprocessed'), 'tc_c': ref('deid_claims_top_coded_claims'),
-    'd1': ref('deid_claims_d1'), 'd2': ref('deid_claims_d2'),
-    'stig': ref('deid_claims_stigmatized_members'), 'thr': ref('deid_claims_top_code_thresholds'),
+    'in_p': ref('dbt_deid', 'deid_claims_input_patients'), 'in_c': ref('dbt_deid', 'deid_claims_input_claims'),
+    'ps_p': ref('dbt_deid', 'deid_claims_pseudonymized_patients'), 'ps_c': ref('dbt_deid', 'deid_claims_pseudonymized_claims'),
+    're_p': ref('dbt_deid', 'deid_claims_retained_patients'), 're_c': ref('dbt_deid', 'deid_claims_retained_claims'),
+    'pre_p': ref('dbt_deid', 'deid_claims_patients_preprocessed'), 'tc_c': ref('dbt_deid', 'deid_claims_top_coded_claims'),
+    'd1': ref('dbt_deid', 'deid_claims_d1'), 'd2': ref('dbt_deid', 'deid_claims_d2'),
+    'stig': ref('dbt_deid', 'deid_claims_stigmatized_members'), 'thr': ref('dbt_deid', 'deid_claims_top_code_thresholds'),
 } -%}
 {%- set n = {} -%}
 {%- for k, r in rel.items() -%}{%- do n.update({k: "select count(*) from " ~ r}) -%}{%- endfor -%}

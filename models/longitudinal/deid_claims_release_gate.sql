@@ -16,21 +16,21 @@ select 'node_risk' as measure, l.node, l.chosen as node_found,
     cast({{ cfg.max_suppression }} as {{ dbt_deid.type_double() }}) as "limit",
     l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_suppression }} as passed,
     cast(l.message as varchar) as message
-from {{ ref('deid_claims_lola') }} as l
+from {{ ref('dbt_deid', 'deid_claims_lola') }} as l
 where l.release_node
 union all
 select 'attack1', a.node, null, a.success_rate, a.expected_rate, null, null,
     cast({{ cfg.attack_tau }} as {{ dbt_deid.type_double() }}), a.success_rate <= {{ cfg.attack_tau }}, null
-from {{ ref('deid_claims_attack') }} as a
+from {{ ref('dbt_deid', 'deid_claims_attack') }} as a
 union all
 select 'marketer', a.node, null, a.marketer_risk, null, null, null, cast({{ cfg.tau }} as {{ dbt_deid.type_double() }}),
     a.marketer_risk <= {{ cfg.tau }}, null
-from {{ ref('deid_claims_attack') }} as a
+from {{ ref('dbt_deid', 'deid_claims_attack') }} as a
 {%- if cfg.attack3_population is not none %}
 union all
 {# attack 3 (Table 6): the largest cell of deid_claims_attack3 against attack_tau, informational #}
 select 'attack3', max(a3.node), null, max(a3.marketer_risk), null, null, null,
     cast({{ cfg.attack_tau }} as {{ dbt_deid.type_double() }}), max(a3.marketer_risk) <= {{ cfg.attack_tau }}, null
-from {{ ref('deid_claims_attack3') }} as a3
+from {{ ref('dbt_deid', 'deid_claims_attack3') }} as a3
 {%- endif %}
 {%- endif %}

@@ -7,7 +7,7 @@
 {%- set m = dbt_deid.ident(cfg.member_id) %}
 {%- if cfg.stigmatized_codes is not none %}
 select c.{{ m }} as member_id, count(*) as flagged_claims
-from {{ ref('deid_claims_pseudonymized_claims') }} as c
+from {{ ref('dbt_deid', 'deid_claims_pseudonymized_claims') }} as c
 where cast(c.{{ dbt_deid.ident(cfg.stigmatized_column) }} as varchar) in (
     select cast(code as varchar) from {{ dbt_deid.claims_relation(cfg.stigmatized_codes) }} where code is not null)
 group by c.{{ m }}

@@ -8,7 +8,7 @@
 {%- for t in ['claims', 'patients'] -%}
   {%- for c in cfg.top_code[t] -%}
     {%- set col = dbt_deid.ident(c) -%}
-    {%- set rel = ref('deid_claims_retained_' ~ t) -%}
+    {%- set rel = ref('dbt_deid', 'deid_claims_retained_' ~ t) -%}
     {%- do rows.append("select " ~ (rows | length + 1) ~ " as step_order, " ~ dbt_deid.literal(t) ~ " as table_name, " ~ dbt_deid.literal(c)
         ~ " as column_name, cast(" ~ cfg.top_code_percentile ~ " as " ~ dbt_deid.type_double() ~ ") as percentile, cast(thr as " ~ dbt_deid.type_double() ~ ") as threshold,"
         ~ " (select count(*) from " ~ rel ~ " where " ~ col ~ " > thr) as values_top_coded"

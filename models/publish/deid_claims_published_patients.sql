@@ -1,6 +1,7 @@
 {{ config(enabled=dbt_deid.claims_release_enabled(), tags=["deid_claims"],
           materialized='deid_publish', deid_checks='claims', deid_claims_table='patients',
-          deid_published_by='deid_claims_published_claims') }}
+          deid_published_by='deid_claims_published_claims',
+          pre_hook="{{ dbt_deid.refuse_publish_clone() }}") }}
 {%- if dbt_deid.claims_release_enabled() -%}
 {%- set cfg = dbt_deid.claims_release_config() -%}
 {#- The published patients: the pseudonymized ids, the demographic quasi-identifiers at the
@@ -12,8 +13,8 @@
 {%- if execute and config.get('materialized') != 'deid_publish' -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}
--- depends_on: {{ ref('deid_claims_release_gate') }}
+-- depends_on: {{ ref('dbt_deid', 'deid_claims_release_gate') }}
 -- depends_on: {{ dbt_deid.claims_relation(cfg.patients) }}
 -- depends_on: {{ dbt_deid.claims_relation(cfg.claims) }}
-{{ dbt_deid.claims_publish_sql(cfg, 'patients', ref('deid_claims_generalized_patients')) }}
+{{ dbt_deid.claims_publish_sql(cfg, 'patients', ref('dbt_deid', 'deid_claims_generalized_patients')) }}
 {%- endif %}

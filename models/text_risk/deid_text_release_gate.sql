@@ -3,5 +3,5 @@
 {#- The text gate: the two gates (dbt tests, severity error) are attached to this view of the
     assessment, and only deid_text_published reads it, so `dbt build` skips publishing when a
     gate fails while the counts, recalls and the assessment itself still build. #}
-select * from {{ ref('deid_text_risk_assessment') }}
+select * from {{ ref('dbt_deid', 'deid_text_risk_assessment') }}
 {%- endif %}

@@ -1,7 +1,7 @@
 {{ config(enabled=dbt_deid.text_release_enabled(), tags=["deid_text"]) }}
 {%- if dbt_deid.text_release_enabled() -%}
 {%- set cfg = dbt_deid.text_release_config() -%}
--- depends_on: {{ ref('deid_text_plan') }}
+-- depends_on: {{ ref('dbt_deid', 'deid_text_plan') }}
 {%- set rel = [] -%}
 {%- for t in ['documents', 'annotations', 'detections'] -%}
   {%- do rel.append((t, (cfg[t].source_name ~ '.' ~ cfg[t].table) if cfg[t] is mapping else cfg[t])) -%}

@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+import yaml
 
 from tests.integration.dbt_runner import INTEGRATION, copy_of, release_vars, run_dbt
 from tests.integration.test_fail_closed_dbt import _consumer_project
@@ -291,3 +292,69 @@ def test_a_working_table_left_in_the_published_schema_is_refused(default_release
                   release_vars(), run.database)
     _assert_working_schema_refused(run, ["deid_input", "left by an earlier build", "drop them"])
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+
+
+#: Root-project models named like the package's release models (review 7, findings 1 and 2):
+#: with dbt's default `require_ref_searches_node_package_before_root: false`, a package ref()
+#: by name found the root's `deid_gate_results` first (on b31f4c4 this one, saying "passed",
+#: published an unsuppressed release); with the flag true a root `deid_release_gate` made the
+#: package's graph lookup return none, which switched the line checks off. In their own schema
+#: (in the published schema the working_schema gate refused them by their names).
+COLLIDING_MODELS = {
+    "deid_gate_results": "{{ config(materialized='table', schema='shadow') }}\n"
+                         "select * replace (true as passed, 0 as failures)"
+                         " from {{ ref('dbt_deid', 'deid_gate_results') }}\n",
+    "deid_release_gate": "{{ config(materialized='view', schema='shadow') }}\n"
+                         "select 1 as unrelated\n",
+}
+
+
+def test_a_root_model_named_like_a_release_model_is_refused(default_release, tmp_path) -> None:
+    """The root models above built next to the published release (dbt's default flag): the
+    publish step refuses naming each with its package and file, and nothing is published (on
+    a5cf6b0 the run passed: `published 4000 rows; 11 gates passed`, version 2, gate table
+    read from the root model)."""
+    config = yaml.safe_load((INTEGRATION / "dbt_project.yml").read_text())
+    paths = [str((INTEGRATION / p).resolve()) for p in config["model-paths"]]
+    project = _consumer_project(tmp_path, **{
+        "model-paths": [*paths, "colliding_models"],
+        "flags": {**config["flags"], "require_ref_searches_node_package_before_root": False}})
+    (project / "colliding_models").mkdir()
+    for name, body in COLLIDING_MODELS.items():
+        (project / "colliding_models" / f"{name}.sql").write_text(body)
+    run = copy_of(default_release, tmp_path / "db")
+    before = run.query("select * from deid_published")
+    history = run.query("select count(*) as n from deid_release_history")["n"].iloc[0]
+    run = run_dbt(project, ["run", "--select", "deid_published",
+                            *(f"dbt_deid_integration_tests.{n}" for n in COLLIDING_MODELS)],
+                  tmp_path, release_vars(), run.database)
+    assert not run.ok, run.output[-3000:]
+    output = run.output.replace("\n", " ")
+    for name in COLLIDING_MODELS:
+        assert (f"dbt_deid_integration_tests.{name} (colliding_models/{name}.sql) has the"
+                f" name of the dbt_deid model {name}") in output, run.output[-3000:]
+    assert "docs/overrides.md" in run.output
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+
+
+def test_dbt_clone_of_the_published_table_is_refused(default_release, tmp_path) -> None:
+    """`dbt clone --full-refresh -s deid_published --state <the build's target>` (review 7,
+    finding 6): on a5cf6b0 it passed (`PASS=1`) and left `main.deid_published` a view over
+    itself, the release gone and the history still saying `published`. The publish model's
+    pre-hook fails the node naming it; the published table and the history are unchanged."""
+    run = copy_of(default_release, tmp_path / "db")
+    before = run.query("select * from deid_published")
+    history = run.query("select count(*) as n from deid_release_history")["n"].iloc[0]
+    state = default_release.database.parent / "target"
+    run = run_dbt(INTEGRATION, ["clone", "--select", "deid_published", "--state", str(state),
+                                "--full-refresh"], tmp_path, release_vars(), run.database)
+    assert not run.ok, run.output[-3000:]
+    assert ("dbt_deid [clone]: nothing was cloned: `dbt clone` would replace the published"
+            " deid_published") in run.output.replace("\n", " "), run.output[-3000:]
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+    with duckdb.connect(str(run.database), read_only=True) as con:
+        assert con.execute("select table_type from information_schema.tables where table_schema"
+                           " = 'main' and table_name = 'deid_published'").fetchall() == [
+                               ("BASE TABLE",)]
