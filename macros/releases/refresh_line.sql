@@ -124,14 +124,15 @@
   {%- set has_line = 'line_epoch' in have -%}
   {%- set rows = run_query("select release_name, " ~ ("coalesce(line_epoch, ''), coalesce(record_id_column, ''), coalesce(source_relation, ''), coalesce(package_version, '')" if has_line else "'', '', '', ''") ~ ", release_version, release_id from " ~ store ~ " group by 1, 2, 3, 4, 5, 6, 7").rows -%}
   {#- the other names of the line: over the same source relation, or sharing records with it
-      (a view, a copy, a moved table, rows without a recorded source) -#}
+      (a view, a copy, a moved table, rows without a recorded source), of every epoch (a
+      restart excuses only its own name's versions: review 7, finding 3) -#}
   {%- set shared_ids = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- set mine = [] -%}{%- set others = [] -%}{%- set epochs = {} -%}
   {%- for r in rows -%}
     {%- if r[0] == cfg.name -%}
       {%- do mine.append(r) -%}
       {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
-    {%- elif (r[1] == epoch and r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids -%}
+    {%- elif (r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids -%}
       {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}

@@ -356,3 +356,11 @@ def test_a_moved_code_another_level_and_a_restart(line):
     assert json.loads(last["line_json"])["restart_reason"] == reason
     text = render_line(story)
     assert f"restart: {reason}" in text and "first version of the line" in text
+
+    # review 7, finding 3: the next night the name in another case (a typo) and the `restart`
+    # block lost. On a5cf6b0 it was built in the old epoch, combined with the versions from
+    # before the restart only, and published; the restarted version's recipients hold it too,
+    # so it is combined with it (at mixed levels) and refused
+    published = _published(restarted)
+    typo = run("restart_lost", name="Living_It")
+    _refused(typo, published, "combined releases")
