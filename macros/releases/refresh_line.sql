@@ -368,14 +368,15 @@
 
 {#- The history's `line_json` of a release attempt: the line (release name, epoch, source,
     record id column, the `restart` reason when set), the story of the version against the one
-    it extends (line_story, from the gate combined_releases) and the combined view's smallest
-    class and consistent set per combination. -#}
+    it extends (line_story, from the gate combined_releases), the combined view's smallest
+    class and consistent set per combination, and the fingerprint of the key that keyed its
+    records (`key_check`, never the key; store_integrity_problems compares it). -#}
 {% macro line_manifest(combined, release) -%}
   {%- set cfg = dbt_deid.release_config() -%}
   {%- set restart = release.get('restart') -%}
   {%- set out = {'release_name': cfg.name, 'epoch': dbt_deid.line_epoch(), 'source': dbt_deid.line_source(cfg),
                  'record_id': cfg.record_id, 'restart_reason': restart.get('reason') if restart is mapping else none,
-                 'combined': combined.get('combined_figures')} -%}
+                 'combined': combined.get('combined_figures'), 'key_check': combined.get('key_check')} -%}
   {%- do out.update(combined.get('line') or {'extends_version': none}) -%}
   {{ return(out) }}
 {%- endmacro %}
