@@ -418,11 +418,14 @@
       {%- do problems.append("the key table " ~ key_relation ~ " holds " ~ n ~ " rows, not 1") -%}
     {%- else -%}
       {%- set key = key_relation -%}
+      {#- the key's fingerprint, written into the history row (line_json's key_check): a key
+          replaced together with the store's fingerprints is still seen (review 7, finding 5) -#}
+      {%- do base.update({'key_check': run_query("select " ~ dbt_deid.key_check_sql('k') ~ " from " ~ key ~ " as k").rows[0][0]}) -%}
     {%- endif -%}
   {%- endif -%}
   {#- the store whole, project-wide: the key that keyed it, no rows deleted, no published
       release of this epoch without rows (macros/gates/store_integrity.sql) -#}
-  {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list)) -%}
+  {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
   {%- if problems | length == 0 and key is not none and store_rows > 0 -%}
     {%- do base.update({'line': dbt_deid.line_story(cfg, truth, key, store)}) -%}
   {%- endif -%}

@@ -11,27 +11,40 @@
 
 {#- The store rows combined with this release, as a SQL condition (`alias`: the store's): the
     rows of this release's own line (its name, or its source relation with the same record id
-    column) in the line's epoch, and the rows of any release, of any epoch, that shares records
+    column), this name's in the line's epoch and another name's from every epoch
+    (line_epoch_rows_sql), and the rows of any release, of any epoch, that shares records
     with this source
     (line_shared_release_ids: the line is the records, whatever relation they came from). -#}
 {% macro combined_lines_condition(cfg, alias='') -%}
   {%- set a = (alias ~ '.') if alias else '' -%}
   {%- set ids = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- set by_records = [] -%}{%- for i in ids -%}{%- do by_records.append(dbt_deid.literal(i)) -%}{%- endfor -%}
-  {{ return("((" ~ dbt_deid.line_own_rows_sql(cfg, alias) ~ ") and coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
+  {{ return("((" ~ dbt_deid.line_own_rows_sql(cfg, alias) ~ ") and (" ~ dbt_deid.line_epoch_rows_sql(cfg, alias) ~ ")"
             ~ ((" or " ~ a ~ "release_id in (" ~ by_records | join(', ') ~ ")") if by_records else "") ~ ")") }}
 {%- endmacro %}
 
 {#- The store rows of this release's own line, as a SQL condition (`alias`: the store's): the
     rows written by this release name, or over the same source relation with the same record id
-    column (a row written before the store recorded the column counts as the same column). Only
-    these rows are filtered by the line's epoch: a `restart` starts over this line, never
-    another line's versions that share records with it (those stay combined from every epoch:
-    their recipients still hold them; issue 32, hole 5). -#}
+    column (a row written before the store recorded the column counts as the same column).
+    Only this name's rows among them are filtered by the line's epoch (line_epoch_rows_sql):
+    a `restart` starts over this name's versions, never another name's, over the same source
+    or sharing records with it (those stay combined from every epoch: their recipients still
+    hold them; issue 32 hole 5, review 7 finding 3). -#}
 {% macro line_own_rows_sql(cfg, alias='') -%}
   {%- set a = (alias ~ '.') if alias else '' -%}
   {{ return(a ~ "release_name = " ~ dbt_deid.literal(cfg.name) ~ " or (" ~ a ~ "source_relation = " ~ dbt_deid.literal(dbt_deid.line_source(cfg))
             ~ " and coalesce(lower(" ~ a ~ "record_id_column), " ~ dbt_deid.literal(cfg.record_id | lower) ~ ") = " ~ dbt_deid.literal(cfg.record_id | lower) ~ ")") }}
+{%- endmacro %}
+
+{#- The store rows the line's epoch keeps, as a SQL condition (`alias`: the store's): every row
+    of another release name, of any epoch, and this name's rows of this build's epoch. A
+    `restart` excuses only the restarting name's own earlier versions: the versions of another
+    name over the same source (a second release, the name in another case, a typo without
+    `restart`) stay combined from every epoch, both ways (their recipients still hold them;
+    review 7, finding 3). -#}
+{% macro line_epoch_rows_sql(cfg, alias='') -%}
+  {%- set a = (alias ~ '.') if alias else '' -%}
+  {{ return("coalesce(" ~ a ~ "release_name, '') <> " ~ dbt_deid.literal(cfg.name) ~ " or coalesce(" ~ a ~ "line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())) }}
 {%- endmacro %}
 
 {#- The releases of the store that share records with this release's
@@ -42,8 +55,8 @@
     one of the source's records is a row of the same record. A sorted list of release ids;
     [] at parse time or without a store, key or source relation. Computed once per `cfg` (kept
     in it); `refresh` computes it again (the gate does, once it holds the line lock). Rows of
-    this release's own line (line_own_rows_sql) count in the line's epoch only; every other
-    line's rows count from every epoch (a restart is one line's, hole 5). -#}
+    this release name count in the line's epoch only; every other name's rows count from every
+    epoch (line_epoch_rows_sql: a restart is one name's, hole 5 and review 7 finding 3). -#}
 {% macro line_shared_release_ids(cfg, refresh=false) -%}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- if not refresh and cfg.get('_line_shared_ids') is not none -%}{{ return(cfg.get('_line_shared_ids')) }}{%- endif -%}
@@ -57,8 +70,7 @@
           and adapter.get_relation(key.database, key.schema, key.identifier) is not none
           and adapter.get_relation(source.database, source.schema, source.identifier) is not none -%}
       {%- do dbt_deid.ensure_store_line_columns(store) -%}
-      {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where (coalesce(r.line_epoch, '') = " ~ dbt_deid.literal(dbt_deid.line_epoch())
-            ~ " or not coalesce((" ~ dbt_deid.line_own_rows_sql(cfg, 'r') ~ "), false))"
+      {%- set rows = run_query("select distinct r.release_id from " ~ store ~ " as r where (" ~ dbt_deid.line_epoch_rows_sql(cfg, 'r') ~ ")"
             ~ " and r.record_key in (select " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " from " ~ source ~ " as s cross join " ~ key ~ " as k)"
             ~ " order by 1").rows -%}
       {%- for r in rows -%}{%- do ids.append(r[0]) -%}{%- endfor -%}

@@ -61,7 +61,7 @@
     store that lost versions (of any name of the line), changed settings and a store of another package version are
     each refused, naming the one explicit way to start over (`restart: {reason: ...}`). -#}
 {% macro refresh_line(cfg) -%}
-  {%- if not execute or flags.EMPTY or dbt_deid.ola_enabled() -%}{{ return(none) }}{%- endif -%}
+  {%- if not execute or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
   {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
   {%- if gate is none -%}{{ return(none) }}{%- endif -%}
   {%- set store = dbt_deid.release_records_relation(gate) -%}
@@ -72,7 +72,11 @@
     {{ return(none) }}
   {%- endif -%}
   {%- do dbt_deid.ensure_store_line_columns(store) -%}
+  {#- the line is checked for every release, OLA's too (a re-key was never refused there:
+      review 7, finding 2b); an OLA release is then not built as a refresh (its record
+      suppression makes it): the gate combined_releases checks it against the line -#}
   {%- do dbt_deid.check_line(cfg, store) -%}
+  {%- if dbt_deid.ola_enabled() -%}{{ return(none) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
   {%- for q in cfg.qi_names -%}
     {%- if q | lower not in have or (q ~ '__generalized') | lower not in have -%}{{ return(none) }}{%- endif -%}
@@ -124,14 +128,15 @@
   {%- set has_line = 'line_epoch' in have -%}
   {%- set rows = run_query("select release_name, " ~ ("coalesce(line_epoch, ''), coalesce(record_id_column, ''), coalesce(source_relation, ''), coalesce(package_version, '')" if has_line else "'', '', '', ''") ~ ", release_version, release_id from " ~ store ~ " group by 1, 2, 3, 4, 5, 6, 7").rows -%}
   {#- the other names of the line: over the same source relation, or sharing records with it
-      (a view, a copy, a moved table, rows without a recorded source) -#}
+      (a view, a copy, a moved table, rows without a recorded source), of every epoch (a
+      restart excuses only its own name's versions: review 7, finding 3) -#}
   {%- set shared_ids = dbt_deid.line_shared_release_ids(cfg) -%}
   {%- set mine = [] -%}{%- set others = [] -%}{%- set epochs = {} -%}
   {%- for r in rows -%}
     {%- if r[0] == cfg.name -%}
       {%- do mine.append(r) -%}
       {%- if r[5] | int > epochs.get(r[1], 0) -%}{%- do epochs.update({r[1]: r[5] | int}) -%}{%- endif -%}
-    {%- elif (r[1] == epoch and r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids -%}
+    {%- elif (r[3] and r[3] == dbt_deid.line_source(cfg)) or r[6] in shared_ids -%}
       {%- do others.append(r) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -363,14 +368,15 @@
 
 {#- The history's `line_json` of a release attempt: the line (release name, epoch, source,
     record id column, the `restart` reason when set), the story of the version against the one
-    it extends (line_story, from the gate combined_releases) and the combined view's smallest
-    class and consistent set per combination. -#}
+    it extends (line_story, from the gate combined_releases), the combined view's smallest
+    class and consistent set per combination, and the fingerprint of the key that keyed its
+    records (`key_check`, never the key; store_integrity_problems compares it). -#}
 {% macro line_manifest(combined, release) -%}
   {%- set cfg = dbt_deid.release_config() -%}
   {%- set restart = release.get('restart') -%}
   {%- set out = {'release_name': cfg.name, 'epoch': dbt_deid.line_epoch(), 'source': dbt_deid.line_source(cfg),
                  'record_id': cfg.record_id, 'restart_reason': restart.get('reason') if restart is mapping else none,
-                 'combined': combined.get('combined_figures')} -%}
+                 'combined': combined.get('combined_figures'), 'key_check': combined.get('key_check')} -%}
   {%- do out.update(combined.get('line') or {'extends_version': none}) -%}
   {{ return(out) }}
 {%- endmacro %}

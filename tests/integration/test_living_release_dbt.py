@@ -285,6 +285,21 @@ def test_ways_around_are_refused(line):
         con.execute("drop table if exists main_deid_work.deid_release_records")
         con.execute("alter table main_deid_work.records_backup rename to deid_release_records")
 
+    # review 7, finding 4: the history and the store both dropped (the published table, the
+    # key and the lock rows kept). On a5cf6b0 the whole file published as a fresh version 1
+    with duckdb.connect(str(db)) as con:
+        con.execute("alter table main.deid_release_history rename to history_backup")
+        con.execute("alter table main_deid_work.deid_release_records rename to records_backup")
+    orphaned = run("history_and_store_dropped")
+    _refused(orphaned, before, "the published table", "holds rows, but the release history",
+             RESTART)
+    with duckdb.connect(str(db)) as con:
+        for schema, table, backup in [("main", "deid_release_history", "history_backup"),
+                                      ("main_deid_work", "deid_release_records",
+                                       "records_backup")]:
+            con.execute(f"drop table if exists {schema}.{table}")
+            con.execute(f"alter table {schema}.{backup} rename to {table}")
+
     # a store written by another package version
     with duckdb.connect(str(db)) as con:
         con.execute("update main_deid_work.deid_release_records set package_version = '0.0.1'"
@@ -354,5 +369,17 @@ def test_a_moved_code_another_level_and_a_restart(line):
     last = story.iloc[-1]
     assert last["status"] == "published" and reason in last["settings_json"]
     assert json.loads(last["line_json"])["restart_reason"] == reason
+    # review 7, finding 5: the history row records the key's fingerprint (never the key)
+    assert len(json.loads(last["line_json"])["key_check"]) == 32
     text = render_line(story)
     assert f"restart: {reason}" in text and "first version of the line" in text
+
+    # review 7, finding 3: the next night the name in another case (a typo) and the `restart`
+    # block lost. On a5cf6b0 it was built in the old epoch, combined with the versions from
+    # before the restart only, and published; the restarted version's recipients hold it too,
+    # so it is combined with it (at mixed levels) and refused
+    published = _published(restarted)
+    typo = run("restart_lost", name="Living_It")
+    _refused(typo, published, "[combined_releases]",
+             "at mixed levels (admission_date at levels 1/2",
+             "consistent with fewer than k = 5 combined records")

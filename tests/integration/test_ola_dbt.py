@@ -9,14 +9,23 @@ Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB fil
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
 from dbt_deid.ola import run_ola
 from tests.independent_check import smallest_class
-from tests.integration.dbt_runner import DbtRun, build_release, check_settings, release_vars
+from tests.integration.dbt_runner import (
+    INTEGRATION,
+    DbtRun,
+    build_release,
+    check_settings,
+    release_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -180,6 +189,25 @@ def test_ola_with_two_combinations_finds_the_node_they_publish_at(records_build,
     table = published.query("select * from deid_published")
     for b in COMBINATIONS:
         assert smallest_class(table, b) >= 5, b
+
+
+def test_a_rekey_of_an_ola_release_is_refused(records_build, tmp_path) -> None:
+    """Review 7, finding 2b: the line is checked for OLA releases too. The published OLA
+    release re-keyed (another unique column as the record id) is refused before anything is
+    computed; on a5cf6b0 it published (`records_shared 0`: every record looked new)."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(records_build.database, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute("alter table main.discharge_abstracts add column intake_no bigint")
+        con.execute("update main.discharge_abstracts set intake_no = abstract_id + 5000000000")
+    base = _release()["deid_release"]
+    run = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid,+deid_patterns"], tmp_path,
+                  _release(record_id="intake_no", excluded=[*base["excluded"], "abstract_id"]),
+                  db)
+    assert not run.ok
+    assert ("record_id is intake_no but the published versions were keyed by abstract_id"
+            in run.output), run.output[-3000:]
+    assert "restart: {reason: '...'}" in run.output
 
 
 def test_cell_suppression_and_population_k(it_database, tmp_path) -> None:

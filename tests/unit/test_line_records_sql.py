@@ -39,6 +39,7 @@ def _caller(con: Any, declared: dict[str, dict], epoch: str = ""):
                 ident=lambda x: x, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 line_source=lambda cfg: "main." + cfg["source"],
                 line_own_rows_sql=lambda cfg, alias="": call("line_own_rows_sql")(cfg, alias),
+                line_epoch_rows_sql=lambda cfg, alias="": call("line_epoch_rows_sql")(cfg, alias),
                 line_shared_release_ids=lambda cfg, refresh=False: call(
                     "line_shared_release_ids")(cfg, refresh),
                 extra_releases=lambda: {k: v for k, v in declared.items() if k != "default"}),
@@ -86,12 +87,27 @@ def test_the_releases_of_the_same_records_are_found_whatever_their_relation() ->
     condition = call("combined_lines_condition")(cfg)
     assert con.execute(f"select distinct release_id from store where {condition} order by 1"
                        ).fetchall() == [("r1",), ("r2",), ("r4",), ("r5",)]
-    # the line's own rows of another epoch are not combined (its restart), whatever the name
+    # a restart excuses only the restarting name's own versions (review 7, finding 3): another
+    # name over the same source (a second release, a typo or a change of case without
+    # `restart`) is combined with the restarted name's rows of every epoch (on a5cf6b0 r4 was
+    # left out, as this assertion's earlier form expected: the restarted versions' recipients
+    # were never counted) ...
     own = {"name": "a2", "source": "src", "record_id": "abstract_id"}
-    assert call("line_shared_release_ids")(own) == ["r1", "r2", "r5"]
+    assert call("line_shared_release_ids")(own) == ["r1", "r2", "r4", "r5"]
     condition = call("combined_lines_condition")(own)
     assert con.execute(f"select distinct release_id from store where {condition} order by 1"
+                       ).fetchall() == [("r1",), ("r2",), ("r4",), ("r5",)]
+    # ... the restarting name itself leaves out only its own versions of another epoch
+    d_old = {"name": "d", "source": "src", "record_id": "abstract_id"}
+    condition = call("combined_lines_condition")(d_old)
+    assert con.execute(f"select distinct release_id from store where {condition} order by 1"
                        ).fetchall() == [("r1",), ("r2",), ("r5",)]
+    # ... and, restarted, still counts every other name's versions over the source (on
+    # a5cf6b0 only its own epoch's: r1 and r5 were left out)
+    d_new = {"name": "d", "source": "src", "record_id": "abstract_id"}
+    condition = _caller(con, {}, epoch="restarted")("combined_lines_condition")(d_new)
+    assert con.execute(f"select distinct release_id from store where {condition} order by 1"
+                       ).fetchall() == [("r1",), ("r2",), ("r4",), ("r5",)]
     other = {"name": "o", "source": "others", "record_id": "abstract_id"}
     assert call("line_shared_release_ids")(other) == ["r3"]
     # this release restarted (a new epoch): another line's rows without a recorded source are

@@ -19,7 +19,7 @@ FILE = ROOT / "macros" / "gates" / "store_integrity.sql"
 FINGERPRINT = "md5('dbt_deid-key-check|k3y')"
 
 
-def _caller(con: Any):
+def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
     def run_query(sql: str) -> SimpleNamespace:
         return SimpleNamespace(rows=con.execute(sql).fetchall())
 
@@ -29,10 +29,14 @@ def _caller(con: Any):
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
-                line_epoch=lambda: "", key_check_sql=lambda k: call("key_check_sql")(k)),
+                line_epoch=lambda: epoch, key_check_sql=lambda k: call("key_check_sql")(k),
+                orphaned_publication_problems=lambda *a: call("orphaned_publication_problems")(*a),
+                kind_line_relation_key=lambda r: ".".join(
+                    str(r).replace('"', "").lower().split(".")[-2:])),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
                                    concat=lambda xs: " || ".join(xs)),
-            "adapter": SimpleNamespace(get_relation=lambda *a: True,
+            "adapter": SimpleNamespace(get_relation=lambda *a: None if a and a[-1] in missing
+                                       else True,
                                        get_columns_in_relation=columns),
             "run_query": run_query,
             "fromjson": json.loads,
@@ -105,3 +109,69 @@ def test_the_store_whole_passes_and_each_hole_is_refused() -> None:
     assert "r1" in msg and "r2" in msg and "r3" in msg
     (msg,) = _problems(call, cfg={"name": "z"}, store_found=False, key=None)
     assert "r1" in msg and "r2" in msg and "r3" not in msg
+
+
+class _Rel:
+    """A relation in the main schema, as the macros read it."""
+
+    def __init__(self, identifier: str) -> None:
+        self.database, self.schema, self.identifier = "db", "main", identifier
+
+    def __str__(self) -> str:
+        return f"main.{self.identifier}"
+
+
+def test_the_history_and_the_store_both_dropped_are_refused() -> None:
+    """Review 7, finding 4: the history and the store both dropped, the published table kept:
+    a fresh "version 1" over it is refused (on a5cf6b0 nothing noticed); the first build of a
+    project (no published table, or an empty one) and a `restart` publish."""
+    con = duckdb.connect()
+    _project(con)
+    con.execute("create table pub as select range as x from range(3)")
+    con.execute("alter table hist add column published_relation varchar")
+    con.execute("""update hist set published_relation = '"db"."main"."pub"'""")
+    call = _caller(con)
+    pub, hist = _Rel("pub"), _Rel("hist")
+    assert _problems(call, published=pub, history=hist) == []
+    # the history and the store dropped: only the published table is left
+    con.execute("drop table hist")
+    con.execute("delete from store")
+    gone = _caller(con, missing=("hist",))
+    (msg,) = _problems(gone, published=pub, history=hist, store_found=False, key=None)
+    assert "the published table main.pub holds rows" in msg and "(missing: dropped?)" in msg
+    # the history emptied (or holding only another table's versions) and the store dropped
+    con.execute("create table hist (release_id varchar, release_name varchar,"
+                " release_version int, line_json varchar, published_rows bigint,"
+                " status varchar, release_kind varchar, recorded_at varchar,"
+                " published_relation varchar)")
+    (msg,) = _problems(call, published=pub, history=hist, store_found=False, key=None)
+    assert "records no published version of it" in msg
+    con.execute("insert into hist values ('o1', 'other', 1, null, 0, 'published', 'discharge',"
+                " 'o1', 'main.other_published')")
+    gone_store = {"published": pub, "history": hist, "store_found": False, "key": None}
+    assert len(_problems(call, **gone_store)) == 1
+    # the one explicit way: restart; and a first build (no table, or an empty one) publishes
+    assert _problems(_caller(con, epoch="e1"), **gone_store) == []
+    assert _problems(_caller(con, missing=("pub",)), **gone_store) == []
+    con.execute("delete from pub")
+    assert _problems(call, **gone_store) == []
+
+
+def test_a_key_replaced_with_its_fingerprints_is_refused() -> None:
+    """Review 7, finding 5: the key replaced and every stored `key_check` recomputed for it
+    (on a5cf6b0 nothing noticed: every record looked new, `records_shared 0`); the history row
+    of each published version records the key's fingerprint (line_json's key_check), which
+    the attacker would have to rewrite too. Rows written before it was recorded are not
+    compared."""
+    con = duckdb.connect()
+    _project(con)
+    call = _caller(con)
+    con.execute("update hist set line_json = json_object('epoch', json_extract_string("
+                f"line_json, '$.epoch'), 'key_check', {FINGERPRINT}) where release_id <> 'r2'")
+    assert _problems(call) == []
+    con.execute("update hkey set key_value = 'attacker-chosen-key'")
+    con.execute("update store set key_check = (select md5('dbt_deid-key-check|' || key_value)"
+                " from hkey)")
+    (msg,) = _problems(call)
+    assert "not the key the release history recorded" in msg
+    assert "x version 1 (release r1)" in msg and "r2" not in msg
