@@ -39,7 +39,7 @@ import duckdb
 import pandas as pd
 import yaml
 
-from tests.integration import dbt_fork
+from tests.integration import dbt_fork, jinja_cache
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
@@ -56,6 +56,9 @@ _PARSE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_parse"
 #: the suite builds the same releases again and again, and drawing their figures was most of
 #: the report node's time (docs/performance.md, "The report step, session 4").
 _FIGURE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_figures"
+#: Compiled Jinja templates by source and environment, shared the same way (jinja_cache.py:
+#: forked runs read it; a third of a dbt run's CPU was compiling the same sources again).
+_JINJA_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_jinja"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
@@ -179,6 +182,7 @@ def _run_on_saved_parse(
     run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     run_env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
+    run_env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     saved = _PARSE_CACHE / f"{key}.msgpack"
@@ -293,6 +297,7 @@ def build_demo(tmp: Path) -> DbtRun:
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
+    env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
