@@ -57,7 +57,7 @@ _PARSE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_parse"
 #: the report node's time (docs/performance.md, "The report step, session 4").
 _FIGURE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_figures"
 #: Compiled Jinja templates by source and environment, shared the same way (jinja_cache.py:
-#: forked runs read it; a third of a dbt run's CPU was compiling the same sources again).
+#: forked runs read it; a quarter to a third of a dbt run's CPU was compiling the same sources).
 _JINJA_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_jinja"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources

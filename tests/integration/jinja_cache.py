@@ -1,11 +1,12 @@
 """A cache of Jinja's template compilation shared by the suite's forked dbt runs (``dbt_fork``).
 
-A dbt run spends about a third of its CPU turning Jinja source into Python: a full parse of
+A dbt run spends a quarter to a third of its CPU turning Jinja source into Python: a full parse of
 integration_tests lexes and parses ~2,400 templates (the macro files, to find their macros)
-and compiles ~1,400 (0.9 s of each per full parse would be 2.1 + 2.1 CPU s of 12.1), and
-a build on a saved parse compiles ~520 more (the materializations and macros it calls: 4.2 CPU s
-of 17). The sources are the same in every run of the suite (the package's and the project's
-files); only the variables they are rendered with differ. So each forked dbt run, with
+and compiles ~1,400 (2.1 + 2.1 CPU s of a 12.1 CPU s parse), and a build on a saved parse
+compiles ~520 more (the materializations and macros it calls: 4.2 CPU s of 17; measured
+2026-11-27, docs/performance.md, "Suite time, session 7"). The sources are the same in every
+run of the suite (the package's and the project's files); only the variables they are rendered
+with differ. So each forked dbt run, with
 ``DBT_DEID_TEST_JINJA_CACHE`` naming a folder, keeps what ``jinja2.Environment.compile``
 (a code object, :mod:`marshal`) and ``jinja2.Environment.parse`` (the template's syntax tree,
 :mod:`pickle`, its environment left out and given back on load) return, keyed by everything
