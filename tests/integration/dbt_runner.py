@@ -39,7 +39,7 @@ import duckdb
 import pandas as pd
 import yaml
 
-from tests.integration import dbt_fork
+from tests.integration import dbt_fork, jinja_cache
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
@@ -56,8 +56,19 @@ _PARSE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_parse"
 #: the suite builds the same releases again and again, and drawing their figures was most of
 #: the report node's time (docs/performance.md, "The report step, session 4").
 _FIGURE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_figures"
+#: Compiled Jinja templates by source and environment, shared the same way (jinja_cache.py:
+#: forked runs read it; a quarter to a third of a dbt run's CPU was compiling the same sources).
+_JINJA_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_jinja"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
+#: Left out of the builds whose test reads neither the HTML report nor its index table: the
+#: report node (``deid_release_report``, an extra release's ``<name>__deid_release_report``) is a
+#: leaf of the graph (nothing refs it; the publish step does not depend on it), so leaving it
+#: out changes nothing that is published or refused; it draws the release's figures (0.5-1.4
+#: CPU s a build; docs/performance.md, "Suite time, session 7"). Builds that read the report,
+#: exercise it on odd inputs (hostile names, fuzz), and the shared ``default_release`` (whose
+#: log test_gate_once_dbt counts) keep it.
+NO_REPORT = ["--exclude", "*deid_release_report"]
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
 _BATCH_MARKER = "@@dbt_deid_invocation_end@@"
 
@@ -179,6 +190,7 @@ def _run_on_saved_parse(
     run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     run_env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
+    run_env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     saved = _PARSE_CACHE / f"{key}.msgpack"
@@ -293,6 +305,7 @@ def build_demo(tmp: Path) -> DbtRun:
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
+    env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
@@ -303,11 +316,12 @@ def build_demo(tmp: Path) -> DbtRun:
 
 def build_release(
     base: Path, tmp: Path, variables: dict[str, Any], command: str = "build",
-    extra: list[str] | None = None, select: str = "package:dbt_deid",
+    extra: list[str] | None = None, select: str = "package:dbt_deid", report: bool = False,
 ) -> DbtRun:
     """Copy the prebuilt integration database ``base`` (seeds and sources) and run ``dbt
-    <command>`` on the package's release models only (or on ``select``), with ``variables``."""
+    <command>`` on the package's release models only (or on ``select``), with ``variables``;
+    without the report node (``NO_REPORT``) unless ``report``."""
     db = tmp / "release.duckdb"
     shutil.copy(base, db)
-    args = [command, "--select", select, *(extra or [])]
+    args = [command, "--select", select, *(extra or []), *([] if report else NO_REPORT)]
     return run_dbt(INTEGRATION, args, tmp, variables, db)

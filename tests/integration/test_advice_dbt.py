@@ -17,7 +17,14 @@ import duckdb
 import pytest
 
 from tests import browser
-from tests.integration.dbt_runner import INTEGRATION, DbtRun, deps, release_vars, run_dbt
+from tests.integration.dbt_runner import (
+    INTEGRATION,
+    NO_REPORT,
+    DbtRun,
+    deps,
+    release_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -68,8 +75,8 @@ def _refuse_then_apply(it_database, tmp_path, variables: dict, extra: list[str] 
     if browser.chromium() is not None:  # the real page fits 1,280 px too
         box = browser.layout(reports[0], width=1280)
         assert box["scroll"] <= box["client"] and box["cut"] == 0, box
-    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *extra], tmp_path,
-                   _with_levels(variables, levels), db)
+    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *extra, *NO_REPORT],
+                   tmp_path, _with_levels(variables, levels), db)
     assert good.ok, good.output[-3000:]
     history = good.query("select status from deid_release_history order by recorded_at")
     assert history["status"].tolist()[-1] == "published"
@@ -107,7 +114,7 @@ def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None
             "select table_name from information_schema.tables").fetchall()}
     assert "deid_published" not in tables and "deid_release_advice" in tables
     levels, _ = _advised(DbtRun(0, "", db))
-    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid"], tmp_path,
+    good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *NO_REPORT], tmp_path,
                    _with_levels(variables, levels), db)
     assert good.ok, good.output[-3000:]
     history = good.query("select status from deid_release_history order by recorded_at")

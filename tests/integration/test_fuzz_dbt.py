@@ -16,5 +16,5 @@ pytestmark = pytest.mark.dbt
 def test_random_release_holds_the_guarantee_or_is_refused(it_database, tmp_path, seed) -> None:
     release = make_release(seed)
     run = build_release(it_database, tmp_path,
-                        {**project_vars(INTEGRATION), "deid_release": release})
+                        {**project_vars(INTEGRATION), "deid_release": release}, report=True)
     assert check_run(run, release) == [], release

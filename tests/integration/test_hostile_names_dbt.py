@@ -70,7 +70,7 @@ def _age_label(age: int) -> str:
 def test_hostile_names_and_values_build_and_drop_nothing(it_database, tmp_path) -> None:
     before = _tables(it_database)
     assert ("main", "deid_canary") in before and ("main", "hostile_source") in before
-    run = build_release(it_database, tmp_path, hostile_release())
+    run = build_release(it_database, tmp_path, hostile_release(), report=True)
     after = _tables(run.database)
     assert before <= after, f"tables dropped: {before - after}"
     assert run.query("select canary from main.deid_canary")["canary"].tolist() == ["alive"]
@@ -119,7 +119,8 @@ def test_issue_13_payload_drops_nothing(it_database, tmp_path) -> None:
     release["quasi_identifiers"] = {h.AGE: release["quasi_identifiers"][h.AGE],
                                     h.SEX_QI: release["quasi_identifiers"][h.SEX_QI]}
     release["direct_identifiers"] = [h.NAME, h.REGION]
-    run = build_release(it_database, tmp_path, variables, extra=["--exclude", "deid_published"])
+    run = build_release(it_database, tmp_path, variables, extra=["--exclude", "deid_published"],
+                        report=True)
     assert ("main", "deid_canary") in _tables(run.database)
     assert run.ok, run.output[-3000:]
     hierarchy = run.query("select * from main_deid_work.deid_hierarchy")
@@ -151,7 +152,7 @@ def test_a_name_colliding_with_an_internal_column_fails_the_build_clearly(
     deid_generalized is built (every case of COLLISIONS through the same check:
     test_names_colliding_with_internal_or_other_columns_fail_clearly)."""
     name, clash = COLLISIONS[0]
-    run = build_release(it_database, tmp_path, _colliding(name))
+    run = build_release(it_database, tmp_path, _colliding(name), report=True)
     assert not run.ok
     assert f"'quasi_identifiers.{name}'" in run.output, run.output[-3000:]
     assert clash in run.output, run.output[-3000:]

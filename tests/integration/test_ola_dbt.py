@@ -53,8 +53,9 @@ def _release(**changes) -> dict:
     return release_vars(**{**base, **changes})
 
 
-def _build(it_database: Path, tmp: Path, variables: dict, command: str = "build"):
-    return build_release(it_database, tmp, variables, command)
+def _build(it_database: Path, tmp: Path, variables: dict, command: str = "build",
+           report: bool = False):
+    return build_release(it_database, tmp, variables, command, report=report)
 
 
 def _independent_hierarchies(long: pd.DataFrame, patterns: pd.DataFrame,
@@ -73,7 +74,7 @@ def _independent_hierarchies(long: pd.DataFrame, patterns: pd.DataFrame,
 def records_build(it_database, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ola_records")
     variables = _release(report={"path": str(tmp / "reports" / "release.html")})
-    run = _build(it_database, tmp, variables)
+    run = _build(it_database, tmp, variables, report=True)  # the report test reads it
     assert run.ok, run.output[-4000:]
     return run
 

@@ -20,7 +20,13 @@ import shutil
 import duckdb
 import pytest
 
-from tests.integration.dbt_runner import INTEGRATION, build_release, release_vars, run_dbt
+from tests.integration.dbt_runner import (
+    INTEGRATION,
+    NO_REPORT,
+    build_release,
+    release_vars,
+    run_dbt,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -73,8 +79,8 @@ def test_a_source_value_equal_to_the_missing_label_is_refused(it_database, tmp_p
 def test_history_version_survives_renaming_the_duckdb_file(default_release, tmp_path) -> None:
     renamed = tmp_path / "renamed_release.duckdb"
     shutil.copy(default_release.database, renamed)
-    again = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp_path,
-                    release_vars(), renamed)
+    again = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", *NO_REPORT],
+                    tmp_path, release_vars(), renamed)
     assert again.ok, again.output[-3000:]
     with duckdb.connect(str(renamed), read_only=True) as con:
         rows = con.execute("select published_relation, release_version from"
