@@ -4,9 +4,9 @@
     CTEs, so it estimates each suppression mask's released group at about one row and joins the
     true tuples to it with a merge join on the columns that the previous join left sorted, the
     other kept columns a join filter: 22 million filtered rows for one mask at 240,000 records
-    (EXPLAIN ANALYZE), growing with the square of the group sizes (441.6 s against DuckDB's
-    16.1 s at 2.4 million records). Hash joins on every kept column: 21.4 s -> 4.2 s for one
-    combination at 240,000 records. Same query, so the same rows. -#}
+    (EXPLAIN ANALYZE). Hash joins on every kept column: 21.4 s -> 4.2 s for one combination,
+    the node 35-38 s -> 10-12 s at 240,000 records. At 2.4 million records the default plan
+    already is hash joins (same time; docs/performance.md, session 7). Same query, same rows. -#}
 {% macro postgres__deid_model_deid_exact_consistent() -%}
 {{ config(sql_header=dbt_deid.postgres_hash_joins_header()) }}
 {{ return(dbt_deid.default__deid_model_deid_exact_consistent()) }}
