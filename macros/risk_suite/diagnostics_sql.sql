@@ -144,14 +144,24 @@
     ) as n on n.category = r.deid_category__
     {%- endfor %}
   ),
-  {#- Not dbt_utils.unpivot: one row of aggregates per (category, column), computed, not a stored column turned into rows. -#}
+  {#- Not dbt_utils.unpivot: one row of aggregates per (category, column), computed, not a
+      stored column turned into rows. Every column's sums in one grouped pass over `grouped`
+      (one aggregate scan, not one per QI: PostgreSQL read the materialized CTE once per QI,
+      24.9 s against DuckDB's 1.1 s at 2.4 million records, issue 37), then one row per column
+      from that small result. -#}
+  sums as (
+    select by_column, category, sum(deid_weight__) as records
+    {%- for q in cfg.qi_names %},
+      sum(case when {{ dbt_deid.ident(q) }} is null then deid_weight__ else 0 end) as deid_s{{ loop.index }}__,
+      sum(case when {{ dbt_deid.ident(q) }} = {{ miss }} then deid_weight__ else 0 end) as deid_m{{ loop.index }}__
+    {%- endfor %}
+    from grouped group by by_column, category
+  ),
   per_column as (
     {%- for q in cfg.qi_names %}
     select by_column, category, {{ dbt_deid.literal(q) }} as column_name, {{ loop.index }} as column_order,
-      sum(deid_weight__) as records,
-      sum(case when {{ dbt_deid.ident(q) }} is null then deid_weight__ else 0 end) as suppressed,
-      sum(case when {{ dbt_deid.ident(q) }} = {{ miss }} then deid_weight__ else 0 end) as missing
-    from grouped group by by_column, category
+      records, deid_s{{ loop.index }}__ as suppressed, deid_m{{ loop.index }}__ as missing
+    from sums
     {%- if not loop.last %}
     union all
     {%- endif %}
