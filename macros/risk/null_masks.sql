@@ -20,7 +20,9 @@
         {%- for c in b -%}{%- do m.append(r[cols.index(c)] | int) -%}{%- endfor -%}
         {%- if m not in seen -%}{%- do seen.append(m) -%}{%- endif -%}
       {%- endfor -%}
-      {%- do out[loop.index0].extend(seen) -%}
+      {#- sorted: the compiled SQL (one join per mask) is the same in every build, whatever
+          order the warehouse returns the distinct rows in -#}
+      {%- do out[loop.index0].extend(seen | sort) -%}
     {%- endfor -%}
   {%- endif -%}
   {{ return(out) }}
