@@ -22,7 +22,7 @@ select 'node_risk' as measure, g.node, g.mean, g.ci_low, g.ci_high,
     {{ cfg.max_suppression }} as max_sup,
     case
       when g.node is null then 'LOLA evaluated no node'
-      when not g.node_found then coalesce(g.message, 'no lattice node has an estimated high-risk share <= MaxSup ' || '{{ cfg.max_suppression }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as varchar) || ')')
+      when not g.node_found then coalesce(g.message, 'no lattice node has an estimated high-risk share <= MaxSup ' || '{{ cfg.max_suppression }}' || ' (the top node ' || g.node || ' has ' || cast(g.mean as {{ dbt.type_string() }}) || ')')
       else 'the {{ "upper 95% limit" if cfg.gate_on == "upper" else "estimated high-risk share" }} of node ' || g.node || ' exceeds MaxSup {{ cfg.max_suppression }}'
     end as reason
 from (select 1 as one) as x
@@ -46,7 +46,7 @@ select 'no claims release declared in var deid_claims_release' as reason
 with g as (select * from {{ model }} where measure = 'attack1')
 select 'attack1' as measure, g.node, g.value as success_rate, {{ cfg.attack_tau }} as attack_tau,
     case when g.value is null then 'the simulated attack did not run'
-         else 'simulated attack 1 succeeds at rate ' || cast(g.value as varchar) || ' > {{ cfg.attack_tau }} at node ' || g.node end as reason
+         else 'simulated attack 1 succeeds at rate ' || cast(g.value as {{ dbt.type_string() }}) || ' > {{ cfg.attack_tau }} at node ' || g.node end as reason
 from (select 1 as one) as x
 left join g on 1 = 1
 where g.value is null or not (g.value <= {{ cfg.attack_tau }})
