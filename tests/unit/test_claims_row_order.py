@@ -29,13 +29,13 @@ def _long_hierarchy(columns: dict[str, list[str]]) -> pd.DataFrame:
 
 
 def test_lola_and_attack_ignore_row_order() -> None:
-    data = generate_hhp(150, 5)
+    data = generate_hhp(80, 5)
     release = {
         "demographic_qis": ["age", "sex", "dih_y2"], "claim_qis": ["los", "dsfc"],
         "hierarchies": {"age": "h", "dih_y2": "h", "los": "h", "dsfc": "h"},
         "dimensions": {"age": ["age"], "days_in_hospital": ["dih_y2"], "los": ["los"],
                        "dsfc": ["dsfc"]},
-        "sampling_fraction": 0.5, "iterations": 20, "attack_iterations": 200, "seed": 7,
+        "sampling_fraction": 0.5, "iterations": 10, "attack_iterations": 50, "seed": 7,
     }
     hierarchy = _long_hierarchy({"age": "age", "dih_y2": "dih_y2", "los": "los", "dsfc": "dsfc"})
     patients, claims = data.patients, data.claims
