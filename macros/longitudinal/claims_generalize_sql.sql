@@ -22,6 +22,6 @@ from {{ relation }} as t
 left join {{ hierarchy }} as h{{ loop.index0 }}
   on h{{ loop.index0 }}.qi_name = {{ dbt_deid.literal(c) }}
   and h{{ loop.index0 }}.level = (select level from {{ levels }} where column_name = {{ dbt_deid.literal(c) }})
-  and h{{ loop.index0 }}.original_value = cast(t.{{ dbt_deid.ident(c) }} as varchar)
+  and h{{ loop.index0 }}.original_value = cast(t.{{ dbt_deid.ident(c) }} as {{ dbt.type_string() }})
 {%- endfor %}
 {%- endmacro %}

@@ -19,12 +19,12 @@
       {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": the hierarchy of " ~ q ~ " (" ~ rel ~ ") needs columns level_0, level_1, ... (columns: " ~ names | join(', ') ~ ")") }}
     {%- endif -%}
     {%- for i in levels -%}
-      {%- do parts.append("select " ~ dbt_deid.literal(q) ~ " as qi_name, " ~ i ~ " as level, cast(level_0 as varchar) as original_value, cast(level_" ~ i ~ " as varchar) as generalized_value from " ~ rel ~ " where level_0 is not null") -%}
+      {%- do parts.append("select " ~ dbt_deid.literal(q) ~ " as qi_name, " ~ i ~ " as level, cast(level_0 as " ~ dbt.type_string() ~ ") as original_value, cast(level_" ~ i ~ " as " ~ dbt.type_string() ~ ") as generalized_value from " ~ rel ~ " where level_0 is not null") -%}
     {%- endfor -%}
   {%- endfor -%}
   {%- if parts | length == 0 -%}
     {#- a fresh warehouse under compile/docs/ls: a typed empty preview -#}
-    {{ return("select cast(null as varchar) as qi_name, 0 as level, cast(null as varchar) as original_value, cast(null as varchar) as generalized_value where 1 = 0") }}
+    {{ return("select cast(null as " ~ dbt.type_string() ~ ") as qi_name, 0 as level, cast(null as " ~ dbt.type_string() ~ ") as original_value, cast(null as " ~ dbt.type_string() ~ ") as generalized_value where 1 = 0") }}
   {%- endif -%}
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}

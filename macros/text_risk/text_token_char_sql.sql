@@ -17,3 +17,10 @@
 {% macro postgres__text_token_char_sql(char_expr) -%}
   ({{ char_expr }} collate "und-x-icu" ~ '^[[:alpha:][:digit:]]$')
 {%- endmacro %}
+
+{#- Spark: no regexp_matches; rlike takes a Java regular expression, whose \p{L} and \p{N} are
+    the same Unicode classes. A raw literal (r'...'), since Spark's string literals drop the
+    backslash of an unknown escape such as \p. -#}
+{% macro spark__text_token_char_sql(char_expr) -%}
+  ({{ char_expr }} rlike r'^[\p{L}\p{N}]$')
+{%- endmacro %}

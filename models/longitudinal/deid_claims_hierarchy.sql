@@ -9,6 +9,6 @@
 {%- if execute %}
 {{ dbt_deid.claims_hierarchy_sql(cfg) }}
 {%- else %}
-select cast(null as varchar) as qi_name, 0 as level, cast(null as varchar) as original_value, cast(null as varchar) as generalized_value
+select cast(null as {{ dbt.type_string() }}) as qi_name, 0 as level, cast(null as {{ dbt.type_string() }}) as original_value, cast(null as {{ dbt.type_string() }}) as generalized_value
 {%- endif %}
 {%- endif %}

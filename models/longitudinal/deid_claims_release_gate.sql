@@ -13,9 +13,9 @@
 select 'node_risk' as measure, l.node, l.chosen as node_found,
     {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} as value,
     l.mean, l.ci_low, l.ci_high,
-    cast({{ cfg.max_suppression }} as {{ dbt_deid.type_double() }}) as "limit",
+    cast({{ cfg.max_suppression }} as {{ dbt_deid.type_double() }}) as {{ dbt_deid.ident('limit') }},
     l.chosen and {{ 'l.ci_high' if cfg.gate_on == 'upper' else 'l.mean' }} <= {{ cfg.max_suppression }} as passed,
-    cast(l.message as varchar) as message
+    cast(l.message as {{ dbt.type_string() }}) as message
 from {{ ref('dbt_deid', 'deid_claims_lola') }} as l
 where l.release_node
 union all

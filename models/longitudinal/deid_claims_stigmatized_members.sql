@@ -8,10 +8,10 @@
 {%- if cfg.stigmatized_codes is not none %}
 select c.{{ m }} as member_id, count(*) as flagged_claims
 from {{ ref('dbt_deid', 'deid_claims_pseudonymized_claims') }} as c
-where cast(c.{{ dbt_deid.ident(cfg.stigmatized_column) }} as varchar) in (
-    select cast(code as varchar) from {{ dbt_deid.claims_relation(cfg.stigmatized_codes) }} where code is not null)
+where cast(c.{{ dbt_deid.ident(cfg.stigmatized_column) }} as {{ dbt.type_string() }}) in (
+    select cast(code as {{ dbt.type_string() }}) from {{ dbt_deid.claims_relation(cfg.stigmatized_codes) }} where code is not null)
 group by c.{{ m }}
 {%- else %}
-select cast(null as varchar) as member_id, cast(0 as bigint) as flagged_claims where 1 = 0
+select cast(null as {{ dbt.type_string() }}) as member_id, cast(0 as bigint) as flagged_claims where 1 = 0
 {%- endif %}
 {%- endif %}

@@ -18,6 +18,6 @@
 {%- if rows | length > 0 %}
 {{ rows | join('\nunion all\n') }}
 {%- else %}
-select 0 as step_order, cast(null as varchar) as table_name, cast(null as varchar) as column_name, cast(null as {{ dbt_deid.type_double() }}) as percentile, cast(null as {{ dbt_deid.type_double() }}) as threshold, cast(0 as bigint) as values_top_coded where 1 = 0
+select 0 as step_order, cast(null as {{ dbt.type_string() }}) as table_name, cast(null as {{ dbt.type_string() }}) as column_name, cast(null as {{ dbt_deid.type_double() }}) as percentile, cast(null as {{ dbt_deid.type_double() }}) as threshold, cast(0 as bigint) as values_top_coded where 1 = 0
 {%- endif %}
 {%- endif %}

@@ -95,6 +95,14 @@ def _inputs(
     if cfg["claim_id"] != CLAIM_ID:
         claims = claims.drop(columns=[CLAIM_ID], errors="ignore")
         claims = claims.rename(columns={cfg["claim_id"]: CLAIM_ID})
+    # the engine's row order is no key (Spark returns rows as its tasks answer): patients become
+    # encoding rows and the seeded draws pick rows, so both tables are ordered by their ids
+    member = cfg["member_id"]
+    if member in patients.columns:
+        patients = patients.sort_values(member, kind="stable", ignore_index=True)
+    keys = [c for c in (member, CLAIM_ID) if c in claims.columns]
+    if keys:
+        claims = claims.sort_values(keys, kind="stable", ignore_index=True)
     hierarchy = hierarchy.copy()
     hierarchy.columns = [str(c) for c in hierarchy.columns]
     hier_cols = list(cfg["hierarchies"])
