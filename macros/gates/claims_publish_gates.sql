@@ -115,15 +115,13 @@
   {%- endif -%}
   {%- set src = ref('dbt_deid', 'deid_claims_generalized_' ~ table) -%}
   {%- set cols = expected | map('string') | list -%}
-  {%- set sel = [] -%}{%- for c in cols -%}{%- do sel.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  {%- set sel = sel | join(', ') -%}
   {%- set r = run_query("select (select count(*) from " ~ rel ~ "), (select count(*) from " ~ src ~ "),"
-      ~ " (select count(*) from (select " ~ sel ~ " from " ~ rel ~ " " ~ dbt.except() | trim ~ " select " ~ sel ~ " from " ~ src ~ ") as a),"
-      ~ " (select count(*) from (select " ~ sel ~ " from " ~ src ~ " " ~ dbt.except() | trim ~ " select " ~ sel ~ " from " ~ rel ~ ") as b)").rows[0] -%}
+      ~ " (select rows_not_in from (" ~ dbt_deid.rows_not_in_sql(rel, src, cols) ~ ") as a),"
+      ~ " (select rows_not_in from (" ~ dbt_deid.rows_not_in_sql(src, rel, cols) ~ ") as b)").rows[0] -%}
   {%- set ok = r[0] == r[1] and r[2] == 0 and r[3] == 0 -%}
   {%- do results.append({'gate': table ~ '_rows', 'passed': ok, 'failures': 0 if ok else r[2] + r[3] + (0 if r[0] == r[1] else 1),
       'figure': r[0] | int, 'limit': r[1] | int,
       'message': (table ~ ': exactly the ' ~ r[1] ~ ' rows of deid_claims_generalized_' ~ table) if ok
-        else (table ~ ': ' ~ r[0] ~ ' rows written, deid_claims_generalized_' ~ table ~ ' has ' ~ r[1] ~ '; ' ~ r[2] ~ ' distinct row(s) not in it, ' ~ r[3] ~ ' of its distinct row(s) missing')}) -%}
+        else (table ~ ': ' ~ r[0] ~ ' rows written, deid_claims_generalized_' ~ table ~ ' has ' ~ r[1] ~ '; ' ~ r[2] ~ ' row(s) not in it, ' ~ r[3] ~ ' of its row(s) missing (duplicates counted)')}) -%}
   {{ return(results) }}
 {%- endmacro %}

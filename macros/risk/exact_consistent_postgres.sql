@@ -18,3 +18,9 @@
 set local enable_mergejoin = off;
 set local enable_nestloop = off;
 {%- endmacro %}
+
+{#- Redshift dispatches to postgres__ but has no enable_mergejoin/enable_nestloop settings (an
+    unknown parameter fails the model): the portable form, without the header. -#}
+{% macro redshift__deid_model_deid_exact_consistent() -%}
+{{ return(dbt_deid.default__deid_model_deid_exact_consistent()) }}
+{%- endmacro %}
