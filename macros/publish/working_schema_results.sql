@@ -104,7 +104,7 @@
 
 {#- Model names sorted, the record-level tables first (a message shows up to ten names). -#}
 {% macro _record_level_first(names) -%}
-  {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file', 'deid_record_risk',
+  {%- set record_level = ['deid_input', 'deid_suppressed', 'deid_generalized', 'deid_sample_file',
       'deid_claims_input_patients', 'deid_claims_input_claims', 'deid_claims_patients_preprocessed',
       'deid_claims_generalized_patients', 'deid_claims_generalized_claims', 'deid_text_documents', 'deid_text_tokens'] -%}
   {%- set ordered = [] -%}

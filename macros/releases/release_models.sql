@@ -17,7 +17,6 @@
   {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_record_risk' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_record_risk', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_versions' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_versions', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
@@ -27,16 +26,13 @@
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_search_nodes' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_search_nodes', 'dbt_deid'))()) }}
   {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_class_size_histogram' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_class_size_histogram', 'dbt_deid'))()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_risk_cdf' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_diagnostics' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_diagnostics', 'dbt_deid'))()) }}
   {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_risk_cdf_unsuppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_cdf_unsuppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_sample_file' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_sample_file', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_suppression_by' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppression_by', 'dbt_deid'))()) }}
   {%- endif -%}
   {{ exceptions.raise_compiler_error("model " ~ dbt_deid._current_node_name() ~ ": dbt_deid.release_model() builds the package's release models (<release>__<package model>, e.g. clinical__deid_patterns); " ~ base ~ " is none of them") }}
 {%- endmacro %}
@@ -195,16 +191,6 @@ from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}
 {%- else %}
 {{ dbt_deid.pattern_counts_sql(dbt_deid.release_ref('deid_generalized'), cfg.qi_names) }}
 {%- endif %}
-{%- endif %}
-{%- endmacro %}
-
-{#- models/deid_record_risk.sql -#}
-{% macro default__deid_model_deid_record_risk() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- one row per published record (dbt_deid.checked_release) -#}
-{{ dbt_deid.record_risk_sql(dbt_deid.checked_release(), cfg.record_id, cfg.verified_combinations, dbt_deid.release_ref('deid_suppressed_patterns')) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -429,11 +415,24 @@ left join exact as e on e.combination = c.combination
 {%- endif %}
 {%- endmacro %}
 
-{#- models/risk/deid_class_size_histogram.sql -#}
-{% macro default__deid_model_deid_class_size_histogram() -%}
+{#- models/risk/deid_diagnostics.sql -#}
+{% macro default__deid_model_deid_diagnostics() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
 {%- if dbt_deid.release_enabled() -%}
-{{ dbt_deid.class_size_histogram_from_cdf_sql(dbt_deid.release_ref('deid_risk_cdf')) }}
+{%- set cfg = dbt_deid.release_config() -%}
+{%- set rcfg = dbt_deid.risk_suite_config() -%}
+{#- The release's pattern-level diagnostics in one table (issue 33, item 3; long format, one
+    `diagnostic` per figure set: dbt_deid.diagnostics_rows_sql). The original stage reads
+    deid_generalized (original values exist only in the records; QIs released from one source
+    column are one column there: original_value_sources), the generalized stage the pattern
+    table, the published stage and the suppression breakdown deid_suppressed_patterns (what is
+    published, dbt_deid.checked_release, grouped): no read of the checked release's records. -#}
+{%- set published = dbt_deid.release_ref('deid_suppressed_patterns') -%}
+{{ dbt_deid.diagnostics_rows_sql(
+    [dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.verified_combinations, 'original', none, dbt_deid.original_value_sources(cfg)),
+     dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n'),
+     dbt_deid.risk_cdf_sql(published, cfg.record_id, cfg.verified_combinations, 'published', 'n')],
+    dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n')) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -459,33 +458,6 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {%- if dbt_deid.release_enabled() -%}
 {%- set rcfg = dbt_deid.risk_suite_config() -%}
 {{ dbt_deid.population_patterns_sql(rcfg, dbt_deid.release_ref('deid_hierarchy')) }}
-{%- endif %}
-{%- endmacro %}
-
-{#- models/risk/deid_risk_cdf.sql -#}
-{% macro default__deid_model_deid_risk_cdf() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-select * from {{ dbt_deid.release_ref('deid_risk_cdf_unsuppressed') }}
-union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.record_id, cfg.verified_combinations, 'published', 'n') }}) as p
-{%- endif %}
-{%- endmacro %}
-
-{#- models/risk/deid_risk_cdf_unsuppressed.sql -#}
-{% macro default__deid_model_deid_risk_cdf_unsuppressed() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- The stages before suppression depend on deid_generalized and deid_patterns only: as their
-    own model they run while the suppression map is computed, not after it. The generalized
-    stage reads the pattern table (same figures, fewer rows); original values exist only in the
-    records, and QIs released from one source column are one column there
-    (original_value_sources). -#}
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.verified_combinations, 'original', none, dbt_deid.original_value_sources(cfg)) }}) as o
-union all
-select * from ({{ dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n') }}) as g
 {%- endif %}
 {%- endmacro %}
 
@@ -534,13 +506,3 @@ where 1 = 0
 {%- endif %}
 {%- endmacro %}
 
-{#- models/risk/deid_suppression_by.sql -#}
-{% macro default__deid_model_deid_suppression_by() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set rcfg = dbt_deid.risk_suite_config() -%}
-{#- from the checked release's pattern table (its QI columns are the released cells; report.by
-    names QIs): the same figures as from the records, without a scan of them -#}
-{{ dbt_deid.suppression_by_sql(rcfg.release, dbt_deid.release_ref('deid_suppressed_patterns'), rcfg.by, 'n') }}
-{%- endif %}
-{%- endmacro %}

@@ -213,9 +213,9 @@
       'rank_to': "a column of the suppression map (rank_to)",
       'deid_rank__': "an internal column of deid_suppressed (deid_rank__)",
       'smallest_class_size': "a column of the risk tables (smallest_class_size)",
-      'by_column': "a column of deid_suppression_by (by_column)",
-      'category': "a column of deid_suppression_by (category)",
-      'deid_category__': "an internal column of deid_suppression_by (deid_category__)"} -%}
+      'by_column': "a column of deid_diagnostics' suppression breakdown (by_column)",
+      'category': "a column of deid_diagnostics' suppression breakdown (category)",
+      'deid_category__': "an internal column of deid_diagnostics' suppression breakdown (deid_category__)"} -%}
   {%- if dbt_deid.ola_enabled() -%}
     {#- the OLA node report (deid_ola_search) has one column per QI next to these -#}
     {%- for c in ['role', 'height', 'suppressed', 'suppressed_share', 'passes', 'entropy', 'precision', 'discernibility', 'loss', 'k_minimal', 'best_k_minimal', 'optimal', 'chosen', 'search', 'k', 'max_suppression', 'metric', 'records', 'nodes_evaluated', 'lattice_size', 'message'] -%}

@@ -165,17 +165,13 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
 
 
 def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
-    """deid_record_risk (on DuckDB: tuple-level windows joined back to the records) against an
-    independent count: for every record, the smallest class over the combinations (suppressed
-    value = own category) and prosecutor risk 1 / that size; one row per record."""
+    """The per-record prosecutor risk, the diagnostics model's published '(all combinations)'
+    risk CDF (read from the pattern table; it was the record-level deid_record_risk, issue 33),
+    against an independent count: for every record of the file, the smallest class over the
+    combinations (suppressed value = own category); the records at each smallest class size f,
+    at risk 1 / f, and every record counted once."""
     run, release = demo_build
-    rid = release["record_id"]
-    # one row per published record: the file (deid_sample_file), not the population
-    frame = run.query(
-        f"select s.*, r.smallest_class_size, r.prosecutor_risk from deid_sample_file as s"
-        f" left join deid_record_risk as r using ({rid})"
-    )
-    assert len(run.query("select * from deid_record_risk")) == len(frame)
+    frame = run.query("select * from deid_sample_file")  # the file: what is published
     expected = None
     for b in plan(run, "verified"):
         # each record's class: the records with its tuple, a missing value as its own category
@@ -184,8 +180,14 @@ def test_record_risk_is_each_records_smallest_class(demo_build) -> None:
         assert (group >= 0).all()
         sizes = group.map(group.value_counts()).reset_index(drop=True)
         expected = sizes if expected is None else expected.combine(sizes, min)
-    assert frame["smallest_class_size"].tolist() == expected.tolist()
-    assert (frame["prosecutor_risk"] - 1.0 / expected).abs().max() < 1e-12
+    got = run.query("select class_size, records, risk from deid_diagnostics"
+                    " where diagnostic = 'risk_cdf' and stage = 'published'"
+                    " and combination = '(all combinations)' order by class_size")
+    want = expected.value_counts().sort_index()
+    assert got["class_size"].tolist() == want.index.tolist()
+    assert got["records"].tolist() == want.tolist()
+    assert int(got["records"].sum()) == len(frame)
+    assert (got["risk"] - 1.0 / got["class_size"]).abs().max() < 1e-12
 
 
 def test_original_values_never_sit_next_to_the_published_marts(demo_build) -> None:

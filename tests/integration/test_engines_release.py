@@ -82,7 +82,7 @@ MUST_COMPARE = {
                 "deid_population_risk", "deid_uniqueness", "deid_claims_published_patients",
                 "deid_claims_published_claims", "deid_claims_release_gate", "deid_claims_lola",
                 "deid_claims_attack", "deid_text_published", "deid_text_risk_assessment",
-                "deid_text_recall", "deid_search_nodes"},
+                "deid_text_recall", "deid_search_nodes", "deid_diagnostics"},
     "refusing": {"deid_risk_summary", "deid_information_loss", "deid_gate_results",
                  "deid_claims_release_gate", "deid_claims_lola", "deid_text_risk_assessment"},
 }

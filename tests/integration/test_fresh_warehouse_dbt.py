@@ -32,7 +32,7 @@ def test_compile_only_commands_work_before_anything_was_built(command, tmp_path)
         # the plan of a release without hierarchical QIs is computed from the settings: the
         # compiled gate SQL lists the declared combinations
         compiled = tmp_path / "target" / "compiled" / "dbt_deid"
-        gate = next(compiled.rglob("deid_risk_cdf_unsuppressed.sql"))
+        gate = next(compiled.rglob("deid_diagnostics.sql"))
         assert "age+gender+los_days+mrdx" in gate.read_text()
 
 

@@ -23,9 +23,9 @@ from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_
 
 pytestmark = pytest.mark.dbt
 
-SELECT = ["--select", "+deid_published", "+deid_risk_cdf", "+deid_class_size_histogram",
-          "+deid_suppression_by", "+deid_release_report", "+deid_small_areas",
-          "+deid_threshold_presets", "+deid_uniqueness", "+deid_population_risk"]
+SELECT = ["--select", "+deid_published", "+deid_diagnostics", "+deid_release_report",
+          "+deid_small_areas", "+deid_threshold_presets", "+deid_uniqueness",
+          "+deid_population_risk"]
 
 
 def _release(tmp: Path, **extra: Any) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[DbtRun, dict[str, A
 
 def test_sql_cdf_and_histogram_match_core(built: tuple[DbtRun, dict[str, Any], Path]) -> None:
     run, variables, _ = built
-    assert "deid_risk_cdf" in run.tables(), run.output
+    assert "deid_diagnostics" in run.tables(), run.output
     release = variables["deid_release"]
     published = run.query("select * from deid_suppressed")
     for combo in release["combinations"]:
@@ -87,14 +87,16 @@ def test_sql_cdf_and_histogram_match_core(built: tuple[DbtRun, dict[str, Any], P
         frame = published[combo].astype(object).where(published[combo].notna(), None)
         core = prosecutor_risk(frame, combo, release["tau"], count_column=None)
         want = risk_cdf(core.record_risk)
-        got = run.query(f"select risk, records, cumulative_share from deid_risk_cdf where"
-                        f" stage = 'published' and combination = '{name}' order by risk")
+        got = run.query(f"select risk, records, cumulative_share from deid_diagnostics where"
+                        f" diagnostic = 'risk_cdf' and stage = 'published'"
+                        f" and combination = '{name}' order by risk")
         assert np.allclose(got["risk"], want["risk"])
         assert list(got["records"]) == list(want["records"])
         assert np.allclose(got["cumulative_share"], want["cumulative_share"])
         hist_want = class_size_histogram(core.class_size)
-        hist_got = run.query(f"select class_size, classes, records from deid_class_size_histogram"
-                             f" where stage = 'published' and combination = '{name}'"
+        hist_got = run.query(f"select class_size, classes, records from deid_diagnostics"
+                             f" where diagnostic = 'class_size_histogram'"
+                             f" and stage = 'published' and combination = '{name}'"
                              " order by class_size")
         pd.testing.assert_frame_equal(hist_got.astype("int64"), hist_want.astype("int64"),
                                       check_dtype=False)
@@ -105,7 +107,8 @@ def test_diagnostics_pool_small_categories_and_record_preset(
 ) -> None:
     run, variables, _ = built
     k = 5
-    by = run.query("select * from deid_suppression_by where by_column <> '(none)'")
+    by = run.query("select * from deid_diagnostics where diagnostic = 'suppression_by'"
+                   " and by_column <> '(none)'")
     named = by[by["category"] != "other (n < k)"]
     assert (named["records"] >= k).all()
     assert set(by["by_column"]) == {"province", "age"}
