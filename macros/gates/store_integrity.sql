@@ -94,8 +94,8 @@
       then `restart` (docs/combined-lines.md, "Session 8").
     * Not the history's (one name's history and store rows deleted while another name's rows
       for the table remain): the table must be a version the history records for it, by its
-      fingerprint (`published_hash`, table_fingerprint; for rows recorded without one, by row
-      count); and each published row records the number of published rows the history held
+      fingerprint (`published_hash`, table_fingerprint; for rows recorded without one or by
+      another package version, whose fingerprint SQL may differ, by row count); and each published row records the number of published rows the history held
       for the table before it (line_json's `relation_versions_before`, written by
       release_manifest): the history holding fewer now is rows deleted. -#}
 {% macro orphaned_publication_problems(published, history, history_found) -%}
@@ -115,8 +115,13 @@
     {%- do out.append("the release history " ~ history ~ " records " ~ counted ~ " published version(s) of the published table " ~ published ~ ", but one of them was published after " ~ before | max ~ " other(s) (at least " ~ ((before | max) + 1) ~ " expected: history rows deleted, of this name or another, with their store rows: their versions would drop out of the combined view): " ~ way_out) -%}
   {%- endif -%}
   {%- set fp = dbt_deid.table_fingerprint(published) -%}
-  {%- set hashes = versions | selectattr('hash') | map(attribute='hash') | list -%}
-  {%- set counts = versions | rejectattr('hash') | map(attribute='rows') | list -%}
+  {#- a fingerprint is compared only with rows of this package version (the fingerprint's SQL
+      may differ between versions); other rows by their row count -#}
+  {%- set same = [] -%}{%- set counts = [] -%}
+  {%- for v in versions -%}
+    {%- if v.hash and v.package_version == dbt_deid.package_version() -%}{%- do same.append(v.hash) -%}{%- else -%}{%- do counts.append(v.rows) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set hashes = same -%}
   {%- if fp.hash not in hashes and (fp.rows | int) not in counts -%}
     {%- do out.append("the published table " ~ published ~ " (" ~ fp.rows ~ " row(s)) is not a version the release history " ~ history ~ " records for it (no published version with its fingerprint: the history rows of the version it holds were deleted, of this name or another, with their store rows, or the table was changed by hand): " ~ way_out) -%}
   {%- endif -%}
@@ -125,25 +130,25 @@
 
 {#- The published discharge versions the history records for the published table `published`
     (by `published_relation` without catalog; a row without one counts as its): a list of
-    {hash, rows, before, this_table}: the published fingerprint, the published row count,
-    line_json's `relation_versions_before` (none when not recorded) and whether the row names
-    the table (a row without a relation is not counted against `relation_versions_before`,
+    {hash, rows, before, this_table, package_version}: the published fingerprint, the
+    published row count, line_json's `relation_versions_before` (none when not recorded),
+    whether the row names the table and the package version that wrote it (a row without a relation is not counted against `relation_versions_before`,
     as release_manifest does not count it). Columns of an older history read as null. -#}
 {% macro published_versions_of(history, published) -%}
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set s = dbt.type_string() -%}
   {%- set cols = [] -%}
-  {%- for c in ['published_relation', 'published_hash', 'published_rows', 'line_json', 'release_kind'] -%}
+  {%- for c in ['published_relation', 'published_hash', 'published_rows', 'line_json', 'package_version', 'release_kind'] -%}
     {%- do cols.append(c if c in have else "cast(null as " ~ s ~ ")") -%}
   {%- endfor -%}
   {%- set mine = dbt_deid.kind_line_relation_key(published) -%}
   {%- set out = [] -%}
-  {%- for r in run_query("select " ~ cols[:4] | join(', ') ~ " from " ~ history ~ " where status = 'published' and (" ~ cols[4] ~ " = 'discharge' or " ~ cols[4] ~ " is null)").rows -%}
+  {%- for r in run_query("select " ~ cols[:5] | join(', ') ~ " from " ~ history ~ " where status = 'published' and (" ~ cols[5] ~ " = 'discharge' or " ~ cols[5] ~ " is null)").rows -%}
     {%- set this_table = r[0] is not none and dbt_deid.kind_line_relation_key(r[0]) == mine -%}
     {%- if r[0] is none or this_table -%}
       {%- set line = fromjson(r[3]) if r[3] else none -%}
       {%- set before = line.get('relation_versions_before') if line is mapping else none -%}
-      {%- do out.append({'hash': r[1], 'rows': none if r[2] is none else r[2] | int, 'before': before if before is number else none, 'this_table': this_table}) -%}
+      {%- do out.append({'hash': r[1], 'rows': none if r[2] is none else r[2] | int, 'before': before if before is number else none, 'this_table': this_table, 'package_version': r[4]}) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}

@@ -41,6 +41,7 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
                 orphaned_publication_problems=lambda *a: call("orphaned_publication_problems")(*a),
                 published_versions_of=lambda *a: call("published_versions_of")(*a),
                 table_fingerprint=lambda rel: _fingerprint(con, rel),
+                package_version=lambda: "0.3.0",
                 kind_line_relation_key=lambda r: ".".join(
                     str(r).replace('"', "").lower().split(".")[-2:])),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
@@ -231,16 +232,17 @@ def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
     con.execute("create table hist (release_id varchar, release_name varchar,"
                 " release_version int, line_json varchar, published_rows bigint,"
                 " status varchar, release_kind varchar, recorded_at varchar,"
-                " published_relation varchar, published_hash varchar)")
+                " published_relation varchar, published_hash varchar,"
+                " package_version varchar default '0.3.0')")
     now = _fingerprint(con, "pub")["hash"]
     for rid, name, version, before, digest in [("r1", "a", 1, None, "h1"), ("r2", "b", 1, 1, "h2"),
                                                ("r3", "a", 2, 2, now)]:
         line = json.dumps({} if before is None else {"relation_versions_before": before})
         con.execute("insert into hist values (?, ?, ?, ?, 3, 'published', 'discharge', ?,"
-                    " 'db.main.pub', ?)", [rid, name, version, line, rid, digest])
+                    " 'db.main.pub', ?, '0.3.0')", [rid, name, version, line, rid, digest])
     # another table's versions are not counted
     con.execute("insert into hist values ('o1', 'o', 1, '{\"relation_versions_before\": 7}',"
-                " 3, 'published', 'discharge', 'o1', 'db.main.other', 'h9')")
+                " 3, 'published', 'discharge', 'o1', 'db.main.other', 'h9', '0.3.0')")
     call = _caller(con)
     pub = _Rel("pub")
     args = {"published": pub, "history": hist, "store_found": False, "key": None}
@@ -257,8 +259,12 @@ def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
     con.execute("delete from hist where release_id = 'r3'")
     (msg,) = call("orphaned_publication_problems")(pub, hist, True)
     assert "is not a version the release history" in msg and "3 row(s)" in msg
-    # a version recorded without a fingerprint (an older package version): its row count
-    con.execute("update hist set published_hash = null where release_id = 'r2'")
+    # a version recorded without a fingerprint, or by another package version (whose
+    # fingerprint SQL may differ): its row count
+    con.execute("update hist set package_version = '0.2.0' where release_id = 'r2'")
+    assert call("orphaned_publication_problems")(pub, hist, True) == []
+    con.execute("update hist set published_hash = null, package_version = '0.3.0'"
+                " where release_id = 'r2'")
     assert call("orphaned_publication_problems")(pub, hist, True) == []
     con.execute("update hist set published_rows = 4 where release_id = 'r2'")
     (msg,) = call("orphaned_publication_problems")(pub, hist, True)
