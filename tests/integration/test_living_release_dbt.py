@@ -22,6 +22,8 @@ published table left as it was; a moved hierarchy code is published by the chang
 with its figures); `restart` starts a new line, its reason in the history. Cost: 7 full
 `dbt run`s and 6 runs of the models up to the pairs: 146 s of test calls (41 + 60 + 45 s,
 `--durations`, 2026-11-26 14:22 UTC, shared machine; about 9 minutes when it was crowded).
+Session 8 added one full run (`one_name_deleted`: 17.9 s wall, 8.3 CPU s, 2026-11-27, shared
+machine).
 """
 
 from __future__ import annotations
