@@ -430,8 +430,11 @@
     {%- do base.update({'line': dbt_deid.line_story(cfg, truth, key, store)}) -%}
   {%- endif -%}
   {%- if problems | length > 0 -%}
+    {#- a published table the history does not record is not excused by a restart alone
+        (orphaned_publication_problems names the way out: the table archived or dropped first) -#}
+    {%- set orphaned = [] -%}{%- for p in problems if 'archive or drop the published table' in p -%}{%- do orphaned.append(p) -%}{%- endfor -%}
     {{ return(dbt_deid._with(base, passed=false, failures=problems | length,
-                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+                   message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)" ~ (", after archiving or dropping the published table " ~ this ~ " (a restart alone does not excuse it)" if orphaned else ""))) }}
   {%- endif -%}
   {%- if earlier | length == 0 -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,

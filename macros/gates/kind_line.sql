@@ -31,8 +31,9 @@
     disagree), else the newest by recorded_at, then version. Only a new non-empty `restart`
     reason starts a new line: removing the setting, or going back to an earlier reason, is
     refused. A published table that exists with rows while the history records no published
-    version of the kind (history deleted or dropped) is refused too, unless the line is
-    restarted. Figures only: fingerprints and version numbers, never a value. -#}
+    version of the kind (history deleted or dropped) is refused too, whatever the epoch (a
+    `restart` kept in the vars excused it until session 8): archive or drop the table, then
+    restart. Figures only: fingerprints and version numbers, never a value. -#}
 
 {#- `schema.identifier` of a relation or its string, lower case, without quotes or catalog. -#}
 {% macro kind_line_relation_key(relation) -%}
@@ -120,9 +121,11 @@
   {%- if rows | length == 0 -%}
     {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set held = run_query('select count(*) from ' ~ found).rows[0][0] | int if found is not none else 0 -%}
-    {%- if held > 0 and epoch == '' -%}
+    {#- whatever the epoch: a `restart` kept in the vars (removing it is refused) cannot be
+        told from a new one once the history is gone (session 8) -#}
+    {%- if held > 0 -%}
       {%- do out.update({'passed': false, 'failures': 1, 'figure': held, 'limit': 0,
-          'message': what ~ ': the published table holds ' ~ held ~ ' row(s) but the release history ' ~ history ~ ' records no published version of it (deleted, truncated or dropped history: never a fresh start); nothing is published, the published table stays. Restore the history from a backup, or start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history)'}) -%}
+          'message': what ~ ': the published table holds ' ~ held ~ ' row(s) but the release history ' ~ history ~ ' records no published version of it (deleted, truncated or dropped history: never a fresh start); nothing is published, the published table stays. Restore the history from a backup; or, to start over on purpose, archive or drop the published table ' ~ target_key ~ ' first (recipients keep what they received) and build with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history); a `restart` alone does not excuse it (once the history is gone, a new restart cannot be told from one kept in the vars)'}) -%}
     {%- else -%}
       {%- do out.update({'message': what ~ ': ' ~ ('no earlier published version (version 1 of the line)' if epoch == '' else "started over (restart: '" ~ reason ~ "')")}) -%}
     {%- endif -%}

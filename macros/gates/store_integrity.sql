@@ -19,9 +19,12 @@
     * the key replaced together with the store's fingerprints (review 7, finding 5): the
       history row of each published version records the key's fingerprint (line_json's
       `key_check`, from the gate); one that is not the current key's refuses.
-    * the history and the store both dropped (review 7, finding 4): the published table
-      (`published`, this release's) holds rows while the history records no published version
-      of it (orphaned_publication_problems).
+    * the history and the store both dropped (review 7, finding 4), whatever the epoch
+      (session 8: a kept `restart` excused it), and one name's history and store rows deleted
+      while another name's remain (session 8): the published table (`published`, this
+      release's) holds rows while the history records no published version of it, or it is
+      no version the history records, or the history holds fewer published versions of it
+      than one of them recorded before it (orphaned_publication_problems).
     A list of messages (release names, versions, ids and counts only). `key` is the key relation
     (none when missing or not one row: refused elsewhere); `known` the release ids the caller
     already names when they have no store rows. One scan of the store, grouped by release. -#}
@@ -76,30 +79,79 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The history and the store both dropped or emptied (review 7, finding 4): each checks the
-    other, so their joint absence started a fresh "version 1" over the published table. The
-    published table `published` (the release's own, `this` in the publish step) holding rows
-    while the release history records no published discharge version of it (by its
-    `published_relation`, without catalog; a row without one counts) is evidence of earlier
-    publication: refused, unless the line is started over (`restart`, audited in the history).
-    The first build of a project (no published table, or an empty one: `--empty`) publishes.
-    A list of messages (none or one); [] when `published` is none. -#}
+{#- The published table `published` (the release's own, `this` in the publish step) checked
+    against the release history's published discharge versions of it (by `published_relation`,
+    without catalog; a row without one counts as its). A list of messages; [] when `published`
+    is none, missing or empty (the first build of a project, or `--empty`).
+
+    * Orphaned (review 7, finding 4): the table holds rows while the history (missing, or
+      without a published version of it) records none: the history and the per-record store
+      dropped or emptied, each the other's witness, so a fresh "version 1" would be published
+      over what recipients hold. Refused whatever the line epoch: a `restart` kept in the vars
+      (removing it is refused, so every later build of a restarted line has it) excused it
+      until session 8, and once the history is gone a new restart cannot be told from a kept
+      one. The way out: restore the history, or archive/drop the published table on purpose,
+      then `restart` (docs/combined-lines.md, "Session 8").
+    * Not the history's (one name's history and store rows deleted while another name's rows
+      for the table remain): the table must be a version the history records for it, by its
+      fingerprint (`published_hash`, table_fingerprint; for rows recorded without one or by
+      another package version, whose fingerprint SQL may differ, by row count); and each published row records the number of published rows the history held
+      for the table before it (line_json's `relation_versions_before`, written by
+      release_manifest): the history holding fewer now is rows deleted. -#}
 {% macro orphaned_publication_problems(published, history, history_found) -%}
-  {%- if published is none or dbt_deid.line_epoch() != '' -%}{{ return([]) }}{%- endif -%}
+  {%- if published is none -%}{{ return([]) }}{%- endif -%}
   {%- if adapter.get_relation(published.database, published.schema, published.identifier) is none -%}{{ return([]) }}{%- endif -%}
-  {%- if history_found -%}
-    {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
-    {%- set s = dbt.type_string() -%}
-    {%- set kind = "release_kind" if 'release_kind' in have else "cast(null as " ~ s ~ ")" -%}
-    {%- set rel = "published_relation" if 'published_relation' in have else "cast(null as " ~ s ~ ")" -%}
-    {%- set mine = dbt_deid.kind_line_relation_key(published) -%}
-    {%- for r in run_query("select distinct " ~ rel ~ " from " ~ history ~ " where status = 'published' and (" ~ kind ~ " = 'discharge' or " ~ kind ~ " is null)").rows -%}
-      {%- if r[0] is none or dbt_deid.kind_line_relation_key(r[0]) == mine -%}{{ return([]) }}{%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
   {%- set n = run_query("select count(*) from (select 1 as one from " ~ published ~ " limit 1) as x").rows[0][0] | int -%}
   {%- if n == 0 -%}{{ return([]) }}{%- endif -%}
-  {{ return(["the published table " ~ published ~ " holds rows, but the release history " ~ history ~ ("" if history_found else " (missing: dropped?)") ~ " records no published version of it (the history and the per-record store dropped or emptied: a fresh version 1 would be published over what recipients already hold)"]) }}
+  {%- set way_out = "restore the release history " ~ history ~ " (and the per-record store) from a backup; or, to start over on purpose, archive or drop the published table " ~ published ~ " first (recipients keep what they received) and build with the setting `restart: {reason: '...'}` (audited: written into the history); a `restart` alone does not excuse it (once the history is gone, a new restart cannot be told from one kept in the vars)" -%}
+  {%- set versions = dbt_deid.published_versions_of(history, published) if history_found else [] -%}
+  {%- if versions | length == 0 -%}
+    {{ return(["the published table " ~ published ~ " holds rows, but the release history " ~ history ~ ("" if history_found else " (missing: dropped?)") ~ " records no published version of it (the history and the per-record store dropped or emptied: a fresh version 1 would be published over what recipients already hold): " ~ way_out]) }}
+  {%- endif -%}
+  {%- set out = [] -%}
+  {%- set before = versions | selectattr('before', 'number') | map(attribute='before') | list -%}
+  {%- set counted = versions | selectattr('this_table') | list | length -%}
+  {%- if before and counted < (before | max) + 1 -%}
+    {%- do out.append("the release history " ~ history ~ " records " ~ counted ~ " published version(s) of the published table " ~ published ~ ", but one of them was published after " ~ before | max ~ " other(s) (at least " ~ ((before | max) + 1) ~ " expected: history rows deleted, of this name or another, with their store rows: their versions would drop out of the combined view): " ~ way_out) -%}
+  {%- endif -%}
+  {%- set fp = dbt_deid.table_fingerprint(published) -%}
+  {#- a fingerprint is compared only with rows of this package version (the fingerprint's SQL
+      may differ between versions); other rows by their row count -#}
+  {%- set same = [] -%}{%- set counts = [] -%}
+  {%- for v in versions -%}
+    {%- if v.hash and v.package_version == dbt_deid.package_version() -%}{%- do same.append(v.hash) -%}{%- else -%}{%- do counts.append(v.rows) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set hashes = same -%}
+  {%- if fp.hash not in hashes and (fp.rows | int) not in counts -%}
+    {%- do out.append("the published table " ~ published ~ " (" ~ fp.rows ~ " row(s)) is not a version the release history " ~ history ~ " records for it (no published version with its fingerprint: the history rows of the version it holds were deleted, of this name or another, with their store rows, or the table was changed by hand): " ~ way_out) -%}
+  {%- endif -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{#- The published discharge versions the history records for the published table `published`
+    (by `published_relation` without catalog; a row without one counts as its): a list of
+    {hash, rows, before, this_table, package_version}: the published fingerprint, the
+    published row count, line_json's `relation_versions_before` (none when not recorded),
+    whether the row names the table and the package version that wrote it (a row without a relation is not counted against `relation_versions_before`,
+    as release_manifest does not count it). Columns of an older history read as null. -#}
+{% macro published_versions_of(history, published) -%}
+  {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set cols = [] -%}
+  {%- for c in ['published_relation', 'published_hash', 'published_rows', 'line_json', 'package_version', 'release_kind'] -%}
+    {%- do cols.append(c if c in have else "cast(null as " ~ s ~ ")") -%}
+  {%- endfor -%}
+  {%- set mine = dbt_deid.kind_line_relation_key(published) -%}
+  {%- set out = [] -%}
+  {%- for r in run_query("select " ~ cols[:5] | join(', ') ~ " from " ~ history ~ " where status = 'published' and (" ~ cols[5] ~ " = 'discharge' or " ~ cols[5] ~ " is null)").rows -%}
+    {%- set this_table = r[0] is not none and dbt_deid.kind_line_relation_key(r[0]) == mine -%}
+    {%- if r[0] is none or this_table -%}
+      {%- set line = fromjson(r[3]) if r[3] else none -%}
+      {%- set before = line.get('relation_versions_before') if line is mapping else none -%}
+      {%- do out.append({'hash': r[1], 'rows': none if r[2] is none else r[2] | int, 'before': before if before is number else none, 'this_table': this_table, 'package_version': r[4]}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {%- endmacro %}
 
 {#- The fingerprint of the key in `key_alias` (a row of deid_history_key joined into the query):

@@ -262,6 +262,12 @@
     {%- set prior = run_query("select count(*) from " ~ history ~ " where " ~ dbt_deid.history_version_condition(history, target_relation, name)).rows[0][0] -%}
     {%- set version = prior + 1 -%}
   {%- endif -%}
+  {%- set line = dbt_deid.line_manifest(combined[0] if combined else {}, release) -%}
+  {%- if status == 'published' -%}
+    {#- the published rows the history held for this table before this one, every name: a
+        later gate refuses when it holds fewer (rows deleted; orphaned_publication_problems) -#}
+    {%- do line.update({'relation_versions_before': dbt_deid.published_versions_of(history, target_relation) | selectattr('this_table') | list | length}) -%}
+  {%- endif -%}
   {{ return({
     'release_id': dbt_deid.release_id(target_relation, status),
     'release_name': name, 'release_version': version, 'published_relation': target_relation | string,
@@ -278,7 +284,7 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
-    'line_json': tojson(dbt_deid.line_manifest(combined[0] if combined else {}, release), sort_keys=true)
+    'line_json': tojson(line, sort_keys=true)
   }) }}
 {%- endmacro %}
 

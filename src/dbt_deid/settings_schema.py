@@ -130,7 +130,8 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                            "section": "generalization"},
         "restart": {"doc": "Start the release line over (issue 32): the one explicit, audited"
                            " way to re-key, change levels or settings, or go on after a lost"
-                           " history or store; written into the history.", "type": "mapping",
+                           " store (after a lost history, once the published table is archived"
+                           " or dropped); written into the history.", "type": "mapping",
                     "section": "restart"},
     },
     "restart": {

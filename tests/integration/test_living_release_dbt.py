@@ -22,6 +22,8 @@ published table left as it was; a moved hierarchy code is published by the chang
 with its figures); `restart` starts a new line, its reason in the history. Cost: 7 full
 `dbt run`s and 6 runs of the models up to the pairs: 146 s of test calls (41 + 60 + 45 s,
 `--durations`, 2026-11-26 14:22 UTC, shared machine; about 9 minutes when it was crowded).
+Session 8 added one full run (`one_name_deleted`: 17.9 s wall, 8.3 CPU s, 2026-11-27, shared
+machine).
 """
 
 from __future__ import annotations
@@ -186,6 +188,11 @@ def test_another_name_is_combined(line):
             f" (version(s) {NAME} version 1, {NAME} version 2, {NAME} version 3)") in gates
     text = render_line(read_history(db, release=NAME.upper()))
     assert f"extends version 3 of {NAME}: 0 added" in text
+    # the published versions of the table before it, every name (the gate refuses when the
+    # history holds fewer: rows deleted)
+    line_json = other.query("select line_json from deid_release_history where status ="
+                            " 'published' order by recorded_at")["line_json"].iloc[-1]
+    assert json.loads(line_json)["relation_versions_before"] == 3
     versions.append(rel)
 
 
@@ -286,19 +293,41 @@ def test_ways_around_are_refused(line):
         con.execute("alter table main_deid_work.records_backup rename to deid_release_records")
 
     # review 7, finding 4: the history and the store both dropped (the published table, the
-    # key and the lock rows kept). On a5cf6b0 the whole file published as a fresh version 1
+    # key and the lock rows kept). On a5cf6b0 the whole file published as a fresh version 1;
+    # on 5dda012 it did under a `restart` in the vars (kept from an earlier restart, as users
+    # keep it, or new: once the history is gone they cannot be told apart)
     with duckdb.connect(str(db)) as con:
         con.execute("alter table main.deid_release_history rename to history_backup")
         con.execute("alter table main_deid_work.deid_release_records rename to records_backup")
-    orphaned = run("history_and_store_dropped")
+    orphaned = run("history_and_store_dropped", restart={"reason": "kept from a restart"})
     _refused(orphaned, before, "the published table", "holds rows, but the release history",
-             RESTART)
+             "archive or drop the published table", "a `restart` alone does not excuse it")
     with duckdb.connect(str(db)) as con:
         for schema, table, backup in [("main", "deid_release_history", "history_backup"),
                                       ("main_deid_work", "deid_release_records",
                                        "records_backup")]:
             con.execute(f"drop table if exists {schema}.{table}")
             con.execute(f"alter table {schema}.{backup} rename to {table}")
+
+    # one name's history rows deleted with its store rows, another name's kept (left open by
+    # review 7): the other names' rows recorded how many published versions of the table came
+    # before them. On 5dda012 this build published, the deleted name's version left out
+    with duckdb.connect(str(db)) as con:
+        con.execute("create table main.history_backup as select * from main.deid_release_history")
+        con.execute("create table main_deid_work.records_backup as select * from"
+                    " main_deid_work.deid_release_records")
+        for table in ["main.deid_release_history", "main_deid_work.deid_release_records"]:
+            con.execute(f"delete from {table} where release_name = '{NAME.upper()}'")
+    name_lost = run("one_name_deleted")
+    _refused(name_lost, before, "published version(s) of the published table",
+             "at least 5 expected", "archive or drop the published table")
+    with duckdb.connect(str(db)) as con:
+        for schema, table, backup in [("main", "deid_release_history", "history_backup"),
+                                      ("main_deid_work", "deid_release_records",
+                                       "records_backup")]:
+            con.execute(f"create or replace table {schema}.{table} as select * from"
+                        f" {schema}.{backup}")
+            con.execute(f"drop table {schema}.{backup}")
 
     # a store written by another package version
     with duckdb.connect(str(db)) as con:

@@ -19,6 +19,14 @@ FILE = ROOT / "macros" / "gates" / "store_integrity.sql"
 FINGERPRINT = "md5('dbt_deid-key-check|k3y')"
 
 
+def _fingerprint(con: Any, rel: Any) -> dict[str, Any]:
+    """A stand-in for table_fingerprint: the row count and a hash of the sorted rows."""
+    rows, digest = con.execute(f"select count(*), md5(coalesce(string_agg(cast(t as varchar),"
+                               f" '|' order by cast(t as varchar)), '')) from {rel} as t"
+                               ).fetchone()
+    return {"rows": rows, "hash": digest}
+
+
 def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
     def run_query(sql: str) -> SimpleNamespace:
         return SimpleNamespace(rows=con.execute(sql).fetchall())
@@ -31,6 +39,9 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
             "dbt_deid": SimpleNamespace(
                 line_epoch=lambda: epoch, key_check_sql=lambda k: call("key_check_sql")(k),
                 orphaned_publication_problems=lambda *a: call("orphaned_publication_problems")(*a),
+                published_versions_of=lambda *a: call("published_versions_of")(*a),
+                table_fingerprint=lambda rel: _fingerprint(con, rel),
+                package_version=lambda: "0.3.0",
                 kind_line_relation_key=lambda r: ".".join(
                     str(r).replace('"', "").lower().split(".")[-2:])),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
@@ -127,7 +138,7 @@ def test_the_history_and_the_store_both_dropped_are_refused() -> None:
     project (no published table, or an empty one) and a `restart` publish."""
     con = duckdb.connect()
     _project(con)
-    con.execute("create table pub as select range as x from range(3)")
+    con.execute("create table pub as select range as x from range(4)")  # r3's rows
     con.execute("alter table hist add column published_relation varchar")
     con.execute("""update hist set published_relation = '"db"."main"."pub"'""")
     call = _caller(con)
@@ -150,11 +161,41 @@ def test_the_history_and_the_store_both_dropped_are_refused() -> None:
                 " 'o1', 'main.other_published')")
     gone_store = {"published": pub, "history": hist, "store_found": False, "key": None}
     assert len(_problems(call, **gone_store)) == 1
-    # the one explicit way: restart; and a first build (no table, or an empty one) publishes
-    assert _problems(_caller(con, epoch="e1"), **gone_store) == []
+    # a first build (no table, or an empty one) publishes
     assert _problems(_caller(con, missing=("pub",)), **gone_store) == []
     con.execute("delete from pub")
     assert _problems(call, **gone_store) == []
+
+
+def test_a_restart_does_not_excuse_an_orphaned_publication() -> None:
+    """The final review of session 7: a `restart` kept in the vars (removing it is refused, so
+    every later build of a restarted line has it) excused the published table the history no
+    longer records, so the history and the store dropped published a fresh "version 1" over
+    what recipients hold (on 5dda012: []). A new restart cannot be told from a kept one once
+    the history is gone, so any orphaned publication is refused, naming the way out: restore
+    the history, or archive/drop the published table, then restart."""
+    con = duckdb.connect()
+    _project(con)
+    con.execute("create table pub as select range as x from range(3)")
+    con.execute("drop table hist")
+    con.execute("delete from store")
+    pub, hist = _Rel("pub"), _Rel("hist")
+    gone = {"published": pub, "history": hist, "store_found": False, "key": None}
+    for epoch in ["e1", "a-new-reason"]:
+        (msg,) = _problems(_caller(con, epoch=epoch, missing=("hist",)), **gone)
+        assert "the published table main.pub holds rows" in msg
+        assert "restore the release history" in msg and "archive or drop" in msg
+        assert "a `restart` alone does not excuse it" in msg
+    # the history emptied (not dropped), under a restart: refused too
+    con.execute("create table hist (release_id varchar, release_name varchar,"
+                " release_version int, line_json varchar, published_rows bigint,"
+                " status varchar, release_kind varchar, recorded_at varchar,"
+                " published_relation varchar)")
+    (msg,) = _problems(_caller(con, epoch="e1"), **gone)
+    assert "records no published version of it" in msg
+    # the way out: the published table archived (or dropped), then a restart publishes
+    con.execute("alter table pub rename to pub_archived")
+    assert _problems(_caller(con, epoch="e1", missing=("pub",)), **gone) == []
 
 
 def test_a_key_replaced_with_its_fingerprints_is_refused() -> None:
@@ -175,3 +216,56 @@ def test_a_key_replaced_with_its_fingerprints_is_refused() -> None:
     (msg,) = _problems(call)
     assert "not the key the release history recorded" in msg
     assert "x version 1 (release r1)" in msg and "r2" not in msg
+
+
+def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
+    """Left open by review 7 (finding 4): one name's history rows deleted together with its
+    store rows, while another name's history rows for the same published table remain, passed
+    the orphan check (the other name's rows satisfied it), so the deleted name's versions
+    dropped out of the combined view (on 5dda012: []). The published table must be a version
+    the history records for it (its fingerprint, else its row count for rows recorded without
+    one), and every published row records how many published rows the history held for the
+    table before it (line_json's relation_versions_before): fewer now is rows deleted."""
+    con = duckdb.connect()
+    con.execute("create table pub as select range as x from range(3)")
+    hist = _Rel("hist")
+    con.execute("create table hist (release_id varchar, release_name varchar,"
+                " release_version int, line_json varchar, published_rows bigint,"
+                " status varchar, release_kind varchar, recorded_at varchar,"
+                " published_relation varchar, published_hash varchar,"
+                " package_version varchar default '0.3.0')")
+    now = _fingerprint(con, "pub")["hash"]
+    for rid, name, version, before, digest in [("r1", "a", 1, None, "h1"), ("r2", "b", 1, 1, "h2"),
+                                               ("r3", "a", 2, 2, now)]:
+        line = json.dumps({} if before is None else {"relation_versions_before": before})
+        con.execute("insert into hist values (?, ?, ?, ?, 3, 'published', 'discharge', ?,"
+                    " 'db.main.pub', ?, '0.3.0')", [rid, name, version, line, rid, digest])
+    # another table's versions are not counted
+    con.execute("insert into hist values ('o1', 'o', 1, '{\"relation_versions_before\": 7}',"
+                " 3, 'published', 'discharge', 'o1', 'db.main.other', 'h9', '0.3.0')")
+    call = _caller(con)
+    pub = _Rel("pub")
+    args = {"published": pub, "history": hist, "store_found": False, "key": None}
+    assert call("orphaned_publication_problems")(pub, hist, True) == []
+    # the other name's rows deleted (with its store rows), the table still the latest version
+    con.execute("create table saved as select * from hist")
+    con.execute("delete from hist where release_name = 'b'")
+    (msg,) = call("orphaned_publication_problems")(pub, hist, True)
+    assert "records 2 published version(s) of the published table main.pub" in msg
+    assert "at least 3 expected" in msg and "restore the release history" in msg
+    assert any("2 published version(s)" in m for m in _problems(call, **args))
+    # the latest version's rows deleted: the published table is no version the history records
+    con.execute("create or replace table hist as select * from saved")
+    con.execute("delete from hist where release_id = 'r3'")
+    (msg,) = call("orphaned_publication_problems")(pub, hist, True)
+    assert "is not a version the release history" in msg and "3 row(s)" in msg
+    # a version recorded without a fingerprint, or by another package version (whose
+    # fingerprint SQL may differ): its row count
+    con.execute("update hist set package_version = '0.2.0' where release_id = 'r2'")
+    assert call("orphaned_publication_problems")(pub, hist, True) == []
+    con.execute("update hist set published_hash = null, package_version = '0.3.0'"
+                " where release_id = 'r2'")
+    assert call("orphaned_publication_problems")(pub, hist, True) == []
+    con.execute("update hist set published_rows = 4 where release_id = 'r2'")
+    (msg,) = call("orphaned_publication_problems")(pub, hist, True)
+    assert "is not a version the release history" in msg
