@@ -164,7 +164,7 @@ def test_materialization_override_is_refused(published_db, tmp_path) -> None:
     history = _history(run)
     assert list(history["status"]) == ["refused"], run.output[-3000:]
     assert history["gates_failed"].iloc[0] == "build_error"
-    assert history["published_relation"].iloc[0].endswith("deid_published")
+    assert history["published_relation"].iloc[0] == '"release"."main"."deid_published"'
     gates = json.loads(history["gates_json"].iloc[0])
     assert "deid_published failed before its gates ran" in gates[0]["message"]
     assert "materialized" not in gates[0]["message"]  # the error text is not copied
