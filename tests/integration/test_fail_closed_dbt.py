@@ -176,13 +176,13 @@ def test_sample_mode_is_refused_and_reads_the_whole_source(published_db, tmp_pat
     published 978 of 4,000 records as a normal version, `input_unchanged` and `row_count`
     passing on the sample). The publish step refuses (gate sample_mode, a 'refused' row) and the
     release's reads of its source go through the graph relation, never a sampled ref: the
-    input snapshot rebuilt under --sample holds every record."""
-    project = _consumer_project(tmp_path, models={"dbt_deid_integration_tests": {
-        "discharge_abstracts": {"+event_time": "admission_date"}}})
+    input snapshot rebuilt under --sample holds every record. (integration_tests sets
+    `+event_time: admission_date` on discharge_abstracts; the run reuses the project's saved
+    parse.)"""
     db = tmp_path / "release.duckdb"
     shutil.copy(published_db[0], db)
-    run = run_dbt(project, ["run", "--select", "deid_input", "deid_published",
-                            "--sample", "{'start': '2009-01-01', 'end': '2009-04-01'}"],
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_input", "deid_published",
+                                "--sample", "{'start': '2009-01-01', 'end': '2009-04-01'}"],
                   tmp_path, _vars(), db)
     assert not run.ok, run.output[-3000:]
     assert "[sample_mode]" in run.output and "--sample" in run.output, run.output[-3000:]
