@@ -159,7 +159,7 @@ def test_grants_or_hooks_on_working_models_are_refused_by_both_checks() -> None:
     (original values). The on-run-start hook fails an invocation that selects one, naming it
     with its settings and the fix; the publish step's gate refuses on any working model of the
     graph, selected or not. The publish model's own grants and hook are not counted (also when
-    a project overrode its materialization: its deid_checks says what it is)."""
+    a project overrode its materialization: its name says what it is)."""
     nodes = _shared(_layout("main_deid_work"))
     with pytest.raises(_Refused) as refused:
         _hook(nodes, ["model.x.deid_input", "model.x.deid_published"])
@@ -181,7 +181,7 @@ def test_grants_or_hooks_on_working_models_are_refused_by_both_checks() -> None:
             " post-hook), deid_patterns (grants)") in results[0]["message"]
     assert "deid_published" not in results[0]["message"].split("original values")[1]
     # a publish model whose materialization a project overrode is still not a working model
-    nodes["deid_published"].config.update(materialized="table", deid_checks="release")
+    nodes["deid_published"].config.update(materialized="table")
     assert "deid_published (" not in call("working_schema_results")(target)[0]["message"]
     # an empty grant (`+grants: {select: []}`) shares nothing
     for node in nodes.values():
