@@ -14,7 +14,9 @@
     them, the schema and the fix, before any node runs. Only the commands that build models
     (run, build, retry, clone) are checked; a selection without a working model in the
     published schema (`dbt run -s deid_published`) is left to the publish step's check, which
-    also finds tables an earlier build left there. Model names only, never a value. -#}
+    also finds tables an earlier build left there. A selected working model with grants or a
+    pre/post-hook (a project-wide `models: +grants`: dbt_deid.working_model_sharing) fails it
+    too. Model names only, never a value. -#}
 {% macro check_working_schema_layout() -%}
   {{ return(dbt_deid.own(adapter.dispatch('check_working_schema_layout', 'dbt_deid'))()) }}
 {%- endmacro %}
@@ -41,6 +43,11 @@
   {%- endfor -%}
   {%- if problems -%}
     {{ exceptions.raise_compiler_error("dbt_deid [working_schema]: nothing was built: " ~ problems | join('; ') ~ ". " ~ dbt_deid._working_schema_fix()) }}
+  {%- endif -%}
+  {#- a selected working model with grants or hooks (macros/publish/working_model_sharing.sql) -#}
+  {%- set sharing = dbt_deid.working_model_sharing(working) -%}
+  {%- if sharing -%}
+    {{ exceptions.raise_compiler_error("dbt_deid [working_schema]: nothing was built: " ~ dbt_deid.working_model_sharing_message(sharing)) }}
   {%- endif -%}
   {{ return('') }}
 {%- endmacro %}

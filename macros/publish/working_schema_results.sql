@@ -20,6 +20,10 @@
     earlier build with such a layout). Schemas are compared case-insensitively, and a side
     without a database (Spark, where the schema is the database) is compared by schema alone.
 
+    A working model with a non-empty `grants` config or a pre/post-hook (a project-wide
+    `models: +grants` reaches the package's models) fails the check too, named with its
+    settings (dbt_deid.working_model_sharing).
+
     Returns [] when the layout is safe, else one failed gate result ('working_schema') that the
     publish materialization adds to the release's gates: the candidate is dropped, nothing is
     published and a 'refused' history row names it. Model names only, never a value. -#}
@@ -53,7 +57,9 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endfor -%}
-  {%- if built_here | length == 0 and left_here | length == 0 -%}{{ return([]) }}{%- endif -%}
+  {#- grants or hooks on any working model (macros/publish/working_model_sharing.sql) -#}
+  {%- set sharing = dbt_deid.working_model_sharing(dbt_deid._working_model_nodes()) -%}
+  {%- if built_here | length == 0 and left_here | length == 0 and not sharing -%}{{ return([]) }}{%- endif -%}
   {%- set built_here = dbt_deid._record_level_first(built_here) -%}
   {%- set left_here = left_here | sort -%}
   {%- set stores = [] -%}
@@ -69,8 +75,10 @@
   {%- if left_here -%}
     {%- do parts.append(left_here | length ~ " table(s) of working models or of the per-record store are in " ~ where ~ " (left by an earlier build in that layout, or created next to the working models): " ~ dbt_deid._first_names(left_here) ~ "; drop them") -%}
   {%- endif -%}
-  {{ return([{'gate': 'working_schema', 'passed': false, 'failures': built_here | length + left_here | length,
-      'message': parts | join('; ') ~ ". " ~ dbt_deid._working_schema_fix()}]) }}
+  {%- set messages = [parts | join('; ') ~ ". " ~ dbt_deid._working_schema_fix()] if parts else [] -%}
+  {%- if sharing -%}{%- do messages.append(dbt_deid.working_model_sharing_message(sharing)) -%}{%- endif -%}
+  {{ return([{'gate': 'working_schema', 'passed': false, 'failures': built_here | length + left_here | length + sharing | length,
+      'message': messages | join(' ')}]) }}
 {%- endmacro %}
 
 {#- The fix both working-schema checks name (this one and check_working_schema_layout). -#}
@@ -81,13 +89,14 @@
 {%- endmacro %}
 
 {#- The working models of every release in this invocation's graph: the package's models and
-    the extra releases' `<release>__deid_*` models, any materialization but deid_publish and
-    ephemeral (nodes, with the database and schema the project resolves for them). -#}
+    the extra releases' `<release>__deid_*` models, any materialization but ephemeral, the
+    publish models excepted (dbt_deid.is_publish_node: also when a project overrode their
+    materialization) (nodes, with the database and schema the project resolves for them). -#}
 {% macro _working_model_nodes() -%}
   {%- set out = [] -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
     {%- if (node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none)
-          and node.config.get('materialized') not in ['deid_publish', 'ephemeral'] -%}
+          and node.config.get('materialized') != 'ephemeral' and not dbt_deid.is_publish_node(node) -%}
       {%- do out.append(node) -%}
     {%- endif -%}
   {%- endfor -%}

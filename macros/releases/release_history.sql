@@ -38,12 +38,13 @@
 {%- endmacro %}
 
 {#- The history relation of every publish model in the graph (the discharge releases': one per
-    schema they publish into), deduplicated. -#}
+    schema they publish into), deduplicated; a publish model whose materialization a project
+    overrode included (dbt_deid.is_publish_node), so its refused attempt has a history. -#}
 {% macro release_history_relations() -%}
   {%- set out = [] -%}
   {%- set seen = [] -%}
   {%- for node in graph.nodes.values() -%}
-    {%- if node.resource_type == 'model' and node.config.get('materialized') == 'deid_publish' and node.config.get('deid_checks') == 'release' -%}
+    {%- if dbt_deid.is_publish_node(node) and node.config.get('deid_checks') == 'release' -%}
       {%- set h = api.Relation.create(database=node.database, schema=node.schema, identifier='deid_release_history', type='table') -%}
       {%- if (h | string) not in seen -%}{%- do seen.append(h | string) -%}{%- do out.append(h) -%}{%- endif -%}
     {%- endif -%}

@@ -11,6 +11,14 @@
     {%- set rel = dbt_deid._graph_relation(cfg.source) -%}
     {%- if rel is not none -%}{{ return(rel) }}{%- endif -%}
   {%- endif -%}
+  {#- under dbt's --sample a ref()/source() of a source with event_time reads the sample window
+      only: the relation from the graph instead, so the release and its input gates
+      (input_unchanged, row_count) read every record (the dependency is recorded at parse
+      time; the publish step refuses a sampled run anyway: dbt_deid.sample_mode_results) -#}
+  {%- if execute and dbt_deid.sample_mode() -%}
+    {%- set rel = dbt_deid._graph_relation(cfg.source) -%}
+    {%- if rel is not none -%}{{ return(rel) }}{%- endif -%}
+  {%- endif -%}
   {%- if cfg.source is mapping -%}
     {{ return(source(cfg.source.source_name, cfg.source.table)) }}
   {%- else -%}

@@ -7,7 +7,13 @@
     'refused' row for every skipped publish model: the release, its settings (JSON and MD5), the
     invocation, and in gates_failed / gates_json the failed tests and errored models upstream of
     it (names and failure counts only: never a value). Nothing was published, so the published
-    fingerprint, version and figures stay empty. -#}
+    fingerprint, version and figures stay empty.
+
+    A publish model that failed with an error and has no history row of this invocation (it
+    raised before its materialization recorded the attempt: a `+materialized` override, a
+    replaced macro, an ambiguous name; review 8, F3) gets a 'refused' row too, gate
+    `build_error`, naming the model, never the error's text. Publish models are found by
+    dbt_deid.is_publish_node, not by their materialization alone (an override changes it). -#}
 {% macro record_skipped_releases(results) -%}
   {{ return(dbt_deid.own(adapter.dispatch('record_skipped_releases', 'dbt_deid'))(results)) }}
 {%- endmacro %}
@@ -20,7 +26,7 @@
   {%- endfor -%}
   {%- for r in results -%}
     {%- set node = r.node -%}
-    {%- set publish = (node.resource_type | string) == 'model' and node.config.get('materialized') == 'deid_publish' -%}
+    {%- set publish = dbt_deid.is_publish_node(node) -%}
     {%- if publish and (r.status | string) == 'error' and dbt_deid._publish_write_conflict(r.message) -%}
       {#- rolled back by the warehouse's write-write conflict before it recorded its attempt:
           its history row, written here, outside that transaction (the message is named, never
@@ -28,6 +34,15 @@
       {%- do dbt_deid._append_skipped_release(node, [{'gate': 'write_conflict', 'passed': false, 'failures': 1,
           'message': 'dbt ' ~ flags.WHICH ~ ': ' ~ node.name ~ ' failed with the warehouse\'s write-write conflict: another publish of the same source (its line\'s row in deid_line_locks) ran on another thread of this build, and this one was rolled back before it recorded its attempt; nothing was published. Run it again, or build with --threads 1 (docs/combined-lines.md)'}],
           'failed with a write-write conflict') -%}
+    {%- elif publish and (r.status | string) == 'error' -%}
+      {#- failed before its materialization recorded the attempt (review 8, F3): refused while
+          dbt rendered it (a `+materialized` override, a replaced macro, an ambiguous name) or
+          an error in its gates' queries; a refusal by the gates has its row already
+          (_append_skipped_release skips it). The error's text is not copied (it may quote
+          values) -#}
+      {%- do dbt_deid._append_skipped_release(node, [{'gate': 'build_error', 'passed': false, 'failures': 1,
+          'message': 'dbt ' ~ flags.WHICH ~ ': ' ~ node.name ~ ' failed before its gates ran or recorded their verdicts (an error while dbt rendered or ran it; its text is in the dbt log, not copied here); nothing was published'}],
+          'failed with an error') -%}
     {%- elif publish and (r.status | string) == 'skipped' -%}
       {%- set ancestors = dbt_deid._ancestors(node.unique_id) -%}
       {%- set causes = [] -%}

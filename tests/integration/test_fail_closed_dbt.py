@@ -13,6 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 import yaml
@@ -144,16 +145,54 @@ def test_severity_overridden_to_warn_refuses(published_db, tmp_path) -> None:
 
 
 def test_materialization_override_is_refused(published_db, tmp_path) -> None:
-    """A project cannot swap the publish materialization for a plain table: the model's own
-    config wins over dbt_project.yml (and the model refuses any other materialization)."""
+    """A project cannot swap the publish materialization for a plain table
+    (`models: dbt_deid: publish: deid_published: +materialized: table`): the model refuses any
+    other materialization while dbt renders it, before its gates. The attempt is still audited
+    (review 8, F3): the on-run-end hook appends a 'refused' row (gate build_error, the model's
+    name, never the error text), creating the history when there is none (on 5dda012 there was
+    no row, and with the history dropped first, no history at all)."""
     project = _consumer_project(
-        tmp_path, models={"dbt_deid": {"deid_published": {"+materialized": "table"}}})
+        tmp_path, models={"dbt_deid": {"publish": {"deid_published": {"+materialized": "table"}}}})
     db = tmp_path / "release.duckdb"
     shutil.copy(published_db[0], db)
+    with duckdb.connect(str(db)) as con:  # as before a first release
+        con.execute("drop table main.deid_release_history")
     run = run_dbt(project, ["run", "--select", "deid_published"], tmp_path, _vars(**FAILING), db)
     assert not run.ok
-    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    assert "must be materialized as deid_publish" in run.output, run.output[-3000:]
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), published_db[1])
+    history = _history(run)
+    assert list(history["status"]) == ["refused"], run.output[-3000:]
+    assert history["gates_failed"].iloc[0] == "build_error"
+    assert history["published_relation"].iloc[0] == '"release"."main"."deid_published"'
+    gates = json.loads(history["gates_json"].iloc[0])
+    assert "deid_published failed before its gates ran" in gates[0]["message"]
+    assert "materialized" not in gates[0]["message"]  # the error text is not copied
+
+
+def test_sample_mode_is_refused_and_reads_the_whole_source(published_db, tmp_path) -> None:
+    """`dbt run --sample` (dbt 1.10+: every ref/source of a node with `event_time` is filtered
+    to the window) publishes no sampled release (review 8, F5: on 5dda012 the package's run
+    published 978 of 4,000 records as a normal version, `input_unchanged` and `row_count`
+    passing on the sample). The publish step refuses (gate sample_mode, a 'refused' row) and the
+    release's reads of its source go through the graph relation, never a sampled ref: the
+    input snapshot rebuilt under --sample holds every record. (integration_tests sets
+    `+event_time: admission_date` on discharge_abstracts; the run reuses the project's saved
+    parse.)"""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_input", "deid_published",
+                                "--sample", "{'start': '2009-01-01', 'end': '2009-04-01'}"],
+                  tmp_path, _vars(), db)
+    assert not run.ok, run.output[-3000:]
+    assert "[sample_mode]" in run.output and "--sample" in run.output, run.output[-3000:]
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published_db[1])
+    history = _history(run)
+    assert list(history["status"]) == ["published", "refused"]
+    assert "sample_mode" in history["gates_failed"].iloc[-1]
+    counts = run.query("select (select count(*) from main_deid_work.deid_input) as snapshot,"
+                       " (select count(*) from main.discharge_abstracts) as source")
+    assert counts["snapshot"].iloc[0] == counts["source"].iloc[0] == 4000
 
 
 def test_failing_first_release_publishes_nothing(it_database, tmp_path) -> None:

@@ -221,7 +221,15 @@ def test_the_publish_model_alone_with_a_consumer_materialization_is_refused(
     assert not run.ok, run.output[-3000:]
     assert "dbt_deid_integration_tests.materialization_deid_publish_default" in run.output
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
-    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+    _assert_build_error_row(run, history)
+
+
+def _assert_build_error_row(run, history: int) -> None:
+    """The refused attempt is audited (review 8, F3): one 'refused' row more, gate build_error,
+    appended by the on-run-end hook (the model raised before its materialization could)."""
+    rows = run.query("select status, gates_failed from deid_release_history order by recorded_at")
+    assert len(rows) == history + 1, rows
+    assert list(rows[["status", "gates_failed"]].iloc[-1]) == ["refused", "build_error"], rows
 
 
 def _assert_working_schema_refused(run, models: list[str]) -> None:
@@ -294,6 +302,44 @@ def test_a_working_table_left_in_the_published_schema_is_refused(default_release
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
 
 
+def test_grants_or_hooks_on_working_models_are_refused(default_release, tmp_path) -> None:
+    """A project-wide `models: +grants: {select: [...]}` (dbt applies it to every package's
+    models) or a grant post-hook would share the working tables holding original values
+    (review 8, F6: on 5dda012 `dbt run -s deid_input deid_published` with this project granted
+    deid_input and published, "11 gates passed"). The on-run-start check fails an invocation
+    that would build such a working model, before any node runs; the publish step's
+    working_schema gate refuses on the graph's configs (a 'refused' row), naming each model,
+    its setting and the fix (`models: dbt_deid: publish: +grants`). No warehouse grant is needed:
+    DuckDB has none, the configs are read from the graph as dbt resolved them. (Both checks'
+    logic: tests/unit/test_working_schema_tables.py.)"""
+    project = _consumer_project(tmp_path, models={
+        "+grants": {"select": ["analysts"]},
+        "dbt_deid": {"deid_suppressed": {"+post-hook": "select 1 as grant_placeholder"}}})
+    run = copy_of(default_release, tmp_path / "db")
+    published = run.query("select * from deid_published")
+    history = run.query("select count(*) as n from deid_release_history")["n"].iloc[0]
+    run = run_dbt(project, ["run", "--select", "deid_input", "deid_published"], tmp_path,
+                  release_vars(), run.database)
+    assert not run.ok, run.output[-3000:]
+    message = run.output[run.output.index("[working_schema]"):].replace("\n", " ")
+    for text in ["nothing was built", "deid_input (grants)", "models: dbt_deid: publish: +grants"]:
+        assert text in message, message[:3000]
+    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+
+    # the publish step (the hook passes: no working model selected)
+    run = run_dbt(project, ["run", "--select", "deid_published"], tmp_path / "publish",
+                  release_vars(), run.database)
+    assert not run.ok, run.output[-3000:]
+    message = run.output[run.output.index("[working_schema]"):].replace("\n", " ")
+    for text in ["deid_input (grants)", "deid_suppressed (grants, post-hook)", "deid_generalized",
+                 "models: dbt_deid: publish: +grants"]:
+        assert text in message, message[:3000]
+    rows = run.query("select status, gates_failed from deid_release_history order by recorded_at")
+    assert len(rows) == history + 1 and rows["status"].iloc[-1] == "refused", rows
+    assert "working_schema" in rows["gates_failed"].iloc[-1]
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published)
+
+
 #: Root-project models named like the package's release models (review 7, findings 1 and 2):
 #: with dbt's default `require_ref_searches_node_package_before_root: false`, a package ref()
 #: by name found the root's `deid_gate_results` first (on b31f4c4 this one, saying "passed",
@@ -335,7 +381,7 @@ def test_a_root_model_named_like_a_release_model_is_refused(default_release, tmp
                 f" name of the dbt_deid model {name}") in output, run.output[-3000:]
     assert "docs/overrides.md" in run.output
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
-    assert run.query("select count(*) as n from deid_release_history")["n"].iloc[0] == history
+    _assert_build_error_row(run, history)
 
 
 def test_dbt_clone_of_the_published_table_is_refused(default_release, tmp_path) -> None:

@@ -43,9 +43,15 @@ def _check(in_main: set[str], extra_release: str | None = None) -> list[dict]:
                 get_relation=lambda db, s, n: n if (s == "main" and n in in_main) else None),
             "dbt_deid": _namespace(call, split),
         }
-    call = macro_caller([ROOT / "macros/publish/working_schema_results.sql"], context)
+    call = macro_caller(MACROS, context)
     target = SimpleNamespace(database="release", schema="main", identifier="deid_published")
     return call("working_schema_results")(target)
+
+
+#: working_schema_results.sql and the macros it calls
+MACROS = [ROOT / "macros/publish/working_schema_results.sql",
+          ROOT / "macros/publish/working_model_sharing.sql",
+          ROOT / "macros/releases/publish_node.sql"]
 
 
 def _split(name: str):
@@ -56,7 +62,8 @@ def _namespace(call, split=_split) -> SimpleNamespace:
     """The dbt_deid macros working_schema_results.sql's macros call."""
     return SimpleNamespace(_split_release_node=split, **{m: call(m) for m in (
         "_first_names", "_working_model_nodes", "_node_in_schema", "_record_level_first",
-        "_working_schema_fix")})
+        "_working_schema_fix", "is_publish_node", "working_model_sharing",
+        "working_model_sharing_message")})
 
 
 @pytest.mark.parametrize("tables", [
@@ -97,8 +104,8 @@ def _hook(nodes: dict, selected: list[str], which: str = "run") -> str:
             "exceptions": SimpleNamespace(raise_compiler_error=raise_error),
             "dbt_deid": _namespace(call),
         }
-    call = macro_caller([ROOT / "macros/publish/working_schema_results.sql",
-                         ROOT / "macros/publish/check_working_schema_layout.sql"], context)
+    call = macro_caller([*MACROS, ROOT / "macros/publish/check_working_schema_layout.sql"],
+                        context)
     return call("default__check_working_schema_layout")()
 
 
@@ -135,3 +142,49 @@ def test_the_hook_passes_a_safe_layout_an_unselected_model_and_other_commands() 
     # commands that build no model
     for which in ("compile", "test", "seed", "docs"):
         assert _hook(nodes, [n.unique_id for n in nodes.values()], which) == ""
+
+
+def _shared(nodes: dict) -> dict:
+    """The layout of _layout('main_deid_work') (safe), with a project-wide `+grants` on every
+    model and a grant post-hook on deid_suppressed, as dbt resolves them into the graph."""
+    for node in nodes.values():
+        node.config = {**node.config, "grants": {"select": ["analysts"]}}
+    nodes["deid_suppressed"].config["post-hook"] = [{"sql": "grant select on t to analysts"}]
+    nodes["deid_published"].config["pre-hook"] = [{"sql": "{{ dbt_deid.refuse_publish_clone() }}"}]
+    return nodes
+
+
+def test_grants_or_hooks_on_working_models_are_refused_by_both_checks() -> None:
+    """Review 8, F6: a project-wide `models: +grants` reaches the package's working models
+    (original values). The on-run-start hook fails an invocation that selects one, naming it
+    with its settings and the fix; the publish step's gate refuses on any working model of the
+    graph, selected or not. The publish model's own grants and hook are not counted (also when
+    a project overrode its materialization: its name says what it is)."""
+    nodes = _shared(_layout("main_deid_work"))
+    with pytest.raises(_Refused) as refused:
+        _hook(nodes, ["model.x.deid_input", "model.x.deid_published"])
+    message = str(refused.value)
+    assert "nothing was built: 1 working model(s)" in message
+    assert "deid_input (grants)" in message and "deid_suppressed" not in message  # not selected
+    assert "models: dbt_deid: publish: +grants" in message
+    assert _hook(nodes, ["model.x.deid_published"]) == ""  # left to the publish step
+
+    def context(call):
+        return {"execute": True, "graph": SimpleNamespace(nodes=nodes),
+                "adapter": SimpleNamespace(get_relation=lambda db, s, n: None),
+                "dbt_deid": _namespace(call)}
+    call = macro_caller(MACROS, context)
+    target = SimpleNamespace(database="release", schema="main", identifier="deid_published")
+    results = call("working_schema_results")(target)
+    assert len(results) == 1 and not results[0]["passed"] and results[0]["failures"] == 4
+    assert ("deid_input (grants), it_second__deid_input (grants), deid_suppressed (grants,"
+            " post-hook), deid_patterns (grants)") in results[0]["message"]
+    assert "deid_published" not in results[0]["message"].split("original values")[1]
+    # a publish model whose materialization a project overrode is still not a working model
+    nodes["deid_published"].config.update(materialized="table")
+    assert "deid_published (" not in call("working_schema_results")(target)[0]["message"]
+    # an empty grant (`+grants: {select: []}`) shares nothing
+    for node in nodes.values():
+        node.config = {**{k: v for k, v in node.config.items() if not k.endswith("hook")},
+                       "grants": {"select": []}}
+    assert call("working_schema_results")(target) == []
