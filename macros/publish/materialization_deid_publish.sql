@@ -186,6 +186,9 @@
   {%- if checks == 'release' -%}
     {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
+    {#- the hierarchy mapping it released (macros/publish/released_hierarchies.sql) -#}
+    {%- do dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
+        dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -218,7 +221,7 @@
     ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
     ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s),
     ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s),
-    ('release_kind', s), ('line_json', s)
+    ('release_kind', s), ('line_json', s), ('hierarchy_values', b)
   ]) }}
 {%- endmacro %}
 
@@ -292,7 +295,8 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
-    'line_json': tojson(dbt_deid.line_manifest(combined[0] if combined else {}, release), sort_keys=true)
+    'line_json': tojson(dbt_deid.line_manifest(combined[0] if combined else {}, release), sort_keys=true),
+    'hierarchy_values': dbt_deid.released_hierarchy_count(cfg, dbt_deid.checked_release()) if status == 'published' else none
   }) }}
 {%- endmacro %}
 
