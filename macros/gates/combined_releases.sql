@@ -484,6 +484,13 @@
     {{ return(dbt_deid._combine_refused(base, differing, shared, of_names, "released from other hierarchies",
                                      "the combined view is checked cell by cell at each cell's level of one hierarchy: keep the earlier hierarchies")) }}
   {%- endif -%}
+  {#- the same hierarchy by name, edited: a value released in one group is in another now
+      (review 8, finding 2; macros/gates/hierarchy_moves.sql); figure: the moved values -#}
+  {%- set moved = dbt_deid.hierarchy_moves(cfg, truth, '__generalized', epoch_ids, history) -%}
+  {%- if moved.moves or moved.lost -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=moved.total + moved.lost | length, records_shared=shared, figure=moved.total, limit=0,
+                   message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " released through an edited hierarchy: " ~ dbt_deid.hierarchy_moves_message(moved))) }}
+  {%- endif -%}
   {#- Another name's verified combinations are read from its recorded settings: a release
       whose combinations were derived (demographics, hierarchical_qis) recorded none, and a
       combination over a quasi-identifier this release does not release is outside the

@@ -14,6 +14,10 @@
        'refused' row is appended to the history, and the model fails with the gates' messages
        (figures and limits, never quasi-identifier values).
 
+    0. A hook of the project's on the model (`+pre-hook`/`+post-hook`, which dbt would run
+       inside this step, a post-hook after the gates) refuses the release before any hook or
+       gate runs (dbt_deid.publish_hook_results).
+
     Config: `deid_checks` names the gate set ('release', 'claims' or 'text'; publish_gate_results).
 
     A release of several tables (the claims release: patients and claims, seed 001) publishes
@@ -35,8 +39,13 @@
   {{ drop_relation_if_exists(load_cached_relation(candidate)) }}
   {{ drop_relation_if_exists(load_cached_relation(backup_relation)) }}
 
-  {{ run_hooks(pre_hooks, inside_transaction=False) }}
-  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+  {#- a hook of the project's runs inside the publish step and could change what is published
+      after the gates: refused before any hook runs (macros/publish/publish_hook_results.sql) -#}
+  {%- set hooks_refused = dbt_deid.publish_hook_results(pre_hooks, post_hooks) -%}
+  {%- if hooks_refused | length == 0 -%}
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+  {%- endif -%}
 
   {% call statement('main') -%}
     {{ get_create_table_as_sql(False, candidate, sql) }}
@@ -60,16 +69,21 @@
 
   {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
   {%- set checks = config.get('deid_checks') -%}
-  {#- under dbt's --sample nothing is published (macros/publish/sample_mode.sql); else the gate set -#}
-  {%- set results = dbt_deid.sample_mode_results() or dbt_deid.publish_gate_results(checks, candidate) -%}
-  {#- no working table of any release where the published table is shared (macros/publish/working_schema_results.sql) -#}
-  {%- do results.extend(dbt_deid.working_schema_results(target_relation)) -%}
   {#- the other tables of a multi-table release: [(published relation, staged relation)] -#}
   {%- set parts = dbt_deid.publish_release_parts(target_relation) -%}
   {%- set staged_by = config.get('deid_publish_with') or [] -%}
-  {%- for other, staged in parts if other.identifier in staged_by -%}
-    {%- do results.extend(dbt_deid.publish_staged_gate_results(checks, other, staged, candidate)) -%}
-  {%- endfor -%}
+  {%- if hooks_refused | length > 0 -%}
+    {#- no gate runs: the hooks alone refuse the release -#}
+    {%- set results = hooks_refused -%}
+  {%- else -%}
+    {#- under dbt's --sample nothing is published (macros/publish/sample_mode.sql); else the gate set -#}
+    {%- set results = dbt_deid.sample_mode_results() or dbt_deid.publish_gate_results(checks, candidate) -%}
+    {#- no working table of any release where the published table is shared (macros/publish/working_schema_results.sql) -#}
+    {%- do results.extend(dbt_deid.working_schema_results(target_relation)) -%}
+    {%- for other, staged in parts if other.identifier in staged_by -%}
+      {%- do results.extend(dbt_deid.publish_staged_gate_results(checks, other, staged, candidate)) -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set failed = results | rejectattr('passed') | list -%}
   {%- if failed | length > 0 or results | length == 0 -%}
     {{ drop_relation_if_exists(candidate) }}
@@ -173,6 +187,9 @@
   {%- if checks == 'release' -%}
     {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
+    {#- the hierarchy mapping it released (macros/publish/released_hierarchies.sql) -#}
+    {%- do dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
+        dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -205,7 +222,7 @@
     ('published_hash', s), ('k', b), ('tau', f), ('max_suppression', f),
     ('achieved_json', s), ('information_loss_json', s), ('gates_json', s), ('lineage_json', s),
     ('records_shared', b), ('combined_min_consistent', b), ('released_levels_json', s),
-    ('release_kind', s), ('line_json', s)
+    ('release_kind', s), ('line_json', s), ('hierarchy_values', b)
   ]) }}
 {%- endmacro %}
 
@@ -285,7 +302,8 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
-    'line_json': tojson(line, sort_keys=true)
+    'line_json': tojson(line, sort_keys=true),
+    'hierarchy_values': dbt_deid.released_hierarchy_count(cfg, dbt_deid.checked_release()) if status == 'published' else none
   }) }}
 {%- endmacro %}
 

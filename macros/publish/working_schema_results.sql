@@ -50,7 +50,7 @@
     {%- if split is not none and (split[0] ~ '__') not in prefixes -%}{%- do prefixes.append(split[0] ~ '__') -%}{%- endif -%}
   {%- endfor -%}
   {%- for prefix in prefixes -%}
-    {%- for table in (['deid_release_records', 'deid_history_key'] + (['deid_line_locks'] if prefix == '' else [])) -%}
+    {%- for table in (['deid_release_records', 'deid_history_key'] + (['deid_line_locks', 'deid_released_hierarchies'] if prefix == '' else [])) -%}
       {%- set name = prefix ~ table -%}
       {%- if name not in left_here and adapter.get_relation(target_relation.database, target_relation.schema, name) is not none -%}
         {%- do left_here.append(name) -%}

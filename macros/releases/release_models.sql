@@ -183,6 +183,9 @@ from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- set line = dbt_deid.refresh_line(cfg) -%}
 {%- if line is not none %}
+{#- a value the line released in one group, in another now: refused before the refresh
+    (macros/gates/hierarchy_moves.sql; the gate combined_releases checks it too) -#}
+{%- do dbt_deid.assert_no_hierarchy_moves(cfg, dbt_deid.release_ref('deid_generalized'), line.store) -%}
 {{ dbt_deid.refresh_pairs_sql(cfg, dbt_deid.release_ref('deid_generalized'), line) }}
 {%- elif cfg.attribute_disclosure.remedy == 'suppress' %}
 {#- attribute_disclosure.remedy: one row per QI pattern x sensitive tuple (macros/generalize/

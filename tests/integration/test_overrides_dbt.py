@@ -404,3 +404,41 @@ def test_dbt_clone_of_the_published_table_is_refused(default_release, tmp_path) 
         assert con.execute("select table_type from information_schema.tables where table_schema"
                            " = 'main' and table_name = 'deid_published'").fetchall() == [
                                ("BASE TABLE",)]
+
+
+#: A project's hooks on the publish model (review 8, finding 1): a "drop incomplete rows"
+#: post-hook on deid_published (suppressed cells are NULL) and a project-wide post-hook, which
+#: dbt adds to the package's models too. On 5dda012 the post-hook ran after the gates and the
+#: 'published' history row, in the publish transaction: 1,304 of 4,000 records deleted, the
+#: history saying 4,000 rows.
+PUBLISH_HOOKS = {
+    "deid_published": "delete from {{ this }} where mrdx is null or cci_code is null",
+    "project": "delete from {{ this }} where province is null",
+}
+
+
+def test_a_project_hook_on_the_publish_model_is_refused(default_release, tmp_path) -> None:
+    """`dbt run -s deid_published` with both hooks: refused naming the model, each hook and its
+    setting; the published table and its rows are unchanged; a 'refused' history row names the
+    publish_hooks gate."""
+    models = yaml.safe_load((INTEGRATION / "dbt_project.yml").read_text())["models"]
+    models["dbt_deid"]["publish"]["deid_published"] = {
+        "+post-hook": PUBLISH_HOOKS["deid_published"]}
+    models["+post-hook"] = PUBLISH_HOOKS["project"]
+    project = _consumer_project(tmp_path, models=models)
+    run = copy_of(default_release, tmp_path / "db")
+    before = run.query("select * from deid_published")
+    run = run_dbt(project, ["run", "--select", "deid_published"], tmp_path, release_vars(),
+                  run.database)
+    output = run.output.replace("\n", " ")
+    assert not run.ok, run.output[-3000:]
+    assert "model deid_published: release refused, nothing published" in output, output[-3000:]
+    assert "[publish_hooks] model deid_published has 2 hook(s) dbt_deid does not set" in output
+    for sql in PUBLISH_HOOKS.values():
+        assert f"+post-hook `{sql}`" in output, output[-3000:]
+    assert "docs/overrides.md" in output
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    last = run.query("select status, gates_failed, gates_passed from deid_release_history"
+                     " order by recorded_at desc, status limit 1")
+    assert last.to_dict("records") == [
+        {"status": "refused", "gates_failed": "publish_hooks", "gates_passed": ""}], last

@@ -138,3 +138,39 @@ def test_every_publish_model_sets_the_clone_pre_hook() -> None:
         text = (ROOT / path).read_text()
         configs = re.findall(r"{{ config\((.*?)\) }}\n", text, re.S)
         assert [c for c in configs if "materialized='deid_publish'" in c and hook in c], path
+
+
+def _hook_results(publish: str, pre: list[dict], post: list[dict]) -> list[dict]:
+    """publish_hook_results for a publish model ``publish`` with dbt's hook dicts."""
+    def context(call):
+        return {"this": SimpleNamespace(identifier=publish)}
+    return macro_caller([ROOT / "macros/publish/publish_hook_results.sql"],
+                        context)("publish_hook_results")(pre, post)
+
+
+OWN_HOOK = {"sql": "{{ dbt_deid.refuse_publish_clone() }}", "transaction": True}
+
+
+@pytest.mark.parametrize("publish", ["deid_published", "it_second__deid_published",
+                                     "deid_claims_published_claims", "deid_text_published"])
+def test_a_project_hook_on_a_publish_model_refuses_it(publish) -> None:
+    """Review 8, finding 1: a project's `+post-hook` ran after the gates inside the publish
+    transaction. Only the package's own clone pre-hook is allowed; any other hook (pre or post,
+    inside or outside the transaction, the model's or a project-wide one) is one failed gate
+    naming the model, the setting and the hook as configured."""
+    assert _hook_results(publish, [OWN_HOOK], []) == []
+    assert _hook_results(publish, [], []) == []
+    spaced = {**OWN_HOOK, "sql": " {{  dbt_deid.refuse_publish_clone() }}\n"}
+    assert _hook_results(publish, [spaced], []) == []
+    delete = "delete from {{ this }} where mrdx is null"
+    found = _hook_results(publish, [OWN_HOOK, {"sql": "select 1", "transaction": False}],
+                          [{"sql": delete, "transaction": True}, {"sql": "", "transaction": True}])
+    assert len(found) == 1 and found[0]["gate"] == "publish_hooks"
+    assert not found[0]["passed"] and found[0]["failures"] == 3
+    message = found[0]["message"]
+    assert message.startswith(f"model {publish} has 3 hook(s) dbt_deid does not set:")
+    assert "+pre-hook (outside the transaction) `select 1`" in message
+    assert f"+post-hook `{delete}`" in message and "+post-hook ``" in message
+    assert f"models: dbt_deid: ... {publish}" in message and "docs/overrides.md" in message
+    long = "update {{ this }} set age = null where " + " or ".join(["1 = 1"] * 60)
+    assert f"`{long[:200]} ...`" in _hook_results(publish, [], [{"sql": long}])[0]["message"]

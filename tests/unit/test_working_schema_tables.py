@@ -68,6 +68,8 @@ def _namespace(call, split=_split) -> SimpleNamespace:
 
 @pytest.mark.parametrize("tables", [
     {"deid_release_records"}, {"deid_history_key"}, {"deid_line_locks"},
+    # the hierarchy mapping of the published versions (review 8, finding 2): original values
+    {"deid_released_hierarchies"},
     {"deid_release_records", "deid_history_key", "deid_line_locks"},
 ])
 def test_the_store_its_key_and_the_locks_left_in_the_published_schema_are_refused(tables) -> None:
