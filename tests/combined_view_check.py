@@ -208,18 +208,23 @@ def mixed_level_figures(columns: Sequence[str],
     """The exact check of :func:`mixed_level_view`: a state t is consistent with a state s
     when, for every QI of the combination, s's cell is suppressed or equals t's true value at
     the level of that cell (unknown counts as not equal). Returns per combination (smallest
-    consistent set, states below k)."""
+    consistent set, states below k). A state's count depends only on its true values of the
+    combination's QIs at the levels used, so states agreeing on them are counted once, as
+    :func:`view_violations` counts records of equal true values once."""
     view = mixed_level_view(columns, releases, up)
     out = {}
     for b in combinations:
         rows = Counter(tuple(s["cells"][q] for q in b) for s in view)
+        targets = Counter(tuple(sorted((key, value) for key, value in s["true_at"].items()
+                                       if key[0] in b)) for s in view)
         smallest, below = None, 0
-        for s in view:
+        for target, n_states in targets.items():
+            true_at = dict(target)
             n = sum(m for row, m in rows.items()
-                    if all(c is None or (s["true_at"][(q, c[0])] is not None
-                                         and s["true_at"][(q, c[0])] == c[1])
+                    if all(c is None or (true_at[(q, c[0])] is not None
+                                         and true_at[(q, c[0])] == c[1])
                            for q, c in zip(b, row, strict=True)))
             smallest = n if smallest is None else min(smallest, n)
-            below += n < k
+            below += n_states if n < k else 0
         out["+".join(b)] = (smallest, below)
     return out
