@@ -45,8 +45,11 @@ PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
            "dbt.parser.sql", "duckdb", "agate")
 #: Variables a request may set differently from the server's environment (read at run time
-#: only: the package's settings, dbt's usage-stats switch, pytest's current test).
-RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST")
+#: only: the package's settings, dbt's usage-stats switch, pytest's current test, the Python
+#: that pyspark starts for its workers, read when a Spark session starts: pyspark is not
+#: preloaded).
+RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST",
+               "PYSPARK_PYTHON")
 NO_FORK_ENV = "DBT_DEID_TEST_NO_FORK"
 #: Classes whose JSON schema the server builds once (``dbtClassMixin.json_schema``, an
 #: ``lru_cache`` of mashumaro's schema builder: a pure function of the class) so no child builds
