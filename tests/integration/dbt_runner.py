@@ -312,6 +312,10 @@ def build_demo(tmp: Path) -> DbtRun:
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     suite_caches(env)
+    # the script's dbt invocations are plain subprocesses: jinja_site/sitecustomize.py gives
+    # them the suite's Jinja cache (the script itself then runs as a plain subprocess too)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).with_name("jinja_site")), env.get("PYTHONPATH")) if p)
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),
