@@ -56,7 +56,8 @@ NO_FORK_ENV = "DBT_DEID_TEST_NO_FORK"
 #: it again: what a dbt run on DuckDB validates (a full parse all of them, a run on a saved
 #: parse the project's, profile's and selectors' own), ~0.9 CPU s a full parse (measured
 #: 2026-11-27, docs/performance.md, "Suite CPU, session 8"). A class missing here is built by
-#: the child that needs it, as before.
+#: the child that needs it, as before; ``DBT_DEID_TEST_NO_WARM=1`` in the server's environment
+#: leaves them all to the children (to measure the difference).
 WARM_SCHEMAS = (
     "dbt.contracts.project:ProjectFlags", "dbt.contracts.project:ProfileConfig",
     "dbt.contracts.project:Project", "dbt.contracts.project:PackageConfig",
