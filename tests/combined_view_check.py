@@ -25,7 +25,7 @@ guarantee: recipients keep every version, and link records across versions by th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 Release = Mapping[object, tuple[tuple, tuple]]  # record id -> (published cells, true values)
 
@@ -50,6 +50,24 @@ def _consistent(row: Sequence[object], target: Sequence[object]) -> bool:
     return all(v is None or v == t for v, t in zip(row, target, strict=True))
 
 
+def _consistent_counter(rows: Counter) -> Callable[[tuple], int]:
+    """``target -> sum(m for row, m in rows.items() if _consistent(row, target))``, counted by
+    the rows' suppression patterns: a row is consistent with a target when its unsuppressed
+    cells equal the target's there, so per pattern (the positions a row shows) the rows are
+    counted by those cells, and a target looks up its own cells at each pattern's positions
+    (a few patterns against thousands of rows: the test modules spent most of their own CPU
+    in the pairwise loop; docs/performance.md, "Suite CPU, session 8")."""
+    by_shown: dict[tuple[int, ...], Counter] = {}
+    for row, m in rows.items():
+        shown = tuple(j for j, v in enumerate(row) if v is not None)
+        by_shown.setdefault(shown, Counter())[tuple(row[j] for j in shown)] += m
+
+    def count(target: tuple) -> int:
+        return sum(cells.get(tuple(target[j] for j in shown), 0)
+                   for shown, cells in by_shown.items())
+    return count
+
+
 def view_violations(columns: Sequence[str], truth: Sequence[tuple], cells: Sequence[tuple],
                     combinations: Sequence[Sequence[str]], k: int) -> list[str]:
     """Classes below k and records consistent with fewer than k rows, per combination (sizes
@@ -63,8 +81,9 @@ def view_violations(columns: Sequence[str], truth: Sequence[tuple], cells: Seque
             out.append(f"{'+'.join(b)}: {len(small)} class(es) below k = {k}"
                        f" (smallest {min(small)})")
         below, smallest = 0, None
+        consistent = _consistent_counter(rows)
         for target, n_records in Counter(tuple(t[j] for j in idx) for t in truth).items():
-            n = sum(m for row, m in rows.items() if _consistent(row, target))
+            n = consistent(target)
             smallest = n if smallest is None else min(smallest, n)
             below += n_records if n < k else 0
         if below:
@@ -208,18 +227,23 @@ def mixed_level_figures(columns: Sequence[str],
     """The exact check of :func:`mixed_level_view`: a state t is consistent with a state s
     when, for every QI of the combination, s's cell is suppressed or equals t's true value at
     the level of that cell (unknown counts as not equal). Returns per combination (smallest
-    consistent set, states below k)."""
+    consistent set, states below k). A state's count depends only on its true values of the
+    combination's QIs at the levels used, so states agreeing on them are counted once, as
+    :func:`view_violations` counts records of equal true values once."""
     view = mixed_level_view(columns, releases, up)
     out = {}
     for b in combinations:
         rows = Counter(tuple(s["cells"][q] for q in b) for s in view)
+        targets = Counter(tuple(sorted((key, value) for key, value in s["true_at"].items()
+                                       if key[0] in b)) for s in view)
         smallest, below = None, 0
-        for s in view:
+        for target, n_states in targets.items():
+            true_at = dict(target)
             n = sum(m for row, m in rows.items()
-                    if all(c is None or (s["true_at"][(q, c[0])] is not None
-                                         and s["true_at"][(q, c[0])] == c[1])
+                    if all(c is None or (true_at[(q, c[0])] is not None
+                                         and true_at[(q, c[0])] == c[1])
                            for q, c in zip(b, row, strict=True)))
             smallest = n if smallest is None else min(smallest, n)
-            below += n < k
+            below += n_states if n < k else 0
         out["+".join(b)] = (smallest, below)
     return out

@@ -45,9 +45,33 @@ PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
            "dbt.parser.sql", "duckdb", "agate")
 #: Variables a request may set differently from the server's environment (read at run time
-#: only: the package's settings, dbt's usage-stats switch, pytest's current test).
-RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST")
+#: only: the package's settings, dbt's usage-stats switch, pytest's current test, the Python
+#: that pyspark starts for its workers, read when a Spark session starts: pyspark is not
+#: preloaded).
+RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST",
+               "PYSPARK_PYTHON")
 NO_FORK_ENV = "DBT_DEID_TEST_NO_FORK"
+#: Classes whose JSON schema the server builds once (``dbtClassMixin.json_schema``, an
+#: ``lru_cache`` of mashumaro's schema builder: a pure function of the class) so no child builds
+#: it again: what a dbt run on DuckDB validates (a full parse all of them, a run on a saved
+#: parse the project's, profile's and selectors' own), ~0.9 CPU s a full parse (measured
+#: 2026-11-27, docs/performance.md, "Suite CPU, session 8"). A class missing here is built by
+#: the child that needs it, as before; ``DBT_DEID_TEST_NO_WARM=1`` in the server's environment
+#: leaves them all to the children (to measure the difference).
+WARM_SCHEMAS = (
+    "dbt.contracts.project:ProjectFlags", "dbt.contracts.project:ProfileConfig",
+    "dbt.contracts.project:Project", "dbt.contracts.project:PackageConfig",
+    "dbt.contracts.project:Configuration", "dbt.contracts.selection:SelectorFile",
+    "dbt.adapters.duckdb.credentials:DuckDBCredentials",
+    "dbt.artifacts.resources.v1.model:ModelConfig", "dbt.artifacts.resources.v1.seed:SeedConfig",
+    "dbt.artifacts.resources.v1.config:NodeConfig", "dbt.artifacts.resources.v1.config:TestConfig",
+    "dbt.artifacts.resources.v1.config:Hook", "dbt.artifacts.resources.v1.components:Contract",
+    "dbt.contracts.graph.nodes:ModelNode", "dbt.contracts.graph.nodes:SeedNode",
+    "dbt.contracts.graph.nodes:HookNode", "dbt.contracts.graph.nodes:GenericTestNode",
+    "dbt.contracts.graph.unparsed:UnparsedNodeUpdate",
+    "dbt.contracts.graph.unparsed:UnparsedModelUpdate",
+    "dbt.contracts.graph.unparsed:UnparsedMacroUpdate", "dbt.task.test:TestResultData",
+)
 log = logging.getLogger(__name__)
 
 
@@ -210,6 +234,8 @@ def _serve(preload: list[str]) -> dict | None:
 
         for name in preload:
             importlib.import_module(name)
+        if os.environ.get("DBT_DEID_TEST_NO_WARM") != "1":
+            _warm_schemas()
         threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
         if threading.active_count() > 1 or threads > 1:
             raise RuntimeError(f"the imports started threads ({threads} OS threads)")
@@ -236,6 +262,19 @@ def _serve(preload: list[str]) -> dict | None:
         replies.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status),
                                   "cpu": usage.ru_utime + usage.ru_stime}) + "\n")
     return None
+
+
+def _warm_schemas() -> None:
+    """Build the JSON schemas of ``WARM_SCHEMAS`` in the server (its children inherit them);
+    one that cannot be imported or built is left to the children."""
+    import importlib
+
+    for spec in WARM_SCHEMAS:
+        module, _, name = spec.partition(":")
+        try:
+            getattr(importlib.import_module(module), name).json_schema()
+        except Exception:  # noqa: BLE001, S112 - the child builds it as dbt always did
+            continue
 
 
 def _become(request: dict) -> None:

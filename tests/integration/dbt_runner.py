@@ -157,6 +157,15 @@ def _parse_key(project: Path, args: list[str], variables: dict[str, Any] | None,
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def suite_caches(env: dict[str, str]) -> dict[str, str]:
+    """``env`` (changed in place) with the suite's shared caches of drawn report figures and
+    compiled Jinja (``_FIGURE_CACHE``, ``_JINJA_CACHE``) unless it names its own: for every
+    dbt run of the suite, whatever its target (the engine builds' too)."""
+    env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
+    env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
+    return env
+
+
 def run_dbt(
     project: Path, args: list[str], tmp: Path, variables: dict[str, Any] | None = None,
     database: Path | None = None,
@@ -187,10 +196,8 @@ def _run_on_saved_parse(
     and saving the parse the run leaves in ``target`` for later runs with the same inputs (see
     the module docstring); one run-log line (``_log_run``)."""
     db.parent.mkdir(parents=True, exist_ok=True)
-    run_env = {**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
-               "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    run_env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
-    run_env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
+    run_env = suite_caches({**os.environ, "DBT_DEID_DUCKDB_PATH": db.name,
+                            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     saved = _PARSE_CACHE / f"{key}.msgpack"
@@ -304,8 +311,11 @@ def build_demo(tmp: Path) -> DbtRun:
     env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(stable_database_path(db)),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
     env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
-    env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
-    env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
+    suite_caches(env)
+    # the script's dbt invocations are plain subprocesses: jinja_site/sitecustomize.py gives
+    # them the suite's Jinja cache (the script itself then runs as a plain subprocess too)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).with_name("jinja_site")), env.get("PYTHONPATH")) if p)
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(
         [sys.executable, str(DEMO / "build_demo.py"), "--target-path", str(tmp / "target"),

@@ -87,19 +87,43 @@ def uninstall() -> None:
         del jinja2.Environment._dbt_deid_cache
 
 
+#: Attributes of an environment that its lexer, parser and code generator read.
+_SETTINGS = ("block_start_string", "block_end_string", "variable_start_string",
+             "variable_end_string", "comment_start_string", "comment_end_string",
+             "line_statement_prefix", "line_comment_prefix", "trim_blocks", "lstrip_blocks",
+             "newline_sequence", "keep_trailing_newline", "optimized", "is_async", "sandboxed")
+#: environment_key by the objects it is computed from (see below).
+_KEYS: dict[tuple, str] = {}
+
+
 def environment_key(env: Any) -> str:
     """What an environment's lexer, parser and code generator read (not its globals, nor its
-    loader: rendering reads those)."""
+    loader: rendering reads those). Remembered by those objects themselves (the environment's
+    class, settings, code generator, autoescape, finalizer, extensions' classes and priorities,
+    filters and tests, each compared by equality, functions by identity): a full parse asks
+    ~4,000 times, of ~4,000 environments (one per template) with two distinct keys, and the
+    names of ~150 filters and tests each time were ~0.45 CPU s of it (2026-11-27,
+    docs/performance.md, "Suite CPU, session 8")."""
+    try:
+        seen = (type(env), env.code_generator_class, env.autoescape, env.finalize,
+                *(getattr(env, a) for a in _SETTINGS),
+                tuple((n, type(e), e.priority) for n, e in env.extensions.items()),
+                tuple(env.filters.items()), tuple(env.tests.items()))
+        found = _KEYS.get(seen)
+    except TypeError:  # something unhashable: computed every time
+        return _environment_key(env)
+    if found is None:
+        found = _KEYS[seen] = _environment_key(env)
+    return found
+
+
+def _environment_key(env: Any) -> str:
     def named(obj: Any) -> str:
         target = getattr(obj, "__func__", obj)
         return f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', repr(obj))}"
 
     settings = [type(env).__module__, type(env).__qualname__, named(env.code_generator_class)]
-    settings += [repr(getattr(env, a)) for a in (
-        "block_start_string", "block_end_string", "variable_start_string",
-        "variable_end_string", "comment_start_string", "comment_end_string",
-        "line_statement_prefix", "line_comment_prefix", "trim_blocks", "lstrip_blocks",
-        "newline_sequence", "keep_trailing_newline", "optimized", "is_async", "sandboxed")]
+    settings += [repr(getattr(env, a)) for a in _SETTINGS]
     settings += [named(env.autoescape) if callable(env.autoescape) else repr(env.autoescape),
                  named(env.finalize) if env.finalize else "-"]
     settings += [f"{n}={named(type(e))}:{e.priority}" for n, e in sorted(env.extensions.items())]

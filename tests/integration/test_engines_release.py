@@ -44,7 +44,7 @@ import pytest
 
 from dbt_deid.tools.synthetic.text import DEMO_TYPES
 from tests.integration import dbt_fork
-from tests.integration.dbt_runner import INTEGRATION, deps, project_vars
+from tests.integration.dbt_runner import INTEGRATION, deps, project_vars, suite_caches
 from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
 from tests.integration.test_lola_dbt import claims_vars
 from tests.integration.test_ola_dbt import _release as ola_release
@@ -261,7 +261,8 @@ def run_build(run: EngineRun, tmp: Path, env: dict[str, str], target: str, profi
            "--select", *select, "--vars", json.dumps(variables)]
     if refusing:
         cmd += ["--exclude", "resource_type:test"]
-    proc = dbt_fork.run(cmd, INTEGRATION, env)  # a child of the fork server (dbt imported)
+    # a child of the fork server (dbt imported), with the suite's Jinja and figure caches
+    proc = dbt_fork.run(cmd, INTEGRATION, suite_caches(dict(env)))
     run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
     if run.engine == "spark":
         run.spark_export = tmp / "spark_tables"

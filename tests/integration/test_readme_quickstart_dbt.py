@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from tests.integration import dbt_fork
-from tests.integration.dbt_runner import DBT, REPO
+from tests.integration.dbt_runner import DBT, REPO, suite_caches
 
 pytestmark = pytest.mark.dbt
 
@@ -46,7 +46,7 @@ def test_readme_quickstart_builds_verbatim(tmp_path) -> None:
     for path, text in files.items():
         (project / path).parent.mkdir(parents=True, exist_ok=True)
         (project / path).write_text(text)
-    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    env = suite_caches({**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
     output = ""
     for command in commands:
         proc = dbt_fork.run([DBT, *command.split()[1:]], project, env)

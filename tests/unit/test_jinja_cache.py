@@ -45,6 +45,22 @@ def test_a_filter_added_is_another_key() -> None:
         jinja2.Environment())  # no addresses or other per-process values in the key
 
 
+def test_a_remembered_key_follows_the_environment_changed_in_place() -> None:
+    env = jinja2.Environment()
+    first = jinja_cache.environment_key(env)
+    assert first == jinja_cache._environment_key(env)
+    env.filters["shout"] = str.upper  # the same environment object, one filter more
+    second = jinja_cache.environment_key(env)
+    assert second != first and second == jinja_cache._environment_key(env)
+    env.filters["shout"] = str.lower  # the same name, another function
+    assert jinja_cache.environment_key(env) == jinja_cache._environment_key(env) != second
+    env.trim_blocks = True  # a lexer setting
+    assert jinja_cache.environment_key(env) == jinja_cache._environment_key(env)
+    del env.filters["shout"]
+    env.trim_blocks = False
+    assert jinja_cache.environment_key(env) == first
+
+
 def test_syntax_errors_are_raised_and_never_stored(cache) -> None:
     for _ in range(2):
         with pytest.raises(jinja2.TemplateSyntaxError):
