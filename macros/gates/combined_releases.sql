@@ -299,6 +299,9 @@
     from {{ truth }} as t
     cross join {{ key }} as k
   {%- endcall %}
+  {#- the key records that this epoch stored published rows: the store, history and published
+      table dropped together are still seen (review 8, F7; store_integrity.sql) -#}
+  {%- do dbt_deid.record_stored_epoch(key) -%}
 {%- endmacro %}
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
