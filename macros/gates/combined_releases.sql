@@ -180,7 +180,26 @@
 {%- endmacro %}
 
 {% macro default__keyed_record_hash_sql(id_expression, key_alias) -%}
-  {{ return(dbt.hash(dbt.concat([key_alias ~ '.key_value', "'|'", 'cast(' ~ id_expression ~ ' as ' ~ dbt.type_string() ~ ')']))) }}
+  {{ return(dbt.hash(dbt.concat([key_alias ~ '.key_value', "'|'", dbt_deid.record_id_text_sql(id_expression)]))) }}
+{%- endmacro %}
+
+{#- The record id's canonical text, hashed into the record key (review 8, F4): its text, with
+    a fraction of zeros dropped ('7.00' -> '7'), so an id column whose type changes upstream
+    (INTEGER -> DECIMAL(18,2), NUMBER(38,0) -> NUMBER(18,2), values unchanged) keeps every
+    record's key. An integer id's text is unchanged (stores written before keep their keys); a
+    fractional id keeps its text ('1.5' and '1.50' stay two records: refused by the gate when
+    no record is shared, combined_releases); a text id of that shape ('A-1.0') is read as
+    'A-1' (two such ids are combined: errs towards refusing). Floating-point ids are refused
+    (assert_record_id_type). -#}
+{% macro record_id_text_sql(id_expression) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_id_text_sql', 'dbt_deid'))(id_expression)) }}
+{%- endmacro %}
+
+{% macro default__record_id_text_sql(id_expression) -%}
+  {%- set s = 'cast(' ~ id_expression ~ ' as ' ~ dbt.type_string() ~ ')' -%}
+  {%- set whole = dbt.split_part(s, "'.'", 1) -%}
+  {%- set fraction = dbt.split_part(s, "'.'", 2) -%}
+  {{ return("(case when " ~ s ~ " like '%.%' and " ~ s ~ " not like '%.%.%' and replace(" ~ fraction ~ ", '0', '') = '' then " ~ whole ~ " else " ~ s ~ " end)") }}
 {%- endmacro %}
 
 {#- The key relation, created with one fresh random key when absent (`create`), or none when
