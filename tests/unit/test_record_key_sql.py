@@ -5,6 +5,7 @@ Jinja outside dbt (macros/gates/combined_releases.sql) and run on DuckDB in memo
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import duckdb
@@ -15,19 +16,29 @@ from tests.unit.test_line_lock_sql import ROOT
 FILE = ROOT / "macros" / "gates" / "combined_releases.sql"
 
 
-def _hash_sql(expression: str) -> str:
+def _caller():
+    """combined_releases.sql's macros with the dbt and dbt_deid helpers they call."""
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
-                own=lambda m: m,
-                record_id_text_sql=lambda e: call("record_id_text_sql")(e)),
+                own=lambda m: m, ident=lambda n: f'"{n}"',
+                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                keyed_record_hash_sql=lambda e, k: call("keyed_record_hash_sql")(e, k),
+                record_id_text_sql=lambda e: call("record_id_text_sql")(e),
+                samples_disjoint=lambda a, b: call("samples_disjoint")(a, b),
+                _versions_text=lambda cfg, es: call("_versions_text")(cfg, es)),
             "dbt": SimpleNamespace(
                 type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
                 concat=lambda xs: " || ".join(xs),
                 split_part=lambda s, d, n: f"split_part({s}, {d}, {n})"),
             "adapter": SimpleNamespace(dispatch=lambda name, pkg: call("default__" + name)),
         }
-    return str(macro_caller([FILE], context)("keyed_record_hash_sql")(expression, "k"))
+    return macro_caller([FILE], context)
+
+
+@functools.cache
+def _hash_sql(expression: str) -> str:
+    return str(_caller()("keyed_record_hash_sql")(expression, "k"))
 
 
 def _keys(con, column_type: str, ids: list[str]) -> list[str]:
@@ -57,22 +68,12 @@ def test_a_numeric_id_keeps_its_key_whatever_its_scale() -> None:
     assert _keys(con, "varchar", ["'A.1'"]) != _keys(con, "varchar", ["'A'"])
 
 
-def _line_caller():
-    def context(call):
-        return {
-            "dbt_deid": SimpleNamespace(
-                samples_disjoint=lambda a, b: call("samples_disjoint")(a, b),
-                _versions_text=lambda cfg, es: call("_versions_text")(cfg, es)),
-        }
-    return macro_caller([FILE], context)
-
-
 def test_a_version_sharing_no_record_with_the_line_is_refused_unless_disjoint() -> None:
     """Review 8, F4: a version sharing no record with the line's published versions (the ids'
     type or text changed, a reload) is refused naming the record id column and `restart`;
     declared disjoint samples (same seed, other slots) are not; another epoch's versions (not
     in `epoch_ids`) are not asked for."""
-    call = _line_caller()
+    call = _caller()
 
     def half(slot, seed=3):
         return {"fraction": 0.5, "slot": slot, "seed": seed}
@@ -99,20 +100,7 @@ def test_a_version_sharing_no_record_with_the_line_is_refused_unless_disjoint() 
 def test_changed_shared_records_count_each_record_against_its_latest_state() -> None:
     """Review 8, F4b: the records shared with the line and those whose quasi-identifiers' true
     values changed since their latest stored state (a renumbering changes almost all)."""
-    def context(call):
-        return {
-            "dbt_deid": SimpleNamespace(
-                own=lambda m: m, ident=lambda n: f'"{n}"',
-                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
-                keyed_record_hash_sql=lambda e, k: call("keyed_record_hash_sql")(e, k),
-                record_id_text_sql=lambda e: call("record_id_text_sql")(e)),
-            "dbt": SimpleNamespace(
-                type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
-                concat=lambda xs: " || ".join(xs),
-                split_part=lambda s, d, n: f"split_part({s}, {d}, {n})"),
-            "adapter": SimpleNamespace(dispatch=lambda name, pkg: call("default__" + name)),
-        }
-    call = macro_caller([FILE], context)
+    call = _caller()
     con = duckdb.connect()
     con.execute("create table k as select 'k3y' as key_value")
     # r1: ids 1..20, age = id; r2 (later): ids 1..10 again, record 1's age corrected to 99
