@@ -409,6 +409,7 @@
     cross join {{ key }} as k
   )
   select count(*), sum(case when {{ differs | join(' or ') }} then 1 else 0 end)
+    {%- for d in differs %}, sum(case when {{ d }} then 1 else 0 end){% endfor %}
   from candidate as c
   join stored as s on s.record_key = c.record_key and s.deid_latest = 1
 {%- endmacro %}
@@ -636,8 +637,13 @@
   {%- set ks = [cfg.k | int] -%}
   {%- for e in earlier if e.release_id in epoch_ids and e.k is not none -%}{%- do ks.append(e.k | int) -%}{%- endfor -%}
   {%- set k = ks | max -%}
+  {%- if mixed | length > 0 -%}
+    {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k)) }}
+  {%- endif -%}
+
   {#- review 8, F4b: ids that name other records (a renumbered surrogate key) make almost
-      every shared record "changed": each old state would count as another record -#}
+      every shared record "changed": each old state would count as another record (equal
+      levels only: the mixed-level view refuses a record whose truths differ at one level) -#}
   {%- set ordered = [] -%}{%- for e in earlier if e.release_id in epoch_ids -%}{%- do ordered.append(e.release_id) -%}{%- endfor -%}
   {%- set latest = earlier | selectattr('release_id', 'equalto', ordered[-1]) | list if ordered else [] -%}
   {%- set compared = [] -%}
@@ -646,15 +652,13 @@
     {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
     {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
     {%- set most = cfg.max_changed_share if cfg.max_changed_share is not none else 0.05 -%}
+    {%- set per_qi = [] -%}
+    {%- for q in compared -%}{%- if (counts[2 + loop.index0] or 0) | int > 0 -%}{%- do per_qi.append(q ~ ' ' ~ counts[2 + loop.index0] | int) -%}{%- endif -%}{%- endfor -%}
     {%- if n_shared > 0 and n_changed > most * n_shared -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared,
-                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record): keep the ids stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, raise max_changed_share")) }}
+                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, raise max_changed_share")) }}
     {%- endif -%}
   {%- endif -%}
-  {%- if mixed | length > 0 -%}
-    {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k)) }}
-  {%- endif -%}
-
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
   {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}

@@ -406,8 +406,10 @@ def test_a_moved_code_another_level_and_a_restart(line):
         assert sum(1 for r in rel4 if r in versions[-1] and rel4[r][1] != versions[-1][r][1])
         versions.append(rel4)
         _check(qis, versions, combinations, k)
-    else:  # refused: nothing published, the figures and what to change
-        assert "no safe next version of the line" in moved.output
+    else:  # refused: nothing published, the figures and what to change (since review 8's
+        # F4b, by the share of shared records whose true values changed: 346 of 4,120 here)
+        assert ("no safe next version of the line" in moved.output
+                or "record ids appear to name other records" in moved.output), moved.output[-3000:]
         assert "start the line over" in moved.output
         pd.testing.assert_frame_equal(
             _published(moved),
