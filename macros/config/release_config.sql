@@ -55,7 +55,8 @@
       'verified_combinations': dbt_deid.release_plan('verified'), 'protected_combinations': dbt_deid.release_plan('protected'),
       'released_qis': dbt_deid.release_plan('released'), 'k': k, 'tau': tau, 'preset': raw.get('preset'),
       'max_suppression': raw.max_suppression, 'algorithm': dbt_deid._setting(raw, 'release', 'algorithm'),
-      'missing_label': dbt_deid._setting(raw, 'release', 'missing_label')}) -%}
+      'missing_label': dbt_deid._setting(raw, 'release', 'missing_label'),
+      'max_changed_share': dbt_deid._setting(raw, 'release', 'max_changed_share')}) -%}
   {{ return(out) }}
 {%- endmacro %}
 

@@ -180,7 +180,26 @@
 {%- endmacro %}
 
 {% macro default__keyed_record_hash_sql(id_expression, key_alias) -%}
-  {{ return(dbt.hash(dbt.concat([key_alias ~ '.key_value', "'|'", 'cast(' ~ id_expression ~ ' as ' ~ dbt.type_string() ~ ')']))) }}
+  {{ return(dbt.hash(dbt.concat([key_alias ~ '.key_value', "'|'", dbt_deid.record_id_text_sql(id_expression)]))) }}
+{%- endmacro %}
+
+{#- The record id's canonical text, hashed into the record key (review 8, F4): its text, with
+    a fraction of zeros dropped ('7.00' -> '7'), so an id column whose type changes upstream
+    (INTEGER -> DECIMAL(18,2), NUMBER(38,0) -> NUMBER(18,2), values unchanged) keeps every
+    record's key. An integer id's text is unchanged (stores written before keep their keys); a
+    fractional id keeps its text ('1.5' and '1.50' stay two records: refused by the gate when
+    no record is shared, combined_releases); a text id of that shape ('A-1.0') is read as
+    'A-1' (two such ids are combined: errs towards refusing). Floating-point ids are refused
+    (assert_record_id_type). -#}
+{% macro record_id_text_sql(id_expression) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_id_text_sql', 'dbt_deid'))(id_expression)) }}
+{%- endmacro %}
+
+{% macro default__record_id_text_sql(id_expression) -%}
+  {%- set s = 'cast(' ~ id_expression ~ ' as ' ~ dbt.type_string() ~ ')' -%}
+  {%- set whole = dbt.split_part(s, "'.'", 1) -%}
+  {%- set fraction = dbt.split_part(s, "'.'", 2) -%}
+  {{ return("(case when " ~ s ~ " like '%.%' and " ~ s ~ " not like '%.%.%' and replace(" ~ fraction ~ ", '0', '') = '' then " ~ whole ~ " else " ~ s ~ " end)") }}
 {%- endmacro %}
 
 {#- The key relation, created with one fresh random key when absent (`create`), or none when
@@ -299,6 +318,9 @@
     from {{ truth }} as t
     cross join {{ key }} as k
   {%- endcall %}
+  {#- the key records that this epoch stored published rows: the store, history and published
+      table dropped together are still seen (review 8, F7; store_integrity.sql) -#}
+  {%- do dbt_deid.record_stored_epoch(key) -%}
 {%- endmacro %}
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
@@ -321,10 +343,75 @@
     {%- if r[3] == cfg.name or r[0] in line_ids or (line.get('source') == source and (line.get('epoch') or '') == epoch) -%}
       {%- set settings = fromjson(r[5]) if r[5] else {} -%}
       {%- do out.append({'release_id': r[0], 'version': r[1], 'name': r[3], 'specs': fromjson(r[2]) if r[2] else none,
-                         'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6]}) -%}
+                         'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6],
+                         'sample': settings.get('sample') if settings is mapping else none}) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- Review 8, F4: a release sharing no record with the line's published versions of this
+    epoch (`earlier` whose release id is in `epoch_ids`: the store rows of the same source,
+    this epoch) is refused, naming the record id column and `restart`, unless its `sample` is
+    disjoint from each of theirs (same seed, slots whose ranges of the hash do not overlap:
+    release_input.sql's sample_condition; El Emam et al. 2011's non-overlapping PUMF files).
+    The record ids changed (their type or text upstream, a reload renumbering from another
+    start) would otherwise make every record look new: recipients would hold each twice. A
+    line whose source is replaced by other records each period takes a `restart` each time
+    (docs/combined-lines.md, "F4"). A list with one message, else []. -#}
+{% macro unshared_line_problems(cfg, earlier, epoch_ids) -%}
+  {%- set overlapping = [] -%}
+  {%- for e in earlier if e.release_id in epoch_ids -%}
+    {%- if not dbt_deid.samples_disjoint(cfg.sample, e.sample) -%}{%- do overlapping.append(e) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if overlapping | length == 0 -%}{{ return([]) }}{%- endif -%}
+  {{ return(["no record shared with the line's published version(s) " ~ dbt_deid._versions_text(cfg, overlapping) ~ " (same source, this epoch; their samples, if any, not disjoint from this one): the record ids changed (the type or text of the record id column '" ~ cfg.record_id ~ "' upstream, or a reload numbering the records anew), so every record would look new and recipients would hold each twice; keep the record ids stable (restore their type and text), or, if these are really other records, start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)"]) }}
+{%- endmacro %}
+
+{#- True when the two `sample` settings (mappings {fraction, slot, seed}, defaults slot 0 and
+    seed 0; none for the whole file) draw disjoint records: the same seed and slot ranges of
+    the 32-bit hash that do not overlap, computed as sample_condition computes them. -#}
+{% macro samples_disjoint(a, b) -%}
+  {%- if a is not mapping or b is not mapping or a.get('fraction') is none or b.get('fraction') is none -%}{{ return(false) }}{%- endif -%}
+  {%- if (a.get('seed') or 0) | int != (b.get('seed') or 0) | int -%}{{ return(false) }}{%- endif -%}
+  {%- set scale = 4294967296 -%}
+  {%- set ranges = [] -%}
+  {%- for s in [a, b] -%}
+    {%- set slot = (s.get('slot') or 0) | int -%}{%- set f = s.get('fraction') | float -%}
+    {%- do ranges.append([(slot * f * scale) | round(0, 'floor') | int, ((slot + 1) * f * scale) | round(0, 'floor') | int]) -%}
+  {%- endfor -%}
+  {{ return(ranges[0][1] <= ranges[1][0] or ranges[1][1] <= ranges[0][0]) }}
+{%- endmacro %}
+
+{#- Review 8, F4b: (shared, changed) of the candidate's records against each record's latest
+    stored state in the line (`ordered`: the line's release ids, oldest first; the latest
+    holding the record wins): shared is the records found, changed those whose true value
+    differs on one of `qis` (compared at equal levels only; the stored true value is
+    coalesce(`<qi>__generalized`, `<qi>`), as combined_view_sql reads it). Counts only. -#}
+{% macro changed_shared_records_sql(cfg, truth, key, store, ordered, qis) -%}
+  {%- set rank = [] -%}
+  {%- for i in ordered -%}{%- do rank.append("when " ~ dbt_deid.literal(i) ~ " then " ~ loop.index) -%}{%- endfor -%}
+  {%- set differs = [] -%}
+  {%- for q in qis -%}
+    {%- do differs.append("c." ~ dbt_deid.ident(q ~ '__generalized') ~ " is distinct from s." ~ dbt_deid.ident(q)) -%}
+  {%- endfor -%}
+  with stored as (
+    select r.record_key
+      {%- for q in qis %}, coalesce(r.{{ dbt_deid.ident(q ~ '__generalized') }}, r.{{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q) }}{% endfor %},
+      row_number() over (partition by r.record_key order by case r.release_id {{ rank | join(' ') }} else 0 end desc) as deid_latest
+    from {{ store }} as r
+    where r.release_id in ({% for i in ordered %}{{ dbt_deid.literal(i) }}{{ ', ' if not loop.last }}{% endfor %})
+  ),
+  candidate as (
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as record_key
+      {%- for q in qis %}, t.{{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+  )
+  select count(*), sum(case when {{ differs | join(' or ') }} then 1 else 0 end)
+    {%- for d in differs %}, sum(case when {{ d }} then 1 else 0 end){% endfor %}
+  from candidate as c
+  join stored as s on s.record_key = c.record_key and s.deid_latest = 1
 {%- endmacro %}
 
 {#- "version(s) 1, 2" of this name; "<name> version 1" for another name's. -#}
@@ -445,6 +532,13 @@
   {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
   {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
   {%- if shared == 0 -%}
+    {#- review 8, F4: no record shared with the line's published versions of this epoch is the
+        record ids changed (their type or text, a reload), unless the samples are disjoint -#}
+    {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
+    {%- set unshared = dbt_deid.unshared_line_problems(cfg, earlier, epoch_ids) -%}
+    {%- if unshared | length > 0 -%}
+      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=0, message="combined releases: " ~ unshared | join('; '))) }}
+    {%- endif -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
                    message="combined releases: no record shared with the " ~ earlier | length ~ " earlier published release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ ")")) }}
   {%- endif -%}
@@ -554,6 +648,24 @@
     {{ return(dbt_deid._combined_levels_result(cfg, truth, key, store, base, release_levels, current, levels, combinations, shared, of_names, versions, earlier, mixed, k)) }}
   {%- endif -%}
 
+  {#- review 8, F4b: ids that name other records (a renumbered surrogate key) make almost
+      every shared record "changed": each old state would count as another record (equal
+      levels only: the mixed-level view refuses a record whose truths differ at one level) -#}
+  {%- set ordered = [] -%}{%- for e in earlier if e.release_id in epoch_ids -%}{%- do ordered.append(e.release_id) -%}{%- endfor -%}
+  {%- set latest = earlier | selectattr('release_id', 'equalto', ordered[-1]) | list if ordered else [] -%}
+  {%- set compared = [] -%}
+  {%- for q in cfg.released_qis if ordered and (release_levels.get(ordered[-1]) or {}).get(q) == current[q] -%}{%- do compared.append(q) -%}{%- endfor -%}
+  {%- if compared | length > 0 -%}
+    {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
+    {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
+    {%- set most = cfg.max_changed_share if cfg.max_changed_share is not none else 0.05 -%}
+    {%- set per_qi = [] -%}
+    {%- for q in compared -%}{%- if (counts[2 + loop.index0] or 0) | int > 0 -%}{%- do per_qi.append(q ~ ' ' ~ counts[2 + loop.index0] | int) -%}{%- endif -%}{%- endfor -%}
+    {%- if n_shared > 0 and n_changed > most * n_shared -%}
+      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared,
+                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, raise max_changed_share")) }}
+    {%- endif -%}
+  {%- endif -%}
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
   {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}

@@ -32,6 +32,7 @@
   {%- set out = [] -%}
   {%- set history_found = adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
   {%- do out.extend(dbt_deid.orphaned_publication_problems(published, history, history_found)) -%}
+  {%- do out.extend(dbt_deid.dropped_line_problems(key, store, store_found, history, history_found)) -%}
   {%- if not history_found -%}{{ return(out) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set s = dbt.type_string() -%}
@@ -77,6 +78,56 @@
     {%- do out.append("the per-record store " ~ store ~ " holds fewer rows than published for release(s) " ~ short | join(', ') ~ " (rows deleted: their records would look new)") -%}
   {%- endif -%}
   {{ return(out) }}
+{%- endmacro %}
+
+{#- Review 8, F7: the history, the store **and** the published table dropped, the key table
+    kept. The key table records the line epochs that stored published rows (`stored_epochs`,
+    '|'-separated, '-' for no restart; record_stored_epoch, written with the store rows). When
+    it records any while the store holds no row and the history (missing or not) no published
+    discharge version, an earlier line was published and its records are held by recipients: a
+    fresh "version 1" is refused unless the build starts a **new** epoch (`restart` with a
+    reason whose epoch stored nothing yet: explicit, audited); a restart kept in the vars, whose
+    epoch already stored rows, does not excuse it (session 8's rule for the orphaned
+    publication: a kept restart never excuses a lost history). A key without the column
+    (written before session 8) or that stored nothing (a first build refused) is no evidence.
+    The key table dropped too leaves nothing to read (docs/combined-lines.md, "F7"). -#}
+{% macro dropped_line_problems(key, store, store_found, history, history_found) -%}
+  {%- if key is none -%}{{ return([]) }}{%- endif -%}
+  {%- if 'stored_epochs' not in adapter.get_columns_in_relation(key) | map(attribute='name') | map('lower') | list -%}{{ return([]) }}{%- endif -%}
+  {%- set stored = run_query("select stored_epochs from " ~ key).rows[0][0] -%}
+  {%- if not stored -%}{{ return([]) }}{%- endif -%}
+  {%- if store_found and (run_query("select count(*) from (select 1 as one from " ~ store ~ " limit 1) as x").rows[0][0] | int) > 0 -%}{{ return([]) }}{%- endif -%}
+  {%- if history_found -%}
+    {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
+    {%- set kind = "release_kind" if 'release_kind' in have else "cast(null as " ~ dbt.type_string() ~ ")" -%}
+    {%- if (run_query("select count(*) from " ~ history ~ " where status = 'published' and (" ~ kind ~ " = 'discharge' or " ~ kind ~ " is null)").rows[0][0] | int) > 0 -%}{{ return([]) }}{%- endif -%}
+  {%- endif -%}
+  {%- set epoch = dbt_deid.line_epoch() or '-' -%}
+  {%- set epochs = stored.split('|') | reject('equalto', '') | list -%}
+  {%- if epoch != '-' and epoch not in epochs -%}{{ return([]) }}{%- endif -%}
+  {{ return(["the key table " ~ key ~ " records that published versions were stored (line epoch(s) " ~ epochs | join(', ') ~ "), but the per-record store " ~ store ~ " and the release history " ~ history ~ ("" if history_found else " (missing: dropped?)") ~ " hold none (the history, the store and the published table dropped or emptied: a fresh version 1 would be published over what recipients already hold): restore the history and the store from a backup; or, to start over on purpose, build with a new setting `restart: {reason: '...'}` (audited: written into the history); a restart whose epoch already stored rows (" ~ ("none" if epoch == '-' else epoch) ~ " now) does not excuse it"]) }}
+{%- endmacro %}
+
+{#- Record in the key table that the line epoch of this build stored published rows (called
+    with the store rows, in the publish transaction): `stored_epochs` ('|'-separated, '-' for
+    no restart) is added to a key written before session 8, each epoch appended once. Read by
+    dropped_line_problems. Spark: not recorded (no UPDATE on its plain tables). -#}
+{% macro record_stored_epoch(key) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_stored_epoch', 'dbt_deid'))(key)) }}
+{%- endmacro %}
+
+{% macro default__record_stored_epoch(key) -%}
+  {%- if 'stored_epochs' not in adapter.get_columns_in_relation(key) | map(attribute='name') | map('lower') | list -%}
+    {% call statement('deid_key_epochs_column') -%}alter table {{ key }} add column stored_epochs {{ dbt.type_string() }}{%- endcall %}
+  {%- endif -%}
+  {%- set token = '|' ~ (dbt_deid.line_epoch() or '-') ~ '|' -%}
+  {% call statement('deid_key_epochs_update') -%}
+    update {{ key }} set stored_epochs = coalesce(stored_epochs, '|') || {{ dbt_deid.literal(token[1:]) }}
+    where coalesce(stored_epochs, '') not like {{ dbt_deid.literal('%' ~ token ~ '%') }}
+  {%- endcall %}
+{%- endmacro %}
+
+{% macro spark__record_stored_epoch(key) -%}
 {%- endmacro %}
 
 {#- The published table `published` (the release's own, `this` in the publish step) checked

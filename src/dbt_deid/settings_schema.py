@@ -123,6 +123,12 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "missing_label": {"doc": "How a NULL source value is published.", "default": "<missing>",
                           "type": "string"},
         "sample": {"doc": "Seeded disjoint samples.", "type": "mapping", "section": "sample"},
+        "max_changed_share": {"doc": "Largest share of the records a version shares with the"
+                                     " latest version of the line whose quasi-identifier true"
+                                     " values changed; more is refused as record ids naming"
+                                     " other records (a renumbered surrogate key): keep the"
+                                     " ids stable, or `restart`.", "default": 0.05,
+                              "type": "fraction"},
         "report": {"doc": "Report settings.", "type": "mapping", "section": "report"},
         "small_areas": {"doc": "Small geographic areas (El Emam et al. 2010).",
                         "type": "mapping", "section": "small_areas"},

@@ -154,6 +154,9 @@ def test_a_line_refreshes_and_publishes(line):
                           f" where release_name = '{NAME}' order by recorded_at")
     assert history["status"].tolist() == ["published"] * 3
     assert history["release_version"].tolist() == [1, 2, 3]
+    # the key records that the line (no restart: '-') stored published rows (review 8, F7)
+    assert third.query("select stored_epochs from main_deid_work.deid_history_key"
+                       )["stored_epochs"].tolist() == ["|-|"]
     print(f"living line: step 3 moved {moved} kept row(s), {len(changed)} changed record(s)")
     versions += [rel1, rel2, rel3]
     # the history tells the line's story, version by version
@@ -348,6 +351,37 @@ def test_ways_around_are_refused(line):
     # a changed setting (tau: k = 4)
     changed = run("settings", UP_TO_PAIRS, tau=0.25)
     _refused(changed, before, "setting(s) tau changed since version 3", RESTART)
+
+    # review 8, F4: the record id column's type changed upstream (values unchanged): the
+    # record keys hash the id's canonical text, so every record is kept (run up to the
+    # refresh, nothing published). On 1d6b1ff: "0 kept, 4120 new"
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} alter abstract_id type decimal(18,2)")
+    retyped = run("id_decimal", "package:dbt_deid,+deid_suppressed")
+    assert retyped.ok and "refresh: 4120 kept, 0 new" in retyped.output, retyped.output[-3000:]
+    # the ids' text changed (a prefix): no record shared with the line's versions: refused
+    # (on 1d6b1ff published as a fresh line, records_shared 0)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"alter table {SOURCE} alter abstract_id type varchar")
+        con.execute(f"update {SOURCE} set abstract_id = 'A-' || abstract_id")
+    prefixed = run("id_prefixed")
+    _refused(prefixed, before, "no record shared with the line's published version(s)",
+             "record id column 'abstract_id'", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"update {SOURCE} set abstract_id = substr(abstract_id, 3)")
+        con.execute(f"alter table {SOURCE} alter abstract_id type bigint")
+
+    # review 8, F4b: the ids renumbered upstream (each id now another person's): almost every
+    # shared record "changed"; refused (on 1d6b1ff the old states padded the counts)
+    renumber = (f"update {SOURCE} set abstract_id = 4041 - abstract_id"
+                " where abstract_id between 41 and 4000")
+    with duckdb.connect(str(db)) as con:
+        con.execute(renumber)
+    renumbered = run("ids_renumbered")
+    _refused(renumbered, before, "record ids appear to name other records than in version",
+             "max_changed_share", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute(renumber)
 
 
 def test_a_moved_code_another_level_and_a_restart(line):

@@ -39,6 +39,8 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
             "dbt_deid": SimpleNamespace(
                 line_epoch=lambda: epoch, key_check_sql=lambda k: call("key_check_sql")(k),
                 orphaned_publication_problems=lambda *a: call("orphaned_publication_problems")(*a),
+                dropped_line_problems=lambda *a: call("dropped_line_problems")(*a),
+                own=lambda m: m, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 published_versions_of=lambda *a: call("published_versions_of")(*a),
                 table_fingerprint=lambda rel: _fingerprint(con, rel),
                 package_version=lambda: "0.3.0",
@@ -48,8 +50,10 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
                                    concat=lambda xs: " || ".join(xs)),
             "adapter": SimpleNamespace(get_relation=lambda *a: None if a and a[-1] in missing
                                        else True,
-                                       get_columns_in_relation=columns),
+                                       get_columns_in_relation=columns,
+                                       dispatch=lambda name, package: call("default__" + name)),
             "run_query": run_query,
+            "statement": lambda name, caller=None: con.execute(caller()) and "",
             "fromjson": json.loads,
         }
     return macro_caller([FILE], context)
@@ -269,3 +273,49 @@ def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
     con.execute("update hist set published_rows = 4 where release_id = 'r2'")
     (msg,) = call("orphaned_publication_problems")(pub, hist, True)
     assert "is not a version the release history" in msg
+
+
+def test_the_history_store_and_published_table_dropped_with_the_key_kept_are_refused() -> None:
+    """Review 8, F7: the history, the store and the published table all dropped while the key
+    table (which records, since session 8, the epochs that stored published rows) is kept: a
+    fresh "version 1" over what recipients hold is refused (on 1d6b1ff nothing noticed: the
+    published table was the only witness). A restart whose epoch already stored rows (kept in
+    the vars) does not excuse it; a new restart does (explicit, audited). A key without the
+    column (written before session 8) or that stored nothing is no evidence."""
+    con = duckdb.connect()
+    con.execute("create table hkey as select 'k3y' as key_value, '|-|0123456789abcdef|'"
+                " as stored_epochs")
+    con.execute("create table store (release_id varchar, record_key varchar, key_check varchar)")
+    con.execute("create table hist (release_id varchar, release_name varchar,"
+                " release_version int, line_json varchar, published_rows bigint,"
+                " status varchar, release_kind varchar, recorded_at varchar)")
+    args = {"cfg": {"name": "x"}, "store": "store", "key": "hkey", "history": "hist",
+            "store_found": True, "known": []}
+    for epoch, found in [("", True), ("", False), ("0123456789abcdef", True)]:
+        call = _caller(con, epoch=epoch, missing=() if found else ("hist",))
+        msgs = call("store_integrity_problems")(**args)
+        assert any("records that published versions were stored" in m and "restart" in m
+                   for m in msgs), (epoch, found, msgs)
+    # a new restart (another reason, another epoch) starts over on purpose
+    assert call("store_integrity_problems")(**args) != []
+    assert _caller(con, epoch="fedcba9876543210")("store_integrity_problems")(**args) == []
+    # the store or the history still holding the line's rows: the other checks judge it
+    con.execute("insert into store values ('r1', md5('k3y|1'), md5('dbt_deid-key-check|k3y'))")
+    assert not any("records that published" in m
+                   for m in _caller(con)("store_integrity_problems")(**args))
+    con.execute("delete from store")
+    # a key that stored nothing (a first build refused), or written before the column
+    con.execute("update hkey set stored_epochs = null")
+    assert _caller(con)("store_integrity_problems")(**args) == []
+    con.execute("alter table hkey drop column stored_epochs")
+    assert _caller(con)("store_integrity_problems")(**args) == []
+
+
+def test_the_key_records_the_epochs_that_stored_rows() -> None:
+    """record_stored_epoch: the column added to a key written before it, each epoch once."""
+    con = duckdb.connect()
+    con.execute("create table hkey as select 'k3y' as key_value, '' as created_at")
+    for epoch in ["", "", "abc"]:
+        call = _caller(con, epoch=epoch)
+        call("record_stored_epoch")("hkey")
+    assert con.execute("select stored_epochs from hkey").fetchone()[0] == "|-|abc|"
