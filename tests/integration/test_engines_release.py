@@ -364,13 +364,16 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: (fingerprints are each warehouse's own hash of its own text, the settings md5 covers the
 #: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
 #: the engine's hash of the pattern table it was computed from; the risk summary's and the
-#: information loss's invocation_id is the build's).
+#: information loss's invocation_id is the build's; the released hierarchy pairs' release_id is
+#: the published version's, a hash of the invocation id).
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)
-    table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")}
+    table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")} | {
+    # the published version's release id (a hash of the build's invocation id)
+    "deid_released_hierarchies": ("release_id",)}
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:
