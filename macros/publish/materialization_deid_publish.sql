@@ -187,9 +187,6 @@
   {%- if checks == 'release' -%}
     {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
-    {#- the hierarchy mapping it released (macros/publish/released_hierarchies.sql) -#}
-    {%- do dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
-        dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -241,6 +238,12 @@
   {%- else -%}
     {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
     {%- do m.update({'release_kind': 'discharge'}) -%}
+    {%- if status == 'published' -%}
+      {#- the hierarchy mapping it released, written once from the checked release; the history
+          counts what was written (macros/publish/released_hierarchies.sql) -#}
+      {%- do m.update({'hierarchy_values': dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(),
+          m.release_id, m.release_version)}) -%}
+    {%- endif -%}
   {%- endif -%}
   {% call statement('deid_history_insert') -%}
     insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
@@ -302,8 +305,7 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
-    'line_json': tojson(line, sort_keys=true),
-    'hierarchy_values': dbt_deid.released_hierarchy_count(cfg, dbt_deid.checked_release()) if status == 'published' else none
+    'line_json': tojson(line, sort_keys=true)
   }) }}
 {%- endmacro %}
 
