@@ -39,32 +39,35 @@
   {{ drop_relation_if_exists(load_cached_relation(candidate)) }}
   {{ drop_relation_if_exists(load_cached_relation(backup_relation)) }}
 
-  {#- a hook of the project's runs inside the publish step and could change what is published
-      after the gates: refused before any hook runs (macros/publish/publish_hook_results.sql) -#}
-  {%- set hooks_refused = dbt_deid.publish_hook_results(pre_hooks, post_hooks) -%}
+  {#- a hook of the project's, or a `+sql_header`, runs inside the publish step and could change
+      what is published after the gates: refused before any of it runs
+      (macros/publish/publish_hook_results.sql). Refused, no hook runs and the candidate is not
+      written (the header would run in its create statement): the refusal below (also under
+      --empty, so the refused row is written) -#}
+  {%- set hooks_refused = dbt_deid.publish_hook_results(pre_hooks, post_hooks, config.get('sql_header')) -%}
   {%- if hooks_refused | length == 0 -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
-  {%- endif -%}
 
-  {% call statement('main') -%}
-    {{ get_create_table_as_sql(False, candidate, sql) }}
-  {%- endcall %}
+    {% call statement('main') -%}
+      {{ get_create_table_as_sql(False, candidate, sql) }}
+    {%- endcall %}
 
-  {#- `dbt build --empty` (every ref reads no rows): nothing is released. An empty candidate
-      becomes the published table only when there is none yet (the columns, no record, so
-      downstream models can be built with --empty); an existing release is left as it is; no
-      history row is written. A candidate that holds records goes through the gates as always
-      (fail closed). -#}
-  {%- if flags.EMPTY and run_query('select count(*) from ' ~ candidate).rows[0][0] == 0 -%}
-    {%- if existing_relation is none -%}
-      {{ adapter.rename_relation(candidate, target_relation) }}
-    {%- else -%}
-      {{ drop_relation_if_exists(candidate) }}
+    {#- `dbt build --empty` (every ref reads no rows): nothing is released. An empty candidate
+        becomes the published table only when there is none yet (the columns, no record, so
+        downstream models can be built with --empty); an existing release is left as it is; no
+        history row is written. A candidate that holds records goes through the gates as always
+        (fail closed). -#}
+    {%- if flags.EMPTY and run_query('select count(*) from ' ~ candidate).rows[0][0] == 0 -%}
+      {%- if existing_relation is none -%}
+        {{ adapter.rename_relation(candidate, target_relation) }}
+      {%- else -%}
+        {{ drop_relation_if_exists(candidate) }}
+      {%- endif -%}
+      {{ adapter.commit() }}
+      {%- do log("dbt_deid: " ~ this.identifier ~ ": --empty: nothing released (" ~ ("an empty table with the published columns" if existing_relation is none else "the published table is left as it was") ~ ")", info=true) -%}
+      {{ return({'relations': [target_relation]}) }}
     {%- endif -%}
-    {{ adapter.commit() }}
-    {%- do log("dbt_deid: " ~ this.identifier ~ ": --empty: nothing released (" ~ ("an empty table with the published columns" if existing_relation is none else "the published table is left as it was") ~ ")", info=true) -%}
-    {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
 
   {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
