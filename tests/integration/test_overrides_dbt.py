@@ -456,3 +456,16 @@ def test_a_project_hook_on_the_publish_model_is_refused(default_release, tmp_pat
                      " order by recorded_at desc, status limit 1")
     assert last.to_dict("records") == [
         {"status": "refused", "gates_failed": "publish_hooks", "gates_passed": ""}], last
+    gates = run.query("select gates_json from deid_release_history where status = 'refused'")
+    text = gates["gates_json"].iloc[0]
+    assert "(md5 " in text and "'PE'" not in text and "is null" not in text
+
+    # under --empty the hook refusal comes first too, with its row (review 8 final, R13: on
+    # 45d0c4e the --empty shortcut returned before the check, no row, the run passing)
+    empty = run_dbt(project, ["run", "--select", "deid_published", "--empty"], tmp_path / "empty",
+                    release_vars(), run.database)
+    assert not empty.ok and "[publish_hooks]" in empty.output, empty.output[-3000:]
+    refused = empty.query("select count(*) as n from deid_release_history"
+                          " where status = 'refused' and gates_failed = 'publish_hooks'")
+    assert refused["n"].iloc[0] == 2
+    pd.testing.assert_frame_equal(empty.query("select * from deid_published"), before)
