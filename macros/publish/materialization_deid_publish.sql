@@ -39,32 +39,35 @@
   {{ drop_relation_if_exists(load_cached_relation(candidate)) }}
   {{ drop_relation_if_exists(load_cached_relation(backup_relation)) }}
 
-  {#- a hook of the project's runs inside the publish step and could change what is published
-      after the gates: refused before any hook runs (macros/publish/publish_hook_results.sql) -#}
-  {%- set hooks_refused = dbt_deid.publish_hook_results(pre_hooks, post_hooks) -%}
+  {#- a hook of the project's, or a `+sql_header`, runs inside the publish step and could change
+      what is published after the gates: refused before any of it runs
+      (macros/publish/publish_hook_results.sql). Refused, no hook runs and the candidate is not
+      written (the header would run in its create statement): the refusal below (also under
+      --empty, so the refused row is written) -#}
+  {%- set hooks_refused = dbt_deid.publish_hook_results(pre_hooks, post_hooks, config.get('sql_header')) -%}
   {%- if hooks_refused | length == 0 -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
-  {%- endif -%}
 
-  {% call statement('main') -%}
-    {{ get_create_table_as_sql(False, candidate, sql) }}
-  {%- endcall %}
+    {% call statement('main') -%}
+      {{ get_create_table_as_sql(False, candidate, sql) }}
+    {%- endcall %}
 
-  {#- `dbt build --empty` (every ref reads no rows): nothing is released. An empty candidate
-      becomes the published table only when there is none yet (the columns, no record, so
-      downstream models can be built with --empty); an existing release is left as it is; no
-      history row is written. A candidate that holds records goes through the gates as always
-      (fail closed). -#}
-  {%- if flags.EMPTY and run_query('select count(*) from ' ~ candidate).rows[0][0] == 0 -%}
-    {%- if existing_relation is none -%}
-      {{ adapter.rename_relation(candidate, target_relation) }}
-    {%- else -%}
-      {{ drop_relation_if_exists(candidate) }}
+    {#- `dbt build --empty` (every ref reads no rows): nothing is released. An empty candidate
+        becomes the published table only when there is none yet (the columns, no record, so
+        downstream models can be built with --empty); an existing release is left as it is; no
+        history row is written. A candidate that holds records goes through the gates as always
+        (fail closed). -#}
+    {%- if flags.EMPTY and run_query('select count(*) from ' ~ candidate).rows[0][0] == 0 -%}
+      {%- if existing_relation is none -%}
+        {{ adapter.rename_relation(candidate, target_relation) }}
+      {%- else -%}
+        {{ drop_relation_if_exists(candidate) }}
+      {%- endif -%}
+      {{ adapter.commit() }}
+      {%- do log("dbt_deid: " ~ this.identifier ~ ": --empty: nothing released (" ~ ("an empty table with the published columns" if existing_relation is none else "the published table is left as it was") ~ ")", info=true) -%}
+      {{ return({'relations': [target_relation]}) }}
     {%- endif -%}
-    {{ adapter.commit() }}
-    {%- do log("dbt_deid: " ~ this.identifier ~ ": --empty: nothing released (" ~ ("an empty table with the published columns" if existing_relation is none else "the published table is left as it was") ~ ")", info=true) -%}
-    {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
 
   {%- do dbt_deid.assert_no_overrides('model ' ~ this.identifier) -%}
@@ -187,9 +190,6 @@
   {%- if checks == 'release' -%}
     {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
         dbt_deid.release_id(target_relation, 'published')) -%}
-    {#- the hierarchy mapping it released (macros/publish/released_hierarchies.sql) -#}
-    {%- do dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
-        dbt_deid.release_id(target_relation, 'published')) -%}
   {%- endif -%}
 {%- endmacro %}
 
@@ -241,6 +241,12 @@
   {%- else -%}
     {%- set m = dbt_deid.release_manifest(target_relation, status, results, published_rows, history) -%}
     {%- do m.update({'release_kind': 'discharge'}) -%}
+    {%- if status == 'published' -%}
+      {#- the hierarchy mapping it released, written once from the checked release; the history
+          counts what was written (macros/publish/released_hierarchies.sql) -#}
+      {%- do m.update({'hierarchy_values': dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(),
+          m.release_id, m.release_version)}) -%}
+    {%- endif -%}
   {%- endif -%}
   {% call statement('deid_history_insert') -%}
     insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
@@ -302,8 +308,7 @@
     'records_shared': combined[0].records_shared if combined else none,
     'combined_min_consistent': combined[0].combined_min if combined else none,
     'released_levels_json': tojson(dbt_deid.released_level_specs(cfg), sort_keys=true),
-    'line_json': tojson(line, sort_keys=true),
-    'hierarchy_values': dbt_deid.released_hierarchy_count(cfg, dbt_deid.checked_release()) if status == 'published' else none
+    'line_json': tojson(line, sort_keys=true)
   }) }}
 {%- endmacro %}
 

@@ -17,7 +17,7 @@
     (`hierarchy:` setting, at a level above 0): one row per (qi_name, level, original_value,
     generalized_value), the distinct pairs of the checked release (deid_suppressed, bound to the
     gate table by its fingerprint), written by the publish materialization in the publish
-    transaction. The history row counts them (column hierarchy_values), so a store that lost
+    transaction, just before the history row. The history row counts them (column hierarchy_values), so a store that lost
     rows is seen (dbt_deid.hierarchy_moves). Rule-based QIs (interval, prefix, date) are not
     stored: the rule is in the settings, which the gate compares. Never read into a message:
     the gate prints counts only. -#}
@@ -41,34 +41,35 @@
 {#- The distinct (qi_name, level, original_value, generalized_value) pairs of `records` (a
     relation with `<source>__original` and `<qi><suffix>`: deid_suppressed with
     '__generalized', deid_generalized with ''), for the QIs of hierarchy_mapped_qis; none when
-    there are none. -#}
+    there are none. One scan of `records` whatever the number of QIs: each record crossed with
+    the QIs' names, its original and generalized value picked by name (review 8 final, R1: a
+    union of one query per QI read the checked release once per QI). -#}
 {% macro released_hierarchy_pairs_sql(cfg, records, suffix) -%}
   {%- set s = dbt.type_string() -%}
-  {%- set parts = [] -%}
-  {%- for m in dbt_deid.hierarchy_mapped_qis(cfg) -%}
-    {%- do parts.append("select distinct cast(" ~ dbt_deid.literal(m.qi) ~ " as " ~ s ~ ") as qi_name, " ~ m.level ~ " as level, cast(r."
-        ~ dbt_deid.ident(m.source ~ '__original') ~ " as " ~ s ~ ") as original_value, cast(r." ~ dbt_deid.ident(m.qi ~ suffix) ~ " as " ~ s
-        ~ ") as generalized_value from " ~ records ~ " as r") -%}
+  {%- set mapped = dbt_deid.hierarchy_mapped_qis(cfg) -%}
+  {%- if not mapped -%}{{ return(none) }}{%- endif -%}
+  {%- set names = [] -%}{%- set originals = [] -%}{%- set generalized = [] -%}
+  {%- for m in mapped -%}
+    {%- set name = dbt_deid.literal(m.qi) -%}
+    {%- do names.append("select cast(" ~ name ~ " as " ~ s ~ ") as qi_name, " ~ m.level ~ " as level") -%}
+    {%- do originals.append("when " ~ name ~ " then cast(r." ~ dbt_deid.ident(m.source ~ '__original') ~ " as " ~ s ~ ")") -%}
+    {%- do generalized.append("when " ~ name ~ " then cast(r." ~ dbt_deid.ident(m.qi ~ suffix) ~ " as " ~ s ~ ")") -%}
   {%- endfor -%}
-  {{ return(parts | join('\nunion all\n') if parts else none) }}
+  {{ return("select distinct q.qi_name, q.level, case q.qi_name " ~ originals | join(' ') ~ " end as original_value, case q.qi_name "
+      ~ generalized | join(' ') ~ " end as generalized_value from " ~ records ~ " as r cross join (" ~ names | join(' union all ') ~ ") as q") }}
 {%- endmacro %}
 
-{#- The number of pairs a publish of `truth` writes (the history's hierarchy_values): none when
-    the release has no hierarchy-mapped QI. -#}
-{% macro released_hierarchy_count(cfg, truth) -%}
-  {%- set pairs = dbt_deid.released_hierarchy_pairs_sql(cfg, truth, '__generalized') -%}
-  {%- if pairs is none -%}{{ return(none) }}{%- endif -%}
-  {{ return(run_query("select count(*) from (" ~ pairs ~ ") as p").rows[0][0] | int) }}
+{#- Append the mapping of a published release (release_id, release_version `version`) to
+    deid_released_hierarchies (created when absent) and return the number of pairs written (the
+    history's hierarchy_values), none when the release has no hierarchy-mapped QI. Called by
+    record_release just before the history row, in the publish transaction: the checked release
+    is read once (one insert), and the count is taken from what was written (review 8 final,
+    R1). -#}
+{% macro record_released_hierarchies(cfg, truth, release_id, version) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_released_hierarchies', 'dbt_deid'))(cfg, truth, release_id, version)) }}
 {%- endmacro %}
 
-{#- Append the mapping of a published release (release_id) to deid_released_hierarchies
-    (created when absent). Called by the publish materialization after the history row, in the
-    publish transaction. -#}
-{% macro record_released_hierarchies(cfg, truth, target_relation, release_id) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('record_released_hierarchies', 'dbt_deid'))(cfg, truth, target_relation, release_id)) }}
-{%- endmacro %}
-
-{% macro default__record_released_hierarchies(cfg, truth, target_relation, release_id) -%}
+{% macro default__record_released_hierarchies(cfg, truth, release_id, version) -%}
   {%- set pairs = dbt_deid.released_hierarchy_pairs_sql(cfg, truth, '__generalized') -%}
   {%- if pairs is none -%}{{ return(none) }}{%- endif -%}
   {%- set store = dbt_deid.released_hierarchies_relation(truth) -%}
@@ -79,8 +80,6 @@
       qi_name {{ s }}, hierarchy {{ s }}, level {{ dbt.type_int() }}, original_value {{ s }}, generalized_value {{ s }})
   {%- endcall %}
   {%- do adapter.cache_added(store) -%}
-  {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
-  {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
   {%- set names = {} -%}{%- for m in dbt_deid.hierarchy_mapped_qis(cfg) -%}{%- do names.update({m.qi: m.hierarchy}) -%}{%- endfor -%}
   {% call statement('deid_released_hierarchies_insert') -%}
     insert into {{ store }} (release_id, release_name, release_version, qi_name, hierarchy, level, original_value, generalized_value)
@@ -89,4 +88,5 @@
       p.level, p.original_value, p.generalized_value
     from ({{ pairs }}) as p
   {%- endcall %}
+  {{ return(run_query("select count(*) from " ~ store ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] | int) }}
 {%- endmacro %}

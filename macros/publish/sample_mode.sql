@@ -13,8 +13,19 @@
       was and appends a 'refused' history row), [] otherwise. Every publish model (discharge,
       claims, text) runs it.
 
-    dbt_deid.release_source reads the source through the graph relation under sample mode, so
-    the input snapshot and the input gates see every record, never a sampled ref. -#}
+    - check_sample_mode(): the package's `on-run-start` hook (review 8 final, R4): under sample
+      mode, an invocation that selects any node of a release (a node of package dbt_deid, or
+      an extra release's `<release>__deid_*` model) fails before any node runs. Refusing the
+      publish step alone was not enough: the claims and text inputs are views over
+      source()/ref(), so `--sample --exclude tag:deid_publish` left working views and tables
+      built from the sampled rows, and a later unsampled `dbt run -s tag:deid_publish`
+      published from them (the claims and text gates have no input fingerprint). A sampled run
+      must leave every release out: `--exclude package:dbt_deid` and the extra releases'
+      model paths.
+
+    dbt_deid.release_source reads the source through the graph relation under sample mode (dbt's
+    filter is bypassed; a source that is itself a model rebuilt under --sample is sampled, which
+    is one more reason the sampled run is refused). -#}
 {% macro sample_mode() -%}
   {%- set args = invocation_args_dict if invocation_args_dict is defined else {} -%}
   {%- set from_flags = flags.SAMPLE if flags is defined and flags.SAMPLE is defined else none -%}
@@ -24,5 +35,26 @@
 {% macro sample_mode_results() -%}
   {%- if not execute or not dbt_deid.sample_mode() -%}{{ return([]) }}{%- endif -%}
   {{ return([{'gate': 'sample_mode', 'passed': false, 'failures': 1,
-      'message': 'dbt ' ~ flags.WHICH ~ ' --sample filters every ref and source with event_time to the sample window, so this would be a release of the sampled records only, published as a normal version; nothing is published under --sample. Run without --sample, or leave the publish models out of a sampled run (--exclude tag:deid_publish); docs/overrides.md, "dbt flags"'}]) }}
+      'message': 'dbt ' ~ flags.WHICH ~ ' --sample filters every ref and source with event_time to the sample window, so this would be a release of the sampled records only, published as a normal version; nothing is published under --sample. Run without --sample; a sampled run must leave every release out, working models included (--exclude package:dbt_deid and the extra releases\' model paths); docs/overrides.md, "dbt flags"'}]) }}
+{%- endmacro %}
+
+{% macro check_sample_mode() -%}
+  {%- if not execute or not dbt_deid.sample_mode() -%}{{ return('') }}{%- endif -%}
+  {%- set selected = selected_resources or [] -%}
+  {%- set names = [] -%}{%- set paths = [] -%}
+  {%- for node in graph.nodes.values() if node.unique_id in selected -%}
+    {%- set extra = node.resource_type == 'model' and dbt_deid._split_release_node(node.name) is not none -%}
+    {%- if node.package_name == 'dbt_deid' or extra -%}
+      {%- do names.append(node.name) -%}
+      {%- if extra and node.package_name != 'dbt_deid' -%}
+        {%- set path = 'path:' ~ (node.original_file_path | replace('\\', '/')).rsplit('/', 1)[0] -%}
+        {%- if path not in paths -%}{%- do paths.append(path) -%}{%- endif -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if names -%}
+    {{ exceptions.raise_compiler_error("dbt_deid [sample_mode]: nothing was built: dbt " ~ flags.WHICH ~ " --sample selects " ~ names | length ~ " node(s) of a de-identified release: " ~ dbt_deid._first_names(names | sort)
+        ~ ". Under --sample every ref and source with event_time reads only the window's rows, so the release's working tables and views would hold the sampled records, and a later run without --sample could publish from them as a normal version. Run the releases without --sample, and leave every release out of a sampled run: --exclude package:dbt_deid" ~ ([''] + paths) | join(' ') ~ "; docs/projects.md, \"Fresh warehouses, --empty and --sample\"") }}
+  {%- endif -%}
+  {{ return('') }}
 {%- endmacro %}

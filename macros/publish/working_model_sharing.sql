@@ -8,6 +8,11 @@
     built, working_schema_results at publish) refuse them with this message; the settings are
     read from the graph, so no warehouse grant is needed to find them.
 
+    A `sql_header` (review 8 final, R8) runs before the model's create statement, like a
+    pre-hook, and cascades from a project's `models:` the same way: refused too, except the
+    package's own (the PostgreSQL deid_exact_consistent's planner settings,
+    dbt_deid.postgres_hash_joins_header, exactly that text up to whitespace).
+
     working_model_sharing(nodes): [name with its settings, e.g. 'deid_suppressed (grants,
     post-hook)'], the record-level tables first; [] when none shares.
     working_model_sharing_message(found): the refusal's text, naming them and the fix. -#}
@@ -20,6 +25,7 @@
     {%- for hook in ['pre-hook', 'post-hook'] -%}
       {%- if node.config.get(hook) or node.config.get(hook | replace('-', '_')) -%}{%- do found.append(hook) -%}{%- endif -%}
     {%- endfor -%}
+    {%- if dbt_deid._foreign_sql_header(node.config.get('sql_header')) -%}{%- do found.append('sql_header') -%}{%- endif -%}
     {%- if found -%}{%- do settings.update({node.name: found}) -%}{%- endif -%}
   {%- endfor -%}
   {%- set out = [] -%}
@@ -29,8 +35,16 @@
   {{ return(out) }}
 {%- endmacro %}
 
+{#- Whether a working model's sql_header is not the package's own: true for any text other
+    than postgres_hash_joins_header() (whitespace aside), false for none or blank. -#}
+{% macro _foreign_sql_header(header) -%}
+  {%- set text = (header or '') | string -%}
+  {%- if text.split() | length == 0 -%}{{ return(false) }}{%- endif -%}
+  {{ return(text.split() | join(' ') != (dbt_deid.postgres_hash_joins_header() | string).split() | join(' ')) }}
+{%- endmacro %}
+
 {% macro working_model_sharing_message(found) -%}
-  {{ return(found | length ~ " working model(s) hold original values and have grants or hooks that would share them or run SQL on them: " ~ dbt_deid._first_names(found)
-      ~ " (a project-wide `models: +grants` or `+pre-hook`/`+post-hook` reaches the package's models too). Grant the published models only,"
+  {{ return(found | length ~ " working model(s) of dbt_deid (some hold original values) have grants, hooks or a sql_header that would share them or run SQL on them: " ~ dbt_deid._first_names(found)
+      ~ " (a project-wide `models: +grants`, `+pre-hook`/`+post-hook` or `+sql_header` reaches the package's models too). Grant the published models only,"
       ~ " `models: dbt_deid: publish: +grants: {select: [...]}`, and scope project-wide hooks and grants to your own models (`models: <your project>: ...`); docs/projects.md, \"Where tables go\"") }}
 {%- endmacro %}

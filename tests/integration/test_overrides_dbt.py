@@ -11,6 +11,7 @@ and nothing is published (docs/overrides.md).
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -417,14 +418,22 @@ PUBLISH_HOOKS = {
 }
 
 
+#: A project-wide `+sql_header` (review 8 final, R8): dbt writes it before the candidate's
+#: create statement, inside the publish step; on 45d0c4e it ran unchecked.
+PUBLISH_SQL_HEADER = "delete from main.discharge_abstracts where province = 'PE';"
+
+
 def test_a_project_hook_on_the_publish_model_is_refused(default_release, tmp_path) -> None:
-    """`dbt run -s deid_published` with both hooks: refused naming the model, each hook and its
-    setting; the published table and its rows are unchanged; a 'refused' history row names the
+    """`dbt run -s deid_published` with both hooks and a project-wide sql_header: refused
+    naming the model and each hook by its setting, position and a hash, never its SQL (review
+    8 final, R7: on 45d0c4e the SQL went into the output and the history); the header does not
+    run; the published table and its rows are unchanged; a 'refused' history row names the
     publish_hooks gate."""
     models = yaml.safe_load((INTEGRATION / "dbt_project.yml").read_text())["models"]
     models["dbt_deid"]["publish"]["deid_published"] = {
         "+post-hook": PUBLISH_HOOKS["deid_published"]}
     models["+post-hook"] = PUBLISH_HOOKS["project"]
+    models["+sql_header"] = PUBLISH_SQL_HEADER
     project = _consumer_project(tmp_path, models=models)
     run = copy_of(default_release, tmp_path / "db")
     before = run.query("select * from deid_published")
@@ -433,12 +442,30 @@ def test_a_project_hook_on_the_publish_model_is_refused(default_release, tmp_pat
     output = run.output.replace("\n", " ")
     assert not run.ok, run.output[-3000:]
     assert "model deid_published: release refused, nothing published" in output, output[-3000:]
-    assert "[publish_hooks] model deid_published has 2 hook(s) dbt_deid does not set" in output
+    assert "[publish_hooks] model deid_published has 3 hook(s) dbt_deid does not set" in output
     for sql in PUBLISH_HOOKS.values():
-        assert f"+post-hook `{sql}`" in output, output[-3000:]
-    assert "docs/overrides.md" in output
+        assert f"(md5 {hashlib.md5(sql.encode()).hexdigest()[:8]})" in output, output[-3000:]
+        assert sql not in output
+    assert "+post-hook #1 (md5 " in output and "+post-hook #2 (md5 " in output
+    header = hashlib.md5(PUBLISH_SQL_HEADER.encode()).hexdigest()[:8]
+    assert f"+sql_header (md5 {header})" in output, output[-3000:]
+    assert "'PE'" not in output and "docs/overrides.md" in output
     pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    assert run.query("select count(*) as n from discharge_abstracts")["n"].iloc[0] == 4000
     last = run.query("select status, gates_failed, gates_passed from deid_release_history"
                      " order by recorded_at desc, status limit 1")
     assert last.to_dict("records") == [
         {"status": "refused", "gates_failed": "publish_hooks", "gates_passed": ""}], last
+    gates = run.query("select gates_json from deid_release_history where status = 'refused'")
+    text = gates["gates_json"].iloc[0]
+    assert "(md5 " in text and "'PE'" not in text and "is null" not in text
+
+    # under --empty the hook refusal comes first too, with its row (review 8 final, R13: on
+    # 45d0c4e the --empty shortcut returned before the check, no row, the run passing)
+    empty = run_dbt(project, ["run", "--select", "deid_published", "--empty"], tmp_path / "empty",
+                    release_vars(), run.database)
+    assert not empty.ok and "[publish_hooks]" in empty.output, empty.output[-3000:]
+    refused = empty.query("select count(*) as n from deid_release_history"
+                          " where status = 'refused' and gates_failed = 'publish_hooks'")
+    assert refused["n"].iloc[0] == 2
+    pd.testing.assert_frame_equal(empty.query("select * from deid_published"), before)

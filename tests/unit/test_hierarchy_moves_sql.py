@@ -125,11 +125,11 @@ def _database(codes: dict[str, tuple[str, str]], level: int = 3) -> Any:
 
 
 def _publish(con: Any, release_id: str, version: int, level: int = 3) -> None:
-    call = _caller(con)
-    count = call("released_hierarchy_count")(_cfg(level), TRUTH)
+    """As record_release does: the pairs are written once, and the history row counts what
+    was written (review 8 final, R1)."""
+    count = _caller(con)("record_released_hierarchies")(_cfg(level), TRUTH, release_id, version)
     con.execute("insert into deid_release_history values (?, 'living', ?, 'published', ?, ?)",
                 [release_id, version, f"2026-11-2{version}", count])
-    call("record_released_hierarchies")(_cfg(level), TRUTH, HISTORY, release_id)
 
 
 def _moves(con: Any, ids: list[str], level: int = 3) -> dict:

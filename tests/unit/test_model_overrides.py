@@ -13,6 +13,7 @@ stand-in, no warehouse.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -140,12 +141,19 @@ def test_every_publish_model_sets_the_clone_pre_hook() -> None:
         assert [c for c in configs if "materialized='deid_publish'" in c and hook in c], path
 
 
-def _hook_results(publish: str, pre: list[dict], post: list[dict]) -> list[dict]:
+def _hook_results(publish: str, pre: list[dict], post: list[dict],
+                  sql_header: str | None = None) -> list[dict]:
     """publish_hook_results for a publish model ``publish`` with dbt's hook dicts."""
     def context(call):
-        return {"this": SimpleNamespace(identifier=publish)}
+        return {"this": SimpleNamespace(identifier=publish),
+                "local_md5": lambda text: hashlib.md5(text.encode()).hexdigest(),
+                "dbt_deid": SimpleNamespace(configured_sql_label=call("configured_sql_label"))}
     return macro_caller([ROOT / "macros/publish/publish_hook_results.sql"],
-                        context)("publish_hook_results")(pre, post)
+                        context)("publish_hook_results")(pre, post, sql_header)
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode()).hexdigest()[:8]
 
 
 OWN_HOOK = {"sql": "{{ dbt_deid.refuse_publish_clone() }}", "transaction": True}
@@ -157,20 +165,37 @@ def test_a_project_hook_on_a_publish_model_refuses_it(publish) -> None:
     """Review 8, finding 1: a project's `+post-hook` ran after the gates inside the publish
     transaction. Only the package's own clone pre-hook is allowed; any other hook (pre or post,
     inside or outside the transaction, the model's or a project-wide one) is one failed gate
-    naming the model, the setting and the hook as configured."""
+    naming the model and each hook by its setting, position and a hash of its text, never its
+    SQL (review 8 final, R7: on 45d0c4e the hook's SQL, up to 200 characters, went into the
+    message, the history's gates_json and the log, and a hook filtering on a quasi-identifier
+    holds its value)."""
     assert _hook_results(publish, [OWN_HOOK], []) == []
     assert _hook_results(publish, [], []) == []
     spaced = {**OWN_HOOK, "sql": " {{  dbt_deid.refuse_publish_clone() }}\n"}
     assert _hook_results(publish, [spaced], []) == []
-    delete = "delete from {{ this }} where mrdx is null"
+    delete = "delete from {{ this }} where province = 'PE' and age = 97"
     found = _hook_results(publish, [OWN_HOOK, {"sql": "select 1", "transaction": False}],
                           [{"sql": delete, "transaction": True}, {"sql": "", "transaction": True}])
     assert len(found) == 1 and found[0]["gate"] == "publish_hooks"
     assert not found[0]["passed"] and found[0]["failures"] == 3
     message = found[0]["message"]
     assert message.startswith(f"model {publish} has 3 hook(s) dbt_deid does not set:")
-    assert "+pre-hook (outside the transaction) `select 1`" in message
-    assert f"+post-hook `{delete}`" in message and "+post-hook ``" in message
+    assert f"+pre-hook #2 (md5 {_md5('select 1')}) (outside the transaction)" in message
+    assert f"+post-hook #1 (md5 {_md5(delete)}); +post-hook #2 (md5 {_md5('')})" in message
+    assert "'PE'" not in message and "age = 97" not in message and "select 1" not in message
     assert f"models: dbt_deid: ... {publish}" in message and "docs/overrides.md" in message
-    long = "update {{ this }} set age = null where " + " or ".join(["1 = 1"] * 60)
-    assert f"`{long[:200]} ...`" in _hook_results(publish, [], [{"sql": long}])[0]["message"]
+
+
+def test_a_sql_header_on_a_publish_model_refuses_it() -> None:
+    """Review 8 final, R8: dbt writes a model's `+sql_header` (a project-wide one too) before
+    the candidate's create statement, inside the publish step, like a pre-hook; on 45d0c4e it
+    was not looked at. Any non-blank header is refused, named without its SQL."""
+    header = "delete from main.discharge_abstracts where province = 'PE';"
+    found = _hook_results("deid_published", [OWN_HOOK], [], header)
+    assert len(found) == 1 and found[0]["gate"] == "publish_hooks" and not found[0]["passed"]
+    assert found[0]["failures"] == 1
+    message = found[0]["message"]
+    assert f"has 1 hook(s) dbt_deid does not set: +sql_header (md5 {_md5(header)})" in message
+    assert "'PE'" not in message and "`+sql_header`" in message
+    assert _hook_results("deid_published", [OWN_HOOK], [], "  \n") == []
+    assert _hook_results("deid_published", [OWN_HOOK], [], None) == []
