@@ -320,7 +320,7 @@
   {%- endcall %}
   {#- the key records that this epoch stored published rows: the store, history and published
       table dropped together are still seen (review 8, F7; store_integrity.sql) -#}
-  {%- do dbt_deid.record_stored_epoch(key) -%}
+  {%- do dbt_deid.record_stored_epoch(key, cfg) -%}
 {%- endmacro %}
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
