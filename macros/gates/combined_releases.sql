@@ -658,12 +658,12 @@
   {%- if compared | length > 0 -%}
     {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
     {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
-    {%- set most = cfg.max_changed_share if cfg.max_changed_share is not none else 0.05 -%}
+    {%- set most = cfg.max_changed_share -%}
     {%- set per_qi = [] -%}
     {%- for q in compared -%}{%- if (counts[2 + loop.index0] or 0) | int > 0 -%}{%- do per_qi.append(q ~ ' ' ~ counts[2 + loop.index0] | int) -%}{%- endif -%}{%- endfor -%}
     {%- if n_shared > 0 and n_changed > most * n_shared -%}
-      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared,
-                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, raise max_changed_share")) }}
+      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared, figure=n_changed, limit=(most * n_shared) | round(0, 'floor') | int,
+                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, set a larger max_changed_share together with that restart (a line setting: it is set when the line starts, and a change between versions is refused)")) }}
     {%- endif -%}
   {%- endif -%}
   {#- The combined view, as a table next to the store, checked by the exact check. -#}

@@ -46,9 +46,11 @@
 
 {#- The settings whose change between versions of a line is refused (the combined view is
     checked under one set of them); a change of levels or hierarchies is refused by the gate
-    combined_releases, naming the QI setting. -#}
+    combined_releases, naming the QI setting. `max_changed_share` (review 8 final, R3): the
+    renumbered-ids check's limit is set when the line starts (first version or `restart`),
+    never raised between versions. -#}
 {% macro line_settings() -%}
-  {{ return(['source', 'record_id', 'combinations', 'demographics', 'hierarchical_qis', 'tau', 'k', 'preset', 'algorithm', 'missing_label']) }}
+  {{ return(['source', 'record_id', 'combinations', 'demographics', 'hierarchical_qis', 'tau', 'k', 'preset', 'algorithm', 'missing_label', 'max_changed_share']) }}
 {%- endmacro %}
 
 {#- The store and key of the line (relations in the working schema, found in the graph: a ref
