@@ -370,17 +370,12 @@
 
 {#- True when the two `sample` settings (mappings {fraction, slot, seed}, defaults slot 0 and
     seed 0; none for the whole file) draw disjoint records: the same seed and slot ranges of
-    the 32-bit hash that do not overlap, computed as sample_condition computes them. -#}
+    the 32-bit hash that do not overlap (sample_range, which sample_condition reads). -#}
 {% macro samples_disjoint(a, b) -%}
   {%- if a is not mapping or b is not mapping or a.get('fraction') is none or b.get('fraction') is none -%}{{ return(false) }}{%- endif -%}
   {%- if (a.get('seed') or 0) | int != (b.get('seed') or 0) | int -%}{{ return(false) }}{%- endif -%}
-  {%- set scale = 4294967296 -%}
-  {%- set ranges = [] -%}
-  {%- for s in [a, b] -%}
-    {%- set slot = (s.get('slot') or 0) | int -%}{%- set f = s.get('fraction') | float -%}
-    {%- do ranges.append([(slot * f * scale) | round(0, 'floor') | int, ((slot + 1) * f * scale) | round(0, 'floor') | int]) -%}
-  {%- endfor -%}
-  {{ return(ranges[0][1] <= ranges[1][0] or ranges[1][1] <= ranges[0][0]) }}
+  {%- set ra, rb = dbt_deid.sample_range(a), dbt_deid.sample_range(b) -%}
+  {{ return(ra[1] <= rb[0] or rb[1] <= ra[0]) }}
 {%- endmacro %}
 
 {#- Review 8, F4b: (shared, changed) of the candidate's records against each record's latest
@@ -531,10 +526,10 @@
   {#- Records shared with the earlier releases (on the keyed hash). -#}
   {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
   {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
+  {%- set epoch_ids = dbt_deid.line_release_ids(cfg, store) -%}
   {%- if shared == 0 -%}
     {#- review 8, F4: no record shared with the line's published versions of this epoch is the
         record ids changed (their type or text, a reload), unless the samples are disjoint -#}
-    {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
     {%- set unshared = dbt_deid.unshared_line_problems(cfg, earlier, epoch_ids) -%}
     {%- if unshared | length > 0 -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=0, message="combined releases: " ~ unshared | join('; '))) }}
@@ -549,7 +544,6 @@
   {%- set verified = [] -%}
   {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
-  {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
   {#- releases at other levels of the same hierarchies are combined at mixed levels (each QI
       at the finest level any release revealed it: combined_levels_view_sql); another
       hierarchy, rule, column or missing label is refused -#}

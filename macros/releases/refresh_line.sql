@@ -39,6 +39,12 @@
   {{ return(dbt_deid.combined_lines_condition(cfg, alias)) }}
 {%- endmacro %}
 
+{#- The release ids of the store's rows of the line (line_rows_condition), a list; read by the
+    gate combined_releases and assert_no_hierarchy_moves. -#}
+{% macro line_release_ids(cfg, store) -%}
+  {{ return(run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list) }}
+{%- endmacro %}
+
 {#- One refusal of the line's build: nothing is computed or published. -#}
 {% macro _line_refused(cfg, what, todo) -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release line '" ~ cfg.name ~ "': " ~ what ~ "; nothing is published, the last published version stays. " ~ todo) }}
