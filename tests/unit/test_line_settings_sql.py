@@ -79,10 +79,10 @@ def test_max_changed_share_is_a_line_setting(before: dict, now: dict) -> None:
     base = {"tau": 0.2}
     con = _line({**base, **before})
     call = _caller(con, {**base, **before})
-    assert call("check_line")(CFG, "store") is None  # unchanged: no refusal
+    assert not call("check_line")(CFG, "store")  # unchanged: no refusal
     with pytest.raises(Refused, match=r"setting\(s\) max_changed_share changed since version 1"
                        ) as refused:
         _caller(con, {**base, **now})("check_line")(CFG, "store")
     assert "`restart" in str(refused.value)
     restarted = {**base, **now, "restart": {"reason": "ids rebuilt upstream (ticket 7)"}}
-    assert _caller(con, restarted)("check_line")(CFG, "store") is None
+    assert not _caller(con, restarted)("check_line")(CFG, "store")
