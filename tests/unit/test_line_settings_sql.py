@@ -14,6 +14,7 @@ import pytest
 
 from tests.macro_render import macro_caller
 from tests.unit.test_line_lock_sql import ROOT
+from tests.unit.test_store_integrity_sql import columns_on, run_query_on
 
 FILE = ROOT / "macros" / "releases" / "refresh_line.sql"
 CFG = {"name": "x", "source": "src", "record_id": "abstract_id"}
@@ -28,11 +29,7 @@ def _refuse(message: str) -> None:
 
 
 def _caller(con: Any, settings: dict[str, Any]):
-    def run_query(sql: str) -> SimpleNamespace:
-        return SimpleNamespace(rows=con.execute(sql).fetchall())
-
-    def columns(rel: str) -> list[SimpleNamespace]:
-        return [SimpleNamespace(name=r[0]) for r in con.execute(f"describe {rel}").fetchall()]
+    run_query, columns = run_query_on(con), columns_on(con)
 
     def context(call):
         return {

@@ -28,12 +28,19 @@ def _fingerprint(con: Any, rel: Any) -> dict[str, Any]:
     return {"rows": rows, "hash": digest}
 
 
-def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
-    def run_query(sql: str) -> SimpleNamespace:
-        return SimpleNamespace(rows=con.execute(sql).fetchall())
+def run_query_on(con: Any):
+    """dbt's run_query on a DuckDB connection (the rows only)."""
+    return lambda sql: SimpleNamespace(rows=con.execute(sql).fetchall())
 
-    def columns(rel: str) -> list[SimpleNamespace]:
-        return [SimpleNamespace(name=r[0]) for r in con.execute(f"describe {rel}").fetchall()]
+
+def columns_on(con: Any):
+    """adapter.get_columns_in_relation on a DuckDB connection (the names only)."""
+    return lambda rel: [SimpleNamespace(name=r[0])
+                        for r in con.execute(f"describe {rel}").fetchall()]
+
+
+def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
+    run_query, columns = run_query_on(con), columns_on(con)
 
     def context(call):
         return {
@@ -293,6 +300,12 @@ def _line_tables(con: Any, stored: str) -> None:
                 " published_relation varchar)")
 
 
+def _stored_row(con: Any, name: str, source: str) -> None:
+    """One store row of release `name` over `source` (keyed by the project's key)."""
+    con.execute("insert into store values (?, 'r9', md5('k3y|1'), md5('dbt_deid-key-check|k3y'),"
+                " ?, 'id', '')", [name, source])
+
+
 #: The store-integrity arguments of release "x" over main.src (published as main.x_pub).
 LINE_X = {"cfg": {"name": "x", "source": "main.src", "record_id": "id"}, "store": "store",
           "key": "hkey", "history": "hist", "store_found": True, "known": []}
@@ -316,21 +329,19 @@ def test_the_history_store_and_published_table_dropped_with_the_key_kept_are_ref
                    and "restart" in m for m in msgs), (epoch, found, msgs)
     # a new restart (another reason, another epoch) starts over on purpose
     assert _caller(con, epoch="fedcba9876543210")("store_integrity_problems")(**args) == []
-    # the store or the history still holding the line's rows: the other checks judge it
-    con.execute("insert into store values ('x', 'r1', md5('k3y|1'),"
-                " md5('dbt_deid-key-check|k3y'), 'main.src', 'id', '')")
-    assert not any("records that published" in m
+    def dropped() -> bool:
+        return any("records that published" in m
                    for m in _caller(con)("store_integrity_problems")(**args))
-    con.execute("delete from store")
-    # a development build's token (no line): read project-wide, any row excuses it
-    con.execute("update hkey set stored_epochs = '|-|'")
-    assert any("records that published" in m
-               for m in _caller(con)("store_integrity_problems")(**args))
-    con.execute("insert into store values ('y', 'r9', md5('k3y|1'),"
-                " md5('dbt_deid-key-check|k3y'), 'main.other', 'id', '')")
-    assert not any("records that published" in m
-                   for m in _caller(con)("store_integrity_problems")(**args))
-    con.execute("delete from store")
+
+    # the store or the history still holding the line's rows: the other checks judge it;
+    # a development build's token (no line) is read project-wide: any row excuses it
+    for stored, row in [(None, ("x", "main.src")), ("|-|", None), ("|-|", ("y", "main.other"))]:
+        if stored:
+            con.execute("update hkey set stored_epochs = ?", [stored])
+        if row:
+            _stored_row(con, *row)
+        assert dropped() is (row is None), (stored, row)
+        con.execute("delete from store")
     # a key that stored nothing (a first build refused), or written before the column
     con.execute("update hkey set stored_epochs = null")
     assert _caller(con)("store_integrity_problems")(**args) == []
@@ -350,8 +361,7 @@ def test_another_release_does_not_witness_a_dropped_line() -> None:
     def problems(con: Any, epoch: str = "") -> Any:
         return _caller(con, epoch=epoch, missing=("x_pub",))("store_integrity_problems")
     _line_tables(con, "|y@-@main.other|x@-@main.src|")
-    con.execute("insert into store values ('y', 'r9', md5('k3y|1'),"
-                " md5('dbt_deid-key-check|k3y'), 'main.other', 'id', '')")
+    _stored_row(con, "y", "main.other")
     con.execute("insert into hist values ('r9', 'y', 1, ?, 1, 'published', 'discharge', 'r9',"
                 " 'db.main.y_pub')", [json.dumps({"source": "main.other", "epoch": ""})])
     args = {**LINE_X, "published": _Rel("x_pub")}  # dropped (missing)
@@ -375,8 +385,7 @@ def test_another_release_does_not_witness_a_dropped_line() -> None:
         msgs = problems(con, epoch)(**args)
         assert any("records that published" in m and "y -" in m for m in msgs), (epoch, msgs)
     # its store rows kept: x's line (same source) is witnessed
-    con.execute("insert into store values ('y', 'r9', md5('k3y|1'),"
-                " md5('dbt_deid-key-check|k3y'), 'main.src', 'id', '')")
+    _stored_row(con, "y", "main.src")
     assert not any("records that published" in m
                    for m in problems(con)(**args))
 
