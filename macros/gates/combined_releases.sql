@@ -320,7 +320,7 @@
   {%- endcall %}
   {#- the key records that this epoch stored published rows: the store, history and published
       table dropped together are still seen (review 8, F7; store_integrity.sql) -#}
-  {%- do dbt_deid.record_stored_epoch(key) -%}
+  {%- do dbt_deid.record_stored_epoch(key, cfg) -%}
 {%- endmacro %}
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
@@ -370,17 +370,12 @@
 
 {#- True when the two `sample` settings (mappings {fraction, slot, seed}, defaults slot 0 and
     seed 0; none for the whole file) draw disjoint records: the same seed and slot ranges of
-    the 32-bit hash that do not overlap, computed as sample_condition computes them. -#}
+    the 32-bit hash that do not overlap (sample_range, which sample_condition reads). -#}
 {% macro samples_disjoint(a, b) -%}
   {%- if a is not mapping or b is not mapping or a.get('fraction') is none or b.get('fraction') is none -%}{{ return(false) }}{%- endif -%}
   {%- if (a.get('seed') or 0) | int != (b.get('seed') or 0) | int -%}{{ return(false) }}{%- endif -%}
-  {%- set scale = 4294967296 -%}
-  {%- set ranges = [] -%}
-  {%- for s in [a, b] -%}
-    {%- set slot = (s.get('slot') or 0) | int -%}{%- set f = s.get('fraction') | float -%}
-    {%- do ranges.append([(slot * f * scale) | round(0, 'floor') | int, ((slot + 1) * f * scale) | round(0, 'floor') | int]) -%}
-  {%- endfor -%}
-  {{ return(ranges[0][1] <= ranges[1][0] or ranges[1][1] <= ranges[0][0]) }}
+  {%- set ra, rb = dbt_deid.sample_range(a), dbt_deid.sample_range(b) -%}
+  {{ return(ra[1] <= rb[0] or rb[1] <= ra[0]) }}
 {%- endmacro %}
 
 {#- Review 8, F4b: (shared, changed) of the candidate's records against each record's latest
@@ -531,10 +526,10 @@
   {#- Records shared with the earlier releases (on the keyed hash). -#}
   {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
   {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
+  {%- set epoch_ids = dbt_deid.line_release_ids(cfg, store) -%}
   {%- if shared == 0 -%}
     {#- review 8, F4: no record shared with the line's published versions of this epoch is the
         record ids changed (their type or text, a reload), unless the samples are disjoint -#}
-    {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
     {%- set unshared = dbt_deid.unshared_line_problems(cfg, earlier, epoch_ids) -%}
     {%- if unshared | length > 0 -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=0, message="combined releases: " ~ unshared | join('; '))) }}
@@ -549,7 +544,6 @@
   {%- set verified = [] -%}
   {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set differing = [] -%}
-  {%- set epoch_ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
   {#- releases at other levels of the same hierarchies are combined at mixed levels (each QI
       at the finest level any release revealed it: combined_levels_view_sql); another
       hierarchy, rule, column or missing label is refused -#}
@@ -658,12 +652,12 @@
   {%- if compared | length > 0 -%}
     {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
     {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
-    {%- set most = cfg.max_changed_share if cfg.max_changed_share is not none else 0.05 -%}
+    {%- set most = cfg.max_changed_share -%}
     {%- set per_qi = [] -%}
     {%- for q in compared -%}{%- if (counts[2 + loop.index0] or 0) | int > 0 -%}{%- do per_qi.append(q ~ ' ' ~ counts[2 + loop.index0] | int) -%}{%- endif -%}{%- endfor -%}
     {%- if n_shared > 0 and n_changed > most * n_shared -%}
-      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared,
-                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, raise max_changed_share")) }}
+      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared, figure=n_changed, limit=(most * n_shared) | round(0, 'floor') | int,
+                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, set a larger max_changed_share together with that restart (a line setting: it is set when the line starts, and a change between versions is refused)")) }}
     {%- endif -%}
   {%- endif -%}
   {#- The combined view, as a table next to the store, checked by the exact check. -#}

@@ -83,8 +83,7 @@
     deid_generalized (`<qi>` at the released level), `store` the per-record store. -#}
 {% macro assert_no_hierarchy_moves(cfg, records, store) -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- set ids = run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list -%}
-  {%- set moved = dbt_deid.hierarchy_moves(cfg, records, '', ids, dbt_deid.line_history_relation()) -%}
+  {%- set moved = dbt_deid.hierarchy_moves(cfg, records, '', dbt_deid.line_release_ids(cfg, store), dbt_deid.line_history_relation()) -%}
   {%- if moved.moves or moved.lost -%}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release '" ~ cfg.name ~ "': nothing is published, the last published version stays: " ~ dbt_deid.hierarchy_moves_message(moved)) }}
   {%- endif -%}

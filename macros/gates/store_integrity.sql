@@ -32,7 +32,7 @@
   {%- set out = [] -%}
   {%- set history_found = adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
   {%- do out.extend(dbt_deid.orphaned_publication_problems(published, history, history_found)) -%}
-  {%- do out.extend(dbt_deid.dropped_line_problems(key, store, store_found, history, history_found)) -%}
+  {%- do out.extend(dbt_deid.dropped_line_problems(cfg, key, store, store_found, history, history_found, published)) -%}
   {%- if not history_found -%}{{ return(out) }}{%- endif -%}
   {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
   {%- set s = dbt.type_string() -%}
@@ -81,53 +81,90 @@
 {%- endmacro %}
 
 {#- Review 8, F7: the history, the store **and** the published table dropped, the key table
-    kept. The key table records the line epochs that stored published rows (`stored_epochs`,
-    '|'-separated, '-' for no restart; record_stored_epoch, written with the store rows). When
-    it records any while the store holds no row and the history (missing or not) no published
-    discharge version, an earlier line was published and its records are held by recipients: a
-    fresh "version 1" is refused unless the build starts a **new** epoch (`restart` with a
-    reason whose epoch stored nothing yet: explicit, audited); a restart kept in the vars, whose
-    epoch already stored rows, does not excuse it (session 8's rule for the orphaned
-    publication: a kept restart never excuses a lost history). A key without the column
-    (written before session 8) or that stored nothing (a first build refused) is no evidence.
-    The key table dropped too leaves nothing to read (docs/combined-lines.md, "F7"). -#}
-{% macro dropped_line_problems(key, store, store_found, history, history_found) -%}
+    kept. The key table records the lines that stored published rows (`stored_epochs`: one
+    token `<release name>@<epoch>@<source>` per line epoch, '|'-separated, '-' for no restart;
+    record_stored_epoch, written with the store rows). Per line (review 8 final, R2: the store,
+    key and history are shared by every release of the project, so another release's rows are
+    no witness of this one): when the key records a token of this line (this release name, or
+    another name over the same source, as line_own_rows_sql identifies the line) while the
+    store holds no row of the line and the history (missing or not) no published discharge
+    version of it (its name, its published table `published`, or its source), an earlier
+    version was published and its records are held by recipients: a fresh "version 1" is
+    refused unless the build starts a **new** epoch of this name (`restart` with a reason whose
+    epoch stored nothing yet for this name: explicit, audited). A restart kept in the vars,
+    whose epoch already stored rows, does not excuse it (a kept restart never excuses a lost
+    history), and this name's restart never excuses another name's tokens over the same source
+    (line_epoch_rows_sql: they count from every epoch). A token without a name (written by a
+    development build of session 8) is read as before, project-wide: any store row or published
+    history row excuses it. A key without the column or that stored nothing is no evidence. The
+    key table dropped too leaves nothing to read (docs/combined-lines.md, "F7"). -#}
+{% macro dropped_line_problems(cfg, key, store, store_found, history, history_found, published=none) -%}
   {%- if key is none -%}{{ return([]) }}{%- endif -%}
-  {%- if 'stored_epochs' not in adapter.get_columns_in_relation(key) | map(attribute='name') | map('lower') | list -%}{{ return([]) }}{%- endif -%}
+  {%- if not dbt_deid._key_has_stored_epochs(key) -%}{{ return([]) }}{%- endif -%}
   {%- set stored = run_query("select stored_epochs from " ~ key).rows[0][0] -%}
   {%- if not stored -%}{{ return([]) }}{%- endif -%}
-  {%- if store_found and (run_query("select count(*) from (select 1 as one from " ~ store ~ " limit 1) as x").rows[0][0] | int) > 0 -%}{{ return([]) }}{%- endif -%}
+  {%- set epoch = dbt_deid.line_epoch() or '-' -%}
+  {%- set source = dbt_deid.line_source(cfg) -%}
+  {%- set mine = [] -%}{%- set others = [] -%}{%- set legacy = [] -%}
+  {%- for t in stored.split('|') | reject('equalto', '') -%}
+    {%- set parts = t.split('@', 2) -%}
+    {%- if parts | length < 3 -%}{%- do legacy.append(t) -%}
+    {%- elif parts[0] == cfg.name -%}{%- do mine.append(parts[1]) -%}
+    {%- elif parts[2] == source -%}{%- do others.append(parts[0] ~ ' ' ~ parts[1]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {#- this name's tokens excused by a new restart of this name only -#}
+  {%- set witnesses = [] -%}
+  {%- if mine and (epoch == '-' or epoch in mine) -%}{%- for e in mine | unique -%}{%- do witnesses.append(cfg.name ~ ' ' ~ e) -%}{%- endfor -%}{%- endif -%}
+  {%- do witnesses.extend(others | unique) -%}
+  {#- per line when the line has a token; else the old project-wide reading of a legacy one -#}
+  {%- set line_only = witnesses | length > 0 -%}
+  {%- if legacy and (epoch == '-' or epoch in legacy) -%}{%- do witnesses.extend(legacy | unique) -%}{%- endif -%}
+  {%- if witnesses | length == 0 -%}{{ return([]) }}{%- endif -%}
+  {%- set where = (" where " ~ dbt_deid.line_own_rows_sql(cfg)) if line_only else "" -%}
+  {%- if store_found and (run_query("select count(*) from (select 1 as one from " ~ store ~ where ~ " limit 1) as x").rows[0][0] | int) > 0 -%}{{ return([]) }}{%- endif -%}
   {%- if history_found -%}
     {%- set have = adapter.get_columns_in_relation(history) | map(attribute='name') | map('lower') | list -%}
-    {%- set kind = "release_kind" if 'release_kind' in have else "cast(null as " ~ dbt.type_string() ~ ")" -%}
-    {%- if (run_query("select count(*) from " ~ history ~ " where status = 'published' and (" ~ kind ~ " = 'discharge' or " ~ kind ~ " is null)").rows[0][0] | int) > 0 -%}{{ return([]) }}{%- endif -%}
+    {%- set cols = [] -%}
+    {%- for c in ['release_name', 'published_relation', 'line_json', 'release_kind'] -%}
+      {%- do cols.append(c if c in have else "cast(null as " ~ dbt.type_string() ~ ")") -%}
+    {%- endfor -%}
+    {%- set here = dbt_deid.kind_line_relation_key(published) if published is not none else none -%}
+    {%- for r in run_query("select " ~ cols[:3] | join(', ') ~ " from " ~ history ~ " where status = 'published' and (" ~ cols[3] ~ " = 'discharge' or " ~ cols[3] ~ " is null)").rows -%}
+      {%- set line = fromjson(r[2]) if r[2] else none -%}
+      {%- if not line_only or r[0] == cfg.name or (here is not none and r[1] is not none and dbt_deid.kind_line_relation_key(r[1]) == here)
+            or (line is mapping and line.get('source') == source) -%}{{ return([]) }}{%- endif -%}
+    {%- endfor -%}
   {%- endif -%}
-  {%- set epoch = dbt_deid.line_epoch() or '-' -%}
-  {%- set epochs = stored.split('|') | reject('equalto', '') | list -%}
-  {%- if epoch != '-' and epoch not in epochs -%}{{ return([]) }}{%- endif -%}
-  {{ return(["the key table " ~ key ~ " records that published versions were stored (line epoch(s) " ~ epochs | join(', ') ~ "), but the per-record store " ~ store ~ " and the release history " ~ history ~ ("" if history_found else " (missing: dropped?)") ~ " hold none (the history, the store and the published table dropped or emptied: a fresh version 1 would be published over what recipients already hold): restore the history and the store from a backup; or, to start over on purpose, build with a new setting `restart: {reason: '...'}` (audited: written into the history); a restart whose epoch already stored rows (" ~ ("none" if epoch == '-' else epoch) ~ " now) does not excuse it"]) }}
+  {{ return(["the key table " ~ key ~ " records that published versions of this line were stored (release name and line epoch: " ~ witnesses | join(', ') ~ "), but the per-record store " ~ store ~ " and the release history " ~ history ~ ("" if history_found else " (missing: dropped?)") ~ " hold none of it (the line's history, store rows and published table dropped or emptied: a fresh version 1 would be published over what recipients already hold): restore the history and the store from a backup; or, to start this name over on purpose, build with a new setting `restart: {reason: '...'}` (audited: written into the history); a restart whose epoch already stored rows (" ~ ("none" if epoch == '-' else epoch) ~ " now) does not excuse it, nor does it excuse another release name's versions over the same source"]) }}
 {%- endmacro %}
 
-{#- Record in the key table that the line epoch of this build stored published rows (called
-    with the store rows, in the publish transaction): `stored_epochs` ('|'-separated, '-' for
-    no restart) is added to a key written before session 8, each epoch appended once. Read by
-    dropped_line_problems. Spark: not recorded (no UPDATE on its plain tables). -#}
-{% macro record_stored_epoch(key) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('record_stored_epoch', 'dbt_deid'))(key)) }}
+{#- Whether the key table has the column `stored_epochs` (added by record_stored_epoch). -#}
+{% macro _key_has_stored_epochs(key) -%}
+  {{ return('stored_epochs' in adapter.get_columns_in_relation(key) | map(attribute='name') | map('lower') | list) }}
 {%- endmacro %}
 
-{% macro default__record_stored_epoch(key) -%}
-  {%- if 'stored_epochs' not in adapter.get_columns_in_relation(key) | map(attribute='name') | map('lower') | list -%}
+{#- Record in the key table that this line's epoch stored published rows (called with the
+    store rows, in the publish transaction): the token `<release name>@<epoch>@<source>` ('-'
+    for no restart; dbt_deid.line_source) is appended to `stored_epochs` ('|'-separated, added
+    to a key written before session 8), once. Read by dropped_line_problems. Spark: not
+    recorded (no UPDATE on its plain tables). -#}
+{% macro record_stored_epoch(key, cfg) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_stored_epoch', 'dbt_deid'))(key, cfg)) }}
+{%- endmacro %}
+
+{% macro default__record_stored_epoch(key, cfg) -%}
+  {%- if not dbt_deid._key_has_stored_epochs(key) -%}
     {% call statement('deid_key_epochs_column') -%}alter table {{ key }} add column stored_epochs {{ dbt.type_string() }}{%- endcall %}
   {%- endif -%}
-  {%- set token = '|' ~ (dbt_deid.line_epoch() or '-') ~ '|' -%}
+  {%- set token = cfg.name ~ '@' ~ (dbt_deid.line_epoch() or '-') ~ '@' ~ dbt_deid.line_source(cfg) -%}
   {% call statement('deid_key_epochs_update') -%}
-    update {{ key }} set stored_epochs = coalesce(stored_epochs, '|') || {{ dbt_deid.literal(token[1:]) }}
-    where coalesce(stored_epochs, '') not like {{ dbt_deid.literal('%' ~ token ~ '%') }}
+    update {{ key }} set stored_epochs = coalesce(stored_epochs, '|') || {{ dbt_deid.literal(token ~ '|') }}
+    where {{ dbt.position(dbt_deid.literal('|' ~ token ~ '|'), "coalesce(stored_epochs, '')") }} = 0
   {%- endcall %}
 {%- endmacro %}
 
-{% macro spark__record_stored_epoch(key) -%}
+{% macro spark__record_stored_epoch(key, cfg) -%}
 {%- endmacro %}
 
 {#- The published table `published` (the release's own, `this` in the publish step) checked

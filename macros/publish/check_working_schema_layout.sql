@@ -7,9 +7,9 @@
     input snapshot, the suppressed records with their `<qi>__original` columns and the pattern
     tables sat in the schema the mart is shared from (a schema-level grant shares them from then
     on). This check compares the graph's resolved schemas first: for every publish model of the
-    invocation's graph (materialization deid_publish: every release, the extra releases' and the
-    claims and text ones included), the working models selected in this invocation
-    (`selected_resources`) that resolve to its database and schema (working_schema_results'
+    invocation's graph (is_publish_node, whatever its materialization was overridden to: every
+    release, the extra releases' and the claims and text ones included), the working models
+    selected in this invocation (`selected_resources`) that resolve to its database and schema (working_schema_results'
     rules: _working_model_nodes, _node_in_schema). Any found, it fails the invocation naming
     them, the schema and the fix, before any node runs. Only the commands that build models
     (run, build, retry, clone) are checked; a selection without a working model in the
@@ -28,7 +28,7 @@
   {%- for node in dbt_deid._working_model_nodes() if node.unique_id in selected -%}{%- do working.append(node) -%}{%- endfor -%}
   {%- set seen = [] -%}
   {%- set problems = [] -%}
-  {%- for pub in graph.nodes.values() if pub.resource_type == 'model' and pub.config.get('materialized') == 'deid_publish' -%}
+  {%- for pub in graph.nodes.values() if dbt_deid.is_publish_node(pub) -%}
     {%- set db = (pub.database or '') | lower -%}
     {%- set schema = (pub.schema or '') | lower -%}
     {%- if (db, schema) not in seen -%}

@@ -39,6 +39,12 @@
   {{ return(dbt_deid.combined_lines_condition(cfg, alias)) }}
 {%- endmacro %}
 
+{#- The release ids of the store's rows of the line (line_rows_condition), a list; read by the
+    gate combined_releases and assert_no_hierarchy_moves. -#}
+{% macro line_release_ids(cfg, store) -%}
+  {{ return(run_query("select distinct release_id from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg)).columns[0].values() | list) }}
+{%- endmacro %}
+
 {#- One refusal of the line's build: nothing is computed or published. -#}
 {% macro _line_refused(cfg, what, todo) -%}
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release line '" ~ cfg.name ~ "': " ~ what ~ "; nothing is published, the last published version stays. " ~ todo) }}
@@ -46,9 +52,11 @@
 
 {#- The settings whose change between versions of a line is refused (the combined view is
     checked under one set of them); a change of levels or hierarchies is refused by the gate
-    combined_releases, naming the QI setting. -#}
+    combined_releases, naming the QI setting. `max_changed_share` (review 8 final, R3): the
+    renumbered-ids check's limit is set when the line starts (first version or `restart`),
+    never raised between versions. -#}
 {% macro line_settings() -%}
-  {{ return(['source', 'record_id', 'combinations', 'demographics', 'hierarchical_qis', 'tau', 'k', 'preset', 'algorithm', 'missing_label']) }}
+  {{ return(['source', 'record_id', 'combinations', 'demographics', 'hierarchical_qis', 'tau', 'k', 'preset', 'algorithm', 'missing_label', 'max_changed_share']) }}
 {%- endmacro %}
 
 {#- The store and key of the line (relations in the working schema, found in the graph: a ref

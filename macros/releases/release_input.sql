@@ -53,9 +53,16 @@
     digits of md5('<seed>:' || record id) in [slot x fraction, (slot + 1) x fraction) of 2^32
     (dbt_deid.sampling.sample_mask is its Python twin). -#}
 {% macro sample_condition(cfg) -%}
-  {%- set scale = 4294967296 -%}
-  {%- set lo = (cfg.sample.slot * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
-  {%- set hi = ((cfg.sample.slot + 1) * cfg.sample.fraction * scale) | round(0, 'floor') | int -%}
+  {%- set lo, hi = dbt_deid.sample_range(cfg.sample) -%}
   {%- set h = 'substr(' ~ dbt.hash(dbt.concat([dbt_deid.literal(cfg.sample.seed ~ ':'), 'cast(' ~ dbt_deid.ident(cfg.record_id) ~ ' as ' ~ dbt.type_string() ~ ')'])) ~ ', 1, 8)' -%}
-  {{ return(h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < scale else '')) }}
+  {{ return(h ~ " >= '" ~ ('%08x' | format(lo)) ~ "'" ~ ((" and " ~ h ~ " < '" ~ ('%08x' | format(hi)) ~ "'") if hi < 4294967296 else '')) }}
+{%- endmacro %}
+
+{#- A sample slot's range [lo, hi) of the 32-bit hash: [slot x fraction, (slot + 1) x fraction)
+    of 2^32, floored (`sample`: {fraction, slot}, slot 0 when absent). Read by sample_condition
+    and by samples_disjoint (two samples are disjoint when their ranges do not overlap). -#}
+{% macro sample_range(sample) -%}
+  {%- set scale = 4294967296 -%}
+  {%- set slot = (sample.get('slot') or 0) | int -%}{%- set f = sample.get('fraction') | float -%}
+  {{ return([(slot * f * scale) | round(0, 'floor') | int, ((slot + 1) * f * scale) | round(0, 'floor') | int]) }}
 {%- endmacro %}

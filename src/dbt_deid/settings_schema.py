@@ -127,7 +127,9 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
                                      " latest version of the line whose quasi-identifier true"
                                      " values changed; more is refused as record ids naming"
                                      " other records (a renumbered surrogate key): keep the"
-                                     " ids stable, or `restart`.", "default": 0.05,
+                                     " ids stable, or `restart`. A line setting: set when the"
+                                     " line starts (its first version or a `restart`); a"
+                                     " change between versions is refused.", "default": 0.05,
                               "type": "fraction"},
         "report": {"doc": "Report settings.", "type": "mapping", "section": "report"},
         "small_areas": {"doc": "Small geographic areas (El Emam et al. 2010).",

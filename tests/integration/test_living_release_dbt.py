@@ -154,9 +154,12 @@ def test_a_line_refreshes_and_publishes(line):
                           f" where release_name = '{NAME}' order by recorded_at")
     assert history["status"].tolist() == ["published"] * 3
     assert history["release_version"].tolist() == [1, 2, 3]
-    # the key records that the line (no restart: '-') stored published rows (review 8, F7)
-    assert third.query("select stored_epochs from main_deid_work.deid_history_key"
-                       )["stored_epochs"].tolist() == ["|-|"]
+    # the key records that the line (its name, no restart: '-', its source) stored published
+    # rows (review 8, F7; per line since review 8 final, R2)
+    (stored,) = third.query("select stored_epochs from main_deid_work.deid_history_key"
+                            )["stored_epochs"].tolist()
+    assert stored.startswith("|") and stored.endswith("|"), stored
+    assert f"|{NAME}@-@" in stored and "discharge_abstracts" in stored, stored
     print(f"living line: step 3 moved {moved} kept row(s), {len(changed)} changed record(s)")
     versions += [rel1, rel2, rel3]
     # the history tells the line's story, version by version

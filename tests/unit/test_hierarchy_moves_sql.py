@@ -67,6 +67,8 @@ def _caller(con: Any):
             "release_node_name": lambda n: n,
             "_graph_relation": lambda n: _Rel(database="d", schema="s", identifier=n),
             "line_rows_condition": lambda cfg: "1 = 1",
+            "line_release_ids": lambda cfg, store: [r[0] for r in execute(
+                f"select distinct release_id from {store}")],
             "line_history_relation": lambda: _Rel(database="d", schema="s",
                                                   identifier="deid_release_history"),
         }

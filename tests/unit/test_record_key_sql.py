@@ -26,6 +26,7 @@ def _caller():
                 keyed_record_hash_sql=lambda e, k: call("keyed_record_hash_sql")(e, k),
                 record_id_text_sql=lambda e: call("record_id_text_sql")(e),
                 samples_disjoint=lambda a, b: call("samples_disjoint")(a, b),
+                sample_range=lambda sample: call("sample_range")(sample),
                 _versions_text=lambda cfg, es: call("_versions_text")(cfg, es)),
             "dbt": SimpleNamespace(
                 type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
@@ -33,7 +34,7 @@ def _caller():
                 split_part=lambda s, d, n: f"split_part({s}, {d}, {n})"),
             "adapter": SimpleNamespace(dispatch=lambda name, pkg: call("default__" + name)),
         }
-    return macro_caller([FILE], context)
+    return macro_caller([FILE, ROOT / "macros" / "releases" / "release_input.sql"], context)
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from tests.macro_render import macro_caller
 from tests.unit.test_line_lock_sql import ROOT
 
 FILE = ROOT / "macros" / "gates" / "store_integrity.sql"
+LINES = ROOT / "macros" / "releases" / "combined_lines.sql"
 #: The key fingerprint of the project's key 'k3y' (key_check_sql), as SQL.
 FINGERPRINT = "md5('dbt_deid-key-check|k3y')"
 
@@ -27,12 +28,19 @@ def _fingerprint(con: Any, rel: Any) -> dict[str, Any]:
     return {"rows": rows, "hash": digest}
 
 
-def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
-    def run_query(sql: str) -> SimpleNamespace:
-        return SimpleNamespace(rows=con.execute(sql).fetchall())
+def run_query_on(con: Any):
+    """dbt's run_query on a DuckDB connection (the rows only)."""
+    return lambda sql: SimpleNamespace(rows=con.execute(sql).fetchall())
 
-    def columns(rel: str) -> list[SimpleNamespace]:
-        return [SimpleNamespace(name=r[0]) for r in con.execute(f"describe {rel}").fetchall()]
+
+def columns_on(con: Any):
+    """adapter.get_columns_in_relation on a DuckDB connection (the names only)."""
+    return lambda rel: [SimpleNamespace(name=r[0])
+                        for r in con.execute(f"describe {rel}").fetchall()]
+
+
+def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
+    run_query, columns = run_query_on(con), columns_on(con)
 
     def context(call):
         return {
@@ -40,6 +48,9 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
                 line_epoch=lambda: epoch, key_check_sql=lambda k: call("key_check_sql")(k),
                 orphaned_publication_problems=lambda *a: call("orphaned_publication_problems")(*a),
                 dropped_line_problems=lambda *a: call("dropped_line_problems")(*a),
+                _key_has_stored_epochs=lambda k: call("_key_has_stored_epochs")(k),
+                line_source=lambda cfg: cfg["source"],
+                line_own_rows_sql=lambda *a: call("line_own_rows_sql")(*a),
                 own=lambda m: m, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 published_versions_of=lambda *a: call("published_versions_of")(*a),
                 table_fingerprint=lambda rel: _fingerprint(con, rel),
@@ -47,7 +58,8 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
                 kind_line_relation_key=lambda r: ".".join(
                     str(r).replace('"', "").lower().split(".")[-2:])),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
-                                   concat=lambda xs: " || ".join(xs)),
+                                   concat=lambda xs: " || ".join(xs),
+                                   position=lambda sub, text: f"position({sub} in {text})"),
             "adapter": SimpleNamespace(get_relation=lambda *a: None if a and a[-1] in missing
                                        else True,
                                        get_columns_in_relation=columns,
@@ -56,7 +68,7 @@ def _caller(con: Any, epoch: str = "", missing: tuple[str, ...] = ()):
             "statement": lambda name, caller=None: con.execute(caller()) and "",
             "fromjson": json.loads,
         }
-    return macro_caller([FILE], context)
+    return macro_caller([FILE, LINES], context)
 
 
 def _project(con: Any) -> None:
@@ -73,7 +85,8 @@ def _project(con: Any) -> None:
 
 
 def _problems(call, **kw) -> list[str]:
-    args = {"cfg": {"name": "x"}, "store": "store", "key": "hkey", "history": "hist",
+    args = {"cfg": {"name": "x", "source": "main.src", "record_id": "id"}, "store": "store",
+            "key": "hkey", "history": "hist",
             "store_found": True, "known": []}
     args.update(kw)
     return call("store_integrity_problems")(**args)
@@ -275,35 +288,60 @@ def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
     assert "is not a version the release history" in msg
 
 
-def test_the_history_store_and_published_table_dropped_with_the_key_kept_are_refused() -> None:
-    """Review 8, F7: the history, the store and the published table all dropped while the key
-    table (which records, since session 8, the epochs that stored published rows) is kept: a
-    fresh "version 1" over what recipients hold is refused (on 1d6b1ff nothing noticed: the
-    published table was the only witness). A restart whose epoch already stored rows (kept in
-    the vars) does not excuse it; a new restart does (explicit, audited). A key without the
-    column (written before session 8) or that stored nothing is no evidence."""
-    con = duckdb.connect()
-    con.execute("create table hkey as select 'k3y' as key_value, '|-|0123456789abcdef|'"
-                " as stored_epochs")
-    con.execute("create table store (release_id varchar, record_key varchar, key_check varchar)")
+def _line_tables(con: Any, stored: str) -> None:
+    """A key recording `stored`, an empty store with the line columns, an empty history."""
+    con.execute(f"create table hkey as select 'k3y' as key_value, '{stored}' as stored_epochs")
+    con.execute("create table store (release_name varchar, release_id varchar,"
+                " record_key varchar, key_check varchar, source_relation varchar,"
+                " record_id_column varchar, line_epoch varchar)")
     con.execute("create table hist (release_id varchar, release_name varchar,"
                 " release_version int, line_json varchar, published_rows bigint,"
-                " status varchar, release_kind varchar, recorded_at varchar)")
-    args = {"cfg": {"name": "x"}, "store": "store", "key": "hkey", "history": "hist",
-            "store_found": True, "known": []}
+                " status varchar, release_kind varchar, recorded_at varchar,"
+                " published_relation varchar)")
+
+
+def _stored_row(con: Any, name: str, source: str) -> None:
+    """One store row of release `name` over `source` (keyed by the project's key)."""
+    con.execute("insert into store values (?, 'r9', md5('k3y|1'), md5('dbt_deid-key-check|k3y'),"
+                " ?, 'id', '')", [name, source])
+
+
+#: The store-integrity arguments of release "x" over main.src (published as main.x_pub).
+LINE_X = {"cfg": {"name": "x", "source": "main.src", "record_id": "id"}, "store": "store",
+          "key": "hkey", "history": "hist", "store_found": True, "known": []}
+
+
+def test_the_history_store_and_published_table_dropped_with_the_key_kept_are_refused() -> None:
+    """Review 8, F7: the history, the store and the published table all dropped while the key
+    table (which records, since session 8, the lines and epochs that stored published rows) is
+    kept: a fresh "version 1" over what recipients hold is refused (on 1d6b1ff nothing noticed:
+    the published table was the only witness). A restart whose epoch already stored rows (kept
+    in the vars) does not excuse it; a new restart does (explicit, audited). A key without the
+    column (written before session 8) or that stored nothing is no evidence. A token without a
+    line (a development build of session 8) is read project-wide, as it was."""
+    con = duckdb.connect()
+    _line_tables(con, "|x@-@main.src|x@0123456789abcdef@main.src|")
+    args = LINE_X
     for epoch, found in [("", True), ("", False), ("0123456789abcdef", True)]:
         call = _caller(con, epoch=epoch, missing=() if found else ("hist",))
         msgs = call("store_integrity_problems")(**args)
-        assert any("records that published versions were stored" in m and "restart" in m
-                   for m in msgs), (epoch, found, msgs)
+        assert any("records that published versions of this line were stored" in m
+                   and "restart" in m for m in msgs), (epoch, found, msgs)
     # a new restart (another reason, another epoch) starts over on purpose
-    assert call("store_integrity_problems")(**args) != []
     assert _caller(con, epoch="fedcba9876543210")("store_integrity_problems")(**args) == []
-    # the store or the history still holding the line's rows: the other checks judge it
-    con.execute("insert into store values ('r1', md5('k3y|1'), md5('dbt_deid-key-check|k3y'))")
-    assert not any("records that published" in m
+    def dropped() -> bool:
+        return any("records that published" in m
                    for m in _caller(con)("store_integrity_problems")(**args))
-    con.execute("delete from store")
+
+    # the store or the history still holding the line's rows: the other checks judge it;
+    # a development build's token (no line) is read project-wide: any row excuses it
+    for stored, row in [(None, ("x", "main.src")), ("|-|", None), ("|-|", ("y", "main.other"))]:
+        if stored:
+            con.execute("update hkey set stored_epochs = ?", [stored])
+        if row:
+            _stored_row(con, *row)
+        assert dropped() is (row is None), (stored, row)
+        con.execute("delete from store")
     # a key that stored nothing (a first build refused), or written before the column
     con.execute("update hkey set stored_epochs = null")
     assert _caller(con)("store_integrity_problems")(**args) == []
@@ -311,11 +349,53 @@ def test_the_history_store_and_published_table_dropped_with_the_key_kept_are_ref
     assert _caller(con)("store_integrity_problems")(**args) == []
 
 
+def test_another_release_does_not_witness_a_dropped_line() -> None:
+    """Review 8 final, R2: the store, key and history are shared by the project's releases. With
+    release y's store rows and published history row kept, release x's history rows, store rows
+    and published table dropped are still refused (on 45d0c4e any row of y excused x: the F7
+    attack worked on a project with two releases). x's line is found by its name, its
+    published table or its source: y's rows over x's source, or y's history naming x's
+    table, are x's line; a restart of x never excuses another name's tokens over its source."""
+    con = duckdb.connect()
+
+    def problems(con: Any, epoch: str = "") -> Any:
+        return _caller(con, epoch=epoch, missing=("x_pub",))("store_integrity_problems")
+    _line_tables(con, "|y@-@main.other|x@-@main.src|")
+    _stored_row(con, "y", "main.other")
+    con.execute("insert into hist values ('r9', 'y', 1, ?, 1, 'published', 'discharge', 'r9',"
+                " 'db.main.y_pub')", [json.dumps({"source": "main.other", "epoch": ""})])
+    args = {**LINE_X, "published": _Rel("x_pub")}  # dropped (missing)
+    msgs = problems(con)(**args)
+    assert any("records that published versions of this line were stored" in m
+               and "x -" in m for m in msgs), msgs
+    # y's own build is judged by y's rows: passes
+    assert problems(con)(
+        **{**args, "cfg": {"name": "y", "source": "main.other", "record_id": "id"}}) == []
+    # a history row of another name over x's source, or naming x's published table, is x's
+    for line, rel in [({"source": "main.src"}, "db.main.y_pub"), ({}, "db.main.x_pub")]:
+        con.execute("update hist set line_json = ?, published_relation = ?",
+                    [json.dumps(line), rel])
+        assert not any("records that published" in m
+                       for m in problems(con)(**args))
+    con.execute("delete from hist")
+    # another name's token over x's source: a restart of x does not excuse it
+    con.execute("update hkey set stored_epochs = '|y@-@main.src|'")
+    con.execute("delete from store")
+    for epoch in ["", "fedcba9876543210"]:
+        msgs = problems(con, epoch)(**args)
+        assert any("records that published" in m and "y -" in m for m in msgs), (epoch, msgs)
+    # its store rows kept: x's line (same source) is witnessed
+    _stored_row(con, "y", "main.src")
+    assert not any("records that published" in m
+                   for m in problems(con)(**args))
+
+
 def test_the_key_records_the_epochs_that_stored_rows() -> None:
     """record_stored_epoch: the column added to a key written before it, each epoch once."""
     con = duckdb.connect()
     con.execute("create table hkey as select 'k3y' as key_value, '' as created_at")
-    for epoch in ["", "", "abc"]:
+    for epoch, name in [("", "x"), ("", "x"), ("abc", "x"), ("", "y")]:
         call = _caller(con, epoch=epoch)
-        call("record_stored_epoch")("hkey")
-    assert con.execute("select stored_epochs from hkey").fetchone()[0] == "|-|abc|"
+        call("record_stored_epoch")("hkey", {"name": name, "source": "main.src"})
+    assert (con.execute("select stored_epochs from hkey").fetchone()[0]
+            == "|x@-@main.src|x@abc@main.src|y@-@main.src|")

@@ -147,6 +147,16 @@ def test_the_hook_passes_a_safe_layout_an_unselected_model_and_other_commands() 
         assert _hook(nodes, [n.unique_id for n in nodes.values()], which) == ""
 
 
+def test_the_hook_finds_a_publish_model_whose_materialization_was_overridden() -> None:
+    """Review 8 final, R12: the hook found publish models by `materialized == 'deid_publish'`
+    (on 45d0c4e a project's `+materialized: table` on deid_published hid its schema, and the
+    working models built there passed the hook); it uses is_publish_node like the rest."""
+    nodes = _layout("main")
+    nodes["deid_published"].config.update(materialized="table")
+    with pytest.raises(_Refused, match="the schema of the published deid_published"):
+        _hook(nodes, [n.unique_id for n in nodes.values()])
+
+
 def _shared(nodes: dict) -> dict:
     """The layout of _layout('main_deid_work') (safe), with a project-wide `+grants` on every
     model and a grant post-hook on deid_suppressed, as dbt resolves them into the graph."""
