@@ -28,6 +28,15 @@ def _raise_return(value: Any) -> None:
     raise MacroReturn(value)
 
 
+class CompilerError(Exception):
+    """What a rendered macro's ``exceptions.raise_compiler_error`` raised (tests: the refusal)."""
+
+
+def raise_compiler_error(message: str) -> None:
+    """A stand-in for dbt's ``exceptions.raise_compiler_error``: raises :class:`CompilerError`."""
+    raise CompilerError(message)
+
+
 def macro_caller(files: Iterable[Path],
                  context: Callable[[Callable[[str], Callable[..., Any]]], dict[str, Any]],
                  ) -> Callable[[str], Callable[..., Any]]:

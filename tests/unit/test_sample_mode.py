@@ -14,17 +14,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.macro_render import CompilerError as _Refused
 from tests.macro_render import macro_caller
+from tests.macro_render import raise_compiler_error as _raise
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class _Refused(Exception):
-    pass
-
-
-def _raise(message: str):
-    raise _Refused(message)
 
 
 def _node(name: str, package: str = "dbt_deid", kind: str = "model",
