@@ -66,6 +66,9 @@ PUBLISHED = {"deid_published", "deid_claims_published_patients", "deid_claims_pu
 #: Tables that differ between engines by design, never compared.
 ENGINE_SPECIFIC = {
     "deid_release_history": "names the engine's relations, timestamps",
+    # the claims and text lines' record: copies of their published history rows
+    "deid_claims_line_history": "names the engine's relations, timestamps",
+    "deid_text_line_history": "names the engine's relations, timestamps",
     "deid_input_fingerprint": "names the engine's relations",
     "deid_release_report": "the HTML report names the engine's relations",
     "deid_history_key": "a random key drawn in each warehouse",

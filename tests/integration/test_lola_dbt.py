@@ -479,19 +479,34 @@ def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
     for table, frame in before.items():
         pd.testing.assert_frame_equal(renamed.query(f"select * from {table}"), frame)
 
-    # the claims table published under another name (+alias): still the claims line (not the
-    # patients one), and the history records the claims input, not the patients one
+    # the claims table published under another name (+alias) and every publish model moved to
+    # another schema (+schema, as a project's `marts` schema or a generate_schema_name does):
+    # still the claims line (not the patients one), and the history records the claims input,
+    # not the patients one. Review 9, G2: the line was read only from the history next to the
+    # published table, so the moved tables were "version 1" of a new line (on da67971:
+    # "published 23374 rows; 9 gates passed", 739 claims rows not rows of version 1, 953
+    # pseudonyms linked to it); the line record in the working schema finds version 1 (the
+    # discharge release's publish model moved too: no history of the graph is main's)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(KEY_ENV, KEY)
         moved = run_dbt(INTEGRATION, PUBLISH_ONLY, tmp_path,
-                        {**claims_vars(sampling_fraction=0.03),
+                        {**claims_vars(sampling_fraction=0.03), "it_published_schema": "moved",
                          "it_claims_published_alias": "claims_deid_moved"}, db)
+    print("claims v2 in another schema:", moved.ok, "\n".join(
+        line for line in moved.output.splitlines() if "_line]" in line or "published " in line))
     assert not moved.ok and "[claims_line]" in moved.output, moved.output[-3000:]
-    assert "claims_deid_moved" not in moved.tables()
-    rows = _history(moved)
+    assert "release refused, nothing published" in moved.output
+    # the patients rows are still a subset of version 1, compared where it was published
+    assert "[patients_line]" not in moved.output
+    assert not {"claims_deid_moved", *PUBLISHED} & moved.tables("main_moved")
+    rows = moved.query("select * from main_moved.deid_release_history where release_kind ="
+                       " 'claims' order by recorded_at, status, published_relation")
+    assert list(rows["status"]) == ["refused", "refused"]
     mine = rows[rows["published_relation"].str.contains("claims_deid_moved")]
     print("the aliased claims table's input:", list(mine["input_relation"]))
     assert len(mine) == 1
     assert mine["input_relation"].iloc[0].replace('"', "").endswith(".claims_claims")
     assert json.loads(mine["line_json"].iloc[0])["extends_version"] == 1
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(moved.query(f"select * from {table}"), frame)
 
