@@ -155,12 +155,18 @@
     {%- do reads.append("select " ~ read | join(', ') ~ " from " ~ h) -%}
   {%- endfor -%}
   {%- if reads -%}
-    {#- distinct: the line record holds copies of the histories' rows -#}
+    {#- the line record holds copies of the histories' rows: one row per published version
+        (name, version, fingerprint, relation), the first by recorded_at (a copy can differ
+        from its history row where the history was edited or is of an older package version:
+        no line_json, another recorded_at) -#}
+    {%- set versions_seen = [] -%}
     {%- set t = run_query("select distinct release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from (" ~ reads | join(' union all ') ~ ") as h"
         ~ " where status = 'published' and release_kind = " ~ dbt_deid.literal(kind) ~ " and release_version is not null order by recorded_at, release_version") -%}
     {%- for r in t.rows -%}
+      {%- set version_key = [r[0], r[1], r[5], dbt_deid.kind_line_relation_key(r[2])] | join('|') -%}
       {%- set role = dbt_deid.kind_line_row_table(kind, r[7], r[2], r[3], {table: [target_key, source_key]}) -%}
-      {%- if role is none or role == table -%}
+      {%- if version_key not in versions_seen and (role is none or role == table) -%}
+        {%- do versions_seen.append(version_key) -%}
         {%- set row_line = fromjson(r[7]) if r[7] else {} -%}
         {%- do rows.append({'name': r[0], 'version': r[1] | int, 'hash': r[5],
             'epoch': dbt_deid.kind_line_epoch(fromjson(r[4]) if r[4] else {}),

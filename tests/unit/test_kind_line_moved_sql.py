@@ -161,6 +161,14 @@ def test_a_published_table_moved_to_another_schema_is_the_same_line(kind: str) -
     fewer = _gate(con, kind, "fewer", "moved")
     assert fewer["passed"], fewer["message"]
     assert "every one of its 2 rows is a row of the published version 1" in fewer["message"]
+    # main's history read too (the discharge release still publishes there), its copy
+    # differing from the line record's (edited, or of an older package version): still one
+    # version 1
+    con.execute("update main.deid_release_history set line_json = null,"
+                " recorded_at = '2000-01-01T00:00:00Z'")
+    again = _gate(con, kind, "changed", "moved", discharge_schema="main")
+    assert not again["passed"] and "has published version(s) 1 of release name" in again[
+        "message"], again["message"]
     # the table where version 1 was published changed since (not that version any more): the
     # subset cannot be decided, refused
     con.execute(f"update main.{KINDS[kind][1]} set n = n + 10")
