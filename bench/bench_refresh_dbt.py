@@ -140,7 +140,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--warm", action="store_true",
                     help="version 2 and the full build reuse version 1's parse (dbt's partial"
                          " parsing, as a scheduled job in one project folder does); all three"
-                         " runs then use one database path (release.duckdb, a link)")
+                         " runs then use one database path (each file renamed to"
+                         " release.duckdb for its run)")
     ap.add_argument("--keep", type=Path, default=None,
                     help="work in this (new) folder and keep it: the databases, each run's target"
                          " and logs, and line_before_refresh.duckdb (the line before version 2)")
@@ -156,27 +157,29 @@ def main(argv: list[str]) -> int:
         dbt(["build", "--exclude", "package:dbt_deid"], work / "sources", db, args.rows,
             "sources")
         shutil.copy(db, fresh)
-        link = work / "release.duckdb"
+        shared = work / "release.duckdb"
 
-        def on(path: Path) -> Path:
-            """The path dbt opens: ``path``, or under --warm the one link pointed at it (the
-            profile, and so the parse, stays the same for every run)."""
+        def run_on(path: Path, folder: str, label: str, warm: Path | None = None) -> float:
+            """dbt run of the release on the database ``path``; under --warm the file is
+            renamed to one path for the run (the profile, and so the parse, stays the same for
+            every run; DuckDB names the catalog after the file)."""
+            run = ["run", "--select", "package:dbt_deid"]
             if not args.warm:
-                return path
-            link.unlink(missing_ok=True)
-            link.symlink_to(path.name)
-            return link
+                return dbt(run, work / folder, path, args.rows, label)
+            path.rename(shared)
+            try:
+                return dbt(run, work / folder, shared, args.rows, label, warm)
+            finally:
+                shared.rename(path)
 
-        run = ["run", "--select", "package:dbt_deid"]
-        v1 = dbt(run, work / "v1", on(db), args.rows, "version 1 (full build)")
+        v1 = run_on(db, "v1", "version 1 (full build)")
         warm = work / "v1" if args.warm else None
         append(db, new, first_id)
         append(fresh, new, first_id)
         if args.keep is not None:
             shutil.copy(db, work / "line_before_refresh.duckdb")
-        v2 = dbt(run, work / "v2", on(db), args.rows, "version 2 (refresh)", warm)
-        full = dbt(run, work / "full", on(fresh), args.rows, "full build of the same records",
-                   warm)
+        v2 = run_on(db, "v2", "version 2 (refresh)", warm)
+        full = run_on(fresh, "full", "full build of the same records", warm)
         print(f"bench_refresh_dbt: {args.rows} records + {new} new ({100 * args.new:.1f}%),"
               " integration release (k = 5, three combinations)")
         print(f"  version 1, full build:            {v1:.1f} s")
