@@ -34,6 +34,19 @@ def to_pandas(relation: Any) -> pd.DataFrame:
     raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
 
 
+def relation_columns(relation: Any) -> list[str] | None:
+    """The column names of a dbt Python model's ``dbt.ref()`` result (a DuckDB, Spark or Snowpark
+    relation, or pandas), lower case, without reading its rows; None when the engine's relation
+    does not list them."""
+    columns = getattr(relation, "columns", None)
+    if columns is None or callable(columns):
+        return None
+    try:
+        return [str(c).strip('"').lower() for c in columns]
+    except TypeError:
+        return None
+
+
 def to_pandas_for_codes(relation: Any) -> pd.DataFrame:
     """:func:`to_pandas` for code that only turns the text columns into integer codes: a DuckDB
     relation's text stays in its Arrow buffers (:func:`dbt_deid.arrow_frames.arrow_backed_frame`,
