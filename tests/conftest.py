@@ -87,8 +87,8 @@ SHARED_BUILDS = frozenset({"it_database", "default_release"})
 def start_order(modules: list[str], needs_shared: set[str], workers: int) -> list[str]:
     """``modules`` (slowest first) with the first ``workers`` of them, which every test process
     starts at once, holding at most one module of ``needs_shared``: the others would wait idle
-    for that module's shared builds (``SHARED_BUILDS``, ~25 CPU s of dbt at the start of the
-    run). The next slowest modules that need no shared build (the demo, the Spark cluster)
+    for that module's shared builds (``SHARED_BUILDS``, ~35 CPU s of dbt at the start of the
+    run). The next slowest modules that need no shared build (the demo, the engines, Spark)
     take those places; the rest keep their order."""
     start: list[str] = []
     later: list[str] = []
