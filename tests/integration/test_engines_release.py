@@ -189,7 +189,12 @@ def _available(engine: str) -> str | None:
 
 
 #: Run in a subprocess after a Spark build (the build's process held the embedded Hive
-#: metastore): every table of the two schemas written to parquet for the test to read.
+#: metastore): every table of the two schemas written to parquet for the test to read. Its JVM
+#: with the client compiler only and the serial collector, like the cluster case's JVMs
+#: (test_spark_cluster_release.JVM_OPTIONS): a short-lived JVM reading small tables spends much
+#: of its CPU in the JIT; runtime options only, the same tables read. An export of 24 tables of
+#: 4,000 rows took 42.7 CPU s without them and 26.2 with them, the JVM included, with equal
+#: parquet files (docs/performance.md, "Suite time, session 9").
 _SPARK_EXPORT = """
 import sys
 from pyspark.sql import SparkSession
@@ -198,7 +203,8 @@ spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "fal
          .config("spark.sql.warehouse.dir", folder + "/warehouse")
          .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                  "jdbc:derby:;databaseName=" + folder + "/metastore_db;create=true")
-         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder)
+         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder
+                 + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
          .enableHiveSupport().getOrCreate())
 for db in (schema + "_deid_work", schema):  # published names win over working ones
     if not spark.catalog.databaseExists(db):
