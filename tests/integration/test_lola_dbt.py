@@ -474,8 +474,13 @@ def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
         "message"]
     assert "of its rows are not rows of it)" in gates["claims_line"]["message"]
 
-    # another release name over the same source and published tables: the same line
-    renamed = _claims_run(db, tmp_path, PUBLISH_ONLY, name="Integration_Claims_2")
+    # another release name over the same source and published tables: the same line (the name
+    # is a setting: the assessment is rebuilt with it, else claims_verdict_bound refuses first)
+    # on a copy, so the assessment below stays the one of `changed`
+    renamed_db = tmp_path / "renamed.duckdb"
+    shutil.copy(db, renamed_db)
+    renamed = _claims_run(renamed_db, tmp_path, ["run", "--select", "tag:deid_claims"],
+                          name="Integration_Claims_2")
     assert not renamed.ok and "[claims_line]" in renamed.output, renamed.output[-3000:]
     for table, frame in before.items():
         pd.testing.assert_frame_equal(renamed.query(f"select * from {table}"), frame)
@@ -554,12 +559,24 @@ def test_a_verdict_is_published_only_under_what_it_assessed(tmp_path: Path) -> N
         bound = {g["gate"]: g for g in json.loads(gates)}["claims_verdict_bound"]
         assert bound["passed"], bound
 
+    # the fingerprints are taken only with every package model upstream of them rebuilt in the
+    # same invocation (else they could pair tables of different builds)
+    alone = _claims_run(db, tmp_path, ["run", "--select", "deid_claims_verdict_inputs"])
+    assert not alone.ok and "not selected: " in alone.output, alone.output[-3000:]
+    assert "deid_claims_d2" in alone.output and "dbt build -s +tag:deid_claims" in alone.output
+
     # the variant: 5% of the patients (and their claims) deleted from the source, the chain
     # rebuilt without the LOLA node
     with duckdb.connect(str(assessed)) as con:
         con.execute("delete from claims_claims where member_id % 20 = 0")
         con.execute("delete from claims_patients where member_id % 20 = 0")
-    stale = _claims_run(assessed, tmp_path, [*BUILD, "--exclude", "deid_claims_lola"])
+    # (tag:deid_claims without `+`: the integration project's generator models would put the
+    # deleted rows back)
+    stale = _claims_run(assessed, tmp_path,
+                        ["build", "--select", "tag:deid_claims", "--exclude", "deid_claims_lola"])
+    rebuilt = stale.query("select count(*) as n from deid_claims_generalized_claims").n[0]
+    assessed_rows = checked.query("select count(*) as n from deid_claims_d2").n[0]
+    assert rebuilt < assessed_rows  # the generalized claims are over the changed records
     print("source changed, chain rebuilt without deid_claims_lola:", stale.ok)
     assert not stale.ok, "published on a LOLA verdict over other records"
     assert not PUBLISHED & stale.tables()

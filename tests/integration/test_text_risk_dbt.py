@@ -128,7 +128,8 @@ def test_history_records_published_release(passing: DbtRun) -> None:
     assert row["published_rows"] == row["input_rows"] == 60
     assert len(row["published_hash"]) == 32 and len(row["input_hash"]) == 32
     gates = {g["gate"]: g for g in json.loads(row["gates_json"])}
-    assert set(gates) == {"direct", "quasi", "published_columns", "documents", "text_line"}
+    assert set(gates) == {"direct", "quasi", "text_verdict_bound", "published_columns",
+                          "documents", "text_line"}
     assert all(g["passed"] for g in gates.values())
     assessment = _assessment(passing)
     assert gates["direct"]["figure"] == pytest.approx(assessment.loc["direct", "upper"])
