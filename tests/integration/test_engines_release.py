@@ -76,6 +76,8 @@ ENGINE_SPECIFIC = {
     "deid_line_locks": "the invocation id that last locked each line",
     "deid_release_history_init": "names the engine's history relation",
     "deid_release_versions": "the history's rows: timestamps and invocation ids",
+    "deid_claims_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
+    "deid_text_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
 }
 #: Tables the equality test must have compared (so it cannot pass on an empty intersection):
 #: the published tables, the risk summaries, the information loss, the searches and gates.
@@ -382,7 +384,11 @@ ENGINE_SPECIFIC_COLUMNS = {
     # the invocation that computed the history's figures (bound to the gate table's)
     table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")} | {
     # the published version's release id (a hash of the build's invocation id)
-    "deid_released_hierarchies": ("release_id",)}
+    "deid_released_hierarchies": ("release_id",)} | {
+    # the build whose input fingerprints the verdict read (review 9, G1)
+    table: ("inputs_invocation_id",) for table in (
+        "deid_claims_lola", "deid_claims_attack", "deid_text_risk_assessment",
+        "deid_text_release_gate")}
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:
