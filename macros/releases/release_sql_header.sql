@@ -26,7 +26,13 @@
     in bench/bench_engines.py at 2.4 million records, 0.3-1.6 GB written per model (external
     merge sorts, hash joins and aggregates in up to 69 batches); docs/performance.md,
     "PostgreSQL at 2.4M, session 9". Memory is taken only as a node needs it; DuckDB, the
-    baseline, holds the same work in its 3GB buffer pool (the demo profile's memory_limit). -#}
+    baseline, holds the same work in its 3GB buffer pool (the demo profile's memory_limit).
+    And JIT compilation off (PostgreSQL 11+; `jit` on by default since 12): the release models'
+    wide expressions (a CASE per column, up to 110 joins) exceed jit_optimize_above_cost on
+    their row estimates, and LLVM's inlining and optimization of their 100-2,400 functions cost
+    more than the execution: deid_information_loss at 2.4 million records, 54.4 s of which JIT
+    34.7 s, 28.1 s with jit off (EXPLAIN ANALYZE on the bench's tables, session 9). -#}
 {% macro postgres_work_mem_header() -%}
 select set_config('work_mem', '512MB', true) where pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('512MB');
+select set_config('jit', 'off', true) where current_setting('jit', true) is not null;
 {%- endmacro %}

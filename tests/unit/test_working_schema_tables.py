@@ -221,7 +221,9 @@ def test_a_sql_header_on_a_working_model_is_refused_but_the_package_s_own() -> N
                                   " enable_mergejoin = off; set local enable_nestloop = off;"
                                   " grant select on schema x to analysts;"}
     work_mem = ("select set_config('work_mem', '512MB', true) where"
-                " pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('512MB');")
+                " pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('512MB');\n"
+                "select set_config('jit', 'off', true) where current_setting('jit', true)"
+                " is not null;")
     own = ("\n  set local enable_mergejoin = off;\nset local   enable_nestloop = off;\n"
            + work_mem + "\n")
     nodes["deid_suppressed"].config = {**nodes["deid_suppressed"].config, "sql_header": own}
