@@ -23,7 +23,7 @@
 {#- PostgreSQL: raise work_mem to 512MB for the model's transaction, never lower it (a server or
     role that sets more keeps its value). At the default 4MB every grouping, sort and hash of a
     release model over more than a few ten thousand rows spills to temporary files: auto_explain
-    in bench/bench_engines.py at 2.4 million records, 0.3-1.6 GB written per model (external
+    in bench/bench_engines.py at 2.4 million records, 0.3-1.8 GB written per model (external
     merge sorts, hash joins and aggregates in up to 69 batches); docs/performance.md,
     "PostgreSQL at 2.4M, session 9". Memory is taken only as a node needs it; DuckDB, the
     baseline, holds the same work in its 3GB buffer pool (the demo profile's memory_limit).
