@@ -28,7 +28,12 @@ run at a smaller size (``--spark-rows``); DuckDB is then also run at that size, 
 
     nice -n 10 .venv/bin/python bench/bench_engines.py [--rows 2375331]
         [--engines duckdb,postgres,spark] [--spark-rows 200000] [--top 0]
-        [--source native|generator] [--workdir DIR]
+        [--source native|generator] [--pg-explain MS] [--workdir DIR]
+
+``--pg-explain MS`` loads auto_explain into the bench's PostgreSQL server and logs every
+statement over MS milliseconds with its plan, row counts and buffers (temporary files
+included), no timing, to ``<workdir>/postgres_<rows>/pg/server.log``: the plans the build
+really ran (fresh tables, no statistics), which a later EXPLAIN cannot show.
 
 Progress goes to stderr, the figures to stdout and ``<workdir>/bench_engines.json``.
 """
