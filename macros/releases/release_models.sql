@@ -380,18 +380,32 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
     information loss. The generalized stage reads the pattern table, the published stage, the
     suppression breakdown and the risk summary deid_suppressed_patterns (what is published,
     dbt_deid.checked_release, grouped) and deid_exact_consistent.
-    The information loss reads the checked release grouped once (the CTE deid_loss_patterns:
-    released QIs, `__original` columns, n); the original stage reads deid_generalized
-    (original values exist only in the records).
+    The information loss needs each record's original and released values, and the original
+    stage's CDF each record's original values: both read one grouped CTE (deid_loss_patterns:
+    released QIs, `__original` columns, n), one scan of the records. In the plain chain (the
+    condition under which deid_suppressed_patterns is computed from the pattern table and the
+    map) the records are deid_generalized with the suppression map applied by the SQL that
+    builds deid_suppressed (apply_suppression_sql on the same relations: the same rows, ranks
+    broken by the record id), so the record-level released table is not read here (issue 33:
+    at most 4 reads per build). Otherwise (a refresh line, the attribute_disclosure remedy,
+    `sample.order: population_first`) the information loss reads the checked release and the
+    original stage deid_generalized, as before the fold.
     invocation_id binds the figures to the gate table of the same invocation, built before
     this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
 {%- set generalized = dbt_deid.release_ref('deid_generalized') -%}
 {%- set published = dbt_deid.release_ref('deid_suppressed_patterns') -%}
 {%- set hierarchy = dbt_deid.release_ref('deid_hierarchy') -%}
+{%- set suppression_map = dbt_deid.release_ref('deid_suppression_map') -%}
 {%- set sources = dbt_deid.original_value_sources(cfg) -%}
-{%- set records = dbt_deid.checked_release() -%}
-{%- set original = dbt_deid.risk_cdf_sql(generalized, cfg.record_id, cfg.verified_combinations, 'original', none, sources) -%}
+{%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() -%}
+{%- if plain -%}
+  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ')' -%}
+  {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}
+{%- else -%}
+  {%- set records = dbt_deid.checked_release() -%}
+  {%- set original = dbt_deid.risk_cdf_sql(generalized, cfg.record_id, cfg.verified_combinations, 'original', none, sources) -%}
+{%- endif -%}
 {%- set loss = dbt_deid.information_loss_grouped_sql(cfg, 'deid_loss_patterns', hierarchy, 'n', true) if cfg.released_qis else none %}
 with {{ dbt_deid.information_loss_patterns_cte(cfg, records) }}
 select d.*, cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
