@@ -393,6 +393,9 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
     invocation_id binds the figures to the gate table of the same invocation, built before
     this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+{#- the checked release, read outside the plain chain (dbt_deid.checked_release), which a line
+    enters after its first published version: declared at parse time, when there is none -#}
+-- depends_on: {{ dbt_deid.checked_release() }}
 {%- set generalized = dbt_deid.release_ref('deid_generalized') -%}
 {%- set published = dbt_deid.release_ref('deid_suppressed_patterns') -%}
 {%- set hierarchy = dbt_deid.release_ref('deid_hierarchy') -%}
