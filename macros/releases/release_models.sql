@@ -403,7 +403,7 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {%- set sources = dbt_deid.original_value_sources(cfg) -%}
 {%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() -%}
 {%- if plain -%}
-  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ')' -%}
+  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ') as deid_records__' -%}
   {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}
 {%- else -%}
   {%- set records = dbt_deid.checked_release() -%}
