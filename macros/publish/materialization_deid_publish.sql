@@ -425,12 +425,13 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The achieved figures per verified combination (deid_risk_summary, stage 'published'); read
-    by history_figures_result only once the table is proven to be the gate table's build. -#}
+{#- The achieved figures per verified combination (deid_diagnostics' risk_summary rows, stage
+    'published'); read by history_figures_result only once the table is proven to be the gate
+    table's build. -#}
 {% macro achieved_figures() -%}
-  {%- set rel = dbt_deid.release_ref('deid_risk_summary') -%}
+  {%- set rel = dbt_deid.release_ref('deid_diagnostics') -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return([]) }}{%- endif -%}
-  {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where stage = 'published' order by combination") -%}
+  {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where diagnostic = 'risk_summary' and stage = 'published' order by combination") -%}
   {%- set out = [] -%}
   {%- for r in t.rows -%}
     {#- numbers through int/float: some drivers (PostgreSQL) return Decimal, which tojson refuses -#}
@@ -442,12 +443,12 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The information loss headline (deid_information_loss, the all-QI row). -#}
+{#- The information loss headline (deid_diagnostics' information_loss rows, the all-QI row). -#}
 {% macro information_loss_headline() -%}
-  {%- set rel = dbt_deid.release_ref('deid_information_loss') -%}
+  {%- set rel = dbt_deid.release_ref('deid_diagnostics') -%}
   {%- set found = adapter.get_relation(rel.database, rel.schema, rel.identifier) -%}
-  {%- if found is none or 'column_order' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
-  {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where column_order = 0") -%}
+  {%- if found is none or 'non_uniform_entropy' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
+  {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where diagnostic = 'information_loss' and column_order = 0") -%}
   {%- if t.rows | length == 0 -%}{{ return({}) }}{%- endif -%}
   {%- set r = t.rows[0] -%}
   {{ return({'suppressed_cells': dbt_deid._json_number(r[0], true), 'share_cells_suppressed': dbt_deid._json_number(r[1]),

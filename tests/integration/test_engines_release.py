@@ -58,7 +58,7 @@ SELECT = ["+package:dbt_deid"]
 #: Spark by default: the discharge release only (with DBT_DEID_SPARK_FULL=1: everything). A
 #: Spark statement costs ~1 s however small its table (job scheduling in a local JVM), and the
 #: claims and text releases add ~60 models.
-SPARK_SELECT = ["+deid_published", "+deid_risk_summary", "+deid_information_loss",
+SPARK_SELECT = ["+deid_published", "+deid_diagnostics",
                 "+deid_gate_results", "+deid_algorithm_comparison", "+deid_population_risk",
                 "+deid_uniqueness"]
 PUBLISHED = {"deid_published", "deid_claims_published_patients", "deid_claims_published_claims",
@@ -82,17 +82,17 @@ ENGINE_SPECIFIC = {
 #: Tables the equality test must have compared (so it cannot pass on an empty intersection):
 #: the published tables, the risk summaries, the information loss, the searches and gates.
 MUST_COMPARE = {
-    "passing": {"deid_published", "deid_risk_summary", "deid_information_loss",
+    "passing": {"deid_published",
                 "deid_gate_results", "deid_ola_search", "deid_algorithm_comparison",
                 "deid_population_risk", "deid_uniqueness", "deid_claims_published_patients",
                 "deid_claims_published_claims", "deid_claims_release_gate", "deid_claims_lola",
                 "deid_claims_attack", "deid_text_published", "deid_text_risk_assessment",
                 "deid_text_recall", "deid_search_nodes", "deid_diagnostics"},
-    "refusing": {"deid_risk_summary", "deid_information_loss", "deid_gate_results",
+    "refusing": {"deid_diagnostics", "deid_gate_results",
                  "deid_claims_release_gate", "deid_claims_lola", "deid_text_risk_assessment"},
 }
 #: The discharge release's part of MUST_COMPARE (what Spark builds by default).
-DISCHARGE = {"deid_published", "deid_risk_summary", "deid_information_loss", "deid_gate_results",
+DISCHARGE = {"deid_published", "deid_diagnostics", "deid_gate_results",
              "deid_ola_search", "deid_algorithm_comparison", "deid_population_risk",
              "deid_uniqueness"}
 KEY = "engines-test-key-" + secrets.token_hex(16)
@@ -374,15 +374,15 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: Columns that differ by engine in tables otherwise compared: the gate table's binding
 #: (fingerprints are each warehouse's own hash of its own text, the settings md5 covers the
 #: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
-#: the engine's hash of the pattern table it was computed from; the risk summary's and the
-#: information loss's invocation_id is the build's; the released hierarchy pairs' release_id is
-#: the published version's, a hash of the invocation id).
+#: the engine's hash of the pattern table it was computed from; the diagnostics' invocation_id
+#: (its risk summary and information loss rows) is the build's; the released hierarchy pairs'
+#: release_id is the published version's, a hash of the invocation id).
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)
-    table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")} | {
+    "deid_diagnostics": ("invocation_id",)} | {
     # the published version's release id (a hash of the build's invocation id)
     "deid_released_hierarchies": ("release_id",)} | {
     # the build whose input fingerprints the verdict read (review 9, G1)
