@@ -98,11 +98,16 @@ union all
 {%- endmacro %}
 
 {#- deid_<kind>_verdict_inputs is built only together with every package model upstream of it
-    (`dbt build -s +tag:deid_<kind>`): otherwise the relations it fingerprints could be left
+    (`dbt build -s +tag:deid_<kind>`; in a segmented `python -m dbt_deid build`, in the same
+    build: the runner names the whole selection in DBT_DEID_SEGMENTED_SELECTION): otherwise the relations it fingerprints could be left
     by other builds, one computed from records another was not (a count table older than the
     detections it counts), and the verdict read them as one state. -#}
 {% macro verdict_chain_check(kind) -%}
   {%- set missing = [] -%}
+  {#- python -m dbt_deid build on an adapter without dbt Python models builds the selection in
+      segments, one dbt invocation each: it names the whole build's selection in this variable
+      (dbt_deid.dbt_side.engine.segmented.SELECTION_ENV) -#}
+  {%- set segmented = (env_var('DBT_DEID_SEGMENTED_SELECTION', '') or '').split(',') | select | list -%}
   {%- set seen = {} -%}
   {%- set todo = (graph.nodes[model.unique_id].depends_on.nodes | list) if model.unique_id in graph.nodes else [] -%}
   {%- for _ in range(10000) if todo -%}
@@ -110,7 +115,7 @@ union all
     {%- if uid not in seen and uid in graph.nodes -%}
       {%- do seen.update({uid: true}) -%}
       {%- set node = graph.nodes[uid] -%}
-      {%- if node.resource_type == 'model' and node.package_name == 'dbt_deid' and uid not in selected_resources -%}
+      {%- if node.resource_type == 'model' and node.package_name == 'dbt_deid' and uid not in selected_resources and uid not in segmented -%}
         {%- do missing.append(node.name) -%}
       {%- endif -%}
       {%- do todo.extend(node.depends_on.nodes) -%}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,10 @@ _SELECTION = {"--select": 1, "-s": 1, "--models": 1, "-m": 1, "--exclude": 1, "-
 #: dbt arguments that choose the project, profile and vars: given to every invocation.
 _CONTEXT = {"--project-dir": 1, "--profiles-dir": 1, "--profile": 1, "--target": 1, "-t": 1,
             "--vars": 1, "--target-path": 1, "--log-path": 1}
+#: The environment variable holding, during a segmented build, the unique ids of every node the
+#: whole build selected (comma-separated): ``verdict_chain_check`` (macros/gates/
+#: verdict_binding.sql) counts them as built in the same invocation.
+SELECTION_ENV = "DBT_DEID_SEGMENTED_SELECTION"
 _BLOCKING = {"error", "fail", "skipped", "runtime error"}
 
 
@@ -169,15 +174,29 @@ def _run_build(manifest: Any, split: SplitArgs, python_nodes: str) -> tuple[int,
 
     all_nodes = {**manifest.nodes, **getattr(manifest, "unit_tests", {})}
     selected = {json.loads(x)["unique_id"] for x in listed.result} & set(all_nodes)
+    max_depth = max(node_depths(manifest, selected).values(), default=0)
+    print(f"dbt_deid build: adapter {adapter_type} has no dbt Python models here: "
+          f"{len(selected)} nodes in {max_depth + 1} segments, "
+          f"{sum(is_python_model(all_nodes[u]) for u in selected)} Python models computed by"
+          " dbt_deid", flush=True)
+    # every segment is its own dbt invocation: the models that require their upstream models
+    # built with them (verdict_chain_check) read the whole build's selection from here
+    os.environ[SELECTION_ENV] = ",".join(sorted(selected))
+    try:
+        return _run_segments(manifest, split, runner, selected, adapter_type)
+    finally:
+        os.environ.pop(SELECTION_ENV, None)
+
+
+def _run_segments(manifest: Any, split: SplitArgs, runner: Any, selected: set[str],
+                  adapter_type: str) -> tuple[int, list[Any]]:
+    """The segments of a build without dbt Python models: (exit code, every node's result)."""
+    all_nodes = {**manifest.nodes, **getattr(manifest, "unit_tests", {})}
     depths = node_depths(manifest, selected)
     blocked: set[str] = set()
     failed = False
     results = SegmentResults(_target_path())
     max_depth = max(depths.values(), default=0)
-    print(f"dbt_deid build: adapter {adapter_type} has no dbt Python models here: "
-          f"{len(selected)} nodes in {max_depth + 1} segments, "
-          f"{sum(is_python_model(all_nodes[u]) for u in selected)} Python models computed by"
-          " dbt_deid", flush=True)
     for d in range(max_depth + 1):
         python_uids = sorted(u for u in selected if depths[u] == d
                              and is_python_model(all_nodes[u]) and u not in blocked)
