@@ -20,6 +20,7 @@ from dbt_deid.ola import run_ola
 from tests.independent_check import smallest_class
 from tests.integration.dbt_runner import (
     INTEGRATION,
+    NO_REPORT,
     DbtRun,
     build_release,
     check_settings,
@@ -304,3 +305,58 @@ def test_search_budget_settings_are_validated_and_enforced(
     report = run.query("select role, search, passes from deid_ola_search where chosen")
     assert report.values.tolist() == [["heuristic", "heuristic", True]]
     assert "deid_published" in run.tables()
+
+
+def _ola_levels(run: DbtRun) -> dict[str, int]:
+    levels = run.query("select qi_name, level from deid_ola_levels")
+    return {q: int(v) for q, v in zip(levels["qi_name"], levels["level"], strict=True)}
+
+
+def test_publish_refuses_levels_other_than_the_checked_ones(it_database, tmp_path) -> None:
+    """Review 9, G4: the publish step formatted every cell (and recorded the history's levels)
+    from deid_ola_levels as it was at publish time, bound to neither the gate table nor the
+    checked release. (1) The release checked, not published (OLA: age level 3, 20-year bins);
+    (2) `dbt run -s +deid_ola_levels` under another `generalization.max_levels` (the levels
+    table now says age 2); (3) `dbt run -s deid_published` with the original vars: on da67971
+    "published 4000 rows; 11 gates passed", every checked `0-19` published as the level-2
+    interval `[0, 10)` and the history recording age level 2. It is refused now, and so is
+    (4) the gate table rebuilt over the stale checked release (`dbt run -s deid_gate_results
+    deid_published`): the checked release was not generalized at the levels it would record."""
+    variables = _release()
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    checked = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--exclude",
+                                    "deid_published", *NO_REPORT[1:]], tmp_path / "a",
+                      variables, db)
+    assert checked.ok, checked.output[-4000:]
+    chosen = _ola_levels(checked)
+    assert chosen["age"] == 3, chosen  # the data must make OLA choose the 20-year bins
+    assert set(checked.query("select gate, passed from deid_gate_results")["passed"]) == {True}
+
+    other = _release()
+    other["deid_release"]["generalization"]["max_levels"] = {"age": 2}
+    preview = run_dbt(INTEGRATION, ["run", "--select", "+deid_ola_levels"], tmp_path / "b",
+                      other, db)
+    assert preview.ok, preview.output[-4000:]
+    assert _ola_levels(preview)["age"] == 2
+
+    def refused(run: DbtRun) -> None:
+        assert not run.ok, run.output[-4000:]
+        assert "published 4000 rows" not in run.output
+        history = run.query("select status from deid_release_history")
+        assert "published" not in set(history["status"]), history
+        assert "deid_published" not in run.tables()
+
+    publish = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "c",
+                      variables, db)
+    refused(publish)
+    assert ("the released levels changed since the gate table" in publish.output
+            and "age 3 (now 2)" in publish.output), publish.output[-4000:]
+
+    regated = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_published"],
+                      tmp_path / "d", variables, db)
+    refused(regated)
+    assert "dbt_deid gate released_levels FAILED" in regated.output, regated.output[-4000:]
+    gates = regated.query("select gate, passed, message from deid_gate_results")
+    row = gates[gates["gate"] == "released_levels"].iloc[0]
+    assert not row["passed"] and "age" in row["message"], row["message"]
