@@ -11,8 +11,10 @@
       the top- and bottom-coded bins stay '90+' and '<20';
     * anything else (prefixes, lookup hierarchies, the missing label): the text as checked.
     A suppressed cell stays NULL. The mapping is one-to-one on each column, and the gate
-    published_matches_checked applies it to the checked release before comparing, so the proof
-    that the candidate is the checked release is unchanged. -#}
+    published_matches_checked applies it to the checked release before comparing, at the
+    levels the gate table recorded (proven from the checked release: the gate released_levels),
+    so the proof that the candidate is the checked release is unchanged, and a candidate
+    formatted at other levels fails it. -#}
 
 {#- QI name -> how its cells are published: {'kind': 'number', 'type': SQL type},
     {'kind': 'date', 'unit': ...}, {'kind': 'interval', 'spec': level spec} or none (text as
