@@ -414,3 +414,30 @@ def test_a_later_version_at_other_levels_is_checked_at_the_levels_published(
     assert gate == {c: s for c, (s, _b) in figures.items()}
     below = sum(b for _s, b in figures.values())
     assert (last["status"] == "published") == (below == 0 and second.ok), second.output[-3000:]
+
+
+def test_a_gate_table_rebuilt_at_another_fixed_level_is_refused(it_database, tmp_path) -> None:
+    """Review 9, G4, with fixed levels: the release checked (not published) at age level 3; a
+    `level` changed in the settings and only the gate table and what reads it rebuilt (`dbt
+    run -s deid_gate_results+`) over the checked release built at level 3. The gate
+    released_levels fails (every age is a level-3 bin, not a level-2 one) and nothing is
+    published: the candidate showed each `0-19` as the level-2 interval `[0, 10)`."""
+    qis = _release()["deid_release"]["quasi_identifiers"]
+    qis["age"]["level"] = 3
+    fixed = _release(quasi_identifiers=qis)
+    del fixed["deid_release"]["generalization"]
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    checked = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--exclude",
+                                    "deid_published", *NO_REPORT[1:]], tmp_path / "a", fixed, db)
+    assert checked.ok, checked.output[-4000:]
+    moved = _release(quasi_identifiers={**qis, "age": {**qis["age"], "level": 2}})
+    del moved["deid_release"]["generalization"]
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results+", "--exclude",
+                                "*deid_release_report"], tmp_path / "moved", moved, db)
+    assert not run.ok, run.output[-4000:]
+    assert "published 4000 rows" not in run.output
+    assert "dbt_deid gate released_levels FAILED" in run.output, run.output[-4000:]
+    assert "age (level 2: " in run.output
+    assert "published" not in set(run.query("select status from deid_release_history")["status"])
+    assert "deid_published" not in run.tables()
