@@ -204,10 +204,6 @@
       {%- if first[5] != fin.hash -%}
         {%- do problems.append('the release input changed since the gate table ' ~ table ~ ' was computed (input fingerprint ' ~ first[5] ~ ', now ' ~ fin.hash ~ ')') -%}
       {%- endif -%}
-      {#- computed in this invocation (a whole `dbt build`, or the gate table run with the publish
-          model): the checked release is upstream of the gate table, built before it and not
-          rebuilt since, so it is not fingerprinted again (the same reasoning, and the same limit,
-          as the input fingerprint: publish_input_fingerprint) -#}
       {#- the levels: recorded (proven from the checked release by the gate released_levels)
           and equal to the levels the publish step would format with and record -#}
       {%- set now = dbt_deid.checked_levels(cfg) -%}
@@ -228,6 +224,10 @@
           {%- do levels.update(recorded) -%}
         {%- endif -%}
       {%- endif -%}
+      {#- computed in this invocation (a whole `dbt build`, or the gate table run with the publish
+          model): the checked release is upstream of the gate table, built before it and not
+          rebuilt since, so it is not fingerprinted again (the same reasoning, and the same limit,
+          as the input fingerprint: publish_input_fingerprint) -#}
       {%- do this_invocation.append(first[7] == invocation_id) -%}
       {%- if not this_invocation[0] and first[6] != dbt_deid.table_fingerprint(truth).hash -%}
         {%- do problems.append(truth ~ ' changed since the gate table ' ~ table ~ ' was computed') -%}
