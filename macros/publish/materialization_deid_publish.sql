@@ -248,13 +248,26 @@
           m.release_id, m.release_version)}) -%}
     {%- endif -%}
   {%- endif -%}
-  {% call statement('deid_history_insert') -%}
-    insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
+  {#- a published claims or text version: a copy of its row in the kind's line record too (its
+      working schema), so the line follows a published table moved to another schema
+      (macros/gates/kind_line.sql, kind_line_record_relation; review 9, G2) -#}
+  {%- set into = [history] -%}
+  {%- if kind in ['claims', 'text'] and status == 'published' -%}
+    {%- set record = dbt_deid.kind_line_record_relation(kind) -%}
+    {%- if record is not none and (record | string) != (history | string) -%}
+      {%- do dbt_deid.ensure_release_history(record) -%}
+      {%- do into.append(record) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- for h in into -%}
+  {% call statement('deid_history_insert' ~ ('' if loop.first else '_line')) -%}
+    insert into {{ h }} ({{ columns | map(attribute=0) | join(', ') }}) values (
       {%- for name, type in columns %}
       {{ 'null' if m.get(name) is none else (m[name] if type != dbt.type_string() else dbt_deid.literal(m[name])) }}{{ ',' if not loop.last }}
       {%- endfor %}
     )
   {%- endcall %}
+  {%- endfor -%}
 {%- endmacro %}
 
 {#- The manifest of one release attempt as a dict of history columns. -#}

@@ -10,6 +10,10 @@
     dispatched names spelt out, hence one line per package model. -#}
 {% macro release_model() -%}
   {%- set base = dbt_deid.release_base_name() -%}
+  {#- the engine's settings for the model's own transaction (PostgreSQL's work_mem), never on
+      the publish model; a model's own header (deid_exact_consistent's) includes them -#}
+  {%- set header = dbt_deid.release_sql_header() if base != 'deid_published' else none -%}
+  {%- if header -%}{%- do config(sql_header=header) -%}{%- endif -%}
   {%- if base == 'deid_gate_results' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid'))()) }}
   {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}

@@ -250,12 +250,16 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
             f"  {'algorithm':<21} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
             f" {'min f':>6} {'exact min':>10}"
         )
-        for row in reader.rows(
+        compared = reader.rows(
             f"select algorithm, share_cells_suppressed, share_records_with_suppression,"
             f" suppression_entropy, smallest_class, min_consistent_exact, selected"
             f" from {t('deid_algorithm_comparison')}"
             f" where column_name = '(all quasi-identifiers)' order by algorithm desc"
-        ):
+        )
+        if len(compared) == 1 and compared[0][6]:
+            lines.append("  (a refresh of a release line: its own figures only, neither"
+                         " algorithm run from scratch; docs/living-release.md)")
+        for row in compared:
             alg, cells, recs, bits, small, exact, selected = row
             mark = " (used)" if selected else ""
             lines.append(
