@@ -22,11 +22,15 @@
   {#- The gates that depend only on the released tuples read the pattern table of the checked
       release (deid_suppressed_patterns, one row per released and true tuple with its count n)
       once it is proven to be `published` grouped (one scan); otherwise they read the records. -#}
-  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'), published == truth) -%}
+  {#- the levels the checked release must have been generalized at (the gate table records them;
+      the gate released_levels proves them from the data in input_unchanged's scan) -#}
+  {%- set levels = dbt_deid.checked_levels(cfg) -%}
+  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'), published == truth, levels) -%}
   {%- set problems = dbt_deid.checked_patterns_problems(cfg, published, unchanged.get('patterns_fingerprint')) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
   {%- do results.append(unchanged) -%}
+  {%- do results.append(dbt_deid.gate_released_levels_result(cfg, truth, levels, unchanged.get('level_mismatches'))) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
@@ -55,16 +59,20 @@
     table, `truth` being the table its gates check), the same scan gives `truth`'s weighted
     fingerprint over the pattern columns (`patterns_fingerprint`), the proof that
     deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). -#}
-{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false) -%}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false, levels=none) -%}
   {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
   {%- set source_columns = dbt_deid.released_source_columns(cfg) if fingerprinted and input_fingerprint is not none else none -%}
   {%- set patterned = fingerprinted and patterns and dbt_deid.weighted_fingerprint_select_sql(['n'], '', 'n', ['r', 'f']) is not none -%}
+  {%- set levelled = fingerprinted and levels is not none -%}
   {#- the engine's work_mem for this statement too (a full join of the source and the checked
       release: 2 GB of temporary files at 2.4 million records with PostgreSQL's default) -#}
   {%- set header = dbt_deid.release_sql_header() -%}
-  {%- set table = run_query((header ~ '\n' if header else '') ~ dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none)) -%}{%- set rows = table.rows -%}
-  {%- set got = dict(zip(table.column_names, rows[0])) if fingerprinted else {} -%}
+  {%- set table = run_query((header ~ '\n' if header else '') ~ dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none, levels if levelled else none)) -%}{%- set rows = table.rows -%}
+  {%- set got = {} -%}
+  {%- if fingerprinted -%}
+    {%- for name in table.column_names -%}{%- do got.update({name | lower: rows[0][loop.index0]}) -%}{%- endfor -%}
+  {%- endif -%}
   {%- set changed = [] -%}
   {%- if fingerprinted -%}
     {%- if (rows[0][0] | int) > 0 -%}{%- do changed.append(rows[0][0] | int) -%}{%- endif -%}
@@ -91,6 +99,12 @@
   {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
   {%- if source -%}{%- do result.update({'input_fingerprint': source[0]}) -%}{%- endif -%}
   {%- if patterned -%}{%- do result.update({'patterns_fingerprint': {'rows': got.pattern_rows, 'hash': got.pattern_fingerprint}}) -%}{%- endif -%}
+  {%- if levelled -%}
+    {#- the gate released_levels' counts, from the same scan (released_levels_gate.sql) -#}
+    {%- set mismatches = {} -%}
+    {%- for q in cfg.qis -%}{%- do mismatches.update({q.name: got['level_mismatches_' ~ loop.index] | int}) -%}{%- endfor -%}
+    {%- do result.update({'level_mismatches': mismatches}) -%}
+  {%- endif -%}
   {{ return(result) }}
 {%- endmacro %}
 

@@ -10,14 +10,19 @@
     value), and the fingerprints that bind the verdicts to what they were computed on:
     settings_md5 (the release's settings JSON), input_hash (the source's fingerprint, taken by
     input_unchanged when the table was computed and equal there to the input snapshot's,
-    deid_input_fingerprint), checked_hash (every column of deid_suppressed) and invocation_id. -#}
+    deid_input_fingerprint), checked_hash (every column of deid_suppressed), released_levels
+    (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
+    release was generalized at: the levels the publish step formats the cells with and the
+    history records; review 9, G4) and invocation_id. -#}
 
-{#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash}.
-    `checked` is truth's fingerprint when a gate query took it already (input_unchanged's
-    checked_fingerprint), else none: truth is fingerprinted here. -#}
-{% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none) -%}
+{#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash,
+    released_levels}. `checked` is truth's fingerprint when a gate query took it already
+    (input_unchanged's checked_fingerprint), else none: truth is fingerprinted here. `levels`
+    ({qi: level}) is what the gate released_levels checked (checked_levels). -#}
+{% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none, levels=none) -%}
   {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
-             'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash}) }}
+             'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash,
+             'released_levels': tojson(levels, sort_keys=true) if levels is not none else none}) }}
 {%- endmacro %}
 
 {#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
@@ -52,6 +57,7 @@
     cast({{ dbt_deid.literal(binding.settings_md5) if binding.settings_md5 is not none else 'null' }} as {{ s }}) as settings_md5,
     cast({{ dbt_deid.literal(binding.input_hash) if binding.input_hash is not none else 'null' }} as {{ s }}) as input_hash,
     cast({{ dbt_deid.literal(binding.checked_hash) if binding.checked_hash is not none else 'null' }} as {{ s }}) as checked_hash,
+    cast({{ dbt_deid.literal(binding.released_levels) if binding.get('released_levels') is not none else 'null' }} as {{ s }}) as released_levels,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
   from (
     {{ selects | join('\n    union all\n    ') }}
@@ -94,12 +100,14 @@
     {{ return(results) }}
   {%- endif -%}
   {%- set fin = dbt_deid.publish_input_fingerprint(cfg, table) -%}
-  {%- set read = dbt_deid.read_gate_table(table, truth, fin) -%}
+  {%- set read = dbt_deid.read_gate_table(table, truth, fin, cfg) -%}
   {#- in the invocation that computed the gate table, the candidate is compared with the checked
       release's pattern table (proven there to be the checked release grouped; neither can have
-      changed since within the invocation), not with the records again -#}
+      changed since within the invocation), not with the records again. The checked cells are
+      shown at the levels the gate table recorded (proven from the data there), not at the
+      levels the candidate was formatted with: a candidate formatted at other levels differs. -#}
   {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') if read.this_invocation else none -%}
-  {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth, patterns)) -%}
+  {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth, patterns, read.levels)) -%}
   {%- do results.append(read.status) -%}
   {%- do results.extend(read.verdicts) -%}
   {%- if read.status.passed -%}
@@ -144,7 +152,9 @@
     `patterns` (truth's pattern table with the count n, proven equal to truth grouped by the
     gate table computed in this invocation), against `patterns`: the same multiset of released
     tuples, from the pattern rows instead of a scan of the records. -#}
-{% macro candidate_matches_results(cfg, candidate, truth, patterns=none) -%}
+{#- `levels` ({qi: level}: the levels the gate table recorded) formats the checked cells; none:
+    the levels as they are now (published_value_kinds). -#}
+{% macro candidate_matches_results(cfg, candidate, truth, patterns=none, levels=none) -%}
   {%- set results = [] -%}
   {%- set expected = dbt_deid.published_columns(cfg) | map('lower') | list -%}
   {%- set got = adapter.get_columns_in_relation(candidate) | map(attribute='name') | map('lower') | list -%}
@@ -155,9 +165,9 @@
       'failures': extra | length + absent | length,
       'message': 'published columns: ' ~ (expected | length) ~ ' declared (' ~ cfg.released_qis | length ~ ' quasi-identifiers, ' ~ cfg.pass_through | length ~ ' pass-through, ' ~ cfg.sensitive | length ~ ' sensitive)' ~ ((', undeclared ' ~ extra | join(', ')) if extra else '') ~ ((', missing ' ~ absent | join(', ')) if absent else '')}) -%}
   {%- if patterns is not none -%}
-    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, patterns, cfg.released_qis, cfg, none, 'n')).rows -%}
+    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, patterns, cfg.released_qis, cfg, none, 'n', levels)).rows -%}
   {%- else -%}
-    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis, cfg)).rows -%}
+    {%- set rows = run_query(dbt_deid.gate_published_matches_sql(candidate, truth, cfg.released_qis, cfg, none, none, levels)).rows -%}
   {%- endif -%}
   {%- do results.append({'gate': 'published_matches_checked', 'passed': rows | length == 0, 'failures': rows | length,
       'message': ('the published table differs from the checked release in ' ~ rows[0][0] ~ ' released tuple(s)') if rows else 'the published table holds exactly the checked release'}) -%}
@@ -165,18 +175,25 @@
 {%- endmacro %}
 
 {#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
-    one result per gate, this_invocation: true when it was computed in this dbt invocation}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
+    one result per gate, this_invocation: true when it was computed in this dbt invocation,
+    levels: the released levels it recorded ({qi: level}), none when it is not fresh}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
     verdicts are read only when the table is fresh: computed for the current settings, this
-    input and `truth` as it is now. -#}
-{% macro read_gate_table(table, truth, fin) -%}
+    input, `truth` as it is now and the released levels as they are now (checked_levels of
+    `cfg`: with `generalization.search: ola`, deid_ola_levels as it is now, which the publish
+    step formats the cells with and the history records; review 9, G4). -#}
+{% macro read_gate_table(table, truth, fin, cfg) -%}
   {%- set rebuild = 'dbt build -s +' ~ this.identifier -%}
   {%- set problems = [] -%}
   {%- set rows = [] -%}
   {%- set this_invocation = [] -%}
+  {%- set levels = {} -%}
   {%- if not dbt_deid.can_inspect(table) -%}
     {%- do problems.append('the gate table ' ~ table ~ ' is missing') -%}
   {%- else -%}
-    {%- set rows = run_query("select gate, passed, failures, message, settings_md5, input_hash, checked_hash, invocation_id from " ~ table ~ " order by gate_order").rows -%}
+    {#- a gate table computed before it recorded the levels has no released_levels: refused -#}
+    {%- set recorded_column = 'released_levels' in (adapter.get_columns_in_relation(table) | map(attribute='name') | map('lower') | list) -%}
+    {%- set rows = run_query("select gate, passed, failures, message, settings_md5, input_hash, checked_hash, invocation_id, "
+        ~ ('released_levels' if recorded_column else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
     {%- if rows | length == 0 -%}
       {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict') -%}
     {%- else -%}
@@ -186,6 +203,26 @@
       {%- endif -%}
       {%- if first[5] != fin.hash -%}
         {%- do problems.append('the release input changed since the gate table ' ~ table ~ ' was computed (input fingerprint ' ~ first[5] ~ ', now ' ~ fin.hash ~ ')') -%}
+      {%- endif -%}
+      {#- the levels: recorded (proven from the checked release by the gate released_levels)
+          and equal to the levels the publish step would format with and record -#}
+      {%- set now = dbt_deid.checked_levels(cfg) -%}
+      {%- if first[8] is none -%}
+        {%- do problems.append('the gate table ' ~ table ~ ' records no released levels (computed by an earlier version of dbt_deid)') -%}
+      {%- else -%}
+        {%- set recorded = fromjson(first[8]) -%}
+        {%- set moved = [] -%}
+        {%- for q in cfg.qis -%}
+          {%- if recorded.get(q.name) is none or (recorded[q.name] | int) != now[q.name] -%}
+            {%- do moved.append(q.name ~ ' ' ~ recorded.get(q.name, 'none') ~ ' (now ' ~ now[q.name] ~ ')') -%}
+          {%- endif -%}
+        {%- endfor -%}
+        {%- if moved -%}
+          {%- do problems.append('the released levels changed since the gate table ' ~ table ~ ' was computed (the checked release is at ' ~ moved | join(', ')
+              ~ (': deid_ola_levels was rebuilt since' if dbt_deid.ola_config() is not none else '') ~ ')') -%}
+        {%- else -%}
+          {%- do levels.update(recorded) -%}
+        {%- endif -%}
       {%- endif -%}
       {#- computed in this invocation (a whole `dbt build`, or the gate table run with the publish
           model): the checked release is upstream of the gate table, built before it and not
@@ -199,9 +236,9 @@
   {%- endif -%}
   {%- set status = {'gate': 'gate_table', 'passed': problems | length == 0, 'failures': problems | length, 'input_fingerprint': fin,
       'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
-                 else 'gate table ' ~ table ~ ' computed for these settings, this input and this release (invocation ' ~ rows[0][7] ~ ')'} -%}
+                 else 'gate table ' ~ table ~ ' computed for these settings, this input, this release and these levels (invocation ' ~ rows[0][7] ~ ')'} -%}
   {%- set current = this_invocation | length > 0 and this_invocation[0] -%}
-  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none}) }}{%- endif -%}
+  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none, 'levels': none}) }}{%- endif -%}
   {%- set order = [] -%}{%- set by_gate = {} -%}
   {%- for r in rows -%}
     {%- if r[0] not in by_gate -%}{%- do order.append(r[0]) -%}{%- do by_gate.update({r[0]: []}) -%}{%- endif -%}
@@ -216,5 +253,5 @@
     {%- set messages = [] -%}{%- for r in (failing if failing else gr) -%}{%- do messages.append(r[3]) -%}{%- endfor -%}
     {%- do verdicts.append({'gate': gate, 'passed': failing | length == 0, 'failures': n | sum, 'message': messages | join('; ')}) -%}
   {%- endfor -%}
-  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current, 'invocation': rows[0][7]}) }}
+  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current, 'invocation': rows[0][7], 'levels': levels}) }}
 {%- endmacro %}

@@ -113,8 +113,8 @@
     the suppression was computed. Each source column is compared once, with the `__original`
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
-{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns, source_columns, pattern_columns)) }}
+{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels)) }}
 {%- endmacro %}
 
 {#- With `fingerprint_columns` (every column of `truth`; on an engine with
@@ -130,8 +130,11 @@
     weighted_fingerprint_select_sql), also (pattern_rows, pattern_fingerprint): `truth`'s
     weighted fingerprint over those columns, which equals deid_suppressed_patterns' (weighted
     by n) when that table is `truth` grouped, so the proof needs no scan of `truth` of its own
-    (checked_patterns_problems). -#}
-{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none) -%}
+    (checked_patterns_problems). With `levels` too ({qi: level}: checked_levels), also
+    `level_mismatches_<i>` per QI (the i-th of cfg.qis): the records of `truth` whose true value
+    is not their original generalized at that level (the gate released_levels,
+    released_levels_gate.sql), in the same scan. -#}
+{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
@@ -149,8 +152,14 @@
   {%- else %}
   {%- set whole = source_columns is not none and cfg.sample is not none -%}
   {%- set in_release = 'src.deid_source__ = 1' ~ (' and src.deid_sampled__ = 1' if whole else '') %}
-  select coalesce(changed_records, 0) as changed_records, row_count, fingerprint{{ ', source_rows, source_fingerprint' if source_columns is not none }}{{ ', pattern_rows, pattern_fingerprint' if pattern_columns is not none }} from (
+  {%- set checked = '(select *, 1 as deid_present__ from ' ~ truth ~ ')' if levels is none else dbt_deid.released_levels_flags_sql(cfg, truth, dbt_deid.release_ref('deid_hierarchy'), levels) -%}
+  {%- set mismatch_columns = [] -%}
+  {%- for q in cfg.qis if levels is not none -%}{%- do mismatch_columns.append('level_mismatches_' ~ loop.index) -%}{%- endfor %}
+  select coalesce(changed_records, 0) as changed_records, row_count, fingerprint{{ ', source_rows, source_fingerprint' if source_columns is not none }}{{ ', pattern_rows, pattern_fingerprint' if pattern_columns is not none }}{{ ', ' ~ mismatch_columns | join(', ') if mismatch_columns }} from (
     select sum(case when {{ in_release }} and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
+      {%- if levels is not none %}
+      {{ dbt_deid.released_levels_sums_sql(cfg, 't.') }},
+      {%- endif %}
       {{ dbt_deid.fingerprint_select_sql(fingerprint_columns, 't.', 't.deid_present__ = 1') }}
       {%- if source_columns is not none %},
       {{ dbt_deid.fingerprint_select_sql(source_columns, 'src.', 'src.deid_source__ = 1', ['source_rows', 'source_fingerprint']) }}
@@ -160,10 +169,10 @@
       {%- endif %}
     {%- if whole %}
     from (select *, 1 as deid_source__, case when {{ dbt_deid.sample_condition(cfg) }} then 1 else 0 end as deid_sampled__ from {{ dbt_deid.release_source(cfg) }} as s0) as src
-    full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }} and src.deid_sampled__ = 1
+    full outer join {{ checked }} as t on t.{{ rid }} = src.{{ rid }} and src.deid_sampled__ = 1
     {%- else %}
     from (select *, 1 as deid_source__ from {{ dbt_deid.source_input(cfg) if source_columns is none else dbt_deid.release_source(cfg) }} as s0) as src
-    full outer join (select *, 1 as deid_present__ from {{ truth }}) as t on t.{{ rid }} = src.{{ rid }}
+    full outer join {{ checked }} as t on t.{{ rid }} = src.{{ rid }}
     {%- endif %}
   ) as s
   {%- endif %}
@@ -172,8 +181,8 @@
 {#- The published table is the release the gates checked: the same multiset of released
     quasi-identifier tuples as `truth` (deid_suppressed), so the exact check made there holds
     for what is written. -#}
-{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column, truth_count_column)) }}
+{% macro gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none, levels=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_published_matches_sql', 'dbt_deid'))(published, truth, columns, cfg, count_column, truth_count_column, levels)) }}
 {%- endmacro %}
 
 {#- With `cfg` (a discharge release), the checked cells are compared as published
@@ -181,9 +190,12 @@
     With `count_column`, `published` is a pattern table (each row counts that many records;
     the gate table's proof that deid_suppressed_patterns is the checked release grouped). With
     `truth_count_column`, `truth` is a pattern table (the publish step's proof against
-    deid_suppressed_patterns, in the invocation that computed the gate table). -#}
-{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none) -%}
-  {%- set kinds = dbt_deid.published_value_kinds(cfg) if cfg is not none else {} -%}
+    deid_suppressed_patterns, in the invocation that computed the gate table). With `levels`
+    ({qi: level}: the levels the gate table recorded, proven from the checked release), the
+    checked cells are shown at those levels, not at the levels as they are now (review 9, G4:
+    a candidate formatted with another level's intervals then differs). -#}
+{% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none, levels=none) -%}
+  {%- set kinds = dbt_deid.published_value_kinds(cfg, levels) if cfg is not none else {} -%}
   {%- set cols = [] -%}{%- set shown = [] -%}
   {%- for c in columns -%}
     {%- do cols.append(dbt_deid.ident(c)) -%}

@@ -11,24 +11,27 @@
       the top- and bottom-coded bins stay '90+' and '<20';
     * anything else (prefixes, lookup hierarchies, the missing label): the text as checked.
     A suppressed cell stays NULL. The mapping is one-to-one on each column, and the gate
-    published_matches_checked applies it to the checked release before comparing, so the proof
-    that the candidate is the checked release is unchanged. -#}
+    published_matches_checked applies it to the checked release before comparing, at the
+    levels the gate table recorded (proven from the checked release: the gate released_levels),
+    so the proof that the candidate is the checked release is unchanged, and a candidate
+    formatted at other levels fails it. -#}
 
 {#- QI name -> how its cells are published: {'kind': 'number', 'type': SQL type},
     {'kind': 'date', 'unit': ...}, {'kind': 'interval', 'spec': level spec} or none (text as
-    checked). Read from the settings, the released levels and the release input's column types
-    (and, for a number, whether the input has a NULL in it); {} while parsing. -#}
-{% macro published_value_kinds(cfg) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('published_value_kinds', 'dbt_deid'))(cfg)) }}
+    checked). Read from the settings, the released levels (`levels`, {qi: level}, when given:
+    the levels the gate table recorded; else as they are now) and the release input's column
+    types (and, for a number, whether the input has a NULL in it); {} while parsing. -#}
+{% macro published_value_kinds(cfg, levels=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('published_value_kinds', 'dbt_deid'))(cfg, levels)) }}
 {%- endmacro %}
 
-{% macro default__published_value_kinds(cfg) -%}
+{% macro default__published_value_kinds(cfg, levels=none) -%}
   {%- set src = dbt_deid.release_source(cfg) -%}
   {%- if not dbt_deid.can_inspect(src) -%}{{ return({}) }}{%- endif -%}
   {#- compile, docs and ls on a fresh warehouse: the configured levels (a preview; OLA's levels
       are read when the release is built) -#}
   {%- set preview = dbt_deid._compile_only_command() and dbt_deid.ola_config() is not none -%}
-  {%- set levels = {} if preview else dbt_deid._chosen_levels() -%}
+  {%- set levels = levels if levels is not none else ({} if preview else dbt_deid._chosen_levels()) -%}
   {%- set types = {} -%}
   {%- for col in adapter.get_columns_in_relation(src) -%}
     {%- do types.update({col.name | lower: col}) -%}

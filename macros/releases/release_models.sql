@@ -54,6 +54,7 @@
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
+-- depends_on: {{ dbt_deid.release_ref('deid_hierarchy') }} (the gate released_levels)
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed_patterns') }}
 {%- for h in cfg.attribute_disclosure.hierarchies.values() %}
@@ -66,12 +67,14 @@
 {%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- set truth = dbt_deid.checked_release() -%}
 {%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
-{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none} -%}
+{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none} -%}
 {%- if results | length > 0 -%}
   {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the
-      engine allows it) and compared there with the input snapshot's (deid_input_fingerprint) -#}
+      engine allows it) and compared there with the input snapshot's (deid_input_fingerprint);
+      released_levels: the levels the gate released_levels proved the checked release is at -#}
   {%- set unchanged = results | selectattr('gate', 'equalto', 'input_unchanged') | list -%}
-  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, unchanged[0].get('input_fingerprint') or {'hash': none}, unchanged[0].get('checked_fingerprint')) -%}
+  {%- set levelled = results | selectattr('gate', 'equalto', 'released_levels') | list -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, unchanged[0].get('input_fingerprint') or {'hash': none}, unchanged[0].get('checked_fingerprint'), levelled[0].levels) -%}
 {%- endif %}
 {{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}

@@ -8,6 +8,7 @@ Runs ``dbt build`` in ``integration_tests`` on a copy of one prebuilt DuckDB fil
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -17,9 +18,11 @@ import pandas as pd
 import pytest
 
 from dbt_deid.ola import run_ola
+from tests.combined_view_check import level_map, mixed_level_figures
 from tests.independent_check import smallest_class
 from tests.integration.dbt_runner import (
     INTEGRATION,
+    NO_REPORT,
     DbtRun,
     build_release,
     check_settings,
@@ -304,3 +307,137 @@ def test_search_budget_settings_are_validated_and_enforced(
     report = run.query("select role, search, passes from deid_ola_search where chosen")
     assert report.values.tolist() == [["heuristic", "heuristic", True]]
     assert "deid_published" in run.tables()
+
+
+def _ola_levels(run: DbtRun) -> dict[str, int]:
+    levels = run.query("select qi_name, level from deid_ola_levels")
+    return {q: int(v) for q, v in zip(levels["qi_name"], levels["level"], strict=True)}
+
+
+def test_publish_refuses_levels_other_than_the_checked_ones(it_database, tmp_path) -> None:
+    """Review 9, G4: the publish step formatted every cell (and recorded the history's levels)
+    from deid_ola_levels as it was at publish time, bound to neither the gate table nor the
+    checked release. (1) The release checked, not published (OLA: age level 3, 20-year bins);
+    (2) `dbt run -s +deid_ola_levels` under another `generalization.max_levels` (the levels
+    table now says age 2); (3) `dbt run -s deid_published` with the original vars: on da67971
+    "published 4000 rows; 11 gates passed", every checked `0-19` published as the level-2
+    interval `[0, 10)` and the history recording age level 2. It is refused now, and so is
+    (4) the gate table rebuilt over the stale checked release (`dbt run -s deid_gate_results+`;
+    on da67971 also "published 4000 rows; 11 gates passed"): the checked release was not
+    generalized at the levels it would record."""
+    variables = _release()
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    checked = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--exclude",
+                                    "deid_published", *NO_REPORT[1:]], tmp_path / "a",
+                      variables, db)
+    assert checked.ok, checked.output[-4000:]
+    chosen = _ola_levels(checked)
+    assert chosen["age"] == 3, chosen  # the data must make OLA choose the 20-year bins
+    assert set(checked.query("select gate, passed from deid_gate_results")["passed"]) == {True}
+
+    other = _release()
+    other["deid_release"]["generalization"]["max_levels"] = {"age": 2}
+    preview = run_dbt(INTEGRATION, ["run", "--select", "+deid_ola_levels"], tmp_path / "b",
+                      other, db)
+    assert preview.ok, preview.output[-4000:]
+    assert _ola_levels(preview)["age"] == 2
+
+    def refused(run: DbtRun) -> None:
+        assert not run.ok, run.output[-4000:]
+        assert "published 4000 rows" not in run.output
+        history = run.query("select status from deid_release_history")
+        assert "published" not in set(history["status"]), history
+        assert "deid_published" not in run.tables()
+
+    publish = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "c",
+                      variables, db)
+    refused(publish)
+    assert ("the released levels changed since the gate table" in publish.output
+            and "age 3 (now 2)" in publish.output), publish.output[-4000:]
+
+    # the gate table and what reads it (the history's figures) rebuilt, the release not
+    regated = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results+", "--exclude",
+                                    "*deid_release_report"], tmp_path / "d", variables, db)
+    refused(regated)
+    assert "dbt_deid gate released_levels FAILED" in regated.output, regated.output[-4000:]
+    gates = regated.query("select gate, passed, message from deid_gate_results")
+    row = gates[gates["gate"] == "released_levels"].iloc[0]
+    assert not row["passed"] and "age" in row["message"], row["message"]
+
+
+def _checked_records(run: DbtRun) -> dict[int, tuple[tuple, tuple]]:
+    """record id -> (published cells, true values at the released level) of the checked
+    release (deid_suppressed), read with the test's own query."""
+    cols = ", ".join(f"{q}, {q}__generalized" for q in QIS)
+    out = {}
+    for row in run.query(f"select abstract_id, {cols} from deid_suppressed").itertuples(
+            index=False):
+        values = [None if pd.isna(v) else v for v in row[1:]]
+        out[int(row[0])] = (tuple(values[0::2]), tuple(values[1::2]))
+    return out
+
+
+def test_a_later_version_at_other_levels_is_checked_at_the_levels_published(
+        records_build, tmp_path) -> None:
+    """Review 9, G4 follow-up: the history of an OLA line records the levels the store's
+    labels are at (the gate table's, proven from the checked release), so a later version at
+    other levels (here `max_levels: {age: 2}`: age 2, gender 1 after age 3, gender 0) is
+    combined with the first at mixed levels, each store row read at the level it was released
+    at: the gate's figures are the independent check's (tests/combined_view_check.py, records
+    linked by id), published or refused by them."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(records_build.database, db)
+    first = DbtRun(0, "", db)
+    levels1 = _ola_levels(first)
+    recorded = json.loads(first.query("select released_levels_json from deid_release_history"
+                                      " where status = 'published'").iloc[0, 0])
+    assert {q: s["level"] for q, s in recorded.items()} == levels1
+    rel1 = _checked_records(first)
+    other = _release()
+    other["deid_release"]["generalization"]["max_levels"] = {"age": levels1["age"] - 1}
+    second = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid,+deid_published"],
+                     tmp_path / "v2", other, db)
+    levels2 = _ola_levels(second)
+    assert levels2 != levels1, (levels1, levels2)
+    rel2 = _checked_records(second)
+    up = level_map(second.query("select qi_name, original_value, level, generalized_value"
+                                " from deid_hierarchy").itertuples(index=False), "<missing>")
+    figures = mixed_level_figures(QIS, [(levels1, rel1), (levels2, rel2)], COMBINATIONS, 5, up)
+    print(f"OLA line at mixed levels {levels1} then {levels2}: {figures}")
+    history = second.query("select * from deid_release_history order by recorded_at")
+    last = history.iloc[-1]
+    assert "at mixed levels" in last["gates_json"], last["gates_json"]
+    assert last["combined_min_consistent"] == min(s for s, _ in figures.values())
+    gate = {f["combination"]: f["min_consistent"]
+            for f in json.loads(last["line_json"])["combined"]}
+    assert gate == {c: s for c, (s, _b) in figures.items()}
+    below = sum(b for _s, b in figures.values())
+    assert (last["status"] == "published") == (below == 0 and second.ok), second.output[-3000:]
+
+
+def test_a_gate_table_rebuilt_at_another_fixed_level_is_refused(it_database, tmp_path) -> None:
+    """Review 9, G4, with fixed levels: the release checked (not published) at age level 3; a
+    `level` changed in the settings and only the gate table and what reads it rebuilt (`dbt
+    run -s deid_gate_results+`) over the checked release built at level 3. The gate
+    released_levels fails (every age is a level-3 bin, not a level-2 one) and nothing is
+    published: the candidate showed each `0-19` as the level-2 interval `[0, 10)`."""
+    qis = _release()["deid_release"]["quasi_identifiers"]
+    qis["age"]["level"] = 3
+    fixed = _release(quasi_identifiers=qis)
+    del fixed["deid_release"]["generalization"]
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    checked = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "--exclude",
+                                    "deid_published", *NO_REPORT[1:]], tmp_path / "a", fixed, db)
+    assert checked.ok, checked.output[-4000:]
+    moved = _release(quasi_identifiers={**qis, "age": {**qis["age"], "level": 2}})
+    del moved["deid_release"]["generalization"]
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results+", "--exclude",
+                                "*deid_release_report"], tmp_path / "moved", moved, db)
+    assert not run.ok, run.output[-4000:]
+    assert "published 4000 rows" not in run.output
+    assert "dbt_deid gate released_levels FAILED" in run.output, run.output[-4000:]
+    assert "age (level 2: " in run.output
+    assert "published" not in set(run.query("select status from deid_release_history")["status"])
+    assert "deid_published" not in run.tables()

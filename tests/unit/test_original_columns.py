@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = [*sorted((ROOT / "macros" / "generalize").glob("*.sql")),
          ROOT / "macros" / "suppression" / "apply_suppression_sql.sql",
          ROOT / "macros" / "gates" / "gates.sql",
+         ROOT / "macros" / "gates" / "released_levels_gate.sql",
          ROOT / "macros" / "publish" / "table_fingerprint.sql",
          *sorted((ROOT / "macros" / "risk").glob("*.sql"))]
 
@@ -64,7 +65,10 @@ def macros() -> Any:
             original_value_sources=call("original_value_sources"),
             information_loss_patterns_cte=call("information_loss_patterns_cte"),
             information_loss_grouped_sql=call("information_loss_grouped_sql"),
-            cte_materialized=lambda: "materialized ", type_double=lambda: "double"),
+            cte_materialized=lambda: "materialized ", type_double=lambda: "double",
+            release_ref=lambda name: {"deid_hierarchy": "hier"}[name],
+            released_levels_flags_sql=call("default__released_levels_flags_sql"),
+            released_levels_sums_sql=call("released_levels_sums_sql")),
         "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint",
                                type_float=lambda: "float")})
 
@@ -210,3 +214,31 @@ def test_input_unchanged_gate_fingerprints_the_source_in_the_same_scan(con) -> N
     con.execute("delete from truth where rid = 5")
     got = combined()
     assert got[3:] == alone() and got[0] == 3
+
+
+def test_released_levels_are_counted_in_the_same_scan(con) -> None:
+    """Review 9, G4: the gate table's one scan of the checked release also counts, per QI, the
+    records whose true value at the released level is not their original generalized at the
+    level the gate table would record (the gate released_levels): none at the levels the
+    release was built at (a missing value is the missing label at every level); at another
+    level of the same hierarchy, every record with a value; a hierarchy slice with two groups
+    for one value flags its records and doubles none. The counts change nothing else the scan
+    gives (changed records, the checked release's fingerprint)."""
+    call = macros()
+    cols = columns(con, "truth")
+    for orig in ("A1", "A2", "B1", "B2"):
+        con.execute("insert into hier values ('a', 2, ?, 'AB')", [orig])
+
+    def scan(levels: dict | None) -> tuple:
+        return con.execute(str(call("default__gate_input_unchanged_sql")(
+            "truth", CFG, cols, None, None, levels))).fetchone()
+
+    built = {"a": 1, "b": 0, "a_top": 2, "b_too": 0}
+    plain = scan(None)
+    assert scan(built) == (*plain, 0, 0, 0, 0)
+    # a released at level 2 now (as deid_ola_levels rebuilt by another invocation would say):
+    # records 1, 2, 3 and 5 hold level-1 values; record 4's missing label is at every level
+    assert scan({**built, "a": 2}) == (*plain, 4, 0, 0, 0)
+    assert scan({**built, "a_top": 1}) == (*plain, 0, 0, 4, 0)
+    con.execute("insert into hier values ('b', 0, '10', '10x')")  # two groups for 10
+    assert scan(built) == (*plain, 0, 2, 0, 0)  # records 1 and 4, once each
