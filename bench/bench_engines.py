@@ -28,7 +28,12 @@ run at a smaller size (``--spark-rows``); DuckDB is then also run at that size, 
 
     nice -n 10 .venv/bin/python bench/bench_engines.py [--rows 2375331]
         [--engines duckdb,postgres,spark] [--spark-rows 200000] [--top 0]
-        [--source native|generator] [--workdir DIR]
+        [--source native|generator] [--pg-explain MS] [--workdir DIR]
+
+``--pg-explain MS`` loads auto_explain into the bench's PostgreSQL server and logs every
+statement over MS milliseconds with its plan, row counts and buffers (temporary files
+included), no timing, to ``<workdir>/postgres_<rows>/pg/server.log``: the plans the build
+really ran (fresh tables, no statistics), which a later EXPLAIN cannot show.
 
 Progress goes to stderr, the figures to stdout and ``<workdir>/bench_engines.json``.
 """
@@ -132,7 +137,7 @@ def engine_env(engine: str, workdir: Path,
         else:
             yield env
     else:
-        server = start_postgres(workdir / "pg")
+        server = start_postgres(workdir / "pg", PG_SETTINGS)
         try:
             env.update(server.env("bench"))
             env["__load_s"] = _timed(load_postgres, load, server)
@@ -140,6 +145,9 @@ def engine_env(engine: str, workdir: Path,
         finally:
             server.stop()
 
+
+#: Set by --pg-explain: extra server parameters of the bench's PostgreSQL server.
+PG_SETTINGS: dict[str, str] = {}
 
 #: Set by --spark-cluster: workers (0 = session mode on local[2]), worker and executor memory.
 SPARK_CLUSTER: dict[str, Any] = {"workers": 0, "worker_memory": "3g", "executor_memory": "2g"}
@@ -354,9 +362,20 @@ def main() -> None:
                          " (tests/integration/spark_cluster.py) instead of local[2]")
     ap.add_argument("--worker-memory", default="3g", help="memory per cluster worker")
     ap.add_argument("--executor-memory", default="2g", help="memory per cluster executor")
+    ap.add_argument("--pg-explain", type=int, default=None, metavar="MS",
+                    help="PostgreSQL: log the plan (auto_explain, with row counts and buffers,"
+                         " no timing) and temp files of every statement over MS milliseconds"
+                         " to <workdir>/postgres_<rows>/pg/server.log")
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args()
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if args.pg_explain is not None:
+        PG_SETTINGS.update({
+            "shared_preload_libraries": "auto_explain",
+            "auto_explain.log_min_duration": str(args.pg_explain),
+            "auto_explain.log_analyze": "on", "auto_explain.log_timing": "off",
+            "auto_explain.log_buffers": "on", "auto_explain.log_nested_statements": "on",
+            "log_temp_files": "10240"})
     SPARK_CLUSTER.update(workers=args.spark_cluster, worker_memory=args.worker_memory,
                          executor_memory=args.executor_memory)
     unknown = set(engines) - set(ENGINES)

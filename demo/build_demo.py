@@ -158,10 +158,10 @@ def discharge_failures_only(target: Path) -> bool:
 
 
 def discharge_refusals(database: Path) -> list[str] | None:
-    """Per discharge file: the file's suppression (deid_information_loss describes what is
-    published: the file drawn from the protected population) next to the paper's Tables 9-10
-    and why the file was refused; None when a file was published, was not refused by its
-    gates, or the text release did not publish."""
+    """Per discharge file: the file's suppression (deid_diagnostics' information_loss rows
+    describe what is published: the file drawn from the protected population) next to the
+    paper's Tables 9-10 and why the file was refused; None when a file was published, was not
+    refused by its gates, or the text release did not publish."""
     import duckdb
 
     out: list[str] = []
@@ -194,7 +194,8 @@ def discharge_refusals(database: Path) -> list[str] | None:
                        " of QI cells):")
             loss = con.execute(
                 f"select column_name, share_cells_suppressed from"
-                f" main_deid_work.{prefix}deid_information_loss order by column_order").fetchall()
+                f" main_deid_work.{prefix}deid_diagnostics where diagnostic = 'information_loss'"
+                " order by column_order").fetchall()
             for column, share in loss:
                 paper = PAPER_005[name].get(column)
                 out.append(f"    {column:<26} {100 * share:6.1f}%   paper "

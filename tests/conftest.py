@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,39 @@ MODULE_SECONDS = {
 }
 
 
+#: Session fixtures that the first test process to ask builds once per pytest run while the
+#: others that ask wait on its lock (tests/integration/conftest.py, ``built_once``).
+SHARED_BUILDS = frozenset({"it_database", "default_release"})
+
+
+def start_order(modules: list[str], needs_shared: set[str], workers: int) -> list[str]:
+    """``modules`` (slowest first) with the first ``workers`` of them, which every test process
+    starts at once, holding at most one module of ``needs_shared``: the others would wait idle
+    for that module's shared builds (``SHARED_BUILDS``, ~35 CPU s of dbt at the start of the
+    run). The next slowest modules that need no shared build (the demo, the engines, Spark)
+    take those places; the rest keep their order."""
+    start: list[str] = []
+    later: list[str] = []
+    for module in modules:
+        waits = module in needs_shared and any(m in needs_shared for m in start)
+        (later if len(start) >= workers or waits else start).append(module)
+    return start + later
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put the slowest modules first (``MODULE_SECONDS``); the rest keep their order."""
+    """Put the slowest modules first (``MODULE_SECONDS``), the rest in their order; then
+    ``start_order`` for the test processes of pytest-xdist."""
     order = {item.nodeid: i for i, item in enumerate(items)}
-    items.sort(key=lambda item: (-MODULE_SECONDS.get(item.nodeid.split("::")[0], 0),
-                                 order[item.nodeid]))
+    items.sort(key=lambda item: (-MODULE_SECONDS.get(_module(item), 0), order[item.nodeid]))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
+        return
+    modules = list(dict.fromkeys(_module(item) for item in items))
+    needs_shared = {_module(item) for item in items
+                    if SHARED_BUILDS & set(getattr(item, "fixturenames", ()))}
+    rank = {m: i for i, m in enumerate(start_order(modules, needs_shared, workers))}
+    items.sort(key=lambda item: (rank[_module(item)], order[item.nodeid]))
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::")[0]

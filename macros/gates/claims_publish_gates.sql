@@ -9,9 +9,15 @@
       interval with gate_on: upper, <= MaxSup; "Empirical Evaluation", attack 1: simulated
       success rate <= attack_tau), re-checked against the limits of the current settings (a
       gate view built under other settings is refused);
+    * claims_verdict_bound: the verdicts were computed under the settings of now, on the
+      inputs as they are now (the fingerprints of deid_claims_verdict_inputs, read by LOLA and
+      the attack; verdict_binding.sql), else refused naming `dbt build -s +tag:deid_claims`;
     * <table>_columns, <table>_rows: the written table has exactly the declared columns and
-      exactly the rows of deid_claims_generalized_<table>, as multisets
-      (gate_published_matches_sql: no row held a different number of times; equal counts);
+      exactly the rows of the table's bound input (the preprocessed patients, or D2)
+      generalized now to the release node of the LOLA table (claims_generalize_sql over
+      claims_levels_sql), as multisets (gate_published_matches_sql: no row held a different
+      number of times; equal counts): so a deid_claims_generalized_<table> left at another
+      node, or over other records, is not published;
     * patients_staged, claims_members_in_patients (checked by the claims table's model, which
       publishes both): the patients table was staged and passes its own gates, and every member
       id of the claims is a published patient;
@@ -26,6 +32,9 @@
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": config deid_claims_table must be patients or claims, got " ~ table) }}
   {%- endif -%}
   {%- set results = dbt_deid.claims_verdict_results(cfg) -%}
+  {#- the verdicts hold for what is published only under the settings and on the inputs they
+      were computed with (review 9, G1; macros/gates/verdict_binding.sql) -#}
+  {%- do results.append(dbt_deid.verdict_bound_result('claims')) -%}
   {%- do results.extend(dbt_deid.claims_table_gate_results(cfg, table, candidate)) -%}
   {#- the line: a later version is published only when identical or restarted (kind_line.sql) -#}
   {%- do results.append(dbt_deid.kind_line_gate_result('claims', table, candidate, this.incorporate(type='table'), dbt_deid.claims_relation(cfg[table]))) -%}
@@ -97,8 +106,12 @@
   {{ return(results) }}
 {%- endmacro %}
 
-{#- The written table `rel` holds exactly the declared columns and the rows of
-    deid_claims_generalized_<table> (the release levels). -#}
+{#- The written table `rel` holds exactly the declared columns and the rows of the table's input
+    (deid_claims_patients_preprocessed or deid_claims_d2, bound to the verdict by
+    claims_verdict_bound) generalized to the release node of deid_claims_lola, computed here
+    (the SQL deid_claims_generalized_<table> is built with): not the generalized table itself,
+    which a build without deid_claims_levels or the generalized models leaves at an older
+    node. -#}
 {% macro claims_table_gate_results(cfg, table, rel) -%}
   {%- set expected = dbt_deid.claims_published_columns(cfg, table) -%}
   {%- set want = expected | map('lower') | list -%}
@@ -113,7 +126,9 @@
         'message': table ~ ': rows not compared (the columns differ)'}) -%}
     {{ return(results) }}
   {%- endif -%}
-  {%- set src = ref('dbt_deid', 'deid_claims_generalized_' ~ table) -%}
+  {%- set base = ref('dbt_deid', 'deid_claims_patients_preprocessed' if table == 'patients' else 'deid_claims_d2') -%}
+  {%- set levels = '(' ~ dbt_deid.claims_levels_sql(cfg, ref('dbt_deid', 'deid_claims_lola')) ~ ') as lv' -%}
+  {%- set src = '(' ~ dbt_deid.claims_generalize_sql(cfg, table, base, ref('dbt_deid', 'deid_claims_hierarchy'), levels) ~ ') as g' -%}
   {%- set cols = expected | map('string') | list -%}
   {#- the project's multiset-equality proof (gate_published_matches_sql, as the discharge
       publish step proves it): the row patterns whose counts differ, duplicates counted -#}
@@ -122,7 +137,7 @@
   {%- set ok = r[0] == r[1] and r[2] == 0 -%}
   {%- do results.append({'gate': table ~ '_rows', 'passed': ok, 'failures': 0 if ok else r[2] + (0 if r[0] == r[1] else 1),
       'figure': r[0] | int, 'limit': r[1] | int,
-      'message': (table ~ ': exactly the ' ~ r[1] ~ ' rows of deid_claims_generalized_' ~ table) if ok
-        else (table ~ ': ' ~ r[0] ~ ' rows written, deid_claims_generalized_' ~ table ~ ' has ' ~ r[1] ~ '; ' ~ r[2] ~ ' distinct row(s) held a different number of times by the two (duplicates counted)')}) -%}
+      'message': (table ~ ': exactly the ' ~ r[1] ~ ' rows of ' ~ base.identifier ~ ' generalized to the release node of deid_claims_lola') if ok
+        else (table ~ ': ' ~ r[0] ~ ' rows written, ' ~ base.identifier ~ ' generalized to the release node of deid_claims_lola has ' ~ r[1] ~ '; ' ~ r[2] ~ ' distinct row(s) held a different number of times by the two (duplicates counted); rebuild the release (dbt build -s +tag:deid_claims)')}) -%}
   {{ return(results) }}
 {%- endmacro %}

@@ -64,8 +64,11 @@
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
   {%- set source_columns = dbt_deid.released_source_columns(cfg) if fingerprinted and input_fingerprint is not none else none -%}
   {%- set patterned = fingerprinted and patterns and dbt_deid.weighted_fingerprint_select_sql(['n'], '', 'n', ['r', 'f']) is not none -%}
+  {#- the engine's work_mem for this statement too (a full join of the source and the checked
+      release: 2 GB of temporary files at 2.4 million records with PostgreSQL's default) -#}
+  {%- set header = dbt_deid.release_sql_header() -%}
   {%- set levelled = fingerprinted and levels is not none -%}
-  {%- set table = run_query(dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none, levels if levelled else none)) -%}{%- set rows = table.rows -%}
+  {%- set table = run_query((header ~ '\n' if header else '') ~ dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none, levels if levelled else none)) -%}{%- set rows = table.rows -%}
   {%- set got = {} -%}
   {%- if fingerprinted -%}
     {%- for name in table.column_names -%}{%- do got.update({name | lower: rows[0][loop.index0]}) -%}{%- endfor -%}

@@ -85,7 +85,7 @@
       give the changed records' count);
     * the gate table's verdicts, one result per gate (failing rows' messages joined);
     * history_figures (when the gate table is fresh): the figures the history row records
-      (deid_risk_summary, deid_information_loss) were computed with this gate table
+      (deid_diagnostics' risk_summary and information_loss rows) were computed with this gate table
       (macros/publish/history_figures.sql);
     * combined_releases, evaluated here and not in the gate table: it reads the per-record store
       of earlier published versions, which a publish after the gate table was computed (`dbt

@@ -13,8 +13,9 @@
     * it is identical to the line's latest published version (the same published fingerprint:
       an idempotent rebuild reveals nothing new), or
     * every row of it is a row of that version, multiplicity counted (rows_not_in_sql, which
-      every engine runs: records deleted, nothing changed or added; the published table must
-      still be that version, by its fingerprint), so the versions combined are that version,
+      every engine runs: records deleted, nothing changed or added; the published table, or,
+      when it moved, the table that version was published as, must still be that version, by
+      its fingerprint), so the versions combined are that version,
       which passed its gates (by induction every version of a line is then a subset of the
       line's first version), or
     * the line is started over explicitly with `restart: {reason: ...}` in the kind's var (the
@@ -26,7 +27,11 @@
     role: patients or claims, from line_json's table, or for rows written before line_json from
     the published or input relation; a row whose role cannot be told belongs to both lines),
     whatever its published table, source or release name: another name, a renamed upstream
-    model or a moved published table (+alias) does not start over. The line's latest version is
+    model or a moved published table (+alias, or another schema: +schema, a
+    generate_schema_name) does not start over: the line is read from every history the project
+    writes (kind_line_histories: the one next to the published table, the kind's line record
+    in its working schema, and the history in the schema of every publish model of the graph;
+    review 9, G2). The line's latest version is
     the newest row whose published fingerprint is the published table's (client clocks may
     disagree), else the newest by recorded_at, then version. Only a new non-empty `restart`
     reason starts a new line: removing the setting, or going back to an earlier reason, is
@@ -70,6 +75,42 @@
   {{ return(none) }}
 {%- endmacro %}
 
+{#- The line record of a claims or text release: deid_<kind>_line_history, in the kind's working
+    schema (next to deid_claims_release_gate or deid_text_release_gate), with the columns of
+    deid_release_history; the publish materialization appends a copy of every 'published'
+    history row of the kind to it (record_release), so the line is found wherever the published
+    tables moved (review 9, G2: a `+schema` on the publish models made the next build "version
+    1" of a new line). Figures only, as the history. None when the kind's gate model is not in
+    the graph. -#}
+{% macro kind_line_record_relation(kind) -%}
+  {%- set gate = dbt_deid._graph_relation('deid_claims_release_gate' if kind == 'claims' else 'deid_text_release_gate') -%}
+  {%- if gate is none -%}{{ return(none) }}{%- endif -%}
+  {{ return(api.Relation.create(database=gate.database, schema=gate.schema, identifier='deid_' ~ kind ~ '_line_history', type='table')) }}
+{%- endmacro %}
+
+{#- The histories the line of `kind` is read from, those that exist, deduplicated: the release
+    history next to the published relation `target`, the kind's line record
+    (kind_line_record_relation) and the release history in the schema of every publish model of
+    the graph (any kind, whatever its materialization was overridden to: is_publish_node). A
+    published version recorded in any of them is a version of the line. -#}
+{% macro kind_line_histories(kind, target) -%}
+  {%- set wanted = [api.Relation.create(database=target.database, schema=target.schema, identifier='deid_release_history', type='table')] -%}
+  {%- set record = dbt_deid.kind_line_record_relation(kind) -%}
+  {%- if record is not none -%}{%- do wanted.append(record) -%}{%- endif -%}
+  {%- for node in graph.nodes.values() if dbt_deid.is_publish_node(node) -%}
+    {%- do wanted.append(api.Relation.create(database=node.database, schema=node.schema, identifier='deid_release_history', type='table')) -%}
+  {%- endfor -%}
+  {%- set out = [] -%}{%- set seen = [] -%}
+  {%- for h in wanted -%}
+    {%- set key = (h | string | replace('"', '') | replace('`', '') | lower) -%}
+    {%- if key not in seen -%}
+      {%- do seen.append(key) -%}
+      {%- if adapter.get_relation(h.database, h.schema, h.identifier) is not none -%}{%- do out.append(h) -%}{%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
 {#- The gate result of the line of one table of a claims or text release: `kind` ('claims' or
     'text'), `table` (patients, claims or documents), `candidate` (the table about to be
     published: the candidate or the staged table), `target` (the published relation it
@@ -95,9 +136,14 @@
   {%- set out = {'gate': gate, 'passed': true, 'failures': 0, 'figure': none, 'limit': none,
                  'published_relation': target_key, 'line': line} -%}
   {%- set history = api.Relation.create(database=target.database, schema=target.schema, identifier='deid_release_history', type='table') -%}
+  {#- every history the line may be recorded in, not only the one next to the published table:
+      a published table moved to another schema (+schema, generate_schema_name) is the same
+      line (review 9, G2) -#}
+  {%- set histories = dbt_deid.kind_line_histories(kind, target) -%}
   {%- set rows = [] -%}
-  {%- if adapter.get_relation(history.database, history.schema, history.identifier) is not none -%}
-    {%- set read = dbt_deid.kind_line_history_columns(history) -%}
+  {%- set reads = [] -%}
+  {%- for h in histories -%}
+    {%- set read = dbt_deid.kind_line_history_columns(h) -%}
     {%- if read is string and epoch != '' -%}
       {#- a history older than `restart` holds no earlier reason to go back to -#}
       {%- do out.update({'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ "): started over (restart: '" ~ reason ~ "'); " ~ read}) -%}
@@ -106,13 +152,25 @@
       {%- do out.update({'passed': false, 'failures': 1, 'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ '): ' ~ read ~ '; nothing is published' ~ (', the published table stays' if adapter.get_relation(target.database, target.schema, target.identifier) is not none else '') ~ '. Start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history, which is then given the columns of this package version)'}) -%}
       {{ return(out) }}
     {%- endif -%}
-    {%- set t = run_query("select release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from (select " ~ read | join(', ') ~ " from " ~ history ~ ") as h"
+    {%- do reads.append("select " ~ read | join(', ') ~ " from " ~ h) -%}
+  {%- endfor -%}
+  {%- if reads -%}
+    {#- the line record holds copies of the histories' rows: one row per published version
+        (name, version, fingerprint, relation), the first by recorded_at (a copy can differ
+        from its history row where the history was edited or is of an older package version:
+        no line_json, another recorded_at) -#}
+    {%- set versions_seen = [] -%}
+    {%- set t = run_query("select distinct release_name, release_version, published_relation, input_relation, settings_json, published_hash, recorded_at, line_json from (" ~ reads | join(' union all ') ~ ") as h"
         ~ " where status = 'published' and release_kind = " ~ dbt_deid.literal(kind) ~ " and release_version is not null order by recorded_at, release_version") -%}
     {%- for r in t.rows -%}
+      {%- set version_key = [r[0], r[1], r[5], dbt_deid.kind_line_relation_key(r[2])] | join('|') -%}
       {%- set role = dbt_deid.kind_line_row_table(kind, r[7], r[2], r[3], {table: [target_key, source_key]}) -%}
-      {%- if role is none or role == table -%}
+      {%- if version_key not in versions_seen and (role is none or role == table) -%}
+        {%- do versions_seen.append(version_key) -%}
+        {%- set row_line = fromjson(r[7]) if r[7] else {} -%}
         {%- do rows.append({'name': r[0], 'version': r[1] | int, 'hash': r[5],
-            'epoch': dbt_deid.kind_line_epoch(fromjson(r[4]) if r[4] else {})}) -%}
+            'epoch': dbt_deid.kind_line_epoch(fromjson(r[4]) if r[4] else {}),
+            'table': row_line.get('published_table') if row_line is mapping else none}) -%}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
@@ -125,7 +183,7 @@
         told from a new one once the history is gone (session 8) -#}
     {%- if held > 0 -%}
       {%- do out.update({'passed': false, 'failures': 1, 'figure': held, 'limit': 0,
-          'message': what ~ ': the published table holds ' ~ held ~ ' row(s) but the release history ' ~ history ~ ' records no published version of it (deleted, truncated or dropped history: never a fresh start); nothing is published, the published table stays. Restore the history from a backup; or, to start over on purpose, archive or drop the published table ' ~ target_key ~ ' first (recipients keep what they received) and build with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history); a `restart` alone does not excuse it (once the history is gone, a new restart cannot be told from one kept in the vars)'}) -%}
+          'message': what ~ ': the published table holds ' ~ held ~ ' row(s) but the release history ' ~ history ~ ' records no published version of it (nor does any history of the project the line is read from: ' ~ (histories | join(', ') if histories else 'none found') ~ ') (deleted, truncated or dropped history: never a fresh start); nothing is published, the published table stays. Restore the history from a backup; or, to start over on purpose, archive or drop the published table ' ~ target_key ~ ' first (recipients keep what they received) and build with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history); a `restart` alone does not excuse it (once the history is gone, a new restart cannot be told from one kept in the vars)'}) -%}
     {%- else -%}
       {%- do out.update({'message': what ~ ': ' ~ ('no earlier published version (version 1 of the line)' if epoch == '' else "started over (restart: '" ~ reason ~ "')")}) -%}
     {%- endif -%}
@@ -155,7 +213,14 @@
   {%- endif -%}
   {%- set fp = dbt_deid.table_fingerprint(candidate) -%}
   {%- do line.update({'extends_version': latest.version, 'extends_release': latest.name, 'identical_to_extended': fp.hash == latest.hash}) -%}
-  {%- set extra = dbt_deid.kind_line_rows_not_in(candidate, found, published_hash, latest.hash) if fp.hash != latest.hash else 0 -%}
+  {#- the published table moved (another schema or name): the latest version where it was
+      published, when it is still that version (its fingerprint) -#}
+  {%- set was = found -%}{%- set was_hash = published_hash -%}
+  {%- if published_hash != latest.hash and fp.hash != latest.hash and latest.table and latest.table.split('.') | length == 2 -%}
+    {%- set old = adapter.get_relation(target.database, latest.table.split('.')[0], latest.table.split('.')[1]) -%}
+    {%- if old is not none -%}{%- set was = old -%}{%- set was_hash = dbt_deid.table_fingerprint(old).hash -%}{%- endif -%}
+  {%- endif -%}
+  {%- set extra = dbt_deid.kind_line_rows_not_in(candidate, was, was_hash, latest.hash) if fp.hash != latest.hash else 0 -%}
   {%- do line.update({'rows_not_in_extended': extra}) -%}
   {%- if fp.hash == latest.hash -%}
     {%- do out.update({'figure': 0, 'limit': 0, 'message': what ~ ': identical to the published version ' ~ latest.version ~ ' of ' ~ latest.name ~ ' (the same fingerprint: nothing new is revealed)'}) -%}

@@ -1,5 +1,5 @@
 {#- Spark form of the exact consistent-set check (the exact_k_anonymity gate, the combined
-    releases gate and the exact part of deid_risk_summary all call exact_risk_summary_sql;
+    releases gate and the exact part of deid_diagnostics' risk summary all call exact_risk_summary_sql;
     default__exact_risk_summary_sql in macros/risk/exact_risk_summary_sql.sql is the reference).
 
     Same definition (El Emam et al. 2011, "Measuring the Probability of Re-identification":

@@ -8,6 +8,10 @@
       <= the upper 95% limit of the benchmark distribution;
     * quasi (section 2.3.9.2, equations 21-22): the upper 95% limit <= tau of the current
       settings (an assessment computed under another tau is refused);
+    * text_verdict_bound: the assessment was computed under the settings of now, on the inputs
+      as they are now (the fingerprints of deid_text_verdict_inputs: the three inputs, the
+      staged documents and detections the table is computed from, the counts the assessment
+      read; verdict_binding.sql), else refused naming `dbt build -s +tag:deid_text`;
     * published_columns, documents: the written table has exactly doc_id, text,
       spans_replaced, and one row per document of deid_text_documents;
     * text_line: a later version of the line is identical to the published one, or the line is
@@ -36,6 +40,9 @@
     {%- endif -%}
     {%- do results.append({'gate': measure, 'passed': ok, 'failures': 0 if ok else 1, 'figure': figure, 'limit': limit, 'message': message}) -%}
   {%- endfor -%}
+  {#- the verdicts hold for what is published only under the settings and on the inputs they
+      were computed with (review 9, G1; macros/gates/verdict_binding.sql) -#}
+  {%- do results.append(dbt_deid.verdict_bound_result('text')) -%}
 
   {%- set want = ['doc_id', 'text', 'spans_replaced'] -%}
   {%- set got = adapter.get_columns_in_relation(candidate) | map(attribute='name') | map('lower') | list -%}

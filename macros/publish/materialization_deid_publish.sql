@@ -248,13 +248,26 @@
           m.release_id, m.release_version)}) -%}
     {%- endif -%}
   {%- endif -%}
-  {% call statement('deid_history_insert') -%}
-    insert into {{ history }} ({{ columns | map(attribute=0) | join(', ') }}) values (
+  {#- a published claims or text version: a copy of its row in the kind's line record too (its
+      working schema), so the line follows a published table moved to another schema
+      (macros/gates/kind_line.sql, kind_line_record_relation; review 9, G2) -#}
+  {%- set into = [history] -%}
+  {%- if kind in ['claims', 'text'] and status == 'published' -%}
+    {%- set record = dbt_deid.kind_line_record_relation(kind) -%}
+    {%- if record is not none and (record | string) != (history | string) -%}
+      {%- do dbt_deid.ensure_release_history(record) -%}
+      {%- do into.append(record) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- for h in into -%}
+  {% call statement('deid_history_insert' ~ ('' if loop.first else '_line')) -%}
+    insert into {{ h }} ({{ columns | map(attribute=0) | join(', ') }}) values (
       {%- for name, type in columns %}
       {{ 'null' if m.get(name) is none else (m[name] if type != dbt.type_string() else dbt_deid.literal(m[name])) }}{{ ',' if not loop.last }}
       {%- endfor %}
     )
   {%- endcall %}
+  {%- endfor -%}
 {%- endmacro %}
 
 {#- The manifest of one release attempt as a dict of history columns. -#}
@@ -412,12 +425,13 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The achieved figures per verified combination (deid_risk_summary, stage 'published'); read
-    by history_figures_result only once the table is proven to be the gate table's build. -#}
+{#- The achieved figures per verified combination (deid_diagnostics' risk_summary rows, stage
+    'published'); read by history_figures_result only once the table is proven to be the gate
+    table's build. -#}
 {% macro achieved_figures() -%}
-  {%- set rel = dbt_deid.release_ref('deid_risk_summary') -%}
+  {%- set rel = dbt_deid.release_ref('deid_diagnostics') -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}{{ return([]) }}{%- endif -%}
-  {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where stage = 'published' order by combination") -%}
+  {%- set t = run_query("select combination, smallest_class, min_consistent_exact, max_risk, mean_risk, records_above_tau, records from " ~ rel ~ " where diagnostic = 'risk_summary' and stage = 'published' order by combination") -%}
   {%- set out = [] -%}
   {%- for r in t.rows -%}
     {#- numbers through int/float: some drivers (PostgreSQL) return Decimal, which tojson refuses -#}
@@ -429,12 +443,12 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- The information loss headline (deid_information_loss, the all-QI row). -#}
+{#- The information loss headline (deid_diagnostics' information_loss rows, the all-QI row). -#}
 {% macro information_loss_headline() -%}
-  {%- set rel = dbt_deid.release_ref('deid_information_loss') -%}
+  {%- set rel = dbt_deid.release_ref('deid_diagnostics') -%}
   {%- set found = adapter.get_relation(rel.database, rel.schema, rel.identifier) -%}
-  {%- if found is none or 'column_order' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
-  {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where column_order = 0") -%}
+  {%- if found is none or 'non_uniform_entropy' not in (adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list) -%}{{ return({}) }}{%- endif -%}
+  {%- set t = run_query("select suppressed_cells, share_cells_suppressed, records_with_suppression, share_records_with_suppression, non_uniform_entropy, precision from " ~ rel ~ " where diagnostic = 'information_loss' and column_order = 0") -%}
   {%- if t.rows | length == 0 -%}{{ return({}) }}{%- endif -%}
   {%- set r = t.rows[0] -%}
   {{ return({'suppressed_cells': dbt_deid._json_number(r[0], true), 'share_cells_suppressed': dbt_deid._json_number(r[1]),

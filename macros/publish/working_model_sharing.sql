@@ -10,8 +10,9 @@
 
     A `sql_header` (review 8 final, R8) runs before the model's create statement, like a
     pre-hook, and cascades from a project's `models:` the same way: refused too, except the
-    package's own (the PostgreSQL deid_exact_consistent's planner settings,
-    dbt_deid.postgres_hash_joins_header, exactly that text up to whitespace).
+    package's own (the PostgreSQL release models' work_mem, dbt_deid.postgres_work_mem_header,
+    and deid_exact_consistent's planner settings, dbt_deid.postgres_hash_joins_header: exactly
+    that text up to whitespace).
 
     working_model_sharing(nodes): [name with its settings, e.g. 'deid_suppressed (grants,
     post-hook)'], the record-level tables first; [] when none shares.
@@ -36,11 +37,14 @@
 {%- endmacro %}
 
 {#- Whether a working model's sql_header is not the package's own: true for any text other
-    than postgres_hash_joins_header() (whitespace aside), false for none or blank. -#}
+    than postgres_hash_joins_header() or postgres_work_mem_header() (whitespace aside), false
+    for none or blank. -#}
 {% macro _foreign_sql_header(header) -%}
   {%- set text = (header or '') | string -%}
   {%- if text.split() | length == 0 -%}{{ return(false) }}{%- endif -%}
-  {{ return(text.split() | join(' ') != (dbt_deid.postgres_hash_joins_header() | string).split() | join(' ')) }}
+  {%- set own = [] -%}
+  {%- for h in [dbt_deid.postgres_hash_joins_header(), dbt_deid.postgres_work_mem_header()] -%}{%- do own.append((h | string).split() | join(' ')) -%}{%- endfor -%}
+  {{ return(text.split() | join(' ') not in own) }}
 {%- endmacro %}
 
 {% macro working_model_sharing_message(found) -%}

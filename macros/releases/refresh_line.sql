@@ -225,9 +225,13 @@
 {#- The store's record states of the line (CTEs `deid_states` and `deid_earlier`): per record
     key and true tuple, the finest cell any version revealed, the latest version holding the
     state (`deid_state_rank` = 1: the record's latest state), and the cell of the previous
-    version when that version holds the state (else the revealed cell). -#}
+    version when that version holds the state (else the revealed cell). One GROUP BY of the
+    store's rows and a window over its states: the previous version's cell is taken in the same
+    GROUP BY (a state holds at most one row of a version), not joined back on the key and every
+    true value. -#}
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
+  {%- set prev = dbt_deid.literal(line.previous_release_id) -%}
   deid_store as (
     select record_key, release_version, release_id
       {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__cell') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
@@ -237,9 +241,10 @@
   deid_states_grouped as (
     select record_key
       {%- for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %},
-      max(case when release_id = {{ dbt_deid.literal(line.previous_release_id) }} then 1 else 0 end) as deid_in_previous,
+      max(case when release_id = {{ prev }} then 1 else 0 end) as deid_in_previous,
       max(release_version) as deid_last_version
       {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
+      {%- for q in qis %}, max(case when release_id = {{ prev }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__previous') }}{% endfor %}
     from deid_store
     group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   ),
@@ -251,13 +256,10 @@
     select s.record_key, s.deid_state_rank
       {%- for q in qis %}
       , s.{{ dbt_deid.ident(q ~ '__true') }} as {{ dbt_deid.ident(q ~ '__earlier') }}
-      , case when p.record_key is not null then p.{{ dbt_deid.ident(q ~ '__cell') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
+      , case when s.deid_in_previous = 1 then s.{{ dbt_deid.ident(q ~ '__previous') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
       , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
       {%- endfor %}
     from deid_states as s
-    left join deid_store as p
-      on p.record_key = s.record_key and p.release_id = {{ dbt_deid.literal(line.previous_release_id) }}
-      {%- for q in qis %} and p.{{ dbt_deid.ident(q ~ '__true') }} = s.{{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   )
 {%- endmacro %}
 

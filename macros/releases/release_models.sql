@@ -10,17 +10,19 @@
     dispatched names spelt out, hence one line per package model. -#}
 {% macro release_model() -%}
   {%- set base = dbt_deid.release_base_name() -%}
+  {#- the engine's settings for the model's own transaction (PostgreSQL's work_mem), never on
+      the publish model; a model's own header (deid_exact_consistent's) includes them -#}
+  {%- set header = dbt_deid.release_sql_header() if base != 'deid_published' else none -%}
+  {%- if header -%}{%- do config(sql_header=header) -%}{%- endif -%}
   {%- if base == 'deid_gate_results' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid'))()) }}
   {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_information_loss' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_information_loss', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_versions' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_versions', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_risk_summary' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_risk_summary', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
@@ -106,22 +108,6 @@
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }}
-{%- endmacro %}
-
-{#- models/deid_information_loss.sql -#}
-{% macro default__deid_model_deid_information_loss() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- what is published (dbt_deid.checked_release: the file under `sample.order: population_first`).
-    invocation_id binds the figures to the gate table of the same invocation, built before
-    this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
--- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
-select l.*, cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
-from (
-{{ dbt_deid.information_loss_sql(cfg, dbt_deid.checked_release(), dbt_deid.release_ref('deid_hierarchy')) }}
-) as l
-{%- endif %}
 {%- endmacro %}
 
 {#- models/deid_input.sql -#}
@@ -292,37 +278,6 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {%- endif %}
 {%- endmacro %}
 
-{#- models/deid_risk_summary.sql -#}
-{% macro default__deid_model_deid_risk_summary() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- Read from the pattern tables (one row per distinct tuple with its record count n): the same
-    figures as from the record-level models, from fewer rows. invocation_id binds the figures to
-    the gate table of the same invocation, built before this table (depends_on): the history
-    records them only then (dbt_deid.history_figures_result). -#}
--- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
-with classes as (
-  {{ dbt_deid.risk_summary_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.verified_combinations, cfg.k, cfg.tau, 'generalized', 'n') }}
-  union all
-  {{ dbt_deid.risk_summary_sql(dbt_deid.release_ref('deid_suppressed_patterns'), cfg.verified_combinations, cfg.k, cfg.tau, 'published', 'n') }}
-),
-exact as (
-  {#- the exact check's distribution (deid_exact_consistent, which the report reads too) -#}
-  select combination, min(consistent) as min_consistent,
-    cast(coalesce(sum(case when consistent < {{ cfg.k }} then records else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k
-  from {{ dbt_deid.release_ref('deid_exact_consistent') }}
-  group by combination
-)
-select c.*,
-  case when c.stage = 'published' then e.min_consistent end as min_consistent_exact,
-  case when c.stage = 'published' then e.records_below_k end as records_below_k_exact,
-  cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
-from classes as c
-left join exact as e on e.combination = c.combination
-{%- endif %}
-{%- endmacro %}
-
 {#- models/deid_suppressed.sql -#}
 {% macro default__deid_model_deid_suppressed() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
@@ -400,10 +355,9 @@ left join exact as e on e.combination = c.combination
   {%- do dbt_deid.assert_column_roles(cfg) -%}
 {%- endif %}
 {#- The release manifest (dbt_deid.record_release) reads the achieved figures and the
-    information loss of this release: built first. #}
--- depends_on: {{ dbt_deid.release_ref('deid_risk_summary') }}
+    information loss of this release (deid_diagnostics): built first. #}
+-- depends_on: {{ dbt_deid.release_ref('deid_diagnostics') }}
 -- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
--- depends_on: {{ dbt_deid.release_ref('deid_information_loss') }}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
@@ -429,18 +383,51 @@ left join exact as e on e.combination = c.combination
 {%- if dbt_deid.release_enabled() -%}
 {%- set cfg = dbt_deid.release_config() -%}
 {%- set rcfg = dbt_deid.risk_suite_config() -%}
-{#- The release's pattern-level diagnostics in one table (issue 33, item 3; long format, one
-    `diagnostic` per figure set: dbt_deid.diagnostics_rows_sql). The original stage reads
-    deid_generalized (original values exist only in the records; QIs released from one source
-    column are one column there: original_value_sources), the generalized stage the pattern
-    table, the published stage and the suppression breakdown deid_suppressed_patterns (what is
-    published, dbt_deid.checked_release, grouped): no read of the checked release's records. -#}
+{#- The release's pattern-level diagnostics and figures in one table (issue 33, item 3; long
+    format, one `diagnostic` per figure set: dbt_deid.diagnostics_rows_sql): the risk CDF per
+    stage, the class-size histogram, the suppression breakdown, the risk summary and the
+    information loss. The generalized stage reads the pattern table, the published stage, the
+    suppression breakdown and the risk summary deid_suppressed_patterns (what is published,
+    dbt_deid.checked_release, grouped) and deid_exact_consistent.
+    The information loss needs each record's original and released values, and the original
+    stage's CDF each record's original values: both read one grouped CTE (deid_loss_patterns:
+    released QIs, `__original` columns, n), one scan of the records. In the plain chain (the
+    condition under which deid_suppressed_patterns is computed from the pattern table and the
+    map) the records are deid_generalized with the suppression map applied by the SQL that
+    builds deid_suppressed (apply_suppression_sql on the same relations: the same rows, ranks
+    broken by the record id), so the record-level released table is not read here (issue 33:
+    at most 4 reads per build). Otherwise (a refresh line, the attribute_disclosure remedy,
+    `sample.order: population_first`) the information loss reads the checked release and the
+    original stage deid_generalized, as before the fold.
+    invocation_id binds the figures to the gate table of the same invocation, built before
+    this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
+-- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
+{#- the checked release, read outside the plain chain (dbt_deid.checked_release), which a line
+    enters after its first published version: declared at parse time, when there is none -#}
+-- depends_on: {{ dbt_deid.checked_release() }}
+{%- set generalized = dbt_deid.release_ref('deid_generalized') -%}
 {%- set published = dbt_deid.release_ref('deid_suppressed_patterns') -%}
-{{ dbt_deid.diagnostics_rows_sql(
-    [dbt_deid.risk_cdf_sql(dbt_deid.release_ref('deid_generalized'), cfg.record_id, cfg.verified_combinations, 'original', none, dbt_deid.original_value_sources(cfg)),
+{%- set hierarchy = dbt_deid.release_ref('deid_hierarchy') -%}
+{%- set suppression_map = dbt_deid.release_ref('deid_suppression_map') -%}
+{%- set sources = dbt_deid.original_value_sources(cfg) -%}
+{%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() -%}
+{%- if plain -%}
+  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ') as deid_records__' -%}
+  {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}
+{%- else -%}
+  {%- set records = dbt_deid.checked_release() -%}
+  {%- set original = dbt_deid.risk_cdf_sql(generalized, cfg.record_id, cfg.verified_combinations, 'original', none, sources) -%}
+{%- endif -%}
+{%- set loss = dbt_deid.information_loss_grouped_sql(cfg, 'deid_loss_patterns', hierarchy, 'n', true) if cfg.released_qis else none %}
+with {{ dbt_deid.information_loss_patterns_cte(cfg, records) }}
+select d.*, cast({{ dbt_deid.literal(invocation_id) }} as {{ dbt.type_string() }}) as invocation_id
+from ({{ dbt_deid.diagnostics_rows_sql(
+    [original,
      dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n'),
      dbt_deid.risk_cdf_sql(published, cfg.record_id, cfg.verified_combinations, 'published', 'n')],
-    dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n')) }}
+    dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n'),
+    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, dbt_deid.release_ref('deid_exact_consistent')),
+    loss) }}) as d
 {%- endif %}
 {%- endmacro %}
 

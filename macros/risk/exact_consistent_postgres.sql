@@ -13,10 +13,12 @@
 {%- endmacro %}
 
 {#- `set local` statements that leave PostgreSQL only hash joins (and the scans) for the rest of
-    the model's transaction; the session's settings are untouched after its commit. -#}
+    the model's transaction, with every release model's work_mem (postgres_work_mem_header);
+    the session's settings are untouched after its commit. -#}
 {% macro postgres_hash_joins_header() -%}
 set local enable_mergejoin = off;
 set local enable_nestloop = off;
+{{ dbt_deid.postgres_work_mem_header() }}
 {%- endmacro %}
 
 {#- Redshift dispatches to postgres__ but has no enable_mergejoin/enable_nestloop settings (an

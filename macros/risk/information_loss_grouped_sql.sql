@@ -1,6 +1,7 @@
 {#- `count_column`: `suppressed` is a pattern table of the records (each row counts that many
-    records; information_loss_patterns_sql) and the query continues its WITH clause. -#}
-{% macro information_loss_grouped_sql(cfg, suppressed, hierarchy, count_column=none) -%}
+    records; information_loss_patterns_sql) and the query continues its WITH clause, unless
+    `standalone` (a query of its own reading a CTE of the enclosing query: deid_diagnostics). -#}
+{% macro information_loss_grouped_sql(cfg, suppressed, hierarchy, count_column=none, standalone=false) -%}
   {%- set qis = cfg.released_qis -%}
   {%- if qis | length == 0 -%}{{ return('select 1 as placeholder') }}{%- endif -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
@@ -20,7 +21,7 @@
       {%- do prec.append('(cast(1 as ' ~ d ~ ') - (cast(t.n - t.c' ~ loop.index ~ ' as ' ~ d ~ ') + cast(t.c' ~ loop.index ~ ' as ' ~ d ~ ') * ' ~ spec.level ~ ' / nullif(hh.h' ~ loop.index ~ ', 0)) / t.n)') -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ ', ' if w else 'with ' }}totals as (
+  {{ ', ' if (w and not standalone) else 'with ' }}totals as (
     {%- if w %}
     select cast(coalesce(sum({{ w }}), 0) as {{ b }}) as n
     {%- for q in qis %}, cast(coalesce(sum(case when {{ dbt_deid.ident(q) }} is not null then {{ w }} else 0 end), 0) as {{ b }}) as c{{ loop.index }}{% endfor %},

@@ -21,7 +21,8 @@
 {%- endmacro %}
 
 {#- The CTE deid_loss_patterns: `suppressed` grouped by the released QIs and their `__original`
-    columns, with the record count n. -#}
+    columns (and the `__original` columns of the verified combinations' QIs, so the original
+    stage's risk CDF reads it too: deid_diagnostics), with the record count n. -#}
 {% macro information_loss_patterns_cte(cfg, suppressed) -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
   {%- set cols = [] -%}
@@ -30,6 +31,10 @@
       {%- if dbt_deid.ident(c) not in cols -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endif -%}
     {%- endfor -%}
   {%- endfor -%}
+  {%- for b in cfg.verified_combinations -%}{%- for q in b -%}
+    {%- set c = dbt_deid.ident(sources[q] ~ '__original') -%}
+    {%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}
+  {%- endfor -%}{%- endfor -%}
   deid_loss_patterns as {{ dbt_deid.cte_materialized() }}(
     select {{ cols | join(', ') }}, count(*) as n
     from {{ suppressed }}

@@ -2,7 +2,9 @@
     smallest class size over the combinations (`smallest_class_size`, window sums over the
     tuples, not over records; one window per combination: risk_cdf_sql passes each distinct
     set of columns once). Shared by the risk CDF and DuckDB's record risk. `count_column`:
-    the relation is a pattern table, each row standing for that many records. -#}
+    the relation is a pattern table, each row standing for that many records. `relation` may
+    be a parenthesised query (current_patterns, for a refresh's pairs table): aliased, as
+    PostgreSQL before 16 requires of a subquery in FROM (review 9, G3). -#}
 {% macro smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('smallest_class_patterns_sql', 'dbt_deid'))(relation, combinations, count_column)) }}
 {%- endmacro %}
@@ -18,6 +20,6 @@
   select {{ all_cols | join(', ') }}, n,
     cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
   from (
-    select {{ all_cols | join(', ') }}, {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n from {{ relation }} group by {{ all_cols | join(', ') }}
+    select {{ all_cols | join(', ') }}, {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n from {{ relation }} as deid_patterns_in group by {{ all_cols | join(', ') }}
   ) as patterns
 {%- endmacro %}

@@ -14,6 +14,7 @@
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}
 -- depends_on: {{ ref('dbt_deid', 'deid_claims_release_gate') }}
+{{ dbt_deid.verdict_depends_on('claims') }}
 -- depends_on: {{ dbt_deid.claims_relation(cfg.patients) }}
 -- depends_on: {{ dbt_deid.claims_relation(cfg.claims) }}
 {{ dbt_deid.claims_publish_sql(cfg, 'patients', ref('dbt_deid', 'deid_claims_generalized_patients')) }}

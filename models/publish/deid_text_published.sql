@@ -12,6 +12,7 @@
   {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as deid_publish (the materialization that runs the gates on what it writes), got " ~ config.get('materialized') ~ "; remove the override") }}
 {%- endif %}
 -- depends_on: {{ ref('dbt_deid', 'deid_text_release_gate') }}
+{{ dbt_deid.verdict_depends_on('text') }}
 -- depends_on: {{ dbt_deid.text_input_relation(cfg, 'documents') }}
 {{ dbt_deid.text_redact_sql(ref('dbt_deid', 'deid_text_documents'), ref('dbt_deid', 'deid_text_detections')) }}
 {%- endif %}

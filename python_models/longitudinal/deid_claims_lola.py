@@ -11,4 +11,5 @@ def model(dbt, session):
         dbt.ref("deid_claims_patients_preprocessed"),
         dbt.ref("deid_claims_d2"),
         dbt.ref("deid_claims_hierarchy"),
+        dbt.ref("deid_claims_verdict_inputs"),
     )

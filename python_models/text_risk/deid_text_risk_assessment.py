@@ -11,4 +11,5 @@ def model(dbt, session):
         dbt.ref("deid_text_direct_counts"),
         dbt.ref("deid_text_quasi_counts"),
         dbt.ref("deid_text_corpus_size"),
+        dbt.ref("deid_text_verdict_inputs"),
     )

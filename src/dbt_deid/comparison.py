@@ -116,12 +116,17 @@ def coded_released(released: pd.DataFrame, columns: Sequence[str]) -> _Coded:
 
 
 def compare_algorithms(
-    patterns: pd.DataFrame | PatternTable, release: Mapping[str, Any], logger: Logger | None = None,
-    *, exact: bool = True, released: pd.DataFrame | _Coded | None = None,
-    released_min_consistent: int | None = None,
+    patterns: pd.DataFrame | PatternTable | None, release: Mapping[str, Any],
+    logger: Logger | None = None, *, exact: bool = True,
+    released: pd.DataFrame | _Coded | None = None, released_min_consistent: int | None = None,
+    selected_only: bool = False,
 ) -> pd.DataFrame:
     """Run the release with both algorithms; one row per (algorithm, column) with the loss,
     plus the smallest class over the verified combinations (both must reach k).
+
+    ``selected_only`` (with ``released``): the selected algorithm's figures only, read from
+    ``released``; no algorithm runs and ``patterns`` is not read (a refresh of a release line,
+    docs/living-release.md: the version is not a run of either algorithm from scratch).
 
     ``released``: the selected algorithm's result as released patterns
     (``deid_suppressed_patterns``); its figures are read from it instead of running that
@@ -136,9 +141,13 @@ def compare_algorithms(
     log = logger or get_logger()
     verify = cfg.verified_combinations()
     frames = []
-    source: pd.DataFrame | PatternTable = patterns
+    source: pd.DataFrame | PatternTable | None = patterns
     # the paper's two, and the release's own when it chose another (mask_cover)
-    for algorithm in dict.fromkeys(("combinations", "complete", cfg.algorithm)):
+    if selected_only and released is None:
+        raise ValueError("compare_algorithms: selected_only needs the released patterns")
+    algorithms = ((cfg.algorithm,) if selected_only
+                  else tuple(dict.fromkeys(("combinations", "complete", cfg.algorithm))))
+    for algorithm in algorithms:
         if released is not None and algorithm == cfg.algorithm:
             coded = (released if isinstance(released, _Coded)
                      else coded_released(released, cfg.qi_names))

@@ -60,8 +60,9 @@ class PostgresServer:
                         "-m", "immediate", "-w", "stop"], capture_output=True, text=True)
 
 
-def start_postgres(base: Path) -> PostgresServer:
-    """initdb a cluster under ``base`` and start it on a private socket directory."""
+def start_postgres(base: Path, settings: dict[str, str] | None = None) -> PostgresServer:
+    """initdb a cluster under ``base`` and start it on a private socket directory, with
+    ``settings`` (server parameters, e.g. auto_explain's) added to the command line."""
     bindir = pg_bindir()
     if bindir is None:
         raise RuntimeError("initdb/pg_ctl not found (apt-get install postgresql-15)")
@@ -89,6 +90,7 @@ def start_postgres(base: Path) -> PostgresServer:
     opts = (f"-c listen_addresses='' -c unix_socket_directories='{sock}' -p {port}"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             " -c shared_buffers=64MB -c max_connections=40")
+    opts += "".join(f" -c {k}={v}" for k, v in (settings or {}).items())
     start = subprocess.run(
         [*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(base / "server.log"),
          "-o", opts, "-w", "-t", "60", "start"], capture_output=True, text=True)

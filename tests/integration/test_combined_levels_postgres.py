@@ -6,8 +6,10 @@ DuckDB (tests/combined_view_check.py): the hand-counted case, the two gaps the r
 (a stored release without its level, a value changed at a middle level of three) and random
 releases at three levels (the tests of tests/unit/test_combined_levels_sql.py, collected here
 with this module's engine); the line gates' portable multiset difference rows_not_in_sql held
-to PostgreSQL's EXCEPT ALL (tests/unit/test_rows_not_in_sql.py). No dbt build: a few seconds,
-most of them the server's start.
+to PostgreSQL's EXCEPT ALL (tests/unit/test_rows_not_in_sql.py); the readers of a refresh's
+current patterns (a subquery: PostgreSQL 15 wants it aliased; review 9, G3:
+tests/unit/test_current_patterns_readers_sql.py). No dbt build: a few seconds, most of them
+the server's start.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from tests.unit.test_combined_levels_sql import (  # noqa: F401 - collected here
     test_a_value_changed_at_a_middle_level_is_a_conflict,
     test_the_finest_cell_and_consistency_at_each_cells_level,
     test_the_sql_agrees_with_the_reference,
+)
+from tests.unit.test_current_patterns_readers_sql import (  # noqa: F401 - on PostgreSQL
+    test_the_readers_alias_current_patterns_subquery,
 )
 from tests.unit.test_line_lock_sql import line_lock_caller
 from tests.unit.test_rows_not_in_sql import (  # noqa: F401 - collected here, on PostgreSQL

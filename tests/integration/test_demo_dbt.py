@@ -143,7 +143,8 @@ def test_released_values_are_true_or_suppressed_and_missing_is_distinct(demo_bui
 
 def test_risk_summary_and_summary_printer(demo_build) -> None:
     run, release = demo_build
-    summary = run.query("select * from deid_risk_summary where stage = 'published'")
+    summary = run.query("select * from deid_diagnostics"
+                        " where diagnostic = 'risk_summary' and stage = 'published'")
     assert len(summary) == len(plan(run, "verified"))
     # every diagnostic describes what is published, the file (issue 34): the protected
     # population's classes are >= 20 (test above), the 10% file's are not
@@ -151,7 +152,7 @@ def test_risk_summary_and_summary_printer(demo_build) -> None:
     assert set(summary["records"]) == {n_file}
     assert (summary["smallest_class"] < 20).any()
     assert (summary["min_consistent_exact"] < 20).any()
-    loss = run.query("select * from deid_information_loss")
+    loss = run.query("select * from deid_diagnostics where diagnostic = 'information_loss'")
     assert set(loss["column_name"]) == set(plan(run, "released")[0]) | {"(all quasi-identifiers)"}
     assert set(loss["records"]) == {n_file}
     text = render_summary(run.database)

@@ -58,7 +58,7 @@ SELECT = ["+package:dbt_deid"]
 #: Spark by default: the discharge release only (with DBT_DEID_SPARK_FULL=1: everything). A
 #: Spark statement costs ~1 s however small its table (job scheduling in a local JVM), and the
 #: claims and text releases add ~60 models.
-SPARK_SELECT = ["+deid_published", "+deid_risk_summary", "+deid_information_loss",
+SPARK_SELECT = ["+deid_published", "+deid_diagnostics",
                 "+deid_gate_results", "+deid_algorithm_comparison", "+deid_population_risk",
                 "+deid_uniqueness"]
 PUBLISHED = {"deid_published", "deid_claims_published_patients", "deid_claims_published_claims",
@@ -66,6 +66,9 @@ PUBLISHED = {"deid_published", "deid_claims_published_patients", "deid_claims_pu
 #: Tables that differ between engines by design, never compared.
 ENGINE_SPECIFIC = {
     "deid_release_history": "names the engine's relations, timestamps",
+    # the claims and text lines' record: copies of their published history rows
+    "deid_claims_line_history": "names the engine's relations, timestamps",
+    "deid_text_line_history": "names the engine's relations, timestamps",
     "deid_input_fingerprint": "names the engine's relations",
     "deid_release_report": "the HTML report names the engine's relations",
     "deid_history_key": "a random key drawn in each warehouse",
@@ -73,21 +76,23 @@ ENGINE_SPECIFIC = {
     "deid_line_locks": "the invocation id that last locked each line",
     "deid_release_history_init": "names the engine's history relation",
     "deid_release_versions": "the history's rows: timestamps and invocation ids",
+    "deid_claims_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
+    "deid_text_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
 }
 #: Tables the equality test must have compared (so it cannot pass on an empty intersection):
 #: the published tables, the risk summaries, the information loss, the searches and gates.
 MUST_COMPARE = {
-    "passing": {"deid_published", "deid_risk_summary", "deid_information_loss",
+    "passing": {"deid_published",
                 "deid_gate_results", "deid_ola_search", "deid_algorithm_comparison",
                 "deid_population_risk", "deid_uniqueness", "deid_claims_published_patients",
                 "deid_claims_published_claims", "deid_claims_release_gate", "deid_claims_lola",
                 "deid_claims_attack", "deid_text_published", "deid_text_risk_assessment",
                 "deid_text_recall", "deid_search_nodes", "deid_diagnostics"},
-    "refusing": {"deid_risk_summary", "deid_information_loss", "deid_gate_results",
+    "refusing": {"deid_diagnostics", "deid_gate_results",
                  "deid_claims_release_gate", "deid_claims_lola", "deid_text_risk_assessment"},
 }
 #: The discharge release's part of MUST_COMPARE (what Spark builds by default).
-DISCHARGE = {"deid_published", "deid_risk_summary", "deid_information_loss", "deid_gate_results",
+DISCHARGE = {"deid_published", "deid_diagnostics", "deid_gate_results",
              "deid_ola_search", "deid_algorithm_comparison", "deid_population_risk",
              "deid_uniqueness"}
 KEY = "engines-test-key-" + secrets.token_hex(16)
@@ -186,7 +191,12 @@ def _available(engine: str) -> str | None:
 
 
 #: Run in a subprocess after a Spark build (the build's process held the embedded Hive
-#: metastore): every table of the two schemas written to parquet for the test to read.
+#: metastore): every table of the two schemas written to parquet for the test to read. Its JVM
+#: with the client compiler only and the serial collector, like the cluster case's JVMs
+#: (test_spark_cluster_release.JVM_OPTIONS): a short-lived JVM reading small tables spends much
+#: of its CPU in the JIT; runtime options only, the same tables read. An export of 24 tables of
+#: 4,000 rows took 42.7 CPU s without them and 26.2 with them, the JVM included, with equal
+#: parquet files (docs/performance.md, "Suite time, session 9").
 _SPARK_EXPORT = """
 import sys
 from pyspark.sql import SparkSession
@@ -195,7 +205,8 @@ spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "fal
          .config("spark.sql.warehouse.dir", folder + "/warehouse")
          .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                  "jdbc:derby:;databaseName=" + folder + "/metastore_db;create=true")
-         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder)
+         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder
+                 + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
          .enableHiveSupport().getOrCreate())
 for db in (schema + "_deid_work", schema):  # published names win over working ones
     if not spark.catalog.databaseExists(db):
@@ -363,17 +374,21 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: Columns that differ by engine in tables otherwise compared: the gate table's binding
 #: (fingerprints are each warehouse's own hash of its own text, the settings md5 covers the
 #: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
-#: the engine's hash of the pattern table it was computed from; the risk summary's and the
-#: information loss's invocation_id is the build's; the released hierarchy pairs' release_id is
-#: the published version's, a hash of the invocation id).
+#: the engine's hash of the pattern table it was computed from; the diagnostics' invocation_id
+#: (its risk summary and information loss rows) is the build's; the released hierarchy pairs'
+#: release_id is the published version's, a hash of the invocation id).
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "working_hashes", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)
-    table: ("invocation_id",) for table in ("deid_risk_summary", "deid_information_loss")} | {
+    "deid_diagnostics": ("invocation_id",)} | {
     # the published version's release id (a hash of the build's invocation id)
-    "deid_released_hierarchies": ("release_id",)}
+    "deid_released_hierarchies": ("release_id",)} | {
+    # the build whose input fingerprints the verdict read (review 9, G1)
+    table: ("inputs_invocation_id",) for table in (
+        "deid_claims_lola", "deid_claims_attack", "deid_text_risk_assessment",
+        "deid_text_release_gate")}
 
 
 def assert_same_table(left: pd.DataFrame, right: pd.DataFrame, name: str) -> None:

@@ -62,10 +62,14 @@ SNAPSHOT = '"main_deid_work"."deid_input"'
 #: pattern table (docs/diagnostics.md). Session 8's edited-hierarchy check (F2) adds one: the
 #: value-to-group pairs the publish step writes to deid_released_hierarchies, read once from
 #: the checked release (they must be what was published); on 45d0c4e they were rendered twice
-#: with one scan per hierarchy QI, 8 reads in all (review 8 final, R1). So 5: the information
-#: loss, the gate table, and the publish step's candidate, record store and pairs.
+#: with one scan per hierarchy QI, 8 reads in all (review 8 final, R1). So 5 on da67971: the
+#: information loss, the gate table, and the publish step's candidate, record store and pairs.
+#: Session 9: the information loss is computed in deid_diagnostics' one grouped scan of
+#: deid_generalized with the suppression map applied (the scan its original stage already made;
+#: test_the_diagnostics_describe_the_checked_release below checks it against deid_suppressed),
+#: so 4: the gate table and the publish step's three.
 MAX_SOURCE_READS = 3
-MAX_CHECKED_READS = 5
+MAX_CHECKED_READS = 4
 
 
 def _node_statements(log: str) -> dict[str, list[str]]:
@@ -118,6 +122,56 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     python_refs = "\n".join(p.read_text() for p in REPO.glob("python_models/**/*.py"))
     assert 'dbt.ref("deid_suppressed")' not in python_refs
     assert "discharge_abstracts" not in python_refs
+
+
+def test_the_diagnostics_describe_the_checked_release(default_release) -> None:
+    """deid_diagnostics reads the records without reading deid_suppressed (deid_generalized with
+    the suppression map applied by deid_suppressed's own SQL, in the plain chain): its
+    information loss and its original stage are those of deid_suppressed, counted here from
+    deid_suppressed itself (suppressed cells, records with a suppressed cell, non-uniform
+    entropy in bits: El Emam et al. 2011 "Measuring Information Loss"; the original stage's
+    classes over each combination's original values)."""
+    con = duckdb.connect(str(default_release.database), read_only=True)
+    try:
+        rows = con.execute(
+            "select column_name, records, suppressed_cells, records_with_suppression,"
+            " non_uniform_entropy from main_deid_work.deid_diagnostics"
+            " where diagnostic = 'information_loss' order by column_order").fetchall()
+        assert rows and rows[0][0] == "(all quasi-identifiers)"
+        qis = [r[0] for r in rows[1:]]
+        t = "main_deid_work.deid_suppressed"
+        n = con.execute(f"select count(*) from {t}").fetchone()[0]
+        any_null = " or ".join(f'"{q}" is null' for q in qis)
+        expected_any = con.execute(f"select count(*) from {t} where {any_null}").fetchone()[0]
+        assert rows[0][1:4] == (n, sum(r[2] for r in rows[1:]), expected_any)
+        for name, records, cells, _, entropy in rows[1:]:
+            assert records == n
+            assert cells == con.execute(f'select count(*) from {t} where "{name}" is null'
+                                        ).fetchone()[0]
+            # -log2 of the share of the records with the record's original value among those
+            # sharing its released value (a suppressed cell's released value covers all)
+            bits = con.execute(
+                f'select sum(case when r is null then -log2(n_o / {n})'
+                f' else -log2(n_or / n_r) end) from (select "{name}" as r,'
+                f' count(*) over (partition by "{name}__original", "{name}") * 1.0 as n_or,'
+                f' count(*) over (partition by "{name}") * 1.0 as n_r,'
+                f' count(*) over (partition by "{name}__original") * 1.0 as n_o from {t})'
+            ).fetchone()[0]
+            assert entropy == pytest.approx(bits, rel=1e-9), name
+        for combination, total in con.execute(
+                "select combination, sum(records) from main_deid_work.deid_diagnostics"
+                " where diagnostic = 'class_size_histogram' and stage = 'original'"
+                " and combination <> '(all combinations)' group by combination").fetchall():
+            cols = ", ".join(f'"{q}__original"' for q in combination.split("+"))
+            classes = con.execute(f"select count(*), sum(f) from (select count(*) as f from {t}"
+                                  f" group by {cols})").fetchone()
+            got = con.execute(
+                "select sum(classes), sum(records) from main_deid_work.deid_diagnostics"
+                " where diagnostic = 'class_size_histogram' and stage = 'original'"
+                f" and combination = '{combination}'").fetchone()
+            assert got == classes and total == n, combination
+    finally:
+        con.close()
 
 
 def test_an_exact_table_missing_a_combination_is_refused(default_release, tmp_path) -> None:

@@ -416,7 +416,8 @@ PUBLISH_ONLY = ["run", "--select", *sorted(PUBLISHED)]
 def _claims_run(db: Path, tmp: Path, args: list[str], **release: Any) -> DbtRun:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(KEY_ENV, KEY)
-        return run_dbt(INTEGRATION, args, tmp, claims_vars(sampling_fraction=0.03, **release), db)
+        settings = {"sampling_fraction": 0.03} | release
+        return run_dbt(INTEGRATION, args, tmp, claims_vars(**settings), db)
 
 
 def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
@@ -473,25 +474,127 @@ def test_a_later_version_of_a_claims_line_is_not_published_unchecked(
         "message"]
     assert "of its rows are not rows of it)" in gates["claims_line"]["message"]
 
-    # another release name over the same source and published tables: the same line
-    renamed = _claims_run(db, tmp_path, PUBLISH_ONLY, name="Integration_Claims_2")
+    # another release name over the same source and published tables: the same line (the name
+    # is a setting: the assessment is rebuilt with it, else claims_verdict_bound refuses first)
+    # on a copy, so the assessment below stays the one of `changed`
+    renamed_db = tmp_path / "renamed.duckdb"
+    shutil.copy(db, renamed_db)
+    renamed = _claims_run(renamed_db, tmp_path, ["run", "--select", "tag:deid_claims"],
+                          name="Integration_Claims_2")
     assert not renamed.ok and "[claims_line]" in renamed.output, renamed.output[-3000:]
     for table, frame in before.items():
         pd.testing.assert_frame_equal(renamed.query(f"select * from {table}"), frame)
 
-    # the claims table published under another name (+alias): still the claims line (not the
-    # patients one), and the history records the claims input, not the patients one
+    # the claims table published under another name (+alias) and every publish model moved to
+    # another schema (+schema, as a project's `marts` schema or a generate_schema_name does):
+    # still the claims line (not the patients one), and the history records the claims input,
+    # not the patients one. Review 9, G2: the line was read only from the history next to the
+    # published table, so the moved tables were "version 1" of a new line (on da67971:
+    # "published 23374 rows; 9 gates passed", 739 claims rows not rows of version 1, 953
+    # pseudonyms linked to it); the line record in the working schema finds version 1 (the
+    # discharge release's publish model moved too: no history of the graph is main's)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(KEY_ENV, KEY)
         moved = run_dbt(INTEGRATION, PUBLISH_ONLY, tmp_path,
-                        {**claims_vars(sampling_fraction=0.03),
+                        {**claims_vars(sampling_fraction=0.03), "it_published_schema": "moved",
                          "it_claims_published_alias": "claims_deid_moved"}, db)
+    print("claims v2 in another schema:", moved.ok, "\n".join(
+        line for line in moved.output.splitlines() if "_line]" in line or "published " in line))
     assert not moved.ok and "[claims_line]" in moved.output, moved.output[-3000:]
-    assert "claims_deid_moved" not in moved.tables()
-    rows = _history(moved)
+    assert "release refused, nothing published" in moved.output
+    # the patients rows are still a subset of version 1, compared where it was published
+    assert "[patients_line]" not in moved.output
+    assert not {"claims_deid_moved", *PUBLISHED} & moved.tables("main_moved")
+    rows = moved.query("select * from main_moved.deid_release_history where release_kind ="
+                       " 'claims' order by recorded_at, status, published_relation")
+    assert list(rows["status"]) == ["refused", "refused"]
     mine = rows[rows["published_relation"].str.contains("claims_deid_moved")]
     print("the aliased claims table's input:", list(mine["input_relation"]))
     assert len(mine) == 1
     assert mine["input_relation"].iloc[0].replace('"', "").endswith(".claims_claims")
     assert json.loads(mine["line_json"].iloc[0])["extends_version"] == 1
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(moved.query(f"select * from {table}"), frame)
 
+
+
+def _assert_refused_by(rows: pd.DataFrame, gate: str) -> None:
+    """One 'refused' row per claims table, from one invocation, `gate` among the failed."""
+    assert sorted(r.rsplit(".", 1)[-1].strip('"') for r in rows["published_relation"]) == sorted(
+        PUBLISHED)
+    assert (rows["status"] == "refused").all() and rows["invocation_id"].nunique() == 1
+    for gates in rows["gates_failed"]:
+        assert gate in gates.split(", ")
+
+
+#: The claims chain built and its gates run, the two publish models not selected.
+CHECK_ONLY = [*BUILD, "--exclude", *sorted(PUBLISHED)]
+
+
+def test_a_verdict_is_published_only_under_what_it_assessed(tmp_path: Path) -> None:
+    """Review 9, G1: the LOLA verdict is bound to the settings it ran with and to what it read.
+    Checked first at sampling_fraction 0.03 (k = 1: node 0,0,0,0 passes), then the two publish
+    models run alone at 0.1614 (the release is 16% of its population: k = 4, and no node passes
+    there, test_paper_settings_refuse_and_say_what_to_relax). On 5dda012's successor da67971 the
+    second step published the 999 patients at the finest levels ("published 24917 rows; 9 gates
+    passed", version 1, the history recording sampling_fraction 0.1614). Now refused by the gate
+    claims_verdict_bound, naming the command that rebuilds the assessment; the same publish at
+    the settings of the assessment publishes. And the variant: the source changed after the
+    assessment and the chain rebuilt without the LOLA node (its verdict and the release node
+    stale over new records): refused."""
+    db = tmp_path / "release.duckdb"
+    checked = _claims_run(db, tmp_path, CHECK_ONLY)
+    assert checked.ok, checked.output[-3000:]
+    assert not PUBLISHED & checked.tables()
+    node = checked.query("select node from deid_claims_lola where release_node").node[0]
+    assert node == "0,0,0,0"
+    assessed = tmp_path / "assessed.duckdb"
+    shutil.copy(db, assessed)
+
+    moved = _claims_run(db, tmp_path, PUBLISH_ONLY, sampling_fraction=0.1614)
+    print("publish alone at sampling_fraction 0.1614 over the 0.03 assessment:", moved.ok)
+    print("\n".join(line for line in moved.output.splitlines()
+                    if "dbt_deid" in line or "verdict" in line)[-2500:])
+    assert not moved.ok, "published on a verdict computed under other settings"
+    assert not PUBLISHED & moved.tables()
+    assert "[claims_verdict_bound]" in moved.output, moved.output[-3000:]
+    assert "other settings" in moved.output
+    assert "dbt build -s +tag:deid_claims" in moved.output
+    rows = _history(moved)
+    _assert_refused_by(rows, "claims_verdict_bound")
+    assert json.loads(rows["settings_json"].iloc[0])["sampling_fraction"] == 0.1614
+
+    # at the settings the assessment ran with: check first, publish later still works
+    same = _claims_run(db, tmp_path, PUBLISH_ONLY)
+    assert same.ok, same.output[-3000:]
+    assert same.tables() >= PUBLISHED
+    last = _history(same).iloc[-2:]
+    assert (last["status"] == "published").all()
+    for gates in last["gates_json"]:
+        bound = {g["gate"]: g for g in json.loads(gates)}["claims_verdict_bound"]
+        assert bound["passed"], bound
+
+    # the fingerprints are taken only with every package model upstream of them rebuilt in the
+    # same invocation (else they could pair tables of different builds)
+    alone = _claims_run(db, tmp_path, ["run", "--select", "deid_claims_verdict_inputs"])
+    assert not alone.ok and "not selected: " in alone.output, alone.output[-3000:]
+    assert "deid_claims_d2" in alone.output and "dbt build -s +tag:deid_claims" in alone.output
+
+    # the variant: 5% of the patients (and their claims) deleted from the source, the chain
+    # rebuilt without the LOLA node
+    with duckdb.connect(str(assessed)) as con:
+        con.execute("delete from claims_claims where member_id % 20 = 0")
+        con.execute("delete from claims_patients where member_id % 20 = 0")
+    # (tag:deid_claims without `+`: the integration project's generator models would put the
+    # deleted rows back)
+    stale = _claims_run(assessed, tmp_path,
+                        ["build", "--select", "tag:deid_claims", "--exclude", "deid_claims_lola"])
+    rebuilt = stale.query("select count(*) as n from deid_claims_generalized_claims").n[0]
+    assessed_rows = checked.query("select count(*) as n from deid_claims_d2").n[0]
+    assert rebuilt < assessed_rows  # the generalized claims are over the changed records
+    print("source changed, chain rebuilt without deid_claims_lola:", stale.ok)
+    assert not stale.ok, "published on a LOLA verdict over other records"
+    assert not PUBLISHED & stale.tables()
+    assert "[claims_verdict_bound]" in stale.output, stale.output[-3000:]
+    _assert_refused_by(_history(stale), "claims_verdict_bound")
+    assert "did not assess the inputs fingerprinted" in stale.output

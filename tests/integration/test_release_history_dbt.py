@@ -123,7 +123,7 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     k10 = _vars(name="integration_release_k10", tau=0.1, max_suppression=0.95,
                 column_suppression_cap=0.95, restart={"reason": "k = 10 from now on"})
     # 3a. a selection that rebuilds the gate table and the publish model but not the tables the
-    # history's figures come from (deid_risk_summary, deid_information_loss): the row must never
+    # history's figures come from (deid_diagnostics): the row must never
     # carry another build's figures (the k = 5 build's, smallest class 5, under k = 10); the
     # release is refused (gate history_figures) naming what to rebuild, its figures left empty
     stale = build(k10, ["build", "--select", "package:dbt_deid,+deid_gate_results",
@@ -135,13 +135,13 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     assert not stale.ok and last["status"] == "refused", stale.output[-3000:]
     assert last["gates_failed"] == "history_figures, combined_releases"
     assert pd.isna(last["information_loss_json"])
-    assert "deid_risk_summary" in stale.output and "dbt build -s +deid_published" in stale.output
+    assert "deid_diagnostics" in stale.output and "dbt build -s +deid_published" in stale.output
     pd.testing.assert_frame_equal(_published(stale), table1)
     # 3b. the same settings with the figures' tables rebuilt (the checked release is this
     # build's already): every gate of the release alone passes with this build's figures; the
     # combined view with the k = 5 versions of the same records does not (review 7, finding 3)
-    changed = build(k10, ["run", "--select", "deid_gate_results", "deid_risk_summary",
-                          "deid_information_loss", "deid_published"], step="settings")
+    changed = build(k10, ["run", "--select", "deid_gate_results", "deid_diagnostics",
+                          "deid_published"], step="settings")
     assert not changed.ok
     assert ("[combined_releases]" in changed.output and "consistent with fewer than k = 10"
             " combined records" in changed.output), changed.output[-3000:]

@@ -77,9 +77,10 @@ def test_population_first_protects_the_population_then_draws_disjoint_files(
                      " 'risk_cdf' and stage = 'published' and combination = '(all combinations)'")
     assert risk.records.sum() == n_file  # each record of the file once, at its smallest class
     assert (risk.class_size < k).any()  # the gate table's verdict, in the records' risk
-    loss = run.query("select records from deid_information_loss")
+    loss = run.query("select records from deid_diagnostics where diagnostic = 'information_loss'")
     assert set(loss.records) == {n_file}
-    summary = run.query("select * from deid_risk_summary where stage = 'published'")
+    summary = run.query("select * from deid_diagnostics"
+                        " where diagnostic = 'risk_summary' and stage = 'published'")
     assert set(summary.records) == {n_file}
     assert (summary.smallest_class < k).any() and (summary.min_consistent_exact < k).any()
     # ... so the build refuses it, nothing published

@@ -54,10 +54,10 @@ pytestmark = [pytest.mark.dbt, pytest.mark.engines]
 SELECT = ["+deid_published", "+deid_gate_results"]
 #: Tables the equality test must have compared (so it cannot pass on an empty intersection).
 MUST_COMPARE = {
-    "passing": {"deid_published", "deid_risk_summary", "deid_information_loss",
+    "passing": {"deid_published", "deid_diagnostics",
                 "deid_gate_results", "deid_suppression_map", "deid_generalized",
                 "deid_exact_consistent", "deid_release_plan"},
-    "refusing": {"deid_risk_summary", "deid_information_loss", "deid_gate_results",
+    "refusing": {"deid_diagnostics", "deid_gate_results",
                  "deid_suppression_map"},
 }
 #: JVM options of every JVM of the case (the driver, the executors, and the master and workers

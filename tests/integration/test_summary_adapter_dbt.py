@@ -19,16 +19,19 @@ TABLES = [
     ("_deid_work", "deid_release_parameters", "setting varchar, value varchar, setting_order int",
      [("release", "patients", 1), ("algorithm", "combinations", 2), ("tau", "0.2", 3),
       ("k", "5", 4), ("max_suppression", "0.05", 5)]),
-    ("_deid_work", "deid_risk_summary",
-     "combination varchar, stage varchar, classes bigint, smallest_class bigint,"
-     " max_risk double precision, mean_risk double precision,"
-     " share_above_tau double precision, min_consistent_exact bigint",
-     [("age+sex", "published", 12, 5, 0.2, 0.05, 0.0, 6)]),
-    ("_deid_work", "deid_information_loss",
-     "column_name varchar, suppressed_cells bigint, share_cells_suppressed double precision,"
+    ("_deid_work", "deid_diagnostics",
+     "diagnostic varchar, combination varchar, stage varchar, classes bigint,"
+     " smallest_class bigint, max_risk double precision, mean_risk double precision,"
+     " share_above_tau double precision, min_consistent_exact bigint, column_name varchar,"
+     " suppressed_cells bigint, share_cells_suppressed double precision,"
      " share_records_with_suppression double precision, non_uniform_entropy double precision,"
      " column_order int",
-     [("age", 3, 0.03, 0.03, 120.0, 1), ("sex", 0, 0.0, 0.0, 10.0, 2)]),
+     [("risk_summary", "age+sex", "published", 12, 5, 0.2, 0.05, 0.0, 6,
+       None, None, None, None, None, None),
+      ("information_loss", None, None, None, None, None, None, None, None,
+       "age", 3, 0.03, 0.03, 120.0, 1),
+      ("information_loss", None, None, None, None, None, None, None, None,
+       "sex", 0, 0.0, 0.0, 10.0, 2)]),
     ("_deid_work", "deid_gate_results", "gate varchar, passed boolean, message varchar,"
      " gate_order int",
      [("k_anonymity", True, "smallest class 5 >= k = 5", 1),

@@ -128,7 +128,8 @@ def test_history_records_published_release(passing: DbtRun) -> None:
     assert row["published_rows"] == row["input_rows"] == 60
     assert len(row["published_hash"]) == 32 and len(row["input_hash"]) == 32
     gates = {g["gate"]: g for g in json.loads(row["gates_json"])}
-    assert set(gates) == {"direct", "quasi", "published_columns", "documents", "text_line"}
+    assert set(gates) == {"direct", "quasi", "text_verdict_bound", "published_columns",
+                          "documents", "text_line"}
     assert all(g["passed"] for g in gates.values())
     assessment = _assessment(passing)
     assert gates["direct"]["figure"] == pytest.approx(assessment.loc["direct", "upper"])
@@ -341,17 +342,22 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     assert list(rows["status"]) == ["published", "published", "published", "refused"]
     assert rows["gates_failed"].iloc[-1] == "text_line"
 
-    # the one explicit way out: restart, its reason in the history
+    # the one explicit way out: restart, its reason in the history; a setting, so the
+    # assessment is rebuilt with it (the publish model alone is refused: text_verdict_bound)
     reason = "note0001 corrected (test)"
-    restarted = rebuild("deid_text_published", {"restart": {"reason": reason}})
+    alone = rebuild("deid_text_published", {"restart": {"reason": reason}})
+    assert not alone.ok and "[text_verdict_bound]" in alone.output, alone.output[-3000:]
+    restarted = rebuild("tag:deid_text", {"restart": {"reason": reason}})
     assert restarted.ok, restarted.output[-3000:]
     last = _history(restarted).iloc[-1]
     assert last["status"] == "published" and last["release_version"] == 4
     assert json.loads(last["line_json"])["restart_reason"] == reason
 
-    # the history's rows deleted: the published table is not a fresh start
+    # the history's rows deleted (and the line record's, in the working schema: review 9, G2):
+    # the published table is not a fresh start
     lost = rebuild("deid_text_published",
-                   sql="delete from deid_release_history where release_kind = 'text'")
+                   sql="delete from deid_release_history where release_kind = 'text';"
+                   " delete from main_deid_work.deid_text_line_history")
     assert not lost.ok and "[text_line]" in lost.output, lost.output[-3000:]
     assert "records no published version of it" in lost.output
     assert list(_history(lost)["status"]) == ["refused"]
@@ -365,7 +371,7 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
         restart_kept.output[-3000:])
     assert "a `restart` alone does not excuse it" in restart_kept.output
     again = "history lost (test)"
-    back = rebuild("deid_text_published", {"restart": {"reason": again}},
+    back = rebuild("tag:deid_text", {"restart": {"reason": again}},
                    sql="alter table deid_text_published rename to deid_text_published_v4")
     assert back.ok, back.output[-3000:]
     kept = back.query("select * from deid_text_published")
@@ -387,3 +393,48 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     assert "deid_text_published_moved" not in moved.tables()
     assert list(_history(moved)["status"]) == ["refused", "refused", "published", "refused",
                                                "refused"]
+
+
+def test_a_verdict_is_published_only_under_what_it_assessed(tmp_path: Path) -> None:
+    """Review 9, G1 for the text release: the assessment is bound to the settings it ran with
+    and to what it read. Checked first (publish model not selected), then deid_text_published
+    run alone under other Monte Carlo settings (a seed and fewer draws: the quasi gate only
+    re-checked tau, so the old code published on the other settings' verdict): refused by
+    text_verdict_bound, naming `dbt build -s +tag:deid_text`; at the assessed settings it
+    publishes. The variant: 30% of the first names missed upstream and the chain rebuilt
+    without the assessment (the gate view read the passing verdict of the complete detections):
+    refused."""
+    db = tmp_path / "release.duckdb"
+    check_only = [*BUILD, "--exclude", "deid_text_published"]
+    checked = run_dbt(INTEGRATION, check_only, tmp_path, text_vars(text_miss_rate=0.0), db)
+    assert checked.ok, checked.output[-3000:]
+    assessed = tmp_path / "assessed.duckdb"
+    shutil.copy(db, assessed)
+    publish = ["run", "--select", "deid_text_published"]
+
+    other = run_dbt(INTEGRATION, publish, tmp_path,
+                    text_vars({"seed": SEED + 1, "iterations": 500}, text_miss_rate=0.0), db)
+    print("publish alone under other settings:", other.ok)
+    assert not other.ok, "published on an assessment computed under other settings"
+    assert "[text_verdict_bound]" in other.output, other.output[-3000:]
+    assert "other settings" in other.output and "dbt build -s +tag:deid_text" in other.output
+    assert "deid_text_published" not in other.tables()
+    rows = _history(other)
+    assert list(rows["status"]) == ["refused"]
+    assert "text_verdict_bound" in rows["gates_failed"].iloc[0].split(", ")
+
+    same = run_dbt(INTEGRATION, publish, tmp_path, text_vars(text_miss_rate=0.0), db)
+    assert same.ok, same.output[-3000:]
+    last = _history(same).iloc[-1]
+    assert last["status"] == "published"
+    bound = {g["gate"]: g for g in json.loads(last["gates_json"])}["text_verdict_bound"]
+    assert bound["passed"], bound
+
+    miss = {t: 0.05 for t in DEMO_TYPES} | {"FIRST_NAME": 0.3}
+    stale = run_dbt(INTEGRATION, [*BUILD, "--exclude", "deid_text_risk_assessment"], tmp_path,
+                    text_vars(text_miss_rate=miss), assessed)
+    print("detections missing names, chain rebuilt without the assessment:", stale.ok)
+    assert not stale.ok, "published on an assessment of other detections"
+    assert "[text_verdict_bound]" in stale.output, stale.output[-3000:]
+    assert "deid_text_published" not in stale.tables()
+    assert list(_history(stale)["status"]) == ["refused"]

@@ -1,5 +1,7 @@
 """The claims published-rows gate (macros/gates/claims_publish_gates.sql, `<table>_rows`):
-the written table holds exactly the rows of deid_claims_generalized_<table>, as multisets. It
+the written table holds exactly the rows of the table's input generalized to LOLA's release node
+(computed by the gate: review 9, G1; here the generalization is stubbed by a table), as
+multisets. It
 reuses the project's multiset-equality proof gate_published_matches_sql (macros/gates/gates.sql,
 one UNION ALL and GROUP BY), as the discharge publish step does; duplicates count ({a, a, b}
 against {a, b, b} is refused: `EXCEPT` passed it before 5dda012). Rendered with Jinja outside
@@ -21,18 +23,28 @@ CFG = {"member_id": "member", "pseudonymize": {"patients": []},
        "demographic_qis": ["Age"], "release_columns": {"patients": []}}
 
 
+class _Relation(str):
+    """A relation as the macro sees it: its text, and its identifier."""
+
+    @property
+    def identifier(self) -> str:
+        return str(self)
+
+
 def _rows_gate(con: duckdb.DuckDBPyConnection) -> dict:
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
                 own=lambda m: m, ident=lambda n: '"' + n.replace('"', '""') + '"',
                 claims_published_columns=lambda cfg, t: call("claims_published_columns")(cfg, t),
-                gate_published_matches_sql=lambda *a: call("gate_published_matches_sql")(*a)),
+                gate_published_matches_sql=lambda *a: call("gate_published_matches_sql")(*a),
+                claims_levels_sql=lambda cfg, lola: "select 1 as level",
+                claims_generalize_sql=lambda cfg, t, base, h, lv: "select * from generalized"),
             "adapter": SimpleNamespace(
                 dispatch=lambda name, package: call(f"default__{name}"),
                 get_columns_in_relation=lambda rel: [
                     SimpleNamespace(name=r[0]) for r in con.execute(f"describe {rel}").fetchall()]),
-            "ref": lambda package, name: "generalized",
+            "ref": lambda package, name: _Relation(name),
             "run_query": lambda sql: SimpleNamespace(rows=con.execute(sql).fetchall()),
         }
     results = macro_caller(FILES, context)("claims_table_gate_results")(CFG, "patients", "written")

@@ -93,10 +93,13 @@ def _gate(con: duckdb.DuckDBPyConnection, release: dict, missing: tuple[str, ...
                 get_relation=lambda db, schema, name: None if name in missing else _Rel(name),
                 get_columns_in_relation=names),
             "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "graph": SimpleNamespace(nodes={}),  # no line record, no other publish schema
             "dbt_deid": SimpleNamespace(**{m: call(m) for m in [
                 "kind_line_relation_key", "kind_line_epoch", "kind_line_history_columns",
-                "kind_line_row_table", "kind_line_versions"]},
-                literal=lambda v: "'" + str(v) + "'"),
+                "kind_line_row_table", "kind_line_versions", "kind_line_histories",
+                "kind_line_record_relation"]},
+                literal=lambda v: "'" + str(v) + "'", _graph_relation=lambda name: None,
+                is_publish_node=lambda node: False),
         }
     call = macro_caller([FILE], context)
     return call("default__kind_line_gate_result")(

@@ -38,7 +38,9 @@ def test_every_release_model_is_generated_with_its_tests_and_tags() -> None:
     names = {m.name for m in models}
     # the discharge chain, not the claims or text releases, not the shared history init
     assert {"deid_published", "deid_release_gate", "deid_release_plan", "deid_release_report",
-            "deid_gate_results", "deid_ola_search", "deid_risk_summary"} <= names
+            "deid_gate_results", "deid_ola_search", "deid_diagnostics"} <= names
+    # folded into deid_diagnostics (issue 33, item 3)
+    assert not names & {"deid_risk_summary", "deid_information_loss"}
     assert not any(n.startswith(("deid_claims_", "deid_text_")) for n in names)
     assert "deid_release_history_init" not in names
     for m in models:

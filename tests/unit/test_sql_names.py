@@ -81,13 +81,15 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
                     " (1, 'release', 'r'), (2, 'algorithm', 'combinations'), (3, 'tau', '0.2'),"
                     " (4, 'k', '5'), (5, 'max_suppression', '0.5'))"
                     " as t(setting_order, setting, value)")
-        con.execute(f"create table {q}.deid_risk_summary as select 'a+b' as combination,"
-                    " 'published' as stage, 3 as classes, 5 as smallest_class, 0.2 as max_risk,"
-                    " 0.1 as mean_risk, 0.0 as share_above_tau, 5 as min_consistent_exact")
-        con.execute(f"create table {q}.deid_information_loss as select 'a' as column_name,"
-                    " 0 as suppressed_cells, 0.0 as share_cells_suppressed,"
-                    " 0.0 as share_records_with_suppression, 1.0 as non_uniform_entropy,"
-                    " 1 as column_order")
+        con.execute(f"create table {q}.deid_diagnostics as select * from (values"
+                    " ('risk_summary', 'a+b', 'published', 3, 5, 0.2, 0.1, 0.0, 5,"
+                    "  null, null, null, null, null, null),"
+                    " ('information_loss', null, null, null, null, null, null, null, null,"
+                    "  'a', 0, 0.0, 0.0, 1.0, 1))"
+                    " as t(diagnostic, combination, stage, classes, smallest_class, max_risk,"
+                    " mean_risk, share_above_tau, min_consistent_exact, column_name,"
+                    " suppressed_cells, share_cells_suppressed, share_records_with_suppression,"
+                    " non_uniform_entropy, column_order)")
         con.execute(f"create table {q}.deid_published as select 1 as x")
     text = render_summary(db, schema, schema)  # published and working tables in one schema
     assert "Release r" in text and "1 records" in text

@@ -52,7 +52,8 @@ def _check(in_main: set[str], extra_release: str | None = None) -> list[dict]:
 MACROS = [ROOT / "macros/publish/working_schema_results.sql",
           ROOT / "macros/publish/working_model_sharing.sql",
           ROOT / "macros/releases/publish_node.sql",
-          ROOT / "macros/risk/exact_consistent_postgres.sql"]
+          ROOT / "macros/risk/exact_consistent_postgres.sql",
+          ROOT / "macros/releases/release_sql_header.sql"]
 
 
 def _split(name: str):
@@ -64,7 +65,8 @@ def _namespace(call, split=_split) -> SimpleNamespace:
     return SimpleNamespace(_split_release_node=split, **{m: call(m) for m in (
         "_first_names", "_working_model_nodes", "_node_in_schema", "_record_level_first",
         "_working_schema_fix", "is_publish_node", "working_model_sharing",
-        "working_model_sharing_message", "_foreign_sql_header", "postgres_hash_joins_header")})
+        "working_model_sharing_message", "_foreign_sql_header", "postgres_hash_joins_header",
+        "postgres_work_mem_header")})
 
 
 @pytest.mark.parametrize("tables", [
@@ -207,21 +209,38 @@ def test_a_sql_header_on_a_working_model_is_refused_but_the_package_s_own() -> N
     """Review 8 final, R8: a `+sql_header` runs before a model's create statement like a
     pre-hook and cascades from a project's `models:`; on 45d0c4e the sharing check did not look
     at it. Refused on any working model, except the package's own (the PostgreSQL
-    deid_exact_consistent's planner settings, exactly that text up to whitespace)."""
+    deid_exact_consistent's planner settings, every PostgreSQL release model's work_mem: exactly
+    that text up to whitespace)."""
     nodes = _layout("main_deid_work")
+    for name in ("deid_generalized", "deid_suppressed_patterns"):
+        nodes[name] = _node(name, "main_deid_work")
+        nodes[name].unique_id = f"model.x.{name}"
     nodes["deid_patterns"].config = {**nodes["deid_patterns"].config,
                                      "sql_header": "grant select on schema x to analysts;"}
     nodes["deid_input"].config = {**nodes["deid_input"].config, "sql_header": "set local"
                                   " enable_mergejoin = off; set local enable_nestloop = off;"
                                   " grant select on schema x to analysts;"}
-    own = "\n  set local enable_mergejoin = off;\nset local   enable_nestloop = off;\n"
+    work_mem = ("select set_config('work_mem', '512MB', true) where"
+                " pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('512MB');\n"
+                "select set_config('jit', 'off', true) where current_setting('jit', true)"
+                " is not null;")
+    own = ("\n  set local enable_mergejoin = off;\nset local   enable_nestloop = off;\n"
+           + work_mem + "\n")
     nodes["deid_suppressed"].config = {**nodes["deid_suppressed"].config, "sql_header": own}
+    # every PostgreSQL release model's work_mem (session 9): the package's own too
+    nodes["deid_generalized"].config = {**nodes["deid_generalized"].config,
+                                        "sql_header": "  " + work_mem}
+    nodes["deid_suppressed_patterns"].config = {
+        **nodes["deid_suppressed_patterns"].config,
+        "sql_header": work_mem + " grant select on schema x to analysts;"}
     nodes["it_second__deid_input"].config = {**nodes["it_second__deid_input"].config,
                                              "sql_header": "  "}
     with pytest.raises(_Refused) as refused:
         _hook(nodes, [n.unique_id for n in nodes.values()])
     message = str(refused.value)
-    assert "2 working model(s) of dbt_deid (some hold original values)" in message, message
+    assert "3 working model(s) of dbt_deid (some hold original values)" in message, message
     assert "deid_input (sql_header), deid_patterns (sql_header)" in message
-    assert "deid_suppressed" not in message and "it_second" not in message
+    assert "deid_suppressed_patterns (sql_header)" in message
+    assert "deid_suppressed " not in message and "deid_generalized" not in message
+    assert "it_second" not in message
     assert "`+sql_header`" in message

@@ -583,6 +583,18 @@ def _comparison_sections(comparison: pd.DataFrame) -> list[str]:
             "records_with_suppression", "share_records_with_suppression",
             "suppression_entropy", "smallest_class"]
     frame = frame[[c for c in keep if c in frame.columns]]
+    if frame["algorithm"].nunique() == 1 and (frame["selected"] == "yes").all():
+        # a refresh of a release line: no algorithm ran from scratch (docs/living-release.md)
+        return [
+            "<h1>Suppression algorithms compared</h1>",
+            '<p class="note">This version refreshes a release line: the selected algorithm'
+            " applied to the new records with every earlier cell held fixed, not a run of"
+            " either algorithm from scratch, so only its own figures are shown (a fresh"
+            " release of all records would suppress differently; docs/living-release.md)."
+            " Counts and shares only.</p>",
+            _table(frame, pct=["share_cells_suppressed", "share_records_with_suppression"],
+                   left=["algorithm", "selected", "column_name"]),
+        ]
     return [
         "<h1>Suppression algorithms compared</h1>",
         '<p class="note">The release run with the combinations algorithm and with the complete'

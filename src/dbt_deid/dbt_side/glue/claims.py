@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
-from dbt_deid.dbt_side.glue.frames import to_pandas
+from dbt_deid.dbt_side.glue.frames import bind_verdict, to_pandas
 from dbt_deid.errors import DataError
 from dbt_deid.longitudinal.attack import population_marketer_risk, simulate_attack1
 from dbt_deid.longitudinal.bootstrap import NodeEvaluator, k_for_sample, power_matrix
@@ -277,7 +277,8 @@ def deid_claims_pseudonymized_patients(release_json: str, input_patients: Any) -
 
 
 def deid_claims_lola(
-    release_json: str, patients_preprocessed: Any, d2: Any, hierarchy: Any
+    release_json: str, patients_preprocessed: Any, d2: Any, hierarchy: Any,
+    verdict_inputs: Any,
 ) -> pd.DataFrame:
     """The dbt Python model ``deid_claims_lola``: LOLA on the released claims (El Emam et al.
     2012, HHP claims, "Adversary Knowledge and Power", "Node Computation"). Reads the
@@ -285,10 +286,14 @@ def deid_claims_lola(
     the hierarchies in long form (``deid_claims_hierarchy``), then calls :func:`lola_frame`:
     adversary power p_ih, k from tau and alpha, bootstrap node evaluation (B, I, seed, variant)
     and OLA's lattice search. Returns one row per evaluated node with its bootstrap mean and 95%
-    interval, the chosen node and the release node. Progress is logged as counts only."""
+    interval, the chosen node and the release node, each with ``settings_md5`` and
+    ``inputs_invocation_id`` (:func:`dbt_deid.dbt_side.glue.frames.bind_verdict`: the settings
+    and the fingerprinted inputs, ``deid_claims_verdict_inputs``, the verdict is bound to).
+    Progress is logged as counts only."""
     release = json.loads(release_json)
-    return lola_frame(to_pandas(patients_preprocessed), to_pandas(d2), to_pandas(hierarchy),
-                      release, logger=dbt_logger())
+    frame = lola_frame(to_pandas(patients_preprocessed), to_pandas(d2), to_pandas(hierarchy),
+                       release, logger=dbt_logger())
+    return bind_verdict(frame, release_json, verdict_inputs, model="deid_claims_lola")
 
 
 def deid_claims_attack(
@@ -301,13 +306,22 @@ def deid_claims_attack(
     matched against D2 (``deid_claims_d2_ids``, the released claims) at the node of
     ``deid_claims_lola``; attack 2: the closed-form marketer risk of the generalized
     ``attack2_qis`` against the population counts of ``deid_claims_attack2_population`` (null
-    without one). Calls :func:`attack_frame`; one row, only counts are logged."""
+    without one). Calls :func:`attack_frame`; one row, only counts are logged, with
+    ``settings_md5`` (the settings it ran with) and the ``inputs_invocation_id`` of the LOLA
+    table it attacked (the fingerprints LOLA read; the publish gate claims_verdict_bound
+    requires both verdicts to have read the same)."""
     release = json.loads(release_json)
     d2 = to_pandas(d2_ids)
-    return attack_frame(
+    lola_frame_ = to_pandas(lola)
+    frame = attack_frame(
         to_pandas(patients_preprocessed), to_pandas(d1), d2, to_pandas(hierarchy),
-        to_pandas(lola), release, to_pandas(attack2_population), logger=dbt_logger(),
+        lola_frame_, release, to_pandas(attack2_population), logger=dbt_logger(),
     )
+    if "inputs_invocation_id" not in lola_frame_.columns:
+        raise DataError("model deid_claims_attack: deid_claims_lola records no"
+                        " inputs_invocation_id (built by an older version): rebuild it")
+    return bind_verdict(frame, release_json, lola_frame_[["inputs_invocation_id"]].rename(
+        columns={"inputs_invocation_id": "invocation_id"}), model="deid_claims_attack")
 
 
 #: The columns of ``deid_claims_attack3`` (one row per QI set and period, Table 6 in long form).

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+
+from dbt_deid.errors import DataError
 
 
 def _is_duckdb(relation: Any) -> bool:
@@ -32,6 +36,19 @@ def to_pandas(relation: Any) -> pd.DataFrame:
         if callable(fn):
             return fn()
     raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
+
+
+def relation_columns(relation: Any) -> list[str] | None:
+    """The column names of a dbt Python model's ``dbt.ref()`` result (a DuckDB, Spark or Snowpark
+    relation, or pandas), lower case, without reading its rows; None when the engine's relation
+    does not list them."""
+    columns = getattr(relation, "columns", None)
+    if columns is None or callable(columns):
+        return None
+    try:
+        return [str(c).strip('"').lower() for c in columns]
+    except TypeError:
+        return None
 
 
 def to_pandas_for_codes(relation: Any) -> pd.DataFrame:
@@ -62,3 +79,31 @@ def string_values(relation: Any, columns: Sequence[str]) -> pd.DataFrame:
     for c in columns:
         frame[c] = frame[c].astype(object).astype(str)
     return frame
+
+
+def settings_md5(release_json: str) -> str:
+    """The md5 of a release's settings as the publish step computes it (macro
+    ``kind_settings_md5``: ``local_md5(tojson(var, sort_keys=true))``): the settings JSON the
+    model was given, re-serialized with sorted keys (``json.dumps`` with dbt's defaults)."""
+    text = json.dumps(json.loads(release_json), sort_keys=True)
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def bind_verdict(
+    frame: pd.DataFrame, release_json: str, verdict_inputs: Any, *, model: str
+) -> pd.DataFrame:
+    """Review 9, G1: the verdict ``frame`` of a claims or text verdict model with the two
+    columns that bind it to what it assessed (macros/gates/verdict_binding.sql):
+    ``settings_md5`` (:func:`settings_md5` of the settings it ran with) and
+    ``inputs_invocation_id``, the build that fingerprinted its inputs (the one invocation id of
+    ``verdict_inputs``, the relation ``deid_<kind>_verdict_inputs``). The publish gate
+    ``<kind>_verdict_bound`` refuses the release unless both match the settings and the
+    fingerprints of now. ``verdict_inputs`` holding no or several invocation ids fails the model."""
+    ids = sorted({str(v) for v in to_pandas(verdict_inputs)["invocation_id"].dropna()})
+    if len(ids) != 1:
+        raise DataError(f"model {model}: the fingerprints of its inputs hold {len(ids)} builds,"
+                        " not one; rebuild the release with its upstream models")
+    out = frame.copy()
+    out["settings_md5"] = settings_md5(release_json)
+    out["inputs_invocation_id"] = ids[0]
+    return out

@@ -19,7 +19,7 @@ import pandas as pd
 from dbt_deid.attribute_remedy import hierarchies_of, orders_of, remedy_of
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
-from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.dbt_side.glue.frames import relation_columns, to_pandas, to_pandas_for_codes
 from dbt_deid.errors import DataError
 from dbt_deid.living import Status, refresh
 from dbt_deid.living.pairs import EARLIER, pair_columns
@@ -197,9 +197,12 @@ def algorithm_comparison(
     population_first`` (then they are the file, not the population the algorithms ran on). It
     is read and coded first and its frame of text dropped before the pattern table is read, so
     the two tables' text is never in memory together (at 24 million records each is millions of
-    rows). ``exact`` (``deid_exact_consistent``, the exact check computed once for the build)
-    gives the selected algorithm's exact figure with ``released``. An empty pattern table (only
-    under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
+    rows). On a refresh of a release line (``patterns`` holds the pairs) only the released
+    version's own figures are returned (``compare_algorithms(selected_only=True)``): no
+    algorithm runs from scratch. ``exact`` (``deid_exact_consistent``, the exact check
+    computed once for the build) gives the selected algorithm's exact figure with
+    ``released``. An empty pattern table (only under ``dbt build --empty``: a real build stops
+    upstream) gives the empty comparison.
     """
     from dbt_deid.comparison import coded_released, compare_algorithms
 
@@ -214,6 +217,21 @@ def algorithm_comparison(
         released = None
     coded = None
     min_consistent = released_min_consistent(exact, cfg) if released is not None else None
+    # A refresh of a release line (deid_patterns holds the pairs, docs/living-release.md): the
+    # version is seed 000's algorithm applied to the new records with the earlier cells held
+    # fixed, not a run of either algorithm from scratch, so only its own figures (from the
+    # released patterns) are reported; the pattern table is not read and no algorithm runs.
+    refresh = f"{cfg.qi_names[0]}{EARLIER}".lower() in (relation_columns(patterns) or [])
+    if refresh and released is not None:
+        released_frame = to_pandas_for_codes(released)
+        if len(released_frame) == 0:
+            return empty_algorithm_comparison()
+        coded = coded_released(released_frame, cfg.qi_names)
+        del released_frame
+        return compare_algorithms(None, release, logger=dbt_logger(),
+                                  exact=len(coded.counts) <= 200_000,
+                                  released=coded, released_min_consistent=min_consistent,
+                                  selected_only=True)
     if released is not None:
         released_frame = to_pandas_for_codes(released)
         if len(released_frame):

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
-from dbt_deid.dbt_side.glue.frames import to_pandas
+from dbt_deid.dbt_side.glue.frames import bind_verdict, to_pandas
 from dbt_deid.text_risk.assessment import assess_frame
 
 #: The settings of var ``deid_text_release`` that :func:`assess_frame` takes (absent or null
@@ -21,7 +21,8 @@ SETTINGS = ("h", "tau", "attempt", "iterations", "seed", "direct_cutoff", "quasi
 
 
 def deid_text_risk_assessment(
-    release_json: str, direct_counts: Any, quasi_counts: Any, corpus_size: Any
+    release_json: str, direct_counts: Any, quasi_counts: Any, corpus_size: Any,
+    verdict_inputs: Any,
 ) -> pd.DataFrame:
     """The dbt Python model ``deid_text_risk_assessment``: the text release's risk of
     re-identification (Scaiano, El Emam et al. 2016).
@@ -34,7 +35,10 @@ def deid_text_risk_assessment(
     intervals and the two verdicts (section 2.3.9). Returns one row per measure (``direct``,
     ``direct_benchmark``, ``quasi``): ``measure, point, mean, lower, upper, limit, passed``.
     ``release_json`` is the config ``deid_text_release_json`` (var ``deid_text_release`` rendered
-    as JSON, validated by the ``text_release_config`` macro); only counts are logged.
+    as JSON, validated by the ``text_release_config`` macro); only counts are logged. Each
+    row carries ``settings_md5`` and ``inputs_invocation_id``
+    (:func:`dbt_deid.dbt_side.glue.frames.bind_verdict`: the settings and the fingerprinted
+    inputs, ``deid_text_verdict_inputs``, the publish gate text_verdict_bound checks).
     """
     release = json.loads(release_json)
     settings = {k: release[k] for k in SETTINGS if k in release and release[k] is not None}
@@ -51,4 +55,5 @@ def deid_text_risk_assessment(
         f" {int(quasi['instances'].iloc[0])} quasi-identifier instances,"
         f" {settings.get('iterations', 'default')} Monte Carlo iterations"
     )
-    return assess_frame(direct, quasi, n, logger=log, **settings)
+    frame = assess_frame(direct, quasi, n, logger=log, **settings)
+    return bind_verdict(frame, release_json, verdict_inputs, model="deid_text_risk_assessment")

@@ -1,7 +1,8 @@
 """``python -m dbt_deid summary``: print a built release's risk summary and information loss.
 
-Reads the tables the release models wrote (``deid_risk_summary``, ``deid_information_loss``,
-``deid_release_parameters`` and the row counts of the source and ``deid_published``) from a
+Reads the tables the release models wrote (``deid_diagnostics``: its ``risk_summary`` and
+``information_loss`` rows; ``deid_release_parameters`` and the row counts of the source and
+``deid_published``) from a
 DuckDB database file (``--database``) or, on any engine, through the dbt project's own adapter
 (``--project-dir``, with ``--profiles-dir`` and ``--target`` as dbt takes them). Figures only:
 no quasi-identifier values are printed.
@@ -32,7 +33,7 @@ PUBLISHED_TABLES = frozenset({
 #: The discharge release's tables: an extra release of var ``deid_releases`` has them as
 #: ``<release>__<table>`` (docs/projects.md, "Several releases in one project").
 RELEASE_TABLES = frozenset({
-    "deid_published", "deid_risk_summary", "deid_information_loss", "deid_release_parameters",
+    "deid_published", "deid_diagnostics", "deid_release_parameters",
     "deid_gate_results", "deid_algorithm_comparison",
 })
 
@@ -155,7 +156,7 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
     tables = {n[len(prefix):] if n.startswith(prefix) and n[len(prefix):] in RELEASE_TABLES
               else n for n in all_tables if not prefix or n.startswith(prefix)
               or n == "deid_release_history"}
-    for needed in ("deid_risk_summary", "deid_information_loss", "deid_release_parameters"):
+    for needed in ("deid_diagnostics", "deid_release_parameters"):
         if needed not in tables:
             raise DataError(
                 f"table {where(needed)}.{prefix}{needed} is missing from {path}; build the"
@@ -213,8 +214,8 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
     lines.append(header)
     for row in reader.rows(
         f"select combination, stage, classes, smallest_class, max_risk, mean_risk,"
-        f" share_above_tau, min_consistent_exact from {t('deid_risk_summary')}"
-        f" order by combination, stage"
+        f" share_above_tau, min_consistent_exact from {t('deid_diagnostics')}"
+        f" where diagnostic = 'risk_summary' order by combination, stage"
     ):
         comb, stage, classes, small, max_risk, mean_risk, above, exact = row
         lines.append(
@@ -233,7 +234,8 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
     for row in reader.rows(
         f"select column_name, suppressed_cells, share_cells_suppressed,"
         f" share_records_with_suppression, non_uniform_entropy"
-        f" from {t('deid_information_loss')} order by column_order"
+        f" from {t('deid_diagnostics')} where diagnostic = 'information_loss'"
+        f" order by column_order"
     ):
         name, cells, share_cells, share_records, entropy = row
         lines.append(
@@ -250,12 +252,16 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
             f"  {'algorithm':<21} {'% cells':>8} {'% records':>10} {'entropy bits':>13}"
             f" {'min f':>6} {'exact min':>10}"
         )
-        for row in reader.rows(
+        compared = reader.rows(
             f"select algorithm, share_cells_suppressed, share_records_with_suppression,"
             f" suppression_entropy, smallest_class, min_consistent_exact, selected"
             f" from {t('deid_algorithm_comparison')}"
             f" where column_name = '(all quasi-identifiers)' order by algorithm desc"
-        ):
+        )
+        if len(compared) == 1 and compared[0][6]:
+            lines.append("  (a refresh of a release line: its own figures only, neither"
+                         " algorithm run from scratch; docs/living-release.md)")
+        for row in compared:
             alg, cells, recs, bits, small, exact, selected = row
             mark = " (used)" if selected else ""
             lines.append(

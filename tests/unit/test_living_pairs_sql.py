@@ -1,0 +1,167 @@
+"""The refresh's SQL (macros/releases/refresh_line.sql: refresh_pairs_sql, the pattern table of a
+refresh, and refresh_records_sql, the records deid_suppressed joins the map onto) rendered
+outside dbt and run on DuckDB against a small per-record store, checked against the column
+meanings docs/living-release.md states ("What a refresh computes"), computed here in Python
+record by record: kept, suppressed-then-kept, changed (two states), deleted, returned after a
+version away, and new records."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+
+from tests.macro_render import macro_caller
+
+ROOT = Path(__file__).resolve().parents[2]
+QIS = ["age", "zip"]
+KEY = "secret"
+
+# The store: (release_id, version, record id, {qi: (published cell or None, true value)}).
+# Version 1 (r1), version 2 (r2, the previous version of the refresh), and a row of another
+# line (rx, left out by line_rows_condition).
+STORE: list[tuple[str, int, int, dict[str, tuple[str | None, str]]]] = [
+    # 1: kept in both versions, unchanged
+    ("r1", 1, 1, {"age": ("30", "30"), "zip": ("K1", "K1")}),
+    ("r2", 2, 1, {"age": ("30", "30"), "zip": ("K1", "K1")}),
+    # 2: zip suppressed in version 1, revealed in none; age suppressed only in version 2
+    ("r1", 1, 2, {"age": ("40", "40"), "zip": (None, "K2")}),
+    ("r2", 2, 2, {"age": (None, "40"), "zip": (None, "K2")}),
+    # 3: changed between versions 1 and 2 (two states), current state is version 2's
+    ("r1", 1, 3, {"age": ("50", "50"), "zip": ("K3", "K3")}),
+    ("r2", 2, 3, {"age": ("60", "60"), "zip": (None, "K3")}),
+    # 4: deleted after version 2
+    ("r1", 1, 4, {"age": ("20", "20"), "zip": ("K4", "K4")}),
+    ("r2", 2, 4, {"age": ("20", "20"), "zip": ("K4", "K4")}),
+    # 5: in version 1 only (away from version 2), back now
+    ("r1", 1, 5, {"age": (None, "70"), "zip": ("K5", "K5")}),
+    # 6: changed between versions 1 and 2 and back to version 1's values now
+    ("r1", 1, 6, {"age": ("80", "80"), "zip": ("K6", "K6")}),
+    ("r2", 2, 6, {"age": ("90", "90"), "zip": ("K6", "K6")}),
+    # another line's row of record 1: never read
+    ("rx", 1, 1, {"age": ("99", "99"), "zip": ("Z9", "Z9")}),
+]
+# The current records (deid_generalized): record id -> true values at the line's levels.
+CURRENT = {1: {"age": "30", "zip": "K1"}, 2: {"age": "40", "zip": "K2"},
+           3: {"age": "60", "zip": "K9"}, 5: {"age": "70", "zip": "K5"},
+           6: {"age": "80", "zip": "K6"}, 7: {"age": "30", "zip": "K1"},
+           8: {"age": "40", "zip": "K2"}}
+PREVIOUS = "r2"
+
+
+def _con() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create table k as select 'secret' as key_value")
+    cols = ", ".join(f"{q} varchar, {q}__generalized varchar" for q in QIS)
+    con.execute("create table store (release_name varchar, release_id varchar,"
+                f" release_version bigint, record_key varchar, {cols})")
+    for rid, version, record, cells in STORE:
+        values = []
+        for q in QIS:
+            cell, true = cells[q]
+            # the writer stores the true value only where it is not the published cell
+            values += [cell, None if cell == true else true]
+        con.execute("insert into store values (?, ?, ?, md5(? || '|' || ?), "
+                    + ", ".join("?" for _ in values) + ")",
+                    ["other" if rid == "rx" else "line", rid, version, KEY, str(record),
+                     *values])
+    con.execute("create table gen (rid integer, " + ", ".join(f"{q} varchar" for q in QIS) + ")")
+    for record, values in CURRENT.items():
+        con.execute("insert into gen values (?, " + ", ".join("?" for _ in QIS) + ")",
+                    [record, *(values[q] for q in QIS)])
+    return con
+
+
+def _render(macro: str) -> str:
+    def context(call: Any) -> dict[str, Any]:
+        return {
+            "dbt_deid": SimpleNamespace(
+                ident=lambda n: '"' + n + '"', own=lambda m: m,
+                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                keyed_record_hash_sql=lambda e, k: (
+                    f"md5({k}.key_value || '|' || cast({e} as varchar))"),
+                line_rows_condition=lambda cfg, alias="": "release_name = 'line'",
+                refresh_pair_columns=call("refresh_pair_columns"),
+                _refresh_states_ctes=call("_refresh_states_ctes")),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(dispatch=lambda name, package: call("default__" + name)),
+            "execute": True,
+        }
+
+    call = macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context)
+    cfg = {"qi_names": QIS, "record_id": "rid"}
+    line = {"store": "store", "key": "k", "previous_release_id": PREVIOUS}
+    return str(call(macro)(cfg, "gen", line))
+
+
+def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
+    """The pairs and each current record's pair columns, from the documented meanings: per
+    record key and true tuple (a state), the finest cell any version revealed (`revealed`); the
+    record's latest state is the one in the previous version, else the one last published;
+    `published` is the previous version's cell when it holds that state, else `revealed`;
+    every state that is not a current record's latest one is a row with null current values."""
+    states: dict[tuple[int, tuple], dict[str, Any]] = {}
+    for rid, version, record, cells in STORE:
+        if rid == "rx":
+            continue
+        true = tuple(cells[q][1] for q in QIS)
+        s = states.setdefault((record, true), {"versions": [], "revealed": [None] * len(QIS),
+                                               "previous": None})
+        s["versions"].append(version)
+        for i, q in enumerate(QIS):
+            cell = cells[q][0]
+            if cell is not None:
+                s["revealed"][i] = cell
+        if rid == PREVIOUS:
+            s["previous"] = [cells[q][0] for q in QIS]
+    latest: dict[int, tuple] = {}
+    for (record, true), s in states.items():
+        rank = (s["previous"] is not None, max(s["versions"]))
+        if record not in latest or rank > latest[record][0]:
+            latest[record] = (rank, true)
+    pairs: Counter = Counter()
+    per_record: dict[int, dict[str, Any]] = {}
+
+    def columns(record: int, true: tuple) -> tuple:
+        s = states[(record, true)]
+        published = s["previous"] if s["previous"] is not None else s["revealed"]
+        return (*true, *published, *s["revealed"])
+
+    for record, values in CURRENT.items():
+        current = tuple(values[q] for q in QIS)
+        if record in latest:
+            earlier = columns(record, latest[record][1])
+        else:
+            earlier = (None,) * (3 * len(QIS))
+        pairs[(*current, *earlier)] += 1
+        per_record[record] = dict(zip(
+            [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS],
+            earlier, strict=True))
+    for record, true in states:
+        if record in CURRENT and latest[record][1] == true:
+            continue
+        pairs[((None,) * len(QIS)) + columns(record, true)] += 1
+    return pairs, per_record
+
+
+def test_the_pairs_are_the_documented_ones() -> None:
+    con = _con()
+    rows = con.execute(_render("default__refresh_pairs_sql")).fetchall()
+    got = Counter({tuple(r[:-1]): r[-1] for r in rows})
+    assert sum(got.values()) == sum(r[-1] for r in rows)
+    expected, _ = _expected()
+    assert got == expected
+
+
+def test_each_current_record_carries_its_pair_columns() -> None:
+    con = _con()
+    sql = _render("default__refresh_records_sql")
+    names = [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS]
+    rows = con.execute(f"select rid, {', '.join(names)} from ({sql}) as x order by rid").fetchall()
+    _, expected = _expected()
+    assert [r[0] for r in rows] == sorted(CURRENT)
+    for r in rows:
+        assert dict(zip(names, r[1:], strict=True)) == expected[r[0]], r[0]
