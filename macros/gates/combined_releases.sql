@@ -628,11 +628,28 @@
   {#- the combinations any combined release verifies (each over QIs this release releases) -#}
   {%- set combinations = [] -%}
   {%- for b in cfg.verified_combinations -%}{%- do combinations.append(b | list) -%}{%- endfor -%}
+  {#- an earlier combination over a QI this release does not release is not skipped (review 9b,
+      H1): the recipient holds that QI from the earlier version, and a combined view without it
+      would check none of those combinations; refused, naming the QIs and versions only -#}
+  {%- set dropped = [] -%}
   {%- for e in earlier if e.release_id in epoch_ids -%}
     {%- for b in e.combinations or [] -%}
-      {%- if b | list not in combinations and b | reject('in', cfg.released_qis) | list | length == 0 -%}{%- do combinations.append(b | list) -%}{%- endif -%}
+      {%- set missing = b | reject('in', cfg.released_qis) | list -%}
+      {%- if missing | length > 0 -%}
+        {%- do dropped.append(("version " if e.name == cfg.name else "") ~ dbt_deid._versions_text(cfg, [e]) ~ " verified " ~ b | join('+') ~ " (" ~ missing | join(', ') ~ " not released now)") -%}
+      {%- elif b | list not in combinations -%}{%- do combinations.append(b | list) -%}{%- endif -%}
     {%- endfor -%}
+    {#- its released QIs (recorded levels): its combinations are not in its settings when they
+        were not declared (one combination of every QI) or expanded from hierarchical QIs -#}
+    {%- set gone = (e.specs or {}).keys() | reject('in', cfg.released_qis) | sort | list -%}
+    {%- if gone | length > 0 -%}
+      {%- do dropped.append(("version " if e.name == cfg.name else "") ~ dbt_deid._versions_text(cfg, [e]) ~ " released " ~ gone | join(', ') ~ " (not released now)") -%}
+    {%- endif -%}
   {%- endfor -%}
+  {%- if dropped | length > 0 -%}
+    {{ return(dbt_deid._combine_refused(base, dropped | unique | list, shared, of_names, "whose combinations are over quasi-identifiers this release does not release",
+                                     "the recipient holds them from the earlier versions and the combined view could not check those combinations: release the same quasi-identifiers")) }}
+  {%- endif -%}
   {#- the largest k any combined release promised (each promised its k on its combinations;
       checking all at the largest is the conservative reading) -#}
   {%- set ks = [cfg.k | int] -%}

@@ -13,16 +13,19 @@
     deid_input_fingerprint), checked_hash (every column of deid_suppressed), released_levels
     (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
     release was generalized at: the levels the publish step formats the cells with and the
-    history records; review 9, G4) and invocation_id. -#}
+    history records; review 9, G4), working_hashes (the fingerprints of the release plan and
+    the hierarchy, JSON {table: hash}: the gate working_tables, working_tables_gate.sql;
+    review 9b) and invocation_id. -#}
 
 {#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash,
-    released_levels}. `checked` is truth's fingerprint when a gate query took it already
+    released_levels, working_hashes}. `checked` is truth's fingerprint when a gate query took it already
     (input_unchanged's checked_fingerprint), else none: truth is fingerprinted here. `levels`
     ({qi: level}) is what the gate released_levels checked (checked_levels). -#}
 {% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none, levels=none) -%}
   {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
              'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash,
-             'released_levels': tojson(levels, sort_keys=true) if levels is not none else none}) }}
+             'released_levels': tojson(levels, sort_keys=true) if levels is not none else none,
+             'working_hashes': tojson(dbt_deid.working_tables_fingerprints(cfg), sort_keys=true)}) }}
 {%- endmacro %}
 
 {#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
@@ -58,6 +61,7 @@
     cast({{ dbt_deid.literal(binding.input_hash) if binding.input_hash is not none else 'null' }} as {{ s }}) as input_hash,
     cast({{ dbt_deid.literal(binding.checked_hash) if binding.checked_hash is not none else 'null' }} as {{ s }}) as checked_hash,
     cast({{ dbt_deid.literal(binding.released_levels) if binding.get('released_levels') is not none else 'null' }} as {{ s }}) as released_levels,
+    cast({{ dbt_deid.literal(binding.working_hashes) if binding.get('working_hashes') is not none else 'null' }} as {{ s }}) as working_hashes,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
   from (
     {{ selects | join('\n    union all\n    ') }}
@@ -109,6 +113,11 @@
   {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') if read.this_invocation else none -%}
   {%- do results.extend(dbt_deid.candidate_matches_results(cfg, candidate, truth, patterns, read.levels)) -%}
   {%- do results.append(read.status) -%}
+  {%- if read.working is not none -%}
+    {#- the plan, the hierarchy and the input snapshot the publish step reads are those the gate
+        table was computed with (working_tables_gate.sql; review 9b) -#}
+    {%- do results.append(read.working) -%}
+  {%- endif -%}
   {%- do results.extend(read.verdicts) -%}
   {%- if read.status.passed -%}
     {#- the figures the history records were computed with this gate table (history_figures) -#}
@@ -176,7 +185,8 @@
 
 {#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
     one result per gate, this_invocation: true when it was computed in this dbt invocation,
-    levels: the released levels it recorded ({qi: level}), none when it is not fresh}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
+    levels: the released levels it recorded ({qi: level}), none when it is not fresh, working:
+    the gate working_tables' result when it is fresh (gate_working_tables_result), else none}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
     verdicts are read only when the table is fresh: computed for the current settings, this
     input, `truth` as it is now and the released levels as they are now (checked_levels of
     `cfg`: with `generalization.search: ola`, deid_ola_levels as it is now, which the publish
@@ -191,9 +201,10 @@
     {%- do problems.append('the gate table ' ~ table ~ ' is missing') -%}
   {%- else -%}
     {#- a gate table computed before it recorded the levels has no released_levels: refused -#}
-    {%- set recorded_column = 'released_levels' in (adapter.get_columns_in_relation(table) | map(attribute='name') | map('lower') | list) -%}
+    {%- set table_columns = adapter.get_columns_in_relation(table) | map(attribute='name') | map('lower') | list -%}
     {%- set rows = run_query("select gate, passed, failures, message, settings_md5, input_hash, checked_hash, invocation_id, "
-        ~ ('released_levels' if recorded_column else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
+        ~ ('released_levels' if 'released_levels' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
+        ~ ('working_hashes' if 'working_hashes' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
     {%- if rows | length == 0 -%}
       {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict') -%}
     {%- else -%}
@@ -238,7 +249,7 @@
       'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
                  else 'gate table ' ~ table ~ ' computed for these settings, this input, this release and these levels (invocation ' ~ rows[0][7] ~ ')'} -%}
   {%- set current = this_invocation | length > 0 and this_invocation[0] -%}
-  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none, 'levels': none}) }}{%- endif -%}
+  {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none, 'levels': none, 'working': none}) }}{%- endif -%}
   {%- set order = [] -%}{%- set by_gate = {} -%}
   {%- for r in rows -%}
     {%- if r[0] not in by_gate -%}{%- do order.append(r[0]) -%}{%- do by_gate.update({r[0]: []}) -%}{%- endif -%}
@@ -253,5 +264,6 @@
     {%- set messages = [] -%}{%- for r in (failing if failing else gr) -%}{%- do messages.append(r[3]) -%}{%- endfor -%}
     {%- do verdicts.append({'gate': gate, 'passed': failing | length == 0, 'failures': n | sum, 'message': messages | join('; ')}) -%}
   {%- endfor -%}
-  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current, 'invocation': rows[0][7], 'levels': levels}) }}
+  {%- set working = dbt_deid.gate_working_tables_result(cfg, rows[0][9], rows[0][5], current) -%}
+  {{ return({'status': status, 'verdicts': verdicts, 'this_invocation': current, 'invocation': rows[0][7], 'levels': levels, 'working': working}) }}
 {%- endmacro %}

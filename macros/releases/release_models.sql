@@ -55,6 +55,7 @@
 -- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_hierarchy') }} (the gate released_levels)
+-- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }} (its fingerprint: the gate working_tables)
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed_patterns') }}
 {%- for h in cfg.attribute_disclosure.hierarchies.values() %}
@@ -67,7 +68,7 @@
 {%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- set truth = dbt_deid.checked_release() -%}
 {%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
-{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none} -%}
+{%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none, 'working_hashes': none} -%}
 {%- if results | length > 0 -%}
   {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the
       engine allows it) and compared there with the input snapshot's (deid_input_fingerprint);
@@ -366,6 +367,7 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
 {% do dbt_deid.release_ref('deid_suppressed_patterns') %}{# the candidate's proof in the gate table's invocation #}
+{% do dbt_deid.release_ref('deid_hierarchy') %}{# its fingerprint, in a later invocation (the gate working_tables) #}
 {#- the advice its refusal message carries (dbt_deid.release_advice_message) #}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_advice') }}
 {%- if dbt_deid.population_first() %}

@@ -21,6 +21,7 @@ from tests.integration.dbt_runner import (
     INTEGRATION,
     NO_REPORT,
     DbtRun,
+    copy_of,
     deps,
     release_vars,
     run_dbt,
@@ -119,6 +120,32 @@ def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None
     assert good.ok, good.output[-3000:]
     history = good.query("select status from deid_release_history order by recorded_at")
     assert history["status"].tolist() == ["published"]
+
+
+def test_advise_reports_its_failed_build_not_an_earlier_advice(default_release, tmp_path) -> None:
+    """Review 9b, H2: the published project release holds its advice table; a preview without
+    province (a combination change after version 1: the build stops at deid_patterns) must
+    not print that earlier advice as the preview's. On s9-fixola advise printed "release
+    integration_release passes: MaxSup ..." with province's combinations and exited 0."""
+    db = copy_of(default_release, tmp_path / "db").database
+    base = release_vars()["deid_release"]
+    variables = release_vars(
+        quasi_identifiers={k: v for k, v in base["quasi_identifiers"].items() if k != "province"},
+        combinations=[["age", "gender", "los_days", "mrdx"], ["age", "gender", "cci_code"],
+                      ["age", "admission_date"]],
+        excluded=[*base["excluded"], "province"])
+    deps(INTEGRATION)
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    preview = subprocess.run(
+        [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
+         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
+         "--vars", json.dumps(variables)],
+        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)
+    out = preview.stdout
+    assert preview.returncode == 2, (out + preview.stderr)[-4000:]
+    assert "advise: ERROR this build did not build deid_release_advice" in out, out[-3000:]
+    assert "passes" not in out.split("advise: ERROR")[-1]
+    assert "release integration_release passes" not in out
 
 
 def test_advice_on_50000_discharge_abstracts_publishes(it_database, tmp_path) -> None:

@@ -391,3 +391,35 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     assert fifth.query("select gates_failed from deid_release_history order by recorded_at"
                        )["gates_failed"].iloc[-1] == "combined_releases"
     pd.testing.assert_frame_equal(_published(fifth), published4b)
+
+
+def test_a_version_that_stops_releasing_a_qi_is_refused(it_database, tmp_path):
+    """Review 9b, H1, second half: version 1 releases province, age and gender (the default
+    combination: every QI); version 2 moves province to `excluded` (the default combination
+    changes with it, and `combinations` stays undeclared, so the line settings do not refuse
+    it). The recipient links version 2's records to their version-1 province; the gate used to
+    skip every earlier combination over a QI this version does not release, so version 1's
+    province+age+gender was never checked on the combined view (on s9-fixola version 2
+    published). Refused now, naming the combination and the QI (never a value)."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    base = release_vars(name="dropped_qi")["deid_release"]
+    qis = base["quasi_identifiers"]
+    three = ["province", "age", "gender"]
+
+    def release(kept: list[str]) -> dict:
+        return release_vars(name="dropped_qi", combinations=None,
+                            quasi_identifiers={q: qis[q] for q in kept},
+                            excluded=[*base["excluded"], *(q for q in qis if q not in kept)])
+
+    first = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v1",
+                    release(three), db)
+    assert first.ok, first.output[-3000:]
+    second = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v2",
+                     release(["age", "gender"]), db)
+    assert not second.ok, second.output[-3000:]
+    assert "whose combinations are over quasi-identifiers this release does not release" in (
+        second.output), second.output[-3000:]
+    assert "version 1 released province (not released now)" in second.output, second.output[-3000:]
+    history = second.query("select status from deid_release_history order by recorded_at")
+    assert history["status"].tolist() == ["published", "refused"]

@@ -378,7 +378,7 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: (its risk summary and information loss rows) is the build's; the released hierarchy pairs'
 #: release_id is the published version's, a hash of the invocation id).
 ENGINE_SPECIFIC_COLUMNS = {
-    table: ("settings_md5", "input_hash", "checked_hash", "invocation_id")
+    table: ("settings_md5", "input_hash", "checked_hash", "working_hashes", "invocation_id")
     for table in ("deid_gate_results", "deid_release_gate")
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)

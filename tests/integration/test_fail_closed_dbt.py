@@ -369,3 +369,60 @@ def test_misspelt_claims_and_text_settings_fail_with_a_suggestion(
     run = validator_runs[f"{var} {typo}"]
     assert not run.ok
     assert f"unknown setting; did you mean '{meant}'?" in run.output, run.output[-2000:]
+
+
+def _publish_alone(db: Path, tmp_path: Path, name: str):
+    return run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / name, _vars(), db)
+
+
+def _assert_working_table_refused(run, table: str, before: pd.DataFrame) -> None:
+    assert not run.ok, run.output[-3000:]
+    assert "published 4000 rows" not in run.output
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    assert re.search(r"\[working_tables\] [^\n]*" + table + r"\S* changed since the gate table was"
+                     r" computed", run.output), run.output[-3000:]
+    assert "dbt build -s +deid_published" in run.output
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), before)
+    last = _history(run).iloc[-1]
+    assert last["status"] == "refused" and "working_tables" in last["gates_failed"]
+
+
+@pytest.mark.parametrize("table", ["deid_release_plan", "deid_hierarchy", "deid_input"])
+def test_working_tables_rebuilt_by_another_invocation_are_refused(published_db, tmp_path,
+                                                                  table) -> None:
+    """Review 9b, H1, H3, H4: the gate table of the published release stands; another invocation
+    (a preview: `python -m dbt_deid advise --vars ...`, `dbt run -s <model> --vars ...`)
+    rebuilds a working table the publish step reads, then `dbt run -s deid_published` runs with
+    the release's own settings: the plan without province (H1: the candidate without the
+    province column), a hierarchy with another date rule (H4: the combined gate's level
+    mapping), an input snapshot with other pass-through values (H3). Each is refused by the
+    gate working_tables; on s9-fixola each published ("published 4000 rows; 12 gates
+    passed"). Rebuilt with the release's settings, the table publishes again."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    base = _vars()["deid_release"]
+    qis = base["quasi_identifiers"]
+    if table == "deid_release_plan":
+        other = _vars(
+            quasi_identifiers={k: v for k, v in qis.items() if k != "province"},
+            combinations=[["age", "gender", "los_days", "mrdx"], ["age", "gender", "cci_code"],
+                          ["age", "admission_date"]],
+            excluded=[*base["excluded"], "province"])
+    elif table == "deid_hierarchy":
+        other = _vars(quasi_identifiers={**qis, "admission_date": {"rule": {
+            "type": "date", "levels": [{"trunc": "month"}, {"trunc": "year"}]}, "level": 1}})
+    if table == "deid_input":
+        with duckdb.connect(str(db)) as con:  # the snapshot of another extract (a preview's)
+            con.execute("update main_deid_work.deid_input set discharge_disposition ="
+                        " 'PREVIEW ' || discharge_disposition")
+    else:
+        rebuilt = run_dbt(INTEGRATION, ["run", "--select", table], tmp_path / "other", other, db)
+        assert rebuilt.ok, rebuilt.output[-3000:]
+    _assert_working_table_refused(_publish_alone(db, tmp_path, "refused"), table,
+                                  published_db[1])
+    again = run_dbt(INTEGRATION, ["run", "--select", table, "deid_published"],
+                    tmp_path / "again", _vars(), db)
+    assert again.ok, again.output[-3000:]
+    assert "published 4000 rows" in again.output
+    assert "PREVIEW" not in set(again.query("select discharge_disposition from deid_published")[
+        "discharge_disposition"].str[:7])

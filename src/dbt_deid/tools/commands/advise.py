@@ -9,7 +9,8 @@ and, when MaxSup or a column cap fails, the nearest levels that pass (docs/advic
 Try a change with ``--vars`` before committing it. Every other argument goes to dbt unchanged
 (``--project-dir``, ``--profiles-dir``, ``--target``, ``--vars``). Exit code: 0 when the
 release would pass MaxSup and its column caps, 1 when it would be refused, 2 when the build
-did not produce the advice.
+did not build the advice (a failing upstream node: the table left by an earlier build is then
+not read, its advice being for other settings or another input).
 """
 
 from __future__ import annotations
@@ -23,6 +24,19 @@ def _advice_node(manifest: Any, release: str | None) -> Any:
     for node in manifest.nodes.values():
         if node.resource_type == "model" and node.name == name:
             return node
+    return None
+
+
+def _node_status(results: list[Any], unique_id: str) -> str | None:
+    """The status of node ``unique_id`` in a build's results (dbt's result objects, or the
+    segmented build's dicts), None when the build did not run it."""
+    for r in results:
+        if isinstance(r, dict):
+            uid, status = r.get("unique_id"), r.get("status")
+        else:
+            uid, status = getattr(getattr(r, "node", None), "unique_id", None), r.status
+        if uid == unique_id:
+            return str(getattr(status, "value", status))
     return None
 
 
@@ -42,7 +56,15 @@ def run(args: argparse.Namespace) -> int:
               + " (is var deid_release declared? for an extra release: add-release)", flush=True)
         return 2
     split.selection = ["--select", f"+{node.name}"]
-    _run_build(parsed.result, split, args.python_nodes)
+    code, results = _run_build(parsed.result, split, args.python_nodes)
+    built = _node_status(results, node.unique_id)
+    if built != "success":
+        # the table holds an earlier build's advice (other settings, another input): never
+        # shown as this preview's (review 9b, H2)
+        print(f"advise: ERROR this build did not build {node.name} (status {built or 'not run'},"
+              f" dbt exit code {code}): no advice for these settings; an earlier build's advice"
+              " is not shown; see the dbt output above", flush=True)
+        return 2
     try:
         with AdapterFrames(parsed.result) as frames:
             advice = frames.read(node)
