@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -97,14 +98,7 @@ def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None
     variables["deid_release"]["quasi_identifiers"]["age"]["level"] = 0
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    deps(INTEGRATION)
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db),
-           "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    preview = subprocess.run(
-        [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--vars", json.dumps(variables)],
-        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)
+    preview = _advise(variables, db, tmp_path)
     out = preview.stdout
     assert preview.returncode == 1, (out + preview.stderr)[-4000:]
     assert "release integration_release refused: MaxSup" in out
@@ -134,13 +128,7 @@ def test_advise_reports_its_failed_build_not_an_earlier_advice(default_release, 
         combinations=[["age", "gender", "los_days", "mrdx"], ["age", "gender", "cci_code"],
                       ["age", "admission_date"]],
         excluded=[*base["excluded"], "province"])
-    deps(INTEGRATION)
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    preview = subprocess.run(
-        [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--vars", json.dumps(variables)],
-        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)
+    preview = _advise(variables, db, tmp_path)
     out = preview.stdout
     assert preview.returncode == 2, (out + preview.stderr)[-4000:]
     assert "advise: ERROR this build did not build deid_release_advice" in out, out[-3000:]
@@ -169,3 +157,14 @@ def test_advice_on_50000_discharge_abstracts_publishes(it_database, tmp_path) ->
     variables["it_rows"] = 50_000
     _refuse_then_apply(it_database, tmp_path, _report_vars(variables, tmp_path),
                        extra=["discharge_abstracts"])
+
+
+def _advise(variables: dict, db: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m dbt_deid advise --vars variables` in the integration project on ``db``."""
+    deps(INTEGRATION)
+    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
+    return subprocess.run(
+        [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
+         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
+         "--vars", json.dumps(variables)],
+        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)

@@ -585,23 +585,19 @@ def _comparison_sections(comparison: pd.DataFrame) -> list[str]:
     frame = frame[[c for c in keep if c in frame.columns]]
     if frame["algorithm"].nunique() == 1 and (frame["selected"] == "yes").all():
         # a refresh of a release line: no algorithm ran from scratch (docs/living-release.md)
-        return [
-            "<h1>Suppression algorithms compared</h1>",
-            '<p class="note">This version refreshes a release line: the selected algorithm'
-            " applied to the new records with every earlier cell held fixed, not a run of"
-            " either algorithm from scratch, so only its own figures are shown (a fresh"
-            " release of all records would suppress differently; docs/living-release.md)."
-            " Counts and shares only.</p>",
-            _table(frame, pct=["share_cells_suppressed", "share_records_with_suppression"],
-                   left=["algorithm", "selected", "column_name"]),
-        ]
+        note = ("This version refreshes a release line: the selected algorithm applied to the new"
+                " records with every earlier cell held fixed, not a run of either algorithm from"
+                " scratch, so only its own figures are shown (a fresh release of all records"
+                " would suppress differently; docs/living-release.md). Counts and shares only.")
+    else:
+        note = ("The release run with the combinations algorithm and with the complete algorithm"
+                " (every quasi-identifier at once), as in El Emam et al. 2011's evaluation, and"
+                " with mask_cover when the release chose it (docs/suppression-exact.md);"
+                " &ldquo;selected&rdquo; is the algorithm this release used. Counts and shares"
+                " only.")
     return [
         "<h1>Suppression algorithms compared</h1>",
-        '<p class="note">The release run with the combinations algorithm and with the complete'
-        " algorithm (every quasi-identifier at once), as in El Emam et al. 2011's evaluation,"
-        " and with mask_cover when the release chose it (docs/suppression-exact.md);"
-        " &ldquo;selected&rdquo; is the algorithm this release used. Counts and shares only."
-        "</p>",
+        f'<p class="note">{note}</p>',
         _table(frame, pct=["share_cells_suppressed", "share_records_with_suppression"],
                left=["algorithm", "selected", "column_name"]),
     ]
