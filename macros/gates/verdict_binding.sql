@@ -17,7 +17,10 @@
     was. The fingerprints cover the release's raw inputs, the tables the verdict models read
     and the tables what is published is computed from; the model refuses to be built unless
     every package model upstream of it is built in the same invocation (verdict_chain_check),
-    so the relations it fingerprints are computed from each other, not left by other builds. -#}
+    so the relations it fingerprints are computed from each other, not left by other builds.
+    The fingerprints are a table, never a view (review r9-final, F1): a view would compute them
+    anew at every read at publish, so each relation would be compared with itself; the model
+    refuses any other materialization and the gate any relation that is not a table. -#}
 
 {#- The md5 of a kind's settings (var deid_claims_release / deid_text_release as JSON with
     sorted keys): the history's settings_md5 (kind_release_manifest), and what the verdict
