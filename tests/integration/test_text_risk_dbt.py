@@ -452,8 +452,17 @@ def _project_with_view_inputs(tmp_path: Path) -> Path:
     shutil.copytree(INTEGRATION, project, ignore=shutil.ignore_patterns(
         "target", "logs", "dbt_packages", "*.duckdb"))
     config = yaml.safe_load((project / "dbt_project.yml").read_text())
-    for key in ("model-paths", "seed-paths"):
-        config[key] = [str((INTEGRATION / p).resolve()) for p in config[key]]
+    # the model folders copied in, not named by absolute paths: dbt writes a compiled Python
+    # model to <target>/compiled/<package>/<its path>, which for an absolute path is the
+    # model's own file
+    paths = []
+    for i, path in enumerate(config["model-paths"]):
+        if path != "models":
+            shutil.copytree(INTEGRATION / path, project / f"models_{i}")
+            path = f"models_{i}"
+        paths.append(path)
+    config["model-paths"] = paths
+    config["seed-paths"] = [str((INTEGRATION / p).resolve()) for p in config["seed-paths"]]
     config["macro-paths"] = [str((INTEGRATION / "macros").resolve())]
     config["models"]["dbt_deid"]["text_risk"] = {
         "deid_text_verdict_inputs": {"+materialized": "view"}}
