@@ -17,7 +17,10 @@
     was. The fingerprints cover the release's raw inputs, the tables the verdict models read
     and the tables what is published is computed from; the model refuses to be built unless
     every package model upstream of it is built in the same invocation (verdict_chain_check),
-    so the relations it fingerprints are computed from each other, not left by other builds. -#}
+    so the relations it fingerprints are computed from each other, not left by other builds.
+    The fingerprints are a table, never a view (review r9-final, F1): a view would compute them
+    anew at every read at publish, so each relation would be compared with itself; the model
+    refuses any other materialization and the gate any relation that is not a table. -#}
 
 {#- The md5 of a kind's settings (var deid_claims_release / deid_text_release as JSON with
     sorted keys): the history's settings_md5 (kind_release_manifest), and what the verdict
@@ -77,6 +80,14 @@
 {% macro default__verdict_inputs_sql(kind) -%}
   {%- set s = dbt.type_string() -%}
   {%- set rels = dbt_deid.verdict_relations(kind) -%}
+  {#- a table, never a view (review r9-final, F1): read at publish, a view would compute the
+      fingerprints of the relations as they are then, with this build's invocation id and
+      settings md5, so every relation would match its "recorded" fingerprint and a stale
+      verdict would publish; incremental and ephemeral are refused too (several builds' rows,
+      no relation). The publish gate checks the relation's type as well (verdict_bound_result). -#}
+  {%- if execute and config.get('materialized') != 'table' -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": must be materialized as table (it records the fingerprints of what the " ~ kind ~ " verdict assessed, as they were when the verdict was computed; no other materialization records them once per build: a view computes them anew at every read, so the publish gate " ~ kind ~ "_verdict_bound would compare each relation with itself), got +materialized: " ~ config.get('materialized') ~ "; remove the project's +materialized override for this model (or set +materialized: table on it)") }}
+  {%- endif -%}
   {%- if execute and flags.WHICH in ['run', 'build'] -%}{%- do dbt_deid.verdict_chain_check(kind) -%}{%- endif -%}
   {%- for name, rel in rels %}
 select cast({{ dbt_deid.literal(name) }} as {{ s }}) as relation_name,
@@ -145,8 +156,14 @@ union all
   {%- set other_settings = [] -%}
   {%- set recorded = {} -%}
   {%- set snapshot = [] -%}
-  {%- if adapter.get_relation(inputs.database, inputs.schema, inputs.identifier) is none -%}
+  {%- set stored = adapter.get_relation(inputs.database, inputs.schema, inputs.identifier) -%}
+  {%- if stored is none -%}
     {%- do problems.append(inputs.identifier ~ ' (the fingerprints of what the verdict assessed) is missing') -%}
+  {%- elif stored.type != 'table' -%}
+    {#- a view (a +materialized override, or a relation replaced by hand) computes the
+        fingerprints as the relations are now: each would be compared with itself (review
+        r9-final, F1). Its rows are not read. -#}
+    {%- do problems.append(inputs ~ ' (the fingerprints of what the verdict assessed) is a ' ~ (stored.type or 'relation of unknown type') ~ ', not a table: read now it computes the fingerprints anew instead of recording those the verdict was computed on (materialize it as a table: remove the +materialized override)') -%}
   {%- else -%}
     {%- set rows = run_query("select relation_name, row_count, fingerprint, settings_md5, invocation_id from " ~ inputs).rows -%}
     {%- if rows | length == 0 -%}

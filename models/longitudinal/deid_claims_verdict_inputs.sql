@@ -6,6 +6,7 @@
     population) with its row count and fingerprint, the md5 of the settings and this build's
     invocation id. deid_claims_lola reads it and records the invocation id; the publish gate
     claims_verdict_bound refuses the release when the settings or any fingerprint differ now.
-    Built only with every package model upstream of it in the same invocation. -#}
+    Built only with every package model upstream of it in the same invocation, and only as a
+    table (a view would compute the fingerprints anew at every read; review r9-final, F1). -#}
 {{ dbt_deid.verdict_inputs_sql('claims') }}
 {%- endif %}

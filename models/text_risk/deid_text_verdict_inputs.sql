@@ -7,6 +7,7 @@
     count and fingerprint, the md5 of the settings and this build's invocation id.
     deid_text_risk_assessment reads it and records the invocation id; the publish gate
     text_verdict_bound refuses the release when the settings or any fingerprint differ now.
-    Built only with every package model upstream of it in the same invocation. -#}
+    Built only with every package model upstream of it in the same invocation, and only as a
+    table (a view would compute the fingerprints anew at every read; review r9-final, F1). -#}
 {{ dbt_deid.verdict_inputs_sql('text') }}
 {%- endif %}

@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
+import yaml
 
 from dbt_deid.text_risk import (
     all_or_nothing_recall,
@@ -39,7 +42,8 @@ from dbt_deid.text_risk import (
 )
 from dbt_deid.tools.commands.history import find_release, read_history, render_list, render_release
 from dbt_deid.tools.synthetic.text import DEMO_TYPES
-from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
+from tests.integration import dbt_fork
+from tests.integration.dbt_runner import DBT, INTEGRATION, REPO, DbtRun, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -438,3 +442,71 @@ def test_a_verdict_is_published_only_under_what_it_assessed(tmp_path: Path) -> N
     assert "[text_verdict_bound]" in stale.output, stale.output[-3000:]
     assert "deid_text_published" not in stale.tables()
     assert list(_history(stale)["status"]) == ["refused"]
+
+
+def _project_with_view_inputs(tmp_path: Path) -> Path:
+    """A copy of integration_tests whose project overrides the verdict inputs' materialization
+    (`models: dbt_deid: text_risk: deid_text_verdict_inputs: +materialized: view`), the
+    package installed from this checkout."""
+    project = tmp_path / "consumer"
+    shutil.copytree(INTEGRATION, project, ignore=shutil.ignore_patterns(
+        "target", "logs", "dbt_packages", "*.duckdb"))
+    config = yaml.safe_load((project / "dbt_project.yml").read_text())
+    # the model folders copied in, not named by absolute paths: dbt writes a compiled Python
+    # model to <target>/compiled/<package>/<its path>, which for an absolute path is the
+    # model's own file
+    paths = []
+    for i, path in enumerate(config["model-paths"]):
+        if path != "models":
+            shutil.copytree(INTEGRATION / path, project / f"models_{i}")
+            path = f"models_{i}"
+        paths.append(path)
+    config["model-paths"] = paths
+    config["seed-paths"] = [str((INTEGRATION / p).resolve()) for p in config["seed-paths"]]
+    config["macro-paths"] = [str((INTEGRATION / "macros").resolve())]
+    config["models"]["dbt_deid"]["text_risk"] = {
+        "deid_text_verdict_inputs": {"+materialized": "view"}}
+    (project / "dbt_project.yml").write_text(yaml.safe_dump(config))
+    (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO)}]}))
+    (project / "package-lock.yml").unlink(missing_ok=True)
+    dbt_fork.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], project,
+                 dict(os.environ)).check_returncode()
+    return project
+
+
+def test_the_verdict_inputs_are_a_table_never_a_view(tmp_path: Path) -> None:
+    """Review r9-final, F1: as a view, deid_text_verdict_inputs computed the fingerprints anew
+    at every read at publish, so text_verdict_bound compared each relation with itself. A
+    project override `+materialized: view` now fails the model, naming it and the setting,
+    and nothing is published (before: built as a view, and the release published); the
+    verdict inputs replaced by hand with a view of their own SQL after a checked build: the
+    publish is refused naming the relation (before: published)."""
+    db = tmp_path / "release.duckdb"
+    project = _project_with_view_inputs(tmp_path)
+    view = run_dbt(project, BUILD, tmp_path / "view", text_vars(text_miss_rate=0.0), db)
+    print("+materialized: view:", view.ok)
+    assert not view.ok, "built the verdict inputs as a view"
+    assert "model deid_text_verdict_inputs: must be materialized as table" in view.output, \
+        view.output[-3000:]
+    assert "got +materialized: view" in view.output
+    assert "deid_text_published" not in view.tables()
+    assert list(_history(view)["status"]) == ["refused"]  # skipped, recorded (on-run-end)
+
+    checked = run_dbt(INTEGRATION, [*BUILD, "--exclude", "deid_text_published"], tmp_path,
+                      text_vars(text_miss_rate=0.0), db)
+    assert checked.ok, checked.output[-3000:]
+    compiled = next((tmp_path / "target" / "compiled").rglob("deid_text_verdict_inputs.sql"))
+    with duckdb.connect(str(db)) as con:
+        con.execute("drop table main_deid_work.deid_text_verdict_inputs")
+        con.execute("create view main_deid_work.deid_text_verdict_inputs as "
+                    + compiled.read_text())
+    published = run_dbt(INTEGRATION, ["run", "--select", "deid_text_published"], tmp_path,
+                        text_vars(text_miss_rate=0.0), db)
+    print("verdict inputs replaced by a view:", published.ok)
+    assert not published.ok, "published with the fingerprints computed at the read"
+    assert "[text_verdict_bound]" in published.output, published.output[-3000:]
+    print(next(line for line in published.output.splitlines() if "[text_verdict_bound]" in line))
+    assert re.search(r'deid_text_verdict_inputs"? \(the fingerprints of what the verdict assessed\)'
+                     r" is a view, not a table", published.output), published.output[-3000:]
+    assert "deid_text_published" not in published.tables()
+    assert list(_history(published)["status"]) == ["refused", "refused"]
