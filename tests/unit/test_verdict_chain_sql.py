@@ -179,3 +179,13 @@ def test_a_relation_without_listable_columns_is_not_fingerprinted() -> None:
     out = none("default__verdict_bound_result")("text")
     assert not out["passed"]
     assert "input:documents (main.text_documents): dbt lists no column" in out["message"]
+
+
+def test_the_macro_knows_the_runners_adapters_with_python_models() -> None:
+    """The adapters where the chain check ignores the segmented selection are the runner's
+    PYTHON_MODEL_ADAPTERS (where `python -m dbt_deid build` does not segment)."""
+    from dbt_deid.dbt_side.engine.segmented import PYTHON_MODEL_ADAPTERS
+
+    text = FILE.read_text()
+    listed = text.split("{%- if adapter.type() in [", 1)[1].split("]", 1)[0]
+    assert {a.strip(" '") for a in listed.split(",")} == PYTHON_MODEL_ADAPTERS
