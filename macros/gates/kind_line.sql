@@ -149,11 +149,12 @@
     {%- set own = (h | string | replace('"', '') | replace('`', '') | lower) == own_key -%}
     {%- if read is not string -%}
       {%- do reads.append("select " ~ read | join(', ') ~ " from " ~ h) -%}
-    {%- elif not own and 'release_kind' not in (adapter.get_columns_in_relation(h) | map(attribute='name') | map('lower') | list) -%}
+    {%- elif not own and h.identifier == 'deid_release_history' and 'release_kind' not in (adapter.get_columns_in_relation(h) | map(attribute='name') | map('lower') | list) -%}
       {#- another schema's history of an older package version, without release_kind: it
           holds no claims or text version (those were first recorded with it), so nothing of
           the line; skipped, the others are read (review 9 final, F2: it ended the gate,
-          "started over" under a sticky `restart`, before the line's own rows were read) -#}
+          "started over" under a sticky `restart`, before the line's own rows were read). Not
+          the line record: this package version writes it whole -#}
     {%- elif own and epoch != '' -%}
       {#- the history next to the published table older than `restart` holds no earlier
           reason to go back to: the line starts over unless another history records a

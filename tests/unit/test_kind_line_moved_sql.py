@@ -272,3 +272,17 @@ def test_an_old_history_next_to_the_published_table_keeps_its_rule(restart: str 
     print(restart, "old history next to the table, a version in the line record:",
           again["passed"], again["message"])
     assert not again["passed"], again["message"]
+
+
+def test_a_line_record_without_its_columns_is_refused() -> None:
+    """The line record is written whole by this package version: one without the fingerprint
+    columns and release_kind (edited by hand) is refused, even under a `restart`, not skipped
+    as an old history of another schema is."""
+    con = _version_1("text")
+    con.execute("alter table work.deid_text_line_history drop column published_hash")
+    con.execute("alter table work.deid_text_line_history drop column release_kind")
+    for restart in [None, "a note corrected"]:
+        out = _gate(con, "text", "same", "moved", restart=restart)
+        assert not out["passed"], out["message"]
+        assert "work.deid_text_line_history was written by an older package version" in out[
+            "message"]
