@@ -142,17 +142,29 @@
   {%- set histories = dbt_deid.kind_line_histories(kind, target) -%}
   {%- set rows = [] -%}
   {%- set reads = [] -%}
+  {%- set own_key = (history | string | replace('"', '') | replace('`', '') | lower) -%}
+  {%- set own_old = [] -%}
   {%- for h in histories -%}
     {%- set read = dbt_deid.kind_line_history_columns(h) -%}
-    {%- if read is string and epoch != '' -%}
-      {#- a history older than `restart` holds no earlier reason to go back to -#}
-      {%- do out.update({'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ "): started over (restart: '" ~ reason ~ "'); " ~ read}) -%}
-      {{ return(out) }}
-    {%- elif read is string -%}
-      {%- do out.update({'passed': false, 'failures': 1, 'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ '): ' ~ read ~ '; nothing is published' ~ (', the published table stays' if adapter.get_relation(target.database, target.schema, target.identifier) is not none else '') ~ '. Start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history, which is then given the columns of this package version)'}) -%}
+    {%- set own = (h | string | replace('"', '') | replace('`', '') | lower) == own_key -%}
+    {%- if read is not string -%}
+      {%- do reads.append("select " ~ read | join(', ') ~ " from " ~ h) -%}
+    {%- elif not own and h.identifier == 'deid_release_history' and 'release_kind' not in (adapter.get_columns_in_relation(h) | map(attribute='name') | map('lower') | list) -%}
+      {#- another schema's history of an older package version, without release_kind: it
+          holds no claims or text version (those were first recorded with it), so nothing of
+          the line; skipped, the others are read (review 9 final, F2: it ended the gate,
+          "started over" under a sticky `restart`, before the line's own rows were read). Not
+          the line record: this package version writes it whole -#}
+    {%- elif own and epoch != '' -%}
+      {#- the history next to the published table older than `restart` holds no earlier
+          reason to go back to: the line starts over unless another history records a
+          version of it (read below) -#}
+      {%- do own_old.append(read) -%}
+    {%- else -%}
+      {%- do out.update({'passed': false, 'failures': 1, 'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ '): ' ~ read ~ '; nothing is published' ~ (', the published table stays' if adapter.get_relation(target.database, target.schema, target.identifier) is not none else '') ~ ('. Start the line over explicitly with the setting `restart: {reason: ...}` in ' ~ var_name ~ ' (audited: written into the history, which is then given the columns of this package version)' if own
+          else ': it records release kinds, so it may hold versions of the line; restore its columns (a `restart` does not excuse it)')}) -%}
       {{ return(out) }}
     {%- endif -%}
-    {%- do reads.append("select " ~ read | join(', ') ~ " from " ~ h) -%}
   {%- endfor -%}
   {%- if reads -%}
     {#- the line record holds copies of the histories' rows: one row per published version
@@ -176,6 +188,10 @@
   {%- endif -%}
   {%- set what = "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ ((table ~ ' table ') if kind == 'claims' else '') ~ target_key ~ ' over ' ~ source_key ~ ')' -%}
   {%- set way_out = "Publish only an identical rebuild of the last published version or one that only deletes rows from it, or start the line over explicitly with the setting `restart: {reason: '...'}` in " ~ var_name ~ " (audited: the reason is written into the history; recipients keep what they received)" -%}
+  {%- if rows | length == 0 and own_old -%}
+    {%- do out.update({'message': "release line '" ~ name ~ "' (" ~ kind ~ ' release, ' ~ target_key ~ "): started over (restart: '" ~ reason ~ "'); " ~ own_old[0]}) -%}
+    {{ return(out) }}
+  {%- endif -%}
   {%- if rows | length == 0 -%}
     {%- set found = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set held = run_query('select count(*) from ' ~ found).rows[0][0] | int if found is not none else 0 -%}

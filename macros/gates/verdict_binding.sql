@@ -100,7 +100,10 @@ select cast({{ dbt_deid.literal(name) }} as {{ s }}) as relation_name,
     cast({{ dbt_deid.literal(dbt_deid.kind_settings_md5(kind)) }} as {{ s }}) as settings_md5,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
     {%- if execute %}
-from ({{ dbt_deid.table_fingerprint_sql(rel, adapter.get_columns_in_relation(rel) | map(attribute='name') | list) }}) as f
+    {%- set cols = adapter.get_columns_in_relation(rel) | map(attribute='name') | list -%}
+    {#- never a fingerprint of zero columns (the row count only): review 9 final, F8 -#}
+    {%- if not cols -%}{{ exceptions.raise_compiler_error("model " ~ model.name ~ ": " ~ name ~ " (" ~ rel ~ ") cannot be fingerprinted: dbt lists no column of it (a relation dbt cannot introspect: another catalog, a temporary view); make it a table dbt can read, in the target's database") }}{%- endif %}
+from ({{ dbt_deid.table_fingerprint_sql(rel, cols) }}) as f
     {%- endif %}
 {%- if not loop.last %}
 union all
@@ -117,11 +120,35 @@ union all
   {%- set missing = [] -%}
   {#- python -m dbt_deid build on an adapter without dbt Python models builds the selection in
       segments, one dbt invocation each: it names the whole build's selection in this variable
-      (dbt_deid.dbt_side.engine.segmented.SELECTION_ENV) -#}
-  {%- set segmented = (env_var('DBT_DEID_SEGMENTED_SELECTION', '') or '').split(',') | select | list -%}
+      (dbt_deid.dbt_side.engine.segmented.SELECTION_ENV). Honoured only in what can be such a
+      segment (review 9 final, F3): an adapter without dbt Python models (not
+      segmented.PYTHON_MODEL_ADAPTERS), a `dbt build`, the variable naming this model and every
+      node this invocation selects (a stale export of another build's selection does not) -#}
+  {%- set listed = (env_var('DBT_DEID_SEGMENTED_SELECTION', '') or '').split(',') | select | list -%}
+  {%- set ignored = [] -%}
+  {%- if listed -%}
+    {%- if adapter.type() in ['duckdb', 'snowflake', 'databricks', 'bigquery'] -%}
+      {%- do ignored.append('adapter ' ~ adapter.type() ~ ' has dbt Python models, python -m dbt_deid build does not segment there') -%}
+    {%- elif flags.WHICH != 'build' -%}
+      {%- do ignored.append('a `dbt ' ~ flags.WHICH ~ '`, not a segment (segments are `dbt build`)') -%}
+    {%- elif model.unique_id not in listed -%}
+      {%- do ignored.append('it does not name ' ~ model.unique_id ~ ' (the selection of another build)') -%}
+    {%- elif selected_resources | reject('in', listed) | list -%}
+      {%- do ignored.append('this invocation selects nodes it does not name') -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set segmented = listed if not ignored else [] -%}
+  {%- if segmented -%}
+    {%- do log("dbt_deid: " ~ model.name ~ ": a segment of a segmented build (python -m dbt_deid build): the upstream models are checked against the whole build's selection in DBT_DEID_SEGMENTED_SELECTION (" ~ segmented | length ~ " nodes)", info=true) -%}
+  {%- endif -%}
   {%- set seen = {} -%}
   {%- set todo = (graph.nodes[model.unique_id].depends_on.nodes | list) if model.unique_id in graph.nodes else [] -%}
-  {%- for _ in range(10000) if todo -%}
+  {#- every node is pushed at most once per edge into it: that many steps walk the whole graph
+      upstream (review 9 final, F6: a fixed 10,000 stopped silently); range() is capped at
+      100,000 by dbt's sandbox -#}
+  {%- set steps = [todo | length] -%}
+  {%- for n in graph.nodes.values() -%}{%- do steps.append((n.depends_on.nodes or []) | length) -%}{%- endfor -%}
+  {%- for _ in range([steps | sum + 1, 100000] | min) if todo -%}
     {%- set uid = todo.pop() -%}
     {%- if uid not in seen and uid in graph.nodes -%}
       {%- do seen.update({uid: true}) -%}
@@ -132,8 +159,11 @@ union all
       {%- do todo.extend(node.depends_on.nodes) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- if todo -%}
+    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": the graph upstream of it is too large to check that every package model upstream was built with it (" ~ todo | length ~ " node(s) left after 100,000 steps)") }}
+  {%- endif -%}
   {%- if missing -%}
-    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": fingerprints what the " ~ kind ~ " verdict assesses and is built only with every model upstream of it, in one invocation; not selected: " ~ (missing | sort | join(', ')) ~ ". Build the release with its upstream models (dbt build -s +tag:deid_" ~ kind ~ ")") }}
+    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": fingerprints what the " ~ kind ~ " verdict assesses and is built only with every model upstream of it, in one invocation; not selected: " ~ (missing | sort | join(', ')) ~ ". Build the release with its upstream models (dbt build -s +tag:deid_" ~ kind ~ ")" ~ ("; DBT_DEID_SEGMENTED_SELECTION ignored: " ~ ignored[0] if ignored else "")) }}
   {%- endif -%}
 {%- endmacro %}
 
@@ -215,6 +245,9 @@ union all
         {%- do problems.append(name ~ ' (' ~ rel ~ ') was not fingerprinted when the verdict was computed') -%}
       {%- elif adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
         {%- do problems.append(name ~ ' (' ~ rel ~ ') is missing') -%}
+      {%- elif not (adapter.get_columns_in_relation(rel) | list) -%}
+        {#- never a fingerprint of zero columns (the row count only): review 9 final, F8 -#}
+        {%- do problems.append(name ~ ' (' ~ rel ~ '): dbt lists no column of it, it cannot be fingerprinted') -%}
       {%- else -%}
         {%- set fp = dbt_deid.table_fingerprint(rel) -%}
         {%- if fp.hash != r[2] or (fp.rows | int) != (r[1] | int) -%}

@@ -63,10 +63,12 @@ def _node(schema: str, name: str, materialized: str) -> SimpleNamespace:
 
 
 def _gate(con: duckdb.DuckDBPyConnection, kind: str, candidate: str, publish_schema: str,
-          work: bool = True, discharge_schema: str | None = None) -> dict[str, Any]:
+          work: bool = True, discharge_schema: str | None = None,
+          restart: str | None = None) -> dict[str, Any]:
     """The line gate of `kind` for `candidate`, the publish models in `publish_schema` (the
     graph's; the discharge release's deid_published in `discharge_schema`, default the same),
-    the kind's gate model in `work` (else no gate node, so no line record)."""
+    the kind's gate model in `work` (else no gate node, so no line record), `restart` the
+    setting's reason."""
     table, model, gate, source = KINDS[kind]
     nodes = [_node(publish_schema, m, "deid_publish") for m in
              ["deid_claims_published_patients", "deid_claims_published_claims",
@@ -75,6 +77,9 @@ def _gate(con: duckdb.DuckDBPyConnection, kind: str, candidate: str, publish_sch
     if work:
         nodes.append(_node("work", gate, "view"))
     graph = SimpleNamespace(nodes={n.name: n for n in nodes})
+    settings: dict[str, Any] = {"name": f"it_{kind}"}
+    if restart:
+        settings["restart"] = {"reason": restart}
 
     def exists(db: str, schema: str, name: str) -> _Rel | None:
         found = con.execute("select count(*) from information_schema.tables where table_schema = ?"
@@ -91,7 +96,7 @@ def _gate(con: duckdb.DuckDBPyConnection, kind: str, candidate: str, publish_sch
     def context(call):
         return {
             "var": lambda name, default=None: (
-                {"name": f"it_{kind}"} if name == f"deid_{kind}_release" else default),
+                settings if name == f"deid_{kind}_release" else default),
             "local_md5": lambda s: hashlib.md5(s.encode()).hexdigest(),
             "fromjson": json.loads,
             "run_query": lambda sql: SimpleNamespace(rows=con.execute(sql).fetchall()),
@@ -200,3 +205,84 @@ def test_version_1_of_a_new_line_still_publishes() -> None:
     con.execute("create table main.changed as select 'a' as doc_id, 1 as n")
     out = _gate(con, "text", "changed", "moved")
     assert out["passed"] and "version 1 of the line" in out["message"]
+
+
+def _old_history(con: duckdb.DuckDBPyConnection, schema: str) -> None:
+    """A deid_release_history in `schema` written by a package version before the release
+    manifest (no published_hash, settings_json nor release_kind): a discharge release published
+    there long ago."""
+    con.execute(f"create schema if not exists {schema}")
+    con.execute(f"create table {schema}.deid_release_history (release_name varchar,"
+                " release_version bigint, published_relation varchar, status varchar,"
+                " recorded_at varchar)")
+    con.execute(f"insert into {schema}.deid_release_history values ('old', 1,"
+                f" '{schema}.deid_published', 'published', '2020-01-01T00:00:00Z')")
+
+
+@pytest.mark.parametrize("kind", ["text", "claims"])
+@pytest.mark.parametrize("restart", [None, "a note corrected"])
+def test_an_old_history_in_another_schema_does_not_end_the_line(kind: str,
+                                                                 restart: str | None) -> None:
+    """Review 9 final, F2: an old-format history of another release (the discharge release's,
+    in `legacy`, no release_kind: it holds no claims or text version) among the histories the
+    line is read from. Under a `restart` (sticky: every later build of a restarted line keeps
+    it) the gate returned at that history, before reading the line's own rows: a changed
+    version passed "started over" while recipients hold version 1 (on c058d1b); without it,
+    every build was refused, pointing to `restart`. The history is skipped: the changed version
+    is refused as differing from version 1, an identical rebuild passes."""
+    con = _version_1(kind)
+    if restart:  # version 1 was published under the same reason
+        reason = json.dumps({"name": f"it_{kind}", "restart": {"reason": restart}})
+        for history in ["main.deid_release_history", f"work.deid_{kind}_line_history"]:
+            con.execute(f"update {history} set settings_json = ?", [reason])
+    _old_history(con, "legacy")
+    out = _gate(con, kind, "changed", "moved", discharge_schema="legacy", restart=restart)
+    print(kind, restart, "changed, old history elsewhere:", out["passed"], out["message"])
+    assert not out["passed"], out["message"]
+    assert "differs from the last published version (1 of its rows are not rows of it)" in out[
+        "message"]
+    same = _gate(con, kind, "same", "moved", discharge_schema="legacy", restart=restart)
+    assert same["passed"] and "identical to the published version 1" in same["message"], same[
+        "message"]
+
+
+@pytest.mark.parametrize("restart", [None, "upgraded"])
+def test_an_old_history_next_to_the_published_table_keeps_its_rule(restart: str | None) -> None:
+    """The history next to the published table written by an older package version: refused
+    without `restart` (the line cannot be told), started over with it, as before review 9's G2
+    (the upgrade path) -- when no other history records a version of the line."""
+    con = duckdb.connect()
+    con.execute("create schema work")
+    con.execute("create table main.changed as select 'a' as doc_id, 1 as n")
+    _old_history(con, "moved")
+    con.execute("create table moved.deid_text_published as select 'b' as doc_id, 2 as n")
+    out = _gate(con, "text", "changed", "moved", restart=restart)
+    assert out["passed"] == bool(restart), out["message"]
+    assert "written by an older package version" in out["message"]
+    # but a version of the line recorded elsewhere (the line record) is still checked
+    con.execute("create table work.deid_text_line_history as select * from (select"
+                " 'it_text' as release_name, 1::bigint as release_version,"
+                " 'main.changed' as published_relation, 'main.text_documents' as input_relation,"
+                " ? as settings_json, 'x' as published_hash, '2026-11-27T10:00:00Z' as"
+                " recorded_at, null::varchar as line_json, 'published' as status,"
+                " 'text' as release_kind)",
+                [json.dumps({"name": "it_text", "restart": {"reason": restart}} if restart
+                            else {"name": "it_text"})])
+    again = _gate(con, "text", "changed", "moved", restart=restart)
+    print(restart, "old history next to the table, a version in the line record:",
+          again["passed"], again["message"])
+    assert not again["passed"], again["message"]
+
+
+def test_a_line_record_without_its_columns_is_refused() -> None:
+    """The line record is written whole by this package version: one without the fingerprint
+    columns and release_kind (edited by hand) is refused, even under a `restart`, not skipped
+    as an old history of another schema is."""
+    con = _version_1("text")
+    con.execute("alter table work.deid_text_line_history drop column published_hash")
+    con.execute("alter table work.deid_text_line_history drop column release_kind")
+    for restart in [None, "a note corrected"]:
+        out = _gate(con, "text", "same", "moved", restart=restart)
+        assert not out["passed"], out["message"]
+        assert "work.deid_text_line_history was written by an older package version" in out[
+            "message"]

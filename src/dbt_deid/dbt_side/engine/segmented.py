@@ -29,7 +29,9 @@ from dbt_deid.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-#: Adapters whose dbt runs Python models itself (dbt docs, "Python models").
+#: Adapters whose dbt runs Python models itself (dbt docs, "Python models"); verdict_chain_check
+#: (macros/gates/verdict_binding.sql) lists them too (tests/unit/test_verdict_chain_sql.py keeps
+#: the two equal): there it ignores SELECTION_ENV.
 PYTHON_MODEL_ADAPTERS = frozenset({"duckdb", "snowflake", "databricks", "bigquery"})
 #: dbt arguments that choose nodes: given to ``dbt ls`` once, replaced per segment.
 _SELECTION = {"--select": 1, "-s": 1, "--models": 1, "-m": 1, "--exclude": 1, "--selector": 1,
@@ -40,7 +42,8 @@ _CONTEXT = {"--project-dir": 1, "--profiles-dir": 1, "--profile": 1, "--target":
             "--vars": 1, "--target-path": 1, "--log-path": 1}
 #: The environment variable holding, during a segmented build, the unique ids of every node the
 #: whole build selected (comma-separated): ``verdict_chain_check`` (macros/gates/
-#: verdict_binding.sql) counts them as built in the same invocation.
+#: verdict_binding.sql) counts them as built in the same invocation, in a ``dbt build`` on an
+#: adapter not in PYTHON_MODEL_ADAPTERS that selects only nodes it names, itself among them.
 SELECTION_ENV = "DBT_DEID_SEGMENTED_SELECTION"
 _BLOCKING = {"error", "fail", "skipped", "runtime error"}
 
