@@ -430,6 +430,15 @@ def test_working_tables_rebuilt_by_another_invocation_are_refused(published_db, 
         with duckdb.connect(str(db)) as con:  # the snapshot of another extract (a preview's)
             con.execute("update main_deid_work.deid_input set discharge_disposition ="
                         " 'PREVIEW ' || discharge_disposition")
+    elif table == "deid_hierarchy":
+        # the preview rebuilds the plan with the hierarchy (the plan is bound to the settings
+        # that built it, F7), then the plan alone is rebuilt with the release's settings
+        rebuilt = run_dbt(INTEGRATION, ["run", "--select", "deid_release_plan", table],
+                          tmp_path / "other", other, db)
+        assert rebuilt.ok, rebuilt.output[-3000:]
+        rebuilt = run_dbt(INTEGRATION, ["run", "--select", "deid_release_plan"],
+                          tmp_path / "plan", _vars(), db)
+        assert rebuilt.ok, rebuilt.output[-3000:]
     else:
         rebuilt = run_dbt(INTEGRATION, ["run", "--select", table], tmp_path / "other", other, db)
         assert rebuilt.ok, rebuilt.output[-3000:]
@@ -446,7 +455,8 @@ def test_working_tables_rebuilt_by_another_invocation_are_refused(published_db, 
         "discharge_disposition"].str[:7])
 
 
-def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(tmp_path) -> None:
+def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_database,
+                                                                             tmp_path) -> None:
     """Review 9 final, F7: a preview (what `python -m dbt_deid advise --vars ...` builds:
     +deid_release_advice, so the plan and the map) protects one combination less ([province,
     admission_date] instead of [province, age, admission_date]); then `dbt build -s
@@ -456,6 +466,7 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(tmp
     [province, age, admission_date] never checked. The plan records its settings' md5 and is
     refused by its first reader; rebuilt with the release's settings it publishes."""
     db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
     combos = _vars()["deid_release"]["combinations"]
     preview = _vars(combinations=[*combos[:2], ["province", "admission_date"]])
     advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice"],
