@@ -469,7 +469,8 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
     shutil.copy(it_database, db)
     combos = _vars()["deid_release"]["combinations"]
     preview = _vars(combinations=[*combos[:2], ["province", "admission_date"]])
-    advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice"],
+    advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice",
+                                    "+deid_input_fingerprint"],
                       tmp_path / "preview", preview, db)
     assert advised.ok, advised.output[-3000:]
     run = run_dbt(INTEGRATION, ["build", "--select", "deid_suppressed+"], tmp_path / "real",
