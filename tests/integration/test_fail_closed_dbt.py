@@ -462,9 +462,12 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
     admission_date] instead of [province, age, admission_date]); then `dbt build -s
     deid_suppressed+` with the release's settings rebuilds the gate table over the preview's
     plan. The working_tables gate cannot see it (the gate table records the preview plan's
-    fingerprint in this same invocation): on main at c058d1b version 1 was published with
-    [province, age, admission_date] never checked. The plan records its settings' md5 and is
-    refused by its first reader; rebuilt with the release's settings it publishes."""
+    fingerprint in this same invocation) and the gate table verified the preview's combinations.
+    (Here, on a warehouse without the line locks, main at 3b6ae05 refused for another reason,
+    combined_releases: the line lock table is missing; the unit test
+    tests/unit/test_release_plan_settings.py shows the old reader taking the preview's plan.)
+    The plan records its settings' md5 and is refused by its first reader; rebuilt with the
+    release's settings it publishes."""
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
     combos = _vars()["deid_release"]["combinations"]
