@@ -245,10 +245,9 @@ def test_the_snapshot_refuses_a_source_with_none_of_the_release_columns(default_
     """A `source` pointing at the wrong table (none of its columns has a role): the snapshot
     used to copy every column (`select *`, direct identifiers included) into the working schema
     before the role check refused; it refuses, naming the release and the source, and copies
-    nothing. The plan is built with it (`+deid_input`): a plan left from other settings is
-    refused first, naming the plan (review 9 final, F7)."""
+    nothing."""
     base = copy_of(default_release, tmp_path / "base")
-    run = run_dbt(INTEGRATION, ["run", "--select", "+deid_input"], tmp_path / "wrong",
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_input"], tmp_path / "wrong",
                   release_vars(source="deid_canary"), base.database)
     assert not run.ok
     assert "has none of the release's columns" in run.output
