@@ -65,32 +65,7 @@
     {%- endif -%}
     {{ return(dbt_deid._release_plan_from_settings()) }}
   {%- endif -%}
-  {#- Bound to the settings of now (review 9 final, F7): the plan records the md5 of the settings
-      it was resolved from (dbt_deid.settings_md5, as the gate table and the history record
-      it). A preview (`python -m dbt_deid advise --vars ...`, `dbt run -s deid_release_plan
-      --vars ...`) rebuilds the plan with other combinations; read under the real settings the
-      gate table would verify the preview's combinations only. Refused (outside the commands
-      that only compile, which take the plan from the settings as for a plan not built). -#}
-  {%- set result = run_query("select * from " ~ plan ~ " order by kind, item, position") -%}
-  {%- set names = result.column_names | map('lower') | list -%}
-  {%- set rebuild = "dbt build --select +" ~ dbt_deid.release_node_name('deid_published') -%}
-  {%- if 'settings_md5' not in names -%}
-    {%- if dbt_deid._compile_only_command() -%}{{ return(dbt_deid._release_plan_from_settings()) }}{%- endif -%}
-    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": the release plan " ~ plan ~ " (deid_release_plan) records no settings_md5 (built by an older dbt_deid), so it cannot be bound to the settings of now; rebuild it and the release: " ~ rebuild ~ "; nothing was published") }}
-  {%- endif -%}
-  {%- set at = {'kind': names.index('kind'), 'item': names.index('item'), 'position': names.index('position'), 'column_name': names.index('column_name'), 'md5': names.index('settings_md5')} -%}
-  {%- set now_md5 = dbt_deid.settings_md5() -%}
-  {%- set found = [] -%}
-  {%- for r in result.rows -%}{%- if r[at.md5] not in found -%}{%- do found.append(r[at.md5]) -%}{%- endif -%}{%- endfor -%}
-  {%- if found != [now_md5] -%}
-    {%- if dbt_deid._compile_only_command() -%}
-      {%- do log("dbt_deid: " ~ this.identifier ~ ": the release plan " ~ plan ~ " was computed from other settings; the compiled SQL uses the plan of the settings of now where it can", info=true) -%}
-      {{ return(dbt_deid._release_plan_from_settings()) }}
-    {%- endif -%}
-    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": the release plan " ~ plan ~ " (deid_release_plan) was computed from other settings (settings_md5 " ~ (found | join(', ') or 'none') ~ ", now " ~ now_md5 ~ "; a preview such as `python -m dbt_deid advise --vars ...` rebuilds it), so the combinations it lists are not the ones these settings protect; rebuild it and the release with the settings of now: " ~ rebuild ~ "; nothing was published") }}
-  {%- endif -%}
-  {%- set rows = [] -%}
-  {%- for r in result.rows -%}{%- do rows.append([r[at.kind], r[at.item], r[at.position], r[at.column_name]]) -%}{%- endfor -%}
+  {%- set rows = run_query("select kind, item, position, column_name from " ~ plan ~ " order by kind, item, position").rows -%}
   {%- set items = {} -%}
   {%- set order = {} -%}
   {%- for r in rows -%}
