@@ -177,7 +177,8 @@ def _run_build(manifest: Any, split: SplitArgs, python_nodes: str) -> tuple[int,
 
     all_nodes = {**manifest.nodes, **getattr(manifest, "unit_tests", {})}
     selected = {json.loads(x)["unique_id"] for x in listed.result} & set(all_nodes)
-    max_depth = max(node_depths(manifest, selected).values(), default=0)
+    depths = node_depths(manifest, selected)
+    max_depth = max(depths.values(), default=0)
     print(f"dbt_deid build: adapter {adapter_type} has no dbt Python models here: "
           f"{len(selected)} nodes in {max_depth + 1} segments, "
           f"{sum(is_python_model(all_nodes[u]) for u in selected)} Python models computed by"
@@ -186,16 +187,16 @@ def _run_build(manifest: Any, split: SplitArgs, python_nodes: str) -> tuple[int,
     # built with them (verdict_chain_check) read the whole build's selection from here
     os.environ[SELECTION_ENV] = ",".join(sorted(selected))
     try:
-        return _run_segments(manifest, split, runner, selected, adapter_type)
+        return _run_segments(manifest, split, runner, selected, depths, adapter_type)
     finally:
         os.environ.pop(SELECTION_ENV, None)
 
 
 def _run_segments(manifest: Any, split: SplitArgs, runner: Any, selected: set[str],
-                  adapter_type: str) -> tuple[int, list[Any]]:
-    """The segments of a build without dbt Python models: (exit code, every node's result)."""
+                  depths: dict[str, int], adapter_type: str) -> tuple[int, list[Any]]:
+    """The segments of a build without dbt Python models, ``depths`` each selected node's
+    segment (:func:`node_depths`): (exit code, every node's result)."""
     all_nodes = {**manifest.nodes, **getattr(manifest, "unit_tests", {})}
-    depths = node_depths(manifest, selected)
     blocked: set[str] = set()
     failed = False
     results = SegmentResults(_target_path())
