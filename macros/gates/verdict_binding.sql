@@ -90,19 +90,21 @@
   {%- endif -%}
   {%- if execute and flags.WHICH in ['run', 'build'] -%}{%- do dbt_deid.verdict_chain_check(kind) -%}{%- endif -%}
   {%- for name, rel in rels %}
+  {%- set cols = (adapter.get_columns_in_relation(rel) | map(attribute='name') | list) if execute else [] -%}
+  {#- never a fingerprint of zero columns (the row count only): review 9 final, F8. A command
+      that only compiles (`dbt compile`, `dbt docs generate`) renders a relation not built yet
+      with null fingerprints: nothing is built or published from that SQL. -#}
+  {%- if execute and not cols and not dbt_deid._compile_only_command() -%}{{ exceptions.raise_compiler_error("model " ~ model.name ~ ": " ~ name ~ " (" ~ rel ~ ") cannot be fingerprinted: dbt lists no column of it (a relation dbt cannot introspect: another catalog, a temporary view); make it a table dbt can read, in the target's database") }}{%- endif %}
 select cast({{ dbt_deid.literal(name) }} as {{ s }}) as relation_name,
     cast({{ dbt_deid.literal(rel | string) }} as {{ s }}) as relation,
-    {%- if execute %}
+    {%- if cols %}
     cast(f.row_count as {{ dbt.type_bigint() }}) as row_count, cast(f.fingerprint as {{ s }}) as fingerprint,
     {%- else %}
     cast(null as {{ dbt.type_bigint() }}) as row_count, cast(null as {{ s }}) as fingerprint,
     {%- endif %}
     cast({{ dbt_deid.literal(dbt_deid.kind_settings_md5(kind)) }} as {{ s }}) as settings_md5,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
-    {%- if execute %}
-    {%- set cols = adapter.get_columns_in_relation(rel) | map(attribute='name') | list -%}
-    {#- never a fingerprint of zero columns (the row count only): review 9 final, F8 -#}
-    {%- if not cols -%}{{ exceptions.raise_compiler_error("model " ~ model.name ~ ": " ~ name ~ " (" ~ rel ~ ") cannot be fingerprinted: dbt lists no column of it (a relation dbt cannot introspect: another catalog, a temporary view); make it a table dbt can read, in the target's database") }}{%- endif %}
+    {%- if cols %}
 from ({{ dbt_deid.table_fingerprint_sql(rel, cols) }}) as f
     {%- endif %}
 {%- if not loop.last %}

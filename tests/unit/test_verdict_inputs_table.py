@@ -48,9 +48,10 @@ class _Rel:
         return f"{self.schema}.{self.identifier}"
 
 
-def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "table"):
+def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "table",
+            which: str = "build"):
     """The macros of verdict_binding.sql for `kind` on `con`, the model being built
-    deid_<kind>_verdict_inputs with `materialized` (its config)."""
+    deid_<kind>_verdict_inputs with `materialized` (its config), under `dbt <which>`."""
     source, staged, _ = KINDS[kind]
     model = f"deid_{kind}_verdict_inputs"
     relations = [(f"input:{source}", _Rel(source)), (staged, _Rel(staged))]
@@ -64,6 +65,9 @@ def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "tabl
         return _Rel(identifier, "view" if found[0][0] == "VIEW" else "table")
 
     def columns(rel: object) -> list[SimpleNamespace]:
+        """As dbt's adapters: no column of a relation that does not exist."""
+        if get_relation("db", "main", str(rel).split(".")[-1]) is None:
+            return []
         return [SimpleNamespace(name=r[0]) for r in con.execute(f"describe {rel}").fetchall()]
 
     def context(call):
@@ -76,7 +80,7 @@ def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "tabl
             "ref": lambda package, name: _Rel(name),
             "adapter": SimpleNamespace(get_relation=get_relation, get_columns_in_relation=columns),
             "execute": True,
-            "flags": SimpleNamespace(WHICH="build"),
+            "flags": SimpleNamespace(WHICH=which),
             "invocation_id": BUILD,
             "env_var": lambda name, default=None: default,
             "graph": SimpleNamespace(nodes={}),
@@ -98,6 +102,7 @@ def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "tabl
                     cols, "", None, ["row_count", "fingerprint"]),
                 _fingerprint_count=call("_fingerprint_count"),
                 _fingerprint_when=call("_fingerprint_when"),
+                _compile_only_command=lambda: which in ["compile", "generate", "list", "parse"],
                 ident=lambda c: '"' + c + '"',
                 literal=lambda v: "'" + str(v).replace("'", "''") + "'"),
         }
@@ -144,6 +149,23 @@ def test_the_verdict_inputs_model_is_built_only_as_a_table(kind: str, materializ
     assert f"got +materialized: {materialized}" in message
     assert f"publish gate {kind}_verdict_bound" in message
     assert "remove the project's +materialized override" in message
+
+
+@pytest.mark.parametrize("kind", ["text", "claims"])
+def test_a_command_that_only_compiles_renders_inputs_not_built_yet(kind: str) -> None:
+    """`dbt docs generate` after a build that excluded this release compiles the verdict
+    inputs while the relations they fingerprint were never built (CI on 6753a2f:
+    "deid_text_documents ... cannot be fingerprinted: dbt lists no column of it", and the docs
+    were not generated). A compile-only command renders null fingerprints; a build still
+    refuses the relation dbt lists no column of."""
+    con = duckdb.connect()
+    sql = _caller(con, kind, which="generate")("default__verdict_inputs_sql")(kind)
+    rows = con.execute(f"select relation_name, row_count, fingerprint from ({sql}) as t"
+                       " order by 1").fetchall()
+    assert [(r[1], r[2]) for r in rows] == [(None, None), (None, None)]
+    with pytest.raises(CompilerError) as err:
+        _caller(con, kind, which="build")("default__verdict_inputs_sql")(kind)
+    assert "cannot be fingerprinted: dbt lists no column of it" in str(err.value)
 
 
 @pytest.mark.parametrize("kind", ["text", "claims"])
