@@ -366,6 +366,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
                    for n, q in qis.items()}
 
     roles = column_roles(raw, qis)
+    _check_shared_columns(qis, families)
     missing_label = raw.get("missing_label", DEFAULT_MISSING_LABEL)
     if not isinstance(missing_label, str) or not missing_label:
         raise ConfigError(f"missing_label must be a non-empty string, got {missing_label!r}")
@@ -506,6 +507,30 @@ def column_roles(
             owner[col.lower()] = role
         out[role] = tuple(cols)
     return out
+
+
+def _check_shared_columns(
+    qis: Mapping[str, QuasiIdentifier], families: Sequence[Family]
+) -> None:
+    """Two quasi-identifiers may read one source column only as levels of one hierarchical QI
+    family: there a suppressed level is propagated to the levels derived from the same value
+    (El Emam et al. 2011, "Disclosing All Levels of the Hierarchy", Table 5). Anywhere else each
+    would be suppressed on its own, and a cell suppressed in one column would stay readable in
+    the other (review r10, D1)."""
+    family_of = {lv: f.name for f in families for lv in f.levels}
+    first: dict[str, str] = {}
+    for name, q in qis.items():
+        col = q.source_column.lower()
+        other = first.setdefault(col, name)
+        if other != name and (family_of.get(name) is None
+                              or family_of.get(name) != family_of.get(other)):
+            raise ConfigError(
+                f"quasi_identifiers.{name}.column reads {q.source_column!r}, which"
+                f" quasi_identifiers.{other} also reads: each would be suppressed on its own, so a"
+                f" value suppressed in one would stay readable in the other. Release one of them,"
+                f" or make both levels of one hierarchical_qis family (its suppression is"
+                f" propagated between the levels)"
+            )
 
 
 def _with_cap(q: QuasiIdentifier, cap: float) -> QuasiIdentifier:

@@ -95,6 +95,27 @@ def test_each_column_has_one_role(changes: dict, message: str) -> None:
         parse_release({**BASE, **changes})
 
 
+def test_two_quasi_identifiers_over_one_column_outside_a_family_are_refused() -> None:
+    """Review r10, D1: `age2: {column: age, rule: 5-year bins}` beside `age` was accepted and
+    each was suppressed on its own: 313 published rows showed age2 where age was suppressed, and
+    an adversary who knows age knows age2 (376 classes below k = 5 on age2's combination, smallest
+    1). Two QIs may read one column only as levels of one hierarchical_qis family, whose
+    suppression is propagated between the levels (El Emam et al. 2011, Table 5); anything else
+    is refused, naming the setting (before: parsed, no error)."""
+    raw = copy.deepcopy(BASE)
+    raw["quasi_identifiers"]["age2"] = {"column": "AGE", "derived_from": "age"}
+    raw["combinations"] = [["age", "sex"], ["age2", "sex"]]
+    with pytest.raises(ConfigError, match=r"quasi_identifiers\.age2\.column reads 'AGE', which"
+                       r" quasi_identifiers\.age also reads"):
+        parse_release(raw)
+    family = copy.deepcopy(BASE)
+    family["quasi_identifiers"] = {"age": {}, "age_band": {"column": "age"}, "sex": {}}
+    family["hierarchical_qis"] = {"age": {"levels": ["age", "age_band"],
+                                          "generalizes": {"age_band": "age"}}}
+    family["combinations"] = [["age", "sex"]]
+    assert parse_release(family).quasi_identifiers["age_band"].source_column == "age"
+
+
 def test_a_quasi_identifier_in_no_combination_is_an_error() -> None:
     raw = copy.deepcopy(BASE)
     raw["quasi_identifiers"]["zip"] = {}
