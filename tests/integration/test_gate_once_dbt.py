@@ -174,6 +174,29 @@ def test_the_diagnostics_describe_the_checked_release(default_release) -> None:
         con.close()
 
 
+def test_the_diagnostics_of_a_later_invocation_read_the_checked_release(default_release,
+                                                                         tmp_path) -> None:
+    """Review 9 final, F4: a preview rebuilt the suppression map with k = 10 (what `python -m
+    dbt_deid advise --vars ...` rebuilds), then `dbt run -s deid_gate_results deid_diagnostics`
+    with the release's settings: deid_suppressed was not rebuilt, so the plain chain (the map
+    applied to deid_generalized) would describe the preview; the diagnostics' suppressed cells
+    are those of the checked release deid_suppressed (on main at c058d1b the preview's)."""
+    base = copy_of(default_release, tmp_path / "base")
+    preview = run_dbt(INTEGRATION, ["run", "--select", "deid_suppression_map"],
+                      tmp_path / "preview", release_vars(tau=0.1), base.database)
+    assert preview.ok, preview.output[-3000:]
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_diagnostics"],
+                  tmp_path / "real", release_vars(), base.database)
+    assert run.ok, run.output[-3000:]
+    rows = run.query("select column_name, suppressed_cells from deid_diagnostics"
+                     " where diagnostic = 'information_loss'"
+                     " and column_name <> '(all quasi-identifiers)'")
+    assert len(rows) > 0
+    for name, cells in rows.itertuples(index=False):
+        checked = run.query(f'select count(*) as c from deid_suppressed where "{name}" is null')
+        assert cells == checked["c"][0], name
+
+
 def test_an_exact_table_missing_a_combination_is_refused(default_release, tmp_path) -> None:
     """The gate table reads the exact check computed once per build only when it describes the
     checked release: from the pattern table as it is now (patterns_hash) and for every verified
