@@ -31,6 +31,9 @@
   {%- set n = none if problems else 'n' -%}
   {%- do results.append(unchanged) -%}
   {%- do results.append(dbt_deid.gate_released_levels_result(cfg, truth, levels, unchanged.get('level_mismatches'))) -%}
+  {#- the plan whose combinations the gates below verify was resolved from these settings
+      (plan_settings_gate.sql; review 9 final, F7) -#}
+  {%- do results.append(dbt_deid.gate_plan_settings_result()) -%}
   {%- do results.append(dbt_deid.gate_k_anonymity_result(rel, cfg.verified_combinations, k, n)) -%}
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}

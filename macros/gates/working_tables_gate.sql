@@ -11,7 +11,10 @@
     the publish step, in another invocation than the gate table's, fingerprints them again and
     refuses when one differs. In the gate table's own invocation they are upstream of it, built
     before it and not rebuilt since, so they are not fingerprinted again (the same reasoning as
-    the checked release's fingerprint, read_gate_table). Messages name tables and hashes only. -#}
+    the checked release's fingerprint, read_gate_table). In every invocation the plan the
+    publish step reads must record the md5 of the settings of now (plan_settings_problem, the
+    gate plan_settings; review 9 final, F7: the fingerprint binds the plan to the gate table,
+    not to the settings). Messages name tables and hashes only. -#}
 
 {#- The working tables bound by their fingerprint: [(name, relation, columns or none)]; the plan
     by the columns the nodes read (release_plan), the hierarchy by all its columns. -#}
@@ -36,6 +39,12 @@
 {% macro gate_working_tables_result(cfg, recorded, input_hash, this_invocation) -%}
   {%- set rebuild = 'dbt build -s +' ~ this.identifier -%}
   {%- set problems = [] -%}
+  {#- the plan this publish step reads (its columns, the proofs, the combined gate) was resolved
+      from the settings of now, in any invocation (review 9 final, F7: the gate table's own
+      gate plan_settings checked the plan it read; with the fingerprint below, in a later
+      invocation, the plan read now is that plan) -#}
+  {%- set plan_problem = dbt_deid.plan_settings_problem() -%}
+  {%- if plan_problem is not none -%}{%- do problems.append(plan_problem) -%}{%- endif -%}
   {%- if recorded is none -%}
     {%- do problems.append('the gate table records no fingerprint of the working tables (computed by an earlier version of dbt_deid)') -%}
   {%- elif not this_invocation -%}
@@ -54,5 +63,5 @@
   {%- endif -%}
   {{ return({'gate': 'working_tables', 'passed': problems | length == 0, 'failures': problems | length,
       'message': (problems | join('; ') ~ ': another invocation rebuilt them (a preview with other vars?); what would be published is not what the gates checked; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
-                 else 'the release plan, the hierarchy and the input snapshot are those the gate table was computed with'}) }}
+                 else 'the release plan (computed from these settings), the hierarchy and the input snapshot are those the gate table was computed with'}) }}
 {%- endmacro %}

@@ -396,9 +396,11 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
     map) the records are deid_generalized with the suppression map applied by the SQL that
     builds deid_suppressed (apply_suppression_sql on the same relations: the same rows, ranks
     broken by the record id), so the record-level released table is not read here (issue 33:
-    at most 4 reads per build). Otherwise (a refresh line, the attribute_disclosure remedy,
-    `sample.order: population_first`) the information loss reads the checked release and the
-    original stage deid_generalized, as before the fold.
+    at most 4 reads per build); only when deid_suppressed, deid_generalized and the map are all
+    built by this invocation (dbt_deid.built_together). Otherwise (one of them left by another
+    build, a refresh line, the attribute_disclosure remedy, `sample.order: population_first`)
+    the information loss reads the checked release and the original stage deid_generalized,
+    as before the fold.
     invocation_id binds the figures to the gate table of the same invocation, built before
     this table (depends_on): the history records them only then (dbt_deid.history_figures_result). -#}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
@@ -410,7 +412,11 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {%- set hierarchy = dbt_deid.release_ref('deid_hierarchy') -%}
 {%- set suppression_map = dbt_deid.release_ref('deid_suppression_map') -%}
 {%- set sources = dbt_deid.original_value_sources(cfg) -%}
-{%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() -%}
+{#- the plain chain only when deid_suppressed was built in this invocation from the
+    deid_generalized and the map read here (review 9 final, F4: after a preview rebuilt them,
+    `dbt run -s deid_gate_results+` would record the preview's information loss) -#}
+{%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first()
+    and dbt_deid.built_together(['deid_suppressed', 'deid_generalized', 'deid_suppression_map']) -%}
 {%- if plain -%}
   {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ') as deid_records__' -%}
   {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}

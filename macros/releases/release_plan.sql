@@ -11,7 +11,9 @@
 {#- The release plan written by the deid_release_plan model (the Python core expands the
     combinations of Tables 4, 5, 7 and 8 there). kind: 'protected' or 'verified' return a list of
     combinations (lists of QI names), 'released' the published QIs in order, 'propagation' a
-    list of [source, target]. Empty when not executing (parse time).
+    list of [source, target], 'settings_md5' the settings md5s the plan table records (one
+    for a plan this version built: the md5 of the settings it was resolved from; the gate
+    plan_settings compares it with the settings of now). Empty when not executing (parse time).
 
     One query per node: the whole plan is read once and kept in the node's context (`model`),
     so the several release_config() calls of a node re-read nothing.
@@ -65,7 +67,21 @@
     {%- endif -%}
     {{ return(dbt_deid._release_plan_from_settings()) }}
   {%- endif -%}
-  {%- set rows = run_query("select kind, item, position, column_name from " ~ plan ~ " order by kind, item, position").rows -%}
+  {#- the settings md5s the plan records (one: the md5 of the settings it was resolved from; none
+      for a plan built by an older dbt_deid), read with it: the gate plan_settings and the
+      publish step compare them with the settings of now (plan_settings_gate.sql; review 9 final,
+      F7). Not refused here: single models and previews (`dbt run -s <model> --vars ...`) read a
+      plan of other settings; only publishing is refused. -#}
+  {%- set result = run_query("select * from " ~ plan ~ " order by kind, item, position") -%}
+  {%- set names = result.column_names | map('lower') | list -%}
+  {%- set at = [names.index('kind'), names.index('item'), names.index('position'), names.index('column_name')] -%}
+  {%- set md5_at = names.index('settings_md5') if 'settings_md5' in names else none -%}
+  {%- set md5s = [] -%}
+  {%- set rows = [] -%}
+  {%- for r in result.rows -%}
+    {%- do rows.append([r[at[0]], r[at[1]], r[at[2]], r[at[3]]]) -%}
+    {%- if md5_at is not none and r[md5_at] not in md5s -%}{%- do md5s.append(r[md5_at]) -%}{%- endif -%}
+  {%- endfor -%}
   {%- set items = {} -%}
   {%- set order = {} -%}
   {%- for r in rows -%}
@@ -79,6 +95,7 @@
     {%- for i in ids -%}{%- do lst.append(items[kind][i]) -%}{%- endfor -%}
     {%- do out.update({kind: lst}) -%}
   {%- endfor -%}
+  {%- do out.update({'settings_md5': md5s}) -%}
   {{ return(out) }}
 {%- endmacro %}
 
@@ -108,5 +125,5 @@
   {%- endif -%}
   {%- set verified = [] -%}
   {%- for c in combos -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}
-  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names]}) }}
+  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names], 'settings_md5': [dbt_deid.settings_md5()]}) }}
 {%- endmacro %}

@@ -385,6 +385,8 @@ ENGINE_SPECIFIC_COLUMNS = {
     "deid_diagnostics": ("invocation_id",)} | {
     # the published version's release id (a hash of the build's invocation id)
     "deid_released_hierarchies": ("release_id",)} | {
+    # the md5 of the settings the plan was resolved from (each engine's vars; review 9 final, F7)
+    "deid_release_plan": ("settings_md5",)} | {
     # the build whose input fingerprints the verdict read (review 9, G1)
     table: ("inputs_invocation_id",) for table in (
         "deid_claims_lola", "deid_claims_attack", "deid_text_risk_assessment",

@@ -426,3 +426,44 @@ def test_working_tables_rebuilt_by_another_invocation_are_refused(published_db, 
     assert "published 4000 rows" in again.output
     assert "PREVIEW" not in set(again.query("select discharge_disposition from deid_published")[
         "discharge_disposition"].str[:7])
+
+
+def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_database,
+                                                                             tmp_path) -> None:
+    """Review 9 final, F7: a preview (what `python -m dbt_deid advise --vars ...` builds:
+    +deid_release_advice, so the plan, the map and deid_generalized; here also the input
+    fingerprint and the history init an earlier build leaves) protects one combination less
+    ([province, admission_date] instead of [province, age, admission_date]); then `dbt build -s
+    deid_suppressed+` with the release's settings rebuilds the gate table over the preview's
+    plan. The gate table verified the plan's combinations, the preview's, and working_tables
+    fingerprinted that plan in the same invocation. The plan records the md5 of its settings;
+    the gate plan_settings (gate table and its dbt test) refuses it, and so does the publish
+    step run alone after it, naming the plan and the command that rebuilds it."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    combos = _vars()["deid_release"]["combinations"]
+    preview = _vars(combinations=[*combos[:2], ["province", "admission_date"]])
+    advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice",
+                                    "+deid_input_fingerprint", "+deid_release_history_init"],
+                      tmp_path / "preview", preview, db)
+    assert advised.ok, advised.output[-3000:]
+    run = run_dbt(INTEGRATION, ["build", "--select", "deid_suppressed+"], tmp_path / "real",
+                  _vars(), db)
+    assert "published 4000 rows" not in run.output, run.output[-3000:]
+    assert not run.ok, run.output[-3000:]
+    assert re.search(r"dbt_deid gate plan_settings FAILED: the release plan \S*deid_release_plan"
+                     r"\S* \(deid_release_plan\) was computed from other settings",
+                     run.output), run.output[-3000:]
+    assert "dbt build -s +deid_published" in run.output
+    assert "deid_published" not in run.tables()
+    gate = run.query("select passed from deid_gate_results where gate = 'plan_settings'")
+    assert list(gate["passed"]) == [False]
+    alone = _publish_alone(db, tmp_path, "alone")
+    assert not alone.ok, alone.output[-3000:]
+    assert "release refused, nothing published" in alone.output, alone.output[-3000:]
+    assert re.search(r"\[plan_settings\] the release plan", alone.output), alone.output[-3000:]
+    assert re.search(r"\[working_tables\] [^\n]*deid_release_plan\S* was computed from other"
+                     r" settings", alone.output), alone.output[-3000:]
+    assert "deid_published" not in alone.tables()
+    last = _history(alone).iloc[-1]
+    assert last["status"] == "refused" and "plan_settings" in last["gates_failed"]

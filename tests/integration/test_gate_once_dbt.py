@@ -9,6 +9,7 @@ model bodies and the ``run_query`` calls of macros alike), split into its events
 from __future__ import annotations
 
 import re
+import shutil
 
 import duckdb
 import pytest
@@ -172,6 +173,38 @@ def test_the_diagnostics_describe_the_checked_release(default_release) -> None:
             assert got == classes and total == n, combination
     finally:
         con.close()
+
+
+def test_the_diagnostics_of_a_later_invocation_read_the_checked_release(it_database,
+                                                                         tmp_path) -> None:
+    """Review 9 final, F4: before version 1 is published (no line yet, so the diagnostics take
+    the plain chain: the map applied to deid_generalized), the release's upstream models are
+    built, then a preview rebuilds the suppression map with tau = 0.1 (what `python -m dbt_deid
+    advise --vars ...` rebuilds), then `dbt run -s deid_gate_results deid_diagnostics` with the
+    release's settings: deid_suppressed was not rebuilt, so the plain chain would describe the
+    preview; the diagnostics' suppressed cells are those of the checked release
+    deid_suppressed (on e1bf34b the preview's). From a published release (the line's refresh)
+    the diagnostics read the checked release already."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    built = run_dbt(INTEGRATION, ["run", "--select", "+deid_gate_results"], tmp_path / "built",
+                    release_vars(), db)
+    assert built.ok, built.output[-3000:]
+    preview = run_dbt(INTEGRATION, ["run", "--select", "deid_suppression_map"],
+                      tmp_path / "preview", release_vars(tau=0.1), db)
+    assert preview.ok, preview.output[-3000:]
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_diagnostics"],
+                  tmp_path / "real", release_vars(), db)
+    assert run.ok, run.output[-3000:]
+    rows = run.query("select column_name, suppressed_cells from deid_diagnostics"
+                     " where diagnostic = 'information_loss'"
+                     " and column_name <> '(all quasi-identifiers)'")
+    assert len(rows) > 0
+    checked = {name: run.query(f'select count(*) as c from deid_suppressed where "{name}" is null'
+                               )["c"][0] for name in rows["column_name"]}
+    print({name: (cells, checked[name]) for name, cells in rows.itertuples(index=False)})
+    for name, cells in rows.itertuples(index=False):
+        assert cells == checked[name], name
 
 
 def test_an_exact_table_missing_a_combination_is_refused(default_release, tmp_path) -> None:

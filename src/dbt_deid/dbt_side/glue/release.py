@@ -19,7 +19,12 @@ import pandas as pd
 from dbt_deid.attribute_remedy import hierarchies_of, orders_of, remedy_of
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
-from dbt_deid.dbt_side.glue.frames import relation_columns, to_pandas, to_pandas_for_codes
+from dbt_deid.dbt_side.glue.frames import (
+    relation_columns,
+    settings_md5,
+    to_pandas,
+    to_pandas_for_codes,
+)
 from dbt_deid.errors import DataError
 from dbt_deid.living import Status, refresh
 from dbt_deid.living.pairs import EARLIER, pair_columns
@@ -306,8 +311,17 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     QIs expanded (El Emam et al. 2011, discharge PUMF, Tables 4, 5, 7, 8) into the combinations
     the suppression protects and those the gates verify (:func:`release_plan`). SQL models and
     tests read this table (macro ``dbt_deid.release_plan``), so the expansion has one
-    implementation."""
-    return release_plan(json.loads(release_json))
+    implementation.
+
+    Column ``settings_md5`` (:func:`dbt_deid.dbt_side.glue.frames.settings_md5` of the settings
+    it was resolved from, the md5 the gate table and the history record): the gate
+    ``plan_settings`` (macros/gates/plan_settings_gate.sql) and the publish step refuse a plan of
+    other settings (review 9 final, F7: a preview such as ``python -m dbt_deid advise --vars
+    ...`` rebuilds the plan, and a gate table rebuilt over it verified the preview's
+    combinations). Single models and previews still read it."""
+    frame = release_plan(json.loads(release_json))
+    frame["settings_md5"] = pd.Series([settings_md5(release_json)] * len(frame), dtype="string")
+    return frame
 
 
 def deid_algorithm_comparison(
