@@ -175,7 +175,7 @@ def claims_relations(raw: Mapping[str, Any]) -> None:
             fail(f"pseudonymize.{t}", f"must include the member id {s['member_id']} (it links"
                  " the two tables)")
         for c in pseudo[t]:
-            if c in demo + claim:
+            if c.lower() in {q.lower() for q in demo + claim}:
                 fail(f"pseudonymize.{t}", f"{c} is a quasi-identifier")
     for c in s["truncate_partition"]:
         if c in [s["member_id"], s["claim_id"], *claim]:
@@ -188,8 +188,9 @@ def claims_relations(raw: Mapping[str, Any]) -> None:
         if c not in pseudo["claims"]:
             fail("provider_ids", f"{c} must also be pseudonymized (add it to pseudonymize.claims)")
     for t, qis in (("patients", demo), ("claims", claim)):
+        published = {c.lower() for c in [*qis, *pseudo[t]]}  # column names are case-blind
         for c in tables["release_columns"][t]:
-            if c in qis or c in pseudo[t]:
+            if c.lower() in published:
                 fail(f"release_columns.{t}", f"{c} is already published (quasi-identifier or"
                      " pseudonymized id)")
     for q in s["attack2_qis"]:

@@ -34,6 +34,7 @@ from dbt_deid.longitudinal.preprocess import truncate_claims
 from dbt_deid.longitudinal.search import lattice_for, lola_search, non_uniform_entropy
 from dbt_deid.longitudinal.settings import claims_settings
 from dbt_deid.ola.lattice import Lattice
+from dbt_deid.settings_resolve import resolve
 from dbt_deid.tools.cli import main
 from dbt_deid.tools.synthetic.claims import generate_hhp
 
@@ -331,6 +332,13 @@ def test_claims_settings_validate_like_the_jinja_macro():
                       ({"attack2_population": "pop", "attack2_qis": ["los"]}, "attack2_qis")):
         with pytest.raises(ConfigError, match=f"setting '{name}'"):
             claims_settings({**base, **bad})
+    # review r10, L1: a case variant of a published column named the setting only when spelt
+    # the same (`Provider_Id` was accepted, and the publish gate refused a raw provider_id_1)
+    var = {**base, "patients": "p", "claims": "c", "hierarchies": {"age": "age_h"}}
+    for table, column in (("patients", "AGE"), ("patients", "Member_ID"), ("claims", "LOS")):
+        with pytest.raises(ConfigError, match=f"setting 'release_columns.{table}': {column} is"
+                           " already published"):
+            resolve("claims", {**var, "release_columns": {table: [column]}})
     ok = claims_settings({**base, "attack2_population": "pop", "attack2_qis": ["age", "sex"],
                           "truncate_partition": ["year"], "bootstrap_scheme": "independent"})
     assert ok["attack2_qis"] == ["age", "sex"] and ok["truncate_partition"] == ["year"]
