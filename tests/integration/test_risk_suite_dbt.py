@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.risk import class_size_histogram, prosecutor_risk, risk_cdf
+from dbt_deid.risk import PRESETS, class_size_histogram, prosecutor_risk, risk_cdf
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
 SELECT = ["--select", "+deid_published", "+deid_diagnostics", "+deid_release_report",
-          "+deid_small_areas", "+deid_threshold_presets", "+deid_uniqueness",
+          "+deid_small_areas", "+deid_uniqueness",
           "+deid_population_risk"]
 
 
@@ -112,8 +113,13 @@ def test_diagnostics_pool_small_categories_and_record_preset(
     named = by[by["category"] != "other (n < k)"]
     assert (named["records"] >= k).all()
     assert set(by["by_column"]) == {"province", "age"}
-    presets = run.query("select preset, chosen, tau from deid_threshold_presets")
-    assert presets.loc[presets["chosen"], "preset"].tolist() == ["agreement"]
+    # the release context (preset) is recorded with the settings and stated in the report
+    preset = run.query("select value from deid_release_parameters where setting = 'preset'")
+    assert preset["value"].tolist() == ["agreement"]
+    page = Path(run.query("select path from deid_release_report")["path"][0]).read_text(
+        encoding="utf-8")
+    assert escape(PRESETS["agreement"].title) in page
+    assert escape(PRESETS["agreement"].justification) in page
     uniq = run.query("select * from deid_uniqueness")
     assert len(uniq) == len(variables["deid_release"]["combinations"])
     pop = run.query("select * from deid_population_risk")
@@ -131,8 +137,9 @@ def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], P
     index = run.query("select * from deid_release_report")
     assert Path(index["path"][0]) == path.resolve()
     text = path.read_text(encoding="utf-8")
-    # levels set in the settings: no search ran, deid_search_nodes is empty, no picture
-    assert len(run.query("select * from deid_search_nodes")) == 0
+    # levels set in the settings: no search ran, deid_report_inputs has no search node, no
+    # picture
+    assert len(run.query("select * from deid_report_inputs where part = 'search_nodes'")) == 0
     assert "no generalization search ran" in text and 'class="risk-utility"' not in text
     parser = _Text()
     parser.feed(text)
