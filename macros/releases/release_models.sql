@@ -31,6 +31,7 @@
   {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_report_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_report_inputs', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_sample_file' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_sample_file', 'dbt_deid'))()) }}
   {%- endif -%}
@@ -422,8 +423,8 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {#- The report's optional inputs, one `part` each (dbt_deid.report_inputs_sql), built for every
     release so the report reads one relation whatever the release declares: the nodes OLA
     evaluated (a projection of deid_ola_search, computed once there; none when the levels are
-    set in the settings, deid_ola_search is then disabled and never referenced), the small-area
-    inputs (none without small_areas) and the release's rows of deid_release_history. A view:
+    set in the settings, deid_ola_search is then disabled and never referenced) and the
+    release's rows of deid_release_history. A view:
     the report reads what the history holds when it runs (issue 35). The publish model is found
     in the graph, not through ref(): the report must not wait for it (a refused release's
     report is written too). -#}
@@ -436,9 +437,22 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {%- set ola = dbt_deid.ola_enabled() %}
 {{ dbt_deid.report_inputs_sql(cfg,
     dbt_deid.release_ref('deid_ola_search') if ola else none,
-    dbt_deid.ola_config().metric if ola else none,
-    dbt_deid.risk_suite_config() if dbt_deid.small_areas_enabled() else none,
-    history, pub) }}
+    dbt_deid.ola_config().metric if ola else none, history, pub) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/risk/deid_small_area_inputs.sql -#}
+{% macro default__deid_model_deid_small_area_inputs() -%}
+{{ config(enabled=dbt_deid.release_enabled()) }}
+{%- if dbt_deid.small_areas_enabled() -%}
+{{ dbt_deid.small_area_inputs_sql(dbt_deid.risk_suite_config()) }}
+{%- elif dbt_deid.release_enabled() -%}
+{#- no small_areas declared: an empty table, so the report model can always read it -#}
+select 0 as area_level, cast(null as {{ dbt.type_string() }}) as area, 0.0 as population,
+  cast(0 as {{ dbt.type_bigint() }}) as records, cast(0 as {{ dbt.type_bigint() }}) as maxcombs,
+  cast(null as {{ dbt.type_string() }}) as geography_column, 0 as released_level, 0.0 as threshold,
+  0 as source_areas_without_population
+where 1 = 0
 {%- endif %}
 {%- endmacro %}
 

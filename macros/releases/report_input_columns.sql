@@ -17,11 +17,6 @@
                          ('max_suppression', f), ('nodes_evaluated', n), ('search', s)] -%}
     {%- do out.append({'name': name, 'source': name, 'part': 'search_nodes', 'type': type}) -%}
   {%- endfor -%}
-  {%- for name, type in [('area_level', i), ('area', s), ('population', f), ('records', n),
-                         ('maxcombs', n), ('geography_column', s), ('released_level', i),
-                         ('threshold', f), ('source_areas_without_population', n)] -%}
-    {%- do out.append({'name': name, 'source': name, 'part': 'small_area_inputs', 'type': type}) -%}
-  {%- endfor -%}
   {%- for name, type in [('release_version', n), ('status', s), ('recorded_at', s),
                          ('published_rows', n), ('package_version', s), ('gates_failed', s),
                          ('records_shared', n), ('combined_min_consistent', n),

@@ -4,24 +4,23 @@
     release declares:
     - `search_nodes`: the nodes the generalization search evaluated (dbt_deid.search_nodes_sql;
       no row when the levels are set in the settings), each QI's level in `<qi>__level`;
-    - `small_area_inputs`: the inputs of El Emam et al. 2010's small-area models
-      (dbt_deid.small_area_inputs_sql; no row without small_areas);
     - `release_versions`: the release's rows of deid_release_history (dbt_deid.release_versions_sql).
-    A part that does not apply (no search, no small_areas, no history yet) has no row. Each
+    A part that does not apply (no search, no history yet) has no row. Each
     part's columns are cast to one type and are null on the other parts' rows
     (dbt_deid.report_input_columns); dbt_deid.dbt_side.glue.report_inputs splits them back.
-    `search_relation` is deid_ola_search (none without the search), `small_areas` the risk
-    suite's config (none without small_areas), `history` the history relation next to the
-    publish model `published` (none before it exists). -#}
-{% macro report_inputs_sql(cfg, search_relation, metric, small_areas, history, published) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('report_inputs_sql', 'dbt_deid'))(cfg, search_relation, metric, small_areas, history, published)) }}
+    `search_relation` is deid_ola_search (none without the search), `history` the history
+    relation next to the publish model `published` (none before it exists).
+    The small-area inputs stay a table of their own (deid_small_area_inputs): deid_small_areas
+    reads them, and with a small-area remedy the geography's hierarchy reads deid_small_areas,
+    so with the OLA search they are upstream of deid_ola_search, which this view reads. -#}
+{% macro report_inputs_sql(cfg, search_relation, metric, history, published) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('report_inputs_sql', 'dbt_deid'))(cfg, search_relation, metric, history, published)) }}
 {%- endmacro %}
 
-{% macro default__report_inputs_sql(cfg, search_relation, metric, small_areas, history, published) -%}
+{% macro default__report_inputs_sql(cfg, search_relation, metric, history, published) -%}
   {%- set columns = dbt_deid.report_input_columns(cfg) -%}
   {%- set parts = [
       ('search_nodes', dbt_deid.search_nodes_sql(cfg, search_relation, metric) if search_relation is not none else none),
-      ('small_area_inputs', dbt_deid.small_area_inputs_sql(small_areas) if small_areas is not none else none),
       ('release_versions', dbt_deid.release_versions_sql(cfg, history, published) if history is not none else none),
   ] -%}
   {%- for part, body in parts %}

@@ -10,6 +10,7 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("deid_suppressed_patterns"),
         dbt.ref("deid_population_patterns"),
+        dbt.ref("deid_small_area_inputs"),
         dbt.ref("deid_gate_results"),
         dbt.ref("deid_input_fingerprint"),
         dbt.ref("deid_algorithm_comparison"),

@@ -6,4 +6,4 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_deid.dbt_side.entry import deid_small_areas
 
-    return deid_small_areas(dbt.config.get("deid_release_json"), dbt.ref("deid_report_inputs"))
+    return deid_small_areas(dbt.config.get("deid_release_json"), dbt.ref("deid_small_area_inputs"))

@@ -25,7 +25,7 @@ from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_
 pytestmark = pytest.mark.dbt
 
 SELECT = ["--select", "+deid_published", "+deid_diagnostics", "+deid_release_report",
-          "+deid_small_areas", "+deid_uniqueness",
+          "+deid_small_areas", "deid_release_parameters", "+deid_uniqueness",
           "+deid_population_risk"]
 
 
@@ -179,3 +179,28 @@ def test_small_area_gate_fails_then_passes_with_remedy(
     assert _gate_rows(tmp_path / "show", fixed, fixed_run.database) == 0
     published = fixed_run.query("select distinct province from deid_published")
     assert not set(published["province"].dropna()) & set(flagged["area"])
+
+
+def test_ola_with_a_small_area_remedy_has_no_cycle(tmp_path: Path) -> None:
+    """The OLA search with a small-area remedy: the search's patterns read deid_hierarchy, which
+    reads the remedied hierarchy, which reads deid_small_areas, so deid_small_areas and its
+    inputs must not read anything downstream of the search (deid_report_inputs reads
+    deid_ola_search). With the small-area inputs folded into deid_report_inputs, dbt refused
+    to parse: 'Found a cycle: model.dbt_deid.deid_report_inputs --> model.dbt_deid.deid_small_areas
+    --> ... --> model.dbt_deid.deid_ola_search'."""
+    variables = _release(
+        tmp_path, small_areas=_small_areas("suppress"),
+        combinations=[["province", "age", "gender"]], generalization={"search": "ola"},
+        excluded=["cmg", "total_cost_cad", "los_days", "mrdx", "cci_code", "admission_date"])
+    release = variables["deid_release"]
+    release["quasi_identifiers"] = {
+        "province": {"hierarchy": "deid_small_area_hierarchy", "level": 1},
+        "age": {"rule": {"type": "interval", "levels": [{"width": 5, "top_code": 90},
+                                                        {"width": 10, "top_code": 90}]}},
+        "gender": {"hierarchy": "gender_hierarchy"}}
+    run = run_dbt(INTEGRATION, ["ls", "--select", "package:dbt_deid", "--resource-type", "model",
+                                "--output", "name", "--quiet"], tmp_path, variables)
+    assert run.ok, run.output[-2000:]
+    listed = set(run.output.split())
+    assert {"deid_report_inputs", "deid_small_area_inputs", "deid_small_areas",
+            "deid_small_area_hierarchy", "deid_ola_search"} <= listed

@@ -2,12 +2,11 @@
 back into the frames their own tables gave before the fold.
 
 default__report_inputs_sql rendered with Jinja outside dbt (tests/macro_render.py) with the real
-search-nodes and history-versions SQL (a stand-in for the small-area inputs, whose own SQL needs
-the source and the hierarchy), run on DuckDB in memory. Each part, split by
+search-nodes and history-versions SQL, run on DuckDB in memory. Each part, split by
 :func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`, must equal the part's own query
 run alone: the same columns in the same order, the same values and, from a DuckDB relation, the
-same pandas types. QI names that are other parts' column names (`area`, `status`) must come back
-as the search nodes' level columns, not collide.
+same pandas types. QI names that are other parts' column names (`status`, `invocation_id`) must
+come back as the search nodes' level columns, not collide.
 """
 
 from __future__ import annotations
@@ -30,15 +29,8 @@ FILES = [ROOT / "macros" / "releases" / "report_inputs_sql.sql",
          ROOT / "macros" / "releases" / "release_versions_sql.sql",
          ROOT / "macros" / "ola" / "search_nodes_sql.sql"]
 #: QI names that are also other parts' columns
-QIS = ["area", "status", "age"]
+QIS = ["invocation_id", "status", "age"]
 CFG = {"name": "rel", "qi_names": QIS}
-#: the small-area inputs with the types their own SQL gives (literal levels and threshold, a
-#: summed population, counted records)
-SMALL_AREAS = """select 3 as area_level, a as area, sum(p) as population,
-  cast(count(*) as bigint) as records, cast(40000 as bigint) as maxcombs,
-  'province' as geography_column, 3 as released_level, 0.05 as threshold,
-  (select count(*) from areas where p is null) as source_areas_without_population
-from areas where p is not null group by a"""
 
 
 class _Rel:
@@ -65,8 +57,7 @@ def _macros():
                 literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 report_input_columns=call("report_input_columns"),
                 search_nodes_sql=call("search_nodes_sql"),
-                release_versions_sql=call("release_versions_sql"),
-                small_area_inputs_sql=lambda rcfg: SMALL_AREAS),
+                release_versions_sql=call("release_versions_sql")),
             "dbt": SimpleNamespace(
                 type_int=lambda: "integer", type_bigint=lambda: "bigint",
                 type_string=lambda: "varchar", type_boolean=lambda: "boolean",
@@ -83,10 +74,8 @@ def con() -> duckdb.DuckDBPyConnection:
         (1, 0, 2, 'k_minimal', 12, 0.003, true, true, 'entropy', 16609.5, 0.05, 4, 'optimal'),
         (0, 1, 1, 'evaluated', 900, 0.225, false, false, 'entropy', 14878.0, 0.05, 4, 'optimal'),
         (2, 1, 3, 'evaluated', 3, 0.00075, true, false, 'entropy', 20000.25, 0.05, 4, 'optimal'))
-        as t(area, status, age, role, suppressed, suppressed_share, passes, chosen, metric,
+        as t(invocation_id, status, age, role, suppressed, suppressed_share, passes, chosen, metric,
              entropy, max_suppression, nodes_evaluated, search)""")
-    con.execute("""create table areas as select * from (values
-        ('A', 120), ('A', 80), ('B', 5000), ('C', null)) as t(a, p)""")
     con.execute("""create table history as select * from (values
         ('rel', 'memory.main.pub', 1, 'published', '2026-11-27T10:00:00Z', 4000, '0.3.0', '',
          null, null, 'inv-1'),
@@ -106,12 +95,11 @@ def con() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _view(con: duckdb.DuckDBPyConnection, search: bool, areas: bool, history: bool) -> str:
+def _view(con: duckdb.DuckDBPyConnection, search: bool, history: bool) -> str:
     call = _macros()
     sql = call("report_inputs_sql")(
         CFG, _Rel("search") if search else None, "entropy" if search else None,
-        {"small_areas": True} if areas else None, _Rel("history") if history else None,
-        _Rel("pub"))
+        _Rel("history") if history else None, _Rel("pub"))
     con.execute(f"create or replace view report_inputs as {sql}")
     return sql
 
@@ -122,20 +110,18 @@ def _alone(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     call = _macros()
     queries = {
         "search_nodes": call("search_nodes_sql")(CFG, _Rel("search"), "entropy"),
-        "small_area_inputs": SMALL_AREAS,
         "release_versions": call("release_versions_sql")(CFG, _Rel("history"), _Rel("pub")),
     }
     return {part: arrow_to_pandas(con.sql(q).arrow()) for part, q in queries.items()}
 
 
 def test_each_part_is_its_own_table(con: duckdb.DuckDBPyConnection) -> None:
-    _view(con, search=True, areas=True, history=True)
+    _view(con, search=True, history=True)
     alone = _alone(con)
     parts = report_input_parts(con.table("report_inputs"))
     assert set(parts) == set(alone)
     assert list(parts["search_nodes"].columns[:len(QIS)]) == QIS
     assert len(parts["search_nodes"]) == 3  # not the top node
-    assert len(parts["small_area_inputs"]) == 2  # the areas with a population
     assert list(parts["release_versions"]["invocation_id"].sort_values()) == ["inv-1", "inv-2",
                                                                             "inv-3"]
     for part, want in alone.items():
@@ -144,18 +130,13 @@ def test_each_part_is_its_own_table(con: duckdb.DuckDBPyConnection) -> None:
         pd.testing.assert_frame_equal(
             got.sort_values(key).reset_index(drop=True),
             want.sort_values(key).reset_index(drop=True),
-            check_dtype=part != "small_area_inputs", obj=part)
-    # the small-area inputs' own types (a literal threshold, a summed population) are cast to
-    # one type in the view: the same values as numbers
-    got, want = parts["small_area_inputs"], alone["small_area_inputs"]
-    assert all(pd.api.types.is_numeric_dtype(got[c]) for c in
-               ["area_level", "population", "records", "maxcombs", "threshold"])
+            obj=part)
 
 
 def test_pandas_frames_split_the_same(con: duckdb.DuckDBPyConnection) -> None:
     """An engine that hands pandas back (Spark's toPandas: integers of a column with nulls as
     floats, booleans as objects): the same parts, integer and boolean columns restored."""
-    _view(con, search=True, areas=True, history=True)
+    _view(con, search=True, history=True)
     from_arrow = report_input_parts(con.table("report_inputs"))
     from_pandas = report_input_parts(con.sql("select * from report_inputs").df())
     for part, want in from_arrow.items():
@@ -170,9 +151,9 @@ def test_pandas_frames_split_the_same(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_a_part_that_does_not_apply_has_no_row(con: duckdb.DuckDBPyConnection) -> None:
-    """No search (levels set), no small_areas, no history yet: every part empty, with its
-    columns (the report then says no search ran, measures no area, and gives version 1)."""
-    sql = _view(con, search=False, areas=False, history=False)
+    """No search (levels set), no history yet: every part empty, with its columns (the report
+    then says no search ran and gives version 1)."""
+    sql = _view(con, search=False, history=False)
     assert "search" not in re.findall(r"from (\w+)", sql)
     parts = report_input_parts(con.table("report_inputs"))
     for part, frame in parts.items():

@@ -11,6 +11,7 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("discharge_clinical__deid_suppressed_patterns"),
         dbt.ref("discharge_clinical__deid_population_patterns"),
+        dbt.ref("discharge_clinical__deid_small_area_inputs"),
         dbt.ref("discharge_clinical__deid_gate_results"),
         dbt.ref("discharge_clinical__deid_input_fingerprint"),
         dbt.ref("discharge_clinical__deid_algorithm_comparison"),

@@ -11,6 +11,7 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("it_second__deid_suppressed_patterns"),
         dbt.ref("it_second__deid_population_patterns"),
+        dbt.ref("it_second__deid_small_area_inputs"),
         dbt.ref("it_second__deid_gate_results"),
         dbt.ref("it_second__deid_input_fingerprint"),
         dbt.ref("it_second__deid_algorithm_comparison"),

@@ -7,4 +7,4 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_deid.dbt_side.entry import deid_small_areas
 
-    return deid_small_areas(dbt.config.get("deid_release_json"), dbt.ref("it_second__deid_report_inputs"))
+    return deid_small_areas(dbt.config.get("deid_release_json"), dbt.ref("it_second__deid_small_area_inputs"))

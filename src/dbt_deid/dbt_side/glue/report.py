@@ -315,6 +315,7 @@ def deid_release_report(
     release_json: str,
     suppressed_patterns: Any,
     population_patterns: Any,
+    small_area_inputs: Any,
     gate_results: Any,
     input_fingerprint: Any,
     algorithm_comparison: Any,
@@ -330,8 +331,8 @@ def deid_release_report(
 
     Reads the suppressed patterns (released values and the true values at the released level,
     with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``),
-    the population patterns and the report's optional inputs (``report_inputs``,
-    ``deid_report_inputs``, one part each: the small-area inputs, the history's versions and the
+    the population patterns, the small-area inputs and the report's optional inputs
+    (``report_inputs``, ``deid_report_inputs``, one part each: the history's versions and the
     nodes the search evaluated; :func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`);
     measures every protected combination
     with the core (:func:`dbt_deid.dbt_side.glue.risk.release_assessments`: prosecutor risk and its
@@ -369,7 +370,7 @@ def deid_release_report(
         return empty_report_index()
     parts = report_input_parts(report_inputs) if report_inputs is not None else {}
     return write_dbt_report(
-        suppressed, to_pandas(population_patterns), parts.get("small_area_inputs"), release,
+        suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
         gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
         comparison=to_pandas(algorithm_comparison),
         exact=to_pandas(exact_consistent),

@@ -6,8 +6,6 @@ with one ``part`` per input (``macros/releases/report_inputs_sql.sql``, issue 33
 
 * ``search_nodes``: the nodes the generalization search evaluated (each QI's level in
   ``<qi>__level``), no row when the levels are set in the settings;
-* ``small_area_inputs``: the inputs of El Emam et al. 2010's small-area models, no row without
-  ``small_areas``;
 * ``release_versions``: the release's rows of ``deid_release_history``.
 
 :func:`report_input_parts` gives each part as the frame its own table gave before the fold
@@ -35,10 +33,6 @@ PARTS: dict[str, dict[str, str]] = {
         "role": "str", "suppressed": "int", "suppressed_share": "float", "passes": "bool",
         "chosen": "bool", "metric": "str", "information_loss": "float",
         "max_suppression": "float", "nodes_evaluated": "int", "search": "str"},
-    "small_area_inputs": {
-        "area_level": "int", "area": "str", "population": "float", "records": "int",
-        "maxcombs": "int", "geography_column": "str", "released_level": "int",
-        "threshold": "float", "source_areas_without_population": "int"},
     "release_versions": {
         "release_version": "int", "status": "str", "recorded_at": "str",
         "published_rows": "int", "package_version": "str", "gates_failed": "str",

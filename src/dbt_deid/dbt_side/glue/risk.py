@@ -167,8 +167,8 @@ def uniqueness_frame(
 def small_area_assessments(
     inputs: pd.DataFrame, *, cutoff: float = 0.5, logger: Logger | None = None,
 ) -> dict[int, AreaAssessment]:
-    """El Emam et al. 2010 equations 1-4 on the small-area inputs (deid_report_inputs), one
-    assessment per area level."""
+    """El Emam et al. 2010 equations 1-4 on ``deid_small_area_inputs``, one assessment per area
+    level."""
     log = logger or get_logger()
     frame = string_columns(inputs)
     out: dict[int, AreaAssessment] = {}
@@ -436,17 +436,13 @@ def deid_uniqueness(
                             release, logger=dbt_logger())
 
 
-def deid_small_areas(release_json: str, report_inputs: Any) -> pd.DataFrame:
+def deid_small_areas(release_json: str, small_area_inputs: Any) -> pd.DataFrame:
     """The dbt Python model ``deid_small_areas``: El Emam et al. 2010's small-area models on the
-    release's areas. ``report_inputs`` is ``deid_report_inputs``, whose ``small_area_inputs``
-    part holds the areas at the released level of the geography and above, with population,
-    source records and MaxCombs (:func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`);
-    equations 1-4 (centred/scaled MaxCombs and population, logistic models of uniqueness above
-    5% and 20%, flag when the predicted probability exceeds 0.5) are applied by
-    :func:`small_areas_frame`. Inputs outside the fitted range (MaxCombs 6-718,848, populations
-    200-78,457) are logged as warnings. Empty when the release declares no ``small_areas``."""
-    from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
-
+    release's areas. ``small_area_inputs`` is ``deid_small_area_inputs`` (areas at the released
+    level of the geography and above, with population, source records and MaxCombs); equations
+    1-4 (centred/scaled MaxCombs and population, logistic models of uniqueness above 5% and 20%,
+    flag when the predicted probability exceeds 0.5) are applied by :func:`small_areas_frame`.
+    Inputs outside the fitted range (MaxCombs 6-718,848, populations 200-78,457) are logged as
+    warnings. Empty when the release declares no ``small_areas``."""
     release = json.loads(release_json)
-    areas = report_input_parts(report_inputs)["small_area_inputs"]
-    return small_areas_frame(areas, release, logger=dbt_logger())
+    return small_areas_frame(to_pandas(small_area_inputs), release, logger=dbt_logger())

@@ -1,0 +1,1 @@
+{{ dbt_deid.release_model() }}
