@@ -424,10 +424,9 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
     release so the report reads one relation whatever the release declares: the nodes OLA
     evaluated (a projection of deid_ola_search, computed once there; none when the levels are
     set in the settings, deid_ola_search is then disabled and never referenced) and the
-    release's rows of deid_release_history. A view:
-    the report reads what the history holds when it runs (issue 35). The publish model is found
-    in the graph, not through ref(): the report must not wait for it (a refused release's
-    report is written too). -#}
+    release's rows of deid_release_history. A view: the report reads what the history holds
+    when it runs (issue 35). The publish model is found in the graph, not through ref(): the
+    report must not wait for it (a refused release's report is written too). -#}
 -- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
 {%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
 {%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}

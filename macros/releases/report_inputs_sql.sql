@@ -2,14 +2,15 @@
     `part` per input, so the report model (a dbt Python model reads only what it refs with a
     literal name, and a ref to a disabled node fails) refs one always-built node whatever the
     release declares:
-    - `search_nodes`: the nodes the generalization search evaluated (dbt_deid.search_nodes_sql;
-      no row when the levels are set in the settings), each QI's level in `<qi>__level`;
-    - `release_versions`: the release's rows of deid_release_history (dbt_deid.release_versions_sql).
-    A part that does not apply (no search, no history yet) has no row. Each
-    part's columns are cast to one type and are null on the other parts' rows
-    (dbt_deid.report_input_columns); dbt_deid.dbt_side.glue.report_inputs splits them back.
-    `search_relation` is deid_ola_search (none without the search), `history` the history
-    relation next to the publish model `published` (none before it exists).
+    - `search_nodes`: the nodes the generalization search evaluated (dbt_deid.search_nodes_sql),
+      each QI's level in `<qi>__level`;
+    - `release_versions`: the release's rows of deid_release_history
+      (dbt_deid.release_versions_sql).
+    A part that does not apply (no search, no history yet) has no row. Each part's columns are
+    cast to one type and are null on the other part's rows (dbt_deid.report_input_columns);
+    dbt_deid.dbt_side.glue.report_inputs splits them back. `search_relation` is
+    deid_ola_search (none without the search), `history` the history relation next to the
+    publish model `published` (none before it exists).
     The small-area inputs stay a table of their own (deid_small_area_inputs): deid_small_areas
     reads them, and with a small-area remedy the geography's hierarchy reads deid_small_areas,
     so with the OLA search they are upstream of deid_ola_search, which this view reads. -#}
