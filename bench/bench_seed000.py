@@ -372,9 +372,9 @@ def dbt_release(tau: float) -> dict[str, Any]:
 
 #: One `dbt build`, as a user runs it: the source models (generator, hierarchies, seeds) and
 #: the release. The package's other features (longitudinal claims, text risk, the OLA search)
-#: are not part of this release and need their own configuration: excluded. ``deid_search_nodes``
-#: (models/ola) is built for every release (no row when the levels are set, as here): the
-#: report reads it, so the OLA folder's other models are excluded by name, not the folder.
+#: are not part of this release and need their own configuration: excluded (the OLA folder's
+#: models by name; the search nodes the report reads are a part of ``deid_report_inputs``,
+#: built for every release, with no row when the levels are set, as here).
 RELEASE_SELECTION = ["--select", "discharge_abstracts", "diagnosis_hierarchy",
                      "province_hierarchy", "gender_hierarchy", "package:dbt_deid",
                      "--exclude", "tag:deid_claims", "tag:deid_text",

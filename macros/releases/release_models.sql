@@ -21,17 +21,16 @@
   {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_release_versions' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_versions', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_search_nodes' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_search_nodes', 'dbt_deid'))()) }}
   {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_diagnostics' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_diagnostics', 'dbt_deid'))()) }}
   {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
+  {%- elif base == 'deid_report_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_report_inputs', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_sample_file' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_sample_file', 'dbt_deid'))()) }}
@@ -212,38 +211,6 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- endif %}
 {%- endmacro %}
 
-{#- models/deid_release_versions.sql -#}
-{% macro default__deid_model_deid_release_versions() -%}
-{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- The release's rows of deid_release_history (every published and refused version of its
-    published table, with the combined_releases figures), as a view: the report reads what the
-    history holds when it runs (issue 35). The publish model is found in the graph, not through
-    ref(): the report must not wait for it (a refused release's report is written too). -#}
--- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
-{%- set s = dbt.type_string() -%}{%- set b = dbt.type_bigint() -%}
-{%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
-{%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}
-{%- if history is none or adapter.get_relation(history.database, history.schema, history.identifier) is none %}
-select cast(null as {{ b }}) as release_version, cast(null as {{ s }}) as status,
-  cast(null as {{ s }}) as recorded_at, cast(null as {{ b }}) as published_rows,
-  cast(null as {{ s }}) as package_version, cast(null as {{ s }}) as gates_failed,
-  cast(null as {{ b }}) as records_shared, cast(null as {{ b }}) as combined_min_consistent,
-  cast(null as {{ s }}) as invocation_id
-where 1 = 0
-{%- else %}
-{%- set tail = '.' ~ (pub.include(database=false) | string) %}
-select release_version, status, recorded_at, published_rows, package_version, gates_failed,
-  records_shared, combined_min_consistent, invocation_id
-from {{ history }}
-where release_name = {{ dbt_deid.literal(cfg.name) }}
-  and (published_relation = {{ dbt_deid.literal(pub | string) }}
-       or {{ dbt.right('published_relation', tail | length) }} = {{ dbt_deid.literal(tail) }})
-{%- endif %}
-{%- endif %}
-{%- endmacro %}
-
 {#- models/deid_release_parameters.sql -#}
 {% macro default__deid_model_deid_release_parameters() -%}
 {{ config(enabled=dbt_deid.release_enabled()) }}
@@ -318,22 +285,6 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
   {%- do dbt_deid.assert_release_inputs(cfg, dbt_deid.release_ref('deid_hierarchy')) -%}
 {%- endif -%}
 {{ dbt_deid.ola_patterns_sql(cfg, dbt_deid.release_ref('deid_hierarchy')) }}
-{%- endif %}
-{%- endmacro %}
-
-{#- models/ola/deid_search_nodes.sql -#}
-{% macro default__deid_model_deid_search_nodes() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- Built for every release, so the report reads one table whatever chose the levels: the nodes
-    OLA evaluated (a projection of deid_ola_search, computed once there), or no row when the
-    levels are set in the settings (deid_ola_search is then disabled and never referenced). -#}
-{%- if dbt_deid.ola_enabled() -%}
-{{ dbt_deid.search_nodes_sql(cfg, dbt_deid.release_ref('deid_ola_search'), dbt_deid.ola_config().metric) }}
-{%- else -%}
-{{ dbt_deid.search_nodes_sql(cfg, none, none) }}
-{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -467,6 +418,31 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {{ config(enabled=dbt_deid.small_areas_enabled()) }}
 {%- if dbt_deid.small_areas_enabled() -%}
 {{ dbt_deid.small_area_hierarchy_sql(dbt_deid.risk_suite_config()) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- models/deid_report_inputs.sql -#}
+{% macro default__deid_model_deid_report_inputs() -%}
+{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
+{%- if dbt_deid.release_enabled() -%}
+{%- set cfg = dbt_deid.release_config() -%}
+{#- The report's optional inputs, one `part` each (dbt_deid.report_inputs_sql), built for every
+    release so the report reads one relation whatever the release declares: the nodes OLA
+    evaluated (a projection of deid_ola_search, computed once there; none when the levels are
+    set in the settings, deid_ola_search is then disabled and never referenced) and the
+    release's rows of deid_release_history. A view: the report reads what the history holds
+    when it runs (issue 35). The publish model is found in the graph, not through ref(): the
+    report must not wait for it (a refused release's report is written too). -#}
+-- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
+{%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
+{%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}
+{%- if history is not none and adapter.get_relation(history.database, history.schema, history.identifier) is none -%}
+  {%- set history = none -%}
+{%- endif -%}
+{%- set ola = dbt_deid.ola_enabled() %}
+{{ dbt_deid.report_inputs_sql(cfg,
+    dbt_deid.release_ref('deid_ola_search') if ola else none,
+    dbt_deid.ola_config().metric if ola else none, history, pub) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -16,8 +16,7 @@ def model(dbt, session):
         dbt.ref("deid_algorithm_comparison"),
         dbt.ref("deid_exact_consistent"),
         dbt.ref("deid_release_advice"),
-        dbt.ref("deid_release_versions"),
-        dbt.ref("deid_search_nodes"),
+        dbt.ref("deid_report_inputs"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

@@ -75,7 +75,6 @@ ENGINE_SPECIFIC = {
     "deid_release_records": "record keys are md5 over that warehouse's random key",
     "deid_line_locks": "the invocation id that last locked each line",
     "deid_release_history_init": "names the engine's history relation",
-    "deid_release_versions": "the history's rows: timestamps and invocation ids",
     "deid_claims_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
     "deid_text_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
 }
@@ -87,7 +86,7 @@ MUST_COMPARE = {
                 "deid_population_risk", "deid_uniqueness", "deid_claims_published_patients",
                 "deid_claims_published_claims", "deid_claims_release_gate", "deid_claims_lola",
                 "deid_claims_attack", "deid_text_published", "deid_text_risk_assessment",
-                "deid_text_recall", "deid_search_nodes", "deid_diagnostics"},
+                "deid_text_recall", "deid_report_inputs", "deid_diagnostics"},
     "refusing": {"deid_diagnostics", "deid_gate_results",
                  "deid_claims_release_gate", "deid_claims_lola", "deid_text_risk_assessment"},
 }
@@ -383,6 +382,8 @@ ENGINE_SPECIFIC_COLUMNS = {
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)
     "deid_diagnostics": ("invocation_id",)} | {
+    # the history's rows (the release_versions part): when and by which invocation
+    "deid_report_inputs": ("recorded_at", "invocation_id")} | {
     # the published version's release id (a hash of the build's invocation id)
     "deid_released_hierarchies": ("release_id",)} | {
     # the md5 of the settings the plan was resolved from (each engine's vars; review 9 final, F7)

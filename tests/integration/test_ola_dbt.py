@@ -17,6 +17,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
 from dbt_deid.ola import run_ola
 from tests.combined_view_check import level_map, mixed_level_figures
 from tests.independent_check import smallest_class
@@ -106,10 +107,12 @@ def test_ola_levels_match_run_ola(records_build) -> None:
 
 def test_report_plots_the_nodes_the_search_evaluated(records_build) -> None:
     """Issue 36 item 4 through dbt: the release report (written by deid_release_report) plots
-    every row of deid_search_nodes (the nodes the search evaluated, read from the warehouse),
+    every node of deid_report_inputs' search_nodes part (the nodes the search evaluated, read
+    from the warehouse and split as the report splits it),
     with one released node whose levels are the published ones and the MaxSup line."""
     run = records_build
-    nodes = run.query("select * from deid_search_nodes")
+    nodes = report_input_parts(run.query("select * from deid_report_inputs"))["search_nodes"]
+    assert list(nodes.columns[:len(QIS)]) == QIS
     search = run.query("select * from deid_ola_search where role <> 'top'")
     assert len(nodes) == len(search) == int(nodes["nodes_evaluated"].iloc[0])
     assert (nodes["metric"] == "entropy").all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dbt_deid.risk import class_size_histogram, prosecutor_risk, risk_cdf
+from dbt_deid.risk import PRESETS, class_size_histogram, prosecutor_risk, risk_cdf
 from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_dbt
 
 pytestmark = pytest.mark.dbt
 
 SELECT = ["--select", "+deid_published", "+deid_diagnostics", "+deid_release_report",
-          "+deid_small_areas", "+deid_threshold_presets", "+deid_uniqueness",
+          "+deid_small_areas", "deid_release_parameters", "+deid_uniqueness",
           "+deid_population_risk"]
 
 
@@ -112,8 +113,13 @@ def test_diagnostics_pool_small_categories_and_record_preset(
     named = by[by["category"] != "other (n < k)"]
     assert (named["records"] >= k).all()
     assert set(by["by_column"]) == {"province", "age"}
-    presets = run.query("select preset, chosen, tau from deid_threshold_presets")
-    assert presets.loc[presets["chosen"], "preset"].tolist() == ["agreement"]
+    # the release context (preset) is recorded with the settings and stated in the report
+    preset = run.query("select value from deid_release_parameters where setting = 'preset'")
+    assert preset["value"].tolist() == ["agreement"]
+    page = Path(run.query("select path from deid_release_report")["path"][0]).read_text(
+        encoding="utf-8")
+    assert escape(PRESETS["agreement"].title) in page
+    assert escape(PRESETS["agreement"].justification) in page
     uniq = run.query("select * from deid_uniqueness")
     assert len(uniq) == len(variables["deid_release"]["combinations"])
     pop = run.query("select * from deid_population_risk")
@@ -131,8 +137,9 @@ def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], P
     index = run.query("select * from deid_release_report")
     assert Path(index["path"][0]) == path.resolve()
     text = path.read_text(encoding="utf-8")
-    # levels set in the settings: no search ran, deid_search_nodes is empty, no picture
-    assert len(run.query("select * from deid_search_nodes")) == 0
+    # levels set in the settings: no search ran, deid_report_inputs has no search node, no
+    # picture
+    assert len(run.query("select * from deid_report_inputs where part = 'search_nodes'")) == 0
     assert "no generalization search ran" in text and 'class="risk-utility"' not in text
     parser = _Text()
     parser.feed(text)
@@ -172,3 +179,28 @@ def test_small_area_gate_fails_then_passes_with_remedy(
     assert _gate_rows(tmp_path / "show", fixed, fixed_run.database) == 0
     published = fixed_run.query("select distinct province from deid_published")
     assert not set(published["province"].dropna()) & set(flagged["area"])
+
+
+def test_ola_with_a_small_area_remedy_has_no_cycle(tmp_path: Path) -> None:
+    """The OLA search with a small-area remedy: the search's patterns read deid_hierarchy, which
+    reads the remedied hierarchy, which reads deid_small_areas, so deid_small_areas and its
+    inputs must not read anything downstream of the search (deid_report_inputs reads
+    deid_ola_search). With the small-area inputs folded into deid_report_inputs, dbt refused
+    to parse: 'Found a cycle: model.dbt_deid.deid_report_inputs --> model.dbt_deid.deid_small_areas
+    --> ... --> model.dbt_deid.deid_ola_search'."""
+    variables = _release(
+        tmp_path, small_areas=_small_areas("suppress"),
+        combinations=[["province", "age", "gender"]], generalization={"search": "ola"},
+        excluded=["cmg", "total_cost_cad", "los_days", "mrdx", "cci_code", "admission_date"])
+    release = variables["deid_release"]
+    release["quasi_identifiers"] = {
+        "province": {"hierarchy": "deid_small_area_hierarchy", "level": 1},
+        "age": {"rule": {"type": "interval", "levels": [{"width": 5, "top_code": 90},
+                                                        {"width": 10, "top_code": 90}]}},
+        "gender": {"hierarchy": "gender_hierarchy"}}
+    run = run_dbt(INTEGRATION, ["ls", "--select", "package:dbt_deid", "--resource-type", "model",
+                                "--output", "name", "--quiet"], tmp_path, variables)
+    assert run.ok, run.output[-2000:]
+    listed = set(run.output.split())
+    assert {"deid_report_inputs", "deid_small_area_inputs", "deid_small_areas",
+            "deid_small_area_hierarchy", "deid_ola_search"} <= listed

@@ -171,8 +171,8 @@ def test_axes_information_loss_on_x_and_suppression_on_y() -> None:
 
 
 def test_release_without_search_says_so_and_draws_nothing() -> None:
-    """Levels set in the settings: deid_search_nodes has no row, and the report says no search
-    ran instead of drawing a picture."""
+    """Levels set in the settings: deid_report_inputs has no search_nodes row, and the report
+    says no search ran instead of drawing a picture."""
     empty = _search().iloc[:0]
     section = "\n".join(risk_utility_section(empty, searched=False))
     assert "set in the settings" in section and "no generalization search ran" in section
@@ -182,8 +182,8 @@ def test_release_without_search_says_so_and_draws_nothing() -> None:
 
 def test_status_level_is_the_released_nodes() -> None:
     """With OLA, the report's released-levels table gives each QI the released node's level
-    (from deid_search_nodes) and the search that chose it; without a released node, where to
-    read it."""
+    (from the search nodes of deid_report_inputs) and the search that chose it; without a
+    released node, where to read it."""
     from dbt_deid.dbt_side.glue.report import ola_level
 
     search = _search(20, 0.02)

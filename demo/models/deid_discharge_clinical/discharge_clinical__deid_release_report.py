@@ -17,8 +17,7 @@ def model(dbt, session):
         dbt.ref("discharge_clinical__deid_algorithm_comparison"),
         dbt.ref("discharge_clinical__deid_exact_consistent"),
         dbt.ref("discharge_clinical__deid_release_advice"),
-        dbt.ref("discharge_clinical__deid_release_versions"),
-        dbt.ref("discharge_clinical__deid_search_nodes"),
+        dbt.ref("discharge_clinical__deid_report_inputs"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

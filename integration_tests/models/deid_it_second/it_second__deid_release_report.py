@@ -17,8 +17,7 @@ def model(dbt, session):
         dbt.ref("it_second__deid_algorithm_comparison"),
         dbt.ref("it_second__deid_exact_consistent"),
         dbt.ref("it_second__deid_release_advice"),
-        dbt.ref("it_second__deid_release_versions"),
-        dbt.ref("it_second__deid_search_nodes"),
+        dbt.ref("it_second__deid_report_inputs"),
         path=dbt.config.get("report_path"),
         project_dir=dbt.config.get("report_project_dir"),
     )

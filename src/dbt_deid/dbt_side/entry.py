@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
     from dbt_deid.dbt_side.glue.risk import (
         deid_population_risk,
         deid_small_areas,
-        deid_threshold_presets,
         deid_uniqueness,
     )
     from dbt_deid.dbt_side.glue.settings_plan import deid_claims_plan, deid_text_plan
@@ -64,7 +63,6 @@ _HOMES = {
     "deid_release_report": "dbt_deid.dbt_side.glue.report",
     "deid_population_risk": "dbt_deid.dbt_side.glue.risk",
     "deid_small_areas": "dbt_deid.dbt_side.glue.risk",
-    "deid_threshold_presets": "dbt_deid.dbt_side.glue.risk",
     "deid_uniqueness": "dbt_deid.dbt_side.glue.risk",
     "deid_text_risk_assessment": "dbt_deid.dbt_side.glue.text",
     "deid_claims_plan": "dbt_deid.dbt_side.glue.settings_plan",
@@ -76,7 +74,7 @@ __all__ = [
     "deid_claims_lola", "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients",
     "deid_ola_search", "deid_population_risk", "deid_release_advice", "deid_release_plan",
     "deid_release_report", "deid_small_areas", "deid_suppression_map",
-    "deid_text_plan", "deid_text_risk_assessment", "deid_threshold_presets", "deid_uniqueness",
+    "deid_text_plan", "deid_text_risk_assessment", "deid_uniqueness",
     "suppression_map", "to_pandas",
 ]
 

@@ -532,7 +532,8 @@ def render_release_report(
     are already pooled; re-checked here), then, when given, the comparison of the combinations
     and complete algorithms (``deid_algorithm_comparison``: counts and shares per column, no
     value; El Emam et al. 2011, discharge PUMF, "Evaluation"). ``search_nodes``
-    (``deid_search_nodes``: the nodes the generalization search evaluated) adds the risk-utility
+    (the ``search_nodes`` part of ``deid_report_inputs``: the nodes the generalization search
+    evaluated) adds the risk-utility
     section after the overview (:mod:`dbt_deid.report.risk_utility`): the picture when
     ``searched`` (the release's levels came from the OLA search), else the sentence saying the
     levels were set in the settings."""

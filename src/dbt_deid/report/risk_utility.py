@@ -4,14 +4,14 @@ ARX's GUI plots the evaluated transformations the same way).
 
 El Emam et al. 2012 (HHP claims) "Base Algorithm": a node passes when the records in classes
 smaller than k are at most MaxSup, and the passing node with the least information loss is
-released. The chart shows that trade-off for every node of ``deid_search_nodes`` (the dbt table
-the release report reads; a projection of ``deid_ola_search``): x is the node's value of the
-release's metric (information loss), y the share of records in classes smaller than k
-(suppressed), with the MaxSup line across; passing nodes are filled circles, failing ones
-crosses, the released node a ringed diamond labelled with its levels. It is plain inline SVG
-(no script, no external asset) 640 px wide. Only levels, counts and scores appear: no value of a
-record. A release whose levels are set in the settings ran no search: the section says so and
-draws nothing.
+released. The chart shows that trade-off for every node the search evaluated (the
+``search_nodes`` part of ``deid_report_inputs``, which the release report reads; a projection of
+``deid_ola_search``): x is the node's value of the release's metric (information loss), y the
+share of records in classes smaller than k (suppressed), with the MaxSup line across; passing
+nodes are filled circles, failing ones crosses, the released node a ringed diamond labelled with
+its levels. It is plain inline SVG (no script, no external asset) 640 px wide. Only levels,
+counts and scores appear: no value of a record. A release whose levels are set in the settings
+ran no search: the section says so and draws nothing.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _metric(search: pd.DataFrame) -> str:
 
 def plotted_nodes(search: pd.DataFrame) -> pd.DataFrame:
     """The rows the chart plots: every evaluated node with a value of the release's metric
-    (``value``: the ``information_loss`` column of ``deid_search_nodes``, else the metric's own
+    (``value``: the ``information_loss`` column of the search nodes, else the metric's own
     column of a ``deid_ola_search`` frame), its suppressed share in percent (``suppressed_pct``),
     ``passes`` and ``chosen``; one row per node."""
     rows = search[search["role"].astype(str).isin(PLOTTED_ROLES)].copy()
@@ -69,7 +69,7 @@ def plotted_nodes(search: pd.DataFrame) -> pd.DataFrame:
 
 
 def risk_utility_svg(search: pd.DataFrame, qi_names: Sequence[str]) -> str:
-    """An inline SVG scatter of the evaluated nodes of ``search`` (``deid_search_nodes``, or a
+    """An inline SVG scatter of the evaluated nodes of ``search`` (the search nodes, or a
     ``deid_ola_search`` frame; ``qi_names`` its level columns), as ARX's GUI plots them:
     information loss on x, records suppressed (%) on y, the MaxSup line across, passing and
     failing nodes in two marks, the released node marked and labelled with its levels. Every
@@ -170,7 +170,7 @@ def level_columns(search: pd.DataFrame) -> list[str]:
 
 def risk_utility_section(search: pd.DataFrame | None, qi_names: Sequence[str] | None = None,
                          *, searched: bool = True) -> list[str]:
-    """The report's risk-utility section. ``search`` is ``deid_search_nodes`` (or a
+    """The report's risk-utility section. ``search`` is the search nodes (deid_report_inputs; or a
     ``deid_ola_search`` frame); ``searched`` says whether the release's levels came from the
     search (``generalization.search: ola``). Without a search the section says the levels were
     set in the settings and draws no picture; with one, a sentence saying how many nodes are
@@ -187,7 +187,7 @@ def risk_utility_section(search: pd.DataFrame | None, qi_names: Sequence[str] | 
     rows = plotted_nodes(search) if len(search) and "role" in search.columns else search.iloc[:0]
     if len(rows) == 0:
         return [title, '<p class="note">The generalization search kept no evaluated node'
-                       " (deid_search_nodes has no row): no picture.</p>"]
+                       " (deid_report_inputs has no search_nodes row): no picture.</p>"]
     evaluated = int(search["nodes_evaluated"].dropna().iloc[0])
     metric = _metric(search)
     kept = (f"all {evaluated:,} nodes the search evaluated" if len(rows) >= evaluated else

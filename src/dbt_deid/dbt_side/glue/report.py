@@ -22,6 +22,7 @@ import pandas as pd
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
+from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
 from dbt_deid.dbt_side.glue.risk import breakdown_frames, release_assessments
 from dbt_deid.progress import Logger, get_logger
 
@@ -109,8 +110,9 @@ def release_limits(cfg: Any, advice: pd.DataFrame | None, assessments: Sequence[
 def combined_releases_row(versions: pd.DataFrame | None, k: int) -> pd.DataFrame:
     """The combined_releases gate (El Emam et al. 2011's guarantee over everything a recipient
     holds; macros/gates/combined_releases.sql) as the report shows it: the publish step decides
-    it (it is not in the gate table), so the row gives the history's figures (deid_release_versions)
-    and, when the latest attempt was refused by it, that refusal."""
+    it (it is not in the gate table), so the row gives the history's figures (the
+    release_versions part of deid_report_inputs) and, when the latest attempt was refused by
+    it, that refusal."""
     published = (versions[versions["status"].astype(str) == "published"]
                  if versions is not None and len(versions) else pd.DataFrame())
     message = ("no earlier published version: nothing to combine yet (the publish step checks"
@@ -164,7 +166,8 @@ def release_facts(cfg: Any, assessments: Sequence[Any], versions: pd.DataFrame |
 
 def ola_level(search_nodes: pd.DataFrame | None, qi: str) -> str:
     """The report's level of ``qi`` when OLA chose it: the released node's level in
-    ``search_nodes`` (deid_search_nodes) with the search that chose it, or where to read it."""
+    ``search_nodes`` (deid_report_inputs' search_nodes) with the search that chose it, or
+    where to read it."""
     chosen = (search_nodes[search_nodes["chosen"].fillna(False).astype(bool)]
               if search_nodes is not None and len(search_nodes) and qi in search_nodes.columns
               else None)
@@ -181,8 +184,9 @@ def release_status(
 ) -> ReleaseStatus:
     """The report's status section from the release settings, deid_gate_results, the advice
     (deid_release_advice: achieved figures, level meanings, what to change) and the history
-    (deid_release_versions: version, combined_releases). With the OLA search, each QI's level
-    is the released node's of ``search_nodes`` (deid_search_nodes), when one passes."""
+    (deid_report_inputs' release_versions: version, combined_releases). With the OLA search,
+    each QI's level is the released node's of ``search_nodes`` (deid_report_inputs'
+    search_nodes), when one passes."""
     from dbt_deid.report.html import ReleaseStatus  # matplotlib only when a report is written
 
     cfg = parse_release(release)
@@ -265,8 +269,8 @@ def write_dbt_report(
     published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
     deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
     without it the exact counts are computed here from the true values. ``search_nodes`` is
-    deid_search_nodes: when the release's levels were chosen by the OLA search
-    (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
+    the search_nodes part of deid_report_inputs: when the release's levels were chosen by the
+    OLA search (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
     picture), else it says the levels were set in the settings and no search ran."""
     from dbt_deid.report.html import write_release_report  # matplotlib when drawing
 
@@ -317,8 +321,7 @@ def deid_release_report(
     algorithm_comparison: Any,
     exact_consistent: Any,
     release_advice: Any = None,
-    release_versions: Any = None,
-    search_nodes: Any = None,
+    report_inputs: Any = None,
     *,
     path: str | None = None,
     project_dir: str | None = None,
@@ -328,7 +331,10 @@ def deid_release_report(
 
     Reads the suppressed patterns (released values and the true values at the released level,
     with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``),
-    the population patterns and the small-area inputs; measures every protected combination
+    the population patterns, the small-area inputs and the report's optional inputs
+    (``report_inputs``, ``deid_report_inputs``, one part each: the history's versions and the
+    nodes the search evaluated; :func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`);
+    measures every protected combination
     with the core (:func:`dbt_deid.dbt_side.glue.risk.release_assessments`: prosecutor risk and its
     exact
     variant, El Emam et al. 2011 (discharge PUMF) equations 2-3 when population information is
@@ -342,8 +348,8 @@ def deid_release_report(
     to each limit, the rows, the version and the time; each quasi-identifier's level comes with
     its meaning and, on a refusal, the advice says what to change (``release_advice``,
     ``deid_release_advice``); combined_releases, decided by the publish step, is read from the
-    history (``release_versions``, ``deid_release_versions``). It shows the settings hash and
-    the input fingerprint it was computed from (``input_fingerprint``,
+    history (the ``release_versions`` part of ``deid_report_inputs``). It shows the settings
+    hash and the input fingerprint it was computed from (``input_fingerprint``,
     ``deid_input_fingerprint``), as the release manifest in ``deid_release_history`` records
     them, and ends with the comparison of
     the suppression algorithms (``algorithm_comparison``, ``deid_algorithm_comparison``; read
@@ -362,14 +368,15 @@ def deid_release_report(
     suppressed = to_pandas_for_codes(suppressed_patterns)
     if len(suppressed) == 0:
         return empty_report_index()
+    parts = report_input_parts(report_inputs) if report_inputs is not None else {}
     return write_dbt_report(
         suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
         gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
         comparison=to_pandas(algorithm_comparison),
         exact=to_pandas(exact_consistent),
         advice=to_pandas(release_advice) if release_advice is not None else None,
-        versions=to_pandas(release_versions) if release_versions is not None else None,
-        search_nodes=to_pandas(search_nodes) if search_nodes is not None else None,
+        versions=parts.get("release_versions"),
+        search_nodes=parts.get("search_nodes"),
         path=path,
         project_dir=project_dir, logger=dbt_logger(),
     )

@@ -12,13 +12,14 @@ only (no quasi-identifier values).
   estimates with the Dankar et al. (2012) selection rule, per combination.
 * :func:`small_areas_frame`: El Emam et al. 2010's logistic models (equations 1-4) per area and
 level.
-* :func:`threshold_presets_frame`: the release contexts and the one the release chose.
+* :func:`release_preset`: the release context (threshold preset) the release names, which the
+  report states (no table of its own: the report and deid_release_parameters record it).
 * :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
   combination, for the HTML report.
 
-:func:`deid_population_risk`, :func:`deid_uniqueness`, :func:`deid_small_areas` and
-:func:`deid_threshold_presets` are the bodies of the dbt Python models of those names: they
-take the model's refs (any engine relation) and its config ``deid_release_json``.
+:func:`deid_population_risk`, :func:`deid_uniqueness` and :func:`deid_small_areas` are the
+bodies of the dbt Python models of those names: they take the model's refs (any engine
+relation) and its config ``deid_release_json``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from dbt_deid.progress import Logger, get_logger
 from dbt_deid.risk.assessment import RiskAssessment, assess_release
 from dbt_deid.risk.geography import AreaAssessment, assess_areas
 from dbt_deid.risk.population import population_risk
-from dbt_deid.risk.thresholds import PRESETS, ThresholdPreset, threshold_preset
+from dbt_deid.risk.thresholds import ThresholdPreset, threshold_preset
 from dbt_deid.risk.uniqueness import estimate_uniqueness
 
 SMALL_AREA_COLUMNS = [
@@ -238,26 +239,6 @@ def release_preset(release: Mapping[str, Any]) -> ThresholdPreset | None:
     return threshold_preset(str(name), tau=tau)
 
 
-def threshold_presets_frame(release: Mapping[str, Any]) -> pd.DataFrame:
-    """Every release context (El Emam et al. 2011, 002, 003) with tau, k, the uniqueness threshold
-    and the justification; ``chosen`` marks the release's ``preset`` and
-    ``release_tau``/``release_k`` record what the release actually uses (an override is noted in the
-    justification)."""
-    cfg = parse_release(release)
-    chosen = release_preset(release)
-    rows = []
-    for name, preset in PRESETS.items():
-        p = chosen if chosen is not None and chosen.name == name else preset
-        rows.append({
-            "preset": name, "title": p.title, "tau": p.tau, "k": p.k,
-            "uniqueness_threshold": p.uniqueness, "justification": p.justification,
-            "chosen": chosen is not None and chosen.name == name,
-            "overridden": ", ".join(p.overridden), "release": cfg.name,
-            "release_tau": cfg.tau, "release_k": cfg.k,
-        })
-    return pd.DataFrame(rows)
-
-
 def release_assessments(
     suppressed: pd.DataFrame, population: pd.DataFrame | None, areas: pd.DataFrame | None,
     release: Mapping[str, Any], *, exact: pd.DataFrame | None = None,
@@ -417,7 +398,7 @@ def breakdown_frames(
 
 __all__ = [
     "breakdown_frames", "population_risk_frame", "release_assessments", "release_preset",
-    "released_frames", "small_area_assessments", "small_areas_frame", "threshold_presets_frame",
+    "released_frames", "small_area_assessments", "small_areas_frame",
     "uniqueness_frame",
 ]
 
@@ -465,12 +446,3 @@ def deid_small_areas(release_json: str, small_area_inputs: Any) -> pd.DataFrame:
     warnings. Empty when the release declares no ``small_areas``."""
     release = json.loads(release_json)
     return small_areas_frame(to_pandas(small_area_inputs), release, logger=dbt_logger())
-
-
-def deid_threshold_presets(release_json: str) -> pd.DataFrame:
-    """The dbt Python model ``deid_threshold_presets``: one row per preset of
-    :data:`dbt_deid.risk.PRESETS` (public: tau 0.05 / 0% uniqueness, El Emam et al. 2011 and
-    2010; agreement: tau 0.2 / 5%, El Emam et al. 2009 (CJHP) and 2010; audited: tau 1/3 / 20%,
-    El Emam et al. 2009 (CJHP) Appendix 1 and El Emam et al. 2010) with ``chosen`` set on the
-    release's ``preset`` and the tau/k the release uses (:func:`threshold_presets_frame`)."""
-    return threshold_presets_frame(json.loads(release_json))

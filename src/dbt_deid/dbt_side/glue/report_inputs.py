@@ -1,0 +1,101 @@
+"""``deid_report_inputs`` split back into the report's optional inputs.
+
+The report model (a dbt Python model reads only what it refs with a literal name, and a ref to
+a disabled node fails) reads one always-built relation, ``deid_report_inputs``: a long table
+with one ``part`` per input (``macros/releases/report_inputs_sql.sql``, issue 33 item 3):
+
+* ``search_nodes``: the nodes the generalization search evaluated (each QI's level in
+  ``<qi>__level``), no row when the levels are set in the settings;
+* ``release_versions``: the release's rows of ``deid_release_history``.
+
+:func:`report_input_parts` gives each part as the frame its own table gave before the fold
+(the same columns, in the same order, with the same types): the QI levels under the QI names,
+and, on DuckDB, each part's rows converted from Arrow on their own, so a column without null in
+the part keeps its plain type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from dbt_deid.dbt_side.glue.frames import _is_duckdb, to_pandas
+
+#: The suffix of the search nodes' QI level columns (``<qi>__level``).
+QI_LEVEL_SUFFIX = "__level"
+
+#: Each part's own columns (after the QI levels for ``search_nodes``), in the order of the
+#: table it replaces, with their kind: ``int`` and ``bool`` columns are restored after an
+#: engine handed them back as floats or objects (they are null on the other parts' rows).
+PARTS: dict[str, dict[str, str]] = {
+    "search_nodes": {
+        "role": "str", "suppressed": "int", "suppressed_share": "float", "passes": "bool",
+        "chosen": "bool", "metric": "str", "information_loss": "float",
+        "max_suppression": "float", "nodes_evaluated": "int", "search": "str"},
+    "release_versions": {
+        "release_version": "int", "status": "str", "recorded_at": "str",
+        "published_rows": "int", "package_version": "str", "gates_failed": "str",
+        "records_shared": "int", "combined_min_consistent": "int", "invocation_id": "str"},
+}
+
+
+def _part_columns(names: list[str], part: str) -> dict[str, str]:
+    """The relation's columns of ``part`` -> their names in the part's own table."""
+    lower = {n.lower(): n for n in names}
+    out: dict[str, str] = {}
+    if part == "search_nodes":
+        for n in names:
+            if n.lower().endswith(QI_LEVEL_SUFFIX):
+                out[n] = n[: -len(QI_LEVEL_SUFFIX)]
+    for c in PARTS[part]:
+        out[lower[c]] = c
+    return out
+
+
+def _restore_types(frame: pd.DataFrame, part: str) -> pd.DataFrame:
+    """Integer and boolean columns an engine handed back as floats, objects or nullable types
+    (they are null on the other parts' rows) with their own type again, when the part's rows
+    hold no null."""
+    kinds = dict(PARTS[part])
+    if part == "search_nodes":
+        kinds.update({c: "int" for c in frame.columns if c not in PARTS[part]})
+    for c, kind in kinds.items():
+        col = frame[c]
+        if not col.notna().all():
+            continue
+        if kind == "int" and col.dtype != "int64" and (
+                pd.api.types.is_float_dtype(col) or pd.api.types.is_integer_dtype(col)):
+            frame[c] = col.astype("int64")
+        elif kind == "bool" and col.dtype != bool:
+            frame[c] = col.astype(bool)
+    return frame
+
+
+def report_input_parts(relation: Any) -> dict[str, pd.DataFrame]:
+    """``deid_report_inputs`` (any engine's relation, or pandas) as one frame per part, each
+    with its own columns under the names of the table it replaces (module docstring)."""
+    if _is_duckdb(relation):
+        import pyarrow.compute as pc
+
+        from dbt_deid.arrow_frames import arrow_to_pandas, read_arrow
+
+        table = read_arrow(relation.arrow())
+        names = table.column_names
+        part_col = next(n for n in names if n.lower() == "part")
+        out = {}
+        for part in PARTS:
+            cols = _part_columns(names, part)
+            rows = table.filter(pc.equal(table[part_col], part)).select(list(cols))
+            out[part] = arrow_to_pandas(rows.rename_columns(list(cols.values())))
+        return out
+    frame = to_pandas(relation)
+    names = [str(c) for c in frame.columns]
+    frame.columns = names
+    part_col = next(n for n in names if n.lower() == "part")
+    out = {}
+    for part in PARTS:
+        cols = _part_columns(names, part)
+        rows = frame.loc[frame[part_col].astype(str) == part, list(cols)].rename(columns=cols)
+        out[part] = _restore_types(rows.reset_index(drop=True), part)
+    return out
