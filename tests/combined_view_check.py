@@ -13,6 +13,7 @@ guarantee: recipients keep every version, and link records across versions by th
 * ``linked_violations``: a recipient who links two consecutive versions and knows a changed
   record's earlier and current values counts the records present in both whose earlier row is
   consistent with the earlier values and whose current row with the current ones.
+* ``linked_figures``: the same count as figures (changed records, smallest, below k).
 * ``changed_rows``: records kept with the same true values whose row differs between two
   consecutive versions.
 * ``mixed_level_view``, ``mixed_level_figures``: releases of one source at different levels of
@@ -128,6 +129,29 @@ def linked_violations(columns: Sequence[str], versions: Sequence[Release],
                 if n < k:
                     out.append(f"{'+'.join(b)}: a changed record is consistent with {n} < k ="
                                f" {k} records linked across two versions")
+    return out
+
+
+def linked_figures(columns: Sequence[str], before: Release, after: Release,
+                   combinations: Sequence[Sequence[str]], k: int
+                   ) -> dict[str, tuple[int, int | None, int]]:
+    """:func:`linked_violations`' count as figures, for two consecutive versions: per
+    combination (changed records, smallest linked consistent set, changed records below k)."""
+    both = [rid for rid in after if rid in before]
+    changed = [rid for rid in both if before[rid][1] != after[rid][1]]
+    out: dict[str, tuple[int, int | None, int]] = {}
+    for b in combinations:
+        idx = [list(columns).index(c) for c in b]
+        pairs = Counter((tuple(before[r][0][j] for j in idx), tuple(after[r][0][j] for j in idx))
+                        for r in both)
+        counts = []
+        for rid in changed:
+            a = tuple(before[rid][1][j] for j in idx)
+            t = tuple(after[rid][1][j] for j in idx)
+            counts.append(sum(m for (p0, p1), m in pairs.items()
+                              if _consistent(p0, a) and _consistent(p1, t)))
+        out["+".join(b)] = (len(changed), min(counts) if counts else None,
+                            sum(1 for n in counts if n < k))
     return out
 
 

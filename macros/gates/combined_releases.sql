@@ -664,7 +664,7 @@
       levels only: the mixed-level view refuses a record whose truths differ at one level) -#}
   {%- set ordered = [] -%}{%- for e in earlier if e.release_id in epoch_ids -%}{%- do ordered.append(e.release_id) -%}{%- endfor -%}
   {%- set latest = earlier | selectattr('release_id', 'equalto', ordered[-1]) | list if ordered else [] -%}
-  {%- set compared = [] -%}
+  {%- set compared = [] -%}{%- set n_changed = 0 -%}
   {%- for q in cfg.released_qis if ordered and (release_levels.get(ordered[-1]) or {}).get(q) == current[q] -%}{%- do compared.append(q) -%}{%- endfor -%}
   {%- if compared | length > 0 -%}
     {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
@@ -675,6 +675,18 @@
     {%- if n_shared > 0 and n_changed > most * n_shared -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared, figure=n_changed, limit=(most * n_shared) | round(0, 'floor') | int,
                      message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, set a larger max_changed_share together with that restart (a line setting: it is set when the line starts, and a change between versions is refused)")) }}
+    {%- endif -%}
+  {%- endif -%}
+  {#- review 10, B1: records whose true values changed, linked across versions, on every path
+      (the refresh guards them in its Python map; an OLA version, another sample, a store
+      without a QI's column never went through it): the linked check in SQL. Run when a
+      compared QI changed or a released QI is stored at another level (counted as changed). -#}
+  {%- if ordered and (compared | length < cfg.released_qis | length or n_changed > 0) -%}
+    {%- set linked = dbt_deid.linked_changes_problems(cfg, truth, key, store, ordered, release_levels, current, combinations, k,
+          dbt_deid._graph_relation(dbt_deid.release_node_name('deid_hierarchy'))) -%}
+    {%- if linked.parts | length > 0 -%}
+      {{ return(dbt_deid._with(base, passed=false, failures=linked.parts | length, records_shared=shared,
+                     message="combined releases: " ~ shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "), " ~ linked.changed ~ " of them with true values changed since their latest published version: " ~ linked.parts | join('; ') ~ "; " ~ dbt_deid.linked_changes_advice())) }}
     {%- endif -%}
   {%- endif -%}
   {#- The combined view, as a table next to the store, checked by the exact check. -#}
@@ -753,6 +765,14 @@
   {%- endif -%}
   {%- if unmapped > 0 -%}
     {%- do parts.append(unmapped ~ " record(s) hold a stored true value that deid_hierarchy does not map to a coarser level used (a value gone from today's hierarchy)") -%}
+  {%- endif -%}
+  {#- review 10, B1: records whose true values changed (compared at the coarser of their two
+      levels), linked across versions: a version at other levels is never a refresh, so no
+      Python map guarded them -#}
+  {%- set ordered = [] -%}{%- for e in earlier if e.release_id in release_levels -%}{%- do ordered.append(e.release_id) -%}{%- endfor -%}
+  {%- if ordered -%}
+    {%- set linked = dbt_deid.linked_changes_problems(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy) -%}
+    {%- for p in linked.parts -%}{%- do parts.append("changed records linked across versions: " ~ p ~ " (" ~ dbt_deid.linked_changes_advice() ~ ")") -%}{%- endfor -%}
   {%- endif -%}
   {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
   {%- set smallest = mins | min if mins else none -%}

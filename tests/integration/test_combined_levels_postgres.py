@@ -8,8 +8,9 @@ releases at three levels (the tests of tests/unit/test_combined_levels_sql.py, c
 with this module's engine); the line gates' portable multiset difference rows_not_in_sql held
 to PostgreSQL's EXCEPT ALL (tests/unit/test_rows_not_in_sql.py); the readers of a refresh's
 current patterns (a subquery: PostgreSQL 15 wants it aliased; review 9, G3:
-tests/unit/test_current_patterns_readers_sql.py). No dbt build: a few seconds, most of them
-the server's start.
+tests/unit/test_current_patterns_readers_sql.py); the changed records' linked check
+(linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py). No dbt build: a
+few seconds, most of them the server's start.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ from tests.unit.test_current_patterns_readers_sql import (  # noqa: F401 - on Po
     test_the_readers_alias_current_patterns_subquery,
 )
 from tests.unit.test_line_lock_sql import line_lock_caller
+from tests.unit.test_linked_changes_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_a_cell_revealed_by_an_older_version_counts,
+    test_a_change_at_another_level_is_counted_through_the_hierarchy,
+    test_a_store_without_a_qis_columns_counts_every_record_as_changed,
+    test_corrected_records_alone_across_versions_are_counted,
+)
+from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
+    test_the_sql_agrees_with_the_reference as test_the_linked_sql_agrees_with_the_reference,
+)
 from tests.unit.test_rows_not_in_sql import (  # noqa: F401 - collected here, on PostgreSQL
     test_random_tables_agree_with_except_all,
     test_the_count_is_except_alls,

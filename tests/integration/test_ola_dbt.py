@@ -19,7 +19,7 @@ import pytest
 
 from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
 from dbt_deid.ola import run_ola
-from tests.combined_view_check import level_map, mixed_level_figures
+from tests.combined_view_check import level_map, linked_violations, mixed_level_figures
 from tests.independent_check import smallest_class
 from tests.integration.dbt_runner import (
     INTEGRATION,
@@ -215,6 +215,42 @@ def test_a_rekey_of_an_ola_release_is_refused(records_build, tmp_path) -> None:
     assert ("record_id is intake_no but the published versions were keyed by abstract_id"
             in run.output), run.output[-3000:]
     assert "restart: {reason: '...'}" in run.output
+
+
+def test_corrected_records_of_an_ola_version_are_linked_across_versions(it_database,
+                                                                        tmp_path) -> None:
+    """Review 10, B1: an OLA version is never built as a refresh, so the refresh's linked guard
+    never ran on it. An OLA line at a MaxSup of 0.0002 (its node fully suppresses no record);
+    three records' ages corrected upstream (+40 years); the next version, same settings, same
+    node: each corrected record shows its new age bin while every other record present in both
+    versions shows its true age twice, so a recipient who links the versions (row order) and
+    knows the correction finds it alone (each version alone and the combined view pass). The
+    gate combined_releases now counts that linked set in SQL and refuses; on e1bf34b it
+    published ("published 4000 rows; 13 gates passed", linked consistent sets 1-2)."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    tight = _release(max_suppression=0.0002, column_suppression_cap=0.0002)
+    command = ["run", "--select", "package:dbt_deid,+deid_published", *NO_REPORT]
+    v1 = run_dbt(INTEGRATION, command, tmp_path / "v1", tight, db)
+    assert v1.ok and "published 4000 rows" in v1.output, v1.output[-3000:]
+    first = _checked_records(v1)
+    with duckdb.connect(str(db)) as con:
+        ids = [r[0] for r in con.execute(
+            "select abstract_id from main.discharge_abstracts where age between 25 and 34"
+            " order by abstract_id limit 3").fetchall()]
+        con.execute("update main.discharge_abstracts set age = age + 40 where abstract_id in"
+                    f" ({', '.join(map(str, ids))})")
+    run = run_dbt(INTEGRATION, command, tmp_path / "v2", tight, db)
+    assert _ola_levels(run) == _ola_levels(v1)
+    linked = linked_violations(QIS, [first, _checked_records(run)], COMBINATIONS, 5)
+    print(f"OLA line, 3 corrected records: {len(linked)} linked violations")
+    assert linked, "the independent check must see the corrected records linked"
+    assert not run.ok, run.output[-3000:]
+    assert "published 4000 rows" not in run.output
+    assert "changed record(s) consistent with fewer than k = 5 records linked across" \
+        " versions" in run.output, run.output[-3000:]
+    history = run.query("select status from deid_release_history order by recorded_at")
+    assert list(history["status"]).count("published") == 1, history
 
 
 def test_cell_suppression_and_population_k(it_database, tmp_path) -> None:

@@ -1,0 +1,179 @@
+{#- The linked check of changed records, in SQL (review 10, B1): the SQL twin of the refresh's
+    guard (src/dbt_deid/living/linked.py), run by the gate combined_releases on every version
+    of a line, whatever built it (the refresh, OLA, another sample, other levels).
+
+    A record whose true values changed upstream is two records of the combined view (its
+    earlier state and its current values: docs/living-release.md, "changed records"). A
+    recipient who links two versions (a stable row order, pass-through columns) and knows the
+    record's earlier values `a` and current values `b` looks for records present in both whose
+    earlier cells are consistent with `a` and whose new cells are consistent with `b`: the
+    exact consistent-set count of El Emam et al. 2011 ("Equivalence Classes"; a suppressed
+    cell is consistent with anything) on the combination doubled. The guarantee asks that
+    count to be at least k for every changed record and verified combination.
+
+    * Earlier: each record's latest stored state in the line (`ordered`: the line's release
+      ids, oldest first; the latest release holding the record wins), its true values
+      (coalesce(`<qi>__generalized`, `<qi>`), as combined_view_sql reads them) and per QI the
+      cell any stored release revealed of that state (same true values and levels), as the
+      refresh's `q__revealed`.
+    * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
+    * Present in both: records with a stored state and a candidate row (kept and changed).
+    * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
+      given: the mixed-level path) both are compared at the coarser of the two levels through
+      deid_hierarchy, and a value it does not map counts as changed (fail closed).
+    * Consistent: a cell suppressed, or equal to the target's true value in the same version at
+      the same level; an earlier cell at another level than the target's earlier state is
+      counted as not consistent (fail closed: fewer records).
+
+    Rows: (combination, changed records, smallest linked consistent set, changed records below
+    k), one per combination of `combinations` (lists of QI names); counts only, never a value.
+    `release_levels`: {release_id: {qi: level}}; `current`: {qi: level} of the candidate. -#}
+{% macro linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('linked_changes_sql', 'dbt_deid'))(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy)) }}
+{%- endmacro %}
+
+{% macro default__linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set I = dbt_deid.ident -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
+  {%- set rank = [] -%}
+  {%- for i in ordered -%}{%- do rank.append("when " ~ dbt_deid.literal(i) ~ " then " ~ loop.index) -%}{%- endfor -%}
+  {#- the QIs stored at a level other than the candidate's in some release (mapped through the
+      hierarchy when it is given) -#}
+  {%- set other = {} -%}
+  {%- for q in qis -%}
+    {%- set lv = [] -%}
+    {%- for rid in ordered -%}{%- set l = (release_levels.get(rid) or {}).get(q) -%}{%- if l is not none and l | int != current[q] | int and l | int not in lv -%}{%- do lv.append(l | int) -%}{%- endif -%}{%- endfor -%}
+    {%- if lv | length > 0 -%}{%- do other.update({q: lv | sort}) -%}{%- endif -%}
+  {%- endfor -%}
+  with deid_stored as (
+    select r.record_key
+      {%- for q in qis %}
+      , case {% for rid in ordered %}when r.release_id = {{ dbt_deid.literal(rid) }} then {{ (release_levels.get(rid) or {}).get(q, -1) | int }} {% endfor %}else -1 end as {{ I(q ~ '__lv') }}
+      {%- if q | lower in have and (q ~ '__generalized') | lower in have %}
+      , r.{{ I(q) }} as {{ I(q ~ '__cell') }}
+      , coalesce(r.{{ I(q ~ '__generalized') }}, r.{{ I(q) }}) as {{ I(q ~ '__was') }}
+      {%- else %}
+      {#- a store without the QI's columns: no cell, no true value (counted as changed) -#}
+      , cast(null as {{ dbt.type_string() }}) as {{ I(q ~ '__cell') }}
+      , cast(null as {{ dbt.type_string() }}) as {{ I(q ~ '__was') }}
+      {%- endif %}
+      {%- endfor %}
+      , case r.release_id {{ rank | join(' ') }} else 0 end as deid_rank
+    from {{ store }} as r
+    where r.release_id in ({% for i in ordered %}{{ dbt_deid.literal(i) }}{{ ', ' if not loop.last }}{% endfor %})
+  ),
+  {#- each state of each record (its true values and levels; NULL equal to NULL) with the cells
+      any stored release revealed of it, then each record's latest state (one GROUP BY and one
+      window: a self-join of the store took 3.8 times the F4b count at a million records, this 2.6
+      times; docs/living-release.md) -#}
+  deid_states as (
+    select record_key
+      {%- for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
+      , max(deid_rank) as deid_rank
+    from deid_stored
+    group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
+  ),
+  deid_earlier as (
+    select x.* from (
+      select s.*, row_number() over (partition by s.record_key order by s.deid_rank desc) as deid_latest
+      from deid_states as s
+    ) as x
+    where x.deid_latest = 1
+  ),
+  deid_now as (
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key
+      {%- for q in qis %}, t.{{ I(q) }} as {{ I(q ~ '__now') }}, t.{{ I(q ~ '__generalized') }} as {{ I(q ~ '__is') }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+  ),
+  {%- if hierarchy is not none %}
+  {#- per QI at other levels, the hierarchy between the levels used: (level, value) -> (coarser
+      level, value), a value with two parents there left unmapped (changed: fail closed, and a
+      record is never joined twice); the missing label is the missing label at every level -#}
+  {%- for q, lvs in other.items() %}
+  {%- set all = (lvs + [current[q] | int]) | unique | sort | list %}
+  {{ I(q ~ '__map') }} as (
+    select a.level as lv_from, a.generalized_value as v_from, b.level as lv_to, max(b.generalized_value) as v_to
+    from {{ hierarchy }} as a
+    inner join {{ hierarchy }} as b on b.qi_name = a.qi_name and b.original_value = a.original_value
+    where a.qi_name = {{ dbt_deid.literal(q) }} and a.level in ({{ all | join(', ') }}) and b.level in ({{ all | join(', ') }}) and b.level > a.level
+    group by a.level, a.generalized_value, b.level
+    having count(distinct b.generalized_value) = 1
+    {%- for x in all %}{% for y in all if y > x %}
+    union all select {{ x }}, {{ miss }}, {{ y }}, {{ miss }}
+    {%- endfor %}{% endfor %}
+  ),
+  {%- endfor %}
+  {%- endif %}
+  deid_both as (
+    select e.*
+      {%- for q in qis %}, c.{{ I(q ~ '__now') }}, c.{{ I(q ~ '__is') }}{% endfor %}
+      , case when 1 = 0
+      {%- for q in qis %}
+      {%- set cur = current[q] | int %}
+        or (e.{{ I(q ~ '__lv') }} = {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }})
+      {%- if hierarchy is not none and q in other %}
+        or (e.{{ I(q ~ '__lv') }} < {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }} and (up{{ loop.index }}.v_to is null or up{{ loop.index }}.v_to <> c.{{ I(q ~ '__is') }}))
+        or (e.{{ I(q ~ '__lv') }} > {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }} and (dn{{ loop.index }}.v_to is null or dn{{ loop.index }}.v_to <> e.{{ I(q ~ '__was') }}))
+        or (e.{{ I(q ~ '__lv') }} not in ({{ (other[q] + [cur]) | join(', ') }}))
+      {%- else %}
+        or e.{{ I(q ~ '__lv') }} <> {{ cur }}
+      {%- endif %}
+      {%- endfor %}
+        then 1 else 0 end as deid_changed
+    from deid_earlier as e
+    inner join deid_now as c on c.record_key = e.record_key
+    {%- if hierarchy is not none %}
+    {%- for q in qis if q in other %}
+    left join {{ I(q ~ '__map') }} as up{{ qis.index(q) + 1 }}
+      on up{{ qis.index(q) + 1 }}.lv_from = e.{{ I(q ~ '__lv') }} and up{{ qis.index(q) + 1 }}.v_from = e.{{ I(q ~ '__was') }} and up{{ qis.index(q) + 1 }}.lv_to = {{ current[q] | int }}
+    left join {{ I(q ~ '__map') }} as dn{{ qis.index(q) + 1 }}
+      on dn{{ qis.index(q) + 1 }}.lv_from = {{ current[q] | int }} and dn{{ qis.index(q) + 1 }}.v_from = c.{{ I(q ~ '__is') }} and dn{{ qis.index(q) + 1 }}.lv_to = e.{{ I(q ~ '__lv') }}
+    {%- endfor %}
+    {%- endif %}
+  )
+  {%- for b in combinations %}
+  {%- set t_cols = [] -%}{%- set p_cols = [] -%}{%- set on = [] -%}
+  {%- for q in b -%}
+    {%- do t_cols.extend([I(q ~ '__lv'), I(q ~ '__was'), I(q ~ '__is')]) -%}
+    {%- do p_cols.extend([I(q ~ '__lv'), I(q ~ '__seen'), I(q ~ '__now')]) -%}
+    {%- do on.append("(p." ~ I(q ~ '__seen') ~ " is null or (p." ~ I(q ~ '__lv') ~ " = t." ~ I(q ~ '__lv') ~ " and p." ~ I(q ~ '__seen') ~ " = t." ~ I(q ~ '__was') ~ "))") -%}
+    {%- do on.append("(p." ~ I(q ~ '__now') ~ " is null or p." ~ I(q ~ '__now') ~ " = t." ~ I(q ~ '__is') ~ ")") -%}
+  {%- endfor %}
+  {{ 'union all' if not loop.first }}
+  select {{ dbt_deid.literal(b | join('+')) }} as combination,
+    coalesce(sum(x.n), 0) as changed_records,
+    min(x.linked) as min_linked,
+    coalesce(sum(case when x.linked < {{ k | int }} then x.n else 0 end), 0) as below_k
+  from (
+    select t.n, coalesce(sum(p.n), 0) as linked
+    from (select {{ t_cols | join(', ') }}, count(*) as n from deid_both where deid_changed = 1 group by {{ t_cols | join(', ') }}) as t
+    left join (select {{ p_cols | join(', ') }}, count(*) as n from deid_both group by {{ p_cols | join(', ') }}) as p
+      on {{ on | join(' and ') }}
+    group by {% for c in t_cols %}t.{{ c }}, {% endfor %}t.n
+  ) as x
+  {%- endfor %}
+{%- endmacro %}
+
+{#- The gate combined_releases' use of linked_changes_sql: runs it and returns
+    {changed, smallest, parts} (parts: one message per combination with changed records below
+    k: counts and the combination's name only). -#}
+{% macro linked_changes_problems(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
+  {%- set rows = run_query(dbt_deid.linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy)).rows -%}
+  {%- set parts = [] -%}{%- set mins = [] -%}{%- set changed = [0] -%}
+  {%- for r in rows -%}
+    {%- if (r[1] or 0) | int > changed[0] -%}{%- do changed.pop() -%}{%- do changed.append((r[1] or 0) | int) -%}{%- endif -%}
+    {%- if r[2] is not none -%}{%- do mins.append(r[2] | int) -%}{%- endif -%}
+    {%- if (r[3] or 0) | int > 0 -%}
+      {%- do parts.append(r[0] ~ ": " ~ r[3] | int ~ " of " ~ r[1] | int ~ " changed record(s) consistent with fewer than k = " ~ k ~ " records linked across versions (smallest " ~ r[2] | int ~ ")") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return({'changed': changed[0], 'smallest': mins | min if mins else none, 'parts': parts}) }}
+{%- endmacro %}
+
+{#- The refusal's tail: what a linked change means and what to do. -#}
+{% macro linked_changes_advice() -%}
+  {{ return("a recipient who links two versions (a stable row order, pass-through columns) and knows a changed record's earlier and current values finds it among fewer than k records (the linked check of docs/living-release.md, 'changed records'); build the version as a refresh of the line at its fixed levels (the refresh suppresses cells of other records in the new version so that k of them fit each change; an OLA search, another sample or other levels are never built as a refresh), or correct fewer records per version, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") }}
+{%- endmacro %}

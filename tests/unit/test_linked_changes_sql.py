@@ -1,0 +1,153 @@
+"""The linked check of changed records in SQL (macros/gates/linked_changes_sql.sql; review 10,
+B1), rendered outside dbt and run on DuckDB in memory, against the tests' independent count
+(tests/combined_view_check.py, linked_figures / linked_violations).
+
+A record whose true values changed between versions is two records of the combined view; a
+recipient who links the two versions (row order, pass-through columns) and knows its earlier and
+current values counts the records present in both whose earlier cells are consistent with the
+earlier values and whose new cells with the current ones (El Emam et al. 2011: a suppressed cell
+is consistent with anything). Before this check only the refresh's Python map guarded it, so an
+OLA version (never a refresh) published corrected records each consistent with 1 linked record.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import pytest
+
+from tests.combined_levels_sql import COLUMNS, HIERARCHY, MISSING, load, release
+from tests.combined_view_check import linked_figures, linked_violations
+from tests.macro_render import macro_caller
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "macros" / "gates" / "linked_changes_sql.sql"
+
+
+@pytest.fixture
+def execute():
+    con = duckdb.connect()
+    return lambda sql: con.execute(sql).fetchall()
+
+
+def _linked(execute, releases, combinations, k, hierarchy=None, drop=()):
+    """The macro's figures on the loaded releases (the last is the candidate): per
+    combination (changed records, smallest linked set, below k). ``drop``: store columns
+    dropped (a store without a QI's columns)."""
+    load(execute, COLUMNS, releases, HIERARCHY)
+    for column in drop:
+        execute(f'alter table store drop column "{column}"')
+
+    def context(call):
+        return {
+            "dbt_deid": SimpleNamespace(
+                own=lambda m: m, ident=lambda n: '"' + n + '"',
+                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
+                                                    f" cast({e} as varchar))")),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(
+                dispatch=lambda name, package: call("default__" + name),
+                get_columns_in_relation=lambda rel: [
+                    SimpleNamespace(name=n[0]) for n in execute(
+                        f"select column_name from information_schema.columns"
+                        f" where table_name = '{rel}'")]),
+        }
+    call = macro_caller([FILE], context)
+    *earlier, (current, _c) = releases
+    ordered = [f"r{i}" for i in range(len(earlier))]
+    levels = {f"r{i}": dict(lv) for i, (lv, _r) in enumerate(earlier)}
+    cfg: dict[str, Any] = {"released_qis": list(COLUMNS), "missing_label": MISSING,
+                           "record_id": "rid"}
+    sql = call("linked_changes_sql")(cfg, "truth", "deid_key", "store", ordered, levels,
+                                     dict(current), [list(b) for b in combinations], k,
+                                     hierarchy)
+    return {r[0]: (int(r[1]), None if r[2] is None else int(r[2]), int(r[3]))
+            for r in execute(str(sql))}
+
+
+LEVELS = {"age": 0, "diag": 0}
+
+
+def test_corrected_records_alone_across_versions_are_counted(execute):
+    """Review 10's OLA scenario in small: nothing suppressed in either version, three records'
+    age corrected. Each other record shows its true age twice, so a corrected record's linked
+    set is itself alone (1), while each version alone and the combined view are safe (classes
+    of six)."""
+    truth = {r: (("21", "33", "25", "37")[r % 4], "a1") for r in range(24)}
+    fixed = {**truth, 0: ("33", "a1"), 1: ("25", "a1"), 2: ("37", "a1")}
+    v1, v2 = release(LEVELS, truth), release(LEVELS, fixed)
+    combinations = [COLUMNS]
+    assert len(linked_violations(COLUMNS, [v1[1], v2[1]], combinations, 5)) == 3
+    assert _linked(execute, [v1, v2], combinations, 5) == {"age+diag": (3, 1, 3)}
+    # the age suppressed in the new version for every record: each change hidden among the
+    # records of its earlier age (six)
+    hidden = release(LEVELS, fixed, {(r, "age") for r in fixed})
+    assert _linked(execute, [v1, hidden], combinations, 5) == {"age+diag": (3, 6, 0)}
+    # no change: nothing to count
+    assert _linked(execute, [v1, release(LEVELS, truth)], combinations, 5) == {
+        "age+diag": (0, None, 0)}
+
+
+def test_a_cell_revealed_by_an_older_version_counts(execute):
+    """The earlier cell is the finest any stored version revealed of the record's latest
+    state: a kept record whose age was shown in version 1 and suppressed in version 2 is not
+    consistent with another age (the refresh's `q__revealed`)."""
+    truth = {r: ("21" if r < 6 else "33", "a1") for r in range(12)}
+    v1 = release(LEVELS, truth)
+    v2 = release(LEVELS, truth, {(r, "age") for r in truth})  # every age suppressed
+    v3 = release(LEVELS, {**truth, 0: ("33", "a1")})
+    # with v2 alone the records of age 33 would fit record 0's earlier age 21 (suppressed);
+    # version 1 shows their 33: only the six records of age 21 fit, and of them only record 0
+    # shows 33 now
+    assert _linked(execute, [v1, v2, v3], [COLUMNS], 2) == {"age+diag": (1, 1, 1)}
+    assert _linked(execute, [v2, v3], [COLUMNS], 2) == {"age+diag": (1, 7, 0)}
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_sql_agrees_with_the_reference(execute, seed):
+    rng = random.Random(seed)
+    n = rng.randint(6, 40)
+    ages, codes = ["21", "25", "33", MISSING], ["a1", "a2", "b1"]
+    truth = {r: (rng.choice(ages), rng.choice(codes)) for r in range(n)}
+    held1 = {r: v for r, v in truth.items() if rng.random() < 0.9}
+    held2 = {r: ((rng.choice(ages), v[1]) if rng.random() < 0.2 else
+                 (v[0], rng.choice(codes)) if rng.random() < 0.1 else v)
+             for r, v in truth.items() if rng.random() < 0.9}
+    p1, p2 = rng.choice([0.0, 0.2, 0.5]), rng.choice([0.0, 0.2, 0.5])
+    v1 = release(LEVELS, held1, {(r, q) for r in held1 for q in COLUMNS if rng.random() < p1})
+    v2 = release(LEVELS, held2, {(r, q) for r in held2 for q in COLUMNS if rng.random() < p2})
+    combinations = [COLUMNS, ["age"], ["diag"]]
+    k = rng.choice([2, 3, 5])
+    assert _linked(execute, [v1, v2], combinations, k) == linked_figures(
+        COLUMNS, v1[1], v2[1], combinations, k)
+
+
+def test_a_change_at_another_level_is_counted_through_the_hierarchy(execute):
+    """Mixed levels (the gate's other path): version 1 at diag codes, version 2 at blocks.
+    A code moved inside its block (a1 -> a2) is no change at the blocks; a code moved to
+    another block (a1 -> b1) is; without the hierarchy any record at another level counts as
+    changed (fail closed)."""
+    truth = {r: ("21", "a1" if r < 6 else "b2") for r in range(12)}
+    moved = {**truth, 0: ("21", "a2"), 1: ("21", "b1")}
+    v1 = release({"age": 0, "diag": 0}, truth)
+    v2 = release({"age": 0, "diag": 1}, moved)
+    figures = _linked(execute, [v1, v2], [COLUMNS], 3, hierarchy="hierarchy")
+    # record 1: earlier (21, a1) shown by records 0-5, now (21, B) shown by 1 and 6-11:
+    # only record 1 itself fits both
+    assert figures == {"age+diag": (1, 1, 1)}
+    assert _linked(execute, [v1, v2], [COLUMNS], 3) == {"age+diag": (12, 1, 1)}
+
+
+def test_a_store_without_a_qis_columns_counts_every_record_as_changed(execute):
+    """The store lacking a QI's columns (no true value to compare): every shared record is
+    counted as changed (fail closed), never an error or a skip."""
+    truth = {r: ("21", "a1") for r in range(6)}
+    v1, v2 = release(LEVELS, truth), release(LEVELS, truth)
+    assert _linked(execute, [v1, v2], [COLUMNS], 5) == {"age+diag": (0, None, 0)}
+    assert _linked(execute, [v1, v2], [COLUMNS], 5, drop=("diag", "diag__generalized")) == {
+        "age+diag": (6, 6, 0)}
