@@ -119,53 +119,15 @@ union all
     by other builds, one computed from records another was not (a count table older than the
     detections it counts), and the verdict read them as one state. -#}
 {% macro verdict_chain_check(kind) -%}
-  {%- set missing = [] -%}
-  {#- python -m dbt_deid build on an adapter without dbt Python models builds the selection in
-      segments, one dbt invocation each: it names the whole build's selection in this variable
-      (dbt_deid.dbt_side.engine.segmented.SELECTION_ENV). Honoured only in what can be such a
-      segment (review 9 final, F3): an adapter without dbt Python models (not
-      segmented.PYTHON_MODEL_ADAPTERS), a `dbt build`, the variable naming this model and every
-      node this invocation selects (a stale export of another build's selection does not) -#}
-  {%- set listed = (env_var('DBT_DEID_SEGMENTED_SELECTION', '') or '').split(',') | select | list -%}
-  {%- set ignored = [] -%}
-  {%- if listed -%}
-    {%- if adapter.type() in ['duckdb', 'snowflake', 'databricks', 'bigquery'] -%}
-      {%- do ignored.append('adapter ' ~ adapter.type() ~ ' has dbt Python models, python -m dbt_deid build does not segment there') -%}
-    {%- elif flags.WHICH != 'build' -%}
-      {%- do ignored.append('a `dbt ' ~ flags.WHICH ~ '`, not a segment (segments are `dbt build`)') -%}
-    {%- elif model.unique_id not in listed -%}
-      {%- do ignored.append('it does not name ' ~ model.unique_id ~ ' (the selection of another build)') -%}
-    {%- elif selected_resources | reject('in', listed) | list -%}
-      {%- do ignored.append('this invocation selects nodes it does not name') -%}
-    {%- endif -%}
+  {#- the walk, and DBT_DEID_SEGMENTED_SELECTION honoured only in a segment of a segmented
+      build (review 9 final, F3, F6): upstream_not_built, shared with the discharge releases'
+      gate upstream_built -#}
+  {%- set found = dbt_deid.upstream_not_built(model.unique_id) -%}
+  {%- if found.left -%}
+    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": the graph upstream of it is too large to check that every package model upstream was built with it (" ~ found.left ~ " node(s) left after 100,000 steps)") }}
   {%- endif -%}
-  {%- set segmented = listed if not ignored else [] -%}
-  {%- if segmented -%}
-    {%- do log("dbt_deid: " ~ model.name ~ ": a segment of a segmented build (python -m dbt_deid build): the upstream models are checked against the whole build's selection in DBT_DEID_SEGMENTED_SELECTION (" ~ segmented | length ~ " nodes)", info=true) -%}
-  {%- endif -%}
-  {%- set seen = {} -%}
-  {%- set todo = (graph.nodes[model.unique_id].depends_on.nodes | list) if model.unique_id in graph.nodes else [] -%}
-  {#- every node is pushed at most once per edge into it: that many steps walk the whole graph
-      upstream (review 9 final, F6: a fixed 10,000 stopped silently); range() is capped at
-      100,000 by dbt's sandbox -#}
-  {%- set steps = [todo | length] -%}
-  {%- for n in graph.nodes.values() -%}{%- do steps.append((n.depends_on.nodes or []) | length) -%}{%- endfor -%}
-  {%- for _ in range([steps | sum + 1, 100000] | min) if todo -%}
-    {%- set uid = todo.pop() -%}
-    {%- if uid not in seen and uid in graph.nodes -%}
-      {%- do seen.update({uid: true}) -%}
-      {%- set node = graph.nodes[uid] -%}
-      {%- if node.resource_type == 'model' and node.package_name == 'dbt_deid' and uid not in selected_resources and uid not in segmented -%}
-        {%- do missing.append(node.name) -%}
-      {%- endif -%}
-      {%- do todo.extend(node.depends_on.nodes) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- if todo -%}
-    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": the graph upstream of it is too large to check that every package model upstream was built with it (" ~ todo | length ~ " node(s) left after 100,000 steps)") }}
-  {%- endif -%}
-  {%- if missing -%}
-    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": fingerprints what the " ~ kind ~ " verdict assesses and is built only with every model upstream of it, in one invocation; not selected: " ~ (missing | sort | join(', ')) ~ ". Build the release with its upstream models (dbt build -s +tag:deid_" ~ kind ~ ")" ~ ("; DBT_DEID_SEGMENTED_SELECTION ignored: " ~ ignored[0] if ignored else "")) }}
+  {%- if found.missing -%}
+    {{ exceptions.raise_compiler_error("model " ~ model.name ~ ": fingerprints what the " ~ kind ~ " verdict assesses and is built only with every model upstream of it, in one invocation; not selected: " ~ (found.missing | join(', ')) ~ ". Build the release with its upstream models (dbt build -s +tag:deid_" ~ kind ~ ")" ~ ("; DBT_DEID_SEGMENTED_SELECTION ignored: " ~ found.ignored if found.ignored else "")) }}
   {%- endif -%}
 {%- endmacro %}
 

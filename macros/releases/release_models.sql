@@ -67,6 +67,9 @@
 {%- do dbt_deid.assert_no_overrides("model " ~ this.identifier) -%}
 {%- set truth = dbt_deid.checked_release() -%}
 {%- set results = dbt_deid.release_gate_results(cfg, truth, truth) -%}
+{#- first: the verdicts below hold only if every working model upstream was built with this
+    table (upstream_built_gate.sql; review 10, A1) -#}
+{%- if results | length > 0 -%}{%- do results.insert(0, dbt_deid.gate_upstream_built_result()) -%}{%- endif -%}
 {%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none, 'working_hashes': none} -%}
 {%- if results | length > 0 -%}
   {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the

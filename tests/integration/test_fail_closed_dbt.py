@@ -25,6 +25,7 @@ from tests.integration import dbt_fork
 from tests.integration.dbt_runner import (
     DBT,
     INTEGRATION,
+    NO_REPORT,
     REPO,
     DbtRun,
     check_settings,
@@ -467,3 +468,43 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
     assert "deid_published" not in alone.tables()
     last = _history(alone).iloc[-1]
     assert last["status"] == "refused" and "plan_settings" in last["gates_failed"]
+
+
+def test_a_gate_table_over_a_preview_hierarchy_is_refused(published_db, tmp_path) -> None:
+    """Review 10, A1: version 1 published (admission_date by quarter, the rule month, quarter);
+    a preview rebuilds deid_hierarchy under another date rule (month, year); then `dbt build -s
+    deid_release_plan deid_generalized+` asks for version 2 by month under the release's own
+    rule (the plan rebuilt too, so it records these settings' md5: the gate plan_settings
+    passes). The gate table, computed in that invocation, verified and recorded the preview's
+    hierarchy (the gate working_tables fingerprints nothing in the gate table's own
+    invocation), and the combined gate mapped the months through the preview's levels: on
+    e1bf34b (without the plan) and on afbddfb "published 4000 rows", version 2, and the
+    combined view of both versions held 4 records consistent with fewer than k = 5 records,
+    smallest 3 (tests/combined_view_check.mixed_level_figures with the true hierarchy;
+    /tmp/r10-work/judge_a2.py). The gate upstream_built now fails: working models upstream
+    of the gate table were not built with it; nothing is published."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(published_db[0], db)
+    qis = _vars()["deid_release"]["quasi_identifiers"]
+    month = {**qis, "admission_date": {**qis["admission_date"], "level": 1}}
+    preview = {**qis, "admission_date": {"rule": {"type": "date", "levels": [
+        {"trunc": "month"}, {"trunc": "year"}]}, "level": 1}}
+    rebuilt = run_dbt(INTEGRATION, ["run", "--select", "deid_hierarchy"], tmp_path / "preview",
+                      _vars(quasi_identifiers=preview), db)
+    assert rebuilt.ok, rebuilt.output[-3000:]
+    run = run_dbt(INTEGRATION, ["build", "--select", "deid_release_plan", "deid_generalized+",
+                                *NO_REPORT], tmp_path / "v2", _vars(quasi_identifiers=month), db)
+    assert not run.ok, run.output[-3000:]
+    assert "published 4000 rows" not in run.output
+    assert "release refused, nothing published" in run.output, run.output[-3000:]
+    found = re.search(r"\[upstream_built\] the gate table \S*deid_gate_results\S* was computed in"
+                      r" this invocation over working tables it did not build: ([^(]*) \(",
+                      run.output)
+    assert found, run.output[-3000:]
+    assert {"deid_hierarchy", "deid_input", "deid_input_fingerprint"} <= set(
+        found.group(1).split(", ")), found.group(1)
+    assert not {"deid_generalized", "deid_release_plan"} & set(found.group(1).split(", "))
+    assert "dbt build -s +deid_published" in run.output
+    pd.testing.assert_frame_equal(run.query("select * from deid_published"), published_db[1])
+    last = _history(run).iloc[-1]
+    assert last["status"] == "refused" and "upstream_built" in last["gates_failed"]

@@ -16,6 +16,7 @@ The whole chain in dbt: tests/integration/test_text_risk_dbt.py and test_lola_db
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -26,6 +27,9 @@ from tests.macro_render import CompilerError, macro_caller, raise_compiler_error
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "macros" / "gates" / "verdict_binding.sql"
+#: the walk verdict_chain_check shares with the gate upstream_built (review 10, A1)
+WALK = ROOT / "macros" / "releases" / "upstream_not_built.sql"
+RELEASES = ROOT / "macros" / "releases" / "releases.sql"
 ENV = "DBT_DEID_SEGMENTED_SELECTION"
 INPUTS = "model.dbt_deid.deid_text_verdict_inputs"
 UPSTREAM = ["model.dbt_deid.deid_text_documents", "model.dbt_deid.deid_text_detections",
@@ -66,8 +70,20 @@ def _check(graph: SimpleNamespace, selected: list[str], env: str = "", adapter: 
         "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
         "log": lambda msg, info=False: logged.append(msg),
     }
-    macro_caller([FILE], lambda call: context)("verdict_chain_check")("text")
+    macro_caller([FILE, WALK, RELEASES], lambda call: {**context, "dbt_deid": walk_namespace(call),
+                                                       "modules": SimpleNamespace(re=re)})(
+        "verdict_chain_check")("text")
     return logged
+
+
+def walk_namespace(call) -> SimpleNamespace:
+    """The ``dbt_deid`` namespace upstream_not_built needs (its default form, and the split of an
+    extra release's node names from releases.sql)."""
+    from dbt_deid.settings_schema import RELEASE_NAME_PATTERN
+
+    return SimpleNamespace(upstream_not_built=call("default__upstream_not_built"),
+                           _split_release_node=call("_split_release_node"),
+                           _release_name_pattern=lambda: RELEASE_NAME_PATTERN)
 
 
 ALL = ",".join([INPUTS, *UPSTREAM])
@@ -158,6 +174,7 @@ def _binding(columns: dict[str, list[str]]) -> Any:
                 verdict_relations=lambda kind: [("input:documents", docs)],
                 verdict_models=lambda kind: [],
                 verdict_chain_check=lambda kind: None,
+                _compile_only_command=lambda: False,
                 kind_settings_md5=lambda kind: "md5",
                 literal=lambda v: "'" + str(v) + "'",
                 table_fingerprint_sql=lambda rel, cols: f"select fp({', '.join(cols)}) from {rel}",
@@ -186,6 +203,6 @@ def test_the_macro_knows_the_runners_adapters_with_python_models() -> None:
     PYTHON_MODEL_ADAPTERS (where `python -m dbt_deid build` does not segment)."""
     from dbt_deid.dbt_side.engine.segmented import PYTHON_MODEL_ADAPTERS
 
-    text = FILE.read_text()
+    text = WALK.read_text()
     listed = text.split("{%- if adapter.type() in [", 1)[1].split("]", 1)[0]
     assert {a.strip(" '") for a in listed.split(",")} == PYTHON_MODEL_ADAPTERS

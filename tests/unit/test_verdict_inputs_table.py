@@ -28,6 +28,7 @@ from tests.macro_render import CompilerError, macro_caller, raise_compiler_error
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "gates" / "verdict_binding.sql",
+         ROOT / "macros" / "releases" / "upstream_not_built.sql",
          ROOT / "macros" / "publish" / "table_fingerprint.sql"]
 #: kind -> (a raw input, the staged model the verdict and the published table read, the verdict
 #: models)
@@ -96,6 +97,7 @@ def _caller(con: duckdb.DuckDBPyConnection, kind: str, materialized: str = "tabl
                 verdict_models=call("verdict_models"),
                 kind_settings_md5=call("kind_settings_md5"),
                 verdict_chain_check=call("verdict_chain_check"),
+                upstream_not_built=call("default__upstream_not_built"),
                 table_fingerprint=call("table_fingerprint"),
                 table_fingerprint_sql=call("duckdb__table_fingerprint_sql"),
                 fingerprint_select_sql=lambda cols: call("duckdb__fingerprint_select_sql")(
