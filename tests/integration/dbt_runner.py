@@ -202,14 +202,27 @@ def _run_on_saved_parse(
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
     saved = _PARSE_CACHE / f"{key}.msgpack"
     own = target / "partial_parse.msgpack"
-    if saved.exists() and not own.exists():
+    # the inputs of the parse the target holds: a test that runs dbt in one target with other
+    # vars in turn (a setting added, then removed) left the parse of the other vars, which dbt
+    # throws away for a full parse; the saved parse of these inputs replaces it
+    own_key = target / "partial_parse.key"
+    held = own_key.read_text() if own.exists() and own_key.exists() else None
+    if saved.exists() and (not own.exists() or held != key):
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy(saved, own)
-    reused = own.exists()
+        held = key
+    reused = own.exists() and held == key
+    stamp = own.stat().st_mtime_ns if own.exists() else None
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(cmd, db.parent, run_env)
     _log_run(log_args, started, before, reused, proc)
-    if own.exists() and not saved.exists():
+    # this run's parse when dbt wrote one (or the target held it already); else unknown
+    ours = own.exists() and (held == key or own.stat().st_mtime_ns != stamp)
+    if ours:
+        own_key.write_text(key)
+    elif own_key.exists():
+        own_key.unlink()
+    if ours and not saved.exists():
         _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
         partial = saved.with_name(f"{saved.name}.{os.getpid()}")  # other processes: whole files
         shutil.copy(own, partial)

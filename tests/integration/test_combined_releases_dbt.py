@@ -72,6 +72,8 @@ PASS = "discharge_disposition"
 #: The history row's limits are this build's settings (no longer read from
 #: deid_release_parameters, which is not an ancestor of the publish model).
 RELEASE_NODES = "package:dbt_deid,+deid_published"
+#: The same for the extra release OTHER: its models (tag) that its publish step needs.
+OTHER_NODES = f"tag:deid_release_{OTHER},+{OTHER}__deid_published"
 
 
 def _sample(slot: int) -> dict:
@@ -146,8 +148,8 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
         variables = release_vars(name=NAME, sample=_sample(0))
         other = {**base, "name": OTHER, **changes}
         variables["deid_releases"] = {OTHER: {k: v for k, v in other.items() if v is not None}}
-        return run_dbt(INTEGRATION, ["run", "--select", f"tag:deid_release_{OTHER}"],
-                       tmp_path / step, variables, db)
+        return run_dbt(INTEGRATION, ["run", "--select", OTHER_NODES], tmp_path / step,
+                       variables, db)
 
     # 1. half of the records: published, the first release of the name
     first = run("slot0", sample=_sample(0))
