@@ -17,7 +17,9 @@
     segments, one dbt invocation each: it names the whole build's selection in
     DBT_DEID_SEGMENTED_SELECTION (dbt_deid.dbt_side.engine.segmented.SELECTION_ENV), whose nodes
     count as built. Honoured only in what can be such a segment (review 9 final, F3): an
-    adapter without dbt Python models (not segmented.PYTHON_MODEL_ADAPTERS), a `dbt build`, the
+    adapter without dbt Python models (not segmented.PYTHON_MODEL_ADAPTERS; or one with them
+    when the runner was asked to compute the Python models itself, `--python-nodes runner`,
+    which sets DBT_DEID_PYTHON_NODES_RUNNER=1 in its own process for the build), a `dbt build`, the
     variable naming the node `uid` and every node this invocation selects (a stale export of
     another build's selection does not); a line is logged when it is used. -#}
 {% macro upstream_not_built(uid) -%}
@@ -29,7 +31,7 @@
   {%- set listed = (env_var('DBT_DEID_SEGMENTED_SELECTION', '') or '').split(',') | select | list -%}
   {%- set ignored = [] -%}
   {%- if listed -%}
-    {%- if adapter.type() in ['duckdb', 'snowflake', 'databricks', 'bigquery'] -%}
+    {%- if adapter.type() in ['duckdb', 'snowflake', 'databricks', 'bigquery'] and env_var('DBT_DEID_PYTHON_NODES_RUNNER', '') != '1' -%}
       {%- do ignored.append('adapter ' ~ adapter.type() ~ ' has dbt Python models, python -m dbt_deid build does not segment there') -%}
     {%- elif flags.WHICH != 'build' -%}
       {%- do ignored.append('a `dbt ' ~ flags.WHICH ~ '`, not a segment (segments are `dbt build`)') -%}

@@ -31,6 +31,7 @@ FILES = [ROOT / "macros" / "gates" / "upstream_built_gate.sql",
          ROOT / "macros" / "releases" / "upstream_not_built.sql",
          ROOT / "macros" / "releases" / "releases.sql"]
 ENV = "DBT_DEID_SEGMENTED_SELECTION"
+RUNNER_ENV = "DBT_DEID_PYTHON_NODES_RUNNER"
 #: model -> the models it depends on: the package's discharge release, as its models declare
 #: them (the gate table's depends_on, models/deid_*.sql), over the project's source model
 DISCHARGE = {
@@ -77,7 +78,8 @@ def _graph(release: str | None = None) -> SimpleNamespace:
 
 
 def _gate(selected: list[str], release: str | None = None, env: str = "",
-          adapter: str = "duckdb", which: str = "build") -> tuple[dict, list[str]]:
+          adapter: str = "duckdb", which: str = "build",
+          runner: str | None = None) -> tuple[dict, list[str]]:
     """gate_upstream_built_result() as the gate table computes it, `selected` (model names)
     the invocation's selection; returns (the result, the lines logged)."""
     logged: list[str] = []
@@ -89,7 +91,9 @@ def _gate(selected: list[str], release: str | None = None, env: str = "",
             "model": SimpleNamespace(unique_id=gate, name=gate.split(".")[-1]),
             "this": SimpleNamespace(identifier=gate.split(".")[-1]),
             "selected_resources": [_uid(n, release) for n in selected],
-            "env_var": lambda name, default=None: env if name == ENV else default,
+            "env_var": lambda name, default=None: (
+                env if name == ENV else runner if name == RUNNER_ENV and runner is not None
+                else default),
             "flags": SimpleNamespace(WHICH=which),
             "adapter": SimpleNamespace(type=lambda: adapter,
                                        dispatch=lambda name, package: call("default__" + name)),
@@ -148,6 +152,17 @@ def test_an_extra_release_needs_its_own_models() -> None:
     assert "discharge_abstracts" not in result["message"]
     assert result["message"].endswith("(dbt build -s +it_second__deid_published)")
     assert _gate([*DISCHARGE], release="it_second")[0]["passed"]
+
+
+def test_a_segment_of_a_runner_build_on_an_adapter_with_python_models_passes() -> None:
+    """`python -m dbt_deid build --python-nodes runner` on DuckDB segments the build too (the
+    runner computes the Python models): it sets RUNNER_ENV beside the selection, and the segment
+    building the gate table passes (whole suite on 630926f: test_cli_build_dbt refused its own
+    build, "failed: upstream_built"). The selection alone stays ignored there."""
+    everything = ",".join(_uid(n) for n in [*DISCHARGE, *PROJECT])
+    assert _gate(["deid_gate_results"], env=everything, runner="1")[0]["passed"]
+    assert not _gate(["deid_gate_results"], env=everything, runner="0")[0]["passed"]
+    assert not _gate(["deid_gate_results"], env=everything)[0]["passed"]
 
 
 def test_a_segment_of_a_segmented_build_passes() -> None:

@@ -45,6 +45,10 @@ _CONTEXT = {"--project-dir": 1, "--profiles-dir": 1, "--profile": 1, "--target":
 #: verdict_binding.sql) counts them as built in the same invocation, in a ``dbt build`` on an
 #: adapter not in PYTHON_MODEL_ADAPTERS that selects only nodes it names, itself among them.
 SELECTION_ENV = "DBT_DEID_SEGMENTED_SELECTION"
+#: Set to 1 beside SELECTION_ENV when the build segments on an adapter that has dbt Python models
+#: (``--python-nodes runner``): the macros honour SELECTION_ENV there only with it. Both are set
+#: in this process for the build only, never left exported.
+RUNNER_ENV = "DBT_DEID_PYTHON_NODES_RUNNER"
 _BLOCKING = {"error", "fail", "skipped", "runtime error"}
 
 
@@ -186,10 +190,13 @@ def _run_build(manifest: Any, split: SplitArgs, python_nodes: str) -> tuple[int,
     # every segment is its own dbt invocation: the models that require their upstream models
     # built with them (verdict_chain_check) read the whole build's selection from here
     os.environ[SELECTION_ENV] = ",".join(sorted(selected))
+    if adapter_type in PYTHON_MODEL_ADAPTERS:
+        os.environ[RUNNER_ENV] = "1"
     try:
         return _run_segments(manifest, split, runner, selected, depths, adapter_type)
     finally:
         os.environ.pop(SELECTION_ENV, None)
+        os.environ.pop(RUNNER_ENV, None)
 
 
 def _run_segments(manifest: Any, split: SplitArgs, runner: Any, selected: set[str],
