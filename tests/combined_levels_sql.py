@@ -24,6 +24,7 @@ from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "macros" / "gates" / "combined_levels_view_sql.sql",
+         ROOT / "macros" / "gates" / "level_map_sql.sql",
          ROOT / "macros" / "risk" / "exact_levels_summary_sql.sql"]
 KEY = "k" * 64
 MISSING = "<missing>"
@@ -48,7 +49,8 @@ def _call(execute: Execute, store_columns: list[str]) -> Callable[[str], Callabl
                 own=lambda m: m, ident=_ident, literal=_literal,
                 keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
                                                     f" cast({e} as varchar))"),
-                line_rows_condition=lambda cfg, alias="": "1 = 1"),
+                line_rows_condition=lambda cfg, alias="": "1 = 1",
+                level_map_sql=call("level_map_sql")),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint"),
             "adapter": SimpleNamespace(
                 get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)

@@ -61,14 +61,7 @@
   {%- for q in qis %}
   {%- set lv = levels[q] %}
   {{ I(q ~ '__map') }} as (
-    select a.level as lv_from, a.generalized_value as v_from, b.level as lv_to, b.generalized_value as v_to
-    from {{ hierarchy }} as a
-    inner join {{ hierarchy }} as b on b.qi_name = a.qi_name and b.original_value = a.original_value
-    where a.qi_name = {{ dbt_deid.literal(q) }} and a.level in ({{ lv | join(', ') }}) and b.level in ({{ lv | join(', ') }}) and b.level >= a.level
-    group by a.level, a.generalized_value, b.level, b.generalized_value
-    {%- for x in lv %}{% for y in lv if y >= x %}
-    union all select {{ x }}, {{ miss }}, {{ y }}, {{ miss }}
-    {%- endfor %}{% endfor %}
+{{ dbt_deid.level_map_sql(hierarchy, q, lv, cfg.missing_label) }}
   ),
   {%- endfor %}
   {#- each row's true value at every level of its QI at or above the row's level

@@ -36,7 +36,6 @@
   {%- set qis = cfg.released_qis -%}
   {%- set I = dbt_deid.ident -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
-  {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set rank = [] -%}
   {%- for i in ordered -%}{%- do rank.append("when " ~ dbt_deid.literal(i) ~ " then " ~ loop.index) -%}{%- endfor -%}
   {#- the QIs stored at a level other than the candidate's in some release (mapped through the
@@ -95,15 +94,11 @@
   {%- for q, lvs in other.items() %}
   {%- set all = (lvs + [current[q] | int]) | unique | sort | list %}
   {{ I(q ~ '__map') }} as (
-    select a.level as lv_from, a.generalized_value as v_from, b.level as lv_to, max(b.generalized_value) as v_to
-    from {{ hierarchy }} as a
-    inner join {{ hierarchy }} as b on b.qi_name = a.qi_name and b.original_value = a.original_value
-    where a.qi_name = {{ dbt_deid.literal(q) }} and a.level in ({{ all | join(', ') }}) and b.level in ({{ all | join(', ') }}) and b.level > a.level
-    group by a.level, a.generalized_value, b.level
-    having count(distinct b.generalized_value) = 1
-    {%- for x in all %}{% for y in all if y > x %}
-    union all select {{ x }}, {{ miss }}, {{ y }}, {{ miss }}
-    {%- endfor %}{% endfor %}
+    select m.lv_from, m.v_from, m.lv_to, max(m.v_to) as v_to
+    from ({{ dbt_deid.level_map_sql(hierarchy, q, all, cfg.missing_label) }}) as m
+    where m.lv_to > m.lv_from
+    group by m.lv_from, m.v_from, m.lv_to
+    having count(distinct m.v_to) = 1
   ),
   {%- endfor %}
   {%- endif %}

@@ -26,6 +26,7 @@ from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "macros" / "gates" / "linked_changes_sql.sql"
+LEVEL_MAP = ROOT / "macros" / "gates" / "level_map_sql.sql"
 
 
 @pytest.fixture
@@ -48,7 +49,8 @@ def _linked(execute, releases, combinations, k, hierarchy=None, drop=()):
                 own=lambda m: m, ident=lambda n: '"' + n + '"',
                 literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
-                                                    f" cast({e} as varchar))")),
+                                                    f" cast({e} as varchar))"),
+                level_map_sql=call("level_map_sql")),
             "dbt": SimpleNamespace(type_string=lambda: "varchar"),
             "adapter": SimpleNamespace(
                 dispatch=lambda name, package: call("default__" + name),
@@ -57,7 +59,7 @@ def _linked(execute, releases, combinations, k, hierarchy=None, drop=()):
                         f"select column_name from information_schema.columns"
                         f" where table_name = '{rel}'")]),
         }
-    call = macro_caller([FILE], context)
+    call = macro_caller([FILE, LEVEL_MAP], context)
     *earlier, (current, _c) = releases
     ordered = [f"r{i}" for i in range(len(earlier))]
     levels = {f"r{i}": dict(lv) for i, (lv, _r) in enumerate(earlier)}
