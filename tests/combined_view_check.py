@@ -121,8 +121,10 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     holding the target, the record is held too and its cells there (every cell any version
     revealed of that state of the record: same true values and ``levels``) are consistent
     with the target's true values there; a record absent from such a version is not counted
-    (the recipient knows the target was there); and in the last version its cells are
-    consistent with the target's current values."""
+    (the recipient knows the target was there); its latest earlier state's cells are
+    consistent with the target's latest earlier true values at the same levels (a record
+    that changed in a version not holding the target is not counted: fail closed); and in the
+    last version its cells are consistent with the target's current values."""
     *earlier, after = versions
     lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
     merged: dict[tuple, list] = {}
@@ -145,13 +147,20 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
         def seen(rid: object, i: int) -> tuple:
             return part(merged[(rid, tuple(earlier[i][rid][1]), lv[i])])
 
+        def level(i: int, q: str) -> int:
+            return 0 if levels is None else levels[i][q]
+
         counts = []
         for t in changed:
             counts.append(sum(
                 1 for p in both
                 if _consistent(part(after[p][0]), part(after[t][1]))
                 and all(p in earlier[i] and _consistent(seen(p, i), part(earlier[i][t][1]))
-                        for i in held[t])))
+                        for i in held[t])
+                and all(c is None or (level(held[p][-1], q) == level(held[t][-1], q)
+                                      and c == w)
+                        for q, c, w in zip(b, seen(p, held[p][-1]),
+                                           part(earlier[held[t][-1]][t][1]), strict=True))))
         out["+".join(b)] = (len(changed), min(counts) if counts else None,
                             sum(1 for n in counts if n < k))
     return out

@@ -27,6 +27,9 @@
       value in that release, at that release's level) and in the candidate; a record absent
       from such a release is not counted (fail closed: the recipient may know the target was
       there). Only the latest stored state would count records an older version rules out.
+      As before, the record's latest state (the cells revealed of it) must also fit the
+      target's latest stored state at the same level: a record that changed in a release not
+      holding the target is not counted either (fail closed: never more than before).
 
     Rows: (combination, changed records, smallest linked consistent set, changed records below
     k), one per combination of `combinations` (lists of QI names); counts only, never a value.
@@ -94,6 +97,7 @@
       {%- for q in qis %}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then {{ (release_levels.get(rid) or {}).get(q, -1) | int }} {% endfor %}else -1 end as {{ I(q ~ '__lv') }}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__w' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__was') }}
+      , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__s' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__seen') }}
       {%- endfor %}
     from deid_history as h
   ),
@@ -157,7 +161,8 @@
     {%- do on.append("(t." ~ I('deid_h' ~ i) ~ " = 0 or (p." ~ I('deid_h' ~ i) ~ " = 1 and " ~ fit | join(' and ') ~ "))") -%}
   {%- endfor -%}
   {%- for q in b -%}
-    {%- do t_cols.append(I(q ~ '__is')) -%}{%- do p_cols.append(I(q ~ '__now')) -%}
+    {%- do t_cols.extend([I(q ~ '__lv'), I(q ~ '__was'), I(q ~ '__is')]) -%}{%- do p_cols.extend([I(q ~ '__lv'), I(q ~ '__seen'), I(q ~ '__now')]) -%}
+    {%- do on.append("(p." ~ I(q ~ '__seen') ~ " is null or (p." ~ I(q ~ '__lv') ~ " = t." ~ I(q ~ '__lv') ~ " and p." ~ I(q ~ '__seen') ~ " = t." ~ I(q ~ '__was') ~ "))") -%}
     {%- do on.append("(p." ~ I(q ~ '__now') ~ " is null or p." ~ I(q ~ '__now') ~ " = t." ~ I(q ~ '__is') ~ ")") -%}
   {%- endfor %}
   {{ 'union all' if not loop.first }}
