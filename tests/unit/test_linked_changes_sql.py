@@ -215,3 +215,26 @@ def test_a_store_without_a_qis_columns_counts_every_record_as_changed(execute):
     assert _linked(execute, [v1, v2], [COLUMNS], 5) == {"age+diag": (0, None, 0)}
     assert _linked(execute, [v1, v2], [COLUMNS], 5, drop=("diag", "diag__generalized")) == {
         "age+diag": (6, 6, 0)}
+
+
+def test_the_gate_accepts_what_the_refresh_guard_published(execute):
+    """The refresh's guard (living/linked.py) and the gate count alike (review 10 final, H1):
+    a line whose v2 corrected 3 records and whose v3 refresh corrects another; the guard
+    recruits only records every version holding the target shows consistent, and the SQL over
+    the stored v1 and v2 finds the change hidden among k."""
+    from tests.living_line import releases
+    from tests.unit.test_living_linked_history import K, line_with_an_earlier_correction
+
+    line, truths, _results = line_with_an_earlier_correction()
+    versions = [(LEVELS, v) for v in releases(line, truths)]
+    assert linked_violations(COLUMNS, [v for _lv, v in versions], [COLUMNS], K) == []
+    changed, smallest, below = _linked(execute, versions, [COLUMNS], K)["age+diag"]
+    assert (changed, below) == (1, 0) and smallest >= K
+    # the same v3 with the records v1 rules out recruited instead (what a guard reading the
+    # latest state only published): the gate refuses it
+    v3 = dict(versions[2][1])
+    for rid in (3, 4):
+        v3[rid] = ((v3[rid][1][0], v3[rid][0][1]), v3[rid][1])
+    for rid in (6, 7):
+        v3[rid] = ((None, v3[rid][0][1]), v3[rid][1])
+    assert _linked(execute, [*versions[:2], (LEVELS, v3)], [COLUMNS], K)["age+diag"] == (1, 1, 1)

@@ -27,7 +27,7 @@ from dbt_deid.dbt_side.glue.frames import (
 )
 from dbt_deid.errors import DataError
 from dbt_deid.living import Status, refresh
-from dbt_deid.living.pairs import EARLIER, pair_columns
+from dbt_deid.living.pairs import EARLIER, HISTORY, pair_columns
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
@@ -62,8 +62,8 @@ def suppression_map(
         log.info(f"dbt_deid: {model}: the pattern table is empty (dbt build --empty): empty map")
         return _typed_map(pd.DataFrame(), cfg.qi_names, cfg.qi_names)
     if f"{cfg.qi_names[0]}{EARLIER}" in frame.columns:
-        return _typed_map(refresh_map(frame, cfg, log, model), pair_columns(cfg.qi_names),
-                          cfg.qi_names)
+        keys = [*pair_columns(cfg.qi_names), *([HISTORY] if HISTORY in frame.columns else [])]
+        return _typed_map(refresh_map(frame, cfg, log, model), keys, cfg.qi_names)
     if records:
         # OLA's record-level suppression on the chosen node's pattern table (El Emam et al.
         # 2012, HHP claims, "Base Algorithm")
