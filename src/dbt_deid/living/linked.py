@@ -18,9 +18,9 @@ the target (the rule of the gate's SQL twin, ``macros/gates/linked_changes_sql.s
 history (:data:`dbt_deid.living.pairs.HISTORY`) tells which releases hold each record and
 whether in its latest state: a record counts only if every release holding the target holds it
 in its latest state (its revealed cells, checked against the target's latest stored state),
-and a target some release holds in an older state gets no record counted (its older values
-are not in the pairs: fail closed; the refresh then refuses rather than publish what the gate
-may refuse). This never counts more than the gate does.
+and a target some release holds in an older state gets no other record counted (its older values
+are not in the pairs: fail closed; the guard cannot recruit for it, and the gate, which reads
+them, decides). This never counts more than the gate does.
 """
 
 from __future__ import annotations
@@ -87,6 +87,9 @@ def linked_counts(work: WorkTable, inp: RefreshInput, cols: Sequence[int]
     for h in np.unique(t_hist).tolist():
         sel = t_hist == h
         ok = _history_mask(inp, int(h), work.src[both])
+        if not ok.any():  # none known to fit (an older state): the target itself, a lower bound
+            counts[sel] = 1
+            continue
         counts[sel] = coded_consistent_counts(
             truth[sel].astype(np.int64), pub[ok].astype(np.int64), cards, work.counts[both][ok])
     return targets, counts
