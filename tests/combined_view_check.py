@@ -10,10 +10,10 @@ guarantee: recipients keep every version, and link records across versions by th
 * ``view_violations``: on every combination, the class sizes (a suppressed value its own
   category) and, for every row's true values, the rows consistent with them (a suppressed
   cell is consistent with anything).
-* ``linked_violations``: a recipient who links two consecutive versions and knows a changed
-  record's earlier and current values counts the records present in both whose earlier row is
-  consistent with the earlier values and whose current row with the current ones.
-* ``linked_figures``: the same count as figures (changed records, smallest, below k).
+* ``linked_figures``: a recipient who links the versions and knows a changed record's true
+  values in each version holding it counts the records consistent with it in every one of
+  them (changed records, smallest, below k; review 10 final, H1).
+* ``linked_violations``: the changed records below k, for each version against all before it.
 * ``changed_rows``: records kept with the same true values whose row differs between two
   consecutive versions.
 * ``mixed_level_view``, ``mixed_level_figures``: releases of one source at different levels of
@@ -108,50 +108,77 @@ def combined_violations(columns: Sequence[str], versions: Sequence[Release],
     return view_violations(columns, truth, cells, combinations, k)
 
 
-def linked_violations(columns: Sequence[str], versions: Sequence[Release],
-                      combinations: Sequence[Sequence[str]], k: int) -> list[str]:
-    """Changed records whose linked consistent set (two consecutive versions) is below k."""
-    out = []
-    for before, after in zip(versions, versions[1:], strict=False):
-        both = [rid for rid in after if rid in before]
-        changed = [rid for rid in both if before[rid][1] != after[rid][1]]
-        for b in combinations:
-            idx = [list(columns).index(c) for c in b]
-
-            def part(row: tuple, idx: list[int] = idx) -> tuple:
-                return tuple(row[j] for j in idx)
-
-            pairs = Counter((part(before[r][0]), part(after[r][0])) for r in both)
-            for rid in changed:
-                a, t = part(before[rid][1]), part(after[rid][1])
-                n = sum(m for (p0, p1), m in pairs.items()
-                        if _consistent(p0, a) and _consistent(p1, t))
-                if n < k:
-                    out.append(f"{'+'.join(b)}: a changed record is consistent with {n} < k ="
-                               f" {k} records linked across two versions")
-    return out
-
-
-def linked_figures(columns: Sequence[str], before: Release, after: Release,
-                   combinations: Sequence[Sequence[str]], k: int
+def linked_figures(columns: Sequence[str], versions: Sequence[Release],
+                   combinations: Sequence[Sequence[str]], k: int,
+                   levels: Sequence[Mapping[str, int]] | None = None
                    ) -> dict[str, tuple[int, int | None, int]]:
-    """:func:`linked_violations`' count as figures, for two consecutive versions: per
-    combination (changed records, smallest linked consistent set, changed records below k)."""
-    both = [rid for rid in after if rid in before]
-    changed = [rid for rid in both if before[rid][1] != after[rid][1]]
+    """The linked count of the last of ``versions`` (the earlier ones stored): per combination
+    (changed records, smallest linked consistent set, changed records below k).
+
+    A changed record (in the last version, with other true values than in the latest earlier
+    version holding it) is hidden by the records of the last version that were published
+    before and are consistent with it in every version that holds it: in each earlier version
+    holding the target, the record is held too and its cells there (every cell any version
+    revealed of that state of the record: same true values and ``levels``) are consistent
+    with the target's true values there; a record absent from such a version is not counted
+    (the recipient knows the target was there); its latest earlier state's cells are
+    consistent with the target's latest earlier true values at the same levels (a record
+    that changed in a version not holding the target is not counted: fail closed); and in the
+    last version its cells are consistent with the target's current values."""
+    *earlier, after = versions
+    lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
+    merged: dict[tuple, list] = {}
+    for i, release in enumerate(earlier):
+        for rid, (published, true) in release.items():
+            cells = merged.setdefault((rid, tuple(true), lv[i]), [None] * len(true))
+            for j, value in enumerate(published):
+                if value is not None:
+                    cells[j] = value
+    held = {rid: [i for i, release in enumerate(earlier) if rid in release] for rid in after}
+    both = [rid for rid in after if held[rid]]
+    changed = [rid for rid in both if earlier[held[rid][-1]][rid][1] != after[rid][1]]
     out: dict[str, tuple[int, int | None, int]] = {}
     for b in combinations:
         idx = [list(columns).index(c) for c in b]
-        pairs = Counter((tuple(before[r][0][j] for j in idx), tuple(after[r][0][j] for j in idx))
-                        for r in both)
+
+        def part(row: Sequence[object], idx: list[int] = idx) -> tuple:
+            return tuple(row[j] for j in idx)
+
+        def seen(rid: object, i: int) -> tuple:
+            return part(merged[(rid, tuple(earlier[i][rid][1]), lv[i])])
+
+        def level(i: int, q: str) -> int:
+            return 0 if levels is None else levels[i][q]
+
         counts = []
-        for rid in changed:
-            a = tuple(before[rid][1][j] for j in idx)
-            t = tuple(after[rid][1][j] for j in idx)
-            counts.append(sum(m for (p0, p1), m in pairs.items()
-                              if _consistent(p0, a) and _consistent(p1, t)))
+        for t in changed:
+            counts.append(sum(
+                1 for p in both
+                if _consistent(part(after[p][0]), part(after[t][1]))
+                and all(p in earlier[i] and _consistent(seen(p, i), part(earlier[i][t][1]))
+                        for i in held[t])
+                and all(c is None or (level(held[p][-1], q) == level(held[t][-1], q)
+                                      and c == w)
+                        for q, c, w in zip(b, seen(p, held[p][-1]),
+                                           part(earlier[held[t][-1]][t][1]), strict=True))))
         out["+".join(b)] = (len(changed), min(counts) if counts else None,
                             sum(1 for n in counts if n < k))
+    return out
+
+
+def linked_violations(columns: Sequence[str], versions: Sequence[Release],
+                      combinations: Sequence[Sequence[str]], k: int,
+                      levels: Sequence[Mapping[str, int]] | None = None) -> list[str]:
+    """Changed records whose linked consistent set is below k, for each version after the
+    first against every version before it (:func:`linked_figures`)."""
+    out = []
+    for n in range(2, len(versions) + 1):
+        figures = linked_figures(columns, versions[:n], combinations, k,
+                                 None if levels is None else levels[:n])
+        for name, (_changed, smallest, below) in figures.items():
+            if below:
+                out += [f"{name}: a changed record is consistent with fewer than k = {k}"
+                        f" records linked across versions (smallest {smallest})"] * below
     return out
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.living import RefreshResult, refresh
-from dbt_deid.living.pairs import EARLIER, PUBLISHED, REVEALED, pair_columns
+from dbt_deid.living.pairs import EARLIER, HISTORY, PUBLISHED, REVEALED, pair_columns
 
 ID = "record_id"
 CELL = "__cell"
@@ -47,6 +47,7 @@ class Line:
             for c in q:
                 for s in (EARLIER, PUBLISHED, REVEALED):
                     out[c + s] = None
+            out[HISTORY] = None
             return out
         st = self.store
         state_key = st[q].astype(str).agg("\x1f".join, axis=1)
@@ -70,9 +71,23 @@ class Line:
                                               states[c + CELL])
         latest = earlier[earlier["_latest"]].drop(columns="_latest")
         older = earlier[~earlier["_latest"]].drop(columns="_latest")
+        latest = latest.merge(self._history(st, states), on=ID, how="left")
         joined = cur.merge(latest, on=ID, how="outer")
+        joined.loc[~joined[ID].isin(cur[ID]), HISTORY] = None  # deleted: not a current record
         out = pd.concat([joined, older], ignore_index=True)
-        return out[[ID, *pair_columns(q)]].astype(object).where(out.notna(), None)
+        return out[[ID, *pair_columns(q), HISTORY]].astype(object).where(out.notna(), None)
+
+    def _history(self, st: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+        """Per stored record, its ``deid_history`` (:data:`dbt_deid.living.pairs.HISTORY`):
+        per version, ``1`` when it holds the record's latest state, ``2`` another state, ``0``
+        not the record."""
+        last = states.loc[states.groupby(ID)["version"].idxmax(), [ID, "_state"]]
+        rows = st[[ID, "version", "_state"]].merge(last, on=ID, suffixes=("", "_last"))
+        ids, rec = np.unique(rows[ID].to_numpy(), return_inverse=True)
+        chars = np.full((len(ids), self.version), "0", dtype="<U1")
+        chars[rec, rows["version"].to_numpy(dtype=np.int64) - 1] = np.where(
+            rows["_state"].to_numpy() == rows["_state_last"].to_numpy(), "1", "2")
+        return pd.DataFrame({ID: ids, HISTORY: ["".join(r) for r in chars]})
 
     def publish(self, current: pd.DataFrame, **kwargs: object
                 ) -> tuple[pd.DataFrame | None, RefreshResult]:
@@ -80,7 +95,7 @@ class Line:
         be published, store it as the next version and return the published records (record
         id + cells, None = suppressed), else (None, result)."""
         records = self.pairs(current)
-        cols = pair_columns(self.qis)
+        cols = [*pair_columns(self.qis), HISTORY]
         keyed = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
         grouped = keyed.value_counts(sort=False, dropna=False).reset_index(name="n")
         frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
@@ -100,7 +115,7 @@ class Line:
                ) -> pd.DataFrame:
         """Join the map onto the current records: a record's rank within its pattern (by record
         id) picks its variant."""
-        cols = pair_columns(self.qis)
+        cols = [*pair_columns(self.qis), HISTORY]
         mapping = result.suppression_map(only_suppressed=False)
         mapping[cols] = mapping[cols].astype(object).where(mapping[cols].notna(), NULL_KEY)
         recs = pd.concat([ids, keyed], axis=1)

@@ -11,19 +11,25 @@
     cell is consistent with anything) on the combination doubled. The guarantee asks that
     count to be at least k for every changed record and verified combination.
 
-    * Earlier: each record's latest stored state in the line (`ordered`: the line's release
-      ids, oldest first; the latest release holding the record wins), its true values
-      (coalesce(`<qi>__generalized`, `<qi>`), as combined_view_sql reads them) and per QI the
-      cell any stored release revealed of that state (same true values and levels), as the
-      refresh's `q__revealed`.
+    * Earlier: per record and release of `ordered` (the line's release ids, oldest first),
+      whether the release holds it, its true values there (coalesce(`<qi>__generalized`,
+      `<qi>`), as combined_view_sql reads them) and per QI the cell any stored release revealed
+      of that state (same true values and levels), as the refresh's `q__revealed`. A change is
+      measured against the record's latest stored state (the latest release holding it).
     * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
     * Present in both: records with a stored state and a candidate row (kept and changed).
     * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
       given: the mixed-level path) both are compared at the coarser of the two levels through
       deid_hierarchy, and a value it does not map counts as changed (fail closed).
-    * Consistent: a cell suppressed, or equal to the target's true value in the same version at
-      the same level; an earlier cell at another level than the target's earlier state is
-      counted as not consistent (fail closed: fewer records).
+    * Linked (review 10 final, H1): a record counts for a changed target only if it is
+      consistent with the target in every stored release that holds the target (held there
+      too, each cell revealed of its state there suppressed or equal to the target's true
+      value in that release, at that release's level) and in the candidate; a record absent
+      from such a release is not counted (fail closed: the recipient may know the target was
+      there). Only the latest stored state would count records an older version rules out.
+      As before, the record's latest state (the cells revealed of it) must also fit the
+      target's latest stored state at the same level: a record that changed in a release not
+      holding the target is not counted either (fail closed: never more than before).
 
     Rows: (combination, changed records, smallest linked consistent set, changed records below
     k), one per combination of `combinations` (lists of QI names); counts only, never a value.
@@ -64,22 +70,38 @@
     where r.release_id in ({% for i in ordered %}{{ dbt_deid.literal(i) }}{{ ', ' if not loop.last }}{% endfor %})
   ),
   {#- each state of each record (its true values and levels; NULL equal to NULL) with the cells
-      any stored release revealed of it, then each record's latest state (one GROUP BY and one
-      window: a self-join of the store took 3.8 times the F4b count at a million records, this 2.6
-      times; docs/living-release.md) -#}
+      any stored release revealed of it and the releases of `ordered` holding it (one GROUP BY
+      of the store's rows), then one row per record with, per release, whether it holds the
+      record, its true values there and those revealed cells (one GROUP BY of the states; a
+      window over the store's rows instead took 1.4 times as long: bench/bench_linked_sql.py) -#}
   deid_states as (
     select record_key
-      {%- for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
+      {%- for q in qis %}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
+      {%- for i in range(1, ordered | length + 1) %}, max(case when deid_rank = {{ i }} then 1 else 0 end) as {{ I('deid_in' ~ i) }}{% endfor %}
       , max(deid_rank) as deid_rank
     from deid_stored
     group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
   ),
+  deid_history as (
+    select record_key
+      {%- for i in range(1, ordered | length + 1) %}
+      , max({{ I('deid_in' ~ i) }}) as {{ I('deid_h' ~ i) }}
+      {%- for q in qis %}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__was') }} end) as {{ I(q ~ '__w' ~ i) }}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__seen') }} end) as {{ I(q ~ '__s' ~ i) }}{% endfor %}
+      {%- endfor %}
+      , max(deid_rank) as deid_rank
+    from deid_states
+    group by record_key
+  ),
+  {#- each record's latest stored state (the latest release holding it): what a change is
+      measured against -#}
   deid_earlier as (
-    select x.* from (
-      select s.*, row_number() over (partition by s.record_key order by s.deid_rank desc) as deid_latest
-      from deid_states as s
-    ) as x
-    where x.deid_latest = 1
+    select h.*
+      {%- for q in qis %}
+      , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then {{ (release_levels.get(rid) or {}).get(q, -1) | int }} {% endfor %}else -1 end as {{ I(q ~ '__lv') }}
+      , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__w' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__was') }}
+      , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__s' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__seen') }}
+      {%- endfor %}
+    from deid_history as h
   ),
   deid_now as (
     select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key
@@ -131,9 +153,17 @@
   )
   {%- for b in combinations %}
   {%- set t_cols = [] -%}{%- set p_cols = [] -%}{%- set on = [] -%}
+  {%- for i in range(1, ordered | length + 1) -%}
+    {%- do t_cols.append(I('deid_h' ~ i)) -%}{%- do p_cols.append(I('deid_h' ~ i)) -%}
+    {%- set fit = [] -%}
+    {%- for q in b -%}
+      {%- do t_cols.append(I(q ~ '__w' ~ i)) -%}{%- do p_cols.append(I(q ~ '__s' ~ i)) -%}
+      {%- do fit.append("(p." ~ I(q ~ '__s' ~ i) ~ " is null or p." ~ I(q ~ '__s' ~ i) ~ " = t." ~ I(q ~ '__w' ~ i) ~ ")") -%}
+    {%- endfor -%}
+    {%- do on.append("(t." ~ I('deid_h' ~ i) ~ " = 0 or (p." ~ I('deid_h' ~ i) ~ " = 1 and " ~ fit | join(' and ') ~ "))") -%}
+  {%- endfor -%}
   {%- for q in b -%}
-    {%- do t_cols.extend([I(q ~ '__lv'), I(q ~ '__was'), I(q ~ '__is')]) -%}
-    {%- do p_cols.extend([I(q ~ '__lv'), I(q ~ '__seen'), I(q ~ '__now')]) -%}
+    {%- do t_cols.extend([I(q ~ '__lv'), I(q ~ '__was'), I(q ~ '__is')]) -%}{%- do p_cols.extend([I(q ~ '__lv'), I(q ~ '__seen'), I(q ~ '__now')]) -%}
     {%- do on.append("(p." ~ I(q ~ '__seen') ~ " is null or (p." ~ I(q ~ '__lv') ~ " = t." ~ I(q ~ '__lv') ~ " and p." ~ I(q ~ '__seen') ~ " = t." ~ I(q ~ '__was') ~ "))") -%}
     {%- do on.append("(p." ~ I(q ~ '__now') ~ " is null or p." ~ I(q ~ '__now') ~ " = t." ~ I(q ~ '__is') ~ ")") -%}
   {%- endfor %}

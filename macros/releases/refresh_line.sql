@@ -103,7 +103,8 @@
   {%- if rows and rows[0][1] and tojson(fromjson(rows[0][1]).get('sample'), sort_keys=true) != tojson((dbt_deid.release_settings() or {}).get('sample'), sort_keys=true) -%}
     {{ return(none) }}
   {%- endif -%}
-  {{ return({'store': store, 'key': key, 'previous': previous.version, 'previous_release_id': previous.release_id, 'previous_name': previous.name}) }}
+  {{ return({'store': store, 'key': key, 'previous': previous.version, 'previous_release_id': previous.release_id, 'previous_name': previous.name,
+             'release_ids': dbt_deid.line_release_ids(cfg, store) | map('string') | sort | list}) }}
 {%- endmacro %}
 
 {#- The release history of the line (next to the published table; found in the graph). -#}
@@ -212,13 +213,15 @@
 {%- endmacro %}
 
 {#- The column lists of the pairs: the QIs, then their earlier, published, revealed columns
-    (dbt_deid.living.pairs.pair_columns). -#}
+    (dbt_deid.living.pairs.pair_columns), then the record's history `deid_history`
+    (dbt_deid.living.pairs.HISTORY). -#}
 {% macro refresh_pair_columns(cfg) -%}
   {%- set out = [] -%}
   {%- for q in cfg.qi_names -%}{%- do out.append(q) -%}{%- endfor -%}
   {%- for s in ['__earlier', '__published', '__revealed'] -%}
     {%- for q in cfg.qi_names -%}{%- do out.append(q ~ s) -%}{%- endfor -%}
   {%- endfor -%}
+  {%- do out.append('deid_history') -%}
   {{ return(out) }}
 {%- endmacro %}
 
@@ -228,7 +231,10 @@
     version when that version holds the state (else the revealed cell). One GROUP BY of the
     store's rows and a window over its states: the previous version's cell is taken in the same
     GROUP BY (a state holds at most one row of a version), not joined back on the key and every
-    true value. -#}
+    true value. `deid_history` (review 10 final, H1; read by the linked guard,
+    dbt_deid.living.linked): per release of the line (`line.release_ids`, sorted), '1' when it
+    holds the record in its latest state, '2' in another state, '0' when it does not hold the
+    record; on the latest state's row only (null on the others). -#}
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
   {%- set prev = dbt_deid.literal(line.previous_release_id) -%}
@@ -243,6 +249,7 @@
       {%- for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %},
       max(case when release_id = {{ prev }} then 1 else 0 end) as deid_in_previous,
       max(release_version) as deid_last_version
+      {%- for rid in line.release_ids %}, max(case when release_id = {{ dbt_deid.literal(rid) }} then 1 else 0 end) as {{ dbt_deid.ident('deid_in_' ~ loop.index) }}{% endfor %}
       {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
       {%- for q in qis %}, max(case when release_id = {{ prev }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__previous') }}{% endfor %}
     from deid_store
@@ -250,6 +257,7 @@
   ),
   deid_states as (
     select s.*, row_number() over (partition by record_key order by deid_in_previous desc, deid_last_version desc) as deid_state_rank
+      {%- for rid in line.release_ids %}, max({{ dbt_deid.ident('deid_in_' ~ loop.index) }}) over (partition by record_key) as {{ dbt_deid.ident('deid_any_' ~ loop.index) }}{% endfor %}
     from deid_states_grouped as s
   ),
   deid_earlier as (
@@ -259,6 +267,7 @@
       , case when s.deid_in_previous = 1 then s.{{ dbt_deid.ident(q ~ '__previous') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
       , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
       {%- endfor %}
+      , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then '2' else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
     from deid_states as s
   )
 {%- endmacro %}
@@ -277,7 +286,7 @@
     cross join {{ line.key }} as k
   )
   select c.*
-    {%- for s in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}, e.{{ dbt_deid.ident(q ~ s) }}{% endfor %}{% endfor %}
+    {%- for s in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}, e.{{ dbt_deid.ident(q ~ s) }}{% endfor %}{% endfor %}, e.deid_history
   from deid_current as c
   left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
 {%- endmacro %}
@@ -300,12 +309,12 @@
   ),
   deid_pair_rows as (
     select {% for q in cfg.qi_names %}c.{{ dbt_deid.ident(q) }}, {% endfor %}
-      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}{{ ', ' if not (loop.last and s2 == '__revealed') }}{% endfor %}{% endfor %}
+      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}e.deid_history
     from deid_current as c
     left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
     union all
     select {% for q in cfg.qi_names %}cast(null as {{ s }}), {% endfor %}
-      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}{{ ', ' if not (loop.last and s2 == '__revealed') }}{% endfor %}{% endfor %}
+      {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}cast(null as {{ s }})
     from deid_earlier as e
     where e.deid_state_rank > 1
        or not exists (select 1 from deid_current as c where c.deid_record_key = e.record_key)

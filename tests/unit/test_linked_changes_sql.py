@@ -112,21 +112,83 @@ def test_a_cell_revealed_by_an_older_version_counts(execute):
 
 @pytest.mark.parametrize("seed", range(16))
 def test_the_sql_agrees_with_the_reference(execute, seed):
+    """Two to four versions (the last the candidate): records dropped and re-added, values
+    corrected in any version, cells suppressed at random."""
     rng = random.Random(seed)
     n = rng.randint(6, 40)
     ages, codes = ["21", "25", "33", MISSING], ["a1", "a2", "b1"]
     truth = {r: (rng.choice(ages), rng.choice(codes)) for r in range(n)}
-    held1 = {r: v for r, v in truth.items() if rng.random() < 0.9}
-    held2 = {r: ((rng.choice(ages), v[1]) if rng.random() < 0.2 else
-                 (v[0], rng.choice(codes)) if rng.random() < 0.1 else v)
-             for r, v in truth.items() if rng.random() < 0.9}
-    p1, p2 = rng.choice([0.0, 0.2, 0.5]), rng.choice([0.0, 0.2, 0.5])
-    v1 = release(LEVELS, held1, {(r, q) for r in held1 for q in COLUMNS if rng.random() < p1})
-    v2 = release(LEVELS, held2, {(r, q) for r in held2 for q in COLUMNS if rng.random() < p2})
+    versions = []
+    for _ in range(rng.randint(2, 4)):
+        truth = {r: ((rng.choice(ages), v[1]) if rng.random() < 0.15 else
+                     (v[0], rng.choice(codes)) if rng.random() < 0.1 else v)
+                 for r, v in truth.items()}
+        held = {r: v for r, v in truth.items() if rng.random() < 0.9}
+        p = rng.choice([0.0, 0.2, 0.5])
+        versions.append(release(LEVELS, held, {(r, q) for r in held for q in COLUMNS
+                                               if rng.random() < p}))
     combinations = [COLUMNS, ["age"], ["diag"]]
     k = rng.choice([2, 3, 5])
-    assert _linked(execute, [v1, v2], combinations, k) == linked_figures(
-        COLUMNS, v1[1], v2[1], combinations, k)
+    assert _linked(execute, versions, combinations, k) == linked_figures(
+        COLUMNS, [r for _lv, r in versions], combinations, k)
+
+
+def _three_versions(levels2: dict[str, int], late: dict[int, tuple[str, str]]
+                    ) -> list[tuple[dict, dict]]:
+    """Review 10 final, H1: records 0-4 (21, a1), 5-9 (25, a1), 10-14 (33, a1) at ``LEVELS``;
+    version 2 at ``levels2`` with the records ``late`` added and records 5-9 corrected
+    together to 21 (equal levels) or their ages suppressed (mixed); version 3 corrects
+    record 0 from 21 to 33 and suppresses the ages of 5-9."""
+    first = {**{r: ("21", "a1") for r in range(5)}, **{r: ("25", "a1") for r in range(5, 10)},
+             **{r: ("33", "a1") for r in range(10, 15)}}
+    hide = {(r, "age") for r in range(5, 10)}
+    if levels2 == LEVELS:
+        second = {**first, **{r: ("21", "a1") for r in range(5, 10)}}
+        v2 = release(LEVELS, second)
+    else:
+        second = {**first, **late}
+        v2 = release(levels2, second, hide)
+    return [release(LEVELS, first), v2, release(levels2, {**second, 0: ("33", "a1")}, hide)]
+
+
+def test_an_older_version_rules_records_out_at_equal_levels(execute):
+    """(a) Each version alone has classes of five and more, version 2's change passes (five
+    records corrected together), but across the three versions only record 0 is consistent
+    with it: 5-9 showed 25 in version 1, 1-4 show 21 in version 3, 10-14 showed 33 in
+    version 1 where record 0 was 21. The latest stored state alone counted 6."""
+    v1, v2, v3 = _three_versions(LEVELS, {})
+    assert _linked(execute, [v1, v2], [COLUMNS], 5) == {"age+diag": (5, 5, 0)}
+    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5)
+    assert figures == {"age+diag": (1, 1, 1)}
+    assert _linked(execute, [v1, v2, v3], [COLUMNS], 5) == figures
+
+
+def test_an_older_version_at_another_level_rules_records_out(execute):
+    """(b) Mixed levels: version 1 at diag codes, versions 2 and 3 at blocks (five records
+    (33, a2) added), the ages of 5-9 suppressed in both; record 0 corrected 21 -> 33 in
+    version 3. Version 1 shows 5-9 at 25 and 10-14 at 33 where record 0 was 21: its linked
+    set is itself alone."""
+    blocks = {"age": 0, "diag": 1}
+    v1, v2, v3 = _three_versions(blocks, {r: ("33", "a2") for r in range(15, 20)})
+    levels = [lv for lv, _r in (v1, v2, v3)]
+    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels)
+    assert figures == {"age+diag": (1, 1, 1)}
+    assert _linked(execute, [v1, v2, v3], [COLUMNS], 5, hierarchy="hierarchy") == figures
+
+
+def test_a_record_absent_from_a_version_holding_the_target_is_not_counted(execute):
+    """Records added after the target was first published are ruled out by a recipient who
+    knows it was there (fail closed): record 0 corrected in version 2, the six records that
+    fit its values joined in version 2 only (their ages suppressed there; shown in version 3)."""
+    truth = {r: ("21", "a1") for r in range(6)}
+    later = {**truth, **{r: ("33", "a1") for r in range(6, 12)}}
+    v1 = release(LEVELS, truth)
+    v2 = release(LEVELS, later, {(r, "age") for r in range(1, 12)})
+    v3 = release(LEVELS, {**later, 0: ("33", "a1")}, {(r, "age") for r in range(1, 6)})
+    assert _linked(execute, [v2, v3], [COLUMNS], 5) == {"age+diag": (1, 12, 0)}
+    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5)
+    assert figures == {"age+diag": (1, 6, 0)}
+    assert _linked(execute, [v1, v2, v3], [COLUMNS], 5) == figures
 
 
 def test_a_change_at_another_level_is_counted_through_the_hierarchy(execute):
@@ -153,3 +215,26 @@ def test_a_store_without_a_qis_columns_counts_every_record_as_changed(execute):
     assert _linked(execute, [v1, v2], [COLUMNS], 5) == {"age+diag": (0, None, 0)}
     assert _linked(execute, [v1, v2], [COLUMNS], 5, drop=("diag", "diag__generalized")) == {
         "age+diag": (6, 6, 0)}
+
+
+def test_the_gate_accepts_what_the_refresh_guard_published(execute):
+    """The refresh's guard (living/linked.py) and the gate count alike (review 10 final, H1):
+    a line whose v2 corrected 3 records and whose v3 refresh corrects another; the guard
+    recruits only records every version holding the target shows consistent, and the SQL over
+    the stored v1 and v2 finds the change hidden among k."""
+    from tests.living_line import releases
+    from tests.unit.test_living_linked_history import K, line_with_an_earlier_correction
+
+    line, truths, _results = line_with_an_earlier_correction()
+    versions = [(LEVELS, v) for v in releases(line, truths)]
+    assert linked_violations(COLUMNS, [v for _lv, v in versions], [COLUMNS], K) == []
+    changed, smallest, below = _linked(execute, versions, [COLUMNS], K)["age+diag"]
+    assert (changed, below) == (1, 0) and smallest >= K
+    # the same v3 with the records v1 rules out recruited instead (what a guard reading the
+    # latest state only published): the gate refuses it
+    v3 = dict(versions[2][1])
+    for rid in (3, 4):
+        v3[rid] = ((v3[rid][1][0], v3[rid][0][1]), v3[rid][1])
+    for rid in (6, 7):
+        v3[rid] = ((None, v3[rid][0][1]), v3[rid][1])
+    assert _linked(execute, [*versions[:2], (LEVELS, v3)], [COLUMNS], K)["age+diag"] == (1, 1, 1)

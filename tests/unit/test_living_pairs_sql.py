@@ -93,7 +93,8 @@ def _render(macro: str) -> str:
 
     call = macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context)
     cfg = {"qi_names": QIS, "record_id": "rid"}
-    line = {"store": "store", "key": "k", "previous_release_id": PREVIOUS}
+    line = {"store": "store", "key": "k", "previous_release_id": PREVIOUS,
+            "release_ids": ["r1", "r2"]}
     return str(call(macro)(cfg, "gen", line))
 
 
@@ -102,7 +103,9 @@ def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
     record key and true tuple (a state), the finest cell any version revealed (`revealed`); the
     record's latest state is the one in the previous version, else the one last published;
     `published` is the previous version's cell when it holds that state, else `revealed`;
-    every state that is not a current record's latest one is a row with null current values."""
+    every state that is not a current record's latest one is a row with null current values.
+    `deid_history` (a current record's latest state only): per release of the line, sorted,
+    '1' when it holds the latest state, '2' another state, '0' not the record."""
     states: dict[tuple[int, tuple], dict[str, Any]] = {}
     for rid, version, record, cells in STORE:
         if rid == "rx":
@@ -130,20 +133,30 @@ def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
         published = s["previous"] if s["previous"] is not None else s["revealed"]
         return (*true, *published, *s["revealed"])
 
+    def history(record: int) -> str:
+        held = {(rid, t) for rid, _v, r, cells in STORE if r == record and rid != "rx"
+                for t in [tuple(cells[q][1] for q in QIS)]}
+        out = ""
+        for rid in ("r1", "r2"):
+            there = [t for r, t in held if r == rid]
+            out += "0" if not there else "1" if there[0] == latest[record][1] else "2"
+        return out
+
     for record, values in CURRENT.items():
         current = tuple(values[q] for q in QIS)
         if record in latest:
             earlier = columns(record, latest[record][1])
         else:
             earlier = (None,) * (3 * len(QIS))
-        pairs[(*current, *earlier)] += 1
+        pairs[(*current, *earlier, history(record) if record in latest else None)] += 1
         per_record[record] = dict(zip(
             [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS],
             earlier, strict=True))
+        per_record[record]["deid_history"] = history(record) if record in latest else None
     for record, true in states:
         if record in CURRENT and latest[record][1] == true:
             continue
-        pairs[((None,) * len(QIS)) + columns(record, true)] += 1
+        pairs[((None,) * len(QIS)) + columns(record, true) + (None,)] += 1
     return pairs, per_record
 
 
@@ -160,6 +173,7 @@ def test_each_current_record_carries_its_pair_columns() -> None:
     con = _con()
     sql = _render("default__refresh_records_sql")
     names = [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS]
+    names.append("deid_history")
     rows = con.execute(f"select rid, {', '.join(names)} from ({sql}) as x order by rid").fetchall()
     _, expected = _expected()
     assert [r[0] for r in rows] == sorted(CURRENT)

@@ -11,6 +11,16 @@ new-version cell, against the target's earlier and current true values. Only rec
 both before and now are candidates (kept records and other changed ones): a recipient who knows
 the target was published before rules out new records, and one who knows it is current rules
 out deleted ones, so the count is a lower bound on what the recipient is left with.
+
+Every version, not only the latest (review 10 final, H1): a recipient holds every stored release,
+so a record counts only if it is consistent with the target in every stored release holding
+the target (the rule of the gate's SQL twin, ``macros/gates/linked_changes_sql.sql``). The pairs'
+history (:data:`dbt_deid.living.pairs.HISTORY`) tells which releases hold each record and
+whether in its latest state: a record counts only if every release holding the target holds it
+in its latest state (its revealed cells, checked against the target's latest stored state),
+and a target some release holds in an older state gets no other record counted (its older values
+are not in the pairs: fail closed; the guard cannot recruit for it, and the gate, which reads
+them, decides). This never counts more than the gate does.
 """
 
 from __future__ import annotations
@@ -37,23 +47,51 @@ class LinkedCheck:
     records_below_k: int
 
 
+def _history_fits(target: str | None, labels: Sequence[str]) -> np.ndarray:
+    """Per history label, whether a record with it may count for a target with history
+    ``target``: held in its latest state in every release holding the target (``1`` there),
+    and the target held in no release in an older state (else none)."""
+    if target is None or "2" in target:
+        return np.zeros(len(labels), dtype=bool)
+    need = [i for i, c in enumerate(target) if c == "1"]
+    return np.array([len(h) == len(target) and all(h[i] == "1" for i in need)
+                     for h in labels], dtype=bool)
+
+
+def _history_mask(inp: RefreshInput, target_code: int, rows_src: np.ndarray) -> np.ndarray:
+    """Rows (pairs rows ``rows_src``) whose history fits the target's (:func:`_history_fits`);
+    a row without history fits no target."""
+    target = inp.history_labels[target_code] if target_code >= 0 else None
+    fits = np.append(_history_fits(target, inp.history_labels), False)  # -1: no history
+    return fits[inp.history[rows_src]]
+
+
 def linked_counts(work: WorkTable, inp: RefreshInput, cols: Sequence[int]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The new-version rows of changed records and, for each, the records present before and
-    now whose earlier and new cells are consistent with its earlier and current values."""
+    now whose stored history fits its own (:func:`_history_fits`) and whose earlier and new
+    cells are consistent with its earlier and current values."""
     rows = work.rows("V")
     status = inp.status[work.src[rows]]
     both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
     targets = both[inp.status[work.src[both]] == Status.CHANGED]
+    counts = np.zeros(len(targets), dtype=np.int64)
     if len(targets) == 0:
-        return targets, np.zeros(0, dtype=np.int64)
+        return targets, counts
     idx = list(cols)
     pub = np.hstack([inp.revealed[work.src[both]][:, idx], work.codes[both][:, idx]])
     truth = np.hstack([inp.earlier[work.src[targets]][:, idx],
                        inp.current[work.src[targets]][:, idx]])
     cards = [len(work.labels[j]) for j in idx] * 2
-    counts = coded_consistent_counts(truth.astype(np.int64), pub.astype(np.int64), cards,
-                                     work.counts[both])
+    t_hist = inp.history[work.src[targets]]
+    for h in np.unique(t_hist).tolist():
+        sel = t_hist == h
+        ok = _history_mask(inp, int(h), work.src[both])
+        if not ok.any():  # none known to fit (an older state): the target itself, a lower bound
+            counts[sel] = 1
+            continue
+        counts[sel] = coded_consistent_counts(
+            truth[sel].astype(np.int64), pub[ok].astype(np.int64), cards, work.counts[both][ok])
     return targets, counts
 
 
@@ -69,7 +107,8 @@ def guard_changed(work: WorkTable, inp: RefreshInput, combinations: Sequence[Seq
     A changed record's own cells do not count here (the recipient knows its values): what
     hides it is other records present before and now whose earlier cells are consistent with
     its earlier values and whose new cells are consistent with its current ones. Such records
-    are recruited among those whose earlier cells are consistent with its earlier values by
+    are recruited among those whose history fits its own (:func:`_history_fits`) and whose
+    earlier cells are consistent with its earlier values by
     suppressing, in the new version only, their cells that contradict its current values
     (reveals nothing: the combined view keeps their earlier cells), fewest cells first, then by
     row (a stable key). Returns the record cells suppressed (0: nothing more can be done).
@@ -81,21 +120,24 @@ def guard_changed(work: WorkTable, inp: RefreshInput, combinations: Sequence[Seq
         bad = targets[counts < k]
         if len(bad) == 0:
             continue
-        pairs = np.hstack([inp.earlier[work.src[bad]][:, idx], inp.current[work.src[bad]][:, idx]])
+        pairs = np.hstack([inp.earlier[work.src[bad]][:, idx], inp.current[work.src[bad]][:, idx],
+                           inp.history[work.src[bad]][:, None]])
         uniq, first = np.unique(pairs, axis=0, return_index=True)
         need = k - counts[counts < k][first]
         for (a_b, n) in zip(uniq, need.tolist(), strict=True):
-            cells += _recruit(work, inp, idx, a_b[: len(idx)], a_b[len(idx):], n)
+            cells += _recruit(work, inp, idx, a_b[: len(idx)], a_b[len(idx): 2 * len(idx)],
+                              int(a_b[-1]), n)
     return cells
 
 
 def _recruit(work: WorkTable, inp: RefreshInput, idx: list[int], a: np.ndarray, b: np.ndarray,
-             need: int) -> int:
+             history: int, need: int) -> int:
     rows = work.rows("V")
     status = inp.status[work.src[rows]]
     both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
     late = work.codes[np.ix_(both, idx)]
-    fits = _consistent(inp.revealed[work.src[both]][:, idx], a) & ~_consistent(late, b)
+    fits = (_consistent(inp.revealed[work.src[both]][:, idx], a) & ~_consistent(late, b)
+            & _history_mask(inp, history, work.src[both]))
     cand = both[fits]
     if len(cand) == 0:
         return 0

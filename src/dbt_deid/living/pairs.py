@@ -17,6 +17,14 @@ one ``GROUP BY``). Per quasi-identifier ``q`` the frame has three columns:
 and a count column. Earlier states of records that changed in an earlier refresh, and deleted
 records, come as rows without current values: they stay in the combined view.
 
+An optional column ``deid_history`` (:data:`HISTORY`; the warehouse always gives it) tells, on a
+current record's row, which stored releases of the line hold the record: one character per
+release (the line's release ids, sorted), ``1`` when it holds the record's latest state, ``2``
+another state, ``0`` not the record (null on other rows). The linked guard
+(:mod:`dbt_deid.living.linked`) reads it: a record counts for a changed record only if it is held,
+in its latest state, in every release that holds the changed record (review 10 final, H1). A
+frame without the column is read as one stored release.
+
 A missing original value is data (the missing label, a string), so a null true value only ever
 means "absent".
 """
@@ -38,6 +46,7 @@ EARLIER = "__earlier"
 PUBLISHED = "__published"
 REVEALED = "__revealed"
 SUFFIXES = (EARLIER, PUBLISHED, REVEALED)
+HISTORY = "deid_history"
 
 
 class Status(IntEnum):
@@ -56,7 +65,9 @@ class RefreshInput:
     Row ``i`` stands for ``counts[i]`` records and is row ``origin[i]`` of the input frame.
     ``current`` holds the current true values (rows of GONE records: -1), ``earlier`` the
     stored true values (rows of NEW records: -1), ``published`` the previous version's cells
-    and ``revealed`` the earlier combined cells.
+    and ``revealed`` the earlier combined cells. ``history`` codes each row's ``deid_history``
+    (an index into ``history_labels``; -1 = null), ``has_history`` tells whether the frame had
+    the column (then it is part of the map's key).
     """
 
     columns: list[str]
@@ -68,6 +79,9 @@ class RefreshInput:
     counts: np.ndarray
     status: np.ndarray
     origin: np.ndarray
+    history: np.ndarray
+    history_labels: list[str]
+    has_history: bool = False
 
     def records(self, status: Status) -> int:
         return int(self.counts[self.status == status].sum())
@@ -149,6 +163,21 @@ def read_pairs(
     if ((published != SUPPRESSED) & (revealed == SUPPRESSED)).any():
         raise DataError("refresh pairs: a previous version's cell is not among the revealed"
                         " cells: the store is inconsistent")
+    has_history = HISTORY in frame.columns
+    if has_history:
+        codes, uniq = pd.factorize(frame[HISTORY], use_na_sentinel=True)
+        history_labels = [str(v) for v in uniq]
+        history = codes.astype(np.int64)
+        bad = [h for h in history_labels if set(h) - {"0", "1", "2"}]
+        if bad or len({len(h) for h in history_labels}) > 1:
+            raise DataError(f"refresh pairs: {HISTORY} holds {len(bad)} value(s) other than"
+                            " one character 0, 1 or 2 per release, or values of different"
+                            " lengths: the store is inconsistent")
+        if (in_store & in_current & (history < 0)).any():
+            raise DataError(f"refresh pairs: a stored current record has no {HISTORY}")
+    else:  # one stored release: every stored record held there in its latest state
+        history_labels = [""]
+        history = np.where(in_store & in_current, 0, -1).astype(np.int64)
     status = np.full(len(frame), Status.KEPT, dtype=np.int8)
     status[in_current & in_store & (current != earlier).any(axis=1)] = Status.CHANGED
     status[~in_store] = Status.NEW
@@ -157,8 +186,11 @@ def read_pairs(
     # returned them in: ties are broken by these keys, never by row order.
     cards = [len(lab) for lab in labels]
     keys = [row_keys(part, cards) for part in (revealed, published, earlier, current)]
-    order = np.lexsort((counts, *keys, status))
+    rank = np.argsort(np.argsort(np.array(history_labels, dtype=object), kind="stable"))
+    hist_key = np.append(rank, -1)[history]  # -1 (null) indexes the appended -1
+    order = np.lexsort((counts, hist_key, *keys, status))
     return RefreshInput(
         cols, labels, current[order], earlier[order], published[order], revealed[order],
-        counts[order], status[order], order.astype(np.int64),
+        counts[order], status[order], order.astype(np.int64), history[order],
+        history_labels, has_history,
     )

@@ -42,7 +42,7 @@ from dbt_deid.living.algorithm import (
     propagate_current,
 )
 from dbt_deid.living.linked import LinkedCheck, guard_changed, linked_checks
-from dbt_deid.living.pairs import RefreshInput, Status, pair_columns, read_pairs
+from dbt_deid.living.pairs import HISTORY, RefreshInput, Status, pair_columns, read_pairs
 from dbt_deid.living.views import FREE, KEPT_V, WorkTable
 from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
@@ -171,8 +171,16 @@ class RefreshResult:
         table = PatternTable(list(w.columns), w.codes[rows], w.counts[rows], list(w.labels),
                              p.origin[w.src[rows]])
         coded = np.hstack([p.current, p.earlier, p.published, p.revealed]).astype(np.int32)
-        source = PatternTable(pair_columns(w.columns), coded, p.counts, list(w.labels) * 4,
-                              p.origin)
+        names, labels = pair_columns(w.columns), list(w.labels) * 4
+        if p.has_history:  # the map is keyed by the record's history too (living.pairs)
+            order = np.argsort(np.array(p.history_labels, dtype=object), kind="stable")
+            rank = np.empty(len(order), dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
+            hist = np.append(rank, np.int32(SUPPRESSED))[p.history]  # -1 (null): SUPPRESSED
+            coded = np.hstack([coded, hist.astype(np.int32)[:, None]])
+            names = [*names, HISTORY]
+            labels = [*labels, np.array([p.history_labels[i] for i in order], dtype=object)]
+        source = PatternTable(names, coded, p.counts, labels, p.origin)
         return SuppressionResult(table, source, self.k, self.combinations, SuppressionStats(),
                                  self.verify_combinations)
 

@@ -1,0 +1,141 @@
+"""Benchmark of the gate's linked check of changed records (macros/gates/linked_changes_sql.sql):
+not a test.
+
+    nice -n 19 .venv/bin/python bench/bench_linked_sql.py [--rows 300000] [--changed 0.001]
+        [--versions 2 5] [--baseline cd7e34a] [--repeat 2]
+
+A synthetic line on DuckDB in memory: ``--rows`` records over four QIs (province 13 values, age
+20, gender 2, diagnosis 300), every record in each of ``--versions`` stored releases (10% of
+each QI's cells suppressed at random per release, 0.1% of the records with another age in one
+stored release than in the others), and a candidate in which ``--changed`` of the records have
+another age; two combinations at k = 5. Three queries run on the same tables, alternated
+``--repeat`` times, the best of each kept:
+
+* the linked check of this tree (review 10 final, H1: every stored release holding the target);
+* the same macro at ``--baseline`` (a git revision: the latest-state check of before H1);
+* the F4b count (``changed_shared_records_sql``, the query the gate runs before it on the same
+  path) as a yardstick.
+
+Prints seconds and the ratios against the baseline and the F4b count. The machine may be
+shared: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.macro_render import macro_caller  # noqa: E402
+
+QIS = ["province", "age", "gender", "mrdx"]
+EXPR = ["i % 13", "(i // 13) % 20", "i % 2", "(i * 7919) % 300"]
+COMBINATIONS = [["province", "age", "gender"], ["age", "gender", "mrdx"]]
+KEY = "md5(k.key_value || '|' || cast(t.rid as varchar))"
+
+
+def _tables(con: duckdb.DuckDBPyConnection, rows: int, versions: int, changed: float) -> None:
+    con.execute("create or replace table deid_key as select 'kkk' as key_value")
+    sel = ", ".join(f"cast(({e}) as varchar) as {q}, cast(({e}) as varchar) as {q}__generalized"
+                    for q, e in zip(QIS, EXPR, strict=True))
+    con.execute(f"create or replace table base as select i as rid, {sel} from range({rows}) t(i)")
+    con.execute("drop table if exists store")
+    for v in range(versions):
+        cells = ", ".join(
+            f"case when hash(t.rid, 'r{v}{q}') % 10 = 0 then null else {val} end as {q},"
+            f" {val} as {q}__generalized"
+            for q in QIS
+            for val in [f"case when t.rid % 1000 = 7 and {v} = 0 then cast((cast(t.{q} as int)"
+                        f" + 3) % 20 as varchar) else t.{q} end" if q == "age" else f"t.{q}"])
+        head = "create table store as" if v == 0 else "insert into store"
+        con.execute(f"{head} select {KEY} as record_key, 'r{v}' as release_id, {cells}"
+                    " from base t cross join deid_key k")
+    con.execute("create or replace table truth as select * from base")
+    every = max(int(round(1 / changed)), 1)
+    con.execute("update truth set age = cast((cast(age as int) + 7) % 20 as varchar),"
+                f" age__generalized = cast((cast(age as int) + 7) % 20 as varchar)"
+                f" where rid % {every} = 0")
+
+
+def _caller(con: duckdb.DuckDBPyConnection, files: list[Path]) -> Any:
+    def context(call: Any) -> dict[str, Any]:
+        return {
+            "dbt_deid": SimpleNamespace(
+                own=lambda m: m, ident=lambda n: n, literal=lambda v: "'" + str(v) + "'",
+                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
+                                                    f" cast({e} as varchar))"),
+                level_map_sql=call("level_map_sql")),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(
+                dispatch=lambda n, p: call("default__" + n),
+                get_columns_in_relation=lambda rel: [
+                    SimpleNamespace(name=r[0]) for r in con.execute(
+                        "select column_name from information_schema.columns"
+                        f" where table_name = '{rel}'").fetchall()]),
+        }
+    return macro_caller(files, context)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=300_000)
+    parser.add_argument("--changed", type=float, default=0.001)
+    parser.add_argument("--versions", type=int, nargs="+", default=[2, 5])
+    parser.add_argument("--baseline", default="cd7e34a", help="git revision of the baseline")
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args(argv)
+    gates = REPO / "macros" / "gates"
+    old = subprocess.run(["git", "-C", str(REPO), "show",
+                          f"{args.baseline}:macros/gates/linked_changes_sql.sql"],
+                         check=True, capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory(prefix="bench-linked-") as tmp:
+        old_file = Path(tmp) / "linked_changes_sql.sql"
+        old_file.write_text(old)
+        con = duckdb.connect()
+        cfg = {"released_qis": QIS, "missing_label": "<missing>", "record_id": "rid"}
+        lv = {q: 0 for q in QIS}
+        print(f"bench_linked_sql: {args.rows} records, {args.changed:.2%} changed,"
+              f" DuckDB {duckdb.__version__}, baseline {args.baseline}")
+        for versions in args.versions:
+            _tables(con, args.rows, versions, args.changed)
+            ordered = [f"r{v}" for v in range(versions)]
+            levels = {r: lv for r in ordered}
+            sql = {}
+            for name, files in (("fixed", [gates / "linked_changes_sql.sql"]),
+                                ("baseline", [old_file])):
+                call = _caller(con, [*files, gates / "level_map_sql.sql",
+                                     gates / "combined_releases.sql"])
+                sql[name] = str(call("linked_changes_sql")(
+                    cfg, "truth", "deid_key", "store", ordered, levels, lv, COMBINATIONS, 5,
+                    None))
+            sql["F4b count"] = str(call("changed_shared_records_sql")(
+                cfg, "truth", "deid_key", "store", ordered, QIS))
+            best: dict[str, float] = {}
+            rows: dict[str, list] = {}
+            for _ in range(args.repeat):
+                for name, query in sql.items():
+                    t = time.perf_counter()
+                    rows[name] = con.execute(query).fetchall()
+                    best[name] = min(best.get(name, float("inf")), time.perf_counter() - t)
+            print(f"  {versions} stored versions: fixed {best['fixed']:.2f} s"
+                  f" {rows['fixed']}; baseline {best['baseline']:.2f} s {rows['baseline']};"
+                  f" F4b count {best['F4b count']:.2f} s")
+            print(f"    fixed / baseline {best['fixed'] / best['baseline']:.2f};"
+                  f" fixed / F4b {best['fixed'] / best['F4b count']:.2f};"
+                  f" baseline / F4b {best['baseline'] / best['F4b count']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
