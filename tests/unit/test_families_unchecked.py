@@ -18,11 +18,14 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
 from dbt_deid import config
 from dbt_deid.errors import ConfigError
+from dbt_deid.suppression import run_suppression
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE: dict[str, Any] = yaml.safe_load(
@@ -150,3 +153,47 @@ def test_the_demo_and_integration_releases_resolve_with_their_propagation() -> N
             ("cmg", "mrdx"), ("diag_block", "diag_chapter"), ("diag_block", "mrdx"),
             ("diag_chapter", "diag_block"), ("diag_chapter", "mrdx"), ("short_cci", "cci_code")]
     assert config.parse_release(BASE).propagation() == []
+
+
+def _ages(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """5-, 10- and 20-year bins of one age (nested), with two demographics."""
+    age = rng.integers(0, 100, size=n)
+    return pd.DataFrame({
+        "prov": rng.choice(["E", "W", "C", "N"], size=n, p=[0.4, 0.3, 0.2, 0.1]),
+        "gender": rng.choice(["F", "M"], size=n),
+        "a5": [f"{a // 5 * 5}" for a in age], "a10": [f"{a // 10 * 10}" for a in age],
+        "a20": [f"{a // 20 * 20}" for a in age]})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_middle_level_never_shows_a_suppressed_adversary_level(seed: int) -> None:
+    """F2 on the suppression itself (no dbt): an adversary knowing the 20-year bin (Q) reads the
+    published 10-year bin too; every record stays consistent with k published rows (a row is
+    consistent when each cell is suppressed or agrees, the 10-year cell inside the target's
+    20-year bin). Before the fix the 10-year bin kept its cell where the 20-year one was
+    suppressed and some records were consistent with fewer than k rows."""
+    data = _ages(np.random.default_rng(seed), 500)
+    qis = {q: {"column": "age"} for q in ("a5", "a10", "a20")}
+    cfg = config.parse_release({
+        "source": "src", "record_id": "id", "max_suppression": 1.0, "tau": 0.2,
+        "quasi_identifiers": {"prov": {}, "gender": {}, **qis},
+        "hierarchical_qis": {"age": {"levels": ["a5", "a10", "a20"], "adversary_level": "a20"}}})
+    result = run_suppression(
+        data, cfg.k, cfg.combinations, count_column=None, propagation=cfg.propagation(),
+        columns=cfg.qi_names, verify_combinations=cfg.verified_combinations(),
+        families=cfg.families)
+    got = result.published().iloc[np.argsort(result.table.origin, kind="stable")]
+    got = got.reset_index(drop=True)
+    pub = got[["prov", "gender", "a20", "a10"]].to_numpy(dtype=object)
+    a10_as_20 = np.array([None if pd.isna(v) else str(int(v) // 20 * 20) for v in pub[:, 3]],
+                         dtype=object)
+
+    def consistent(col: np.ndarray, value: str) -> np.ndarray:
+        return pd.isna(col) | (col == value)
+
+    smallest = min(
+        int((consistent(pub[:, 0], t.prov) & consistent(pub[:, 1], t.gender)
+             & consistent(pub[:, 2], t.a20) & consistent(a10_as_20, t.a20)).sum())
+        for t in data.drop_duplicates(["prov", "gender", "a20"]).itertuples())
+    assert smallest >= cfg.k
+    assert got.loc[got["a20"].isna(), "a10"].isna().all()
