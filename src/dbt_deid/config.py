@@ -23,6 +23,7 @@ from dbt_deid.attribute_remedy import check_remedy
 from dbt_deid.errors import ConfigError
 from dbt_deid.families import (
     Family,
+    check_unchecked_levels,
     generate_combinations,
     parse_family,
     propagation_pairs,
@@ -153,8 +154,10 @@ class ReleaseConfig:
         return self.extra.get("_explicit_combinations")
 
     def propagation(self) -> list[tuple[str, str]]:
-        """(source, target) suppression propagation pairs of the hierarchical QIs."""
-        return propagation_pairs(self.families)
+        """(source, target) suppression propagation pairs of the hierarchical QIs (a finer level
+        over a verified level's source column is among its targets)."""
+        columns = {n: q.source_column.lower() for n, q in self.quasi_identifiers.items()}
+        return propagation_pairs(self.families, columns)
 
     def released_qis(self) -> list[str]:
         """QIs in the published table (family levels finer than M are not released)."""
@@ -442,18 +445,21 @@ def check_attribute_disclosure(raw: Mapping[str, Any]) -> None:
 
 def _check_protected(cfg: ReleaseConfig) -> None:
     """Every released QI is in a verified combination: a QI that no combination covers would be
-    published exactly, with no check at all (fail closed). Levels of a hierarchical QI are
-    covered by their family: El Emam et al. 2011 Table 4 publishes levels finer than the adversary's
-    level Q, protected by propagation from the verified levels."""
+    published exactly, with no check at all (fail closed). A level of a hierarchical QI may be
+    left out only where propagation protects it (El Emam et al. 2011 Table 4 publishes levels
+    finer than the adversary's level Q "except when it generalizes to a suppressed value"):
+    :func:`dbt_deid.families.check_unchecked_levels` (review r11, F1: before, every family level
+    counted as covered, and a coarser sibling or a one-level family was published unchecked)."""
     covered = {q for b in cfg.verified_combinations() for q in b}
-    covered |= {lv for f in cfg.families for lv in f.levels}
-    unprotected = [q for q in cfg.released_qis() if q not in covered]
+    family_levels = {lv for f in cfg.families for lv in f.levels}
+    unprotected = [q for q in cfg.released_qis() if q not in covered | family_levels]
     if unprotected:
         raise ConfigError(
             f"combinations: quasi-identifier(s) {', '.join(unprotected)} are released but in no"
             " combination, so nothing would protect them; add them to a combination (or make"
             " them pass_through if they are not quasi-identifiers)"
         )
+    check_unchecked_levels(cfg.families, covered, cfg.propagation())
 
 
 _DATACLASS_SETTINGS = (
@@ -513,10 +519,12 @@ def _check_shared_columns(
     qis: Mapping[str, QuasiIdentifier], families: Sequence[Family]
 ) -> None:
     """Two quasi-identifiers may read one source column only as levels of one hierarchical QI
-    family: there a suppressed level is propagated to the levels derived from the same value
-    (El Emam et al. 2011, "Disclosing All Levels of the Hierarchy", Table 5). Anywhere else each
-    would be suppressed on its own, and a cell suppressed in one column would stay readable in
-    the other (review r10, D1)."""
+    family: there a suppressed verified level is also suppressed in the finer levels over its
+    column (El Emam et al. 2011, "Disclosing All Levels of the Hierarchy", Table 4), and a level
+    in no verified combination is refused unless that propagation protects it
+    (:func:`dbt_deid.families.check_unchecked_levels`; review r11). Anywhere else each would be
+    suppressed on its own, and a cell suppressed in one column would stay readable in the other
+    (review r10, D1)."""
     family_of = {lv: f.name for f in families for lv in f.levels}
     first: dict[str, str] = {}
     for name, q in qis.items():
@@ -528,8 +536,9 @@ def _check_shared_columns(
                 f"quasi_identifiers.{name}.column reads {q.source_column!r}, which"
                 f" quasi_identifiers.{other} also reads: each would be suppressed on its own, so a"
                 f" value suppressed in one would stay readable in the other. Release one of them,"
-                f" or make both levels of one hierarchical_qis family (its suppression is"
-                f" propagated between the levels)"
+                f" or make both levels of one hierarchical_qis family, finest first (a suppressed"
+                f" level is then suppressed in the finer levels over its column; each level must"
+                f" be in a combination unless that suppression protects it)"
             )
 
 

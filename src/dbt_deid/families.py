@@ -19,8 +19,17 @@ combinations cross the demographic QIs with one evaluated level of each family (
 
 Propagation (applied to the pattern table, repeated with the suppression until stable): when an
 evaluated level is suppressed in a record, every released level finer than it (from which it can
-be derived) is suppressed, and every level that generalizes it in the total order is suppressed
-(Table 5: block suppressions carried to chapter), so those levels need no evaluation of their own.
+be derived: the finest level, the ``generalizes`` chain below it, and every finer level over the
+same source column) is suppressed, and every level that generalizes it in the total order is
+suppressed (Table 5: block suppressions carried to chapter), so those levels need no evaluation
+of their own.
+
+A released level that no verified combination contains is published only where propagation
+protects it (:func:`check_unchecked_levels`): a level finer than the adversary's level needs the
+suppression of every checked level of its family carried to it ("it would be necessary to ensure
+that suppressed CMG_CODE values could not be derived from the MRDx codes"); a level the
+adversary may know (at or above S) must be in a combination unless it is a total-order
+generalization of a checked level carried along with it (Table 5, combination 1d skipped).
 """
 
 from __future__ import annotations
@@ -163,8 +172,17 @@ def generate_combinations(
     return [tuple(demographics) + tuple(pick) for pick in itertools.product(*choices)]
 
 
-def propagation_pairs(families: Sequence[Family]) -> list[tuple[str, str]]:
-    """(source, target): when ``source`` (an evaluated level) is suppressed, suppress ``target``."""
+def propagation_pairs(
+    families: Sequence[Family], columns: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """(source, target): when ``source`` (a verified level) is suppressed, suppress ``target``.
+
+    ``columns`` maps each level to its source column (lower case): a finer level over the same
+    column as ``source`` shows the suppressed value at a finer grain, so it can be derived from
+    it and is suppressed with it even without a ``generalizes`` link (review r11, F2: a 10-year
+    age between 5-year and 20-year levels showed the suppressed 20-year bin in 999 rows).
+    """
+    columns = columns or {}
     pairs: list[tuple[str, str]] = []
     for fam in families:
         released = set(fam.released)
@@ -172,9 +190,77 @@ def propagation_pairs(families: Sequence[Family]) -> list[tuple[str, str]]:
             targets = fam.finer_than(ev)
             if not fam.evaluate_all:
                 targets = targets | fam.generalizations_of(ev)
+            col = columns.get(ev)
+            if col is not None:
+                targets = targets | {lv for lv in fam.levels[:fam.rank(ev)]
+                                     if columns.get(lv) == col}
             for target in sorted(targets & released):
                 pairs.append((ev, target))
     return pairs
+
+
+def check_unchecked_levels(
+    families: Sequence[Family], checked: set[str], pairs: Sequence[tuple[str, str]]
+) -> None:
+    """Refuse a released family level that no verified combination contains unless propagation
+    protects it (El Emam et al. 2011, Table 4; review r11, F1 and F2).
+
+    ``checked`` are the QIs of the verified combinations, ``pairs`` the propagation pairs. A level
+    finer than S (analysts' level M < Q) is published "except when it generalizes to a suppressed
+    value at level S = Q": the suppression of *every* checked level of the family must reach it.
+    A level at or above S may be known to the adversary, so it must itself be checked, unless it
+    is a ``generalizes`` (total-order) generalization of a checked level whose suppression, and
+    that of every other checked level, reaches it: its classes are then unions of that level's
+    (Table 5: block suppressions carried to chapter without evaluating chapter). Raises one
+    ConfigError naming the family, the level and what to do.
+    """
+    sources: dict[str, set[str]] = {}
+    for src, dst in pairs:
+        sources.setdefault(dst, set()).add(src)
+    for fam in families:
+        here = [lv for lv in fam.levels if lv in checked]
+        s_level = fam.levels[fam.suppression_rank]
+        for lv in fam.released:
+            if lv in checked:
+                continue
+            where = (f"hierarchical_qis.{fam.name}: level {lv!r} is released but in no verified"
+                     f" combination")
+            missing = [q for q in here if q not in sources.get(lv, set())]
+            known = fam.rank(lv) >= fam.suppression_rank
+            drop = ("drop it (remove it from quasi_identifiers and from"
+                    f" hierarchical_qis.{fam.name}.levels)")
+            if not here:
+                why = ("and no level of the family is in one, so nothing would protect it. Put it"
+                       f" in a combination, or {drop}")
+            elif known and not any(lv in fam.generalizations_of(q) for q in here):
+                why = (f"and an adversary may know it (it is at or above the suppression level"
+                       f" {s_level!r}, S = max(adversary_level, analyst_level)), so its classes"
+                       f" would never be checked. Put it in a combination, ")
+                if any(fam.rank(lv) < fam.rank(q) for q in here):
+                    why += ("raise adversary_level above it if no adversary can know it (Table 4:"
+                            " a level finer than the adversary's is suppressed with the checked"
+                            " levels), ")
+                else:
+                    why += ("link it with generalizes to the checked level it is a total-order"
+                            " generalization of (its suppression is then carried to it), ")
+                why += f"or {drop}"
+            elif missing:
+                q = missing[0]
+                if not known:
+                    drop = "drop it (set analyst_level above it, or remove it)"
+                if lv in fam.generalizations_of(q):  # evaluate_all_levels: nothing goes upwards
+                    how = ("evaluate_all_levels carries no suppression to coarser levels. Put it"
+                           " in a combination")
+                else:
+                    how = (f"{lv!r} is neither finer than {q!r} (over the same source column or"
+                           f" by a generalizes chain) nor a generalizes generalization of it. Put"
+                           f" it in a combination, link it with generalizes so that the"
+                           f" suppression of {q!r} reaches it")
+                why = (f"and a suppressed {q!r} (a checked level) would stay readable in it:"
+                       f" {how}, or {drop}")
+            else:
+                continue
+            raise ConfigError(f"{where} {why}")
 
 
 def propagate(table: PatternTable, pairs: Sequence[tuple[str, str]]) -> int:
@@ -201,8 +287,8 @@ def released_order(families: Sequence[Family], qi_names: Sequence[str]) -> list[
 
 
 __all__ = [
-    "Family", "generate_combinations", "parse_family", "propagate", "propagation_pairs",
-    "released_order",
+    "Family", "check_unchecked_levels", "generate_combinations", "parse_family", "propagate",
+    "propagation_pairs", "released_order",
 ]
 
 

@@ -91,7 +91,8 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "quasi_identifiers": {"doc": "QI name -> settings.", "required": True, "type": "mapping",
                               "section": "quasi_identifier", "each": True},
         "combinations": {"doc": "QI combinations an adversary may know; every released QI must"
-                                " be in one.", "type": "list"},
+                                " be in one (a hierarchical_qis level only where the suppression"
+                                " of the checked levels reaches it).", "type": "list"},
         "demographics": {"doc": "QIs crossed with the levels of the hierarchical QIs.",
                          "type": "list"},
         "hierarchical_qis": {"doc": "Family name -> levels (El Emam et al. 2011 Tables 4-8).",

@@ -99,9 +99,10 @@ def test_two_quasi_identifiers_over_one_column_outside_a_family_are_refused() ->
     """Review r10, D1: `age2: {column: age, rule: 5-year bins}` beside `age` was accepted and
     each was suppressed on its own: 313 published rows showed age2 where age was suppressed, and
     an adversary who knows age knows age2 (376 classes below k = 5 on age2's combination, smallest
-    1). Two QIs may read one column only as levels of one hierarchical_qis family, whose
-    suppression is propagated between the levels (El Emam et al. 2011, Table 5); anything else
-    is refused, naming the setting (before: parsed, no error)."""
+    1). Two QIs may read one column only as levels of one hierarchical_qis family (El Emam et
+    al. 2011, Tables 4 and 5), where a level in no combination is accepted only if propagation
+    protects it (here age_band, a generalizes generalization of the checked age; review r11);
+    anything else is refused, naming the setting (before: parsed, no error)."""
     raw = copy.deepcopy(BASE)
     raw["quasi_identifiers"]["age2"] = {"column": "AGE", "derived_from": "age"}
     raw["combinations"] = [["age", "sex"], ["age2", "sex"]]
