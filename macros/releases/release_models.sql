@@ -21,7 +21,6 @@
   {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
@@ -211,40 +210,6 @@ select * from {{ dbt_deid.release_ref('deid_gate_results') }}
 {%- set cfg = dbt_deid.release_config() %}
 select * from {{ dbt_deid.release_ref('deid_suppressed') }}
 where {{ dbt_deid.sample_condition(cfg) }}
-{%- endif %}
-{%- endmacro %}
-
-{#- models/deid_release_parameters.sql -#}
-{% macro default__deid_model_deid_release_parameters() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{%- set rows = [
-    ('release', cfg.name),
-    ('algorithm', cfg.algorithm),
-    ('preset', cfg.preset or 'none'),
-    ('tau', cfg.tau),
-    ('k', cfg.k),
-    ('max_suppression', cfg.max_suppression),
-    ('record_id', cfg.record_id),
-    ('direct_identifiers_dropped', cfg.direct_identifiers | join(', ')),
-    ('excluded_dropped', cfg.excluded | join(', ')),
-    ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
-    ('sensitive_published_gated', cfg.sensitive | join(', ')),
-    ('missing_label', cfg.missing_label),
-    ('sample', ('fraction ' ~ cfg.sample.fraction ~ ', slot ' ~ cfg.sample.slot ~ ', seed ' ~ cfg.sample.seed ~ ', order ' ~ cfg.sample.order) if cfg.sample is not none else 'none'),
-    ('dbt_deid_version', dbt_deid.package_version()),
-] -%}
-{%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
-{%- for b in cfg.verified_combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
-{%- do rows.append(('released_quasi_identifiers', cfg.released_qis | join(', '))) -%}
-{%- for q in cfg.qis -%}
-  {%- do rows.append(('qi.' ~ q.name, 'column ' ~ q.column ~ ', level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
-{%- endfor -%}
-{%- for name, value in rows %}
-select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as setting, {{ dbt_deid.literal(value) }} as value
-{%- if not loop.last %} union all{% endif %}
-{%- endfor %}
 {%- endif %}
 {%- endmacro %}
 

@@ -51,9 +51,10 @@ def _independent_fingerprint(run) -> str:
 #: nodes nothing here reads (the report, the risk figures, the algorithm comparison) are left
 #: out (docs/performance.md, "Suite time, session 5"); step 1 (the session fixture) and step 6
 #: (the full refresh) run the whole package.
-#: deid_release_parameters is no ancestor of the publish model and is left out on purpose: the
-#: history row's k, tau and max_suppression are the limits the gates of this build used (the
-#: settings the gate table is bound to), not a table an earlier build left (steps 3-5).
+#: The history row's k, tau and max_suppression are the limits the gates of this build used (the
+#: settings the gate table is bound to), not a table an earlier build left (steps 3-5; the
+#: settings table deid_release_parameters was no ancestor of the publish model; its rows are
+#: now the plan's, kind 'setting', computed from the settings of the build that wrote the plan).
 RELEASE_NODES = "package:dbt_deid,+deid_published"
 
 
@@ -155,8 +156,8 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     assert h3["settings_md5"].iloc[-1] != h3["settings_md5"].iloc[-2]
     assert h3["input_hash"].iloc[-1] == h3["input_hash"].iloc[-2]  # same input
     assert pd.isna(h3["published_hash"].iloc[-1])
-    # the limits the gates of this build used, though deid_release_parameters (k = 5) was not
-    # rebuilt: the history must not understate them
+    # the limits the gates of this build used (this invocation's settings), not those of a
+    # settings table an earlier build left: the history must not understate them
     assert h3["k"].iloc[-1] == 10 and h3["tau"].iloc[-1] == pytest.approx(0.1)
     assert h3["max_suppression"].iloc[-1] == pytest.approx(0.95)
     assert _independent_fingerprint(changed) == fingerprint_python  # the table as it was

@@ -73,8 +73,8 @@ def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path
     assert [g for g, r in second.items() if not r.passed] == ["max_suppression"]
     assert f"of {n_second} records" in second["max_suppression"].message
     assert "> 1.0%" in second["max_suppression"].message
-    params = dict(run.query("select setting, value from it_second__deid_release_parameters")
-                  .itertuples(index=False))
+    params = dict(run.query("select setting, value from it_second__deid_release_plan"
+                            " where kind = 'setting'").itertuples(index=False))
     assert params["release"] == "it_second" and params["max_suppression"] == "0.01"
     report = run.query("select release, published, path from it_second__deid_release_report")
     assert report.release[0] == "it_second" and not report.published[0]
