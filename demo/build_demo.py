@@ -183,8 +183,8 @@ def discharge_refusals(database: Path) -> list[str] | None:
             if f"{prefix}deid_published" in tables or status != "refused":
                 return None
             params = dict(con.execute(
-                f"select setting, value from main_deid_work.{prefix}deid_release_parameters"
-            ).fetchall())
+                f"select setting, value from main_deid_work.{prefix}deid_release_plan"
+                " where kind = 'setting'").fetchall())
             k = int(params["k"])
             population = con.execute(
                 f"select count(*) from main_deid_work.{prefix}deid_suppressed").fetchone()[0]

@@ -25,7 +25,11 @@
   {#- the levels the checked release must have been generalized at (the gate table records them;
       the gate released_levels proves them from the data in input_unchanged's scan) -#}
   {%- set levels = dbt_deid.checked_levels(cfg) -%}
-  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, dbt_deid.release_ref('deid_input_fingerprint'), published == truth, levels) -%}
+  {#- the input snapshot deid_input fingerprinted once per build, here (the node
+      deid_input_fingerprint until session 11; issue 33, item 3): input_unchanged compares it
+      with the source's fingerprint, the row count reads its rows, the gate table records it -#}
+  {%- set snapshot = dbt_deid.table_fingerprint(dbt_deid.release_snapshot(), dbt_deid.released_source_columns(cfg)) -%}
+  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, snapshot, published == truth, levels) -%}
   {%- set problems = dbt_deid.checked_patterns_problems(cfg, published, unchanged.get('patterns_fingerprint')) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
@@ -38,7 +42,7 @@
   {%- do results.append(dbt_deid.gate_exact_table_result(cfg, problems)) -%}
   {%- do results.append(dbt_deid.gate_max_suppression_result(rel, cfg.max_suppression, cfg.released_qis, n)) -%}
   {%- do results.append(dbt_deid.gate_column_caps_result(rel, dbt_deid.release_caps(cfg), n)) -%}
-  {%- do results.append(dbt_deid.gate_row_count_result(rel, cfg, n, dbt_deid.release_ref('deid_input_fingerprint'))) -%}
+  {%- do results.append(dbt_deid.gate_row_count_result(rel, cfg, n, '(select cast(' ~ (snapshot.rows | int) ~ ' as ' ~ dbt.type_bigint() ~ ') as input_rows) as deid_snapshot__')) -%}
   {%- do results.extend(dbt_deid.attribute_disclosure_results(cfg, truth)) -%}
   {%- if dbt_deid.small_areas_enabled() -%}
     {%- do results.append(dbt_deid.gate_small_areas_result(published)) -%}
@@ -52,13 +56,15 @@
     same query also fingerprints `truth` (every column, table_fingerprint's value): the result's
     `checked_fingerprint` ({rows, hash}), so the gate table's checked_hash costs no scan of its
     own. -#}
-{#- With `input_fingerprint` (deid_input_fingerprint: the input snapshot's fingerprint), the
+{#- With `input_fingerprint` ({rows, hash}: the input snapshot's fingerprint, taken by the gate
+    table, release_gate_results; until session 11 the table deid_input_fingerprint), the
     source is fingerprinted now over the same columns (released_source_columns), in the same
     scan where the engine allows it, and must equal it: a snapshot from an earlier invocation
     (`dbt retry`, `--exclude deid_input`), or a source changed since the snapshot (pass-through
     columns included) or during the build, is refused. The result's `input_fingerprint`
     ({rows, hash}) is the source's, which the gate table records as input_hash (the value a
-    publish in a later invocation compares with the source then). With `patterns` (the gate
+    publish in a later invocation compares with the source then), its `snapshot_fingerprint`
+    the snapshot's it was compared with (the gate table's input_rows and snapshot_hash). With `patterns` (the gate
     table, `truth` being the table its gates check), the same scan gives `truth`'s weighted
     fingerprint over the pattern columns (`patterns_fingerprint`), the proof that
     deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). -#}
@@ -90,8 +96,7 @@
     {%- else -%}
       {%- do source.append(dbt_deid.table_fingerprint(dbt_deid.release_source(cfg), dbt_deid.released_source_columns(cfg))) -%}
     {%- endif -%}
-    {%- set snap = run_query('select input_hash from ' ~ input_fingerprint).rows -%}
-    {%- if snap | length != 1 or snap[0][0] is none or snap[0][0] != source[0].hash -%}{%- do stale.append(1) -%}{%- endif -%}
+    {%- if input_fingerprint.hash is none or input_fingerprint.hash != source[0].hash -%}{%- do stale.append(1) -%}{%- endif -%}
   {%- endif -%}
   {%- set message = (changed[0] ~ ' record(s) of the release input are missing from, or changed since, the computed release; rebuild it with its upstream models (dbt build -s +deid_published)') if changed else 'the release was computed from the input as it is now' -%}
   {%- if stale -%}
@@ -100,7 +105,7 @@
   {%- set result = {'table': table, 'gate': 'input_unchanged', 'passed': (changed | length == 0) and not stale, 'failures': changed | length + stale | length,
       'message': message} -%}
   {%- if fingerprinted -%}{%- do result.update({'checked_fingerprint': {'rows': rows[0][1], 'hash': rows[0][2]}}) -%}{%- endif -%}
-  {%- if source -%}{%- do result.update({'input_fingerprint': source[0]}) -%}{%- endif -%}
+  {%- if source -%}{%- do result.update({'input_fingerprint': source[0], 'snapshot_fingerprint': input_fingerprint}) -%}{%- endif -%}
   {%- if patterned -%}{%- do result.update({'patterns_fingerprint': {'rows': got.pattern_rows, 'hash': got.pattern_fingerprint}}) -%}{%- endif -%}
   {%- if levelled -%}
     {#- the gate released_levels' counts, from the same scan (released_levels_gate.sql) -#}

@@ -9,23 +9,33 @@
     failures, message (figures and limits, counts and names only, never a quasi-identifier
     value), and the fingerprints that bind the verdicts to what they were computed on:
     settings_md5 (the release's settings JSON), input_hash (the source's fingerprint, taken by
-    input_unchanged when the table was computed and equal there to the input snapshot's,
-    deid_input_fingerprint), checked_hash (every column of deid_suppressed), released_levels
-    (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
+    input_unchanged when the table was computed and equal there to the input snapshot's),
+    the input snapshot's fingerprint and what the report shows of the input (input_rows,
+    snapshot_hash, input_relation, input_columns, package_version: the node
+    deid_input_fingerprint until session 11, folded here; issue 33, item 3), checked_hash
+    (every column of deid_suppressed), released_levels (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
     release was generalized at: the levels the publish step formats the cells with and the
     history records; review 9, G4), working_hashes (the fingerprints of the release plan and
     the hierarchy, JSON {table: hash}: the gate working_tables, working_tables_gate.sql;
     review 9b) and invocation_id. -#}
 
 {#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash,
-    released_levels, working_hashes}. `checked` is truth's fingerprint when a gate query took it already
-    (input_unchanged's checked_fingerprint), else none: truth is fingerprinted here. `levels`
-    ({qi: level}) is what the gate released_levels checked (checked_levels). -#}
-{% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none, levels=none) -%}
+    released_levels, working_hashes}, and the input snapshot's ({input_rows, snapshot_hash,
+    input_relation, input_columns, package_version}). `checked` is truth's fingerprint when a
+    gate query took it already (input_unchanged's checked_fingerprint), else none: truth is
+    fingerprinted here. `levels` ({qi: level}) is what the gate released_levels checked
+    (checked_levels). `snapshot` ({rows, hash}) is the input snapshot's fingerprint
+    input_unchanged compared with the source's (its snapshot_fingerprint). -#}
+{% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none, levels=none, snapshot=none) -%}
   {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
              'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash,
              'released_levels': tojson(levels, sort_keys=true) if levels is not none else none,
-             'working_hashes': tojson(dbt_deid.working_tables_fingerprints(cfg), sort_keys=true)}) }}
+             'working_hashes': tojson(dbt_deid.working_tables_fingerprints(cfg), sort_keys=true),
+             'input_rows': snapshot.rows if snapshot is not none else none,
+             'snapshot_hash': snapshot.hash if snapshot is not none else none,
+             'input_relation': dbt_deid.release_source(cfg) | string,
+             'input_columns': dbt_deid.released_source_columns(cfg) | join(', '),
+             'package_version': dbt_deid.package_version()}) }}
 {%- endmacro %}
 
 {#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
@@ -62,6 +72,11 @@
     cast({{ dbt_deid.literal(binding.checked_hash) if binding.checked_hash is not none else 'null' }} as {{ s }}) as checked_hash,
     cast({{ dbt_deid.literal(binding.released_levels) if binding.get('released_levels') is not none else 'null' }} as {{ s }}) as released_levels,
     cast({{ dbt_deid.literal(binding.working_hashes) if binding.get('working_hashes') is not none else 'null' }} as {{ s }}) as working_hashes,
+    cast({{ (binding.input_rows | int) if binding.get('input_rows') is not none else 'null' }} as {{ dbt.type_bigint() }}) as input_rows,
+    cast({{ dbt_deid.literal(binding.snapshot_hash) if binding.get('snapshot_hash') is not none else 'null' }} as {{ s }}) as snapshot_hash,
+    cast({{ dbt_deid.literal(binding.input_relation) if binding.get('input_relation') is not none else 'null' }} as {{ s }}) as input_relation,
+    cast({{ dbt_deid.literal(binding.input_columns) if binding.get('input_columns') is not none else 'null' }} as {{ s }}) as input_columns,
+    cast({{ dbt_deid.literal(binding.package_version) if binding.get('package_version') is not none else 'null' }} as {{ s }}) as package_version,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
   from (
     {{ selects | join('\n    union all\n    ') }}
@@ -134,22 +149,24 @@
 {%- endmacro %}
 
 {#- The release input's fingerprint ({rows, hash}) the publish step checks the gate table
-    against. When the gate table and deid_input_fingerprint were both computed in this dbt
-    invocation (a whole `dbt build`) and agree (the gate table's input_hash, the source's
-    fingerprint taken in its input_unchanged scan, equals the snapshot's), that fingerprint:
-    the source is fingerprinted once per build (issue 33, item 2). Otherwise (a gate table or fingerprint
-    from an earlier invocation: `dbt build -s deid_published`, `dbt run -s deid_gate_results
-    deid_published`) the input as it is now, so a source that changed since is refused.
+    against. When the gate table was computed in this dbt invocation (a whole `dbt build`) and
+    agrees with the snapshot (on every row, the gate table's input_hash, the source's
+    fingerprint taken in its input_unchanged scan, equals snapshot_hash, the snapshot's
+    fingerprint taken with it; until session 11 read from the table deid_input_fingerprint),
+    that fingerprint: the source is fingerprinted once per build (issue 33, item 2). Otherwise
+    (a gate table from an earlier invocation: `dbt build -s deid_published`, or written by an
+    earlier dbt_deid, without snapshot_hash) the input as it is now, so a source that changed
+    since is refused.
     Within one invocation the source is therefore not fingerprinted again: a source rewritten
     by another process during the build is not detected here. What is published is still the
     checked release (published_matches_checked), which every gate passed. -#}
 {% macro publish_input_fingerprint(cfg, table) -%}
-  {%- set fp = dbt_deid.release_ref('deid_input_fingerprint') -%}
-  {%- if dbt_deid.can_inspect(table) and dbt_deid.can_inspect(fp) -%}
-    {%- set rows = run_query("select f.input_rows, f.input_hash from " ~ fp ~ " as f"
-        ~ " where f.invocation_id = " ~ dbt_deid.literal(invocation_id)
-        ~ " and (select count(*) from " ~ table ~ " as g where g.invocation_id = " ~ dbt_deid.literal(invocation_id) ~ " and g.input_hash = f.input_hash)"
-        ~ " = (select count(*) from " ~ table ~ ")").rows -%}
+  {%- if dbt_deid.can_inspect(table) and 'snapshot_hash' in (adapter.get_columns_in_relation(table) | map(attribute='name') | map('lower') | list) -%}
+    {%- set rows = run_query("select s.input_rows, s.snapshot_hash from (select min(g.input_rows) as input_rows, max(g.input_rows) as most_rows,"
+        ~ " min(g.snapshot_hash) as snapshot_hash, max(g.snapshot_hash) as last_hash, count(*) as verdicts,"
+        ~ " sum(case when g.invocation_id = " ~ dbt_deid.literal(invocation_id) ~ " and g.input_hash = g.snapshot_hash then 1 else 0 end) as bound"
+        ~ " from " ~ table ~ " as g) as s"
+        ~ " where s.verdicts > 0 and s.bound = s.verdicts and s.input_rows = s.most_rows and s.snapshot_hash = s.last_hash").rows -%}
     {%- if rows | length == 1 and rows[0][1] is not none -%}
       {{ return({'rows': rows[0][0], 'hash': rows[0][1]}) }}
     {%- endif -%}

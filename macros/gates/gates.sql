@@ -87,9 +87,10 @@
 {#- Records are never silently dropped: `relation` has as many rows as the release input (the
     source, or its sample when the release sets `sample`). -#}
 {#- Not dbt_utils.equal_rowcount: that is a test, and the publish materialization must run this query itself on the candidate table (and the package has no dbt-utils dependency). -#}
-{#- `fingerprint`: the release input's row count is read from this relation's input_rows
-    (deid_input_fingerprint, which the gate table is bound to) instead of counting the input
-    again; only for a release without `sample` (the fingerprint counts the whole source). -#}
+{#- `fingerprint`: the release input's row count is read from this relation's input_rows (the
+    gate table passes a one-row subquery of the input snapshot's row count, taken with its
+    fingerprint, which input_unchanged proves equal to the source's) instead of counting the
+    input again; only for a release without `sample` (the snapshot holds the whole source). -#}
 {% macro gate_row_count_sql(relation, cfg, count_column=none, fingerprint=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('gate_row_count_sql', 'dbt_deid'))(relation, cfg, count_column, fingerprint)) }}
 {%- endmacro %}

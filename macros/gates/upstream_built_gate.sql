@@ -2,9 +2,9 @@
     computed only over working tables built with it, in the same build.
 
     The gate table's gates read the release's working tables as it finds them: the plan
-    deid_release_plan (the combinations verified), the input snapshot deid_input and its
-    fingerprint deid_input_fingerprint (the source the gate input_unchanged compares with, the
-    pass-through and sensitive values), the hierarchy deid_hierarchy (released_levels, and the
+    deid_release_plan (the combinations verified), the input snapshot deid_input (the source
+    the gate input_unchanged compares with, fingerprinted by the gate table itself since session
+    11, the pass-through and sensitive values), the hierarchy deid_hierarchy (released_levels, and the
     combined gate's level mapping at publish), the generalized records, the patterns, the
     suppression map, the checked release, the exact check, the small-area flags
     deid_small_areas. Any invocation can rebuild one of them under other vars without rebuilding

@@ -28,9 +28,10 @@
     settings_md5 with this invocation's and refuses otherwise, and k is ceil(1/tau) of them
     (El Emam et al. 2011, k = 1/tau), so a published row's limits are the ones its verdicts
     were computed at. A refused row records the limits it was refused at (the settings of
-    settings_json). Not read from deid_release_parameters: that table is no ancestor of the
-    publish model, so `dbt build -s +deid_published --vars ...` leaves the previous build's
-    limits in it, and the history recorded those. -#}
+    settings_json). Not read from the settings rows of the release plan (deid_release_plan,
+    kind 'setting'; until session 11 the table deid_release_parameters, which was no ancestor of
+    the publish model, so `dbt build -s +deid_published --vars ...` left the previous build's
+    limits in it, and the history recorded those): the limits are this invocation's. -#}
 {% macro computed_release_limits(cfg) -%}
   {{ return(adapter.dispatch('computed_release_limits', 'dbt_deid')(cfg)) }}
 {%- endmacro %}

@@ -18,10 +18,8 @@
   {%- elif base == 'deid_generalized' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_generalized', 'dbt_deid'))()) }}
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_input_fingerprint' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input_fingerprint', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_release_parameters' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_parameters', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
@@ -51,7 +49,6 @@
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
--- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_hierarchy') }} (the gate released_levels)
 -- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }} (its fingerprint: the gate working_tables)
@@ -73,11 +70,12 @@
 {%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none, 'working_hashes': none} -%}
 {%- if results | length > 0 -%}
   {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the
-      engine allows it) and compared there with the input snapshot's (deid_input_fingerprint);
+      engine allows it) and compared there with the input snapshot's, taken by
+      release_gate_results (the gate table records it: input_rows, snapshot_hash);
       released_levels: the levels the gate released_levels proved the checked release is at -#}
   {%- set unchanged = results | selectattr('gate', 'equalto', 'input_unchanged') | list -%}
   {%- set levelled = results | selectattr('gate', 'equalto', 'released_levels') | list -%}
-  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, unchanged[0].get('input_fingerprint') or {'hash': none}, unchanged[0].get('checked_fingerprint'), levelled[0].levels) -%}
+  {%- set binding = dbt_deid.gate_table_binding(cfg, truth, unchanged[0].get('input_fingerprint') or {'hash': none}, unchanged[0].get('checked_fingerprint'), levelled[0].levels, unchanged[0].get('snapshot_fingerprint')) -%}
 {%- endif %}
 {{ dbt_deid.gate_table_sql(results, binding) }}
 {%- endif %}
@@ -122,9 +120,10 @@
     the columns the release reads (record id, quasi-identifier, pass-through and sensitive
     columns: dbt_deid.released_source_columns; direct identifiers and excluded columns are not
     copied). Every later node reads it (dbt_deid.release_snapshot): the input checks, the
-    hierarchy, the generalization, the publish step's join. deid_input_fingerprint fingerprints
-    it; the checks that the release still matches the source (input_unchanged, the publish
-    step's fingerprint in a later invocation, the row-count test) read the source itself. -#}
+    hierarchy, the generalization, the publish step's join. The gate table fingerprints it
+    (release_gate_results; the node deid_input_fingerprint until session 11); the checks that
+    the release still matches the source (input_unchanged, the publish step's fingerprint in a
+    later invocation, the row-count test) read the source itself. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}
 {%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
 {#- Never `select *` over a source that exists (it would copy direct identifiers); on a fresh
@@ -136,33 +135,6 @@ select {% for c in columns %}{{ dbt_deid.ident(c) }}{% if not loop.last %}, {% e
 from {{ src }}
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }}
-{%- endmacro %}
-
-{#- models/deid_input_fingerprint.sql -#}
-{% macro default__deid_model_deid_input_fingerprint() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- The fingerprint of the release input and the settings hash, as the release manifest records
-    them (dbt_deid.record_release): the report shows what it was computed from. One row. -#}
-{#- The fingerprint of the input snapshot deid_input (the source as this build read it: the same
-    columns, values and types, so the source's fingerprint when the snapshot was taken). The
-    source itself is fingerprinted by the gate table, in its input_unchanged scan of the source
-    (issue 33: the source read at most 3 times per build), which refuses when the two differ:
-    a snapshot left from an earlier invocation (`dbt retry`, `--exclude deid_input`) or a source
-    changed since it (pass-through columns included) binds nothing to stale records. -#}
-{%- set src = dbt_deid.release_source(cfg) -%}
-{%- set columns = dbt_deid.released_source_columns(cfg) if execute else [] -%}
-select {{ dbt_deid.literal(cfg.name) }} as release_name,
-  {{ dbt_deid.literal(local_md5(tojson((dbt_deid.release_settings() or {}), sort_keys=true))) }} as settings_md5,
-  {{ dbt_deid.literal(dbt_deid.package_version()) }} as package_version,
-  {{ dbt_deid.literal(src | string) }} as input_relation,
-  {{ dbt_deid.literal(columns | join(', ')) }} as input_columns,
-  f.row_count as input_rows,
-  f.fingerprint as input_hash,
-  {{ dbt_deid.literal(invocation_id) }} as invocation_id
-from ({{ dbt_deid.table_fingerprint_sql(dbt_deid.release_snapshot(), columns) }}) as f
-{%- endif %}
 {%- endmacro %}
 
 {#- models/deid_patterns.sql -#}
@@ -211,40 +183,6 @@ select * from {{ dbt_deid.release_ref('deid_gate_results') }}
 {%- set cfg = dbt_deid.release_config() %}
 select * from {{ dbt_deid.release_ref('deid_suppressed') }}
 where {{ dbt_deid.sample_condition(cfg) }}
-{%- endif %}
-{%- endmacro %}
-
-{#- models/deid_release_parameters.sql -#}
-{% macro default__deid_model_deid_release_parameters() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{%- set rows = [
-    ('release', cfg.name),
-    ('algorithm', cfg.algorithm),
-    ('preset', cfg.preset or 'none'),
-    ('tau', cfg.tau),
-    ('k', cfg.k),
-    ('max_suppression', cfg.max_suppression),
-    ('record_id', cfg.record_id),
-    ('direct_identifiers_dropped', cfg.direct_identifiers | join(', ')),
-    ('excluded_dropped', cfg.excluded | join(', ')),
-    ('pass_through_published_unchanged', cfg.pass_through | join(', ')),
-    ('sensitive_published_gated', cfg.sensitive | join(', ')),
-    ('missing_label', cfg.missing_label),
-    ('sample', ('fraction ' ~ cfg.sample.fraction ~ ', slot ' ~ cfg.sample.slot ~ ', seed ' ~ cfg.sample.seed ~ ', order ' ~ cfg.sample.order) if cfg.sample is not none else 'none'),
-    ('dbt_deid_version', dbt_deid.package_version()),
-] -%}
-{%- for b in cfg.protected_combinations -%}{%- do rows.append(('protected_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
-{%- for b in cfg.verified_combinations -%}{%- do rows.append(('verified_combination_' ~ loop.index, b | join('+'))) -%}{%- endfor -%}
-{%- do rows.append(('released_quasi_identifiers', cfg.released_qis | join(', '))) -%}
-{%- for q in cfg.qis -%}
-  {%- do rows.append(('qi.' ~ q.name, 'column ' ~ q.column ~ ', level ' ~ q.level ~ ', weight ' ~ q.weight ~ ((', hierarchy ' ~ q.hierarchy) if q.hierarchy else '') ~ ((', rule ' ~ q.rule.type) if q.rule else '') ~ ((', suppression cap ' ~ q.cap) if q.cap is not none else ''))) -%}
-{%- endfor -%}
-{%- for name, value in rows %}
-select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as setting, {{ dbt_deid.literal(value) }} as value
-{%- if not loop.last %} union all{% endif %}
-{%- endfor %}
 {%- endif %}
 {%- endmacro %}
 
@@ -317,7 +255,6 @@ select {{ loop.index }} as setting_order, {{ dbt_deid.literal(name) }} as settin
 {%- endif %}
 -- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
--- depends_on: {{ dbt_deid.release_ref('deid_input_fingerprint') }}
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
 {% do dbt_deid.release_ref('deid_suppressed_patterns') %}{# the candidate's proof in the gate table's invocation #}

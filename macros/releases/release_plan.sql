@@ -72,7 +72,8 @@
       publish step compare them with the settings of now (plan_settings_gate.sql; review 9 final,
       F7). Not refused here: single models and previews (`dbt run -s <model> --vars ...`) read a
       plan of other settings; only publishing is refused. -#}
-  {%- set result = run_query("select * from " ~ plan ~ " order by kind, item, position") -%}
+  {#- the rows kind 'setting' are the settings as auditors read them (the summary), not the plan -#}
+  {%- set result = run_query("select * from " ~ plan ~ " where kind <> 'setting' order by kind, item, position") -%}
   {%- set names = result.column_names | map('lower') | list -%}
   {%- set at = [names.index('kind'), names.index('item'), names.index('position'), names.index('column_name')] -%}
   {%- set md5_at = names.index('settings_md5') if 'settings_md5' in names else none -%}

@@ -12,7 +12,6 @@ def model(dbt, session):
         dbt.ref("deid_population_patterns"),
         dbt.ref("deid_small_area_inputs"),
         dbt.ref("deid_gate_results"),
-        dbt.ref("deid_input_fingerprint"),
         dbt.ref("deid_algorithm_comparison"),
         dbt.ref("deid_exact_consistent"),
         dbt.ref("deid_release_advice"),

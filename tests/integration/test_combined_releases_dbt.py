@@ -69,8 +69,9 @@ PASS = "discharge_disposition"
 #: history are written by it); the nodes nothing here reads (the report, the risk figures, the
 #: algorithm comparison) are left out, ~1.7 CPU s a run (docs/performance.md, "Suite time,
 #: session 5"), except in step 4, which runs the whole package over the combined line.
-#: The history row's limits are this build's settings (no longer read from
-#: deid_release_parameters, which is not an ancestor of the publish model).
+#: The history row's limits are this build's settings (no longer read from a settings table:
+#: deid_release_parameters was not an ancestor of the publish model; its rows are now the
+#: plan's, kind 'setting').
 RELEASE_NODES = "package:dbt_deid,+deid_published"
 #: The same for the extra release OTHER: its models (tag) that its publish step needs.
 OTHER_NODES = f"tag:deid_release_{OTHER},+{OTHER}__deid_published"

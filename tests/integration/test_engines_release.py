@@ -69,7 +69,6 @@ ENGINE_SPECIFIC = {
     # the claims and text lines' record: copies of their published history rows
     "deid_claims_line_history": "names the engine's relations, timestamps",
     "deid_text_line_history": "names the engine's relations, timestamps",
-    "deid_input_fingerprint": "names the engine's relations",
     "deid_release_report": "the HTML report names the engine's relations",
     "deid_history_key": "a random key drawn in each warehouse",
     "deid_release_records": "record keys are md5 over that warehouse's random key",
@@ -375,9 +374,12 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 #: engine's target settings; the invocation is the build's; the exact check's patterns_hash is
 #: the engine's hash of the pattern table it was computed from; the diagnostics' invocation_id
 #: (its risk summary and information loss rows) is the build's; the released hierarchy pairs'
-#: release_id is the published version's, a hash of the invocation id).
+#: release_id is the published version's, a hash of the invocation id; the gate table's
+#: input_relation names the engine's source relation and snapshot_hash is the engine's hash of
+#: the input snapshot: the columns of deid_input_fingerprint, folded into it in session 11).
 ENGINE_SPECIFIC_COLUMNS = {
-    table: ("settings_md5", "input_hash", "checked_hash", "working_hashes", "invocation_id")
+    table: ("settings_md5", "input_hash", "checked_hash", "working_hashes", "invocation_id",
+            "snapshot_hash", "input_relation")
     for table in ("deid_gate_results", "deid_release_gate")
 } | {"deid_exact_consistent": ("patterns_hash",)} | {
     # the invocation that computed the history's figures (bound to the gate table's)

@@ -71,7 +71,7 @@ def test_running_a_release_model_before_its_plan_fails_closed(it_database, tmp_p
 
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
-    run = run_dbt(INTEGRATION, ["run", "--select", "deid_release_parameters"], tmp_path,
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_hierarchy"], tmp_path,
                   database=db)
     assert not run.ok
     assert "has not been built; build it first" in run.output

@@ -102,7 +102,8 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     """Issue 33, item 2, counted from the SQL of one `dbt build` of the integration release:
     the exact consistent-set check computed once (deid_exact_consistent), the source
     fingerprinted once (in the gate table's input_unchanged scan; the publish step of the same
-    invocation reuses it) and the input snapshot once (deid_input_fingerprint), and the source and
+    invocation reuses it) and the input snapshot once (by the gate table, which records it: the
+    node deid_input_fingerprint until session 11), and the source and
     deid_suppressed read at most MAX_SOURCE_READS and MAX_CHECKED_READS times. The Python
     models read neither (checked on their refs: dbt runs them in process, so their reads are
     not in the log)."""
@@ -113,7 +114,7 @@ def test_source_and_checked_release_reads_per_build(default_release) -> None:
     assert sum(checked.values()) <= MAX_CHECKED_READS, checked
     statements = [s for sql in by_node.values() for s in sql]
     assert sum(any(m in s for m in EXACT_MARKERS) for s in statements) == 1
-    # the input snapshot is fingerprinted once (deid_input_fingerprint), and the source once,
+    # the input snapshot is fingerprinted once (by the gate table), and the source once,
     # in the gate table's input_unchanged scan of it (not in a query of its own), which
     # refuses when the two differ: a snapshot left from an earlier invocation must not bind
     # this build to stale records
@@ -232,15 +233,15 @@ def test_a_stale_input_snapshot_is_refused(default_release, tmp_path) -> None:
     """The input snapshot deid_input left from an earlier invocation (`dbt retry` after a failed
     fingerprint, `--exclude deid_input`) over a source that lost a record since: the
     fingerprint, the gate table and the publish step of one invocation must not be bound to the
-    stale snapshot (they were, and the deleted record was published). deid_input_fingerprint
-    fingerprints the source itself and the snapshot, and the gate table refuses when they
-    differ; nothing is published."""
+    stale snapshot (they were, and the deleted record was published). The gate table
+    fingerprints the snapshot (the node deid_input_fingerprint did until session 11) and the
+    source, and refuses when they differ; nothing is published."""
     base = copy_of(default_release, tmp_path / "base")
     before = base.query("select * from deid_published order by 1")
     with duckdb.connect(str(base.database)) as con:
         con.execute("delete from main.discharge_abstracts where abstract_id ="
                     " (select min(abstract_id) from main.discharge_abstracts)")
-    run = run_dbt(INTEGRATION, ["run", "--select", "deid_input_fingerprint", "deid_gate_results",
+    run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results",
                                 "deid_published"], tmp_path / "stale", release_vars(),
                   base.database)
     assert not run.ok

@@ -106,7 +106,8 @@ def test_hostile_names_and_values_build_and_drop_nothing(it_database, tmp_path) 
     generalized.columns = qis
     released = truth[qis]
     assert smallest_consistent_set(generalized, released, qis) >= 2
-    params = run.query("select setting, value from main_deid_work.deid_release_parameters")
+    params = run.query("select setting, value from main_deid_work.deid_release_plan"
+                       " where kind = 'setting'")
     assert "hostile 'release'; --" in params["value"].tolist()
 
 

@@ -51,9 +51,10 @@ def _independent_fingerprint(run) -> str:
 #: nodes nothing here reads (the report, the risk figures, the algorithm comparison) are left
 #: out (docs/performance.md, "Suite time, session 5"); step 1 (the session fixture) and step 6
 #: (the full refresh) run the whole package.
-#: deid_release_parameters is no ancestor of the publish model and is left out on purpose: the
-#: history row's k, tau and max_suppression are the limits the gates of this build used (the
-#: settings the gate table is bound to), not a table an earlier build left (steps 3-5).
+#: The history row's k, tau and max_suppression are the limits the gates of this build used (the
+#: settings the gate table is bound to), not a table an earlier build left (steps 3-5; the
+#: settings table deid_release_parameters was no ancestor of the publish model; its rows are
+#: now the plan's, kind 'setting', computed from the settings of the build that wrote the plan).
 RELEASE_NODES = "package:dbt_deid,+deid_published"
 
 
@@ -91,8 +92,11 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
                               "level": "released"}
     assert "health_card_number" not in lineage and "abstract_id" not in lineage
     table1 = _published(first)
-    # the report was computed from the same settings and input (deid_input_fingerprint)
-    seen = first.query("select * from deid_input_fingerprint").iloc[0]
+    # the report was computed from the same settings and input (what it shows: the gate table's
+    # snapshot fingerprint, glue.report.gate_table_manifest; deid_input_fingerprint until
+    # session 11)
+    seen = first.query("select settings_md5, snapshot_hash as input_hash, input_rows,"
+                       " input_columns from deid_gate_results order by gate_order").iloc[0]
     for col in ("settings_md5", "input_hash", "input_rows", "input_columns"):
         assert seen[col] == row[col], col
 
@@ -155,8 +159,8 @@ def test_history_records_reproducible_releases_and_refusals(default_release, tmp
     assert h3["settings_md5"].iloc[-1] != h3["settings_md5"].iloc[-2]
     assert h3["input_hash"].iloc[-1] == h3["input_hash"].iloc[-2]  # same input
     assert pd.isna(h3["published_hash"].iloc[-1])
-    # the limits the gates of this build used, though deid_release_parameters (k = 5) was not
-    # rebuilt: the history must not understate them
+    # the limits the gates of this build used (this invocation's settings), not those of a
+    # settings table an earlier build left: the history must not understate them
     assert h3["k"].iloc[-1] == 10 and h3["tau"].iloc[-1] == pytest.approx(0.1)
     assert h3["max_suppression"].iloc[-1] == pytest.approx(0.95)
     assert _independent_fingerprint(changed) == fingerprint_python  # the table as it was

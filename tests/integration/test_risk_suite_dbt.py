@@ -25,7 +25,7 @@ from tests.integration.dbt_runner import INTEGRATION, DbtRun, project_vars, run_
 pytestmark = pytest.mark.dbt
 
 SELECT = ["--select", "+deid_published", "+deid_diagnostics", "+deid_release_report",
-          "+deid_small_areas", "deid_release_parameters", "+deid_uniqueness",
+          "+deid_small_areas", "deid_release_plan", "+deid_uniqueness",
           "+deid_population_risk"]
 
 
@@ -114,7 +114,8 @@ def test_diagnostics_pool_small_categories_and_record_preset(
     assert (named["records"] >= k).all()
     assert set(by["by_column"]) == {"province", "age"}
     # the release context (preset) is recorded with the settings and stated in the report
-    preset = run.query("select value from deid_release_parameters where setting = 'preset'")
+    preset = run.query("select value from deid_release_plan where kind = 'setting'"
+                       " and setting = 'preset'")
     assert preset["value"].tolist() == ["agreement"]
     page = Path(run.query("select path from deid_release_report")["path"][0]).read_text(
         encoding="utf-8")

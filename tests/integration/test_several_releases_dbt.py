@@ -73,14 +73,17 @@ def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path
     assert [g for g, r in second.items() if not r.passed] == ["max_suppression"]
     assert f"of {n_second} records" in second["max_suppression"].message
     assert "> 1.0%" in second["max_suppression"].message
-    params = dict(run.query("select setting, value from it_second__deid_release_parameters")
-                  .itertuples(index=False))
+    params = dict(run.query("select setting, value from it_second__deid_release_plan"
+                            " where kind = 'setting'").itertuples(index=False))
     assert params["release"] == "it_second" and params["max_suppression"] == "0.01"
     report = run.query("select release, published, path from it_second__deid_release_report")
     assert report.release[0] == "it_second" and not report.published[0]
     assert report.path[0].endswith("it_second.refused.html")
-    fingerprint = run.query("select release_name from it_second__deid_input_fingerprint")
-    assert fingerprint.release_name[0] == "it_second"
+    # the gate table is bound to it_second's settings, those its plan was resolved from
+    bound = set(run.query("select settings_md5 from it_second__deid_gate_results").settings_md5)
+    planned = set(run.query("select settings_md5 from it_second__deid_release_plan").settings_md5)
+    default = set(run.query("select settings_md5 from deid_gate_results").settings_md5)
+    assert len(bound) == 1 and bound == planned and not bound & default
 
     # the chains never cross: every node and test of it_second reads only it_second's nodes
     # (and the shared inputs), the default release's never read it_second's

@@ -16,9 +16,12 @@ pytestmark = pytest.mark.dbt
 
 #: (schema suffix, table, columns, rows): "" is the published schema, "_deid_work" the working one
 TABLES = [
-    ("_deid_work", "deid_release_parameters", "setting varchar, value varchar, setting_order int",
-     [("release", "patients", 1), ("algorithm", "combinations", 2), ("tau", "0.2", 3),
-      ("k", "5", 4), ("max_suppression", "0.05", 5)]),
+    ("_deid_work", "deid_release_plan", "kind varchar, item int, position int,"
+     " column_name varchar, setting varchar, value varchar",
+     [("verified", 1, 0, "age", None, None), ("verified", 1, 1, "sex", None, None),
+      ("setting", 1, 0, None, "release", "patients"),
+      ("setting", 2, 0, None, "algorithm", "combinations"), ("setting", 3, 0, None, "tau", "0.2"),
+      ("setting", 4, 0, None, "k", "5"), ("setting", 5, 0, None, "max_suppression", "0.05")]),
     ("_deid_work", "deid_diagnostics",
      "diagnostic varchar, combination varchar, stage varchar, classes bigint,"
      " smallest_class bigint, max_risk double precision, mean_risk double precision,"

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dbt_deid.dbt_side.glue.report import manifest_fields
+from dbt_deid.dbt_side.glue.report import gate_table_manifest, manifest_fields
 from dbt_deid.errors import DataError
 from dbt_deid.report.html import ReleaseStatus, _status_sections
 from dbt_deid.tools.commands.history import find_release, render_list, render_release
@@ -44,6 +44,26 @@ def test_report_states_the_settings_hash_and_input_fingerprint():
     no_manifest = "".join(_status_sections(ReleaseStatus(
         gates=status.gates, released=status.released, dropped={}, pass_through=[])))
     assert "Computed from" not in no_manifest
+
+
+def test_the_report_shows_the_snapshot_fingerprint_the_gate_table_recorded():
+    """The gate table (deid_gate_results) holds what deid_input_fingerprint held until session
+    11: "Computed from" shows its snapshot fingerprint (snapshot_hash) as the input fingerprint,
+    not the table's own input_hash (the source's, taken by input_unchanged)."""
+    gates = pd.DataFrame({
+        "gate_order": [2, 1], "gate": ["k_anonymity", "upstream_built"], "passed": [True, True],
+        "settings_md5": ["a" * 32] * 2, "input_hash": ["s" * 32] * 2,
+        "snapshot_hash": ["b" * 32] * 2, "input_rows": [4000, 4000],
+        "input_relation": ['"db"."main"."src"'] * 2, "input_columns": ["rid, age"] * 2,
+        "package_version": ["0.3.0"] * 2})
+    fields = manifest_fields(gate_table_manifest(gates).iloc[0].to_dict())
+    assert fields == {"settings hash (md5 of the settings JSON)": "a" * 32,
+                      "package version": "0.3.0", "input": '"db"."main"."src"',
+                      "input columns fingerprinted": "rid, age", "input rows": "4000",
+                      "input fingerprint": "b" * 32}
+    # no verdict, or a gate table an earlier dbt_deid wrote: no "Computed from"
+    assert gate_table_manifest(gates.iloc[0:0]) is None
+    assert gate_table_manifest(gates.drop(columns=["snapshot_hash"])) is None
 
 
 HISTORY = pd.DataFrame({

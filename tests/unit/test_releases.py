@@ -41,6 +41,8 @@ def test_every_release_model_is_generated_with_its_tests_and_tags() -> None:
             "deid_gate_results", "deid_ola_search", "deid_diagnostics"} <= names
     # folded into deid_diagnostics (issue 33, item 3)
     assert not names & {"deid_risk_summary", "deid_information_loss"}
+    # folded into deid_release_plan (its rows kind 'setting'; issue 33, item 3, session 11)
+    assert "deid_release_parameters" not in names
     assert not any(n.startswith(("deid_claims_", "deid_text_")) for n in names)
     assert "deid_release_history_init" not in names
     for m in models:
@@ -95,7 +97,7 @@ def test_summary_finds_a_release_by_name() -> None:
     from dbt_deid.errors import DataError
     from dbt_deid.tools.commands.summary import release_prefix
 
-    tables = {"deid_release_parameters", "clinical__deid_release_parameters", "deid_published"}
+    tables = {"deid_release_plan", "clinical__deid_release_plan", "deid_published"}
     assert release_prefix(tables, "geographic", None) == ""
     assert release_prefix(tables, "geographic", "geographic") == ""
     assert release_prefix(tables, "geographic", "clinical") == "clinical__"

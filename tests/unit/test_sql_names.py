@@ -77,10 +77,13 @@ def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
     with duckdb.connect(str(db)) as con:
         con.execute("create table main.canary as select 1 as x")
         con.execute(f"create schema {q}")
-        con.execute(f"create table {q}.deid_release_parameters as select * from (values"
-                    " (1, 'release', 'r'), (2, 'algorithm', 'combinations'), (3, 'tau', '0.2'),"
-                    " (4, 'k', '5'), (5, 'max_suppression', '0.5'))"
-                    " as t(setting_order, setting, value)")
+        con.execute(f"create table {q}.deid_release_plan as select * from (values"
+                    " ('verified', 1, 0, 'a', null, null),"
+                    " ('setting', 1, 0, null, 'release', 'r'),"
+                    " ('setting', 2, 0, null, 'algorithm', 'combinations'),"
+                    " ('setting', 3, 0, null, 'tau', '0.2'), ('setting', 4, 0, null, 'k', '5'),"
+                    " ('setting', 5, 0, null, 'max_suppression', '0.5'))"
+                    " as t(kind, item, position, column_name, setting, value)")
         con.execute(f"create table {q}.deid_diagnostics as select * from (values"
                     " ('risk_summary', 'a+b', 'published', 3, 5, 0.2, 0.1, 0.0, 5,"
                     "  null, null, null, null, null, null),"

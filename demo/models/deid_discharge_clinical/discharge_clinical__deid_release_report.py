@@ -13,7 +13,6 @@ def model(dbt, session):
         dbt.ref("discharge_clinical__deid_population_patterns"),
         dbt.ref("discharge_clinical__deid_small_area_inputs"),
         dbt.ref("discharge_clinical__deid_gate_results"),
-        dbt.ref("discharge_clinical__deid_input_fingerprint"),
         dbt.ref("discharge_clinical__deid_algorithm_comparison"),
         dbt.ref("discharge_clinical__deid_exact_consistent"),
         dbt.ref("discharge_clinical__deid_release_advice"),

@@ -13,7 +13,6 @@ def model(dbt, session):
         dbt.ref("it_second__deid_population_patterns"),
         dbt.ref("it_second__deid_small_area_inputs"),
         dbt.ref("it_second__deid_gate_results"),
-        dbt.ref("it_second__deid_input_fingerprint"),
         dbt.ref("it_second__deid_algorithm_comparison"),
         dbt.ref("it_second__deid_exact_consistent"),
         dbt.ref("it_second__deid_release_advice"),

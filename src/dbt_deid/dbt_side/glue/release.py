@@ -154,14 +154,17 @@ def _typed_map(out: pd.DataFrame, keys: list[str], qi_names: list[str]) -> pd.Da
     return frame_out
 
 
-def release_plan(release: dict[str, Any]) -> pd.DataFrame:
+def release_plan(release: dict[str, Any], cfg: Any = None) -> pd.DataFrame:
     """The release plan as rows, for the SQL models and gates and for auditors.
 
     ``kind`` is ``protected`` (combinations the suppression works on), ``verified`` (every
     combination an adversary may know, checked by the gates), ``released`` (QIs in the
     published table, in order) or ``propagation`` (position 0 = source, 1 = target).
+    ``cfg``: the settings :func:`~dbt_deid.settings_resolve.resolve` returned for ``release``
+    (resolved here when not given).
     """
-    cfg = resolve("release", release)  # the one resolver: every section, as dbt parse checks it
+    if cfg is None:
+        cfg = resolve("release", release)  # the one resolver: every section, as dbt parse checks it
     rows: list[tuple[str, int, int, str]] = []
     for kind, combos in (("protected", cfg.protected_combinations()),
                          ("verified", cfg.verified_combinations())):
@@ -314,10 +317,112 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     ``plan_settings`` (macros/gates/plan_settings_gate.sql) and the publish step refuse a plan of
     other settings (review 9 final, F7: a preview such as ``python -m dbt_deid advise --vars
     ...`` rebuilds the plan, and a gate table rebuilt over it verified the preview's
-    combinations). Single models and previews still read it."""
-    frame = release_plan(json.loads(release_json))
+    combinations). Single models and previews still read it.
+
+    Rows ``kind = 'setting'`` (``item`` their order, ``setting``, ``value``; null on the other
+    rows) are the release's settings as auditors and ``python -m dbt_deid summary`` read them
+    (:func:`release_parameters`; the table ``deid_release_parameters`` until session 11, folded
+    here: issue 33, "a release is a handful of nodes")."""
+    raw = json.loads(release_json)
+    cfg = resolve("release", raw)  # the one resolver: every section, as dbt parse checks it
+    frame = release_plan(raw, cfg)
+    frame["setting"] = pd.Series([pd.NA] * len(frame), dtype="string")
+    frame["value"] = pd.Series([pd.NA] * len(frame), dtype="string")
+    params = release_parameters(raw, cfg)
+    settings = pd.DataFrame({
+        "kind": "setting", "item": range(1, len(params) + 1), "position": 0, "column_name": pd.NA,
+        "setting": [name for name, _ in params], "value": [value for _, value in params],
+    }).astype(frame.dtypes.to_dict())
+    frame = pd.concat([frame, settings], ignore_index=True)
     frame["settings_md5"] = pd.Series([settings_md5(release_json)] * len(frame), dtype="string")
     return frame
+
+
+def _text(value: Any) -> str:
+    """A setting's value as the release's settings rows show it (Python's ``str``, as Jinja's
+    ``~`` and ``| string`` wrote it when the rows were a SQL model)."""
+    return str(value)
+
+
+def _default(raw: Any, section: str, key: str) -> Any:
+    """A setting's value, or its default (the settings definition) when absent or null."""
+    from dbt_deid.settings_schema import SECTIONS
+
+    value = raw.get(key) if isinstance(raw, dict) else None
+    return value if value is not None else SECTIONS[section][key].get("default")
+
+
+def _tau(raw: dict[str, Any], k: int) -> Any:
+    """tau as the settings give it: the declared tau, the preset's, 1/k of a declared k, or
+    1/k of the population threshold's k (El Emam et al. 2011, k = ceil(1/tau); El Emam et al.
+    2012, eq. 3)."""
+    from dbt_deid.settings_schema import PRESET_ALIASES, PRESET_TAU
+
+    if raw.get("population_threshold") is not None and raw.get("sampling_fraction") is not None:
+        return 1.0 / k
+    if raw.get("tau") is not None:
+        return raw["tau"]
+    preset = raw.get("preset")
+    if preset is not None and raw.get("k") is None:
+        return PRESET_TAU[PRESET_ALIASES.get(preset, preset)]
+    return 1.0 / raw["k"] if raw.get("k") else None
+
+
+def _qi_line(name: str, spec: dict[str, Any], caps: Any) -> str:
+    """One QI's settings row: column, level, weight, hierarchy or rule, suppression cap (the
+    QI's own, or column_suppression_cap's for it)."""
+    cap = caps.get(name) if isinstance(caps, dict) else None
+    if cap is None:
+        own = spec.get("suppression_cap")
+        cap = own if own is not None or isinstance(caps, dict) else caps
+    rule = spec.get("rule")
+    return (f"column {_text(spec.get('column') or name)},"
+            f" level {_text(_default(spec, 'quasi_identifier', 'level'))},"
+            f" weight {_text(_default(spec, 'quasi_identifier', 'weight'))}"
+            + (f", hierarchy {_text(spec['hierarchy'])}" if spec.get("hierarchy") else "")
+            + (f", rule {_text(rule['type'])}" if rule else "")
+            + (f", suppression cap {_text(cap)}" if cap is not None else ""))
+
+
+def release_parameters(raw: dict[str, Any], cfg: Any) -> list[tuple[str, str]]:
+    """The release's settings as (setting, value) rows, in order, for auditors and ``python -m
+    dbt_deid summary`` (rows ``kind = 'setting'`` of ``deid_release_plan``; until session 11
+    the SQL model ``deid_release_parameters``): name, algorithm, preset, tau, k, MaxSup, the
+    column roles, the missing label, the sample, the package version, the protected and
+    verified combinations (``cfg``'s expansion, as the plan rows), the released QIs and each
+    QI's level, weight, hierarchy or rule and cap. Figures and names only."""
+    from dbt_deid import __version__
+
+    sample = raw.get("sample")
+    rows = [
+        ("release", _default(raw, "release", "name")),
+        ("algorithm", _default(raw, "release", "algorithm")),
+        ("preset", raw.get("preset") or "none"),
+        ("tau", _tau(raw, cfg.k)),
+        ("k", cfg.k),
+        ("max_suppression", raw.get("max_suppression")),
+        ("record_id", raw.get("record_id")),
+        ("direct_identifiers_dropped", ", ".join(map(_text, raw.get("direct_identifiers") or []))),
+        ("excluded_dropped", ", ".join(map(_text, raw.get("excluded") or []))),
+        ("pass_through_published_unchanged", ", ".join(map(_text, raw.get("pass_through") or []))),
+        ("sensitive_published_gated", ", ".join(map(_text, raw.get("sensitive") or []))),
+        ("missing_label", _default(raw, "release", "missing_label")),
+        ("sample", (f"fraction {_text(sample.get('fraction'))},"
+                    f" slot {_text(_default(sample, 'sample', 'slot'))},"
+                    f" seed {_text(_default(sample, 'sample', 'seed'))},"
+                    f" order {_text(_default(sample, 'sample', 'order'))}")
+         if sample is not None else "none"),
+        ("dbt_deid_version", __version__),
+    ]
+    rows += [(f"protected_combination_{i}", "+".join(b))
+             for i, b in enumerate(cfg.protected_combinations(), start=1)]
+    rows += [(f"verified_combination_{i}", "+".join(b))
+             for i, b in enumerate(cfg.verified_combinations(), start=1)]
+    rows.append(("released_quasi_identifiers", ", ".join(cfg.released_qis())))
+    caps = raw.get("column_suppression_cap")
+    rows += [(f"qi.{name}", _qi_line(name, spec or {}, caps))
+             for name, spec in raw["quasi_identifiers"].items()]
+    return [(name, _text(value)) for name, value in rows]
 
 
 def deid_algorithm_comparison(

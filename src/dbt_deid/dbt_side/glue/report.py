@@ -218,7 +218,8 @@ def release_status(
     )
 
 
-#: deid_input_fingerprint's columns shown in the report, with their labels.
+#: The input fingerprint's columns shown in the report, with their labels (the gate table's,
+#: :func:`gate_table_manifest`; the table deid_input_fingerprint's until session 11).
 MANIFEST_FIELDS = {
     "settings_md5": "settings hash (md5 of the settings JSON)",
     "package_version": "package version",
@@ -230,8 +231,23 @@ MANIFEST_FIELDS = {
 
 
 def manifest_fields(row: Mapping[str, Any]) -> dict[str, str]:
-    """The report's "Computed from" rows from a deid_input_fingerprint row."""
+    """The report's "Computed from" rows from a row of :data:`MANIFEST_FIELDS`' columns."""
     return {label: str(row[key]) for key, label in MANIFEST_FIELDS.items() if key in row}
+
+
+def gate_table_manifest(gates: pd.DataFrame | None) -> pd.DataFrame | None:
+    """What the report shows of the release input, from the gate table (``deid_gate_results``,
+    which fingerprints the input snapshot once per build; issue 33, item 3: the node
+    ``deid_input_fingerprint`` until session 11, folded there): one row of
+    :data:`MANIFEST_FIELDS`' columns, ``input_hash`` being the snapshot's fingerprint
+    (``snapshot_hash``; the gate table's own ``input_hash`` is the source's, taken by the gate
+    input_unchanged, which refuses when the two differ). None when the table has no verdict or
+    no such column (built by an earlier dbt_deid)."""
+    if gates is None or len(gates) == 0 or "snapshot_hash" not in gates.columns:
+        return None
+    first = gates.sort_values("gate_order").iloc[[0]] if "gate_order" in gates else gates.iloc[[0]]
+    row = first.drop(columns=["input_hash"]).rename(columns={"snapshot_hash": "input_hash"})
+    return row[[c for c in MANIFEST_FIELDS if c in row.columns]].reset_index(drop=True)
 
 
 def empty_report_index() -> pd.DataFrame:
@@ -317,7 +333,6 @@ def deid_release_report(
     population_patterns: Any,
     small_area_inputs: Any,
     gate_results: Any,
-    input_fingerprint: Any,
     algorithm_comparison: Any,
     exact_consistent: Any,
     release_advice: Any = None,
@@ -349,9 +364,9 @@ def deid_release_report(
     its meaning and, on a refusal, the advice says what to change (``release_advice``,
     ``deid_release_advice``); combined_releases, decided by the publish step, is read from the
     history (the ``release_versions`` part of ``deid_report_inputs``). It shows the settings
-    hash and the input fingerprint it was computed from (``input_fingerprint``,
-    ``deid_input_fingerprint``), as the release manifest in ``deid_release_history`` records
-    them, and ends with the comparison of
+    hash and the input fingerprint it was computed from (the gate table's, which fingerprints
+    the input snapshot: :func:`gate_table_manifest`), as the release manifest in
+    ``deid_release_history`` records them, and ends with the comparison of
     the suppression algorithms (``algorithm_comparison``, ``deid_algorithm_comparison``; read
     after that model is built, so the two pattern-table models never hold their frames in
     memory at the same time). The exact variant's figures come from ``exact_consistent``
@@ -369,9 +384,10 @@ def deid_release_report(
     if len(suppressed) == 0:
         return empty_report_index()
     parts = report_input_parts(report_inputs) if report_inputs is not None else {}
+    gates = to_pandas(gate_results)
     return write_dbt_report(
         suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
-        gates=to_pandas(gate_results), fingerprint=to_pandas(input_fingerprint),
+        gates=gates, fingerprint=gate_table_manifest(gates),
         comparison=to_pandas(algorithm_comparison),
         exact=to_pandas(exact_consistent),
         advice=to_pandas(release_advice) if release_advice is not None else None,

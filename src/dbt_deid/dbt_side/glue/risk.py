@@ -13,7 +13,7 @@ only (no quasi-identifier values).
 * :func:`small_areas_frame`: El Emam et al. 2010's logistic models (equations 1-4) per area and
 level.
 * :func:`release_preset`: the release context (threshold preset) the release names, which the
-  report states (no table of its own: the report and deid_release_parameters record it).
+  report states (no table of its own: the report and the release plan's settings rows record it).
 * :func:`release_assessments`: one :class:`~dbt_deid.risk.RiskAssessment` per protected
   combination, for the HTML report.
 

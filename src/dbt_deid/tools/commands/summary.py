@@ -1,8 +1,8 @@
 """``python -m dbt_deid summary``: print a built release's risk summary and information loss.
 
 Reads the tables the release models wrote (``deid_diagnostics``: its ``risk_summary`` and
-``information_loss`` rows; ``deid_release_parameters`` and the row counts of the source and
-``deid_published``) from a
+``information_loss`` rows; the settings rows of ``deid_release_plan`` and the row counts of the
+source and ``deid_published``) from a
 DuckDB database file (``--database``) or, on any engine, through the dbt project's own adapter
 (``--project-dir``, with ``--profiles-dir`` and ``--target`` as dbt takes them). Figures only:
 no quasi-identifier values are printed.
@@ -33,7 +33,7 @@ PUBLISHED_TABLES = frozenset({
 #: The discharge release's tables: an extra release of var ``deid_releases`` has them as
 #: ``<release>__<table>`` (docs/projects.md, "Several releases in one project").
 RELEASE_TABLES = frozenset({
-    "deid_published", "deid_diagnostics", "deid_release_parameters",
+    "deid_published", "deid_diagnostics", "deid_release_plan",
     "deid_gate_results", "deid_algorithm_comparison",
 })
 
@@ -44,9 +44,9 @@ def release_prefix(tables: set[str], default_release: str | None, release: str |
     unknown name is an error listing the releases built."""
     if release is None or release == default_release:
         return ""
-    if f"{release}__deid_release_parameters" in tables:
+    if f"{release}__deid_release_plan" in tables:
         return f"{release}__"
-    built = sorted({t.split("__", 1)[0] for t in tables if t.endswith("__deid_release_parameters")})
+    built = sorted({t.split("__", 1)[0] for t in tables if t.endswith("__deid_release_plan")})
     known = ([default_release] if default_release else []) + built
     raise DataError(f"release {release!r} is not built in this database (--release); releases"
                     f" built: {', '.join(known) or 'none'}")
@@ -126,6 +126,12 @@ def render_summary_dbt(project_dir: str | Path, profiles_dir: str | Path | None 
                            f"the {reader.engine} target")
 
 
+def _has_settings(reader: SummaryReader, schema: str, table: str) -> bool:
+    """True when the release plan ``schema.table`` has the settings rows' columns (a plan built
+    since session 11; the settings were the table ``deid_release_parameters`` before)."""
+    return {"setting", "value"} <= reader.columns(schema, table)
+
+
 def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
                 release: str | None, where_built: str) -> str:
     """The summary text, read with ``reader`` (DuckDBReader or the adapter's reader)."""
@@ -147,23 +153,28 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
     found = reader.tables((schema, work))
     all_tables = {n for s, n in found if s == (schema if published_table(n) else work)}
     default_release = None
-    if "deid_release_parameters" in all_tables:
+    if "deid_release_plan" in all_tables and _has_settings(reader, work, "deid_release_plan"):
         got = reader.rows(
-            f"select value from {reader.relation(work, 'deid_release_parameters')}"
-            " where setting = 'release'")
+            f"select value from {reader.relation(work, 'deid_release_plan')}"
+            " where kind = 'setting' and setting = 'release'")
         default_release = got[0][0] if got else None
     prefix = release_prefix(all_tables, default_release, release)
     tables = {n[len(prefix):] if n.startswith(prefix) and n[len(prefix):] in RELEASE_TABLES
               else n for n in all_tables if not prefix or n.startswith(prefix)
               or n == "deid_release_history"}
-    for needed in ("deid_diagnostics", "deid_release_parameters"):
+    for needed in ("deid_diagnostics", "deid_release_plan"):
         if needed not in tables:
             raise DataError(
                 f"table {where(needed)}.{prefix}{needed} is missing from {path}; build the"
                 " release"
             )
+    if not _has_settings(reader, work, prefix + "deid_release_plan"):
+        raise DataError(
+            f"table {work}.{prefix}deid_release_plan has no settings rows (built by an earlier"
+            f" dbt_deid, which wrote them to deid_release_parameters); build the release")
     params = dict(reader.rows(
-        f"select setting, value from {t('deid_release_parameters')} order by setting_order"
+        f"select setting, value from {t('deid_release_plan')} where kind = 'setting'"
+        " order by item"
     ))
     lines = [
         f"Release {params.get('release')}: algorithm {params.get('algorithm')},"
