@@ -302,33 +302,50 @@ def released_order(families: Sequence[Family], qi_names: Sequence[str]) -> list[
 
 
 __all__ = [
-    "Family", "check_unchecked_levels", "generate_combinations", "parse_family", "propagate",
+    "Family", "check_total_order_codes", "check_total_orders", "check_unchecked_levels",
+    "generate_combinations", "parse_family", "propagate",
     "propagation_pairs", "released_order",
 ]
 
 
 def check_total_orders(table: PatternTable, families: Sequence[Family]) -> None:
+    """Each ``generalizes`` link must be a function on the pattern table's records: one coarser
+    value per finer value (see :func:`check_total_order_codes`)."""
+    check_total_order_codes(
+        {c: table.codes[:, i] for i, c in enumerate(table.columns)}, table.counts, families)
+
+
+def check_total_order_codes(
+    codes: Mapping[str, np.ndarray], counts: np.ndarray, families: Sequence[Family],
+    *, where: str = "",
+) -> None:
     """Each ``generalizes`` link must be a function: one coarser value per finer value.
 
-    Propagating suppressions upward instead of evaluating the coarser level (Table 5) is only
-    sound for a total order; raises DataError naming the columns and a finer value that maps to
-    two coarser values.
+    ``codes`` maps a column to its integer codes (one row per pattern or record state,
+    ``SUPPRESSED`` cells ignored), ``counts`` the records of each row. Propagating suppressions
+    upward instead of evaluating the coarser level (Table 5), and publishing a coarser level in
+    no combination because its classes are unions of the finer level's, are only sound for a
+    total order; raises DataError naming the family, the columns and how many values and
+    records break it, never a value (a value of a small class would be written in the log:
+    review r11b, G1). A full suppression checks its pattern table; a refresh of a release line
+    checks its current records (``where`` says which).
     """
-    index = {c: i for i, c in enumerate(table.columns)}
     for fam in families:
         for coarse, fine in fam.generalizes.items():
-            if coarse not in index or fine not in index:
+            if coarse not in codes or fine not in codes:
                 continue
-            f, c = table.codes[:, index[fine]], table.codes[:, index[coarse]]
+            f, c = codes[fine], codes[coarse]
             ok = (f != SUPPRESSED) & (c != SUPPRESSED)
             # One int64 per (finer, coarser) pair: unique on a 1-D array is a plain sort.
             packed = np.unique(f[ok].astype(np.int64) * (2**31) + c[ok].astype(np.int64))
             fine_codes = packed // (2**31)
-            dup = fine_codes[1:][fine_codes[1:] == fine_codes[:-1]]
+            dup = np.unique(fine_codes[1:][fine_codes[1:] == fine_codes[:-1]])
             if len(dup):
-                value = table.labels[index[fine]][int(dup[0])]
+                records = int(np.asarray(counts)[ok & np.isin(f, dup)].sum())
                 raise DataError(
                     f"hierarchical_qis.{fam.name}: {coarse!r} does not generalize {fine!r} in a"
-                    f" total order: value {value!r} of column {fine!r} maps to more than one"
-                    f" value of column {coarse!r}"
+                    f" total order{where}: {len(dup)} value(s) of column {fine!r} map to more"
+                    f" than one value of column {coarse!r} ({records} record(s)); fix the"
+                    f" source data or the rule of {coarse!r}, or remove the generalizes link"
+                    f" (then {coarse!r} needs a combination of its own)"
                 )
