@@ -264,13 +264,13 @@ def check_unchecked_levels(
                 if not known:
                     drop = "drop it (set analyst_level above it, or remove it)"
                 if lv in fam.generalizations_of(q):  # evaluate_all_levels: nothing goes upwards
-                    how = ("evaluate_all_levels carries no suppression to coarser levels. Put it"
-                           " in a combination")
+                    how = ("evaluate_all_levels carries no suppression to coarser levels over"
+                           " another source column. Put it in a combination")
                 else:
-                    how = (f"{lv!r} is neither finer than {q!r} (over the same source column or"
-                           f" by a generalizes chain) nor a generalizes generalization of it. Put"
-                           f" it in a combination, link it with generalizes so that the"
-                           f" suppression of {q!r} reaches it")
+                    how = (f"{lv!r} reads another source column than {q!r} and is neither"
+                           f" finer than it by a generalizes chain nor a generalizes"
+                           f" generalization of it. Put it in a combination, link it with"
+                           f" generalizes so that the suppression of {q!r} reaches it")
                 why = (f"and a suppressed {q!r} (a checked level) would stay readable in it:"
                        f" {how}, or {drop}")
             else:
