@@ -154,10 +154,12 @@ class ReleaseConfig:
         return self.extra.get("_explicit_combinations")
 
     def propagation(self) -> list[tuple[str, str]]:
-        """(source, target) suppression propagation pairs of the hierarchical QIs (a finer level
-        over a verified level's source column is among its targets)."""
+        """(source, target) suppression propagation pairs of the hierarchical QIs (every other
+        released level over a verified or checked level's source column is among its targets:
+        review r11 F2, r11b F3)."""
         columns = {n: q.source_column.lower() for n, q in self.quasi_identifiers.items()}
-        return propagation_pairs(self.families, columns)
+        checked = {q for b in self.verified_combinations() for q in b} if self.families else set()
+        return propagation_pairs(self.families, columns, checked)
 
     def released_qis(self) -> list[str]:
         """QIs in the published table (family levels finer than M are not released)."""

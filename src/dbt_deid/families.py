@@ -35,7 +35,7 @@ generalization of a checked level carried along with it (Table 5, combination 1d
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,27 +173,42 @@ def generate_combinations(
 
 
 def propagation_pairs(
-    families: Sequence[Family], columns: Mapping[str, str] | None = None
+    families: Sequence[Family], columns: Mapping[str, str] | None = None,
+    checked: Collection[str] = (),
 ) -> list[tuple[str, str]]:
-    """(source, target): when ``source`` (a verified level) is suppressed, suppress ``target``.
+    """(source, target): when ``source`` (a verified or checked level) is suppressed, suppress
+    ``target``.
 
-    ``columns`` maps each level to its source column (lower case): a finer level over the same
-    column as ``source`` shows the suppressed value at a finer grain, so it can be derived from
-    it and is suppressed with it even without a ``generalizes`` link (review r11, F2: a 10-year
-    age between 5-year and 20-year levels showed the suppressed 20-year bin in 999 rows).
+    ``columns`` maps each level to its source column (lower case). Every released level over the
+    same column as ``source``, finer or coarser, is among its targets, with or without a
+    ``generalizes`` link and whatever the declared order: one of two levels over one column is
+    derivable from the other (only the bins tell which, and the declared order is not checked
+    against them), and a coarser bin of a suppressed value reveals part of it (El Emam et al.
+    2011, Table 4: a level is disclosed "except when it generalizes to a suppressed value"). Review
+    r11, F2: a 10-year age between 5-year and 20-year levels showed the suppressed 20-year bin in
+    999 rows; review r11b, F3: a 20-year age2 in its own combination showed the bin of a
+    suppressed 10-year age in 458 rows (13 records below k for an adversary knowing age).
+
+    ``checked`` are the QIs of the verified combinations: a family level in one that is below
+    the suppression level (explicit combinations) is a source for the levels over its column too.
     """
     columns = columns or {}
     pairs: list[tuple[str, str]] = []
     for fam in families:
         released = set(fam.released)
-        for ev in fam.verified:
-            targets = fam.finer_than(ev)
-            if not fam.evaluate_all:
-                targets = targets | fam.generalizations_of(ev)
+        verified = set(fam.verified)
+        for ev in fam.levels:
+            if ev not in verified and ev not in checked:
+                continue
+            targets: set[str] = set()
+            if ev in verified:
+                targets = fam.finer_than(ev)
+                if not fam.evaluate_all:
+                    targets = targets | fam.generalizations_of(ev)
             col = columns.get(ev)
             if col is not None:
-                targets = targets | {lv for lv in fam.levels[:fam.rank(ev)]
-                                     if columns.get(lv) == col}
+                targets = targets | {lv for lv in fam.levels
+                                     if lv != ev and columns.get(lv) == col}
             for target in sorted(targets & released):
                 pairs.append((ev, target))
     return pairs
@@ -249,13 +264,13 @@ def check_unchecked_levels(
                 if not known:
                     drop = "drop it (set analyst_level above it, or remove it)"
                 if lv in fam.generalizations_of(q):  # evaluate_all_levels: nothing goes upwards
-                    how = ("evaluate_all_levels carries no suppression to coarser levels. Put it"
-                           " in a combination")
+                    how = ("evaluate_all_levels carries no suppression to coarser levels over"
+                           " another source column. Put it in a combination")
                 else:
-                    how = (f"{lv!r} is neither finer than {q!r} (over the same source column or"
-                           f" by a generalizes chain) nor a generalizes generalization of it. Put"
-                           f" it in a combination, link it with generalizes so that the"
-                           f" suppression of {q!r} reaches it")
+                    how = (f"{lv!r} reads another source column than {q!r} and is neither"
+                           f" finer than it by a generalizes chain nor a generalizes"
+                           f" generalization of it. Put it in a combination, link it with"
+                           f" generalizes so that the suppression of {q!r} reaches it")
                 why = (f"and a suppressed {q!r} (a checked level) would stay readable in it:"
                        f" {how}, or {drop}")
             else:
@@ -287,33 +302,50 @@ def released_order(families: Sequence[Family], qi_names: Sequence[str]) -> list[
 
 
 __all__ = [
-    "Family", "check_unchecked_levels", "generate_combinations", "parse_family", "propagate",
+    "Family", "check_total_order_codes", "check_total_orders", "check_unchecked_levels",
+    "generate_combinations", "parse_family", "propagate",
     "propagation_pairs", "released_order",
 ]
 
 
 def check_total_orders(table: PatternTable, families: Sequence[Family]) -> None:
+    """Each ``generalizes`` link must be a function on the pattern table's records: one coarser
+    value per finer value (see :func:`check_total_order_codes`)."""
+    check_total_order_codes(
+        {c: table.codes[:, i] for i, c in enumerate(table.columns)}, table.counts, families)
+
+
+def check_total_order_codes(
+    codes: Mapping[str, np.ndarray], counts: np.ndarray, families: Sequence[Family],
+    *, where: str = "",
+) -> None:
     """Each ``generalizes`` link must be a function: one coarser value per finer value.
 
-    Propagating suppressions upward instead of evaluating the coarser level (Table 5) is only
-    sound for a total order; raises DataError naming the columns and a finer value that maps to
-    two coarser values.
+    ``codes`` maps a column to its integer codes (one row per pattern or record state,
+    ``SUPPRESSED`` cells ignored), ``counts`` the records of each row. Propagating suppressions
+    upward instead of evaluating the coarser level (Table 5), and publishing a coarser level in
+    no combination because its classes are unions of the finer level's, are only sound for a
+    total order; raises DataError naming the family, the columns and how many values and
+    records break it, never a value (a value of a small class would be written in the log:
+    review r11b, G1). A full suppression checks its pattern table; a refresh of a release line
+    checks its current records (``where`` says which).
     """
-    index = {c: i for i, c in enumerate(table.columns)}
     for fam in families:
         for coarse, fine in fam.generalizes.items():
-            if coarse not in index or fine not in index:
+            if coarse not in codes or fine not in codes:
                 continue
-            f, c = table.codes[:, index[fine]], table.codes[:, index[coarse]]
+            f, c = codes[fine], codes[coarse]
             ok = (f != SUPPRESSED) & (c != SUPPRESSED)
             # One int64 per (finer, coarser) pair: unique on a 1-D array is a plain sort.
             packed = np.unique(f[ok].astype(np.int64) * (2**31) + c[ok].astype(np.int64))
             fine_codes = packed // (2**31)
-            dup = fine_codes[1:][fine_codes[1:] == fine_codes[:-1]]
+            dup = np.unique(fine_codes[1:][fine_codes[1:] == fine_codes[:-1]])
             if len(dup):
-                value = table.labels[index[fine]][int(dup[0])]
+                records = int(np.asarray(counts)[ok & np.isin(f, dup)].sum())
                 raise DataError(
                     f"hierarchical_qis.{fam.name}: {coarse!r} does not generalize {fine!r} in a"
-                    f" total order: value {value!r} of column {fine!r} maps to more than one"
-                    f" value of column {coarse!r}"
+                    f" total order{where}: {len(dup)} value(s) of column {fine!r} map to more"
+                    f" than one value of column {coarse!r} ({records} record(s)); fix the"
+                    f" source data or the rule of {coarse!r}, or remove the generalizes link"
+                    f" (then {coarse!r} needs a combination of its own)"
                 )

@@ -204,8 +204,12 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "trunc": {"doc": "Truncation unit.", "required": True, "allowed": DATE_UNITS},
     },
     "family": {
-        "levels": {"doc": "QI names, finest first.", "required": True, "type": "list"},
-        "generalizes": {"doc": "coarser level -> finer level (total orders).", "type": "mapping"},
+        "levels": {"doc": "QI names, finest first (a suppressed checked level is suppressed in"
+                          " every other level over its source column).", "required": True,
+                   "type": "list"},
+        "generalizes": {"doc": "coarser level -> finer level (total orders, checked on the data"
+                               " by a full suppression and by every refresh).",
+                        "type": "mapping"},
         "adversary_level": {"doc": "Q: the level an adversary knows (name or rank).",
                             "default": 0},
         "analyst_level": {"doc": "M: the level analysts need (name or rank).", "default": 0},

@@ -113,11 +113,17 @@ def test_a_coarser_level_linked_as_a_total_order_generalization_is_carried_along
     r = _coarse_sibling()
     r["hierarchical_qis"]["age_family"]["generalizes"] = {"age2": "age"}
     assert ("age", "age2") in config.parse_release(r).propagation()
-    # Table 7 (every level evaluated) carries no suppression upwards: refused again
+    # Table 7 (every level evaluated) carries no suppression upwards through a generalizes
+    # link: a coarser level over another column is refused again ...
     r["hierarchical_qis"]["age_family"]["evaluate_all_levels"] = True
+    other = copy.deepcopy(r)
+    other["quasi_identifiers"]["age2"] = {**AGE_20, "column": "age_band"}
     with pytest.raises(ConfigError, match=r"a suppressed 'age' \(a checked level\) would stay"
                        " readable in it"):
-        config.parse_release(r)
+        config.parse_release(other)
+    # ... but over age's own column it is suppressed with age whatever the family says
+    # (review r11b, F3: before, with evaluate_all_levels, propagation [('age2', 'age')] only)
+    assert ("age", "age2") in config.parse_release(r).propagation()
 
 
 def test_a_level_below_the_adversary_level_must_be_reached_by_every_checked_level() -> None:
@@ -197,3 +203,66 @@ def test_the_middle_level_never_shows_a_suppressed_adversary_level(seed: int) ->
         for t in data.drop_duplicates(["prov", "gender", "a20"]).itertuples())
     assert smallest >= cfg.k
     assert got.loc[got["a20"].isna(), "a10"].isna().all()
+
+
+def _own_combination(name: str, rule: dict) -> dict:
+    """r11b F3/F3b: a second level over age, declared coarser, no generalizes, in its own
+    combination [level, gender] beside the project's three with age."""
+    r = copy.deepcopy(BASE)
+    r["quasi_identifiers"][name] = rule
+    r["hierarchical_qis"] = {"age_family": {"levels": ["age", name]}}
+    r["combinations"] = [*r["combinations"], [name, "gender"]]
+    return r
+
+
+@pytest.mark.parametrize("name, rule", [("age2", AGE_20), ("age5", AGE_5)])
+def test_a_suppressed_level_is_suppressed_in_every_level_over_its_column(name, rule) -> None:
+    """Review r11b, F3 (20-year age2) and F3b (5-year bins declared coarser than the 10-year
+    age: the declared order is never checked against the bins): both levels are checked, and a
+    suppressed age must not stay readable in the other level, finer or coarser, nor the other
+    way round. Old code (62f2e56): accepted with propagation [('age2', 'age')] /
+    [('age5', 'age')] only; a dbt build published 458 rows with age suppressed and the other
+    level shown (13 records below k = 5 for an adversary knowing age; 23 with age5)."""
+    cfg = config.parse_release(_own_combination(name, rule))
+    assert ("age", name) in cfg.propagation() and (name, "age") in cfg.propagation()
+
+
+def test_a_checked_level_below_the_adversary_level_reaches_its_column() -> None:
+    """A level below the suppression level that an explicit combination checks is a source for
+    the other levels over its column too (its suppressions protect a value an adversary knows)."""
+    r = _own_combination("age2", AGE_20)
+    r["hierarchical_qis"]["age_family"]["adversary_level"] = "age2"
+    cfg = config.parse_release(r)
+    assert ("age", "age2") in cfg.propagation() and ("age2", "age") in cfg.propagation()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_coarser_level_in_its_own_combination_never_shows_a_suppressed_age(seed: int) -> None:
+    """F3 on the suppression itself (no dbt): 10-year a10 in [prov, gender, a10], 20-year a20
+    in [a20, gender], one family, no generalizes. An adversary knowing a10 knows a20: every
+    record stays consistent with k published rows when both are compared. Old code: a20 kept
+    its bin where a10 was suppressed."""
+    data = _ages(np.random.default_rng(seed), 400)
+    cfg = config.parse_release({
+        "source": "src", "record_id": "id", "max_suppression": 1.0, "tau": 0.2,
+        "quasi_identifiers": {"prov": {}, "gender": {}, "a10": {"column": "age"},
+                              "a20": {"column": "age"}},
+        "combinations": [["prov", "gender", "a10"], ["a20", "gender"]],
+        "hierarchical_qis": {"age": {"levels": ["a10", "a20"]}}})
+    result = run_suppression(
+        data, cfg.k, cfg.combinations, count_column=None, propagation=cfg.propagation(),
+        columns=cfg.qi_names, verify_combinations=cfg.verified_combinations(),
+        families=cfg.families)
+    got = result.published().iloc[np.argsort(result.table.origin, kind="stable")]
+    got = got.reset_index(drop=True)
+    pub = got[["prov", "gender", "a10", "a20"]].to_numpy(dtype=object)
+
+    def consistent(col: np.ndarray, value: str) -> np.ndarray:
+        return pd.isna(col) | (col == value)
+
+    smallest = min(
+        int((consistent(pub[:, 0], t.prov) & consistent(pub[:, 1], t.gender)
+             & consistent(pub[:, 2], t.a10) & consistent(pub[:, 3], t.a20)).sum())
+        for t in data.drop_duplicates(["prov", "gender", "a10"]).itertuples())
+    assert smallest >= cfg.k
+    assert got.loc[got["a10"].isna(), "a20"].isna().all()

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.errors import ConfigError
+from dbt_deid.families import Family, check_total_order_codes
 from dbt_deid.living.algorithm import (
     Indexes,
     grow_fully_suppressed,
@@ -221,13 +222,17 @@ def refresh(
     columns: Sequence[str] = (),
     max_suppression: float | None = None,
     logger: Logger | None = None,
+    families: Sequence[Family] = (),
 ) -> RefreshResult:
     """Compute the next version of a release line from the pairs frame
     (:mod:`dbt_deid.living.pairs`): the arguments of :func:`dbt_deid.suppression.run_suppression`
     (combinations algorithm), plus ``max_suppression`` (MaxSup, for :meth:`RefreshResult.
     refusals`). The result is checked on every verified combination in both views (class sizes
     and exact consistent sets) and on the changed records' linked view; inspect
-    :meth:`RefreshResult.refusals` before publishing."""
+    :meth:`RefreshResult.refusals` before publishing. ``families`` (the release's hierarchical
+    QIs): each ``generalizes`` link must be a total order on the current records, as a full
+    suppression requires of its pattern table (a DataError otherwise, nothing computed; review
+    r11b, G1: a refresh published 40 records whose coarse level no finer value maps to)."""
     log = logger or get_logger()
     t0 = time.perf_counter()
     combos = [tuple(c) for c in combinations]
@@ -235,6 +240,10 @@ def refresh(
     qis = carried_columns(combos, columns, propagation, verify_combinations)
     _check_settings(k, combos, weights, qis)
     inp = read_pairs(pairs, qis, count_column)
+    current = inp.status != Status.GONE
+    check_total_order_codes(
+        {c: inp.current[current, j] for j, c in enumerate(inp.columns)}, inp.counts[current],
+        families, where=" on the refresh's current records")
     work = WorkTable.build(inp)
     stats = RefreshStats()
     used = list(dict.fromkeys(c for b in combos for c in b))

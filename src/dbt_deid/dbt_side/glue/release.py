@@ -116,7 +116,7 @@ def refresh_map(frame: pd.DataFrame, cfg: Any, log: Logger, model: str) -> pd.Da
         frame, cfg.k, cfg.combinations, cfg.weights,
         verify_combinations=cfg.verified_combinations(), propagation=cfg.propagation(),
         columns=cfg.qi_names, max_suppression=cfg.max_suppression,
-        logger=log,
+        logger=log, families=cfg.families,
     )
     log.info(
         f"dbt_deid: {model}: refresh: {result.records(Status.KEPT)} kept,"
