@@ -155,6 +155,8 @@ class Line:
 
 LINKED_REFUSAL = "changed records linked across versions"
 LINKED_SQL = Path(__file__).resolve().parents[1] / "macros" / "gates" / "linked_changes_sql.sql"
+_CALLER: list = []  # sql_linked's compiled macro
+_COLUMNS: dict[str, list[str]] = {}  # the columns of its tables, for get_columns_in_relation
 
 
 def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.DataFrame]],
@@ -185,25 +187,27 @@ def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.Dat
     con.register("truth", truth)
     con.register("store", store)
     con.execute("create table deid_key as select 'k' as key_value")
-    names = {"truth": list(truth.columns), "store": list(store.columns)}
-
-    def context(call):  # noqa: ANN001, ANN202 - macro_render's context
-        return {
-            "dbt_deid": SimpleNamespace(
-                own=lambda m: m, ident=lambda n: '"' + n + '"',
-                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
-                keyed_record_hash_sql=lambda e, _k: f"cast({e} as varchar)"),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
-            "adapter": SimpleNamespace(
-                dispatch=lambda name, package: call("default__" + name),
-                get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
-                                                     for n in names[rel]]),
-        }
+    _COLUMNS.clear()
+    _COLUMNS.update({"truth": list(truth.columns), "store": list(store.columns)})
+    if not _CALLER:  # the template compiled once per process
+        def context(call):  # noqa: ANN001, ANN202 - macro_render's context
+            return {
+                "dbt_deid": SimpleNamespace(
+                    own=lambda m: m, ident=lambda n: '"' + n + '"',
+                    literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                    keyed_record_hash_sql=lambda e, _k: f"cast({e} as varchar)"),
+                "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+                "adapter": SimpleNamespace(
+                    dispatch=lambda name, package: call("default__" + name),
+                    get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
+                                                         for n in _COLUMNS[rel]]),
+            }
+        _CALLER.append(macro_caller([LINKED_SQL], context))
 
     ordered = [f"r{i}" for i in range(len(earlier))]
     zero = {q: 0 for q in qis}
     cfg = {"released_qis": list(qis), "record_id": "rid"}
-    sql = macro_caller([LINKED_SQL], context)("linked_changes_sql")(
+    sql = _CALLER[0]("linked_changes_sql")(
         cfg, "truth", "deid_key", "store", ordered, {r: zero for r in ordered}, zero,
         [list(b) for b in combinations], k)
     return {r[0]: (int(r[1]), None if r[2] is None else int(r[2]), int(r[3]))
