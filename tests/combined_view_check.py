@@ -115,15 +115,19 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     """The linked count of the last of ``versions`` (the earlier ones stored): per combination
     (changed records, smallest linked consistent set, changed records below k).
 
-    A changed record (in the last version, with other true values than in the latest earlier
-    version holding it) is hidden by the records of the last version that were published
+    A changed record (a record of the last version with two or more states in the line: true
+    values other than in the latest earlier version holding it, or two true values at the same
+    levels among the earlier versions holding it: changed now or in an earlier version,
+    review 11b L1) is hidden by the records of the last version that were published
     before and are consistent with it in every version that holds it: in each earlier version
     holding the target, the record is held too and its cells there (every cell any version
     revealed of that state of the record: same true values and ``levels``) are consistent
     with the target's true values there; a record absent from such a version is not counted
-    (the recipient knows the target was there); its latest earlier state's cells are
-    consistent with the target's latest earlier true values at the same levels (a record
-    that changed in a version not holding the target is not counted: fail closed); and in the
+    (the recipient knows the target was there); for a target changed now, its latest earlier
+    state's cells are consistent with the target's latest earlier true values at the same
+    levels (a record that changed in a version not holding the target is not counted: fail
+    closed; a target kept now is counted by the every-version rule alone, on each record's
+    own cells in each version: what a recipient linking the rows sees); and in the
     last version its cells are consistent with the target's current values."""
     *earlier, after = versions
     lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
@@ -136,7 +140,13 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
                     cells[j] = value
     held = {rid: [i for i, release in enumerate(earlier) if rid in release] for rid in after}
     both = [rid for rid in after if held[rid]]
-    changed = [rid for rid in both if earlier[held[rid][-1]][rid][1] != after[rid][1]]
+    # targets (review 11b, L1): two or more states in the line (true values and levels), changed
+    # now or in an earlier version
+    moved = {rid for rid in both if earlier[held[rid][-1]][rid][1] != after[rid][1]}
+    changed = [rid for rid in both
+               if rid in moved
+               or any(len({tuple(earlier[i][rid][1]) for i in held[rid] if lv[i] == m}) > 1
+                      for m in {lv[i] for i in held[rid]})]
     out: dict[str, tuple[int, int | None, int]] = {}
     for b in combinations:
         idx = [list(columns).index(c) for c in b]
@@ -155,12 +165,13 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
             counts.append(sum(
                 1 for p in both
                 if _consistent(part(after[p][0]), part(after[t][1]))
-                and all(p in earlier[i] and _consistent(seen(p, i), part(earlier[i][t][1]))
-                        for i in held[t])
-                and all(c is None or (level(held[p][-1], q) == level(held[t][-1], q)
-                                      and c == w)
-                        for q, c, w in zip(b, seen(p, held[p][-1]),
-                                           part(earlier[held[t][-1]][t][1]), strict=True))))
+                and all(p in earlier[i] and _consistent(
+                    seen(p, i) if t in moved else part(earlier[i][p][0]),
+                    part(earlier[i][t][1])) for i in held[t])
+                and (t not in moved or all(
+                    c is None or (level(held[p][-1], q) == level(held[t][-1], q) and c == w)
+                    for q, c, w in zip(b, seen(p, held[p][-1]),
+                                       part(earlier[held[t][-1]][t][1]), strict=True)))))
         out["+".join(b)] = (len(changed), min(counts) if counts else None,
                             sum(1 for n in counts if n < k))
     return out

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -36,6 +38,15 @@ class Line:
     store: pd.DataFrame | None = None
     version: int = 0
     versions: list[pd.DataFrame] = field(default_factory=list)
+    #: run the gate's SQL linked check (:func:`sql_linked`) before publishing a refresh
+    gate: bool = True
+    gate_linked: dict[str, tuple[int, int | None, int]] = field(default_factory=dict)
+
+    def stored(self) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+        """The published versions: (record id + cells, record id + true values) each."""
+        assert self.store is not None
+        return [(published, self.store[self.store["version"] == i + 1][[ID, *self.qis]])
+                for i, published in enumerate(self.versions)]
 
     def pairs(self, current: pd.DataFrame) -> pd.DataFrame:
         """The pairs frame, record by record (one row per record and per earlier state), with
@@ -101,9 +112,16 @@ class Line:
         frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
         result = refresh(frame, self.k, self.combinations, self.weights,
                          verify_combinations=self.verify, **kwargs)
-        if not result.ok:
+        # the warehouse's order: the Python map is built whatever its linked guard counted (it
+        # counts no more than the gate); the gate's SQL linked check decides (combined_releases)
+        if [r for r in result.refusals() if not r.startswith(LINKED_REFUSAL)]:
             return None, result
         published = self._apply(records[ID], keyed, result)
+        if self.gate and self.versions:
+            self.gate_linked = sql_linked(self.qis, [*self.stored(), (published, current)],
+                                          list(self.verify or self.combinations), self.k)
+            if any(below for _n, _m, below in self.gate_linked.values()):
+                return None, result
         self.version += 1
         rows = current[[ID, *self.qis]].merge(published, on=ID, suffixes=("", CELL))
         rows["version"] = self.version
@@ -133,6 +151,67 @@ class Line:
             out[c] = np.where(joined[f"{c}__suppressed"].to_numpy(dtype=bool), None,
                               joined[c].to_numpy())
         return out.astype(object).where(out.notna(), None)
+
+
+LINKED_REFUSAL = "changed records linked across versions"
+LINKED_SQL = Path(__file__).resolve().parents[1] / "macros" / "gates" / "linked_changes_sql.sql"
+_CALLER: list = []  # sql_linked's compiled macro
+_COLUMNS: dict[str, list[str]] = {}  # the columns of its tables, for get_columns_in_relation
+
+
+def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.DataFrame]],
+               combinations: Sequence[Sequence[str]], k: int
+               ) -> dict[str, tuple[int, int | None, int]]:
+    """The gate's linked check (``macros/gates/linked_changes_sql.sql``, rendered outside dbt)
+    on DuckDB in memory: the last of ``versions`` (record id + cells, None = suppressed; record
+    id + true values) the candidate, the others the store, every QI at level 0. Per
+    combination: (changed records, smallest linked set, changed records below k)."""
+    import duckdb
+
+    from tests.macro_render import macro_caller
+
+    def rows(published: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+        t = truth.set_index(ID)[list(qis)]
+        p = published.set_index(ID).loc[t.index, list(qis)]
+        out = pd.DataFrame({"rid": [str(r) for r in t.index]})
+        for q in qis:
+            out[q] = [None if v is None or pd.isna(v) else str(v) for v in p[q]]
+            out[q + "__generalized"] = [str(v) for v in t[q]]
+        return out
+
+    con = duckdb.connect()
+    *earlier, candidate = versions
+    truth = rows(*candidate)  # noqa: F841 - read by DuckDB by name
+    store = pd.concat([rows(*v).assign(release_id=f"r{i}") for i, v in enumerate(earlier)],
+                      ignore_index=True).rename(columns={"rid": "record_key"})
+    con.register("truth", truth)
+    con.register("store", store)
+    con.execute("create table deid_key as select 'k' as key_value")
+    _COLUMNS.clear()
+    _COLUMNS.update({"truth": list(truth.columns), "store": list(store.columns)})
+    if not _CALLER:  # the template compiled once per process
+        def context(call):  # noqa: ANN001, ANN202 - macro_render's context
+            return {
+                "dbt_deid": SimpleNamespace(
+                    own=lambda m: m, ident=lambda n: '"' + n + '"',
+                    literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                    keyed_record_hash_sql=lambda e, _k: f"cast({e} as varchar)"),
+                "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+                "adapter": SimpleNamespace(
+                    dispatch=lambda name, package: call("default__" + name),
+                    get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
+                                                         for n in _COLUMNS[rel]]),
+            }
+        _CALLER.append(macro_caller([LINKED_SQL], context))
+
+    ordered = [f"r{i}" for i in range(len(earlier))]
+    zero = {q: 0 for q in qis}
+    cfg = {"released_qis": list(qis), "record_id": "rid"}
+    sql = _CALLER[0]("linked_changes_sql")(
+        cfg, "truth", "deid_key", "store", ordered, {r: zero for r in ordered}, zero,
+        [list(b) for b in combinations], k)
+    return {r[0]: (int(r[1]), None if r[2] is None else int(r[2]), int(r[3]))
+            for r in con.execute(str(sql)).fetchall()}
 
 
 def releases(line: Line, truths: Sequence[pd.DataFrame]

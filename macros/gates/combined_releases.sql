@@ -680,13 +680,15 @@
   {#- review 10, B1: records whose true values changed, linked across versions, on every path
       (the refresh guards them in its Python map; an OLA version, another sample, a store
       without a QI's column never went through it): the linked check in SQL. Run when a
-      compared QI changed or a released QI is stored at another level (counted as changed). -#}
-  {%- if ordered and (compared | length < cfg.released_qis | length or n_changed > 0) -%}
+      compared QI changed, a released QI is stored at another level (counted as changed) or
+      two releases are stored: a record changed in an earlier version stays a target (review
+      11b, L1: a later version can delete or change the records that hid it). -#}
+  {%- if ordered and (compared | length < cfg.released_qis | length or n_changed > 0 or ordered | length > 1) -%}
     {%- set linked = dbt_deid.linked_changes_problems(cfg, truth, key, store, ordered, release_levels, current, combinations, k,
           dbt_deid._graph_relation(dbt_deid.release_node_name('deid_hierarchy'))) -%}
     {%- if linked.parts | length > 0 -%}
       {{ return(dbt_deid._with(base, passed=false, failures=linked.parts | length, records_shared=shared,
-                     message="combined releases: " ~ shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "), " ~ linked.changed ~ " of them with true values changed since their latest published version: " ~ linked.parts | join('; ') ~ "; " ~ dbt_deid.linked_changes_advice())) }}
+                     message="combined releases: " ~ shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "), " ~ linked.changed ~ " of them with true values changed now or in an earlier version: " ~ linked.parts | join('; ') ~ "; " ~ dbt_deid.linked_changes_advice())) }}
     {%- endif -%}
   {%- endif -%}
   {#- The combined view, as a table next to the store, checked by the exact check. -#}

@@ -18,6 +18,10 @@
       measured against the record's latest stored state (the latest release holding it).
     * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
     * Present in both: records with a stored state and a candidate row (kept and changed).
+    * Targets (review 11b, L1): every record present in both with two or more states in the
+      line: two stored states at the same levels (it changed in an earlier version) or
+      changed now (as below). A record changed in v2 and kept since is still a target in every later
+      version: a later version can delete or change the records that hid it.
     * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
       given: the mixed-level path) both are compared at the coarser of the two levels through
       deid_hierarchy, and a value it does not map counts as changed (fail closed).
@@ -27,11 +31,23 @@
       value in that release, at that release's level) and in the candidate; a record absent
       from such a release is not counted (fail closed: the recipient may know the target was
       there). Only the latest stored state would count records an older version rules out.
-      As before, the record's latest state (the cells revealed of it) must also fit the
-      target's latest stored state at the same level: a record that changed in a release not
-      holding the target is not counted either (fail closed: never more than before).
+      As before, for a target changed now, the record's latest state (the cells revealed of
+      it) must also fit the target's latest stored state at the same level: a record that
+      changed in a release not holding the target is not counted either (fail closed: never
+      more than before). A target kept now but changed in an earlier version (review 11b,
+      L1) is counted by the every-release rule alone, on each record's own cells in each
+      release (what a recipient linking the rows sees; not the cells revealed of its state
+      in other releases: a record suppressed in version 2 to hide a change there shows its
+      version-1 value in version 1 only, and whether it changed is not known from it). The
+      latest-state condition and the merged cells would compare the cells others showed in
+      version 1 with the target's version-2 values and count no record in any version after
+      a correction.
 
-    Rows: (combination, changed records, smallest linked consistent set, changed records below
+    A target deleted now is not counted: the releases holding it are all stored and unchanged
+    and the candidate, which does not hold it, adds no constraint; its linked set over them was
+    counted when the last release holding it was published (it was a target then).
+
+    Rows: (combination, changed records (targets), smallest linked consistent set, changed records below
     k), one per combination of `combinations` (lists of QI names); counts only, never a value.
     `release_levels`: {release_id: {qi: level}}; `current`: {qi: level} of the candidate. -#}
 {% macro linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
@@ -76,8 +92,9 @@
       window over the store's rows instead took 1.4 times as long: bench/bench_linked_sql.py) -#}
   deid_states as (
     select record_key
-      {%- for q in qis %}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
+      {%- for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
       {%- for i in range(1, ordered | length + 1) %}, max(case when deid_rank = {{ i }} then 1 else 0 end) as {{ I('deid_in' ~ i) }}{% endfor %}
+      {%- for i in range(1, ordered | length + 1) %}{% for q in qis %}, max(case when deid_rank = {{ i }} then {{ I(q ~ '__cell') }} end) as {{ I(q ~ '__c' ~ i) }}{% endfor %}{% endfor %}
       , max(deid_rank) as deid_rank
     from deid_stored
     group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
@@ -86,16 +103,26 @@
     select record_key
       {%- for i in range(1, ordered | length + 1) %}
       , max({{ I('deid_in' ~ i) }}) as {{ I('deid_h' ~ i) }}
-      {%- for q in qis %}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__was') }} end) as {{ I(q ~ '__w' ~ i) }}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__seen') }} end) as {{ I(q ~ '__s' ~ i) }}{% endfor %}
+      {%- for q in qis %}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__was') }} end) as {{ I(q ~ '__w' ~ i) }}, max(case when {{ I('deid_in' ~ i) }} = 1 then {{ I(q ~ '__seen') }} end) as {{ I(q ~ '__s' ~ i) }}, max({{ I(q ~ '__c' ~ i) }}) as {{ I(q ~ '__c' ~ i) }}{% endfor %}
       {%- endfor %}
       , max(deid_rank) as deid_rank
     from deid_states
     group by record_key
   ),
+  {#- records with two stored states at the same levels (true values changed in an earlier
+      version: review 11b, L1); states at other levels alone are one record of the mixed-level
+      combined view (each cell at the finest level revealed), not a change -#}
+  deid_restated as (
+    select record_key
+    from deid_states
+    group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}{% endfor %}
+    having count(*) > 1
+  ),
   {#- each record's latest stored state (the latest release holding it): what a change is
       measured against -#}
   deid_earlier as (
     select h.*
+      , case when h.record_key in (select record_key from deid_restated) then 1 else 0 end as deid_restated
       {%- for q in qis %}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then {{ (release_levels.get(rid) or {}).get(q, -1) | int }} {% endfor %}else -1 end as {{ I(q ~ '__lv') }}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__w' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__was') }}
@@ -139,7 +166,7 @@
         or e.{{ I(q ~ '__lv') }} <> {{ cur }}
       {%- endif %}
       {%- endfor %}
-        then 1 else 0 end as deid_changed
+        then 1 else 0 end as deid_moved
     from deid_earlier as e
     inner join deid_now as c on c.record_key = e.record_key
     {%- if hierarchy is not none %}
@@ -152,21 +179,23 @@
     {%- endif %}
   )
   {%- for b in combinations %}
-  {%- set t_cols = [] -%}{%- set p_cols = [] -%}{%- set on = [] -%}
+  {%- set t_cols = [I('deid_moved')] -%}{%- set p_cols = [] -%}{%- set on = [] -%}{%- set late = [] -%}
   {%- for i in range(1, ordered | length + 1) -%}
     {%- do t_cols.append(I('deid_h' ~ i)) -%}{%- do p_cols.append(I('deid_h' ~ i)) -%}
-    {%- set fit = [] -%}
+    {%- set fit = [] -%}{%- set own = [] -%}
     {%- for q in b -%}
-      {%- do t_cols.append(I(q ~ '__w' ~ i)) -%}{%- do p_cols.append(I(q ~ '__s' ~ i)) -%}
+      {%- do t_cols.append(I(q ~ '__w' ~ i)) -%}{%- do p_cols.extend([I(q ~ '__s' ~ i), I(q ~ '__c' ~ i)]) -%}
       {%- do fit.append("(p." ~ I(q ~ '__s' ~ i) ~ " is null or p." ~ I(q ~ '__s' ~ i) ~ " = t." ~ I(q ~ '__w' ~ i) ~ ")") -%}
+      {%- do own.append("(p." ~ I(q ~ '__c' ~ i) ~ " is null or p." ~ I(q ~ '__c' ~ i) ~ " = t." ~ I(q ~ '__w' ~ i) ~ ")") -%}
     {%- endfor -%}
-    {%- do on.append("(t." ~ I('deid_h' ~ i) ~ " = 0 or (p." ~ I('deid_h' ~ i) ~ " = 1 and " ~ fit | join(' and ') ~ "))") -%}
+    {%- do on.append("(t." ~ I('deid_h' ~ i) ~ " = 0 or (p." ~ I('deid_h' ~ i) ~ " = 1 and ((t." ~ I('deid_moved') ~ " = 1 and " ~ fit | join(' and ') ~ ") or (t." ~ I('deid_moved') ~ " = 0 and " ~ own | join(' and ') ~ "))))") -%}
   {%- endfor -%}
   {%- for q in b -%}
     {%- do t_cols.extend([I(q ~ '__lv'), I(q ~ '__was'), I(q ~ '__is')]) -%}{%- do p_cols.extend([I(q ~ '__lv'), I(q ~ '__seen'), I(q ~ '__now')]) -%}
-    {%- do on.append("(p." ~ I(q ~ '__seen') ~ " is null or (p." ~ I(q ~ '__lv') ~ " = t." ~ I(q ~ '__lv') ~ " and p." ~ I(q ~ '__seen') ~ " = t." ~ I(q ~ '__was') ~ "))") -%}
+    {%- do late.append("(p." ~ I(q ~ '__seen') ~ " is null or (p." ~ I(q ~ '__lv') ~ " = t." ~ I(q ~ '__lv') ~ " and p." ~ I(q ~ '__seen') ~ " = t." ~ I(q ~ '__was') ~ "))") -%}
     {%- do on.append("(p." ~ I(q ~ '__now') ~ " is null or p." ~ I(q ~ '__now') ~ " = t." ~ I(q ~ '__is') ~ ")") -%}
   {%- endfor %}
+  {%- do on.append("(t." ~ I('deid_moved') ~ " = 0 or (" ~ late | join(' and ') ~ "))") %}
   {{ 'union all' if not loop.first }}
   select {{ dbt_deid.literal(b | join('+')) }} as combination,
     coalesce(sum(x.n), 0) as changed_records,
@@ -174,7 +203,7 @@
     coalesce(sum(case when x.linked < {{ k | int }} then x.n else 0 end), 0) as below_k
   from (
     select t.n, coalesce(sum(p.n), 0) as linked
-    from (select {{ t_cols | join(', ') }}, count(*) as n from deid_both where deid_changed = 1 group by {{ t_cols | join(', ') }}) as t
+    from (select {{ t_cols | join(', ') }}, count(*) as n from deid_both where deid_moved = 1 or deid_restated = 1 group by {{ t_cols | join(', ') }}) as t
     left join (select {{ p_cols | join(', ') }}, count(*) as n from deid_both group by {{ p_cols | join(', ') }}) as p
       on {{ on | join(' and ') }}
     group by {% for c in t_cols %}t.{{ c }}, {% endfor %}t.n

@@ -155,11 +155,13 @@ def test_an_older_version_rules_records_out_at_equal_levels(execute):
     """(a) Each version alone has classes of five and more, version 2's change passes (five
     records corrected together), but across the three versions only record 0 is consistent
     with it: 5-9 showed 25 in version 1, 1-4 show 21 in version 3, 10-14 showed 33 in
-    version 1 where record 0 was 21. The latest stored state alone counted 6."""
+    version 1 where record 0 was 21. The latest stored state alone counted 6. Records 5-9
+    (corrected in version 2) are targets again in version 3 (review 11b, L1): hidden among
+    themselves, 5 = k."""
     v1, v2, v3 = _three_versions(LEVELS, {})
     assert _linked(execute, [v1, v2], [COLUMNS], 5) == {"age+diag": (5, 5, 0)}
     figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5)
-    assert figures == {"age+diag": (1, 1, 1)}
+    assert figures == {"age+diag": (6, 1, 1)}
     assert _linked(execute, [v1, v2, v3], [COLUMNS], 5) == figures
 
 
@@ -229,7 +231,8 @@ def test_the_gate_accepts_what_the_refresh_guard_published(execute):
     versions = [(LEVELS, v) for v in releases(line, truths)]
     assert linked_violations(COLUMNS, [v for _lv, v in versions], [COLUMNS], K) == []
     changed, smallest, below = _linked(execute, versions, [COLUMNS], K)["age+diag"]
-    assert (changed, below) == (1, 0) and smallest >= K
+    # record 1 (changed now) and records 5-7 (changed in v2, targets again: review 11b, L1)
+    assert (changed, below) == (4, 0) and smallest >= K
     # the same v3 with the records v1 rules out recruited instead (what a guard reading the
     # latest state only published): the gate refuses it
     v3 = dict(versions[2][1])
@@ -237,4 +240,27 @@ def test_the_gate_accepts_what_the_refresh_guard_published(execute):
         v3[rid] = ((v3[rid][1][0], v3[rid][0][1]), v3[rid][1])
     for rid in (6, 7):
         v3[rid] = ((None, v3[rid][0][1]), v3[rid][1])
-    assert _linked(execute, [*versions[:2], (LEVELS, v3)], [COLUMNS], K)["age+diag"] == (1, 1, 1)
+    assert _linked(execute, [*versions[:2], (LEVELS, v3)], [COLUMNS], K)["age+diag"] == (4, 1, 1)
+
+
+def test_a_record_changed_in_an_earlier_version_is_rechecked(execute):
+    """Review 11b, L1: a record corrected in version 2 is kept in version 3, which deletes the
+    records that hid it. v1: records 1-5 age 21, 6-8 age 25, 9-13 age 33; v2: record 1 -> 33,
+    the ages of 2-5 suppressed (the refresh guard's recruits: linked set 5); v3: records 2-4
+    deleted, record 5's age suppressed: record 1 is linked to {1, 5} only, 2 < k = 3. Before
+    the fix the gate counted only records changed since their latest stored state: none
+    (main printed `AssertionError: {'age+diag': (0, None, 0)}`)."""
+    first = {**{r: ("21", "a1") for r in range(1, 6)}, **{r: ("25", "a1") for r in range(6, 9)},
+             **{r: ("33", "a1") for r in range(9, 14)}}
+    second = {**first, 1: ("33", "a1")}
+    hide = {(r, "age") for r in range(2, 6)}
+    v1, v2 = release(LEVELS, first), release(LEVELS, second, hide)
+    assert _linked(execute, [v1, v2], [COLUMNS], 3) == {"age+diag": (1, 5, 0)}
+    third = {r: v for r, v in second.items() if r not in (2, 3, 4)}
+    v3 = release(LEVELS, third, {(5, "age")})
+    figures = _linked(execute, [v1, v2, v3], [COLUMNS], 3)
+    assert figures == {"age+diag": (1, 2, 1)}, figures
+    assert figures == linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 3)
+    # the same v3 without the deletion: record 1 stays hidden among 5 (no false refusal)
+    kept = _linked(execute, [v1, v2, release(LEVELS, second, hide)], [COLUMNS], 3)
+    assert kept == {"age+diag": (1, 5, 0)}

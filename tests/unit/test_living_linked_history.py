@@ -47,9 +47,38 @@ def test_a_record_an_older_version_rules_out_is_not_recruited() -> None:
     problems += combined_violations(QIS, versions, combos, K)
     problems += linked_violations(QIS, versions, combos, K)
     assert problems == []
-    # what the guard counted is what holds across every version
+    # the guard counts record 1 (changed now) at k or more; records 5-7 (changed in v2, targets
+    # again in v3: review 11b, L1) are held in an older state: it counts them 1 (a lower bound,
+    # their older values are not in the pairs) and the gate's SQL, which reads them, decides
     (check,) = results[2].linked
-    assert (check.changed_records, check.records_below_k) == (1, 0)
-    assert check.min_consistent is not None and check.min_consistent >= K
+    assert (check.changed_records, check.records_below_k) == (4, 3)
+    (changed, smallest, below), = line.gate_linked.values()
+    assert (changed, below) == (4, 0) and smallest is not None and smallest >= K
     v3 = versions[2]
     assert [v3[i][0][0] for i in (5, 6, 7)] == ["21"] * 3  # never recruited
+
+
+def test_a_record_changed_in_an_earlier_version_is_rechecked() -> None:
+    """Review 11b, L1, through the refresh and the gate's SQL (tests/living_line.Line): v2
+    corrects record 1 (21 -> 33) and the guard hides it among others; v3 deletes records 2-4
+    (or changes them to 25), nothing else changes. Before the fix v3 was published with record
+    1 linked to {1, 5} only, 2 < k = 3 (the gate's SQL printed (0, None, 0): no target); now
+    v3 is refused, or what is published keeps every linked set at k."""
+    v1 = {**{i: "21" for i in (1, 2, 3, 4, 5)}, **{i: "25" for i in (6, 7, 8)},
+          **{i: "33" for i in range(9, 14)}}
+    v2 = {**v1, 1: "33"}
+    for v3 in ({r: a for r, a in v2.items() if r not in (2, 3, 4)},
+               {**v2, 2: "25", 3: "25", 4: "25"}):
+        line = Line(QIS, K, [tuple(QIS)])
+        truths = []
+        for ages in (v1, v2, v3):
+            published, _result = line.publish(_table(ages))
+            if published is not None:
+                truths.append(_table(ages))
+        assert len(truths) >= 2
+        versions = releases(line, truths)
+        assert linked_violations(QIS, versions, [tuple(QIS)], K) == []
+        if len(truths) == 3:
+            assert all(below == 0 for _n, _m, below in line.gate_linked.values())
+        else:
+            assert [b for _n, _m, b in line.gate_linked.values()] != [0]

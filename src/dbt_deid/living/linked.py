@@ -21,6 +21,12 @@ in its latest state (its revealed cells, checked against the target's latest sto
 and a target some release holds in an older state gets no other record counted (its older values
 are not in the pairs: fail closed; the guard cannot recruit for it, and the gate, which reads
 them, decides). This never counts more than the gate does.
+
+Targets (review 11b, L1): every record changed now, and every kept record that some release holds
+in an older state (changed in an earlier version): a later version can delete or change the
+records that hid it. The latter always get the lower bound 1 here (their older values are not in
+the pairs) and nothing is recruited for them (no record outside their linked set can join it: a
+record must fit them in every stored release); the gate's SQL counts them exactly.
 """
 
 from __future__ import annotations
@@ -58,6 +64,15 @@ def _history_fits(target: str | None, labels: Sequence[str]) -> np.ndarray:
                      for h in labels], dtype=bool)
 
 
+def _is_target(inp: RefreshInput, rows_src: np.ndarray) -> np.ndarray:
+    """Rows (pairs rows ``rows_src``) of records with two or more states in the line: changed
+    now, or held by some stored release in an older state (a ``2`` in their history: changed in
+    an earlier version; review 11b, L1: a later version can delete or change the records that
+    hid it, so it is counted again in every version)."""
+    older = np.append(np.array(["2" in h for h in inp.history_labels], dtype=bool), False)
+    return (inp.status[rows_src] == Status.CHANGED) | older[inp.history[rows_src]]
+
+
 def _history_mask(inp: RefreshInput, target_code: int, rows_src: np.ndarray) -> np.ndarray:
     """Rows (pairs rows ``rows_src``) whose history fits the target's (:func:`_history_fits`);
     a row without history fits no target."""
@@ -68,13 +83,14 @@ def _history_mask(inp: RefreshInput, target_code: int, rows_src: np.ndarray) -> 
 
 def linked_counts(work: WorkTable, inp: RefreshInput, cols: Sequence[int]
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """The new-version rows of changed records and, for each, the records present before and
+    """The new-version rows of targets (records changed now or in an earlier version:
+    :func:`_is_target`) and, for each, the records present before and
     now whose stored history fits its own (:func:`_history_fits`) and whose earlier and new
     cells are consistent with its earlier and current values."""
     rows = work.rows("V")
     status = inp.status[work.src[rows]]
     both = rows[(status == Status.KEPT) | (status == Status.CHANGED)]
-    targets = both[inp.status[work.src[both]] == Status.CHANGED]
+    targets = both[_is_target(inp, work.src[both])]
     counts = np.zeros(len(targets), dtype=np.int64)
     if len(targets) == 0:
         return targets, counts
