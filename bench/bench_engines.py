@@ -35,10 +35,11 @@ run at a smaller size (``--spark-rows``); DuckDB is then also run at that size, 
 git revision REV (``git archive`` of it into ``<workdir>/old_<commit>``, its own ``demo/``
 project, profiles and ``RELEASE_SELECTION`` read from its ``bench/bench_seed000.py``, dbt run
 with ``PYTHONPATH`` at its ``src``; the venv's dbt is the same), on every engine, in the same
-run: per engine ``--pairs`` pairs of builds, old then new, each on a fresh database loaded
-with the same frame of records by the same loader (this version's generator and loader; the
-frame's SHA-256 is printed for every build, and the old version's own generator is
-fingerprinted once per size to say whether it would have produced the same records). It
+run: per engine ``--pairs`` pairs of builds (old then new, then new then old, and so on, so
+that a load rising or falling through the run weighs on both alike), each on a fresh database
+loaded with the same frame of records by the same loader (this version's generator and
+loader; the frame's SHA-256 is printed for every build, and the old version's own generator
+is fingerprinted once per size to say whether it would have produced the same records). It
 prints every build's wall time and release-node time and the ratios new/old of their medians
 (:mod:`bench_baseline`). The old release's own nodes are whatever its selection builds: the
 number of models and tests of each is printed. ``--source generator`` is refused with it (the
@@ -520,7 +521,8 @@ def main() -> None:
                     help="also build with the package of git revision REV (issue 33: old and"
                          " new package in one run, on the same records), old then new")
     ap.add_argument("--pairs", type=int, default=1,
-                    help="with --baseline-rev: old/new pairs of builds per engine")
+                    help="with --baseline-rev: pairs of builds per engine"
+                         " (old, new, new, old, ...)")
     args = ap.parse_args()
     if args.baseline_rev and args.source != "native":
         raise SystemExit("--baseline-rev needs --source native: with the generator model each"
@@ -564,8 +566,8 @@ def main() -> None:
         if old is None:
             runs.append(build(e, rows, workdir / f"{e}_{rows}", frames.get(rows)))
             continue
-        for i in range(args.pairs):
-            for pkg in (old, new):
+        for i in range(args.pairs):  # old, new, new, old, old, new...: a load trend cancels
+            for pkg in (old, new) if i % 2 == 0 else (new, old):
                 runs.append(build(e, rows, workdir / f"{e}_{rows}_{pkg.label}{i}",
                                   frames.get(rows), pkg))
     spark_mode = (f"standalone cluster, {args.spark_cluster} workers" if args.spark_cluster
