@@ -578,7 +578,7 @@ def main() -> None:
           f" {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if old is not None:
         print(f"baseline: {old.rev} ({args.baseline_rev}) from {old.root}; new: this checkout"
-              f" {_head()}")
+              f" {new.rev}")
         print(baseline_report(runs, args.top, old_generator))
         news = [r for r in runs if r["package"] == "new"]
         if len({r["engine"] for r in news}) > 1 and "duckdb" in engines:
