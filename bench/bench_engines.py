@@ -29,6 +29,21 @@ run at a smaller size (``--spark-rows``); DuckDB is then also run at that size, 
     nice -n 10 .venv/bin/python bench/bench_engines.py [--rows 2375331]
         [--engines duckdb,postgres,spark] [--spark-rows 200000] [--top 0]
         [--source native|generator] [--pg-explain MS] [--workdir DIR]
+        [--baseline-rev REV [--pairs N]]
+
+``--baseline-rev REV`` (issue 33's acceptance) also builds the release with the package of
+git revision REV (``git archive`` of it into ``<workdir>/old_<commit>``, its own ``demo/``
+project, profiles and ``RELEASE_SELECTION`` read from its ``bench/bench_seed000.py``, dbt run
+with ``PYTHONPATH`` at its ``src``; the venv's dbt is the same), on every engine, in the same
+run: per engine ``--pairs`` pairs of builds (old then new, then new then old, and so on, so
+that a load rising or falling through the run weighs on both alike), each on a fresh database
+loaded with the same frame of records by the same loader (this version's generator and
+loader; the frame's SHA-256 is printed for every build, and the old version's own generator
+is fingerprinted once per size to say whether it would have produced the same records). It
+prints every build's wall time and release-node time and the ratios new/old of their medians
+(:mod:`bench_baseline`). The old release's own nodes are whatever its selection builds: the
+number of models and tests of each is printed. ``--source generator`` is refused with it (the
+records would come from each version's own generator model).
 
 ``--pg-explain MS`` loads auto_explain into the bench's PostgreSQL server and logs every
 statement over MS milliseconds with its plan, row counts and buffers (temporary files
@@ -49,6 +64,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +72,18 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.integration.postgres_server
 
+from bench_baseline import (  # noqa: E402 - after the path
+    OLD_GENERATOR,
+    baseline_rows,
+    frame_fingerprint,
+    release_nodes,
+    release_seconds,
+)
 from bench_seed000 import (  # noqa: E402 - after the path
     DEMO,
     PAPER_ROWS,
     RELEASE_SELECTION,
+    REPO,
     SEED,
     dbt_release,
     fmt_table,
@@ -106,6 +130,69 @@ frame.write.format("parquet").mode("overwrite").saveAsTable(schema + "." + table
 print(spark.table(schema + "." + table).count())
 spark.stop()
 """
+
+
+@dataclass(frozen=True)
+class Package:
+    """The package a build uses: ``new`` is this checkout; ``old`` a ``git archive`` of the
+    baseline revision, run with ``PYTHONPATH`` at its ``src``."""
+
+    label: str = "new"
+    root: Path = REPO
+    selection: list[str] = field(default_factory=lambda: list(RELEASE_SELECTION))
+    rev: str = "HEAD"
+    pythonpath: str | None = None
+
+
+NEW = Package()
+
+
+def baseline_package(rev: str, workdir: Path) -> Package:
+    """The package of git revision ``rev``: extracted by ``git archive`` into
+    ``<workdir>/old_<commit>`` (reused when there), its demo's dbt dependencies installed, its
+    ``RELEASE_SELECTION`` read from its ``bench/bench_seed000.py``."""
+    from bench_baseline import release_selection
+
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    root = workdir / f"old_{commit[:7]}"
+    if not (root / "demo" / "dbt_project.yml").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.Popen(["git", "-C", str(REPO), "archive", commit],
+                                   stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-x", "-C", str(root)], stdin=archive.stdout, check=True)
+        if archive.wait() != 0:
+            raise SystemExit(f"git archive {commit} failed")
+    seed000 = root / "bench" / "bench_seed000.py"
+    try:
+        selection = release_selection(seed000.read_text())
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"--baseline-rev {rev}: no RELEASE_SELECTION in {seed000}: {exc}") from exc
+    pkg = Package("old", root, selection, commit, str(root / "src"))
+    if not (root / "demo" / "dbt_packages").exists():
+        subprocess.run([str(Path(sys.executable).parent / "dbt"), "deps", "--profiles-dir",
+                        "profiles", "--quiet"], cwd=root / "demo", check=True,
+                       env={**os.environ, "PYTHONPATH": pkg.pythonpath or "",
+                            "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
+    log(f"baseline: {commit[:7]} in {root}; its selection: {' '.join(selection)}")
+    return pkg
+
+
+def old_generator_fingerprint(pkg: Package, rows: int) -> str:
+    """The SHA-256 of the old package's own ``generate_discharges(rows, seed)`` (a child
+    process with ``PYTHONPATH`` at its ``src``; it checks that the old package is the one
+    imported)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", OLD_GENERATOR, str(Path(__file__).resolve().parent), str(rows),
+         str(SEED)], env={**os.environ, "PYTHONPATH": pkg.pythonpath or ""},
+        capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return f"failed: {proc.stderr.strip().splitlines()[-1:]}"
+    imported, sha = proc.stdout.split()[-2:]
+    if not imported.startswith(str(pkg.root)):
+        raise SystemExit(f"the old package's child imported dbt_deid from {imported},"
+                         f" not from {pkg.root}: PYTHONPATH is not honoured")
+    return sha
 
 
 @contextmanager
@@ -245,31 +332,41 @@ def load_spark_parquet(parquet: Path, types: str, out: Path, env: dict[str, Any]
 
 
 def build(engine: str, rows: int, workdir: Path,
-          source: pd.DataFrame | None) -> dict[str, Any]:
-    """``python -m dbt_deid build`` of the release at ``rows`` records on ``engine``; with
-    ``source``, the records loaded natively first and the generator model excluded."""
+          source: pd.DataFrame | None, pkg: Package = NEW) -> dict[str, Any]:
+    """``python -m dbt_deid build`` of the release at ``rows`` records on ``engine`` with the
+    package ``pkg`` (its demo project and selection); with ``source``, the records loaded
+    natively first (their fingerprint recorded) and the generator model excluded."""
     workdir.mkdir(parents=True, exist_ok=True)
     variables = json.dumps({"demo_rows": rows, "demo_seed": SEED,
                             "deid_release": dbt_release(0.05)})
-    selection = (RELEASE_SELECTION if source is None
-                 else [a for a in RELEASE_SELECTION if a != SOURCE_TABLE])
+    selection = (pkg.selection if source is None
+                 else [a for a in pkg.selection if a != SOURCE_TABLE])
     cmd = [sys.executable, "-m", "dbt_deid", "build", "--target", TARGETS[engine],
            "--profiles-dir", "profiles", "--target-path", str(workdir / "target"),
            "--log-path", str(workdir / "logs"), *selection, "--vars", variables]
-    log(f"{engine}: {'load and ' if source is not None else ''}build at {rows:,} records")
+    sha = frame_fingerprint(source) if source is not None else None
+    log(f"{engine}: {'load and ' if source is not None else ''}build at {rows:,} records"
+        f" ({pkg.label} package {pkg.rev[:7]}"
+        f"{f'; source sha256 {sha[:16]}' if sha else ''})")
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    load_start = os.getloadavg()
     with engine_env(engine, workdir, source) as env:
         load_s = env.pop("__load_s")
         profiles = env.pop("__profiles", None)
+        if pkg.pythonpath is not None:
+            env["PYTHONPATH"] = pkg.pythonpath
         if profiles:
             cmd[cmd.index("--profiles-dir") + 1] = profiles
         if load_s is not None:
             log(f"{engine}: source loaded in {load_s:.1f}s")
-        code, seconds, rss, text = run_child(cmd, cwd=DEMO, env=env,
+        code, seconds, rss, text = run_child(cmd, cwd=pkg.root / "demo", env=env,
                                              out=workdir / "build.log")
     log(f"{engine}: {'OK' if code == 0 else 'FAILED'} in {seconds:.1f}s")
     out: dict[str, Any] = {"engine": engine, "rows": rows, "wall": seconds, "code": code,
                            "load": load_s, "peak_rss": rss, "nodes": {},
-                           "log": str(workdir / "build.log")}
+                           "log": str(workdir / "build.log"), "package": pkg.label,
+                           "rev": pkg.rev, "source_sha256": sha, "started": started,
+                           "load_average_start": load_start, "load_average": os.getloadavg()}
     if code != 0:
         print(text[-3000:])
         return out
@@ -295,11 +392,6 @@ def by_kind(run: dict[str, Any]) -> dict[str, float]:
     for node in run["nodes"].values():
         out[node["kind"]] = out.get(node["kind"], 0.0) + node["seconds"]
     return out
-
-
-def release_seconds(run: dict[str, Any]) -> float:
-    """Summed node time of the release's own nodes (the package's models and tests)."""
-    return sum(n["seconds"] for n in run["nodes"].values() if n.get("release"))
 
 
 def report(runs: list[dict[str, Any]], top: int) -> str:
@@ -346,6 +438,64 @@ def report(runs: list[dict[str, Any]], top: int) -> str:
     return "\n".join(lines)
 
 
+def baseline_report(runs: list[dict[str, Any]], top: int,
+                    old_generator: dict[int, str]) -> str:
+    """The old and new package side by side: every build (in run order), then per engine and
+    size the medians and the ratios new/old, then the release nodes of the last pair."""
+    lines = ["Old and new package, every build in run order:"]
+    table = []
+    for r in runs:
+        models, tests = release_nodes(r)
+        table.append([r["engine"], f"{r['rows']:,}", f"{r['package']} {r['rev'][:7]}",
+                      r["started"][11:19], "ok" if r["code"] == 0 else "FAILED",
+                      f"{r['wall']:.1f}", f"{release_seconds(r):.1f}",
+                      f"{models} / {tests}", (r.get("source_sha256") or "-")[:16],
+                      f"{r['load_average_start'][0]:.1f} / {r['load_average'][0]:.1f}"])
+    lines.append(fmt_table(["engine", "records", "package", "start UTC", "build",
+                            "build wall s", "release nodes s", "release models / tests",
+                            "source sha256", "load avg 1 min start / end"], table))
+    for rows, sha in sorted(old_generator.items()):
+        news = {r["source_sha256"] for r in runs if r["rows"] == rows}
+        same = "the same records" if news == {sha} else "DIFFERENT records (not loaded)"
+        lines.append(f"old package's own generator at {rows:,} records: sha256 {sha[:16]}:"
+                     f" {same}")
+    table = []
+    for row in baseline_rows(runs):
+        def fmt(x: float | None) -> str:
+            return "-" if x is None else f"{x:.1f}"
+
+        table.append([row["engine"], f"{row['rows']:,}",
+                      " ".join(f"{x:.1f}" for x in row["old_wall"]) or "-",
+                      " ".join(f"{x:.1f}" for x in row["new_wall"]) or "-",
+                      "-" if row["wall_ratio"] is None else f"{row['wall_ratio']:.2f}",
+                      fmt(row["old_release_median"]), fmt(row["new_release_median"]),
+                      "-" if row["release_ratio"] is None else f"{row['release_ratio']:.2f}",
+                      "yes" if row["same_source"] else "NO", str(row["failed"])])
+    lines.append("\nRatios new/old (of the medians of the successful builds):")
+    lines.append(fmt_table(["engine", "records", "old build wall s", "new build wall s",
+                            "wall new/old", "old release nodes s", "new release nodes s",
+                            "release new/old", "same source", "failed builds"], table))
+    for key in dict.fromkeys((r["engine"], r["rows"]) for r in runs):
+        pair = {r["package"]: r for r in runs
+                if (r["engine"], r["rows"]) == key and r["code"] == 0}
+        if set(pair) != {"old", "new"}:
+            continue
+        old, new = pair["old"]["nodes"], pair["new"]["nodes"]
+        names = sorted({n for n, v in {**old, **new}.items() if v.get("release")},
+                       key=lambda n: -max(old.get(n, {}).get("seconds", 0),
+                                          new.get(n, {}).get("seconds", 0)))
+        shown = names[:top] if top else names
+        table = [[n, (new.get(n) or old.get(n))["kind"],
+                  f"{old[n]['seconds']:.2f}" if n in old else "-",
+                  f"{new[n]['seconds']:.2f}" if n in new else "-"] for n in shown]
+        lines.append(f"\n{key[0]} at {key[1]:,} records, release nodes of the last successful"
+                     f" build of each package ({len(names)} names"
+                     f"{'' if not top else f'; the {top} slowest shown'}; - = not in that"
+                     " version's build)")
+        lines.append(fmt_table(["node", "kind", "old s", "new s"], table))
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=PAPER_ROWS)
@@ -367,7 +517,16 @@ def main() -> None:
                          " no timing) and temp files of every statement over MS milliseconds"
                          " to <workdir>/postgres_<rows>/pg/server.log")
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--baseline-rev", default=None, metavar="REV",
+                    help="also build with the package of git revision REV (issue 33: old and"
+                         " new package in one run, on the same records), old then new")
+    ap.add_argument("--pairs", type=int, default=1,
+                    help="with --baseline-rev: pairs of builds per engine"
+                         " (old, new, new, old, ...)")
     args = ap.parse_args()
+    if args.baseline_rev and args.source != "native":
+        raise SystemExit("--baseline-rev needs --source native: with the generator model each"
+                         " version would build its own generator's records")
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     if args.pg_explain is not None:
         PG_SETTINGS.update({
@@ -387,30 +546,64 @@ def main() -> None:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_engines_"))
     plan = [(e, args.spark_rows if e == "spark" and args.spark_rows else args.rows)
             for e in engines]
-    if "duckdb" in engines:  # the baseline at every size another engine runs at
+    if "duckdb" in engines and not args.baseline_rev:  # DuckDB at every other engine's size
         plan += [("duckdb", rows) for _, rows in plan if ("duckdb", rows) not in plan]
     load = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    old = baseline_package(args.baseline_rev, workdir) if args.baseline_rev else None
+    new = Package(rev=_head())
     frames: dict[int, pd.DataFrame] = {}
+    old_generator: dict[int, str] = {}
     runs = []
     for e, rows in plan:
         if args.source == "native" and rows not in frames:
             log(f"generating {rows:,} records (seed {SEED})")
             frames[rows] = generate_discharges(rows, seed=SEED)
-        runs.append(build(e, rows, workdir / f"{e}_{rows}", frames.get(rows)))
+            if old is not None:
+                old_generator[rows] = old_generator_fingerprint(old, rows)
+                log(f"old generator at {rows:,}: {old_generator[rows][:16]}, loaded frame:"
+                    f" {frame_fingerprint(frames[rows])[:16]}")
+        if old is None:
+            runs.append(build(e, rows, workdir / f"{e}_{rows}", frames.get(rows)))
+            continue
+        for i in range(args.pairs):  # old, new, new, old, old, new...: a load trend cancels
+            for pkg in (old, new) if i % 2 == 0 else (new, old):
+                runs.append(build(e, rows, workdir / f"{e}_{rows}_{pkg.label}{i}",
+                                  frames.get(rows), pkg))
     spark_mode = (f"standalone cluster, {args.spark_cluster} workers" if args.spark_cluster
                   else "session mode, local[2]")
     print(f"bench_engines {started} (source: {args.source}; Spark {spark_mode});"
           f" load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"
           f" on {os.cpu_count()} cores; at end"
           f" {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(report(runs, args.top))
+    if old is not None:
+        print(f"baseline: {old.rev} ({args.baseline_rev}) from {old.root}; new: this checkout"
+              f" {new.rev}")
+        print(baseline_report(runs, args.top, old_generator))
+        news = [r for r in runs if r["package"] == "new"]
+        if len({r["engine"] for r in news}) > 1 and "duckdb" in engines:
+            print("\nThe new package's engines against DuckDB (the last build of each):")
+            print(report(list({(r["engine"], r["rows"]): r for r in news}.values()),
+                         args.top))
+    else:
+        print(report(runs, args.top))
     (workdir / "bench_engines.json").write_text(json.dumps(
         {"started": started, "spark": spark_mode, "argv": sys.argv, "load_start": load,
-         "load_end": os.getloadavg(), "runs": runs},
+         "load_end": os.getloadavg(), "baseline": old and [old.rev, str(old.root), old.selection],
+         "old_generator_sha256": old_generator, "runs": runs},
         indent=2))
     print(f"\nfigures: {workdir / 'bench_engines.json'}")
     raise SystemExit(0 if all(r["code"] == 0 for r in runs) else 1)
+
+
+def _head() -> str:
+    """This checkout's commit (with ``+changes`` when the tree differs from it)."""
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src",
+                            "macros", "models", "python_models"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return head + (" +changes" if dirty else "")
 
 
 if __name__ == "__main__":
