@@ -28,7 +28,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import duckdb
@@ -37,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.macro_render import macro_caller  # noqa: E402
+from tests.combined_levels_sql import linked_caller  # noqa: E402
 
 QIS = ["province", "age", "gender", "mrdx"]
 EXPR = ["i % 13", "(i // 13) % 20", "i % 2", "(i * 7919) % 300"]
@@ -69,22 +68,7 @@ def _tables(con: duckdb.DuckDBPyConnection, rows: int, versions: int, changed: f
 
 
 def _caller(con: duckdb.DuckDBPyConnection, files: list[Path]) -> Any:
-    def context(call: Any) -> dict[str, Any]:
-        return {
-            "dbt_deid": SimpleNamespace(
-                own=lambda m: m, ident=lambda n: n, literal=lambda v: "'" + str(v) + "'",
-                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
-                                                    f" cast({e} as varchar))"),
-                level_map_sql=call("level_map_sql")),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
-            "adapter": SimpleNamespace(
-                dispatch=lambda n, p: call("default__" + n),
-                get_columns_in_relation=lambda rel: [
-                    SimpleNamespace(name=r[0]) for r in con.execute(
-                        "select column_name from information_schema.columns"
-                        f" where table_name = '{rel}'").fetchall()]),
-        }
-    return macro_caller(files, context)
+    return linked_caller(lambda sql: con.execute(sql).fetchall(), files)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,6 +61,29 @@ def _call(execute: Execute, store_columns: list[str]) -> Callable[[str], Callabl
     return macro_caller(FILES, context)
 
 
+def linked_caller(execute: Execute, files: Sequence[Path]) -> Callable[[str], Callable[..., Any]]:
+    """The linked check's macros (``files``: linked_changes_sql.sql and level_map_sql.sql, or
+    another revision's copies) rendered with the package's default forms; the store's columns
+    are read from the connection. Shared by tests/unit/test_linked_changes_sql.py and
+    bench/bench_linked_sql.py."""
+    def context(call: Callable[[str], Callable[..., Any]]) -> dict[str, Any]:
+        return {
+            "dbt_deid": SimpleNamespace(
+                own=lambda m: m, ident=_ident, literal=_literal,
+                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
+                                                    f" cast({e} as varchar))"),
+                level_map_sql=call("level_map_sql")),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
+            "adapter": SimpleNamespace(
+                dispatch=lambda name, package: call("default__" + name),
+                get_columns_in_relation=lambda rel: [
+                    SimpleNamespace(name=n[0]) for n in execute(
+                        "select column_name from information_schema.columns"
+                        f" where table_name = '{rel}'")]),
+        }
+    return macro_caller(list(files), context)
+
+
 def _insert(execute: Execute, table: str, rows: Iterable[Sequence[object]]) -> None:
     for row in rows:
         execute(f"insert into {table} values ("

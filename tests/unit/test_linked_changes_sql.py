@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import duckdb
 import pytest
 
-from tests.combined_levels_sql import COLUMNS, HIERARCHY, MISSING, load, release
+from tests.combined_levels_sql import COLUMNS, HIERARCHY, MISSING, linked_caller, load, release
 from tests.combined_view_check import linked_figures, linked_violations
-from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "macros" / "gates" / "linked_changes_sql.sql"
@@ -43,23 +41,7 @@ def _linked(execute, releases, combinations, k, hierarchy=None, drop=()):
     for column in drop:
         execute(f'alter table store drop column "{column}"')
 
-    def context(call):
-        return {
-            "dbt_deid": SimpleNamespace(
-                own=lambda m: m, ident=lambda n: '"' + n + '"',
-                literal=lambda v: "'" + str(v).replace("'", "''") + "'",
-                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
-                                                    f" cast({e} as varchar))"),
-                level_map_sql=call("level_map_sql")),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
-            "adapter": SimpleNamespace(
-                dispatch=lambda name, package: call("default__" + name),
-                get_columns_in_relation=lambda rel: [
-                    SimpleNamespace(name=n[0]) for n in execute(
-                        f"select column_name from information_schema.columns"
-                        f" where table_name = '{rel}'")]),
-        }
-    call = macro_caller([FILE, LEVEL_MAP], context)
+    call = linked_caller(execute, [FILE, LEVEL_MAP])
     *earlier, (current, _c) = releases
     ordered = [f"r{i}" for i in range(len(earlier))]
     levels = {f"r{i}": dict(lv) for i, (lv, _r) in enumerate(earlier)}
