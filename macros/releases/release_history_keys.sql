@@ -29,7 +29,7 @@
     (El Emam et al. 2011, k = 1/tau), so a published row's limits are the ones its verdicts
     were computed at. A refused row records the limits it was refused at (the settings of
     settings_json). Not read from the settings rows of the release plan (deid_release_plan,
-    kind 'setting'; until session 11 the table deid_release_parameters, which was no ancestor of
+    kind 'setting'; before 0.3.0 the table deid_release_parameters, which was no ancestor of
     the publish model, so `dbt build -s +deid_published --vars ...` left the previous build's
     limits in it, and the history recorded those): the limits are this invocation's. -#}
 {% macro computed_release_limits(cfg) -%}

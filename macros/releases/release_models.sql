@@ -121,7 +121,7 @@
     columns: dbt_deid.released_source_columns; direct identifiers and excluded columns are not
     copied). Every later node reads it (dbt_deid.release_snapshot): the input checks, the
     hierarchy, the generalization, the publish step's join. The gate table fingerprints it
-    (release_gate_results; the node deid_input_fingerprint until session 11); the checks that
+    (release_gate_results; the node deid_input_fingerprint before 0.3.0); the checks that
     the release still matches the source (input_unchanged, the publish step's fingerprint in a
     later invocation, the row-count test) read the source itself. -#}
 {%- set src = dbt_deid.release_source(cfg) -%}

@@ -321,7 +321,7 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
 
     Rows ``kind = 'setting'`` (``item`` their order, ``setting``, ``value``; null on the other
     rows) are the release's settings as auditors and ``python -m dbt_deid summary`` read them
-    (:func:`release_parameters`; the table ``deid_release_parameters`` until session 11, folded
+    (:func:`release_parameters`; the table ``deid_release_parameters`` before 0.3.0, folded
     here: issue 33, "a release is a handful of nodes")."""
     raw = json.loads(release_json)
     cfg = resolve("release", raw)  # the one resolver: every section, as dbt parse checks it
@@ -386,7 +386,7 @@ def _qi_line(name: str, spec: dict[str, Any], caps: Any) -> str:
 
 def release_parameters(raw: dict[str, Any], cfg: Any) -> list[tuple[str, str]]:
     """The release's settings as (setting, value) rows, in order, for auditors and ``python -m
-    dbt_deid summary`` (rows ``kind = 'setting'`` of ``deid_release_plan``; until session 11
+    dbt_deid summary`` (rows ``kind = 'setting'`` of ``deid_release_plan``; before 0.3.0
     the SQL model ``deid_release_parameters``): name, algorithm, preset, tau, k, MaxSup, the
     column roles, the missing label, the sample, the package version, the protected and
     verified combinations (``cfg``'s expansion, as the plan rows), the released QIs and each

@@ -219,7 +219,7 @@ def release_status(
 
 
 #: The input fingerprint's columns shown in the report, with their labels (the gate table's,
-#: :func:`gate_table_manifest`; the table deid_input_fingerprint's until session 11).
+#: :func:`gate_table_manifest`; the table deid_input_fingerprint's before 0.3.0).
 MANIFEST_FIELDS = {
     "settings_md5": "settings hash (md5 of the settings JSON)",
     "package_version": "package version",
@@ -238,7 +238,7 @@ def manifest_fields(row: Mapping[str, Any]) -> dict[str, str]:
 def gate_table_manifest(gates: pd.DataFrame | None) -> pd.DataFrame | None:
     """What the report shows of the release input, from the gate table (``deid_gate_results``,
     which fingerprints the input snapshot once per build; issue 33, item 3: the node
-    ``deid_input_fingerprint`` until session 11, folded there): one row of
+    ``deid_input_fingerprint`` before 0.3.0, folded there): one row of
     :data:`MANIFEST_FIELDS`' columns, ``input_hash`` being the snapshot's fingerprint
     (``snapshot_hash``; the gate table's own ``input_hash`` is the source's, taken by the gate
     input_unchanged, which refuses when the two differ). None when the table has no verdict or

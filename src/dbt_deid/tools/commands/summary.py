@@ -128,7 +128,7 @@ def render_summary_dbt(project_dir: str | Path, profiles_dir: str | Path | None 
 
 def _has_settings(reader: SummaryReader, schema: str, table: str) -> bool:
     """True when the release plan ``schema.table`` has the settings rows' columns (a plan built
-    since session 11; the settings were the table ``deid_release_parameters`` before)."""
+    since 0.3.0; the settings were the table ``deid_release_parameters`` before)."""
     return {"setting", "value"} <= reader.columns(schema, table)
 
 
