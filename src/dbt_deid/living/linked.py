@@ -56,8 +56,9 @@ class LinkedCheck:
 def _history_fits(target: str | None, labels: Sequence[str]) -> np.ndarray:
     """Per history label, whether a record with it may count for a target with history
     ``target``: held in its latest state in every release holding the target (``1`` there),
-    and the target held in no release in an older state (else none)."""
-    if target is None or "2" in target:
+    and the target held in no release in an older state, at these levels or others (``2`` or
+    ``3``: its values there are not in the pairs; else none)."""
+    if target is None or "2" in target or "3" in target:
         return np.zeros(len(labels), dtype=bool)
     need = [i for i, c in enumerate(target) if c == "1"]
     return np.array([len(h) == len(target) and all(h[i] == "1" for i in need)
@@ -68,7 +69,9 @@ def _is_target(inp: RefreshInput, rows_src: np.ndarray) -> np.ndarray:
     """Rows (pairs rows ``rows_src``) of records with two or more states in the line: changed
     now, or held by some stored release in an older state (a ``2`` in their history: changed in
     an earlier version; review 11b, L1: a later version can delete or change the records that
-    hid it, so it is counted again in every version)."""
+    hid it, so it is counted again in every version). A state held only by releases at other
+    levels (``3``) is not a change (review 11 final, L1: the gate's ``deid_restated`` groups
+    states by levels)."""
     older = np.append(np.array(["2" in h for h in inp.history_labels], dtype=bool), False)
     return (inp.status[rows_src] == Status.CHANGED) | older[inp.history[rows_src]]
 
