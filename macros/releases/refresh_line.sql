@@ -104,13 +104,18 @@
     {{ return(none) }}
   {%- endif -%}
   {%- set release_ids = dbt_deid.line_release_ids(cfg, store) | map('string') | sort | list -%}
-  {#- the releases of the line at other levels than this version's (review 11 final, L1): a
-      state held there is not a change (deid_history writes '3', not '2'); a release without a
-      history row keeps '2' (a target for the guard, counted 1: never more than the gate) -#}
-  {%- set other_levels = [] -%}{%- set quoted = [] -%}
+  {#- the releases of the line at other levels than this version's (a QI's recorded level
+      differs or is missing, as the gate's release_levels read them; review 11 final, L1): a
+      state held there is not a change (deid_history writes '3', not '2'); a release without
+      recorded levels keeps '2' (a target for the guard, counted 1: never more than the gate,
+      which refuses such a release) -#}
+  {%- set other_levels = [] -%}{%- set quoted = [] -%}{%- set mine = dbt_deid.released_level_specs(cfg) -%}
   {%- for rid in release_ids -%}{%- do quoted.append(dbt_deid.literal(rid)) -%}{%- endfor -%}
   {%- for r in run_query("select release_id, released_levels_json from " ~ history ~ " where release_id in (" ~ quoted | join(', ') ~ ")").rows -%}
-    {%- if r[1] and tojson(fromjson(r[1]), sort_keys=true) != tojson(dbt_deid.released_level_specs(cfg), sort_keys=true) and (r[0] | string) not in other_levels -%}{%- do other_levels.append(r[0] | string) -%}{%- endif -%}
+    {%- if r[1] -%}
+      {%- set theirs = fromjson(r[1]) -%}
+      {%- for q, spec in mine.items() if (r[0] | string) not in other_levels and (theirs.get(q) is not mapping or theirs[q].get('level') | int != spec.level | int) -%}{%- do other_levels.append(r[0] | string) -%}{%- endfor -%}
+    {%- endif -%}
   {%- endfor -%}
   {{ return({'store': store, 'key': key, 'previous': previous.version, 'previous_release_id': previous.release_id, 'previous_name': previous.name,
              'release_ids': release_ids, 'other_levels': other_levels}) }}
