@@ -91,7 +91,8 @@ class Line:
     def _history(self, st: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
         """Per stored record, its ``deid_history`` (:data:`dbt_deid.living.pairs.HISTORY`):
         per version, ``1`` when it holds the record's latest state, ``2`` another state, ``0``
-        not the record."""
+        not the record. Every version of a Line is at one level, so it never writes ``3`` (a
+        state in a release at other levels: refresh_line.sql)."""
         last = states.loc[states.groupby(ID)["version"].idxmax(), [ID, "_state"]]
         rows = st[[ID, "version", "_state"]].merge(last, on=ID, suffixes=("", "_last"))
         ids, rec = np.unique(rows[ID].to_numpy(), return_inverse=True)

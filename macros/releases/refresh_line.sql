@@ -103,8 +103,22 @@
   {%- if rows and rows[0][1] and tojson(fromjson(rows[0][1]).get('sample'), sort_keys=true) != tojson((dbt_deid.release_settings() or {}).get('sample'), sort_keys=true) -%}
     {{ return(none) }}
   {%- endif -%}
+  {%- set release_ids = dbt_deid.line_release_ids(cfg, store) | map('string') | sort | list -%}
+  {#- the releases of the line at other levels than this version's (a QI's recorded level
+      differs or is missing, as the gate's release_levels read them; review 11 final, L1): a
+      state held there is not a change (deid_history writes '3', not '2'); a release without
+      recorded levels keeps '2' (a target for the guard, counted 1: never more than the gate,
+      which refuses such a release) -#}
+  {%- set other_levels = [] -%}{%- set quoted = [] -%}{%- set mine = dbt_deid.released_level_specs(cfg) -%}
+  {%- for rid in release_ids -%}{%- do quoted.append(dbt_deid.literal(rid)) -%}{%- endfor -%}
+  {%- for r in run_query("select release_id, released_levels_json from " ~ history ~ " where release_id in (" ~ quoted | join(', ') ~ ")").rows -%}
+    {%- if r[1] -%}
+      {%- set theirs = fromjson(r[1]) -%}
+      {%- for q, spec in mine.items() if (r[0] | string) not in other_levels and (theirs.get(q) is not mapping or theirs[q].get('level') | int != spec.level | int) -%}{%- do other_levels.append(r[0] | string) -%}{%- endfor -%}
+    {%- endif -%}
+  {%- endfor -%}
   {{ return({'store': store, 'key': key, 'previous': previous.version, 'previous_release_id': previous.release_id, 'previous_name': previous.name,
-             'release_ids': dbt_deid.line_release_ids(cfg, store) | map('string') | sort | list}) }}
+             'release_ids': release_ids, 'other_levels': other_levels}) }}
 {%- endmacro %}
 
 {#- The release history of the line (next to the published table; found in the graph). -#}
@@ -233,8 +247,10 @@
     GROUP BY (a state holds at most one row of a version), not joined back on the key and every
     true value. `deid_history` (review 10 final, H1; read by the linked guard,
     dbt_deid.living.linked): per release of the line (`line.release_ids`, sorted), '1' when it
-    holds the record in its latest state, '2' in another state, '0' when it does not hold the
-    record; on the latest state's row only (null on the others). -#}
+    holds the record in its latest state, '2' in another state, '3' in another state when the
+    release is at other levels than this version (`line.other_levels`; review 11 final, L1: not
+    a change, as the gate's deid_restated groups states by levels), '0' when it does not hold
+    the record; on the latest state's row only (null on the others). -#}
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
   {%- set prev = dbt_deid.literal(line.previous_release_id) -%}
@@ -267,7 +283,7 @@
       , case when s.deid_in_previous = 1 then s.{{ dbt_deid.ident(q ~ '__previous') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
       , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
       {%- endfor %}
-      , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then '2' else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
+      , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then {{ "'3'" if rid in (line.get('other_levels') or []) else "'2'" }} else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
     from deid_states as s
   )
 {%- endmacro %}

@@ -82,3 +82,26 @@ def test_a_record_changed_in_an_earlier_version_is_rechecked() -> None:
             assert all(below == 0 for _n, _m, below in line.gate_linked.values())
         else:
             assert [b for _n, _m, b in line.gate_linked.values()] != [0]
+
+
+def test_a_hider_of_an_old_correction_changing_is_refused() -> None:
+    """Review 11 final, M1 (a liveness limit, not a hole; documented in docs/living-release.md,
+    "Why nothing is recruited"): v2 corrects record 1 (21 -> 33), v3 changes records 2-4, which
+    hid it, to 25. Suppressing their new ages would keep record 1 linked to {1..5}, but the
+    guard cannot recruit for a target changed in an earlier version (the pairs do not carry its
+    per-release values and the records' own cells there): it counts record 1 1, the gate's SQL
+    counts it 2 < k and v3 is refused. When a fix recruits for it, v3 is published with every
+    linked set at k: change this test then."""
+    v1 = {**{i: "21" for i in (1, 2, 3, 4, 5)}, **{i: "25" for i in (6, 7, 8)},
+          **{i: "33" for i in range(9, 14)}}
+    v2 = {**v1, 1: "33"}
+    v3 = {**v2, 2: "25", 3: "25", 4: "25"}
+    line = Line(QIS, K, [tuple(QIS)])
+    for ages in (v1, v2):
+        published, result = line.publish(_table(ages))
+        assert published is not None, result.refusals()
+    published, result = line.publish(_table(v3))
+    assert published is None
+    assert line.gate_linked == {"age+diag": (4, 2, 1)}
+    (check,) = result.linked
+    assert check.min_consistent == 1  # record 1: the guard's lower bound

@@ -75,7 +75,7 @@ def _con() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _render(macro: str) -> str:
+def _render(macro: str, line_extra: dict[str, Any] | None = None) -> str:
     def context(call: Any) -> dict[str, Any]:
         return {
             "dbt_deid": SimpleNamespace(
@@ -94,7 +94,7 @@ def _render(macro: str) -> str:
     call = macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context)
     cfg = {"qi_names": QIS, "record_id": "rid"}
     line = {"store": "store", "key": "k", "previous_release_id": PREVIOUS,
-            "release_ids": ["r1", "r2"]}
+            "release_ids": ["r1", "r2"], **(line_extra or {})}
     return str(call(macro)(cfg, "gen", line))
 
 
@@ -179,3 +179,40 @@ def test_each_current_record_carries_its_pair_columns() -> None:
     assert [r[0] for r in rows] == sorted(CURRENT)
     for r in rows:
         assert dict(zip(names, r[1:], strict=True)) == expected[r[0]], r[0]
+
+
+def test_states_that_differ_only_in_level_are_no_change() -> None:
+    """Review 11 final, L1: version 1 (r1) was at other levels (age in 10-year bands), version
+    2 (r2, the gate accepted it at mixed levels) and this refresh at 1-year ages; nothing
+    changed. Each record's r1 state is another state only by its level, which the gate's SQL
+    (linked_changes_sql.sql, deid_restated groups states by levels) does not count as a change:
+    `deid_history` writes '3' there, not '2', and the refresh's linked guard has no target.
+    Before the fix every record had history '21', was a target counted 1, and the refresh
+    refused: "changed records linked across versions: age+zip: 6 of 6 consistent with fewer
+    than k = 2 (smallest 1); ..."."""
+    import pandas as pd
+
+    from dbt_deid.living import refresh
+    from tests.living_line import LINKED_REFUSAL
+
+    ages = {1: "31", 2: "31", 3: "31", 4: "45", 5: "45", 6: "45"}
+    con = duckdb.connect()
+    con.execute("create table k as select 'secret' as key_value")
+    con.execute("create table store (release_name varchar, release_id varchar, release_version"
+                " bigint, record_key varchar, age varchar, age__generalized varchar,"
+                " zip varchar, zip__generalized varchar)")
+    con.execute("create table gen (rid integer, age varchar, zip varchar)")
+    for record, age in ages.items():
+        for rid, version, value in (("r1", 1, age[0] + "0-" + age[0] + "9"), ("r2", 2, age)):
+            con.execute("insert into store values ('line', ?, ?, md5(? || '|' || ?), ?, null,"
+                        " 'K1', null)", [rid, version, KEY, str(record), value])
+        con.execute("insert into gen values (?, ?, 'K1')", [record, age])
+    sql = _render("default__refresh_pairs_sql", {"other_levels": ["r1"]})
+    frame = con.execute(sql).df()
+    frame = frame.astype(object).where(frame.notna(), None)
+    histories = set(frame["deid_history"].dropna())
+    assert histories == {"31"}, histories
+    result = refresh(pd.DataFrame(frame), 2, [tuple(QIS)])
+    assert [r for r in result.refusals() if r.startswith(LINKED_REFUSAL)] == []
+    (check,) = result.linked
+    assert check.changed_records == 0

@@ -19,14 +19,27 @@ history (:data:`dbt_deid.living.pairs.HISTORY`) tells which releases hold each r
 whether in its latest state: a record counts only if every release holding the target holds it
 in its latest state (its revealed cells, checked against the target's latest stored state),
 and a target some release holds in an older state gets no other record counted (its older values
-are not in the pairs: fail closed; the guard cannot recruit for it, and the gate, which reads
-them, decides). This never counts more than the gate does.
+and the other records' own cells per release are not in the pairs: fail closed; the guard cannot
+recruit for it, and the gate, which reads them, decides). This never counts more than the gate
+does.
 
 Targets (review 11b, L1): every record changed now, and every kept record that some release holds
-in an older state (changed in an earlier version): a later version can delete or change the
-records that hid it. The latter always get the lower bound 1 here (their older values are not in
-the pairs) and nothing is recruited for them (no record outside their linked set can join it: a
-record must fit them in every stored release); the gate's SQL counts them exactly.
+in an older state at the line's current levels (changed in an earlier version: ``2``; a state
+only at other levels, ``3``, is not a change, as in the gate): a later version can delete or
+change the records that hid it. A target held in an older state (``2`` or ``3``) always gets the
+lower bound 1 here and nothing is recruited for it, because the pairs do not carry, per stored
+release, its true values and each other record's own cells there (review 11 final, M1). Not
+because no record could join its linked set: a record that fits it in every stored release but
+not in the new version could be recruited by suppressing its new cells. The consequence is a
+liveness limit, not a hole: a version in which records that hid an old correction change is
+refused by the gate until the change is undone or the line is started over (``restart``), even
+when suppressing their new cells would make it safe (k = 3, ages v1 records 1-5 21, 6-8 25,
+9-13 33; v2 corrects record 1 to 33, published; v3 changes records 2, 3, 4 to 25: refused, gate
+(targets, smallest, below k) = (4, 2, 1), although suppressing those three new ages would keep
+record 1 linked to 5 records). Recruiting for them needs the gate's ``deid_history`` step's
+per-release true values and own cells (``q__w<i>``, ``q__c<i>`` in
+``macros/gates/linked_changes_sql.sql``) in the pairs, and the gate's own-cell rule here. The
+gate's SQL counts them exactly.
 """
 
 from __future__ import annotations
@@ -56,8 +69,9 @@ class LinkedCheck:
 def _history_fits(target: str | None, labels: Sequence[str]) -> np.ndarray:
     """Per history label, whether a record with it may count for a target with history
     ``target``: held in its latest state in every release holding the target (``1`` there),
-    and the target held in no release in an older state (else none)."""
-    if target is None or "2" in target:
+    and the target held in no release in an older state, at these levels or others (``2`` or
+    ``3``: its values there are not in the pairs; else none)."""
+    if target is None or "2" in target or "3" in target:
         return np.zeros(len(labels), dtype=bool)
     need = [i for i, c in enumerate(target) if c == "1"]
     return np.array([len(h) == len(target) and all(h[i] == "1" for i in need)
@@ -68,7 +82,9 @@ def _is_target(inp: RefreshInput, rows_src: np.ndarray) -> np.ndarray:
     """Rows (pairs rows ``rows_src``) of records with two or more states in the line: changed
     now, or held by some stored release in an older state (a ``2`` in their history: changed in
     an earlier version; review 11b, L1: a later version can delete or change the records that
-    hid it, so it is counted again in every version)."""
+    hid it, so it is counted again in every version). A state held only by releases at other
+    levels (``3``) is not a change (review 11 final, L1: the gate's ``deid_restated`` groups
+    states by levels)."""
     older = np.append(np.array(["2" in h for h in inp.history_labels], dtype=bool), False)
     return (inp.status[rows_src] == Status.CHANGED) | older[inp.history[rows_src]]
 

@@ -20,7 +20,9 @@ records, come as rows without current values: they stay in the combined view.
 An optional column ``deid_history`` (:data:`HISTORY`; the warehouse always gives it) tells, on a
 current record's row, which stored releases of the line hold the record: one character per
 release (the line's release ids, sorted), ``1`` when it holds the record's latest state, ``2``
-another state, ``0`` not the record (null on other rows). The linked guard
+another state, ``3`` another state in a release at other levels than this version (not a change:
+the gate's SQL groups states by levels; review 11 final, L1), ``0`` not the record (null on
+other rows). The linked guard
 (:mod:`dbt_deid.living.linked`) reads it: a record counts for a changed record only if it is held,
 in its latest state, in every release that holds the changed record (review 10 final, H1). A
 frame without the column is read as one stored release.
@@ -168,10 +170,10 @@ def read_pairs(
         codes, uniq = pd.factorize(frame[HISTORY], use_na_sentinel=True)
         history_labels = [str(v) for v in uniq]
         history = codes.astype(np.int64)
-        bad = [h for h in history_labels if set(h) - {"0", "1", "2"}]
+        bad = [h for h in history_labels if set(h) - {"0", "1", "2", "3"}]
         if bad or len({len(h) for h in history_labels}) > 1:
             raise DataError(f"refresh pairs: {HISTORY} holds {len(bad)} value(s) other than"
-                            " one character 0, 1 or 2 per release, or values of different"
+                            " one character 0, 1, 2 or 3 per release, or values of different"
                             " lengths: the store is inconsistent")
         if (in_store & in_current & (history < 0)).any():
             raise DataError(f"refresh pairs: a stored current record has no {HISTORY}")
