@@ -29,12 +29,18 @@
       deid_input_fingerprint until session 11; issue 33, item 3): input_unchanged compares it
       with the source's fingerprint, the row count reads its rows, the gate table records it -#}
   {%- set snapshot = dbt_deid.table_fingerprint(dbt_deid.release_snapshot(), dbt_deid.released_source_columns(cfg)) -%}
-  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, snapshot, published == truth, levels) -%}
+  {#- the suppression propagation pairs of the plan (El Emam et al. 2011 Table 4): the gate
+      propagation counts, in the same scan, the records that show a level whose source level
+      is suppressed (propagation_gate.sql; review 11 final, M2) -#}
+  {%- set pairs = dbt_deid.release_plan('propagation') -%}
+  {%- set unchanged = dbt_deid.gate_input_unchanged_result(truth, cfg, true, snapshot, published == truth, levels, pairs) -%}
   {%- set problems = dbt_deid.checked_patterns_problems(cfg, published, unchanged.get('patterns_fingerprint')) -%}
   {%- set rel = published if problems else dbt_deid.release_ref('deid_suppressed_patterns') -%}
   {%- set n = none if problems else 'n' -%}
   {%- do results.append(unchanged) -%}
   {%- do results.append(dbt_deid.gate_released_levels_result(cfg, truth, levels, unchanged.get('level_mismatches'))) -%}
+  {%- set propagated = dbt_deid.gate_propagation_result(truth, pairs, unchanged.get('propagation_misses')) -%}
+  {%- if propagated is not none -%}{%- do results.append(propagated) -%}{%- endif -%}
   {#- the plan whose combinations the gates below verify was resolved from these settings
       (plan_settings_gate.sql; review 9 final, F7) -#}
   {%- do results.append(dbt_deid.gate_plan_settings_result()) -%}
@@ -67,8 +73,10 @@
     the snapshot's it was compared with (the gate table's input_rows and snapshot_hash). With `patterns` (the gate
     table, `truth` being the table its gates check), the same scan gives `truth`'s weighted
     fingerprint over the pattern columns (`patterns_fingerprint`), the proof that
-    deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). -#}
-{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false, levels=none) -%}
+    deid_suppressed_patterns is `truth` grouped (checked_patterns_problems). With `propagation`
+    (the plan's [source, target] pairs), the same scan counts the gate propagation's records
+    (`propagation_misses`, one count per pair). -#}
+{% macro gate_input_unchanged_result(truth, cfg, fingerprint=false, input_fingerprint=none, patterns=false, levels=none, propagation=none) -%}
   {%- set columns = adapter.get_columns_in_relation(truth) | map(attribute='name') | list if fingerprint else [] -%}
   {%- set fingerprinted = fingerprint and dbt_deid.fingerprint_select_sql(columns) is not none -%}
   {%- set source_columns = dbt_deid.released_source_columns(cfg) if fingerprinted and input_fingerprint is not none else none -%}
@@ -77,7 +85,7 @@
   {#- the engine's work_mem for this statement too (a full join of the source and the checked
       release: 2 GB of temporary files at 2.4 million records with PostgreSQL's default) -#}
   {%- set header = dbt_deid.release_sql_header() -%}
-  {%- set table = run_query((header ~ '\n' if header else '') ~ dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none, levels if levelled else none)) -%}{%- set rows = table.rows -%}
+  {%- set table = run_query((header ~ '\n' if header else '') ~ dbt_deid.gate_input_unchanged_sql(truth, cfg, columns if fingerprinted else none, source_columns, dbt_deid.pattern_columns(cfg) if patterned else none, levels if levelled else none, propagation if fingerprinted else none)) -%}{%- set rows = table.rows -%}
   {%- set got = {} -%}
   {%- if fingerprinted -%}
     {%- for name in table.column_names -%}{%- do got.update({name | lower: rows[0][loop.index0]}) -%}{%- endfor -%}
@@ -112,6 +120,12 @@
     {%- set mismatches = {} -%}
     {%- for q in cfg.qis -%}{%- do mismatches.update({q.name: got['level_mismatches_' ~ loop.index] | int}) -%}{%- endfor -%}
     {%- do result.update({'level_mismatches': mismatches}) -%}
+  {%- endif -%}
+  {%- if fingerprinted and propagation -%}
+    {#- the gate propagation's counts, one per pair, from the same scan (propagation_gate.sql) -#}
+    {%- set misses = [] -%}
+    {%- for p in propagation -%}{%- do misses.append(got['propagation_misses_' ~ loop.index] | int) -%}{%- endfor -%}
+    {%- do result.update({'propagation_misses': misses}) -%}
   {%- endif -%}
   {{ return(result) }}
 {%- endmacro %}

@@ -114,8 +114,8 @@
     the suppression was computed. Each source column is compared once, with the `__original`
     column that holds its values (original_value_sources: QIs released from one source column
     share it). Counts only. -#}
-{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels)) }}
+{% macro gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('gate_input_unchanged_sql', 'dbt_deid'))(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels, propagation)) }}
 {%- endmacro %}
 
 {#- With `fingerprint_columns` (every column of `truth`; on an engine with
@@ -134,8 +134,11 @@
     (checked_patterns_problems). With `levels` too ({qi: level}: checked_levels), also
     `level_mismatches_<i>` per QI (the i-th of cfg.qis): the records of `truth` whose true value
     is not their original generalized at that level (the gate released_levels,
-    released_levels_gate.sql), in the same scan. -#}
-{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none) -%}
+    released_levels_gate.sql), in the same scan. With `propagation` ([source, target] pairs
+    of the release plan: release_plan('propagation')), also `propagation_misses_<i>` per pair:
+    the records of `truth` whose source cell is suppressed and whose target cell is not (the
+    gate propagation, propagation_gate.sql), in the same scan. -#}
+{% macro default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set miss = dbt_deid.literal(cfg.missing_label) -%}
   {%- set sources = dbt_deid.original_value_sources(cfg) -%}
@@ -155,11 +158,15 @@
   {%- set in_release = 'src.deid_source__ = 1' ~ (' and src.deid_sampled__ = 1' if whole else '') %}
   {%- set checked = '(select *, 1 as deid_present__ from ' ~ truth ~ ')' if levels is none else dbt_deid.released_levels_flags_sql(cfg, truth, dbt_deid.release_ref('deid_hierarchy'), levels) -%}
   {%- set mismatch_columns = [] -%}
-  {%- for q in cfg.qis if levels is not none -%}{%- do mismatch_columns.append('level_mismatches_' ~ loop.index) -%}{%- endfor %}
+  {%- for q in cfg.qis if levels is not none -%}{%- do mismatch_columns.append('level_mismatches_' ~ loop.index) -%}{%- endfor -%}
+  {%- for p in (propagation or []) -%}{%- do mismatch_columns.append('propagation_misses_' ~ loop.index) -%}{%- endfor %}
   select coalesce(changed_records, 0) as changed_records, row_count, fingerprint{{ ', source_rows, source_fingerprint' if source_columns is not none }}{{ ', pattern_rows, pattern_fingerprint' if pattern_columns is not none }}{{ ', ' ~ mismatch_columns | join(', ') if mismatch_columns }} from (
     select sum(case when {{ in_release }} and (t.{{ rid }} is null or {{ changed | join(' or ') }}) then 1 else 0 end) as changed_records,
       {%- if levels is not none %}
       {{ dbt_deid.released_levels_sums_sql(cfg, 't.') }},
+      {%- endif %}
+      {%- if propagation %}
+      {{ dbt_deid.propagation_sums_sql(propagation, 't.') }},
       {%- endif %}
       {{ dbt_deid.fingerprint_select_sql(fingerprint_columns, 't.', 't.deid_present__ = 1') }}
       {%- if source_columns is not none %},

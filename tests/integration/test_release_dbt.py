@@ -223,6 +223,11 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
     s = run.query("select * from deid_suppressed")
     assert s.loc[s["diag_block"].isna(), "diag_chapter"].isna().all()
     assert s.loc[s["diag_block"].isna() | s["cmg"].isna(), "mrdx"].isna().all()
+    # the gate propagation (review 11 final, M2) checked every plan pair on the checked release
+    gates = run.query("select gate, passed, failures, message from deid_gate_results")
+    prop = gates[gates["gate"] == "propagation"]
+    assert len(prop) == 1 and bool(prop["passed"].iloc[0]), gates.to_string()
+    assert int(prop["failures"].iloc[0]) == 0
     truth = s[[f"{q}__generalized" for q in ["province", "age", "gender", "diag_chapter"]]]
     truth.columns = ["province", "age", "gender", "diag_chapter"]
     truth = published_frame(truth, variables["deid_release"])  # labelled as published
