@@ -26,7 +26,7 @@
       the gate released_levels proves them from the data in input_unchanged's scan) -#}
   {%- set levels = dbt_deid.checked_levels(cfg) -%}
   {#- the input snapshot deid_input fingerprinted once per build, here (the node
-      deid_input_fingerprint until session 11; issue 33, item 3): input_unchanged compares it
+      deid_input_fingerprint before 0.3.0; issue 33, item 3): input_unchanged compares it
       with the source's fingerprint, the row count reads its rows, the gate table records it -#}
   {%- set snapshot = dbt_deid.table_fingerprint(dbt_deid.release_snapshot(), dbt_deid.released_source_columns(cfg)) -%}
   {#- the suppression propagation pairs of the plan (El Emam et al. 2011 Table 4): the gate
@@ -63,7 +63,7 @@
     `checked_fingerprint` ({rows, hash}), so the gate table's checked_hash costs no scan of its
     own. -#}
 {#- With `input_fingerprint` ({rows, hash}: the input snapshot's fingerprint, taken by the gate
-    table, release_gate_results; until session 11 the table deid_input_fingerprint), the
+    table, release_gate_results; before 0.3.0 the table deid_input_fingerprint), the
     source is fingerprinted now over the same columns (released_source_columns), in the same
     scan where the engine allows it, and must equal it: a snapshot from an earlier invocation
     (`dbt retry`, `--exclude deid_input`), or a source changed since the snapshot (pass-through

@@ -12,7 +12,7 @@
     input_unchanged when the table was computed and equal there to the input snapshot's),
     the input snapshot's fingerprint and what the report shows of the input (input_rows,
     snapshot_hash, input_relation, input_columns, package_version: the node
-    deid_input_fingerprint until session 11, folded here; issue 33, item 3), checked_hash
+    deid_input_fingerprint before 0.3.0, folded here; issue 33, item 3), checked_hash
     (every column of deid_suppressed), released_levels (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
     release was generalized at: the levels the publish step formats the cells with and the
     history records; review 9, G4), working_hashes (the fingerprints of the release plan and
@@ -152,7 +152,7 @@
     against. When the gate table was computed in this dbt invocation (a whole `dbt build`) and
     agrees with the snapshot (on every row, the gate table's input_hash, the source's
     fingerprint taken in its input_unchanged scan, equals snapshot_hash, the snapshot's
-    fingerprint taken with it; until session 11 read from the table deid_input_fingerprint),
+    fingerprint taken with it; before 0.3.0 read from the table deid_input_fingerprint),
     that fingerprint: the source is fingerprinted once per build (issue 33, item 2). Otherwise
     (a gate table from an earlier invocation: `dbt build -s deid_published`, or written by an
     earlier dbt_deid, without snapshot_hash) the input as it is now, so a source that changed
