@@ -42,7 +42,10 @@ def _ident(name: str) -> str:
     return '"' + name + '"'
 
 
-def _call(execute: Execute, store_columns: list[str]) -> Callable[[str], Callable[..., Any]]:
+def _caller(execute: Execute, files: Sequence[Path],
+            columns_of: Callable[[Any], list[str]]) -> Callable[[str], Callable[..., Any]]:
+    """``files``' macros rendered with the package's default forms on ``execute``;
+    ``columns_of(relation)`` answers adapter.get_columns_in_relation (names)."""
     def context(call: Callable[[str], Callable[..., Any]]) -> dict[str, Any]:
         return {
             "dbt_deid": SimpleNamespace(
@@ -54,11 +57,15 @@ def _call(execute: Execute, store_columns: list[str]) -> Callable[[str], Callabl
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint"),
             "adapter": SimpleNamespace(
                 get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
-                                                     for n in store_columns],
+                                                     for n in columns_of(rel)],
                 dispatch=lambda name, package: call("default__" + name)),
             "run_query": lambda sql: SimpleNamespace(rows=execute(sql)),
         }
-    return macro_caller(FILES, context)
+    return macro_caller(list(files), context)
+
+
+def _call(execute: Execute, store_columns: list[str]) -> Callable[[str], Callable[..., Any]]:
+    return _caller(execute, FILES, lambda rel: store_columns)
 
 
 def linked_caller(execute: Execute, files: Sequence[Path]) -> Callable[[str], Callable[..., Any]]:
@@ -66,22 +73,9 @@ def linked_caller(execute: Execute, files: Sequence[Path]) -> Callable[[str], Ca
     another revision's copies) rendered with the package's default forms; the store's columns
     are read from the connection. Shared by tests/unit/test_linked_changes_sql.py and
     bench/bench_linked_sql.py."""
-    def context(call: Callable[[str], Callable[..., Any]]) -> dict[str, Any]:
-        return {
-            "dbt_deid": SimpleNamespace(
-                own=lambda m: m, ident=_ident, literal=_literal,
-                keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
-                                                    f" cast({e} as varchar))"),
-                level_map_sql=call("level_map_sql")),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar"),
-            "adapter": SimpleNamespace(
-                dispatch=lambda name, package: call("default__" + name),
-                get_columns_in_relation=lambda rel: [
-                    SimpleNamespace(name=n[0]) for n in execute(
-                        "select column_name from information_schema.columns"
-                        f" where table_name = '{rel}'")]),
-        }
-    return macro_caller(list(files), context)
+    return _caller(execute, files, lambda rel: [
+        r[0] for r in execute("select column_name from information_schema.columns"
+                              f" where table_name = '{rel}'")])
 
 
 def _insert(execute: Execute, table: str, rows: Iterable[Sequence[object]]) -> None:
