@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jinja2
@@ -73,3 +74,31 @@ def _dbt_blocks_as_macros(text: str) -> str:
     text = re.sub(r"{%(-?)\s*test\s+", r"{%\1 macro test_", text)
     text = re.sub(r"{%(-?)\s*macro\s+_", r"{%\1 macro p__", text)
     return re.sub(r"{%(-?)\s*endtest\s*(-?)%}", r"{%\1 endmacro \2%}", text)
+
+
+class Rel:
+    """A stand-in for a dbt relation in schema ``main``: ``str()`` gives ``main.<identifier>``."""
+
+    def __init__(self, identifier: str) -> None:
+        self.database, self.schema, self.identifier = "db", "main", identifier
+
+    def __str__(self) -> str:
+        return f"{self.schema}.{self.identifier}"
+
+
+def duckdb_run_query(con: Any) -> Callable[[str], SimpleNamespace]:
+    """dbt's ``run_query`` on a DuckDB connection: a table with ``column_names`` and ``rows``."""
+    def run_query(sql: str) -> SimpleNamespace:
+        cur = con.execute(sql)
+        return SimpleNamespace(column_names=[d[0] for d in cur.description],
+                               rows=cur.fetchall())
+    return run_query
+
+
+def duckdb_get_relation(con: Any) -> Callable[[str, str, str], str | None]:
+    """``adapter.get_relation`` on a DuckDB connection: the identifier when the table exists."""
+    def get_relation(database: str, schema: str, identifier: str) -> str | None:
+        found = con.execute("select 1 from information_schema.tables where table_name = ?",
+                            [identifier]).fetchall()
+        return identifier if found else None
+    return get_relation

@@ -27,7 +27,14 @@ import duckdb
 import pytest
 
 from dbt_deid.dbt_side.glue.release import deid_release_plan
-from tests.macro_render import CompilerError, macro_caller, raise_compiler_error
+from tests.macro_render import (
+    CompilerError,
+    Rel,
+    duckdb_get_relation,
+    duckdb_run_query,
+    macro_caller,
+    raise_compiler_error,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "releases" / "release_plan.sql",
@@ -46,29 +53,13 @@ REAL = {
 PREVIEW = {**REAL, "combinations": [["age", "sex", "zip"], ["diagnosis"]]}
 
 
-class _Rel:
-    def __init__(self, identifier: str) -> None:
-        self.database, self.schema, self.identifier = "db", "main", identifier
-
-    def __str__(self) -> str:
-        return f"{self.schema}.{self.identifier}"
-
-
 def _caller(con: duckdb.DuckDBPyConnection, now: dict[str, Any], which: str = "build",
             extra: dict[str, Any] | None = None):
     """The macros on `con` (the plan table main.deid_release_plan, when built), in a node under
     `dbt <which>` whose settings are `now`; `extra`: more dbt_deid macros (stand-ins)."""
     node: dict[str, Any] = {}
 
-    def run_query(sql: str) -> SimpleNamespace:
-        cur = con.execute(sql)
-        return SimpleNamespace(column_names=[d[0] for d in cur.description],
-                               rows=cur.fetchall())
-
-    def get_relation(database: str, schema: str, identifier: str) -> str | None:
-        found = con.execute("select 1 from information_schema.tables where table_name = ?",
-                            [identifier]).fetchall()
-        return identifier if found else None
+    run_query, get_relation = duckdb_run_query(con), duckdb_get_relation(con)
 
     def context(call):
         return {
@@ -76,7 +67,7 @@ def _caller(con: duckdb.DuckDBPyConnection, now: dict[str, Any], which: str = "b
             "this": SimpleNamespace(identifier="deid_published"),
             "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
             "api": SimpleNamespace(Relation=SimpleNamespace(
-                create=lambda **kw: _Rel(kw["identifier"]))),
+                create=lambda **kw: Rel(kw["identifier"]))),
             "adapter": SimpleNamespace(
                 get_relation=get_relation,
                 dispatch=lambda name, package: call("default__" + name)),
@@ -87,7 +78,7 @@ def _caller(con: duckdb.DuckDBPyConnection, now: dict[str, Any], which: str = "b
             "dbt_deid": SimpleNamespace(
                 **(extra or {}), own=lambda m: m, release_settings=lambda: now,
                 release_node_name=lambda base: base,
-                release_ref=lambda base: _Rel(base),
+                release_ref=lambda base: Rel(base),
                 _in_test=lambda: False,
                 settings_md5=call("settings_md5"),
                 release_plan=call("default__release_plan"),
@@ -157,9 +148,9 @@ def test_the_publish_step_refuses_a_plan_of_other_settings(this_invocation: bool
     the plan's now, so only the settings differ)."""
     fingerprints = {"deid_release_plan": "p", "deid_hierarchy": "h"}
     extra = {"working_tables_fingerprints": lambda cfg: fingerprints,
-             "working_tables": lambda cfg: [("deid_release_plan", _Rel("deid_release_plan"), None),
-                                            ("deid_hierarchy", _Rel("deid_hierarchy"), None)],
-             "release_snapshot": lambda: _Rel("deid_input"), "can_inspect": lambda rel: False,
+             "working_tables": lambda cfg: [("deid_release_plan", Rel("deid_release_plan"), None),
+                                            ("deid_hierarchy", Rel("deid_hierarchy"), None)],
+             "release_snapshot": lambda: Rel("deid_input"), "can_inspect": lambda rel: False,
              "table_fingerprint": lambda rel, cols=None: SimpleNamespace(hash=None),
              "released_source_columns": lambda cfg: []}
     for settings, refused in [(PREVIEW, True), (REAL, False)]:
@@ -178,7 +169,7 @@ def test_compile_only_commands_on_a_fresh_warehouse_take_the_settings_md5_of_now
     """No plan table under `dbt compile`: the plan from the settings, bound to them."""
     con = duckdb.connect()
     call = _caller(con, REAL, which="compile")
-    plan = call("_read_release_plan")(_Rel("deid_release_plan"))
+    plan = call("_read_release_plan")(Rel("deid_release_plan"))
     assert plan["settings_md5"] == [call("settings_md5")()]
 
 
@@ -187,6 +178,6 @@ def test_no_stand_in_error_class_is_raised_on_reading() -> None:
     refused every `dbt run -s <model> --vars <other>`)."""
     call = _caller(_plan_of(PREVIEW), REAL)
     try:
-        call("_read_release_plan")(_Rel("deid_release_plan"))
+        call("_read_release_plan")(Rel("deid_release_plan"))
     except CompilerError as err:  # pragma: no cover - the failure this test guards against
         pytest.fail(str(err))

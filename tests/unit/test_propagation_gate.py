@@ -29,7 +29,13 @@ import duckdb
 import pytest
 
 from dbt_deid.dbt_side.glue.release import deid_release_plan
-from tests.macro_render import macro_caller, raise_compiler_error
+from tests.macro_render import (
+    Rel,
+    duckdb_get_relation,
+    duckdb_run_query,
+    macro_caller,
+    raise_compiler_error,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "releases" / "release_plan.sql",
@@ -56,26 +62,10 @@ CFG = {"record_id": "rid", "missing_label": MISSING, "sample": None,
        "qi_names": ["sex", "age", "age20"]}
 
 
-class _Rel:
-    def __init__(self, identifier: str) -> None:
-        self.database, self.schema, self.identifier = "db", "main", identifier
-
-    def __str__(self) -> str:
-        return f"{self.schema}.{self.identifier}"
-
-
 def _caller(con: duckdb.DuckDBPyConnection):
     node: dict[str, Any] = {}
 
-    def run_query(sql: str) -> SimpleNamespace:
-        cur = con.execute(sql)
-        return SimpleNamespace(column_names=[d[0] for d in cur.description],
-                               rows=cur.fetchall())
-
-    def get_relation(database: str, schema: str, identifier: str) -> str | None:
-        found = con.execute("select 1 from information_schema.tables where table_name = ?",
-                            [identifier]).fetchall()
-        return identifier if found else None
+    run_query, get_relation = duckdb_run_query(con), duckdb_get_relation(con)
 
     def context(call):
         return {
@@ -83,13 +73,13 @@ def _caller(con: duckdb.DuckDBPyConnection):
             "this": SimpleNamespace(identifier="deid_gate_results"),
             "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
             "api": SimpleNamespace(Relation=SimpleNamespace(
-                create=lambda **kw: _Rel(kw["identifier"]))),
+                create=lambda **kw: Rel(kw["identifier"]))),
             "adapter": SimpleNamespace(get_relation=get_relation),
             "run_query": run_query, "log": lambda *a, **k: None,
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint"),
             "dbt_deid": SimpleNamespace(
                 own=lambda m: m, release_settings=lambda: SETTINGS,
-                release_node_name=lambda base: base, release_ref=lambda base: _Rel(base),
+                release_node_name=lambda base: base, release_ref=lambda base: Rel(base),
                 _in_test=lambda: False, ident=lambda n: n,
                 literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                 _read_release_plan=call("_read_release_plan"),
