@@ -153,11 +153,12 @@
 {% macro default__attribute_disclosure_results(cfg, truth) -%}
   {%- set ad = cfg.attribute_disclosure -%}
   {%- if not cfg.sensitive -%}{{ return([]) }}{%- endif -%}
+  {#- the models declared, as the gate tests decide which of theirs exist (optional_gates) -#}
+  {%- set declared = dbt_deid.optional_gates(cfg) -%}
   {%- set models = [] -%}
-  {%- if ad.distinct_l is not none -%}{%- do models.append(('distinct_l_diversity', 'distinct')) -%}{%- endif -%}
-  {%- if ad.entropy_l is not none -%}{%- do models.append(('entropy_l_diversity', 'entropy')) -%}{%- endif -%}
-  {%- if ad.recursive_c is not none -%}{%- do models.append(('recursive_cl_diversity', 'recursive')) -%}{%- endif -%}
-  {%- if ad.t is not none -%}{%- do models.append(('t_closeness', 't')) -%}{%- endif -%}
+  {%- for gate, m in [('distinct_l_diversity', 'distinct'), ('entropy_l_diversity', 'entropy'), ('recursive_cl_diversity', 'recursive'), ('t_closeness', 't')] -%}
+    {%- if declared[gate] -%}{%- do models.append((gate, m)) -%}{%- endif -%}
+  {%- endfor -%}
   {%- set figures = [] -%}
   {%- for column in cfg.sensitive -%}
     {%- set h = ad.hierarchies.get(column | lower) -%}

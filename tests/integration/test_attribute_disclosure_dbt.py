@@ -8,6 +8,7 @@ combination, never a value."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -24,6 +25,7 @@ from tests.integration.dbt_runner import (
 pytestmark = pytest.mark.dbt
 
 AD = {"distinct_l": 2, "entropy_l": 1.2, "recursive_c": 4, "recursive_l": 2, "t": 0.9}
+AD_GATES = ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity", "t_closeness")
 
 
 def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
@@ -55,8 +57,7 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
                                recursive_l=AD["recursive_l"])
         expected["+".join(combo)] = ad.failing_classes(fig, ad.Models(**AD))
 
-    for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity",
-                 "t_closeness"):
+    for gate in AD_GATES:
         rows = gates[gates["gate"] == gate]
         assert len(rows) >= 1, gate
         failing = {r.combination: int(re.search(r": (\d+) of \d+ class", r.message).group(1))
@@ -86,6 +87,22 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
     # the published version is the one published before, untouched
     after = run.query("select * from deid_published order by 1")
     assert after.equals(before)
+
+    # the release declares the four models, so it has their gate tests (issue 33: the test of
+    # an undeclared optional gate is disabled; small areas are not declared here), and the
+    # failing ones fail on the gate table this run computed
+    manifest = json.loads((base.database.parent / "target" / "manifest.json").read_text())
+    tests = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "test"
+             and n["package_name"] == "dbt_deid" and n["config"]["enabled"]}
+    assert {f"deid_gate_{g}" for g in AD_GATES} <= tests, sorted(tests)
+    assert "deid_gate_small_areas" not in tests
+    checked = run_dbt(INTEGRATION, ["test", "--select", "deid_release_gate"],
+                      base.database.parent, variables, base.database)
+    assert not checked.ok
+    for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity"):
+        assert re.search(rf"FAIL \d+ deid_gate_{gate} ", checked.output), checked.output[-3000:]
+    assert re.search(r"(PASS|FAIL \d+) deid_gate_t_closeness ", checked.output)
+    assert "deid_gate_small_areas" not in checked.output
 
 
 def test_the_remedy_suppresses_until_the_release_passes(default_release, tmp_path_factory

@@ -5,6 +5,8 @@ plan exists (fail closed: only the commands that compile or list get a preview).
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 
@@ -34,6 +36,31 @@ def test_compile_only_commands_work_before_anything_was_built(command, tmp_path)
         compiled = tmp_path / "target" / "compiled" / "dbt_deid"
         gate = next(compiled.rglob("deid_diagnostics.sql"))
         assert "age+gender+los_days+mrdx" in gate.read_text()
+    if command == ["ls"]:
+        _the_release_has_the_tests_of_its_gates_only(tmp_path)
+
+
+#: the package's tests of the integration release (no small areas, no sensitive column): one
+#: per gate the gate table always has a row of, and the published table's row count
+RELEASE_TESTS = {"deid_gate_k_anonymity", "deid_gate_exact_k_anonymity",
+                 "deid_gate_max_suppression", "deid_gate_column_caps", "deid_gate_row_count",
+                 "deid_gate_plan_settings", "deid_published_row_count"}
+#: the tests of the gates the release does not declare (the gate table has no row of them)
+UNDECLARED = {"deid_gate_small_areas", "deid_gate_distinct_l_diversity",
+              "deid_gate_entropy_l_diversity", "deid_gate_recursive_cl_diversity",
+              "deid_gate_t_closeness"}
+
+
+def _the_release_has_the_tests_of_its_gates_only(tmp_path) -> None:
+    """Issue 33 (a release is a handful of nodes): the manifest `dbt ls` wrote holds the tests
+    of the gates the integration release has, and the tests of its undeclared optional gates
+    disabled (they could never fail). Old code (31d64a4): 12 tests enabled, these 5 among
+    them."""
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    tests = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "test"
+             and n["package_name"] == "dbt_deid" and n["config"]["enabled"]}
+    assert not tests & UNDECLARED, sorted(tests & UNDECLARED)
+    assert tests == RELEASE_TESTS, sorted(tests)
 
 
 def test_build_empty_on_a_fresh_warehouse_releases_nothing(tmp_path) -> None:

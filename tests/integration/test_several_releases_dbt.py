@@ -103,6 +103,36 @@ def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path
             assert not any(p.startswith("it_second__") for p in parents), (node["name"], parents)
 
 
+def test_each_release_has_the_tests_of_the_gates_it_declares(tmp_path) -> None:
+    """Issue 33: the test of an optional gate exists only when the release declares it, each
+    release deciding from its own settings (the test finds its release from the model it tests,
+    as the release's models do): the default release declares t-closeness, it_second distinct
+    l-diversity, over the sensitive column discharge_disposition. add-release writes every gate
+    test of the package (the files do not depend on the settings). Old code (31d64a4) listed
+    the five optional tests in both releases."""
+    variables = _two_releases()
+    sensitive = {"pass_through": None, "sensitive": ["discharge_disposition"]}
+    variables["deid_release"] = {**release_vars(**sensitive)["deid_release"],
+                                 "attribute_disclosure": {"t": 0.5}}
+    second = variables["deid_releases"]["it_second"]
+    second.pop("pass_through", None)
+    second.update(sensitive=["discharge_disposition"], attribute_disclosure={"distinct_l": 2})
+    run = run_dbt(INTEGRATION, ["ls", "--select", "package:dbt_deid", "tag:deid_release_it_second",
+                                "--resource-type", "test", "--output", "name", "--quiet"],
+                  tmp_path, variables)
+    assert run.ok, run.output[-3000:]
+    listed = {line.strip() for line in run.output.splitlines() if line.strip()}
+    optional = {"deid_gate_small_areas", "deid_gate_distinct_l_diversity",
+                "deid_gate_entropy_l_diversity", "deid_gate_recursive_cl_diversity",
+                "deid_gate_t_closeness"}
+    for prefix, declared in (("", "deid_gate_t_closeness"),
+                             ("it_second__", "deid_gate_distinct_l_diversity")):
+        mine = {t.removeprefix(prefix) for t in listed if t.startswith(prefix)
+                and (prefix or "__" not in t)}
+        assert {"deid_gate_k_anonymity", "deid_gate_max_suppression", declared} <= mine, mine
+        assert mine & optional == {declared}, (prefix, sorted(mine))
+
+
 def test_a_hostile_release_name_is_an_error(tmp_path) -> None:
     """A release name becomes part of node, table and file names: only identifiers."""
     variables = _two_releases()
