@@ -52,8 +52,7 @@ def child(model: str, db: str, target: str) -> None:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             out = rep.deid_release_report(
-                release_json, ref("deid_suppressed_patterns"), ref("deid_population_patterns"),
-                ref("deid_small_area_inputs"), ref("deid_gate_results"),
+                release_json, ref("deid_suppressed_patterns"), ref("deid_gate_results"),
                 ref("deid_algorithm_comparison"), ref("deid_exact_consistent"),
                 report_inputs=ref("deid_report_inputs"), path=str(Path(tmp) / "report.html"),
                 project_dir=tmp)

@@ -346,8 +346,11 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 
 {#- models/risk/deid_population_patterns.sql -#}
 {% macro default__deid_model_deid_population_patterns() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
+{#- built only with a sampling fraction, population size or population: the population risk
+    and uniqueness models (Python, so they ref it whatever the release gives) are built then;
+    empty without a population relation. The report reads it through deid_report_inputs. -#}
+{{ config(enabled=dbt_deid.population_risk_enabled()) }}
+{%- if dbt_deid.population_risk_enabled() -%}
 {%- set rcfg = dbt_deid.risk_suite_config() -%}
 {{ dbt_deid.population_patterns_sql(rcfg, dbt_deid.release_ref('deid_hierarchy')) }}
 {%- endif %}
@@ -369,10 +372,14 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {#- The report's optional inputs, one `part` each (dbt_deid.report_inputs_sql), built for every
     release so the report reads one relation whatever the release declares: the nodes OLA
     evaluated (a projection of deid_ola_search, computed once there; none when the levels are
-    set in the settings, deid_ola_search is then disabled and never referenced) and the
-    release's rows of deid_release_history. A view: the report reads what the history holds
-    when it runs (issue 35). The publish model is found in the graph, not through ref(): the
-    report must not wait for it (a refused release's report is written too). -#}
+    set in the settings, deid_ola_search is then disabled and never referenced), the
+    release's rows of deid_release_history, the small-area inputs (deid_small_area_inputs,
+    built only with small_areas) and the population patterns (deid_population_patterns, built
+    only with population information). A model that is not built is not referenced (the ref
+    is not rendered at parse, so it is no dependency; a ref to a disabled node would fail).
+    A view: the report reads what the history holds when it runs (issue 35). The publish
+    model is found in the graph, not through ref(): the report must not wait for it (a
+    refused release's report is written too). -#}
 -- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
 {%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
 {%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}
@@ -382,22 +389,18 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
 {%- set ola = dbt_deid.ola_enabled() %}
 {{ dbt_deid.report_inputs_sql(cfg,
     dbt_deid.release_ref('deid_ola_search') if ola else none,
-    dbt_deid.ola_config().metric if ola else none, history, pub) }}
+    dbt_deid.ola_config().metric if ola else none, history, pub,
+    dbt_deid.release_ref('deid_small_area_inputs') if dbt_deid.small_areas_enabled() else none,
+    dbt_deid.release_ref('deid_population_patterns') if dbt_deid.population_risk_enabled() else none) }}
 {%- endif %}
 {%- endmacro %}
 
 {#- models/risk/deid_small_area_inputs.sql -#}
 {% macro default__deid_model_deid_small_area_inputs() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
+{#- built only with small_areas (the report reads it through deid_report_inputs) -#}
+{{ config(enabled=dbt_deid.small_areas_enabled()) }}
 {%- if dbt_deid.small_areas_enabled() -%}
 {{ dbt_deid.small_area_inputs_sql(dbt_deid.risk_suite_config()) }}
-{%- elif dbt_deid.release_enabled() -%}
-{#- no small_areas declared: an empty table, so the report model can always read it -#}
-select 0 as area_level, cast(null as {{ dbt.type_string() }}) as area, 0.0 as population,
-  cast(0 as {{ dbt.type_bigint() }}) as records, cast(0 as {{ dbt.type_bigint() }}) as maxcombs,
-  cast(null as {{ dbt.type_string() }}) as geography_column, 0 as released_level, 0.0 as threshold,
-  0 as source_areas_without_population
-where 1 = 0
 {%- endif %}
 {%- endmacro %}
 

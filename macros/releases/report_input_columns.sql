@@ -1,6 +1,7 @@
 {#- The columns of deid_report_inputs after `part`, in order: each as {name, source (its name in
-    the part's own query), part, type}. The QI levels of the search nodes are `<qi>__level`, so
-    no QI name can collide with another part's column. -#}
+    the part's own query), part, type}. The QI levels of the search nodes are `<qi>__level` and
+    the population patterns' QI values `<qi>__population`, so no QI name can collide with
+    another part's column (no other column name has a double underscore). -#}
 {% macro report_input_columns(cfg) -%}
   {{ return(dbt_deid.own(adapter.dispatch('report_input_columns', 'dbt_deid'))(cfg)) }}
 {%- endmacro %}
@@ -23,5 +24,18 @@
                          ('invocation_id', s)] -%}
     {%- do out.append({'name': name, 'source': name, 'part': 'release_versions', 'type': type}) -%}
   {%- endfor -%}
+  {#- deid_small_area_inputs (small_area_inputs_sql): the population and the threshold as
+      double on every engine (a sum of integers, a decimal literal in the model) -#}
+  {%- for name, type in [('area_level', i), ('area', s), ('population', f), ('records', n),
+                         ('maxcombs', n), ('geography_column', s), ('released_level', i),
+                         ('threshold', f), ('source_areas_without_population', n)] -%}
+    {%- do out.append({'name': name, 'source': name, 'part': 'small_area_inputs', 'type': type}) -%}
+  {%- endfor -%}
+  {#- deid_population_patterns (population_patterns_sql): each QI's value at the released
+      level, then the count n -#}
+  {%- for q in cfg.qi_names -%}
+    {%- do out.append({'name': q ~ '__population', 'source': q, 'part': 'population_patterns', 'type': s}) -%}
+  {%- endfor -%}
+  {%- do out.append({'name': 'n', 'source': 'n', 'part': 'population_patterns', 'type': n}) -%}
   {{ return(out) }}
 {%- endmacro %}

@@ -9,8 +9,6 @@ def model(dbt, session):
     return deid_release_report(
         dbt.config.get("deid_release_json"),
         dbt.ref("deid_suppressed_patterns"),
-        dbt.ref("deid_population_patterns"),
-        dbt.ref("deid_small_area_inputs"),
         dbt.ref("deid_gate_results"),
         dbt.ref("deid_algorithm_comparison"),
         dbt.ref("deid_exact_consistent"),

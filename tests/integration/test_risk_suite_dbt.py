@@ -142,6 +142,15 @@ def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], P
     # picture
     assert len(run.query("select * from deid_report_inputs where part = 'search_nodes'")) == 0
     assert "no generalization search ran" in text and 'class="risk-utility"' not in text
+    # the small-area inputs and the (empty: sampling fraction only) population patterns reach
+    # the report through deid_report_inputs, which reads their models (built with small_areas
+    # and the sampling fraction)
+    areas = run.query("select * from deid_report_inputs where part = 'small_area_inputs'")
+    assert len(areas) == len(run.query("select * from deid_small_area_inputs")) > 0
+    assert "Small geographic areas (El Emam et al. 2010 equations 1-4)" in text
+    assert len(run.query("select * from deid_report_inputs where part = 'population_patterns'")
+               ) == len(run.query("select * from deid_population_patterns")) == 0
+    assert "Journalist and marketer risk" in text
     parser = _Text()
     parser.feed(text)
     assert parser.tags > 50 and "<script" not in text and "http://" not in text
@@ -205,3 +214,5 @@ def test_ola_with_a_small_area_remedy_has_no_cycle(tmp_path: Path) -> None:
     listed = set(run.output.split())
     assert {"deid_report_inputs", "deid_small_area_inputs", "deid_small_areas",
             "deid_small_area_hierarchy", "deid_ola_search"} <= listed
+    # no sampling fraction, population size or population: no population patterns
+    assert "deid_population_patterns" not in listed

@@ -10,8 +10,6 @@ def model(dbt, session):
     return deid_release_report(
         dbt.config.get("deid_release_json"),
         dbt.ref("it_second__deid_suppressed_patterns"),
-        dbt.ref("it_second__deid_population_patterns"),
-        dbt.ref("it_second__deid_small_area_inputs"),
         dbt.ref("it_second__deid_gate_results"),
         dbt.ref("it_second__deid_algorithm_comparison"),
         dbt.ref("it_second__deid_exact_consistent"),

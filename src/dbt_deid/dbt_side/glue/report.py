@@ -330,8 +330,6 @@ def write_dbt_report(
 def deid_release_report(
     release_json: str,
     suppressed_patterns: Any,
-    population_patterns: Any,
-    small_area_inputs: Any,
     gate_results: Any,
     algorithm_comparison: Any,
     exact_consistent: Any,
@@ -345,10 +343,11 @@ def deid_release_report(
     report and returns its index.
 
     Reads the suppressed patterns (released values and the true values at the released level,
-    with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``),
-    the population patterns, the small-area inputs and the report's optional inputs
-    (``report_inputs``, ``deid_report_inputs``, one part each: the history's versions and the
-    nodes the search evaluated; :func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`);
+    with their record counts: the GROUP BY runs in the warehouse, ``deid_suppressed_patterns``)
+    and the report's optional inputs (``report_inputs``, ``deid_report_inputs``, one part each:
+    the history's versions, the nodes the search evaluated, the small-area inputs and the
+    population patterns, whose models are built only when their setting is declared;
+    :func:`dbt_deid.dbt_side.glue.report_inputs.report_input_parts`);
     measures every protected combination
     with the core (:func:`dbt_deid.dbt_side.glue.risk.release_assessments`: prosecutor risk and its
     exact
@@ -386,7 +385,7 @@ def deid_release_report(
     parts = report_input_parts(report_inputs) if report_inputs is not None else {}
     gates = to_pandas(gate_results)
     return write_dbt_report(
-        suppressed, to_pandas(population_patterns), to_pandas(small_area_inputs), release,
+        suppressed, parts.get("population_patterns"), parts.get("small_area_inputs"), release,
         gates=gates, fingerprint=gate_table_manifest(gates),
         comparison=to_pandas(algorithm_comparison),
         exact=to_pandas(exact_consistent),

@@ -6,12 +6,18 @@ with one ``part`` per input (``macros/releases/report_inputs_sql.sql``, issue 33
 
 * ``search_nodes``: the nodes the generalization search evaluated (each QI's level in
   ``<qi>__level``), no row when the levels are set in the settings;
-* ``release_versions``: the release's rows of ``deid_release_history``.
+* ``release_versions``: the release's rows of ``deid_release_history``;
+* ``small_area_inputs``: ``deid_small_area_inputs`` (El Emam et al. 2010's small-area model
+  inputs), no row without ``small_areas`` (the model is then not built);
+* ``population_patterns``: ``deid_population_patterns`` (each QI's value in
+  ``<qi>__population``), no row without a population relation (the model is built only with
+  a sampling fraction, population size or population).
 
 :func:`report_input_parts` gives each part as the frame its own table gave before the fold
-(the same columns, in the same order, with the same types): the QI levels under the QI names,
-and, on DuckDB, each part's rows converted from Arrow on their own, so a column without null in
-the part keeps its plain type.
+(the same columns, in the same order, with the same types; the small-area inputs' population
+and threshold as floats): the QI levels and population values under the QI names, and, on
+DuckDB, each part's rows converted from Arrow on their own, so a column without null in the
+part keeps its plain type.
 """
 
 from __future__ import annotations
@@ -24,10 +30,18 @@ from dbt_deid.dbt_side.glue.frames import _is_duckdb, to_pandas
 
 #: The suffix of the search nodes' QI level columns (``<qi>__level``).
 QI_LEVEL_SUFFIX = "__level"
+#: The suffix of the population patterns' QI columns (``<qi>__population``).
+QI_POPULATION_SUFFIX = "__population"
+#: The parts whose QI columns carry a suffix, with it and the kind of their values.
+QI_PARTS: dict[str, tuple[str, str]] = {
+    "search_nodes": (QI_LEVEL_SUFFIX, "int"),
+    "population_patterns": (QI_POPULATION_SUFFIX, "str"),
+}
 
-#: Each part's own columns (after the QI levels for ``search_nodes``), in the order of the
-#: table it replaces, with their kind: ``int`` and ``bool`` columns are restored after an
-#: engine handed them back as floats or objects (they are null on the other parts' rows).
+#: Each part's own columns (after the QI columns for ``search_nodes`` and
+#: ``population_patterns``), in the order of the table it replaces, with their kind: ``int``
+#: and ``bool`` columns are restored after an engine handed them back as floats or objects
+#: (they are null on the other parts' rows).
 PARTS: dict[str, dict[str, str]] = {
     "search_nodes": {
         "role": "str", "suppressed": "int", "suppressed_share": "float", "passes": "bool",
@@ -37,6 +51,11 @@ PARTS: dict[str, dict[str, str]] = {
         "release_version": "int", "status": "str", "recorded_at": "str",
         "published_rows": "int", "package_version": "str", "gates_failed": "str",
         "records_shared": "int", "combined_min_consistent": "int", "invocation_id": "str"},
+    "small_area_inputs": {
+        "area_level": "int", "area": "str", "population": "float", "records": "int",
+        "maxcombs": "int", "geography_column": "str", "released_level": "int",
+        "threshold": "float", "source_areas_without_population": "int"},
+    "population_patterns": {"n": "int"},
 }
 
 
@@ -44,10 +63,11 @@ def _part_columns(names: list[str], part: str) -> dict[str, str]:
     """The relation's columns of ``part`` -> their names in the part's own table."""
     lower = {n.lower(): n for n in names}
     out: dict[str, str] = {}
-    if part == "search_nodes":
+    if part in QI_PARTS:
+        suffix = QI_PARTS[part][0]
         for n in names:
-            if n.lower().endswith(QI_LEVEL_SUFFIX):
-                out[n] = n[: -len(QI_LEVEL_SUFFIX)]
+            if n.lower().endswith(suffix):
+                out[n] = n[: -len(suffix)]
     for c in PARTS[part]:
         out[lower[c]] = c
     return out
@@ -58,8 +78,8 @@ def _restore_types(frame: pd.DataFrame, part: str) -> pd.DataFrame:
     (they are null on the other parts' rows) with their own type again, when the part's rows
     hold no null."""
     kinds = dict(PARTS[part])
-    if part == "search_nodes":
-        kinds.update({c: "int" for c in frame.columns if c not in PARTS[part]})
+    if part in QI_PARTS:
+        kinds.update({c: QI_PARTS[part][1] for c in frame.columns if c not in PARTS[part]})
     for c, kind in kinds.items():
         col = frame[c]
         if not col.notna().all():
