@@ -17,11 +17,16 @@
     release was generalized at: the levels the publish step formats the cells with and the
     history records; review 9, G4), working_hashes (the fingerprints of the release plan and
     the hierarchy, JSON {table: hash}: the gate working_tables, working_tables_gate.sql;
-    review 9b) and invocation_id. -#}
+    review 9b), plan_format and gate_set (the package's plan format and the gates the table
+    holds a verdict of, comma-separated: the publish step refuses a table of another format and
+    requires the gates the code of now computes, read_gate_table; review 12, H1) and
+    invocation_id. -#}
 
 {#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash,
-    released_levels, working_hashes}, and the input snapshot's ({input_rows, snapshot_hash,
-    input_relation, input_columns, package_version}). `checked` is truth's fingerprint when a
+    released_levels, working_hashes}, the input snapshot's ({input_rows, snapshot_hash,
+    input_relation, input_columns, package_version}) and the code's ({plan_format: this
+    package's dbt_deid.plan_format(), gate_set: the gates it writes, release_gate_names, as
+    text; review 12, H1 and L2}). `checked` is truth's fingerprint when a
     gate query took it already (input_unchanged's checked_fingerprint), else none: truth is
     fingerprinted here. `levels` ({qi: level}) is what the gate released_levels checked
     (checked_levels). `snapshot` ({rows, hash}) is the input snapshot's fingerprint
@@ -35,7 +40,9 @@
              'snapshot_hash': snapshot.hash if snapshot is not none else none,
              'input_relation': dbt_deid.release_source(cfg) | string,
              'input_columns': dbt_deid.released_source_columns(cfg) | join(', '),
-             'package_version': dbt_deid.package_version()}) }}
+             'package_version': dbt_deid.package_version(),
+             'plan_format': dbt_deid.plan_format(),
+             'gate_set': dbt_deid.release_gate_names(cfg, dbt_deid.release_plan('propagation')) | join(', ')}) }}
 {%- endmacro %}
 
 {#- The MD5 of the release's settings JSON, as the history records it (release_manifest). -#}
@@ -77,6 +84,8 @@
     cast({{ dbt_deid.literal(binding.input_relation) if binding.get('input_relation') is not none else 'null' }} as {{ s }}) as input_relation,
     cast({{ dbt_deid.literal(binding.input_columns) if binding.get('input_columns') is not none else 'null' }} as {{ s }}) as input_columns,
     cast({{ dbt_deid.literal(binding.package_version) if binding.get('package_version') is not none else 'null' }} as {{ s }}) as package_version,
+    cast({{ (binding.plan_format | int) if binding.get('plan_format') is not none else 'null' }} as {{ dbt.type_bigint() }}) as plan_format,
+    cast({{ dbt_deid.literal(binding.gate_set) if binding.get('gate_set') is not none else 'null' }} as {{ s }}) as gate_set,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
   from (
     {{ selects | join('\n    union all\n    ') }}
@@ -200,20 +209,25 @@
   {{ return(results) }}
 {%- endmacro %}
 
-{#- Read the gate table `table` for the publish step: {status: the gate_table result, verdicts:
+{#- Read the gate table `table` for the publish step: {status: the gate_table result (with
+    `expected`: the gates this release requires, release_gate_names), verdicts:
     one result per gate, this_invocation: true when it was computed in this dbt invocation,
     levels: the released levels it recorded ({qi: level}), none when it is not fresh, working:
     the gate working_tables' result when it is fresh (gate_working_tables_result), else none}. `fin` is the release input's fingerprint ({rows, hash}; from publish_input_fingerprint: taken now, or in this invocation). The
     verdicts are read only when the table is fresh: computed for the current settings, this
     input, `truth` as it is now and the released levels as they are now (checked_levels of
     `cfg`: with `generalization.search: ola`, deid_ola_levels as it is now, which the publish
-    step formats the cells with and the history records; review 9, G4). -#}
+    step formats the cells with and the history records; review 9, G4), by this package (its
+    plan_format and package_version; review 12, H1), and holding a verdict of every gate the
+    code of now computes for this release and its plan (release_gate_names: a gate an older
+    dbt_deid did not have, or a deleted row, is a refusal naming it, not a pass). -#}
 {% macro read_gate_table(table, truth, fin, cfg) -%}
   {%- set rebuild = 'dbt build -s +' ~ this.identifier -%}
   {%- set problems = [] -%}
   {%- set rows = [] -%}
   {%- set this_invocation = [] -%}
   {%- set levels = {} -%}
+  {%- set expected = dbt_deid.release_gate_names(cfg, dbt_deid.release_plan('propagation')) -%}
   {%- if not dbt_deid.can_inspect(table) -%}
     {%- do problems.append('the gate table ' ~ table ~ ' is missing') -%}
   {%- else -%}
@@ -221,11 +235,30 @@
     {%- set table_columns = adapter.get_columns_in_relation(table) | map(attribute='name') | map('lower') | list -%}
     {%- set rows = run_query("select gate, passed, failures, message, settings_md5, input_hash, checked_hash, invocation_id, "
         ~ ('released_levels' if 'released_levels' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
-        ~ ('working_hashes' if 'working_hashes' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
+        ~ ('working_hashes' if 'working_hashes' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
+        ~ ('plan_format' if 'plan_format' in table_columns else 'cast(null as ' ~ dbt.type_bigint() ~ ')') ~ ", "
+        ~ ('package_version' if 'package_version' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
     {%- if rows | length == 0 -%}
       {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict') -%}
     {%- else -%}
       {%- set first = rows[0] -%}
+      {#- computed by this package (review 12, H1): a gate table an older dbt_deid computed has
+          no plan format, or another one, and lacks the gates added since (propagation); its
+          package_version is compared too -#}
+      {%- set version = dbt_deid.package_version() -%}
+      {%- if first[10] is none or (first[10] | int) != dbt_deid.plan_format() or first[11] != version -%}
+        {%- do problems.append('the gate table ' ~ table ~ ' was computed by another version of dbt_deid (plan format ' ~ (first[10] if first[10] is not none else 'none') ~ ', package ' ~ (first[11] if first[11] is not none else 'unknown') ~ '; this package: plan format ' ~ dbt_deid.plan_format() ~ ', version ' ~ version ~ '), whose gates and plan are not those of this package') -%}
+      {%- endif -%}
+      {#- every gate the code of now computes for this release and its plan has a verdict
+          (release_gate_names; review 12, H1: a missing gate is a refusal, not a pass) -#}
+      {%- set present = [] -%}{%- for r in rows -%}{%- do present.append(r[0]) -%}{%- endfor -%}
+      {%- set missing = [] -%}
+      {%- for g in expected -%}
+        {%- if g not in present -%}{%- do missing.append(g) -%}{%- endif -%}
+      {%- endfor -%}
+      {%- if missing -%}
+        {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict of the gate(s) ' ~ missing | join(', ') ~ ', which this release requires (computed by another version of dbt_deid, or edited)') -%}
+      {%- endif -%}
       {%- if first[4] != dbt_deid.settings_md5() -%}
         {%- do problems.append('the gate table ' ~ table ~ ' was computed with other settings (settings_md5 ' ~ first[4] ~ ', now ' ~ dbt_deid.settings_md5() ~ ')') -%}
       {%- endif -%}
@@ -262,9 +295,9 @@
       {%- endif -%}
     {%- endif -%}
   {%- endif -%}
-  {%- set status = {'gate': 'gate_table', 'passed': problems | length == 0, 'failures': problems | length, 'input_fingerprint': fin,
+  {%- set status = {'gate': 'gate_table', 'passed': problems | length == 0, 'failures': problems | length, 'input_fingerprint': fin, 'expected': expected,
       'message': (problems | join('; ') ~ ': the verdicts do not hold for what would be published; rebuild the release with its upstream models (' ~ rebuild ~ ')') if problems
-                 else 'gate table ' ~ table ~ ' computed for these settings, this input, this release and these levels (invocation ' ~ rows[0][7] ~ ')'} -%}
+                 else 'gate table ' ~ table ~ ' computed by this package for these settings, this input, this release and these levels (invocation ' ~ rows[0][7] ~ '), with a verdict of each of the ' ~ expected | length ~ ' gates this release requires'} -%}
   {%- set current = this_invocation | length > 0 and this_invocation[0] -%}
   {%- if problems -%}{{ return({'status': status, 'verdicts': [], 'this_invocation': current, 'invocation': none, 'levels': none, 'working': none}) }}{%- endif -%}
   {%- set order = [] -%}{%- set by_gate = {} -%}

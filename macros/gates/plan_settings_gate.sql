@@ -9,7 +9,9 @@
     the real combinations ever checked. The plan records the md5 of the settings it was resolved
     from (settings_md5, dbt_deid.settings_md5 as the gate table and the history record it); this
     gate fails when the plan the node read (release_plan('settings_md5'), read in the same query
-    as its combinations) records another md5, or none (a plan built by an older dbt_deid).
+    as its combinations) records another md5, or none (a plan built by an older dbt_deid), and
+    when it records another plan format than this package's (dbt_deid.plan_format(), or none:
+    resolved by another dbt_deid from the same settings; review 12, H1).
 
     Computed once in the gate table (a verdict like the others, with its dbt test
     deid_gate_plan_settings), and again by the publish step on the plan it reads then (the gate
@@ -38,6 +40,12 @@
   {%- endif -%}
   {%- if found != [now] -%}
     {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was computed from other settings (settings_md5 ' ~ found | join(', ') ~ ', now ' ~ now ~ '; a preview such as `python -m dbt_deid advise --vars ...` or `dbt run -s deid_release_plan --vars ...` rebuilt it), so the combinations the gates verified and the columns released are not those these settings declare') }}
+  {%- endif -%}
+  {#- the plan was resolved by this package's resolver (review 12, H1: a plan an older dbt_deid
+      resolved from the same settings carried the old resolver's propagation pairs) -#}
+  {%- set formats = dbt_deid.release_plan('plan_format') -%}
+  {%- if formats != [dbt_deid.plan_format()] -%}
+    {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was built by another version of dbt_deid (plan format ' ~ (formats | join(', ') if formats else 'none') ~ ', this package writes ' ~ dbt_deid.plan_format() ~ ', version ' ~ dbt_deid.package_version() ~ '), so its combinations and propagation pairs are not those this package resolves from these settings') }}
   {%- endif -%}
   {{ return(none) }}
 {%- endmacro %}

@@ -105,7 +105,7 @@
     {{ drop_relation_if_exists(load_cached_relation(staged) or staged) }}
     {{ adapter.rename_relation(candidate, staged) }}
     {{ adapter.commit() }}
-    {%- do log("dbt_deid: " ~ this.identifier ~ ": " ~ results | length ~ " gates passed; staged, published together with " ~ config.get('deid_published_by') ~ " (nothing is published until it runs)", info=true) -%}
+    {%- do log("dbt_deid: " ~ this.identifier ~ ": " ~ results | length ~ " gates passed" ~ dbt_deid.gate_set_note(results) ~ "; staged, published together with " ~ config.get('deid_published_by') ~ " (nothing is published until it runs)", info=true) -%}
     {{ return({'relations': [staged]}) }}
   {%- endif -%}
 
@@ -138,7 +138,7 @@
   {{ drop_relation_if_exists(backup_relation) }}
   {%- for other, rows, other_backup in swapped -%}{{ drop_relation_if_exists(other_backup) }}{%- endfor -%}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
-  {%- do log("dbt_deid: " ~ this.identifier ~ ": published " ~ published_rows ~ " rows; " ~ results | length ~ " gates passed", info=true) -%}
+  {%- do log("dbt_deid: " ~ this.identifier ~ ": published " ~ published_rows ~ " rows; " ~ results | length ~ " gates passed" ~ dbt_deid.gate_set_note(results), info=true) -%}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 

@@ -67,6 +67,17 @@
 {#- first: the verdicts below hold only if every working model upstream was built with this
     table (upstream_built_gate.sql; review 10, A1) -#}
 {%- if results | length > 0 -%}{%- do results.insert(0, dbt_deid.gate_upstream_built_result()) -%}{%- endif -%}
+{#- the gates computed are the release's gate set, the one the publish step requires
+    (release_gate_names; review 12, H1): a gate added to release_gate_results and not to the
+    set (and to the plan format) fails here, not silently at the publish step -#}
+{%- if results | length > 0 -%}
+  {%- set computed = [] -%}
+  {%- for r in results -%}{%- if r.gate not in computed -%}{%- do computed.append(r.gate) -%}{%- endif -%}{%- endfor -%}
+  {%- set expected = dbt_deid.release_gate_names(cfg, dbt_deid.release_plan('propagation')) -%}
+  {%- if computed != expected -%}
+    {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": dbt_deid computed the gates " ~ computed | join(', ') ~ " but its gate set (release_gate_names) is " ~ expected | join(', ') ~ "; this is a bug of dbt_deid (update release_gate_names and bump dbt_deid.settings_schema.PLAN_FORMAT); nothing was published") }}
+  {%- endif -%}
+{%- endif -%}
 {%- set binding = {'settings_md5': none, 'input_hash': none, 'checked_hash': none, 'released_levels': none, 'working_hashes': none} -%}
 {%- if results | length > 0 -%}
   {#- input_hash: the source's fingerprint, taken now by input_unchanged (in its scan, where the

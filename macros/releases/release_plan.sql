@@ -13,7 +13,9 @@
     combinations (lists of QI names), 'released' the published QIs in order, 'propagation' a
     list of [source, target], 'settings_md5' the settings md5s the plan table records (one
     for a plan this version built: the md5 of the settings it was resolved from; the gate
-    plan_settings compares it with the settings of now). Empty when not executing (parse time).
+    plan_settings compares it with the settings of now), 'plan_format' the plan formats it
+    records (one: dbt_deid.plan_format() of the package that resolved it; none for an older
+    dbt_deid's plan). Empty when not executing (parse time).
 
     One query per node: the whole plan is read once and kept in the node's context (`model`),
     so the several release_config() calls of a node re-read nothing.
@@ -77,11 +79,16 @@
   {%- set names = result.column_names | map('lower') | list -%}
   {%- set at = [names.index('kind'), names.index('item'), names.index('position'), names.index('column_name')] -%}
   {%- set md5_at = names.index('settings_md5') if 'settings_md5' in names else none -%}
+  {#- the plan format(s) it records (one: the number of the package that resolved it, none for
+      a plan of an older dbt_deid; review 12, H1): plan_settings_problem compares them -#}
+  {%- set format_at = names.index('plan_format') if 'plan_format' in names else none -%}
   {%- set md5s = [] -%}
+  {%- set formats = [] -%}
   {%- set rows = [] -%}
   {%- for r in result.rows -%}
     {%- do rows.append([r[at[0]], r[at[1]], r[at[2]], r[at[3]]]) -%}
     {%- if md5_at is not none and r[md5_at] not in md5s -%}{%- do md5s.append(r[md5_at]) -%}{%- endif -%}
+    {%- if format_at is not none and r[format_at] is not none and (r[format_at] | int) not in formats -%}{%- do formats.append(r[format_at] | int) -%}{%- endif -%}
   {%- endfor -%}
   {%- set items = {} -%}
   {%- set order = {} -%}
@@ -96,7 +103,7 @@
     {%- for i in ids -%}{%- do lst.append(items[kind][i]) -%}{%- endfor -%}
     {%- do out.update({kind: lst}) -%}
   {%- endfor -%}
-  {%- do out.update({'settings_md5': md5s}) -%}
+  {%- do out.update({'settings_md5': md5s, 'plan_format': formats}) -%}
   {{ return(out) }}
 {%- endmacro %}
 
@@ -126,5 +133,5 @@
   {%- endif -%}
   {%- set verified = [] -%}
   {%- for c in combos -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}
-  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names], 'settings_md5': [dbt_deid.settings_md5()]}) }}
+  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names], 'settings_md5': [dbt_deid.settings_md5()], 'plan_format': [dbt_deid.plan_format()]}) }}
 {%- endmacro %}

@@ -409,6 +409,16 @@ KINDS: dict[str, dict[str, str]] = {
 RELEASE_NAME_PATTERN = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
 MAX_RELEASE_NAME = 30
 
+#: The format of what a build of a discharge release computes and the publish step reads: the
+#: release plan (deid_release_plan, the core's resolver output: combinations, released QIs,
+#: propagation pairs) and the gate set of the gate table (deid_gate_results, the gates
+#: release_gate_names lists). Both record it (column ``plan_format``) and the publish step refuses
+#: a plan or a gate table that records another number, or none (built by an older dbt_deid):
+#: what an older package checked is not published by this one (review 12, H1). Bump it whenever
+#: the gate set or the resolver's output changes (docs/gate-once.md, "Upgrades";
+#: tests/unit/test_gate_set.py pins the gate list and the plans to this number).
+PLAN_FORMAT = 1
+
 #: One name per concept across the kinds: old name -> new name, per section. A renamed setting
 #: fails naming its new name (never silently ignored, never silently accepted).
 RENAMED: dict[str, dict[str, str]] = {
@@ -430,6 +440,7 @@ def schema() -> dict[str, Any]:
         "rule_level_section": RULE_LEVEL_SECTION,
         "release_name_pattern": RELEASE_NAME_PATTERN,
         "max_release_name": MAX_RELEASE_NAME,
+        "plan_format": PLAN_FORMAT,
         "preset_tau": PRESET_TAU,
         "preset_aliases": PRESET_ALIASES,
     }

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 
 from dbt_deid.dbt_side.settings_jinja import jinja_config
@@ -240,6 +241,23 @@ def test_all_levels_released_with_propagation(it_database, tmp_path) -> None:
                          "mrdx__original", "cmg__original"]
     generalized = run.query("select * from deid_generalized")
     assert [c for c in generalized.columns if c.endswith("__original")] == originals
+
+    # review 12, H1: a gate table without the propagation row (what a dbt_deid older than the
+    # gate wrote, read after an upgrade) is refused by a publish-only run naming the gate; on
+    # 31d64a4 this published ("15 gates passed", the same count as with the row)
+    with duckdb.connect(str(run.database)) as con:
+        con.execute("delete from main_deid_work.deid_gate_results where gate = 'propagation'")
+    alone = run_dbt(INTEGRATION, ["run", "--select", "deid_published"], tmp_path / "alone",
+                    variables, run.database)
+    assert not alone.ok, alone.output[-3000:]
+    assert "release refused, nothing published" in alone.output, alone.output[-3000:]
+    assert re.search(r"\[gate_table\] [^\n]*holds no verdict of the gate\(s\) propagation, which"
+                     r" this release requires", alone.output), alone.output[-3000:]
+    assert "dbt build -s +deid_published" in alone.output
+    pd.testing.assert_frame_equal(alone.query("select * from deid_published"), published)
+    last = alone.query("select status, gates_failed from deid_release_history"
+                       " order by recorded_at desc limit 1")
+    assert last["status"].iloc[0] == "refused" and "gate_table" in last["gates_failed"].iloc[0]
 
     # the source's diagnosis changes for one record; the publish model rebuilt alone must be
     # refused by input_unchanged, which reads the shared column (issue 12: fail closed)

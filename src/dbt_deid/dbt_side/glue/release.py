@@ -33,6 +33,7 @@ from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
 from dbt_deid.progress import Logger
 from dbt_deid.settings_resolve import resolve
+from dbt_deid.settings_schema import PLAN_FORMAT
 from dbt_deid.suppression import carried_columns, run_suppression
 
 
@@ -319,6 +320,11 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     ...`` rebuilds the plan, and a gate table rebuilt over it verified the preview's
     combinations). Single models and previews still read it.
 
+    Column ``plan_format`` (:data:`dbt_deid.settings_schema.PLAN_FORMAT`, the number of the
+    resolver's output and the gate set of this package): the gate ``plan_settings`` and the
+    publish step refuse a plan that records another number or none, one an older dbt_deid
+    resolved (review 12, H1: its propagation pairs were the old resolver's).
+
     Rows ``kind = 'setting'`` (``item`` their order, ``setting``, ``value``; null on the other
     rows) are the release's settings as auditors and ``python -m dbt_deid summary`` read them
     (:func:`release_parameters`; the table ``deid_release_parameters`` before 0.3.0, folded
@@ -335,6 +341,9 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     }).astype(frame.dtypes.to_dict())
     frame = pd.concat([frame, settings], ignore_index=True)
     frame["settings_md5"] = pd.Series([settings_md5(release_json)] * len(frame), dtype="string")
+    # the format of the plan and of the gate set (review 12, H1): the publish step refuses a plan
+    # resolved by another dbt_deid (plan_settings_problem)
+    frame["plan_format"] = pd.Series([PLAN_FORMAT] * len(frame), dtype="int64")
     return frame
 
 

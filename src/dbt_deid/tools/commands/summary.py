@@ -11,6 +11,7 @@ no quasi-identifier values are printed.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -132,6 +133,40 @@ def _has_settings(reader: SummaryReader, schema: str, table: str) -> bool:
     return {"setting", "value"} <= reader.columns(schema, table)
 
 
+def _plan_settings_md5(reader: SummaryReader, t: Callable[[str], str],
+                       cols: Callable[[str], set[str]]) -> str | None:
+    """The settings md5 the plan's settings rows record (None for a plan without it)."""
+    if "settings_md5" not in cols("deid_release_plan"):
+        return None
+    got = reader.rows(f"select max(settings_md5) from {t('deid_release_plan')}"
+                      " where kind = 'setting'")
+    return got[0][0] if got else None
+
+
+def _checked_settings_md5(reader: SummaryReader, t: Callable[[str], str],
+                          cols: Callable[[str], set[str]], tables: set[str],
+                          release: str | None) -> tuple[str, str] | None:
+    """(what, md5): the settings md5 the gate lines were computed with (the gate table's), or,
+    without a gate table, the latest attempt's in the history; None when neither records one
+    (review 12, M1: the plan's settings rows must be those)."""
+    if "deid_gate_results" in tables and "settings_md5" in cols("deid_gate_results"):
+        got = reader.rows(f"select max(settings_md5) from {t('deid_gate_results')}")
+        if got and got[0][0] is not None:
+            return "the gate table", str(got[0][0])
+    if "deid_release_history" in tables and release is not None:
+        kinds = cols("deid_release_history")
+        if "settings_md5" in kinds:
+            only = (" and coalesce(release_kind, 'discharge') = 'discharge'"
+                    if "release_kind" in kinds else "")
+            got = reader.rows(
+                f"select settings_md5 from {t('deid_release_history')}"
+                f" where release_name = {_literal(release)}{only}"
+                " order by recorded_at desc limit 1")
+            if got and got[0][0] is not None:
+                return "the last publish attempt", str(got[0][0])
+    return None
+
+
 def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
                 release: str | None, where_built: str) -> str:
     """The summary text, read with ``reader`` (DuckDBReader or the adapter's reader)."""
@@ -176,25 +211,57 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
         f"select setting, value from {t('deid_release_plan')} where kind = 'setting'"
         " order by item"
     ))
+    def cols(name: str) -> set[str]:
+        full = prefix + name if name in RELEASE_TABLES else name
+        return reader.columns(where(full), full)
+
+    checked = _checked_settings_md5(reader, t, cols, tables, params.get("release"))
+    plan_md5 = _plan_settings_md5(reader, t, cols)
     lines = [
         f"Release {params.get('release')}: algorithm {params.get('algorithm')},"
         f" tau = {params.get('tau')} (k = {params.get('k')}),"
         f" MaxSup = {_fmt_share(float(params.get('max_suppression', 1)))}",
     ]
+    if checked is not None and plan_md5 != checked[1]:
+        # review 12, M1: a preview (`advise --vars`, `dbt run -s deid_release_plan --vars`)
+        # rebuilt the plan, whose settings rows are the preview's, not the release's
+        lines[0] = ("Release settings NOT SHOWN: the settings rows of deid_release_plan are a"
+                    f" preview's (settings_md5 {plan_md5 or 'none'}), not those {checked[0]}"
+                    f" was computed with (settings_md5 {checked[1]}): a preview such as"
+                    " `python -m dbt_deid advise --vars ...` rebuilt the plan; rebuild the"
+                    " release (dbt build -s +deid_published) to show them. The preview's: "
+                    + lines[0])
     published = "deid_published" in tables
     if "deid_gate_results" in tables:
+        gate_columns = cols("deid_gate_results")
         gates = reader.rows(
             f"select gate, passed, message from {t('deid_gate_results')} order by gate_order"
         )
         failed = [g for g, ok, _ in gates if not ok]
+        # review 12, L2: the gates the table was computed to hold (gate_set), so a missing
+        # one shows; a table without it was computed by an older dbt_deid
+        expected: list[str] | None = None
+        if "gate_set" in gate_columns:
+            got = reader.rows(f"select max(gate_set) from {t('deid_gate_results')}")
+            expected = [g for g in str(got[0][0] or "").split(", ") if g] if got else None
+        present = {g for g, _, _ in gates}
+        missing = [g for g in expected or [] if g not in present]
+        names = list(dict.fromkeys(g for g, _, _ in gates))
+        passing = [g for g in names if g not in failed]
         # sample.order population_first: deid_gate_results (and every figure below) checks
         # the file drawn from the protected population, what is published
         population = str(params.get("sample", "")).endswith("order population_first")
+        count = (f"{len(passing)} of {len(expected)} expected gates pass"
+                 if expected is not None else
+                 f"{len(passing)} of {len(names)} pass (the table records no gate set:"
+                 " computed by an older dbt_deid, which the publish step refuses)")
         lines.append(
             ("Gates on the file drawn from the protected population (what is published): "
              if population else "Gates: ")
-            + f"{len(gates) - len(failed)} of {len(gates)} pass"
-            + (f"; REFUSED, failed: {', '.join(failed)}" if failed else "")
+            + count
+            + (f"; REFUSED, failed: {', '.join(dict.fromkeys(failed))}" if failed else "")
+            + (f"; MISSING (no verdict, the publish step refuses): {', '.join(missing)}"
+               if missing else "")
         )
         lines += [f"  {'ok  ' if ok else 'FAIL'} {msg}" for _, ok, msg in gates]
     if "deid_release_history" in tables:
