@@ -160,13 +160,76 @@ def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
     return pairs, per_record
 
 
+KEYS = [*QIS, *(f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS),
+        "deid_history"]
+
+
 def test_the_pairs_are_the_documented_ones() -> None:
     con = _con()
-    rows = con.execute(_render("default__refresh_pairs_sql")).fetchall()
+    cols = ", ".join(f'"{c}"' for c in KEYS)
+    rows = con.execute(f"select {cols}, n from ({_render('default__refresh_pairs_sql')}) as x"
+                       ).fetchall()
     got = Counter({tuple(r[:-1]): r[-1] for r in rows})
     assert sum(got.values()) == sum(r[-1] for r in rows)
     expected, _ = _expected()
     assert got == expected
+
+
+def _expected_detail() -> dict[int, dict[str, str | None]]:
+    """Per current record with a stored state, the per-release detail the linked guard reads
+    (dbt_deid.living.pairs.history_detail_columns, before grouping): per release i of the line
+    (r1, r2) and QI, `<qi>__was<i>`, its true value there when r<i> holds another state than
+    its latest (else None), and `<qi>__own<i>`, its cell there (None: suppressed or not
+    held)."""
+    _, per_record = _expected()
+    out: dict[int, dict[str, str | None]] = {}
+    for record in CURRENT:
+        if per_record[record]["deid_history"] is None:
+            continue
+        latest = tuple(per_record[record][f"{q}__earlier"] for q in QIS)
+        row: dict[str, str | None] = {}
+        for i, rid in enumerate(("r1", "r2"), start=1):
+            there = [c for r, _v, rec, c in STORE if r == rid and rec == record]
+            true = tuple(there[0][q][1] for q in QIS) if there else None
+            for j, q in enumerate(QIS):
+                row[f"{q}__was{i}"] = true[j] if true is not None and true != latest else None
+                row[f"{q}__own{i}"] = there[0][q][0] if there else None
+        out[record] = row
+    return out
+
+
+def test_the_pairs_carry_each_release_detail() -> None:
+    """Review 11 final, M1: per pairs row and release, the smallest and largest of its
+    records' true values there (where that release holds another state than the latest) and
+    own cells there; null on rows of new records and of states no longer current."""
+    con = _con()
+    detail = [f"{q}__{w}{i}" for i in (1, 2) for q in QIS for w in ("was", "own")]
+    names = [f"{d}_{end}" for d in detail for end in ("min", "max")]
+    cols = ", ".join(f'"{c}"' for c in KEYS + names)
+    rows = con.execute(f"select {cols} from ({_render('default__refresh_pairs_sql')}) as x"
+                       ).fetchall()
+    _, per_record = _expected()
+    expected_detail = _expected_detail()
+    want: dict[tuple, dict[str, str | None]] = {}
+    for record, values in CURRENT.items():
+        key = (*(values[q] for q in QIS), *(per_record[record][c] for c in KEYS[len(QIS):]))
+        got = want.setdefault(key, {})
+        for d in detail:
+            v = expected_detail.get(record, {}).get(d)
+            for end, pick in (("min", min), ("max", max)):
+                old = got.get(f"{d}_{end}")
+                got[f"{d}_{end}"] = v if old is None else old if v is None else pick(old, v)
+    seen = 0
+    for r in rows:
+        key, values = tuple(r[: len(KEYS)]), dict(zip(names, r[len(KEYS):], strict=True))
+        if key[0] is None:  # a state no longer current
+            assert set(values.values()) == {None}
+            continue
+        assert values == want[key], key
+        seen += 1
+    assert seen == len(want)
+    # record 3 (changed between r1 and r2): r1 holds its older state (age 50): its was there
+    assert expected_detail[3]["age__was1"] == "50" and expected_detail[3]["age__was2"] is None
 
 
 def test_each_current_record_carries_its_pair_columns() -> None:
