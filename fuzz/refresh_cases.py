@@ -96,6 +96,7 @@ def check_line(case: LineCase) -> tuple[list[str], int]:
                      for m in version_violations(case.qis, v, case.combinations, case.k)]
     problems += combined_violations(case.qis, versions, case.combinations, case.k)
     problems += linked_violations(case.qis, versions, case.combinations, case.k)
+    problems += [f"the guard counted more than the gate: {m}" for m in line.guard_over_gate]
     for before, after in zip(versions, versions[1:], strict=False):
         for rid, (cells, true) in after.items():
             if rid in before and before[rid][1] == true and any(

@@ -19,7 +19,16 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.living import RefreshResult, refresh
-from dbt_deid.living.pairs import EARLIER, HISTORY, PUBLISHED, REVEALED, pair_columns
+from dbt_deid.living.pairs import (
+    EARLIER,
+    HISTORY,
+    OWN,
+    PUBLISHED,
+    REVEALED,
+    WAS,
+    history_detail_columns,
+    pair_columns,
+)
 
 ID = "record_id"
 CELL = "__cell"
@@ -41,6 +50,11 @@ class Line:
     #: run the gate's SQL linked check (:func:`sql_linked`) before publishing a refresh
     gate: bool = True
     gate_linked: dict[str, tuple[int, int | None, int]] = field(default_factory=dict)
+    #: give the refresh the pairs' per-release detail (refresh_line.sql; review 11 final, M1)
+    detail: bool = True
+    #: per published refresh: combinations where the guard counted more than the gate's SQL
+    #: (more records below k in the gate, or a smaller smallest set): must stay empty
+    guard_over_gate: list[str] = field(default_factory=list)
 
     def stored(self) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
         """The published versions: (record id + cells, record id + true values) each."""
@@ -83,10 +97,35 @@ class Line:
         latest = earlier[earlier["_latest"]].drop(columns="_latest")
         older = earlier[~earlier["_latest"]].drop(columns="_latest")
         latest = latest.merge(self._history(st, states), on=ID, how="left")
+        latest = latest.merge(self._detail(st, states), on=ID, how="left")
         joined = cur.merge(latest, on=ID, how="outer")
-        joined.loc[~joined[ID].isin(cur[ID]), HISTORY] = None  # deleted: not a current record
+        gone = ~joined[ID].isin(cur[ID])
+        joined.loc[gone, HISTORY] = None  # deleted: not a current record
+        joined.loc[gone, self._detail_names()] = None
         out = pd.concat([joined, older], ignore_index=True)
-        return out[[ID, *pair_columns(q), HISTORY]].astype(object).where(out.notna(), None)
+        cols = [ID, *pair_columns(q), HISTORY, *self._detail_names()]
+        return out[cols].astype(object).where(out[cols].notna(), None)
+
+    def _detail_names(self) -> list[str]:
+        return [f"{q}{w}{i}" for i in range(1, self.version + 1) for q in self.qis
+                for w in (WAS, OWN)]
+
+    def _detail(self, st: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+        """Per stored record and version ``i``, as refresh_line.sql writes them
+        (:func:`dbt_deid.living.pairs.history_detail_columns`, before grouping):
+        ``<qi>__was<i>``, its true value there when version ``i`` holds another state than its
+        latest (else None), and ``<qi>__own<i>``, its cell there (None: suppressed or not
+        held)."""
+        last = states.loc[states.groupby(ID)["version"].idxmax(), [ID, "_state"]]
+        rows = st.merge(last, on=ID, suffixes=("", "_last"))
+        out = pd.DataFrame({ID: np.unique(st[ID].to_numpy())}).set_index(ID)
+        for i in range(1, self.version + 1):
+            there = rows[rows["version"] == i].set_index(ID)
+            other = there[there["_state"] != there["_state_last"]]
+            for q in self.qis:
+                out[f"{q}{WAS}{i}"] = other[q].reindex(out.index)
+                out[f"{q}{OWN}{i}"] = there[q + CELL].reindex(out.index)
+        return out.reset_index()
 
     def _history(self, st: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
         """Per stored record, its ``deid_history`` (:data:`dbt_deid.living.pairs.HISTORY`):
@@ -111,6 +150,15 @@ class Line:
         keyed = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
         grouped = keyed.value_counts(sort=False, dropna=False).reset_index(name="n")
         frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
+        if self.detail and self.versions:  # per row the smallest and largest (SQL min, max)
+            names = self._detail_names()
+            detail = pd.concat([keyed, records[names].astype(object)], axis=1)
+            agg = detail.groupby(cols, sort=False, dropna=False)[names].agg(["min", "max"])
+            agg.columns = [f"{c}_{end}" for c, end in agg.columns]
+            frame = frame.merge(agg.reset_index().mask(lambda d: d == NULL_KEY), on=cols,
+                                how="left")
+            frame = frame[[*cols, "n", *history_detail_columns(self.qis, self.version)]]
+            frame = frame.astype(object).where(frame.notna(), None)
         result = refresh(frame, self.k, self.combinations, self.weights,
                          verify_combinations=self.verify, **kwargs)
         # the warehouse's order: the Python map is built whatever its linked guard counted (it
@@ -121,6 +169,16 @@ class Line:
         if self.gate and self.versions:
             self.gate_linked = sql_linked(self.qis, [*self.stored(), (published, current)],
                                           list(self.verify or self.combinations), self.k)
+            for check in result.linked:
+                n, smallest, below = self.gate_linked.get("+".join(check.combination),
+                                                          (0, None, 0))
+                if below > check.records_below_k or (
+                        smallest is not None and check.min_consistent is not None
+                        and smallest < check.min_consistent):
+                    self.guard_over_gate.append(
+                        f"version {self.version + 1}: {'+'.join(check.combination)}: guard"
+                        f" ({check.changed_records}, {check.min_consistent},"
+                        f" {check.records_below_k}), gate ({n}, {smallest}, {below})")
             if any(below for _n, _m, below in self.gate_linked.values()):
                 return None, result
         self.version += 1

@@ -10,7 +10,9 @@
     * refresh_pairs_sql(cfg, generalized, line): the pairs the Python core reads: the current
       records grouped by (current, earlier, published, revealed) tuples, plus the rows of every
       state no longer current (deleted records, earlier states of changed ones), which stay in
-      the combined view. One full outer join and one GROUP BY (docs/living-release.md).
+      the combined view, and per stored release the smallest and largest of the records' true
+      values there (where it holds another state) and own cells there (the linked guard's
+      detail, not keys). One full outer join and one GROUP BY (docs/living-release.md).
     * current_patterns(cfg, patterns): deid_patterns as its readers expect it (the current
       records' QI tuples with counts), whether or not it holds the pairs.
     No value of a record is written anywhere new: the pairs sit in the working schema, as
@@ -250,7 +252,12 @@
     holds the record in its latest state, '2' in another state, '3' in another state when the
     release is at other levels than this version (`line.other_levels`; review 11 final, L1: not
     a change, as the gate's deid_restated groups states by levels), '0' when it does not hold
-    the record; on the latest state's row only (null on the others). -#}
+    the record; on the latest state's row only (null on the others). Per release `i` (1-based,
+    the order of `deid_history`) and QI, on the latest state's row too (review 11 final, M1:
+    what the gate's linked check reads per release, linked_changes_sql.sql's `<qi>__w<i>` and
+    `<qi>__c<i>`): `<qi>__was<i>`, the record's true value in release `i` when that release
+    holds another state of it (null otherwise), and `<qi>__own<i>`, its own cell there (null:
+    suppressed, or not held); the pairs carry their smallest and largest per row (not keys). -#}
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
   {%- set prev = dbt_deid.literal(line.previous_release_id) -%}
@@ -268,12 +275,17 @@
       {%- for rid in line.release_ids %}, max(case when release_id = {{ dbt_deid.literal(rid) }} then 1 else 0 end) as {{ dbt_deid.ident('deid_in_' ~ loop.index) }}{% endfor %}
       {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
       {%- for q in qis %}, max(case when release_id = {{ prev }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__previous') }}{% endfor %}
+      {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}, max(case when release_id = {{ dbt_deid.literal(rid) }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__o' ~ i) }}{% endfor %}{% endfor %}
     from deid_store
     group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   ),
   deid_states as (
     select s.*, row_number() over (partition by record_key order by deid_in_previous desc, deid_last_version desc) as deid_state_rank
       {%- for rid in line.release_ids %}, max({{ dbt_deid.ident('deid_in_' ~ loop.index) }}) over (partition by record_key) as {{ dbt_deid.ident('deid_any_' ~ loop.index) }}{% endfor %}
+      {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}
+      , max({{ dbt_deid.ident(q ~ '__o' ~ i) }}) over (partition by record_key) as {{ dbt_deid.ident(q ~ '__ow' ~ i) }}
+      , max(case when {{ dbt_deid.ident('deid_in_' ~ i) }} = 1 then {{ dbt_deid.ident(q ~ '__true') }} end) over (partition by record_key) as {{ dbt_deid.ident(q ~ '__wa' ~ i) }}
+      {%- endfor %}{% endfor %}
     from deid_states_grouped as s
   ),
   deid_earlier as (
@@ -284,6 +296,10 @@
       , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
       {%- endfor %}
       , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then {{ "'3'" if rid in (line.get('other_levels') or []) else "'2'" }} else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
+      {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}
+      , case when s.deid_state_rank = 1 and s.{{ dbt_deid.ident('deid_in_' ~ i) }} = 0 then s.{{ dbt_deid.ident(q ~ '__wa' ~ i) }} end as {{ dbt_deid.ident(q ~ '__was' ~ i) }}
+      , case when s.deid_state_rank = 1 then s.{{ dbt_deid.ident(q ~ '__ow' ~ i) }} end as {{ dbt_deid.ident(q ~ '__own' ~ i) }}
+      {%- endfor %}{% endfor %}
     from deid_states as s
   )
 {%- endmacro %}
@@ -315,6 +331,9 @@
 
 {% macro default__refresh_pairs_sql(cfg, generalized, line) -%}
   {%- set cols = [] -%}{%- for c in dbt_deid.refresh_pair_columns(cfg) -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
+  {#- per release, the detail the linked guard reads (dbt_deid.living.pairs.history_detail_columns) -#}
+  {%- set detail = [] -%}
+  {%- for rid in line.release_ids -%}{%- set i = loop.index -%}{%- for q in cfg.qi_names -%}{%- do detail.extend([q ~ '__was' ~ i, q ~ '__own' ~ i]) -%}{%- endfor -%}{%- endfor -%}
   {%- set s = dbt.type_string() -%}
   with {{ dbt_deid._refresh_states_ctes(cfg, line) }},
   deid_current as (
@@ -326,16 +345,19 @@
   deid_pair_rows as (
     select {% for q in cfg.qi_names %}c.{{ dbt_deid.ident(q) }}, {% endfor %}
       {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}e.deid_history
+      {%- for d in detail %}, e.{{ dbt_deid.ident(d) }}{% endfor %}
     from deid_current as c
     left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
     union all
     select {% for q in cfg.qi_names %}cast(null as {{ s }}), {% endfor %}
       {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}cast(null as {{ s }})
+      {%- for d in detail %}, cast(null as {{ s }}){% endfor %}
     from deid_earlier as e
     where e.deid_state_rank > 1
        or not exists (select 1 from deid_current as c where c.deid_record_key = e.record_key)
   )
-  select {{ cols | join(', ') }}, count(*) as n
+  select {{ cols | join(', ') }}
+    {%- for d in detail %}, min({{ dbt_deid.ident(d) }}) as {{ dbt_deid.ident(d ~ '_min') }}, max({{ dbt_deid.ident(d) }}) as {{ dbt_deid.ident(d ~ '_max') }}{% endfor %}, count(*) as n
   from deid_pair_rows
   group by {{ cols | join(', ') }}
 {%- endmacro %}

@@ -85,12 +85,19 @@ def coded_consistent_counts(
     _, first, back = np.unique(row_keys(truth, cards), return_index=True, return_inverse=True)
     truth_u = truth[first]
     total = np.zeros(len(first), dtype=np.int64)
-    bits = (pub == -1).astype(np.int64) @ (np.int64(1) << np.arange(q, dtype=np.int64))
-    masks, inverse = np.unique(bits, return_inverse=True)
+    # Rows grouped by which cells are suppressed (one bit per column; past 62 columns, as the
+    # linked guard's per-release columns can be, the boolean rows themselves)
+    if q <= 62:
+        bits = (pub == -1).astype(np.int64) @ (np.int64(1) << np.arange(q, dtype=np.int64))
+        masks_int, inverse = np.unique(bits, return_inverse=True)
+        masks = [[not (int(m) >> j) & 1 for j in range(q)] for m in masks_int]
+    else:
+        masks_bool, inverse = np.unique(pub == -1, axis=0, return_inverse=True)
+        masks = [[not b for b in row] for row in masks_bool.tolist()]
     inverse = inverse.reshape(-1)
-    for m_i, m in enumerate(masks):
+    for m_i, shown in enumerate(masks):
         rows = inverse == m_i
-        keep = [j for j in range(q) if not (int(m) >> j) & 1]
+        keep = [j for j in range(q) if shown[j]]
         if not keep:  # fully suppressed on b: consistent with every record
             total += int(weights[rows].sum())
             continue

@@ -9,8 +9,10 @@ with this module's engine); the line gates' portable multiset difference rows_no
 to PostgreSQL's EXCEPT ALL (tests/unit/test_rows_not_in_sql.py); the readers of a refresh's
 current patterns (a subquery: PostgreSQL 15 wants it aliased; review 9, G3:
 tests/unit/test_current_patterns_readers_sql.py); the changed records' linked check
-(linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py). No dbt build: a
-few seconds, most of them the server's start.
+(linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py); a refresh's pairs
+and per-record pair columns with the linked guard's per-release detail (refresh_line.sql;
+review 11 final, M1: tests/unit/test_living_pairs_sql.py). No dbt build: a few seconds, most
+of them the server's start.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ from tests.unit.test_linked_changes_sql import (  # noqa: F401 - collected here,
 )
 from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
     test_the_sql_agrees_with_the_reference as test_the_linked_sql_agrees_with_the_reference,
+)
+from tests.unit.test_living_pairs_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_each_current_record_carries_its_pair_columns,
+    test_the_pairs_are_the_documented_ones,
+    test_the_pairs_carry_each_release_detail,
 )
 from tests.unit.test_rows_not_in_sql import (  # noqa: F401 - collected here, on PostgreSQL
     test_random_tables_agree_with_except_all,

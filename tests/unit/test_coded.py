@@ -104,3 +104,21 @@ def test_row_keys_sort_as_a_lexsort_over_the_columns_even_past_int64_radix() -> 
         by_columns = np.lexsort([counts, *codes.T[::-1]])
         by_key = np.lexsort([counts, row_keys(codes, cards)])
         assert (by_columns == by_key).all()
+
+
+def test_coded_consistent_counts_past_62_columns_match_brute_force() -> None:
+    """The linked guard counts on the combination repeated per stored release (review 11 final,
+    M1): past 62 columns the rows' suppression masks no longer fit one int64. On the bit form
+    (1 << j for j >= 63 wraps) this miscounted."""
+    from dbt_deid.verify import coded_consistent_counts
+
+    rng = np.random.default_rng(5)
+    q, cards = 70, [2] * 70
+    pub = rng.integers(0, 2, size=(300, q))
+    pub[rng.random(pub.shape) < 0.9] = -1  # mostly suppressed: many rows consistent
+    pub[:40, :] = -1
+    truth = rng.integers(0, 2, size=(25, q))
+    weights = rng.integers(1, 4, size=300)
+    got = coded_consistent_counts(truth, pub, cards, weights)
+    fits = ((pub[None, :, :] == -1) | (pub[None, :, :] == truth[:, None, :])).all(axis=2)
+    assert got.tolist() == (fits * weights[None, :]).sum(axis=1).tolist()

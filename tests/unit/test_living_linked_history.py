@@ -48,10 +48,12 @@ def test_a_record_an_older_version_rules_out_is_not_recruited() -> None:
     problems += linked_violations(QIS, versions, combos, K)
     assert problems == []
     # the guard counts record 1 (changed now) at k or more; records 5-7 (changed in v2, targets
-    # again in v3: review 11b, L1) are held in an older state: it counts them 1 (a lower bound,
-    # their older values are not in the pairs) and the gate's SQL, which reads them, decides
+    # again in v3: review 11b, L1) are held in an older state: with the pairs' per-release
+    # detail it counts them by the gate's rule (before review 11 final, M1: 1 each, a lower
+    # bound, (4, 3) here), never more than the gate's SQL
     (check,) = results[2].linked
-    assert (check.changed_records, check.records_below_k) == (4, 3)
+    assert (check.changed_records, check.records_below_k) == (4, 0)
+    assert line.guard_over_gate == []
     (changed, smallest, below), = line.gate_linked.values()
     assert (changed, below) == (4, 0) and smallest is not None and smallest >= K
     v3 = versions[2]
@@ -84,24 +86,99 @@ def test_a_record_changed_in_an_earlier_version_is_rechecked() -> None:
             assert [b for _n, _m, b in line.gate_linked.values()] != [0]
 
 
-def test_a_hider_of_an_old_correction_changing_is_refused() -> None:
-    """Review 11 final, M1 (a liveness limit, not a hole; documented in docs/living-release.md,
-    "Why nothing is recruited"): v2 corrects record 1 (21 -> 33), v3 changes records 2-4, which
-    hid it, to 25. Suppressing their new ages would keep record 1 linked to {1..5}, but the
-    guard cannot recruit for a target changed in an earlier version (the pairs do not carry its
-    per-release values and the records' own cells there): it counts record 1 1, the gate's SQL
-    counts it 2 < k and v3 is refused. When a fix recruits for it, v3 is published with every
-    linked set at k: change this test then."""
+def _hider_line(detail: bool) -> tuple[Line, list, list]:
+    """The example of docs/living-release.md (review 11 final, M1): k = 3, v1 ages records 1-5
+    21, 6-8 25, 9-13 33; v2 corrects record 1 (21 -> 33); v3 changes records 2-4, which hid
+    it, to 25. Returns the line, the tables and the three publish results."""
     v1 = {**{i: "21" for i in (1, 2, 3, 4, 5)}, **{i: "25" for i in (6, 7, 8)},
           **{i: "33" for i in range(9, 14)}}
     v2 = {**v1, 1: "33"}
     v3 = {**v2, 2: "25", 3: "25", 4: "25"}
-    line = Line(QIS, K, [tuple(QIS)])
-    for ages in (v1, v2):
-        published, result = line.publish(_table(ages))
-        assert published is not None, result.refusals()
-    published, result = line.publish(_table(v3))
-    assert published is None
+    line = Line(QIS, K, [tuple(QIS)], detail=detail)
+    out = []
+    for ages in (v1, v2, v3):
+        out.append(line.publish(_table(ages)))
+    return line, [_table(a) for a in (v1, v2, v3)], out
+
+
+def test_a_hider_of_an_old_correction_changing_is_published_safely() -> None:
+    """Review 11 final, M1 (was the pinned liveness limit
+    test_a_hider_of_an_old_correction_changing_is_refused): v2 corrects record 1 (21 -> 33),
+    v3 changes records 2-4, which hid it, to 25. With the pairs' per-release detail (record
+    1's age in v1, each record's own cells in v1 and v2) the guard counts record 1 by the
+    gate's rule and recruits: it suppresses the new ages of records 2-4 (they fit record 1 in
+    v1 and v2), and v3 is published with every version, the combined view and every linked set
+    at k or more. On the old guard (31d64a4) v3 was refused: it counted record 1 1 and the
+    gate's SQL printed {'age+diag': (4, 2, 1)}."""
+    line, tables, out = _hider_line(detail=True)
+    assert [p is not None for p, _r in out] == [True, True, True], [
+        r.refusals() for _p, r in out]
+    versions = releases(line, tables)
+    combos = [tuple(QIS)]
+    problems = [v for r in versions for v in version_violations(QIS, r, combos, K)]
+    problems += combined_violations(QIS, versions, combos, K)
+    problems += linked_violations(QIS, versions, combos, K)
+    assert problems == []
+    (changed, smallest, below), = line.gate_linked.values()
+    assert (changed, below) == (4, 0) and smallest is not None and smallest >= K
+    (check,) = out[2][1].linked
+    assert check.records_below_k == 0 and check.min_consistent >= K
+    assert line.guard_over_gate == []
+    v3 = versions[2]
+    assert [v3[i][0][0] for i in (2, 3, 4)] == [None] * 3  # recruited: new ages suppressed
+    assert out[2][1].stats.linked_cells >= 1  # the guard recruited (the phases did the rest)
+
+
+def test_without_the_detail_a_hider_changing_is_still_refused() -> None:
+    """The same line from pairs without the per-release detail (a warehouse query of an older
+    package): the guard cannot read record 1's v1 values, counts it 1 (a lower bound) and
+    recruits nothing; the gate's SQL refuses v3 as before."""
+    line, _tables, out = _hider_line(detail=False)
+    assert out[2][0] is None
     assert line.gate_linked == {"age+diag": (4, 2, 1)}
-    (check,) = result.linked
-    assert check.min_consistent == 1  # record 1: the guard's lower bound
+    (check,) = out[2][1].linked
+    assert check.min_consistent == 1
+
+
+def _pairs_frame(p2_own1: tuple[str | None, str | None]) -> pd.DataFrame:
+    """Pairs (two stored releases) for one QI, age, hand-made: T (3 records) kept now at 33,
+    held in r1 in an older state (age 21, history ``21``); P (2 records) kept at 21, its age
+    shown in r1, suppressed in r2 (fits T in both); P2 (2 records) kept at 21, held in r1 in
+    older states with their age cells ``p2_own1`` (smallest, largest); U (4 records) kept at
+    33, new in r2."""
+    rows = [
+        # age, earlier, published, revealed, history, was1 min/max, own1 min/max, was2, own2, n
+        ("33", "33", "33", "33", "21", "21", "21", "21", "21", None, None, "33", "33", 3),
+        ("21", "21", None, "21", "11", None, None, "21", "21", None, None, None, None, 2),
+        ("21", "21", None, None, "21", "22", "22", *p2_own1, None, None, None, None, 2),
+        ("33", "33", "33", "33", "01", None, None, None, None, None, None, "33", "33", 4),
+    ]
+    cols = ["age", "age__earlier", "age__published", "age__revealed", "deid_history",
+            "age__was1_min", "age__was1_max", "age__own1_min", "age__own1_max",
+            "age__was2_min", "age__was2_max", "age__own2_min", "age__own2_max", "n"]
+    return pd.DataFrame(rows, columns=cols).astype(object)
+
+
+def test_a_pairs_row_whose_records_differ_counts_as_the_least_consistent() -> None:
+    """The per-release detail is the smallest and largest over a pairs row's records (not a
+    key): a row whose records showed different cells in a release (P2: 21 and 25 in r1) fits
+    no value there, so the guard never counts a record the gate would not (when the records
+    agree, 21, they fit T's r1 age and count). T itself counts (its own cells fit it)."""
+    from dbt_deid.living.linked import linked_counts
+    from dbt_deid.living.pairs import read_pairs
+    from dbt_deid.living.views import WorkTable
+
+    def count(p2_own1: tuple[str | None, str | None]) -> dict[str, int]:
+        inp = read_pairs(_pairs_frame(p2_own1), ["age"])
+        work = WorkTable.build(inp)
+        targets, counts = linked_counts(work, inp, [0])
+        return {str(inp.labels[0][inp.current[work.src[t], 0]]): int(c)
+                for t, c in zip(targets, counts, strict=True)}
+
+    # T (now 33): itself (3) and P (2), plus P2 when it fits; P2 (now 21, age 22 in r1) is a
+    # target too: P (its own cells 21 in r1, suppressed in r2) and P2 itself fit it only on
+    # what they showed in r1 (22)
+    assert count(("21", "25"))["33"] == 3 + 2
+    assert count(("21", "21"))["33"] == 3 + 2 + 2
+    assert count((None, None))["33"] == 3 + 2 + 2  # suppressed in r1: fits
+    assert count(("22", "22"))["21"] == 2  # P2 itself: P showed 21 in r1

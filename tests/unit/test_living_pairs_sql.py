@@ -8,11 +8,13 @@ version away, and new records."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import duckdb
+import pytest
 
 from tests.macro_render import macro_caller
 
@@ -52,27 +54,40 @@ CURRENT = {1: {"age": "30", "zip": "K1"}, 2: {"age": "40", "zip": "K2"},
 PREVIOUS = "r2"
 
 
-def _con() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    con.execute("create table k as select 'secret' as key_value")
+def _sql(value: object) -> str:
+    return "null" if value is None else str(value) if isinstance(value, int) else (
+        "'" + str(value).replace("'", "''") + "'")
+
+
+def _load(execute: Callable[[str], list[tuple]]) -> None:
+    """The store, the key and the current records, through ``execute`` (DuckDB here, a private
+    PostgreSQL server where tests/integration/test_combined_levels_postgres.py collects the
+    tests)."""
+    for table in ("lp_key", "lp_store", "lp_gen"):
+        execute(f"drop table if exists {table}")
+    execute("create table lp_key as select cast('secret' as varchar) as key_value")
     cols = ", ".join(f"{q} varchar, {q}__generalized varchar" for q in QIS)
-    con.execute("create table store (release_name varchar, release_id varchar,"
-                f" release_version bigint, record_key varchar, {cols})")
+    execute("create table lp_store (release_name varchar, release_id varchar,"
+            f" release_version bigint, record_key varchar, {cols})")
     for rid, version, record, cells in STORE:
         values = []
         for q in QIS:
             cell, true = cells[q]
             # the writer stores the true value only where it is not the published cell
             values += [cell, None if cell == true else true]
-        con.execute("insert into store values (?, ?, ?, md5(? || '|' || ?), "
-                    + ", ".join("?" for _ in values) + ")",
-                    ["other" if rid == "rx" else "line", rid, version, KEY, str(record),
-                     *values])
-    con.execute("create table gen (rid integer, " + ", ".join(f"{q} varchar" for q in QIS) + ")")
+        execute("insert into lp_store values (" + ", ".join(_sql(v) for v in (
+            "other" if rid == "rx" else "line", rid, version)) + ", md5("
+            + _sql(KEY + "|" + str(record)) + "), " + ", ".join(_sql(v) for v in values) + ")")
+    execute("create table lp_gen (rid integer, " + ", ".join(f"{q} varchar" for q in QIS) + ")")
     for record, values in CURRENT.items():
-        con.execute("insert into gen values (?, " + ", ".join("?" for _ in QIS) + ")",
-                    [record, *(values[q] for q in QIS)])
-    return con
+        execute("insert into lp_gen values (" + ", ".join(_sql(v) for v in (
+            record, *(values[q] for q in QIS))) + ")")
+
+
+@pytest.fixture
+def execute() -> Callable[[str], list[tuple]]:
+    con = duckdb.connect()
+    return lambda sql: con.execute(sql).fetchall()
 
 
 def _render(macro: str, line_extra: dict[str, Any] | None = None) -> str:
@@ -93,9 +108,9 @@ def _render(macro: str, line_extra: dict[str, Any] | None = None) -> str:
 
     call = macro_caller([ROOT / "macros" / "releases" / "refresh_line.sql"], context)
     cfg = {"qi_names": QIS, "record_id": "rid"}
-    line = {"store": "store", "key": "k", "previous_release_id": PREVIOUS,
+    line = {"store": "lp_store", "key": "lp_key", "previous_release_id": PREVIOUS,
             "release_ids": ["r1", "r2"], **(line_extra or {})}
-    return str(call(macro)(cfg, "gen", line))
+    return str(call(macro)(cfg, "lp_gen", line))
 
 
 def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
@@ -160,21 +175,83 @@ def _expected() -> tuple[Counter, dict[int, dict[str, Any]]]:
     return pairs, per_record
 
 
-def test_the_pairs_are_the_documented_ones() -> None:
-    con = _con()
-    rows = con.execute(_render("default__refresh_pairs_sql")).fetchall()
+KEYS = [*QIS, *(f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS),
+        "deid_history"]
+
+
+def test_the_pairs_are_the_documented_ones(execute: Callable[[str], list[tuple]]) -> None:
+    _load(execute)
+    cols = ", ".join(f'"{c}"' for c in KEYS)
+    rows = execute(f"select {cols}, n from ({_render('default__refresh_pairs_sql')}) as x")
     got = Counter({tuple(r[:-1]): r[-1] for r in rows})
     assert sum(got.values()) == sum(r[-1] for r in rows)
     expected, _ = _expected()
     assert got == expected
 
 
-def test_each_current_record_carries_its_pair_columns() -> None:
-    con = _con()
+def _expected_detail() -> dict[int, dict[str, str | None]]:
+    """Per current record with a stored state, the per-release detail the linked guard reads
+    (dbt_deid.living.pairs.history_detail_columns, before grouping): per release i of the line
+    (r1, r2) and QI, `<qi>__was<i>`, its true value there when r<i> holds another state than
+    its latest (else None), and `<qi>__own<i>`, its cell there (None: suppressed or not
+    held)."""
+    _, per_record = _expected()
+    out: dict[int, dict[str, str | None]] = {}
+    for record in CURRENT:
+        if per_record[record]["deid_history"] is None:
+            continue
+        latest = tuple(per_record[record][f"{q}__earlier"] for q in QIS)
+        row: dict[str, str | None] = {}
+        for i, rid in enumerate(("r1", "r2"), start=1):
+            there = [c for r, _v, rec, c in STORE if r == rid and rec == record]
+            true = tuple(there[0][q][1] for q in QIS) if there else None
+            for j, q in enumerate(QIS):
+                row[f"{q}__was{i}"] = true[j] if true is not None and true != latest else None
+                row[f"{q}__own{i}"] = there[0][q][0] if there else None
+        out[record] = row
+    return out
+
+
+def test_the_pairs_carry_each_release_detail(execute: Callable[[str], list[tuple]]) -> None:
+    """Review 11 final, M1: per pairs row and release, the smallest and largest of its
+    records' true values there (where that release holds another state than the latest) and
+    own cells there; null on rows of new records and of states no longer current."""
+    _load(execute)
+    detail = [f"{q}__{w}{i}" for i in (1, 2) for q in QIS for w in ("was", "own")]
+    names = [f"{d}_{end}" for d in detail for end in ("min", "max")]
+    cols = ", ".join(f'"{c}"' for c in KEYS + names)
+    rows = execute(f"select {cols} from ({_render('default__refresh_pairs_sql')}) as x")
+    _, per_record = _expected()
+    expected_detail = _expected_detail()
+    want: dict[tuple, dict[str, str | None]] = {}
+    for record, values in CURRENT.items():
+        key = (*(values[q] for q in QIS), *(per_record[record][c] for c in KEYS[len(QIS):]))
+        got = want.setdefault(key, {})
+        for d in detail:
+            v = expected_detail.get(record, {}).get(d)
+            for end, pick in (("min", min), ("max", max)):
+                old = got.get(f"{d}_{end}")
+                got[f"{d}_{end}"] = v if old is None else old if v is None else pick(old, v)
+    seen = 0
+    for r in rows:
+        key, values = tuple(r[: len(KEYS)]), dict(zip(names, r[len(KEYS):], strict=True))
+        if key[0] is None:  # a state no longer current
+            assert set(values.values()) == {None}
+            continue
+        assert values == want[key], key
+        seen += 1
+    assert seen == len(want)
+    # record 3 (changed between r1 and r2): r1 holds its older state (age 50): its was there
+    assert expected_detail[3]["age__was1"] == "50" and expected_detail[3]["age__was2"] is None
+
+
+def test_each_current_record_carries_its_pair_columns(
+        execute: Callable[[str], list[tuple]]) -> None:
+    _load(execute)
     sql = _render("default__refresh_records_sql")
     names = [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS]
     names.append("deid_history")
-    rows = con.execute(f"select rid, {', '.join(names)} from ({sql}) as x order by rid").fetchall()
+    rows = execute(f"select rid, {', '.join(names)} from ({sql}) as x order by rid")
     _, expected = _expected()
     assert [r[0] for r in rows] == sorted(CURRENT)
     for r in rows:
@@ -197,16 +274,16 @@ def test_states_that_differ_only_in_level_are_no_change() -> None:
 
     ages = {1: "31", 2: "31", 3: "31", 4: "45", 5: "45", 6: "45"}
     con = duckdb.connect()
-    con.execute("create table k as select 'secret' as key_value")
-    con.execute("create table store (release_name varchar, release_id varchar, release_version"
+    con.execute("create table lp_key as select 'secret' as key_value")
+    con.execute("create table lp_store (release_name varchar, release_id varchar, release_version"
                 " bigint, record_key varchar, age varchar, age__generalized varchar,"
                 " zip varchar, zip__generalized varchar)")
-    con.execute("create table gen (rid integer, age varchar, zip varchar)")
+    con.execute("create table lp_gen (rid integer, age varchar, zip varchar)")
     for record, age in ages.items():
         for rid, version, value in (("r1", 1, age[0] + "0-" + age[0] + "9"), ("r2", 2, age)):
-            con.execute("insert into store values ('line', ?, ?, md5(? || '|' || ?), ?, null,"
+            con.execute("insert into lp_store values ('line', ?, ?, md5(? || '|' || ?), ?, null,"
                         " 'K1', null)", [rid, version, KEY, str(record), value])
-        con.execute("insert into gen values (?, ?, 'K1')", [record, age])
+        con.execute("insert into lp_gen values (?, ?, 'K1')", [record, age])
     sql = _render("default__refresh_pairs_sql", {"other_levels": ["r1"]})
     frame = con.execute(sql).df()
     frame = frame.astype(object).where(frame.notna(), None)

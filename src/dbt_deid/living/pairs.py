@@ -27,6 +27,17 @@ other rows). The linked guard
 in its latest state, in every release that holds the changed record (review 10 final, H1). A
 frame without the column is read as one stored release.
 
+Optional columns (the warehouse gives them with ``deid_history``; review 11 final, M1) carry,
+per stored release ``i`` (1-based, in the order of ``deid_history``'s characters) and QI ``q``,
+what the gate's linked check reads per release (:func:`history_detail_columns`):
+``q__was<i>_min``/``_max``, the record's true value in release ``i`` where that release holds it
+in another state than its latest (null otherwise: held in its latest state, the value is
+``q__earlier``), and ``q__own<i>_min``/``_max``, the record's own cell in release ``i`` (null:
+suppressed, or not held). They are not part of the pairs' key: each is the smallest and the
+largest value over the records of the row (nulls left out), so a row whose records differ there
+reads as the least consistent of them (:mod:`dbt_deid.living.linked`). A frame without them
+reads as before: a record held by some release in an older state gets no other record counted.
+
 A missing original value is data (the missing label, a string), so a null true value only ever
 means "absent".
 """
@@ -49,6 +60,18 @@ PUBLISHED = "__published"
 REVEALED = "__revealed"
 SUFFIXES = (EARLIER, PUBLISHED, REVEALED)
 HISTORY = "deid_history"
+WAS = "__was"
+OWN = "__own"
+#: a pairs row whose records differ in a detail cell (``_min`` != ``_max``, both shown): equal
+#: to no true value (fail closed: the row counts only where all its records would)
+CONFLICT = -2
+
+
+def history_detail_columns(columns: Sequence[str], releases: int) -> list[str]:
+    """The optional per-release columns (module docstring) for QIs ``columns`` and ``releases``
+    stored releases: per release, per QI, ``was`` min and max, then ``own`` min and max."""
+    return [f"{q}{what}{i}_{end}" for i in range(1, releases + 1) for q in columns
+            for what in (WAS, OWN) for end in ("min", "max")]
 
 
 class Status(IntEnum):
@@ -84,6 +107,12 @@ class RefreshInput:
     history: np.ndarray
     history_labels: list[str]
     has_history: bool = False
+    #: per row, stored release and QI (rows x releases x QIs; -1 = null, CONFLICT = the row's
+    #: records differ): the true value where the release holds another state, and the row's own
+    #: cell there (:func:`history_detail_columns`); None when the frame has no such columns.
+    #: Codes are ``labels``'s, extended past them for values no other column holds.
+    was: np.ndarray | None = None
+    own: np.ndarray | None = None
 
     def records(self, status: Status) -> int:
         return int(self.counts[self.status == status].sum())
@@ -191,8 +220,48 @@ def read_pairs(
     rank = np.argsort(np.argsort(np.array(history_labels, dtype=object), kind="stable"))
     hist_key = np.append(rank, -1)[history]  # -1 (null) indexes the appended -1
     order = np.lexsort((counts, hist_key, *keys, status))
+    releases = max((len(h) for h in history_labels), default=0) if has_history else 0
+    was, own = _read_detail(frame, cols, labels, releases)
     return RefreshInput(
         cols, labels, current[order], earlier[order], published[order], revealed[order],
         counts[order], status[order], order.astype(np.int64), history[order],
         history_labels, has_history,
+        None if was is None else was[order], None if own is None else own[order],
     )
+
+
+def _read_detail(frame: pd.DataFrame, cols: list[str], labels: list[np.ndarray], releases: int
+                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The per-release detail (:func:`history_detail_columns`) coded with ``labels`` (values
+    outside them get codes past them, per QI), or (None, None) when the frame has none of its
+    columns or no history (no current record was stored: no target); some but not all of
+    them is an error."""
+    names = history_detail_columns(cols, releases)
+    present = [c for c in frame.columns if any(
+        str(c).startswith(q + w) for q in cols for w in (WAS, OWN))]
+    if not releases or not present:
+        # no detail, or no current record stored before (every history null): no target
+        return None, None
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise DataError(f"refresh pairs: {len(missing)} per-release column(s) missing (first:"
+                        f" {missing[0]}) for {releases} stored release(s): the store is"
+                        " inconsistent")
+    out = {w: np.full((len(frame), releases, len(cols)), SUPPRESSED, dtype=np.int64)
+           for w in (WAS, OWN)}
+    for j, q in enumerate(cols):
+        vocab = {str(v): i for i, v in enumerate(labels[j])}
+        for i in range(1, releases + 1):
+            for w in (WAS, OWN):
+                ends = []
+                for end in ("min", "max"):
+                    codes, uniq = pd.factorize(frame[f"{q}{w}{i}_{end}"], use_na_sentinel=True)
+                    local = np.array([vocab.setdefault(str(v), len(vocab)) for v in uniq]
+                                     + [SUPPRESSED], dtype=np.int64)
+                    ends.append(local[codes])
+                lo, hi = ends
+                if ((lo == SUPPRESSED) != (hi == SUPPRESSED)).any():
+                    raise DataError(f"refresh pairs: {q}{w}{i}_min and _max are null on"
+                                    " different rows: the store is inconsistent")
+                out[w][:, i - 1, j] = np.where(lo == hi, lo, CONFLICT)
+    return out[WAS], out[OWN]

@@ -150,9 +150,10 @@ class RefreshResult:
                     f"changed records linked across versions: {'+'.join(c.combination)}:"
                     f" {c.records_below_k} of {c.changed_records} consistent with fewer than"
                     f" k = {self.k} (smallest {c.min_consistent}); start the line over (the"
-                    " audited setting) or correct fewer records per refresh (a record changed"
-                    " in an earlier version counts 1 here, a lower bound: the gate's linked"
-                    " check counts it over every stored version and decides)")
+                    " audited setting) or correct fewer records per refresh (a record the"
+                    " pairs cannot count over every stored version, one held at other levels"
+                    " or without the per-release detail, counts 1 here, a lower bound: the"
+                    " gate's linked check counts it and decides)")
         hit, total = self.suppressed_records()
         if self.max_suppression is not None and total and hit / total > self.max_suppression:
             out.append(f"MaxSup {100 * hit / total:.1f}% > {100 * self.max_suppression:.1f}%"
