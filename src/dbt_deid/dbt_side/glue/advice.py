@@ -139,10 +139,13 @@ def deid_release_advice(
         return typed_advice_frame()
     log = dbt_logger()
     try:
+        # the map's counts and flags (shares_from_map), not its QI values; the names as the
+        # relation spells them (what to_pandas would give)
         names = relation_columns(suppression_map)
-        # the map's counts and flags (shares_from_map), not its QI values
+        raw = getattr(suppression_map, "columns", None)
         smap = (to_pandas(suppression_map) if names is None else to_pandas_columns(
-            suppression_map, [c for c in names if c == "n" or c.endswith("__suppressed")]))
+            suppression_map, [str(c) for c in raw
+                              if str(c).lower() == "n" or str(c).lower().endswith("__suppressed")]))
         hier = to_pandas(hierarchy)
         # a passing release: its figures from the map and the counts (passing_advice), not the
         # pattern table's values nor the hierarchies the search on a refusal reads
