@@ -57,7 +57,8 @@ def test_duckdb_variant_equals_the_default(seed: int, combinations: list[list[st
     con = duckdb.connect()
     _table(con, seed)
     default, duck = _call("default"), _call("duckdb")
-    for relation, count in (("recs", None), ("pats", "n")):
+    # a table of records, a pattern table, and a parenthesised query (current_patterns)
+    for relation, count in (("recs", None), ("pats", "n"), ("(select * from pats)", "n")):
         want_sql = str(default("default__smallest_class_patterns_sql")(relation, combinations,
                                                                        count))
         got_sql = str(duck("duckdb__smallest_class_patterns_sql")(relation, combinations, count))
