@@ -159,3 +159,46 @@ def test_nothing_to_vary_says_so() -> None:
     assert advice.refused and not advice.options
     assert ("no coarser levels found that pass (no quasi-identifier has a coarser level to"
             " try)") in advice_lines(advice)
+
+
+def _long_hierarchy() -> pd.DataFrame:
+    """``deid_hierarchy``'s long form of the three QIs (sex: one level)."""
+    sex = pd.DataFrame({"level0": ["F", "M"]})
+    return pd.concat([_long(w).assign(qi_name=q) for q, w in (
+        ("age", _age_hierarchy()), ("region", _region_hierarchy()), ("sex", sex))],
+        ignore_index=True)
+
+
+@pytest.mark.parametrize("passes", [True, False])
+def test_model_reads_only_counts_and_map_of_a_passing_release(monkeypatch, passes) -> None:
+    """Session 12: the dbt model's rows for a passing release come from the suppression map and
+    the pattern table's counts (passing_advice), without the pattern values or the hierarchies
+    the search reads on a refusal, and are the rows the full path gives; a refused release
+    still gets the search. DuckDB relations, as dbt hands them to the model."""
+    import json
+
+    import duckdb
+
+    from dbt_deid.dbt_side.glue import advice as glue
+
+    patterns = _patterns()
+    release = {**_release(max_suppression=0.9 if passes else 0.02,
+                          column_suppression_cap={"age": 0.95}),
+               "source": "s", "record_id": "id"}
+    smap = suppression_map(patterns, release)
+    hierarchy = _long_hierarchy()
+    full = advice_frame(*glue.release_advice(patterns, hierarchy, smap, release))
+    assert (glue.passing_advice(patterns[["n"]], smap, release) is None) is not passes
+    if passes:  # neither the QI values nor the hierarchies are read
+        def refuse(*_a, **_k):
+            raise AssertionError("read on a passing release")
+        monkeypatch.setattr(glue, "ola_hierarchies", refuse)
+        monkeypatch.setattr(glue, "string_values", refuse)
+    con = duckdb.connect()
+    con.register("p", patterns)
+    con.register("h", hierarchy)
+    con.register("m", smap)
+    got = glue.deid_release_advice(json.dumps(release), con.table("p"), con.table("h"),
+                                   con.table("m"))
+    pd.testing.assert_frame_equal(got, full)
+    assert ("option" in set(got["kind"])) is not passes

@@ -4,7 +4,9 @@
 Reads the pattern table the build already has (``deid_patterns``, the QI values at the
 configured levels with their counts), the hierarchies (``deid_hierarchy``) and the build's own
 suppression map (``deid_suppression_map``), so the figures at the configured levels are not
-computed again; when MaxSup or a column cap fails, the core (:func:`dbt_deid.advice.advise`)
+computed again (a passing release reads only the map and the pattern table's counts:
+:func:`passing_advice`); when MaxSup or a column cap fails, the core
+(:func:`dbt_deid.advice.advise`)
 searches the coarser levels for the nearest that pass (El Emam et al. 2009, prescription
 records, "Apply Generalization and Suppression"). The publish step, the report and ``python -m
 dbt_deid advise`` read the table this returns.
@@ -28,7 +30,12 @@ from dbt_deid.advice import (
 from dbt_deid.advice.search import Advice
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
-from dbt_deid.dbt_side.glue.frames import string_values, to_pandas
+from dbt_deid.dbt_side.glue.frames import (
+    relation_columns,
+    string_values,
+    to_pandas,
+    to_pandas_columns,
+)
 from dbt_deid.dbt_side.glue.ola import ola_hierarchies
 from dbt_deid.dbt_side.glue.release import current_patterns
 from dbt_deid.errors import ConfigError, DataError
@@ -49,6 +56,33 @@ def level_meanings(hierarchy: pd.DataFrame, release: Mapping[str, Any]
         out[q] = {lvl: describe_level(rows, lvl, missing_label=cfg.missing_label)
                   for lvl in sorted({0, *levels})}
     return out
+
+
+def passing_advice(counts: pd.DataFrame, suppression_map: pd.DataFrame,
+                   release: Mapping[str, Any]) -> Advice | None:
+    """The advice of a release whose own suppression (the build's suppression map) passes
+    MaxSup and every column cap, or None when one fails (then :func:`release_advice`).
+
+    A passing release's rows (:func:`dbt_deid.advice.advice_frame`) are its figures at the
+    configured levels: MaxSup's share, each column's and each combination's share of records
+    with a suppressed cell, read from the map, over the records the pattern table counts. No
+    search runs, the shares in classes smaller than k are not computed and the reasons a QI's
+    level would not be varied are not shown (:func:`dbt_deid.advice.advice_lines`), so only
+    the pattern table's counts ``n`` are needed (``counts``), not its QI values nor the
+    hierarchies (the search's inputs, El Emam et al. 2009, "Apply Generalization and
+    Suppression": the levels above are searched only on a refusal). The same
+    :class:`~dbt_deid.advice.search.Advice` :func:`release_advice` returns for it, but for
+    ``held``, which no row of a passing release shows."""
+    cfg = parse_release(dict(release), partial=True)
+    combos = [tuple(c) for c in cfg.verified_combinations()]
+    shares = shares_from_map(counts, suppression_map, cfg.released_qis(), combos, cfg.k,
+                             small_classes=False)
+    if shares.failing(cfg.max_suppression, cfg.caps):
+        return None
+    return Advice(release=cfg.name, k=cfg.k, max_suppression=cfg.max_suppression,
+                  caps=cfg.caps, levels={q: cfg.quasi_identifiers[q].level
+                                         for q in cfg.qi_names},
+                  shares=shares, failing=())
 
 
 def release_advice(
@@ -100,13 +134,27 @@ def deid_release_advice(
     and the text lines the publish step's failure message and the report show). An empty
     pattern table (only under ``dbt build --empty``) gives no row."""
     release = json.loads(release_json)
-    frame = to_pandas(patterns)
-    if len(frame) == 0:
+    counts = to_pandas_columns(patterns, ["n"])
+    if len(counts) == 0:
         return typed_advice_frame()
     log = dbt_logger()
     try:
-        advice, meanings = release_advice(frame, to_pandas(hierarchy),
-                                          to_pandas(suppression_map), release, logger=log)
+        # the map's counts and flags (shares_from_map), not its QI values; the names as the
+        # relation spells them (what to_pandas would give)
+        names = relation_columns(suppression_map)
+        raw = getattr(suppression_map, "columns", None)
+        smap = (to_pandas(suppression_map) if names is None else to_pandas_columns(
+            suppression_map, [str(c) for c in raw
+                              if str(c).lower() == "n" or str(c).lower().endswith("__suppressed")]))
+        hier = to_pandas(hierarchy)
+        # a passing release: its figures from the map and the counts (passing_advice), not the
+        # pattern table's values nor the hierarchies the search on a refusal reads
+        passing = passing_advice(counts, smap, release)
+        if passing is not None:
+            advice, meanings = passing, level_meanings(hier, release)
+        else:
+            advice, meanings = release_advice(to_pandas(patterns), hier, smap, release,
+                                              logger=log)
     except Exception as exc:  # noqa: BLE001 - advice never blocks a release the gates pass
         # The gates decide what is published; a failure here must not fail the build (the
         # publish model depends on this one for its refusal message).

@@ -38,6 +38,22 @@ def to_pandas(relation: Any) -> pd.DataFrame:
     raise TypeError(f"cannot convert {type(relation).__name__} to pandas")
 
 
+def to_pandas_columns(relation: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """:func:`to_pandas` of only ``columns`` of ``relation``: a DuckDB relation is projected
+    before it is fetched, a Spark or Snowpark one selected; others are converted whole."""
+    cols = list(columns)
+    if isinstance(relation, pd.DataFrame):
+        return relation[cols]
+    if _is_duckdb(relation):
+        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in cols)
+        return to_pandas(relation.project(quoted))
+    select = getattr(relation, "select", None)
+    if callable(select) and any(callable(getattr(relation, m, None))
+                                for m in ("toPandas", "to_pandas")):
+        return to_pandas(select(*cols))
+    return to_pandas(relation)[cols]
+
+
 def relation_columns(relation: Any) -> list[str] | None:
     """The column names of a dbt Python model's ``dbt.ref()`` result (a DuckDB, Spark or Snowpark
     relation, or pandas), lower case, without reading its rows; None when the engine's relation
