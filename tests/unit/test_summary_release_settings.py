@@ -26,7 +26,7 @@ GATES = ["upstream_built", "input_unchanged", "released_levels", "propagation", 
          "k_anonymity"]
 
 
-def _database(tmp_path: Path, plan_md5: str, gates: list[str], gate_set: bool = True,
+def _database(tmp_path: Path, plan_md5: str | None, gates: list[str], gate_set: bool = True,
               tau: str = "0.2", k: str = "5") -> Path:
     db = tmp_path / "warehouse.duckdb"
     with duckdb.connect(str(db)) as con:
@@ -94,3 +94,13 @@ def test_a_gate_table_without_a_gate_set_says_so(tmp_path) -> None:
     out = render_summary(_database(tmp_path, RELEASE_MD5, GATES, gate_set=False))
     assert f"Gates: {len(GATES)} of {len(GATES)} pass (the table records no gate set: computed" \
         " by an older dbt_deid, which the publish step refuses)" in out
+
+
+def test_a_plan_without_a_settings_md5_is_called_an_older_plan(tmp_path) -> None:
+    """A plan an earlier dbt_deid built (no settings_md5) beside a gate table of this one: the
+    settings are not shown, and the line calls it an older plan, not a preview (review 12 final,
+    L3: it said "a preview's (settings_md5 none)")."""
+    first = render_summary(_database(tmp_path, None, GATES)).splitlines()[0]
+    assert first.startswith("Release settings NOT SHOWN: the settings rows of deid_release_plan"
+                            " are an older plan's (no settings_md5: built by an earlier"
+                            " dbt_deid) (settings_md5 none)"), first

@@ -225,8 +225,10 @@ def render_with(reader: SummaryReader, schema: str, work_schema: str | None,
     if checked is not None and plan_md5 != checked[1]:
         # review 12, M1: a preview (`advise --vars`, `dbt run -s deid_release_plan --vars`)
         # rebuilt the plan, whose settings rows are the preview's, not the release's
-        lines[0] = ("Release settings NOT SHOWN: the settings rows of deid_release_plan are a"
-                    f" preview's (settings_md5 {plan_md5 or 'none'}), not those {checked[0]}"
+        whose = ("a preview's" if plan_md5 else "an older plan's (no settings_md5: built by an"
+                 " earlier dbt_deid)")
+        lines[0] = ("Release settings NOT SHOWN: the settings rows of deid_release_plan are"
+                    f" {whose} (settings_md5 {plan_md5 or 'none'}), not those {checked[0]}"
                     f" was computed with (settings_md5 {checked[1]}): a preview such as"
                     " `python -m dbt_deid advise --vars ...` rebuilt the plan; rebuild the"
                     " release (dbt build -s +deid_published) to show them. The preview's: "
