@@ -210,13 +210,14 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
 
 def linked_violations(columns: Sequence[str], versions: Sequence[Release],
                       combinations: Sequence[Sequence[str]], k: int,
-                      levels: Sequence[Mapping[str, int]] | None = None) -> list[str]:
+                      levels: Sequence[Mapping[str, int]] | None = None,
+                      up: LevelMap | None = None) -> list[str]:
     """Changed records whose linked consistent set is below k, for each version after the
     first against every version before it (:func:`linked_figures`)."""
     out = []
     for n in range(2, len(versions) + 1):
         figures = linked_figures(columns, versions[:n], combinations, k,
-                                 None if levels is None else levels[:n])
+                                 None if levels is None else levels[:n], up)
         for name, (_changed, smallest, below) in figures.items():
             if below:
                 out += [f"{name}: a changed record is consistent with fewer than k = {k}"

@@ -18,10 +18,12 @@
       measured against the record's latest stored state (the latest release holding it).
     * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
     * Present in both: records with a stored state and a candidate row (kept and changed).
-    * Targets (review 11b, L1): every record present in both with two or more states in the
-      line: two stored states at the same levels (it changed in an earlier version) or
-      changed now (as below). A record changed in v2 and kept since is still a target in every later
-      version: a later version can delete or change the records that hid it.
+    * Targets (review 11b, L1; review 12b, H1): every record present in both with two states
+      in the line (the stored ones and the candidate's) that differ on a QI compared at the
+      coarser of their two levels (it changed in an earlier version, at whatever levels), or
+      changed now (as below). A record changed in v2 and kept since is still a target in every
+      later version: a later version can delete or change the records that hid it. States
+      that agree at the coarser level are one record of the mixed-level combined view.
     * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
       given: the mixed-level path) both are compared at the coarser of the two levels through
       deid_hierarchy, and a value it does not map counts as changed (fail closed).
