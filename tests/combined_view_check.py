@@ -146,17 +146,15 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     both = [rid for rid in after if held[rid]]
     now = dict(lv[-1])
 
-    def differ(a: tuple, la: Mapping[str, int], b: tuple, lb: Mapping[str, int],
-               unknown: bool = True) -> bool:
+    def differ(a: tuple, la: Mapping[str, int], b: tuple, lb: Mapping[str, int]) -> bool:
         """Two states (true values at levels ``la`` and ``lb``) differ on a QI compared at the
-        coarser of its two levels; a state without a true value (None) differs from any
-        other (``unknown``) or only from a value (the SQL's `is distinct from`)."""
+        coarser of its two levels; no true value (None) differs from a value only."""
         for j, q in enumerate(columns):
             x, y = a[j], b[j]
             lo, hi = la.get(q, 0), lb.get(q, 0)
             if lo > hi:
                 x, y, lo, hi = y, x, hi, lo
-            if x is None and y is None and not unknown:
+            if x is None and y is None:
                 continue
             if x is None or y is None:
                 return True
@@ -173,8 +171,7 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
             (tuple(after[rid][1]), now)]
 
     moved = {rid for rid in both if differ(tuple(earlier[held[rid][-1]][rid][1]),
-                                           dict(lv[held[rid][-1]]), tuple(after[rid][1]), now,
-                                           unknown=False)}
+                                           dict(lv[held[rid][-1]]), tuple(after[rid][1]), now)}
     changed = [rid for rid in both
                if rid in moved
                or any(differ(*s, *t) for s, t in itertools.combinations(states(rid), 2))]

@@ -151,8 +151,8 @@
       version that changed a level is a target in every later version. A state value the
       hierarchy does not map up (the missing label maps to itself), with no hierarchy given
       a state at a finer level than another, and a state at a level not known are a change
-      (fail closed), and so is a state without a true value (a store without the QI's
-      columns) next to another. -#}
+      (fail closed); a state without a true value (a store without the QI's columns) differs
+      from a value (as `is distinct from`). -#}
   {%- set used = {} -%}
   {%- for q in qis -%}{%- do used.update({q: ((other.get(q) or []) + [current[q] | int]) | unique | sort | list}) -%}{%- endfor %}
   {%- if other | length == 0 %}
@@ -197,10 +197,10 @@
       {%- endfor %}
         then 1 else 0 end) = 1
       {%- for q in qis %}{% set qi = qis.index(q) + 1 %}
-      or (max(case when s.{{ I(q ~ '__was') }} is null then 1 else 0 end) = 1 and count(*) > 1)
       {%- for l in used[q] %}
       or count(distinct case when s.{{ I(q ~ '__lv') }} = {{ l }} then s.{{ I(q ~ '__was') }}
-        {%- if l > used[q][0] %} when s.{{ I(q ~ '__lv') }} < {{ l }} then {% if hierarchy is not none %}rs{{ qi }}_{{ l }}.v_to{% else %}null{% endif %}{% endif %} end) > 1
+        {%- if l > used[q][0] %} when s.{{ I(q ~ '__lv') }} < {{ l }} then {% if hierarchy is not none %}rs{{ qi }}_{{ l }}.v_to{% else %}null{% endif %}{% endif %} end)
+        + max(case when s.{{ I(q ~ '__lv') }} <= {{ l }} and s.{{ I(q ~ '__was') }} is null then 1 else 0 end) > 1
       {%- endfor %}
       {%- endfor %}
   ),
