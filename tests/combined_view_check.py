@@ -25,6 +25,7 @@ guarantee: recipients keep every version, and link records across versions by th
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -110,15 +111,18 @@ def combined_violations(columns: Sequence[str], versions: Sequence[Release],
 
 def linked_figures(columns: Sequence[str], versions: Sequence[Release],
                    combinations: Sequence[Sequence[str]], k: int,
-                   levels: Sequence[Mapping[str, int]] | None = None
+                   levels: Sequence[Mapping[str, int]] | None = None,
+                   up: LevelMap | None = None
                    ) -> dict[str, tuple[int, int | None, int]]:
     """The linked count of the last of ``versions`` (the earlier ones stored): per combination
     (changed records, smallest linked consistent set, changed records below k).
 
-    A changed record (a record of the last version with two or more states in the line: true
-    values other than in the latest earlier version holding it, or two true values at the same
-    levels among the earlier versions holding it: changed now or in an earlier version,
-    review 11b L1) is hidden by the records of the last version that were published
+    A changed record (a record of the last version that changed at any point of the line: two
+    of its states, in the versions holding it and the last one, differ on a QI compared at the
+    coarser of their two ``levels``, through ``up`` (:func:`level_map`; a value it does not
+    map, or without ``up`` two different levels, differ: fail closed); changed now against
+    the latest earlier version holding it, or in an earlier version (review 11b L1; across a
+    level change, review 12b H1)) is hidden by the records of the last version that were published
     before and are consistent with it in every version that holds it: in each earlier version
     holding the target, the record is held too and its cells there (every cell any version
     revealed of that state of the record: same true values and ``levels``) are consistent
@@ -140,13 +144,37 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
                     cells[j] = value
     held = {rid: [i for i, release in enumerate(earlier) if rid in release] for rid in after}
     both = [rid for rid in after if held[rid]]
-    # targets (review 11b, L1): two or more states in the line (true values and levels), changed
-    # now or in an earlier version
-    moved = {rid for rid in both if earlier[held[rid][-1]][rid][1] != after[rid][1]}
+    now = dict(lv[-1])
+
+    def differ(a: tuple, la: Mapping[str, int], b: tuple, lb: Mapping[str, int]) -> bool:
+        """Two states (true values at levels ``la`` and ``lb``) differ on a QI compared at the
+        coarser of its two levels; no true value (None) differs from a value only."""
+        for j, q in enumerate(columns):
+            x, y = a[j], b[j]
+            lo, hi = la.get(q, 0), lb.get(q, 0)
+            if lo > hi:
+                x, y, lo, hi = y, x, hi, lo
+            if x is None and y is None:
+                continue
+            if x is None or y is None:
+                return True
+            if lo != hi:
+                x = None if up is None else up.get((q, lo, x, hi))
+            if x is None or x != y:
+                return True
+        return False
+
+    # targets: a state of the record in the line differs from another (review 11b, L1; across a
+    # level change, review 12b H1), its latest earlier state from the last (changed now)
+    def states(rid: object) -> list[tuple[tuple, dict]]:
+        return [(tuple(earlier[i][rid][1]), dict(lv[i])) for i in held[rid]] + [
+            (tuple(after[rid][1]), now)]
+
+    moved = {rid for rid in both if differ(tuple(earlier[held[rid][-1]][rid][1]),
+                                           dict(lv[held[rid][-1]]), tuple(after[rid][1]), now)}
     changed = [rid for rid in both
                if rid in moved
-               or any(len({tuple(earlier[i][rid][1]) for i in held[rid] if lv[i] == m}) > 1
-                      for m in {lv[i] for i in held[rid]})]
+               or any(differ(*s, *t) for s, t in itertools.combinations(states(rid), 2))]
     out: dict[str, tuple[int, int | None, int]] = {}
     for b in combinations:
         idx = [list(columns).index(c) for c in b]
@@ -179,13 +207,14 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
 
 def linked_violations(columns: Sequence[str], versions: Sequence[Release],
                       combinations: Sequence[Sequence[str]], k: int,
-                      levels: Sequence[Mapping[str, int]] | None = None) -> list[str]:
+                      levels: Sequence[Mapping[str, int]] | None = None,
+                      up: LevelMap | None = None) -> list[str]:
     """Changed records whose linked consistent set is below k, for each version after the
     first against every version before it (:func:`linked_figures`)."""
     out = []
     for n in range(2, len(versions) + 1):
         figures = linked_figures(columns, versions[:n], combinations, k,
-                                 None if levels is None else levels[:n])
+                                 None if levels is None else levels[:n], up)
         for name, (_changed, smallest, below) in figures.items():
             if below:
                 out += [f"{name}: a changed record is consistent with fewer than k = {k}"

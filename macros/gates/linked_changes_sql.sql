@@ -18,10 +18,12 @@
       measured against the record's latest stored state (the latest release holding it).
     * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
     * Present in both: records with a stored state and a candidate row (kept and changed).
-    * Targets (review 11b, L1): every record present in both with two or more states in the
-      line: two stored states at the same levels (it changed in an earlier version) or
-      changed now (as below). A record changed in v2 and kept since is still a target in every later
-      version: a later version can delete or change the records that hid it.
+    * Targets (review 11b, L1; review 12b, H1): every record present in both with two states
+      in the line (the stored ones and the candidate's) that differ on a QI compared at the
+      coarser of their two levels (it changed in an earlier version, at whatever levels), or
+      changed now (as below). A record changed in v2 and kept since is still a target in every
+      later version: a later version can delete or change the records that hid it. States
+      that agree at the coarser level are one record of the mixed-level combined view.
     * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
       given: the mixed-level path) both are compared at the coarser of the two levels through
       deid_hierarchy, and a value it does not map counts as changed (fail closed).
@@ -109,20 +111,10 @@
     from deid_states
     group by record_key
   ),
-  {#- records with two stored states at the same levels (true values changed in an earlier
-      version: review 11b, L1); states at other levels alone are one record of the mixed-level
-      combined view (each cell at the finest level revealed), not a change -#}
-  deid_restated as (
-    select record_key
-    from deid_states
-    group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}{% endfor %}
-    having count(*) > 1
-  ),
   {#- each record's latest stored state (the latest release holding it): what a change is
       measured against -#}
   deid_earlier as (
     select h.*
-      , case when h.record_key in (select record_key from deid_restated) then 1 else 0 end as deid_restated
       {%- for q in qis %}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then {{ (release_levels.get(rid) or {}).get(q, -1) | int }} {% endfor %}else -1 end as {{ I(q ~ '__lv') }}
       , case h.deid_rank {% for rid in ordered %}when {{ loop.index }} then h.{{ I(q ~ '__w' ~ loop.index) }} {% endfor %}end as {{ I(q ~ '__was') }}
@@ -151,6 +143,68 @@
   ),
   {%- endfor %}
   {%- endif %}
+  {#- records with two states in the line (the stored ones and the candidate's) that differ on
+      a QI compared at the coarser of their two levels (review 12b, H1; equal levels: review 11b,
+      L1): per QI and level l used, the states at l or finer mapped up to l through the
+      hierarchy hold two values. Two states at other levels are one record of the mixed-level
+      combined view only when they agree at the coarser level; a record corrected in the
+      version that changed a level is a target in every later version. A state value the
+      hierarchy does not map up (the missing label maps to itself), with no hierarchy given
+      a state at a finer level than another, and a state at a level not known are a change
+      (fail closed); a state without a true value (a store without the QI's columns) differs
+      from a value (as `is distinct from`). -#}
+  {%- set used = {} -%}
+  {%- for q in qis -%}{%- do used.update({q: ((other.get(q) or []) + [current[q] | int]) | unique | sort | list}) -%}{%- endfor %}
+  {%- if other | length == 0 %}
+  {#- every QI stored at the candidate's levels: a stored state other than the latest that
+      differs from the candidate differs from the latest too, or the latest does (changed now),
+      so two stored states (each a distinct set of true values at these levels, NULL equal to
+      NULL) give the targets, as fast as before review 12b (the candidate's rows and the per-QI
+      counts below took 1.7 times as long at two stored versions, 1.4 without the candidate's
+      rows: bench/bench_linked_sql.py, 100,000 records) -#}
+  deid_restated as (
+    select record_key
+    from deid_states
+    group by record_key
+    having count(*) > 1
+  ),
+  {%- else %}
+  deid_all_states as (
+    select record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
+    from deid_states
+    union all
+    select record_key{% for q in qis %}, {{ current[q] | int }}, {{ I(q ~ '__is') }}{% endfor %}
+    from deid_now
+  ),
+  deid_restated as (
+    select s.record_key
+    from deid_all_states as s
+    {%- if hierarchy is not none %}
+    {%- for q in qis if q in other %}{% set qi = qis.index(q) + 1 %}
+    {%- for l in used[q] if l > used[q][0] %}
+    left join {{ I(q ~ '__map') }} as rs{{ qi }}_{{ l }}
+      on rs{{ qi }}_{{ l }}.lv_from = s.{{ I(q ~ '__lv') }} and rs{{ qi }}_{{ l }}.v_from = s.{{ I(q ~ '__was') }} and rs{{ qi }}_{{ l }}.lv_to = {{ l }}
+    {%- endfor %}
+    {%- endfor %}
+    {%- endif %}
+    group by s.record_key
+    having max(case when 1 = 0
+      {%- for q in qis %}{% set qi = qis.index(q) + 1 %}
+        or s.{{ I(q ~ '__lv') }} not in ({{ used[q] | join(', ') }})
+      {%- for l in used[q] if l > used[q][0] %}
+        or (s.{{ I(q ~ '__lv') }} < {{ l }}{% if hierarchy is not none %} and s.{{ I(q ~ '__was') }} is not null and rs{{ qi }}_{{ l }}.v_to is null{% endif %})
+      {%- endfor %}
+      {%- endfor %}
+        then 1 else 0 end) = 1
+      {%- for q in qis %}{% set qi = qis.index(q) + 1 %}
+      {%- for l in used[q] %}
+      or count(distinct case when s.{{ I(q ~ '__lv') }} = {{ l }} then s.{{ I(q ~ '__was') }}
+        {%- if l > used[q][0] %} when s.{{ I(q ~ '__lv') }} < {{ l }} then {% if hierarchy is not none %}rs{{ qi }}_{{ l }}.v_to{% else %}null{% endif %}{% endif %} end)
+        + max(case when s.{{ I(q ~ '__lv') }} <= {{ l }} and s.{{ I(q ~ '__was') }} is null then 1 else 0 end) > 1
+      {%- endfor %}
+      {%- endfor %}
+  ),
+  {%- endif %}
   deid_both as (
     select e.*
       {%- for q in qis %}, c.{{ I(q ~ '__now') }}, c.{{ I(q ~ '__is') }}{% endfor %}
@@ -167,6 +221,7 @@
       {%- endif %}
       {%- endfor %}
         then 1 else 0 end as deid_moved
+      , case when e.record_key in (select record_key from deid_restated) then 1 else 0 end as deid_restated
     from deid_earlier as e
     inner join deid_now as c on c.record_key = e.record_key
     {%- if hierarchy is not none %}

@@ -43,11 +43,13 @@ from tests.unit.test_linked_changes_sql import (  # noqa: F401 - collected here,
     test_a_change_at_another_level_is_counted_through_the_hierarchy,
     test_a_record_absent_from_a_version_holding_the_target_is_not_counted,
     test_a_record_changed_in_an_earlier_version_is_rechecked,
+    test_a_record_corrected_across_a_level_change_is_rechecked,
     test_a_store_without_a_qis_columns_counts_every_record_as_changed,
     test_an_older_version_at_another_level_rules_records_out,
     test_an_older_version_rules_records_out_at_equal_levels,
     test_corrected_records_alone_across_versions_are_counted,
     test_the_gate_accepts_what_the_refresh_guard_published,
+    test_the_sql_agrees_with_the_reference_at_mixed_levels,
 )
 from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
     test_the_sql_agrees_with_the_reference as test_the_linked_sql_agrees_with_the_reference,

@@ -19,7 +19,16 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.combined_levels_sql import COLUMNS, HIERARCHY, MISSING, linked_caller, load, release
+from tests.combined_levels_sql import (
+    COLUMNS,
+    HIERARCHY,
+    MISSING,
+    UP,
+    linked_caller,
+    load,
+    random_releases,
+    release,
+)
 from tests.combined_view_check import linked_figures, linked_violations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,8 +164,11 @@ def test_an_older_version_at_another_level_rules_records_out(execute):
     blocks = {"age": 0, "diag": 1}
     v1, v2, v3 = _three_versions(blocks, {r: ("33", "a2") for r in range(15, 20)})
     levels = [lv for lv, _r in (v1, v2, v3)]
-    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels)
+    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels, UP)
     assert figures == {"age+diag": (1, 1, 1)}
+    # without the hierarchy every record held at two levels is a target (fail closed)
+    assert linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels)[
+        "age+diag"][0] == 15
     assert _linked(execute, [v1, v2, v3], [COLUMNS], 5, hierarchy="hierarchy") == figures
 
 
@@ -246,3 +258,51 @@ def test_a_record_changed_in_an_earlier_version_is_rechecked(execute):
     # the same v3 without the deletion: record 1 stays hidden among 5 (no false refusal)
     kept = _linked(execute, [v1, v2, release(LEVELS, second, hide)], [COLUMNS], 3)
     assert kept == {"age+diag": (1, 5, 0)}
+
+
+@pytest.mark.parametrize("v1_levels", [{"age": 1, "diag": 0},   # the corrected QI's level changed
+                                       {"age": 0, "diag": 1}])  # another QI's level changed
+def test_a_record_corrected_across_a_level_change_is_rechecked(execute, v1_levels):
+    """Review 12b, H1 (review 11b L1 at mixed levels): v1 at other levels (ages in decades, or
+    diag in blocks) of records 1-5 age 21, 6-8 age 25, 9-13 age 33; v2 at ages and codes
+    corrects record 1 to 33, hidden by suppressing the ages of 2-5 (linked set 5); v3 deletes
+    2-4 and suppresses the age of 5: record 1 is linked over v1..v3 to {1, 5} only, 2 < k = 3.
+    Two states at other levels were never a change, so record 1 was no target in v3 (main
+    printed `{'age+diag': (0, None, 0)} != {'age+diag': (1, 2, 1)}` for both levels)."""
+    first = {**{r: ("21", "a1") for r in range(1, 6)}, **{r: ("25", "a1") for r in range(6, 9)},
+             **{r: ("33", "a1") for r in range(9, 14)}}
+    later = {"age": 0, "diag": 0}
+    second = {**first, 1: ("33", "a1")}
+    v1 = release(v1_levels, first)
+    v2 = release(later, second, {(r, "age") for r in range(2, 6)})
+    assert _linked(execute, [v1, v2], [COLUMNS], 3, hierarchy="hierarchy")["age+diag"][2] == 0
+    third = {r: v for r, v in second.items() if r not in (2, 3, 4)}
+    v3 = release(later, third, {(5, "age")})
+    figures = _linked(execute, [v1, v2, v3], [COLUMNS], 3, hierarchy="hierarchy")
+    assert figures == {"age+diag": (1, 2, 1)}, figures
+    assert figures == linked_figures(COLUMNS, [v[1] for v in (v1, v2, v3)], [COLUMNS], 3,
+                                     [v[0] for v in (v1, v2, v3)], UP)
+    # the same v3 without the deletion: record 1 stays hidden among 5 (no false refusal), and
+    # a level change alone makes no target
+    kept = _linked(execute, [v1, v2, release(later, second, {(r, "age") for r in range(2, 6)})],
+                   [COLUMNS], 3, hierarchy="hierarchy")
+    assert kept == {"age+diag": (1, 5, 0)}
+    unchanged = [v1, release(later, first),
+                 release(later, {r: v for r, v in first.items() if r not in (2, 3, 4)})]
+    assert _linked(execute, unchanged, [COLUMNS], 3, hierarchy="hierarchy") == {
+        "age+diag": (0, None, 0)}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_sql_agrees_with_the_reference_at_mixed_levels(execute, seed):
+    """Three to four versions each at random levels (diag at three), records in random
+    subsets, 15% of them with a new code from the second version on, cells suppressed at
+    random: the gate's figures (the hierarchy given) are the reference's (levels and the
+    level map given), targets and linked sets alike."""
+    rng = random.Random(1000 + seed)
+    versions = random_releases(rng, 3)
+    combinations = [COLUMNS, ["age"], ["diag"]]
+    k = rng.choice([2, 3, 5])
+    figures = _linked(execute, versions, combinations, k, hierarchy="hierarchy")
+    assert figures == linked_figures(COLUMNS, [r for _lv, r in versions], combinations, k,
+                                     [lv for lv, _r in versions], UP)
