@@ -108,7 +108,8 @@
   {%- set release_ids = dbt_deid.line_release_ids(cfg, store) | map('string') | sort | list -%}
   {#- the releases of the line at other levels than this version's (a QI's recorded level
       differs or is missing, as the gate's release_levels read them; review 11 final, L1): a
-      state held there is not a change (deid_history writes '3', not '2'); a release without
+      state held there is no target of the guard (deid_history writes '3', not '2'; the gate
+      compares it at the coarser level, review 12b H1); a release without
       recorded levels keeps '2' (a target for the guard, counted 1: never more than the gate,
       which refuses such a release) -#}
   {%- set other_levels = [] -%}{%- set quoted = [] -%}{%- set mine = dbt_deid.released_level_specs(cfg) -%}
@@ -250,8 +251,9 @@
     true value. `deid_history` (review 10 final, H1; read by the linked guard,
     dbt_deid.living.linked): per release of the line (`line.release_ids`, sorted), '1' when it
     holds the record in its latest state, '2' in another state, '3' in another state when the
-    release is at other levels than this version (`line.other_levels`; review 11 final, L1: not
-    a change, as the gate's deid_restated groups states by levels), '0' when it does not hold
+    release is at other levels than this version (`line.other_levels`; review 11 final, L1: no
+    target of the guard; the gate's deid_restated compares it at the coarser level, review 12b
+    H1), '0' when it does not hold
     the record; on the latest state's row only (null on the others). Per release `i` (1-based,
     the order of `deid_history`) and QI, on the latest state's row too (review 11 final, M1:
     what the gate's linked check reads per release, linked_changes_sql.sql's `<qi>__w<i>` and

@@ -262,7 +262,8 @@ def test_states_that_differ_only_in_level_are_no_change() -> None:
     """Review 11 final, L1: version 1 (r1) was at other levels (age in 10-year bands), version
     2 (r2, the gate accepted it at mixed levels) and this refresh at 1-year ages; nothing
     changed. Each record's r1 state is another state only by its level, which the gate's SQL
-    (linked_changes_sql.sql, deid_restated groups states by levels) does not count as a change:
+    (linked_changes_sql.sql, deid_restated compares it at the coarser level: equal there, so no
+    change; review 12b H1) does not count as a change:
     `deid_history` writes '3' there, not '2', and the refresh's linked guard has no target.
     Before the fix every record had history '21', was a target counted 1, and the refresh
     refused: "changed records linked across versions: age+zip: 6 of 6 consistent with fewer
