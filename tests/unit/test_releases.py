@@ -103,3 +103,86 @@ def test_summary_finds_a_release_by_name() -> None:
     assert release_prefix(tables, "geographic", "clinical") == "clinical__"
     with pytest.raises(DataError, match="releases built: geographic, clinical"):
         release_prefix(tables, "geographic", "other")
+
+
+def _props(release: str = "clinical") -> dict:
+    return yaml.safe_load(release_files(REPO, release)[f"{release}__deid_release.yml"])
+
+
+def test_every_package_test_is_generated_for_the_release_with_its_arguments() -> None:
+    """The anchors and flow style change the YAML's form only: each package model's tests are
+    the release's, renamed, with the same arguments and severity, tagged deid, deid_gate and
+    the release's tag (fail closed holds for an extra release as for the package's)."""
+    by_name = {e["name"]: e for e in _props()["models"]}
+    checked = 0
+    for m in chain_models(REPO):
+        ours = by_name[f"clinical__{m.name}"].get("data_tests") or []
+        theirs = m.properties.get("data_tests") or []
+        assert len(ours) == len(theirs), m.name
+        for mine, package in zip(ours, theirs, strict=True):
+            (kind, args), = mine.items()
+            (pkind, pargs), = package.items()
+            assert kind == pkind and args["name"] == f"clinical__{pargs['name']}"
+            assert args.get("arguments") == pargs.get("arguments")
+            assert args["config"]["severity"] == pargs["config"]["severity"] == "error"
+            assert {"deid", "deid_gate", "deid_release_clinical"} <= set(args["config"]["tags"])
+            checked += 1
+    assert checked >= 3
+
+
+def test_working_models_point_at_the_package_models_docs_the_published_keeps_its_own() -> None:
+    """A working model's description names and links its package model (which documents it
+    and its columns once); the published table, the user's mart, keeps the package model's
+    description and columns (docs/projects.md; tests/integration/test_docs_dbt.py checks the
+    rule on the demo's docs)."""
+    models = {m.name: m for m in chain_models(REPO)}
+    for e in _props()["models"]:
+        base = e["name"].removeprefix("clinical__")
+        if models[base].published:
+            assert [c["name"] for c in e["columns"]] == [
+                c["name"] for c in models[base].properties["columns"]]
+            assert "The publish model" in e["description"]
+        else:
+            assert "columns" not in e
+            assert f"[{base}](#!/model/model.dbt_deid.{base})" in e["description"]
+            assert models[base].docs in e["description"] and models[base].docs.endswith(".yml")
+
+
+def test_release_yaml_parses_to_the_plain_properties_and_refuses_otherwise() -> None:
+    """Shared configs are anchors (written once), and the text parses to exactly the release's
+    properties; the check raises rather than write a YAML that does not."""
+    from dbt_deid.dbt_side.releases import release_properties, release_yaml
+
+    props = release_properties(chain_models(REPO), "clinical")
+    text = release_yaml(props)
+    assert yaml.safe_load(text) == props
+    assert text.count("&work") == 1 and text.count("*work") >= 10
+    assert "config: &gate {" in text and text.count("config: *gate") >= 3
+    bad = {**props, "models": [{**props["models"][0], "config": {"x": float("nan")}}]}
+    with pytest.raises(AssertionError, match="does not parse back"):
+        release_yaml(bad)
+
+
+def test_check_still_sees_a_new_gate_test_or_config_of_the_package(tmp_path) -> None:
+    """--check's staleness detection: the committed files are out of date when the package
+    adds a test or changes a config of a chain model (not when it only rewords a working
+    model's column, documented once in the package)."""
+    import dataclasses
+
+    from dbt_deid.dbt_side.releases import release_properties, release_yaml
+
+    models = chain_models(REPO)
+    before = release_yaml(release_properties(models, "clinical"))
+    i = next(i for i, m in enumerate(models) if m.name == "deid_patterns")
+    props = dict(models[i].properties)
+    props["data_tests"] = [{"dbt_deid.deid_gate": {"name": "deid_gate_new",
+                                                   "arguments": {"gate": "new"},
+                                                   "config": {"severity": "error"}}}]
+    with_test = [*models[:i], dataclasses.replace(models[i], properties=props), *models[i + 1:]]
+    assert "clinical__deid_gate_new" in release_yaml(release_properties(with_test, "clinical"))
+    props = dict(models[i].properties, config={"materialized": "view"})
+    viewed = [*models[:i], dataclasses.replace(models[i], properties=props), *models[i + 1:]]
+    assert release_yaml(release_properties(viewed, "clinical")) != before
+    props = dict(models[i].properties, columns=[{"name": "n", "description": "reworded"}])
+    reworded = [*models[:i], dataclasses.replace(models[i], properties=props), *models[i + 1:]]
+    assert release_yaml(release_properties(reworded, "clinical")) == before

@@ -13,9 +13,15 @@ package, never written by hand (docs/projects.md, "Several releases in one proje
   ``dbt.ref("deid_...")`` calls renamed to the release's nodes (dbt reads Python refs from the
   source text): a few lines, since the model's body is one function of
   :mod:`dbt_deid.dbt_side.glue`;
-* one YAML file gives each node the package model's description, columns, configs (the
-  Python models' settings JSON read from ``deid_releases.<release>``), gate tests and the tags
-  ``deid``, ``deid_gate``/``deid_publish`` as in the package, and ``deid_release_<release>``.
+* one YAML file gives each node its configs (the Python models' settings JSON read from
+  ``deid_releases.<release>``), the package model's tests (the gates, renamed
+  ``<release>__<test>``) and the tags ``deid``, ``deid_gate``/``deid_publish`` as in the package,
+  and ``deid_release_<release>``. Its documentation points at the package model's (a one-line
+  description naming and linking it, no columns): the description and columns of a working model
+  are written once, in the package's YAML; only the published table, the user's mart, carries
+  the package model's description and columns. Configs and test configs shared by several nodes
+  are YAML anchors (``&work`` / ``*work``) so each is written once; the file parses to the same
+  properties as the plain form (:func:`release_yaml` checks it).
 
 Re-running the generator after a package upgrade rewrites the files; :func:`check_release_files`
 says whether the committed files are what the package generates (a test keeps the demo's so).
@@ -24,6 +30,7 @@ says whether the committed files are what the package generates (a test keeps th
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +72,8 @@ class ChainModel:
     language: str
     properties: dict[str, Any]
     published: bool
+    #: the package YAML file documenting the model, relative to the package
+    docs: str = ""
 
 
 def find_package_dir(project_dir: Path, package_dir: Path | None = None) -> Path:
@@ -82,12 +91,12 @@ def find_package_dir(project_dir: Path, package_dir: Path | None = None) -> Path
         " run `dbt deps` first or give --package-dir")
 
 
-def _yaml_models(package: Path) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _yaml_models(package: Path) -> dict[str, tuple[dict[str, Any], str]]:
+    out: dict[str, tuple[dict[str, Any], str]] = {}
     for folder in ("models", "python_models"):
         for f in sorted((package / folder).rglob("*.yml")):
             for entry in (yaml.safe_load(f.read_text()) or {}).get("models") or []:
-                out[entry["name"]] = entry
+                out[entry["name"]] = (entry, f.relative_to(package).as_posix())
     return out
 
 
@@ -101,14 +110,14 @@ def chain_models(package: Path) -> list[ChainModel]:
         for f in sorted((package / folder).rglob("*")):
             if f.suffix not in (".sql", ".py"):
                 continue
-            entry = props.get(f.stem, {"name": f.stem})
+            entry, docs = props.get(f.stem, ({"name": f.stem}, ""))
             if f.suffix == ".sql":
                 if f.read_text() != THIN_SQL:
                     continue
             elif not _DEFAULT_VAR.search(str((entry.get("config") or {}).get("enabled", ""))):
                 continue
             found.append(ChainModel(f.stem, f, "sql" if f.suffix == ".sql" else "python", entry,
-                                    "publish" in f.relative_to(package).parts))
+                                    "publish" in f.relative_to(package).parts, docs))
     return sorted(found, key=lambda m: m.name)
 
 
@@ -116,6 +125,7 @@ def _release_var(text: str, release: str) -> str:
     """A package YAML config expression on var('deid_release') made one on the release's entry
     of var('deid_releases')."""
     settings = f"(var('deid_releases', {{}}) or {{}}).get('{release}')"
+    text = text.replace("(var('deid_release', {}) or {})", f"({settings} or {{}})")
     return _DEFAULT_VAR.sub(
         lambda m: settings if m.group(1) == "none" else f"({settings} or {{}})", text)
 
@@ -166,22 +176,150 @@ def _tests(model: ChainModel, release: str) -> list[Any]:
     return out
 
 
+def _pointer(model: ChainModel, release: str) -> str:
+    """The one-line description of a working model of the release: which package model it is,
+    with a link to that model's page on the dbt docs site and the YAML file documenting it."""
+    where = f", {model.docs}" if model.docs else ""
+    return (f"Release {release} (var deid_releases.{release}) of the package model"
+            f" [{model.name}](#!/model/model.dbt_deid.{model.name}), which documents it and its"
+            f" columns (dbt_deid{where}).")
+
+
 def release_properties(models: list[ChainModel], release: str) -> dict[str, Any]:
-    """The YAML properties of the release's nodes."""
+    """The YAML properties of the release's nodes. A working model's documentation is a pointer
+    to its package model (:func:`_pointer`; its columns are the package model's, documented
+    once in the package); the published table keeps the package model's description and
+    columns."""
     entries = []
     for m in models:
         entry: dict[str, Any] = {"name": f"{release}__{m.name}"}
-        desc = " ".join(str(m.properties.get("description") or "").split())
-        entry["description"] = (f"Release {release} (var deid_releases.{release}): the package"
-                                f" model {m.name} of this release. {desc}").strip()
+        if m.published:
+            desc = " ".join(str(m.properties.get("description") or "").split())
+            entry["description"] = (f"Release {release} (var deid_releases.{release}): the"
+                                    f" package model {m.name} of this release. {desc}").strip()
+        else:
+            entry["description"] = _pointer(m, release)
         entry["config"] = _config(m, release)
-        if m.properties.get("columns"):
+        if m.published and m.properties.get("columns"):
             entry["columns"] = m.properties["columns"]
         tests = _tests(m, release)
         if tests:
             entry["data_tests"] = tests
         entries.append(entry)
     return {"version": 2, "models": entries}
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
+#: Line width above which a config is written one key per line.
+_WIDTH = 100
+
+
+def _flow(value: Any) -> str:
+    """``value`` in YAML flow style (strings quoted unless a plain identifier)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if isinstance(value, str):
+        plain = _PLAIN.fullmatch(value) and value.lower() not in _RESERVED
+        return value if plain else json.dumps(value, ensure_ascii=False)
+    return json.dumps(value)
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+class _Anchors:
+    """YAML anchors for the configs written more than once: the first use defines
+    ``&name``, the next ones are ``*name``; a config that only adds to or changes keys of a
+    config defined above merges it (``<<: *work`` and its own keys)."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.names: dict[str, str] = {}
+        #: the anchored configs defined so far, in the order written (deterministic output)
+        self.values: dict[str, dict[str, Any]] = {}
+
+    def lines(self, head: str, value: dict[str, Any], name: str,
+              width: int = _WIDTH) -> list[str]:
+        """``head`` (``"  config: "``) followed by ``value``: an alias, or the mapping in flow
+        style (block style, one key per line, when longer than ``width``)."""
+        key = _key(value)
+        anchor = ""
+        if self.counts.get(key, 0) >= 2:
+            if key in self.values:
+                return [f"{head}*{self.names[key]}"]
+            taken = set(self.names.values())
+            self.names[key] = next(n for n in (name, *(f"{name}{i}" for i in range(2, 99)))
+                                   if n not in taken)
+            self.values[key] = value
+            anchor = f"&{self.names[key]} "
+        items = [(k, _flow(v)) for k, v in value.items()]
+        # merge the anchored config that leaves the fewest keys to write
+        for other in sorted(self.values, key=lambda o: -len(self.values[o])):
+            base = self.values[other]
+            if other == key or not set(base) <= set(value):
+                continue
+            own = [(k, _flow(v)) for k, v in value.items() if k not in base or base[k] != v]
+            if len(own) + 1 < len(items):
+                items = [("<<", f"*{self.names[other]}"), *own]
+        flow = anchor + "{" + ", ".join(f"{_flow(k) if k != '<<' else k}: {v}"
+                                        for k, v in items) + "}"
+        if len(head) + len(flow) <= width:
+            return [head + flow]
+        indent = " " * (len(head) - len(head.lstrip()) + 2)
+        return [(head + anchor).rstrip()] + [
+            f"{indent}{_flow(k) if k != '<<' else k}: {v}" for k, v in items]
+
+
+def _anchor_name(config: dict[str, Any]) -> str:
+    if "deid_release_json" in config:
+        return "python"
+    return "gated" if "deid_gate" in (config.get("tags") or []) else "work"
+
+
+def release_yaml(props: dict[str, Any]) -> str:
+    """``props`` (:func:`release_properties`) as YAML: a config or test config written more
+    than once is an anchor; raises when the text does not parse back to ``props``."""
+    counts: dict[str, int] = {}
+    configs = [e["config"] for e in props["models"]]
+    test_configs = [next(iter(t.values()))["config"] for e in props["models"]
+                    for t in e.get("data_tests", [])]
+    for c in configs + test_configs:
+        counts[_key(c)] = counts.get(_key(c), 0) + 1
+    anchors = _Anchors(counts)
+    lines = [f"version: {props['version']}", "models:"]
+    for e in props["models"]:
+        lines += [f"- name: {_flow(e['name'])}", f"  description: {_flow(e['description'])}"]
+        lines += anchors.lines("  config: ", e["config"], _anchor_name(e["config"]))
+        if e.get("columns"):
+            lines.append("  columns:")
+            lines += [f"  - {{name: {_flow(c['name'])}, description:"
+                      f" {_flow(' '.join(str(c.get('description', '')).split()))}}}"
+                      for c in e["columns"]]
+        if e.get("data_tests"):
+            lines.append("  data_tests:")
+            for t in e["data_tests"]:
+                (kind, args), = t.items()
+                rest = {k: v for k, v in args.items() if k != "config"}
+                config, = anchors.lines("", args["config"], "gate", width=10**6)
+                lines.append(f"  - {kind}: {_flow(rest)[:-1]}, config: {config}}}")
+    text = "\n".join(lines) + "\n"
+    if yaml.safe_load(text) != _normalized(props):
+        raise AssertionError("dbt_deid add-release: the YAML written does not parse back to the"
+                             " release's properties; this is a bug of dbt_deid")
+    return text
+
+
+def _normalized(props: dict[str, Any]) -> dict[str, Any]:
+    """``props`` with column descriptions on one line (as :func:`release_yaml` writes them)."""
+    out = json.loads(json.dumps(props))
+    for e in out["models"]:
+        for c in e.get("columns") or []:
+            c["description"] = " ".join(str(c.get("description", "")).split())
+    return out
 
 
 def _without_docstring(text: str) -> str:
@@ -202,9 +340,9 @@ def python_model_text(model: ChainModel, release: str, chain: set[str]) -> str:
     renamed = _PY_REF.sub(
         lambda m: f'dbt.ref("{release}__{m.group(1)}")' if m.group(1) in chain else m.group(0),
         text)
-    return (f"# Release {release}: generated by `python -m dbt_deid add-release {release}`\n"
-            f"# from the package's {model.path.name}; do not edit.\n"
-            "# ruff: noqa: E501 (the release's model names make the refs long)\n\n\n"
+    return (f"# Release {release}: generated by `python -m dbt_deid add-release {release}` from"
+            f" the package's {model.path.name}; do not edit.\n"
+            "# ruff: noqa: E501 (the release's model names make the refs long)\n\n"
             f"{renamed}")
 
 
@@ -222,8 +360,8 @@ def release_files(package: Path, release: str) -> dict[str, str]:
     header = (f"# Release {release}: the nodes of var deid_releases.{release}, generated by\n"
               f"#   python -m dbt_deid add-release {release} --models-dir <this folder>\n"
               "# from the installed dbt_deid package; do not edit (re-run it after upgrading).\n")
-    files[f"{release}__deid_release.yml"] = header + yaml.safe_dump(
-        release_properties(models, release), sort_keys=False, width=100, allow_unicode=True)
+    files[f"{release}__deid_release.yml"] = header + release_yaml(
+        release_properties(models, release))
     return files
 
 
