@@ -32,7 +32,8 @@
     (`<release>__deid_release_records`, `<release>__deid_history_key`): records keyed with two
     keys cannot be linked, so such a store is never read as part of a line; the gate refuses
     while one holds rows of the line (legacy_release_stores). The store, the key and the store's
-    columns are created by deid_release_history_init before any publish model runs
+    columns are created by the on-run-start hook prepare_release_tables before any publish
+    model runs
     (ensure_release_stores), so publish models running at once on several threads only ever
     append to the store. -#}
 {% macro release_records_relation(truth) -%}
@@ -89,7 +90,7 @@
   {{ return(out) }}
 {%- endmacro %}
 
-{#- deid_release_history_init: the project's store and key in the working schema of every
+{#- prepare_release_tables (on-run-start): the project's store and key in the working schema of every
     release (one of each per schema), before any publish model runs. A store missing is
     created with the columns of every declared release's released QIs (a store that exists
     gets the columns it lacks), and the key with it; a key is never created next to a store
@@ -290,7 +291,7 @@
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": " ~ store ~ " exists but its key table " ~ dbt_deid.history_key_relation(truth) ~ " is missing; the record keys cannot be recomputed (restore the key from a backup)") }}
   {%- endif -%}
   {#- created (with the key) when absent: the publish model ran without
-      deid_release_history_init; the columns of QIs new to this release added -#}
+      the hook prepare_release_tables; the columns of QIs new to this release added -#}
   {%- set columns = dbt_deid.release_records_columns(cfg) -%}
   {%- do dbt_deid.ensure_release_store(truth, columns) -%}
   {%- do dbt_deid.ensure_store_line_columns(store) -%}

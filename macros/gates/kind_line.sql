@@ -268,7 +268,7 @@
 {#- The select list of the history columns the line gate reads (and filters on), for a history
     written by any package version: line_json, input_relation and release_kind as null where
     the table has no such column (the history of a version before them, read before
-    deid_release_history_init adds them, as when the publish model runs alone). That is what
+    the on-run-start hook prepare_release_tables adds them, as when the publish model runs alone). That is what
     the gate reads after the columns are added (null in every earlier row), so the check stays
     sound: a row without line_json has its table told by its relations (kind_line_row_table),
     a history without release_kind holds no claims or text version (those were first recorded

@@ -6,8 +6,8 @@
     DuckDB, each reads the snapshot of its transaction's start).
 
     So the line is locked: deid_line_locks (working schema, next to the store: one row per
-    source relation, names only) holds a row per line, created by deid_release_history_init
-    before any publish model runs, and the gate updates its line's row before it reads the
+    source relation, names only) holds a row per line, created by the on-run-start hook
+    prepare_release_tables before any publish model runs, and the gate updates its line's row before it reads the
     store. On PostgreSQL the second publish waits until the first commits, then reads its rows
     (READ COMMITTED); on DuckDB the second fails with a write-write conflict (nothing published;
     run it again); neither publishes unchecked. Spark has no transactions: nothing is locked
@@ -17,7 +17,7 @@
   {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier='deid_line_locks', type='table')) }}
 {%- endmacro %}
 
-{#- deid_release_history_init: the lock table next to `truth` with a row for each of `sources`
+{#- prepare_release_tables (on-run-start): the lock table next to `truth` with a row for each of `sources`
     (line_source of every declared release) it does not hold yet. -#}
 {% macro ensure_line_locks(truth, sources) -%}
   {{ return(dbt_deid.own(adapter.dispatch('ensure_line_locks', 'dbt_deid'))(truth, sources)) }}
@@ -56,7 +56,7 @@
 {% macro default__lock_release_line(cfg, truth, also=none) -%}
   {%- set rel = dbt_deid.line_locks_relation(truth) -%}
   {%- set mine = dbt_deid.line_source(cfg) -%}
-  {%- set fix = " (the model deid_release_history_init creates it: build it first, e.g. `dbt run -s deid_release_history_init`; every `dbt build`/`dbt run` of the release includes it)" -%}
+  {%- set fix = " (the package's on-run-start hook prepare_release_tables creates it before any node of a `dbt run`, `build` or `retry` that selects a model of a release: run the release again)" -%}
   {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
     {{ return(["the line lock table " ~ rel ~ " is missing, so a publish of the same source on another thread could read the store before this one writes it" ~ fix]) }}
   {%- endif -%}

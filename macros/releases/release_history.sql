@@ -2,8 +2,8 @@
     every column of this package version. The publish materialization appends one row per
     release attempt (dbt_deid.record_release); with several releases in one `dbt build` their
     publish models run at once on different threads, so the table is created (and older tables
-    given the columns added since) by the model deid_release_history_init, which every publish
-    model depends on, before any of them runs: two threads never create or alter it at once.
+    given the columns added since) by the package's on-run-start hook prepare_release_tables,
+    before any node runs: two threads never create or alter it at once.
     (Appends from two threads do not conflict.) record_release still calls this, for a publish
     model run alone (`dbt run -s deid_published`), when nothing else writes. -#}
 {% macro ensure_release_history(history) -%}
@@ -15,7 +15,7 @@
   {%- set found = adapter.get_relation(history.database, history.schema, history.identifier) -%}
   {%- if found is none -%}
     {%- do dbt_deid.create_schema_if_missing(history) -%}
-    {#- `if not exists`: a table created earlier in this run (deid_release_history_init) is
+    {#- `if not exists`: a table created earlier in this run (prepare_release_tables) is
         not in dbt's relation cache -#}
     {% call statement('deid_history_create') -%}
       create table if not exists {{ history }} (

@@ -260,7 +260,6 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {#- The release manifest (dbt_deid.record_release) reads the achieved figures and the
     information loss of this release (deid_diagnostics): built first. #}
 -- depends_on: {{ dbt_deid.release_ref('deid_diagnostics') }}
--- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
@@ -390,8 +389,8 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
     is not rendered at parse, so it is no dependency; a ref to a disabled node would fail).
     A view: the report reads what the history holds when it runs (issue 35). The publish
     model is found in the graph, not through ref(): the report must not wait for it (a
-    refused release's report is written too). -#}
--- depends_on: {{ ref('dbt_deid', 'deid_release_history_init') }}
+    refused release's report is written too). The history exists before any node of the
+    invocation runs (the package's on-run-start hook prepare_release_tables creates it). -#}
 {%- set pub = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_published')) if execute else none -%}
 {%- set history = api.Relation.create(database=pub.database, schema=pub.schema, identifier='deid_release_history', type='table') if pub is not none else none -%}
 {%- if history is not none and adapter.get_relation(history.database, history.schema, history.identifier) is none -%}

@@ -92,7 +92,7 @@
 
 {#- Every extra release declared is valid and has its nodes (at least its publish model) in the
     project: a release declared without its models would silently publish nothing. Run by
-    deid_release_history_init at execution time. -#}
+    the on-run-start hook prepare_release_tables. -#}
 {% macro check_extra_releases() -%}
   {%- for key, raw in dbt_deid.extra_releases().items() -%}
     {%- do dbt_deid._check_extra_release(key, raw) -%}

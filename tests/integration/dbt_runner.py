@@ -168,13 +168,16 @@ def suite_caches(env: dict[str, str]) -> dict[str, str]:
 
 def run_dbt(
     project: Path, args: list[str], tmp: Path, variables: dict[str, Any] | None = None,
-    database: Path | None = None,
+    database: Path | None = None, script: Path | None = None,
 ) -> DbtRun:
-    """Run ``dbt <args>`` in ``project`` with its own DuckDB file under ``tmp``."""
+    """Run ``dbt <args>`` in ``project`` with its own DuckDB file under ``tmp`` (through the
+    Python file ``script`` instead of the ``dbt`` console script when given, e.g.
+    ``dbt_without_release_tables_hook.py``)."""
     deps(project)
     db = database or tmp / "release.duckdb"
     target = tmp / "target"
-    cmd = [DBT, *args, *_project_args(project), "--target-path", str(target),
+    program = [sys.executable, str(script)] if script else [DBT]
+    cmd = [*program, *args, *_project_args(project), "--target-path", str(target),
            "--log-path", str(tmp / "logs")]
     if variables:
         cmd += ["--vars", json.dumps(variables)]

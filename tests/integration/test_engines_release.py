@@ -73,7 +73,6 @@ ENGINE_SPECIFIC = {
     "deid_history_key": "a random key drawn in each warehouse",
     "deid_release_records": "record keys are md5 over that warehouse's random key",
     "deid_line_locks": "the invocation id that last locked each line",
-    "deid_release_history_init": "names the engine's history relation",
     "deid_claims_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
     "deid_text_verdict_inputs": "names the engine's relations, its fingerprints, invocation id",
 }

@@ -433,7 +433,7 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
                                                                              tmp_path) -> None:
     """Review 9 final, F7: a preview (what `python -m dbt_deid advise --vars ...` builds:
     +deid_release_advice, so the plan, the map and deid_generalized; here also the input
-    fingerprint and the history init an earlier build leaves) protects one combination less
+    fingerprint and the release tables the on-run-start hook creates) protects one combination less
     ([province, admission_date] instead of [province, age, admission_date]); then `dbt build -s
     deid_suppressed+` with the release's settings rebuilds the gate table over the preview's
     plan. The gate table verified the plan's combinations, the preview's, and working_tables
@@ -445,7 +445,7 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
     combos = _vars()["deid_release"]["combinations"]
     preview = _vars(combinations=[*combos[:2], ["province", "admission_date"]])
     advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice",
-                                    "+deid_input", "+deid_release_history_init"],
+                                    "+deid_input"],
                       tmp_path / "preview", preview, db)
     assert advised.ok, advised.output[-3000:]
     run = run_dbt(INTEGRATION, ["build", "--select", "deid_suppressed+"], tmp_path / "real",

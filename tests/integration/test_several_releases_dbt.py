@@ -9,7 +9,7 @@ And two releases of one project over the same source and record identity, built 
 run` on a fresh warehouse (issue 32, item 2): the second to publish is combined with the first
 (one store and one key for the project's releases) and refused when their combination breaks k.
 On main 7a63135 both published: the gate of the second found no history (created in the same
-invocation by deid_release_history_init, not in dbt's relation cache) and its own empty store,
+invocation before the publish models, not in dbt's relation cache) and its own empty store,
 "no earlier published release, nothing to combine", and the independent check of the two
 published tables, records linked by id, finds records below k."""
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -94,8 +95,8 @@ def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path
         parents = [p.split(".")[-1] for p in node["depends_on"].get("nodes", [])]
         release_parents = [p for p in parents if p.startswith("deid_") or "__deid_" in p]
         if node["name"].startswith("it_second__"):
-            assert all(p.startswith("it_second__") or p == "deid_release_history_init"
-                       for p in release_parents), (node["name"], parents)
+            assert all(p.startswith("it_second__") for p in release_parents), (
+                node["name"], parents)
             assert "deid_release_it_second" in node["tags"]
             if node["resource_type"] == "test" and "__deid_gate_" in node["name"] and parents:
                 assert parents == ["it_second__deid_release_gate"], (node["name"], parents)
@@ -152,20 +153,24 @@ def test_two_releases_of_one_source_in_one_run_are_combined(it_database, tmp_pat
     variables = release_vars(name="combined_it")
     variables["deid_releases"] = {"it_second": {**variables["deid_release"], "name": "it_second",
                                                 "tau": 0.34}}
-    # A. without the line lock (dropped, as on a warehouse of before it, and the model that
-    # creates it not selected): both publish models on four threads could each read the store
-    # before the other writes, so each is refused naming the lock. Review of session 5: before
-    # this, both published 4,000 rows, never combined (2 records below k = 5, smallest 4).
+    # A. without the line lock (dropped, as on a warehouse of before it, and the publish models
+    # run without what creates it: the model deid_release_history_init not selected before
+    # issue 33, now dbt run without the package's on-run-start hook prepare_release_tables,
+    # dbt_without_release_tables_hook.py): both publish models on four threads could each read
+    # the store before the other writes, so each is refused naming the lock. Review of session
+    # 5: before this, both published 4,000 rows, never combined (2 records below k = 5,
+    # smallest 4).
     (tmp_path / "nolock").mkdir()
     init = build_release(it_database, tmp_path / "nolock", variables, command="run",
-                         select="deid_release_history_init")
+                         select="deid_release_plan")  # the hook creates the tables
     assert init.ok, init.output[-3000:]
     with duckdb.connect(str(init.database)) as con:
+        assert con.execute("select count(*) from main_deid_work.deid_line_locks").fetchone()[0]
         con.execute("drop table main_deid_work.deid_line_locks")
     nolock = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid",
-                                   "tag:deid_release_it_second", "--threads", "4", "--exclude",
-                                   "deid_release_history_init"],
-                     tmp_path / "nolock", variables, init.database)
+                                   "tag:deid_release_it_second", "--threads", "4"],
+                     tmp_path / "nolock", variables, init.database,
+                     script=Path(__file__).with_name("dbt_without_release_tables_hook.py"))
     assert not nolock.ok
     assert not {"deid_published", "it_second__deid_published"} & nolock.tables("main")
     statuses = nolock.query("select release_name, status from deid_release_history")

@@ -106,11 +106,12 @@ def test_a_missing_lock_table_or_line_row_refuses() -> None:
     """Review of session 5: a lock table or a line's row that is missing locked nothing and
     said nothing (two cursors updated a missing row without a conflict), so two publishes of
     one source on two threads were never combined. Each is now a problem the gate
-    combined_releases refuses with, naming deid_release_history_init."""
+    combined_releases refuses with, naming what creates them (the model
+    deid_release_history_init before issue 33, now the on-run-start hook prepare_release_tables)."""
     con = duckdb.connect()
     problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None)
     assert len(problems) == 1 and "deid_line_locks is missing" in problems[0]
-    assert "deid_release_history_init" in problems[0]
+    assert "prepare_release_tables" in problems[0]
     _caller(con)("ensure_line_locks")(None, ["main.monthly"])
     problems = _caller(con)("lock_release_line")({"source": "main.discharge"}, None)
     assert len(problems) == 1 and "holds no row for the source main.discharge" in problems[0]
