@@ -307,9 +307,12 @@ def test_a_later_version_of_a_text_line_is_not_published_unchecked(
     # the client clocks disagree: version 2's row recorded before version 1's. The latest
     # version is the one the published table is (its fingerprint), so an identical rebuild of
     # version 2 is still identical, whatever the recorded times say. And the history is one of
-    # a package version before line_json (the column dropped), the publish model run alone (no
-    # deid_release_history_init to add the column): the gate reads the rows as rows written
-    # before line_json (their table told by their relations), and the history row it appends
+    # a package version before line_json (the column dropped), the publish model run alone
+    # (before issue 33 without deid_release_history_init to add the column; now the package's
+    # on-run-start hook prepare_release_tables adds it back first when a discharge release
+    # publishing next to it is declared, as in this project, and the unit test
+    # test_kind_line_history_sql reads a history without it): the gate reads the rows as rows
+    # written before line_json (their table told by their relations), and the history row it appends
     # brings the column back
     with duckdb.connect(str(db)) as con:
         con.execute("update deid_release_history set recorded_at = '2000-01-01T00:00:00Z'"

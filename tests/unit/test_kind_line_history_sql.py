@@ -1,6 +1,7 @@
 """The claims and text line gate on a release history of an older package version
 (macros/gates/kind_line.sql, kind_line_history_columns; issue 32): the publish model run alone
-reads the history before deid_release_history_init adds this version's columns. The columns
+reads the history before anything adds this version's columns (the hook prepare_release_tables
+adds them only next to a discharge release's published table). The columns
 the line does without (line_json, input_relation, release_kind) read as null, as they read once
 added; a missing column it cannot do without is a message, not a SQL error. Rendered with Jinja
 outside dbt, the select list run on DuckDB in memory. (The whole gate on a history without
