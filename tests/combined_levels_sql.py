@@ -53,7 +53,9 @@ def _caller(execute: Execute, files: Sequence[Path],
                 keyed_record_hash_sql=lambda e, k: (f"md5({k}.key_value || '|' ||"
                                                     f" cast({e} as varchar))"),
                 line_rows_condition=lambda cfg, alias="": "1 = 1",
-                level_map_sql=call("level_map_sql")),
+                level_map_sql=call("level_map_sql"),
+                # each QI's original values in its own `<qi>__original` column
+                original_value_sources=lambda cfg: {q: q for q in cfg["released_qis"]}),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint"),
             "adapter": SimpleNamespace(
                 get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
@@ -88,12 +90,17 @@ def _insert(execute: Execute, table: str, rows: Iterable[Sequence[object]]) -> N
 def load(execute: Execute, columns: Sequence[str],
          releases: Sequence[tuple[Mapping[str, int], Records]],
          hierarchy: Iterable[tuple[str, object, int, object]]) -> None:
-    """Tables ``truth`` (the last release), ``store`` (the others, release ids r0, r1, ...),
-    ``deid_key`` and ``hierarchy`` (qi_name, original_value, level, generalized_value)."""
+    """Tables ``truth`` (the last release; with its records' original values,
+    ``<qi>__original``, when it is a :class:`Held` that carries them, as deid_suppressed does),
+    ``store`` (the others, release ids r0, r1, ...), ``deid_key`` and ``hierarchy`` (qi_name,
+    original_value, level, generalized_value)."""
     qcols = [f"{_ident(q)} varchar, {_ident(q + '__generalized')} varchar" for q in columns]
+    *earlier, (_levels, candidate) = releases
+    raw = getattr(candidate, "originals", None)
     for table in ("truth", "store", "deid_key", "hierarchy"):
         execute(f"drop table if exists {table}")
-    execute("create table truth (rid varchar, " + ", ".join(qcols) + ")")
+    ocols = [f"{_ident(q + '__original')} varchar" for q in columns] if raw is not None else []
+    execute("create table truth (rid varchar, " + ", ".join(qcols + ocols) + ")")
     execute("create table store (record_key varchar, release_id varchar, "
             + ", ".join(qcols) + ")")
     execute("create table deid_key (key_value varchar)")
@@ -105,8 +112,8 @@ def load(execute: Execute, columns: Sequence[str],
     def cells(published: Sequence[object], true: Sequence[object]) -> list[object]:
         return [v for pair in zip(published, true, strict=True) for v in pair]
 
-    *earlier, (_levels, candidate) = releases
-    _insert(execute, "truth", [[str(rid), *cells(p, t)] for rid, (p, t) in candidate.items()])
+    _insert(execute, "truth", [[str(rid), *cells(p, t), *(raw[rid] if raw is not None else ())]
+                               for rid, (p, t) in candidate.items()])
     for i, (_lv, records) in enumerate(earlier):
         _insert(execute, "store", [
             [hashlib.md5(f"{KEY}|{rid}".encode()).hexdigest(), f"r{i}", *cells(p, t)]
@@ -165,11 +172,20 @@ def _at(q: str, value: str, level: int) -> str:
     return AGES[value] if q == "age" else CODES[value][level - 1]
 
 
+class Held(dict):
+    """A release's records (record id -> (published cells, true values)) that also carries
+    their original values (``originals``: record id -> one per QI), as the checked release
+    (deid_suppressed's ``<qi>__original``) does for the candidate."""
+
+    originals: dict[int, tuple[str, ...]]
+
+
 def release(levels: dict[str, int], truth: dict[int, tuple[str, str]],
-            suppressed: set[tuple[int, str]] = frozenset()) -> tuple[dict, dict]:
+            suppressed: set[tuple[int, str]] = frozenset()) -> tuple[dict, Held]:
     """One release at ``levels`` of the records ``truth`` (record id -> original values),
     with the cells ``suppressed`` ((record id, QI)) suppressed."""
-    records = {}
+    records = Held()
+    records.originals = {rid: tuple(values) for rid, values in truth.items()}
     for rid, values in truth.items():
         true = tuple(_at(q, v, levels[q]) for q, v in zip(COLUMNS, values, strict=True))
         cells = tuple(None if (rid, q) in suppressed else t
@@ -178,7 +194,7 @@ def release(levels: dict[str, int], truth: dict[int, tuple[str, str]],
     return levels, records
 
 
-def random_releases(rng: random.Random, n_levels: int) -> list[tuple[dict, dict]]:
+def random_releases(rng: random.Random, n_levels: int) -> list[tuple[dict, Held]]:
     """Three to four releases of one source: records drawn from few values (small classes and
     large ones), each release at a random level per QI, holding a random share of the records
     (some in one release only), suppressing a share of cells; 15% of the records get a new code
@@ -191,6 +207,42 @@ def random_releases(rng: random.Random, n_levels: int) -> list[tuple[dict, dict]
         levels = {"age": rng.randint(0, 1), "diag": rng.randint(0, n_levels - 1)}
         held = {r: (changed.get(r, v) if i else v) for r, v in truth.items()
                 if rng.random() < 0.8}
+        p = rng.choice([0.0, 0.2, 0.5])
+        suppressed = {(r, q) for r in held for q in COLUMNS if rng.random() < p}
+        out.append(release(levels, held, suppressed))
+    return out
+
+
+def random_corrections(rng: random.Random, n_levels: int) -> list[tuple[dict, Held]]:
+    """Three to four releases of one source, each at random levels, holding a random share of
+    the records and suppressing a share of cells, where each release after the first corrects
+    some records, most to another value of the same decade or block (a change seen only at
+    the finer levels: review 12 final, L1), some to any value, some back to an earlier one."""
+    n = rng.randint(8, 40)
+    truth = {r: (rng.choice([*AGES, MISSING]), rng.choice([*CODES, MISSING])) for r in range(n)}
+    first = dict(truth)
+
+    def sibling(q: str, value: str) -> str:
+        group = {a for a in AGES if _at(q, a, 1) == _at(q, value, 1)} if q == "age" else {
+            c for c in CODES if CODES[c][0] == CODES.get(value, ("",))[0]}
+        return rng.choice(sorted(group)) if value != MISSING else value
+
+    out = []
+    for i in range(rng.randint(3, 4)):
+        if i:
+            for r in truth:
+                x = rng.random()
+                if x < 0.15:
+                    j = rng.randrange(2)
+                    values = list(truth[r])
+                    values[j] = sibling(COLUMNS[j], values[j])
+                    truth[r] = (values[0], values[1])
+                elif x < 0.2:
+                    truth[r] = (rng.choice([*AGES, MISSING]), rng.choice([*CODES, MISSING]))
+                elif x < 0.23:
+                    truth[r] = first[r]
+        levels = {"age": rng.randint(0, 1), "diag": rng.randint(0, n_levels - 1)}
+        held = {r: v for r, v in truth.items() if rng.random() < 0.85}
         p = rng.choice([0.0, 0.2, 0.5])
         suppressed = {(r, q) for r in held for q in COLUMNS if rng.random() < p}
         out.append(release(levels, held, suppressed))

@@ -112,7 +112,10 @@ def combined_violations(columns: Sequence[str], versions: Sequence[Release],
 def linked_figures(columns: Sequence[str], versions: Sequence[Release],
                    combinations: Sequence[Sequence[str]], k: int,
                    levels: Sequence[Mapping[str, int]] | None = None,
-                   up: LevelMap | None = None
+                   up: LevelMap | None = None,
+                   originals: Mapping[object, Sequence[object]] | None = None,
+                   hierarchy: Iterable[tuple[str, object, int, object]] | None = None,
+                   missing: object = None
                    ) -> dict[str, tuple[int, int | None, int]]:
     """The linked count of the last of ``versions`` (the earlier ones stored): per combination
     (changed records, smallest linked consistent set, changed records below k).
@@ -132,7 +135,15 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     levels (a record that changed in a version not holding the target is not counted: fail
     closed; a target kept now is counted by the every-version rule alone, on each record's
     own cells in each version: what a recipient linking the rows sees); and in the
-    last version its cells are consistent with the target's current values."""
+    last version its cells are consistent with the target's current values.
+
+    A state of the last version is known at every level (review 12 final, L1): with
+    ``originals`` (its records' original values, one per column) and ``hierarchy`` (rows QI,
+    original value, level, value; ``missing`` the missing label, itself at every level), an
+    earlier state at a finer level than the last version's is compared with it at the earlier
+    state's own level, the last version's value there read from the hierarchy by its original
+    value (not there: differ). Without them such a pair differs (fail closed). Two earlier
+    states stay compared at the coarser of their levels (each known at its own level only)."""
     *earlier, after = versions
     lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
     merged: dict[tuple, list] = {}
@@ -146,10 +157,12 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     both = [rid for rid in after if held[rid]]
     now = dict(lv[-1])
 
-    def differ(a: tuple, la: Mapping[str, int], b: tuple, lb: Mapping[str, int]) -> bool:
-        """Two states (true values at levels ``la`` and ``lb``) differ on a QI compared at the
-        coarser of its two levels; no true value (None) differs from a value only."""
-        for j, q in enumerate(columns):
+    def differ(a: tuple, la: Mapping[str, int], b: tuple, lb: Mapping[str, int],
+               qis: Sequence[str] = columns) -> bool:
+        """Two states (true values of ``qis`` at levels ``la`` and ``lb``) differ on a QI
+        compared at the coarser of its two levels; no true value (None) differs from a value
+        only."""
+        for j, q in enumerate(qis):
             x, y = a[j], b[j]
             lo, hi = la.get(q, 0), lb.get(q, 0)
             if lo > hi:
@@ -170,11 +183,36 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
         return [(tuple(earlier[i][rid][1]), dict(lv[i])) for i in held[rid]] + [
             (tuple(after[rid][1]), now)]
 
-    moved = {rid for rid in both if differ(tuple(earlier[held[rid][-1]][rid][1]),
-                                           dict(lv[held[rid][-1]]), tuple(after[rid][1]), now)}
+    at: dict[tuple[str, object, int], object] = {}
+    for q, original, level, value in hierarchy or ():
+        at[(q, original, int(level))] = value
+
+    def differs_now(rid: object, a: tuple, la: Mapping[str, int]) -> bool:
+        """An earlier state ``a`` at ``la`` and the last version's state of ``rid``: compared
+        at the earlier state's level where it is the finer (the last version's original value
+        mapped there), else as :func:`differ` does."""
+        b = tuple(after[rid][1])
+        for j, q in enumerate(columns):
+            lo = la.get(q, 0)
+            if lo >= now.get(q, 0):
+                if differ((a[j],), {q: lo}, (b[j],), {q: now.get(q, 0)}, (q,)):
+                    return True
+                continue
+            if originals is None:
+                return True
+            raw = originals[rid][j]
+            y = missing if missing is not None and raw == missing else at.get((q, raw, lo))
+            if y is None or a[j] != y:
+                return True
+        return False
+
+    moved = {rid for rid in both if differs_now(rid, tuple(earlier[held[rid][-1]][rid][1]),
+                                                dict(lv[held[rid][-1]]))}
     changed = [rid for rid in both
                if rid in moved
-               or any(differ(*s, *t) for s, t in itertools.combinations(states(rid), 2))]
+               or any(differs_now(rid, tuple(earlier[i][rid][1]), dict(lv[i]))
+                      for i in held[rid])
+               or any(differ(*s, *t) for s, t in itertools.combinations(states(rid)[:-1], 2))]
     out: dict[str, tuple[int, int | None, int]] = {}
     for b in combinations:
         idx = [list(columns).index(c) for c in b]
@@ -208,13 +246,19 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
 def linked_violations(columns: Sequence[str], versions: Sequence[Release],
                       combinations: Sequence[Sequence[str]], k: int,
                       levels: Sequence[Mapping[str, int]] | None = None,
-                      up: LevelMap | None = None) -> list[str]:
+                      up: LevelMap | None = None,
+                      originals: Sequence[Mapping[object, Sequence[object]]] | None = None,
+                      hierarchy: Sequence[tuple[str, object, int, object]] | None = None,
+                      missing: object = None) -> list[str]:
     """Changed records whose linked consistent set is below k, for each version after the
-    first against every version before it (:func:`linked_figures`)."""
+    first against every version before it (:func:`linked_figures`; ``originals``: each
+    version's records' original values)."""
     out = []
     for n in range(2, len(versions) + 1):
         figures = linked_figures(columns, versions[:n], combinations, k,
-                                 None if levels is None else levels[:n], up)
+                                 None if levels is None else levels[:n], up,
+                                 None if originals is None else originals[n - 1],
+                                 hierarchy, missing)
         for name, (_changed, smallest, below) in figures.items():
             if below:
                 out += [f"{name}: a changed record is consistent with fewer than k = {k}"

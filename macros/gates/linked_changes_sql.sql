@@ -16,17 +16,23 @@
       `<qi>`), as combined_view_sql reads them) and per QI the cell any stored release revealed
       of that state (same true values and levels), as the refresh's `q__revealed`. A change is
       measured against the record's latest stored state (the latest release holding it).
-    * Now: the candidate (deid_release_gate: `<qi>` the cell, `<qi>__generalized` the truth).
+    * Now: the candidate (the checked release: `<qi>` the cell, `<qi>__generalized` the truth,
+      `<source>__original` the original value, original_value_sources).
     * Present in both: records with a stored state and a candidate row (kept and changed).
-    * Targets (review 11b, L1; review 12b, H1): every record present in both with two states
-      in the line (the stored ones and the candidate's) that differ on a QI compared at the
-      coarser of their two levels (it changed in an earlier version, at whatever levels), or
-      changed now (as below). A record changed in v2 and kept since is still a target in every
-      later version: a later version can delete or change the records that hid it. States
-      that agree at the coarser level are one record of the mixed-level combined view.
+    * Targets (review 11b, L1; review 12b, H1; review 12 final, L1): every record present in
+      both with two states in the line (the stored ones and the candidate's) that differ on a
+      QI (it changed in an earlier version, at whatever levels), or changed now (as below). A
+      record changed in v2 and kept since is still a target in every later version: a later
+      version can delete or change the records that hid it. Two stored states are compared at
+      the coarser of their two levels (the store holds each version's true values at its own
+      levels only); a stored state and the candidate's at the stored state's level when it is
+      the finer (the candidate's original value mapped there through deid_hierarchy: a true
+      33 shown 30-39 after a correction from 37 is a change against a stored 37 at ages), else
+      at the coarser. States that agree so are one record of the mixed-level combined view.
     * Changed: a QI's true value differs from the stored one; at another level (`hierarchy`
-      given: the mixed-level path) both are compared at the coarser of the two levels through
-      deid_hierarchy, and a value it does not map counts as changed (fail closed).
+      given: the mixed-level path) compared as for targets (at the stored level when it is the
+      finer, else at the coarser), and a value the hierarchy does not map, or a candidate
+      without its original values, counts as changed (fail closed).
     * Linked (review 10 final, H1): a record counts for a changed target only if it is
       consistent with the target in every stored release that holds the target (held there
       too, each cell revealed of its state there suppressed or equal to the target's true
@@ -70,6 +76,23 @@
     {%- for rid in ordered -%}{%- set l = (release_levels.get(rid) or {}).get(q) -%}{%- if l is not none and l | int != current[q] | int and l | int not in lv -%}{%- do lv.append(l | int) -%}{%- endif -%}{%- endfor -%}
     {%- if lv | length > 0 -%}{%- do other.update({q: lv | sort}) -%}{%- endif -%}
   {%- endfor -%}
+  {#- per QI at other levels (hierarchy given), the stored levels finer than the candidate's:
+      the candidate's value there is its original value (`<source>__original` of the checked
+      release, original_value_sources) mapped through the hierarchy (review 12 final, L1); a
+      checked release without that column leaves it unknown (a change: fail closed) -#}
+  {%- set fine = {} -%}{%- set raw = {} -%}
+  {%- if hierarchy is not none -%}
+    {%- set truth_have = adapter.get_columns_in_relation(truth) | map(attribute='name') | map('lower') | list -%}
+    {%- set sources = dbt_deid.original_value_sources(cfg) -%}
+    {%- for q, lvs in other.items() -%}
+      {%- set f = lvs | select('lt', current[q] | int) | list -%}
+      {%- if f | length > 0 -%}
+        {%- do fine.update({q: f}) -%}
+        {%- set col = (sources.get(q) or q) ~ '__original' -%}
+        {%- if col | lower in truth_have -%}{%- do raw.update({q: col}) -%}{%- endif -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
   with deid_stored as (
     select r.record_key
       {%- for q in qis %}
@@ -122,11 +145,36 @@
       {%- endfor %}
     from deid_history as h
   ),
+  {#- per QI with stored levels finer than the candidate's: the hierarchy from an original
+      value to those levels (an original value with two values at one level left unmapped: a
+      change, fail closed, and a record is never joined twice) -#}
+  {%- for q, lvs in fine.items() if q in raw %}
+  {{ I(q ~ '__raw') }} as (
+    select h.original_value as v_raw, h.level as lv_to, max(h.generalized_value) as v_to
+    from {{ hierarchy }} as h
+    where h.qi_name = {{ dbt_deid.literal(q) }} and h.level in ({{ lvs | join(', ') }})
+    group by h.original_value, h.level
+    having count(distinct h.generalized_value) = 1
+  ),
+  {%- endfor %}
+  {#- the candidate: its cells, its true values at its levels and, per QI stored at a finer
+      level, its value at each such level (`<qi>__at<l>`; the missing label at every level) -#}
   deid_now as (
     select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key
       {%- for q in qis %}, t.{{ I(q) }} as {{ I(q ~ '__now') }}, t.{{ I(q ~ '__generalized') }} as {{ I(q ~ '__is') }}{% endfor %}
+      {%- for q, lvs in fine.items() %}{% set qi = qis.index(q) + 1 %}{% for l in lvs %}
+      {%- if q in raw %}
+      , case when t.{{ I(raw[q]) }} = {{ dbt_deid.literal(cfg.missing_label) }} then {{ dbt_deid.literal(cfg.missing_label) }} else fn{{ qi }}_{{ l }}.v_to end as {{ I(q ~ '__at' ~ l) }}
+      {%- else %}
+      , cast(null as {{ dbt.type_string() }}) as {{ I(q ~ '__at' ~ l) }}
+      {%- endif %}
+      {%- endfor %}{% endfor %}
     from {{ truth }} as t
     cross join {{ key }} as k
+    {%- for q, lvs in fine.items() if q in raw %}{% set qi = qis.index(q) + 1 %}{% for l in lvs %}
+    left join {{ I(q ~ '__raw') }} as fn{{ qi }}_{{ l }}
+      on fn{{ qi }}_{{ l }}.v_raw = t.{{ I(raw[q]) }} and fn{{ qi }}_{{ l }}.lv_to = {{ l }}
+    {%- endfor %}{% endfor %}
   ),
   {%- if hierarchy is not none %}
   {#- per QI at other levels, the hierarchy between the levels used: (level, value) -> (coarser
@@ -146,7 +194,9 @@
   {#- records with two states in the line (the stored ones and the candidate's) that differ on
       a QI compared at the coarser of their two levels (review 12b, H1; equal levels: review 11b,
       L1): per QI and level l used, the states at l or finer mapped up to l through the
-      hierarchy hold two values. Two states at other levels are one record of the mixed-level
+      hierarchy, and the candidate's value at l when l is finer than its level (its original
+      value mapped: review 12 final, L1), hold two values; so a stored state and the
+      candidate's are compared at the stored level when it is the finer. Two states at other levels are one record of the mixed-level
       combined view only when they agree at the coarser level; a record corrected in the
       version that changed a level is a target in every later version. A state value the
       hierarchy does not map up (the missing label maps to itself), with no hierarchy given
@@ -171,9 +221,11 @@
   {%- else %}
   deid_all_states as (
     select record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
+      {%- for q, lvs in fine.items() %}{% for l in lvs %}, cast(null as {{ dbt.type_string() }}) as {{ I(q ~ '__at' ~ l) }}{% endfor %}{% endfor %}, 0 as deid_candidate
     from deid_states
     union all
     select record_key{% for q in qis %}, {{ current[q] | int }}, {{ I(q ~ '__is') }}{% endfor %}
+      {%- for q, lvs in fine.items() %}{% for l in lvs %}, {{ I(q ~ '__at' ~ l) }}{% endfor %}{% endfor %}, 1
     from deid_now
   ),
   deid_restated as (
@@ -199,8 +251,12 @@
       {%- for q in qis %}{% set qi = qis.index(q) + 1 %}
       {%- for l in used[q] %}
       or count(distinct case when s.{{ I(q ~ '__lv') }} = {{ l }} then s.{{ I(q ~ '__was') }}
-        {%- if l > used[q][0] %} when s.{{ I(q ~ '__lv') }} < {{ l }} then {% if hierarchy is not none %}rs{{ qi }}_{{ l }}.v_to{% else %}null{% endif %}{% endif %} end)
-        + max(case when s.{{ I(q ~ '__lv') }} <= {{ l }} and s.{{ I(q ~ '__was') }} is null then 1 else 0 end) > 1
+        {%- if l > used[q][0] %} when s.{{ I(q ~ '__lv') }} < {{ l }} then {% if hierarchy is not none %}rs{{ qi }}_{{ l }}.v_to{% else %}null{% endif %}{% endif %}
+        {%- if l in (fine.get(q) or []) %} when s.deid_candidate = 1 then s.{{ I(q ~ '__at' ~ l) }}{% endif %} end)
+        + max(case when s.{{ I(q ~ '__lv') }} <= {{ l }} and s.{{ I(q ~ '__was') }} is null then 1 else 0 end)
+        {%- if l in (fine.get(q) or []) %}
+        + max(case when s.deid_candidate = 1 and s.{{ I(q ~ '__at' ~ l) }} is null then 1 else 0 end)
+        {%- endif %} > 1
       {%- endfor %}
       {%- endfor %}
   ),
@@ -213,7 +269,12 @@
       {%- set cur = current[q] | int %}
         or (e.{{ I(q ~ '__lv') }} = {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }})
       {%- if hierarchy is not none and q in other %}
-        or (e.{{ I(q ~ '__lv') }} < {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }} and (up{{ loop.index }}.v_to is null or up{{ loop.index }}.v_to <> c.{{ I(q ~ '__is') }}))
+      {%- if not fine.get(q) %}
+        or e.{{ I(q ~ '__lv') }} < {{ cur }}
+      {%- else %}
+        or (e.{{ I(q ~ '__lv') }} < {{ cur }} and (e.{{ I(q ~ '__was') }} is null or (case e.{{ I(q ~ '__lv') }}{% for l in fine[q] %} when {{ l }} then c.{{ I(q ~ '__at' ~ l) }}{% endfor %} end) is null
+             or (case e.{{ I(q ~ '__lv') }}{% for l in fine[q] %} when {{ l }} then c.{{ I(q ~ '__at' ~ l) }}{% endfor %} end) <> e.{{ I(q ~ '__was') }}))
+      {%- endif %}
         or (e.{{ I(q ~ '__lv') }} > {{ cur }} and e.{{ I(q ~ '__was') }} is distinct from c.{{ I(q ~ '__is') }} and (dn{{ loop.index }}.v_to is null or dn{{ loop.index }}.v_to <> e.{{ I(q ~ '__was') }}))
         or (e.{{ I(q ~ '__lv') }} not in ({{ (other[q] + [cur]) | join(', ') }}))
       {%- else %}
@@ -226,8 +287,6 @@
     inner join deid_now as c on c.record_key = e.record_key
     {%- if hierarchy is not none %}
     {%- for q in qis if q in other %}
-    left join {{ I(q ~ '__map') }} as up{{ qis.index(q) + 1 }}
-      on up{{ qis.index(q) + 1 }}.lv_from = e.{{ I(q ~ '__lv') }} and up{{ qis.index(q) + 1 }}.v_from = e.{{ I(q ~ '__was') }} and up{{ qis.index(q) + 1 }}.lv_to = {{ current[q] | int }}
     left join {{ I(q ~ '__map') }} as dn{{ qis.index(q) + 1 }}
       on dn{{ qis.index(q) + 1 }}.lv_from = {{ current[q] | int }} and dn{{ qis.index(q) + 1 }}.v_from = c.{{ I(q ~ '__is') }} and dn{{ qis.index(q) + 1 }}.lv_to = e.{{ I(q ~ '__lv') }}
     {%- endfor %}

@@ -26,6 +26,7 @@ from tests.combined_levels_sql import (
     UP,
     linked_caller,
     load,
+    random_corrections,
     random_releases,
     release,
 )
@@ -64,6 +65,15 @@ def _linked(execute, releases, combinations, k, hierarchy=None, drop=()):
 
 
 LEVELS = {"age": 0, "diag": 0}
+
+
+def _reference(versions: list[tuple[dict, dict]], combinations: list, k: int
+               ) -> dict[str, tuple[int, int | None, int]]:
+    """The reference's figures of mixed-level ``versions`` (the last the candidate, with its
+    original values: :class:`tests.combined_levels_sql.Held`)."""
+    return linked_figures(COLUMNS, [r for _lv, r in versions], combinations, k,
+                          [lv for lv, _r in versions], UP, versions[-1][1].originals,
+                          HIERARCHY, MISSING)
 
 
 def test_corrected_records_alone_across_versions_are_counted(execute):
@@ -164,7 +174,7 @@ def test_an_older_version_at_another_level_rules_records_out(execute):
     blocks = {"age": 0, "diag": 1}
     v1, v2, v3 = _three_versions(blocks, {r: ("33", "a2") for r in range(15, 20)})
     levels = [lv for lv, _r in (v1, v2, v3)]
-    figures = linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels, UP)
+    figures = _reference([v1, v2, v3], [COLUMNS], 5)
     assert figures == {"age+diag": (1, 1, 1)}
     # without the hierarchy every record held at two levels is a target (fail closed)
     assert linked_figures(COLUMNS, [v1[1], v2[1], v3[1]], [COLUMNS], 5, levels)[
@@ -189,17 +199,23 @@ def test_a_record_absent_from_a_version_holding_the_target_is_not_counted(execut
 
 def test_a_change_at_another_level_is_counted_through_the_hierarchy(execute):
     """Mixed levels (the gate's other path): version 1 at diag codes, version 2 at blocks.
-    A code moved inside its block (a1 -> a2) is no change at the blocks; a code moved to
-    another block (a1 -> b1) is; without the hierarchy any record at another level counts as
-    changed (fail closed)."""
+    A code moved to another block (a1 -> b1) is a change; a code moved inside its block
+    (a1 -> a2) is one too since review 12 final, L1 (the candidate's code is known, so v1's
+    state is compared with it at the codes), hidden among the five records of block A that
+    showed a1 in v1 (before: no target); without the hierarchy any record at another level
+    counts as changed (fail closed)."""
     truth = {r: ("21", "a1" if r < 6 else "b2") for r in range(12)}
     moved = {**truth, 0: ("21", "a2"), 1: ("21", "b1")}
     v1 = release({"age": 0, "diag": 0}, truth)
     v2 = release({"age": 0, "diag": 1}, moved)
     figures = _linked(execute, [v1, v2], [COLUMNS], 3, hierarchy="hierarchy")
     # record 1: earlier (21, a1) shown by records 0-5, now (21, B) shown by 1 and 6-11:
-    # only record 1 itself fits both
-    assert figures == {"age+diag": (1, 1, 1)}
+    # only record 1 itself fits both; record 0: (21, a1) then (21, A): records 0 and 2-5
+    assert figures == {"age+diag": (2, 1, 1)} == _reference([v1, v2], [COLUMNS], 3)
+    assert _linked(execute, [v1, v2], [COLUMNS], 5, hierarchy="hierarchy") == {
+        "age+diag": (2, 1, 1)}
+    assert _linked(execute, [v1, v2], [COLUMNS], 6, hierarchy="hierarchy") == {
+        "age+diag": (2, 1, 2)}
     assert _linked(execute, [v1, v2], [COLUMNS], 3) == {"age+diag": (12, 1, 1)}
 
 
@@ -280,8 +296,7 @@ def test_a_record_corrected_across_a_level_change_is_rechecked(execute, v1_level
     v3 = release(later, third, {(5, "age")})
     figures = _linked(execute, [v1, v2, v3], [COLUMNS], 3, hierarchy="hierarchy")
     assert figures == {"age+diag": (1, 2, 1)}, figures
-    assert figures == linked_figures(COLUMNS, [v[1] for v in (v1, v2, v3)], [COLUMNS], 3,
-                                     [v[0] for v in (v1, v2, v3)], UP)
+    assert figures == _reference([v1, v2, v3], [COLUMNS], 3)
     # the same v3 without the deletion: record 1 stays hidden among 5 (no false refusal), and
     # a level change alone makes no target
     kept = _linked(execute, [v1, v2, release(later, second, {(r, "age") for r in range(2, 6)})],
@@ -304,5 +319,77 @@ def test_the_sql_agrees_with_the_reference_at_mixed_levels(execute, seed):
     combinations = [COLUMNS, ["age"], ["diag"]]
     k = rng.choice([2, 3, 5])
     figures = _linked(execute, versions, combinations, k, hierarchy="hierarchy")
-    assert figures == linked_figures(COLUMNS, [r for _lv, r in versions], combinations, k,
-                                     [lv for lv, _r in versions], UP)
+    assert figures == _reference(versions, combinations, k)
+
+
+def _ages(first: dict[int, str]) -> dict[int, tuple[str, str]]:
+    return {r: (age, "a1") for r, age in first.items()}
+
+
+def test_a_correction_seen_only_at_the_finer_level_is_rechecked(execute):
+    """Review 12 final, L1 (the reviewer's case, k = 3): v1 at ages, records 1-5 33, 6-10 37,
+    11-15 21; v2 at decades corrects record 1 to 37 (shown 30-39 like every 33 and 37); v3 at
+    decades deletes records 2-4. Compared at the coarser level (30-39 both) record 1 was no
+    target in v2 or v3, yet a recipient holding v1 and v3 who knows its values links it to
+    {1, 5} (2 < 3). The candidate's original value is known at every level: compared with v1's
+    state at v1's level (37 against 33), record 1 is a target (main printed
+    `{'age+diag': (0, None, 0)}` for v2 and v3)."""
+    ages = {**{r: "33" for r in range(1, 6)}, **{r: "37" for r in range(6, 11)},
+            **{r: "21" for r in range(11, 16)}}
+    first = _ages(ages)
+    second = {**first, 1: ("37", "a1")}
+    decades = {"age": 1, "diag": 0}
+    v1, v2 = release(LEVELS, first), release(decades, second)
+    figures = _linked(execute, [v1, v2], [COLUMNS], 3, hierarchy="hierarchy")
+    # changed now: hidden among the five records that showed 33 in v1 (all 30-39 in v2)
+    assert figures == {"age+diag": (1, 5, 0)}, figures
+    assert figures == _reference([v1, v2], [COLUMNS], 3)
+    v3 = release(decades, {r: v for r, v in second.items() if r not in (2, 3, 4)})
+    figures = _linked(execute, [v1, v2, v3], [COLUMNS], 3, hierarchy="hierarchy")
+    assert figures == {"age+diag": (1, 2, 1)}, figures
+    assert figures == _reference([v1, v2, v3], [COLUMNS], 3)
+    # the same v3 without the deletion: hidden among 5 (no false refusal); no correction: no
+    # target
+    kept = _linked(execute, [v1, v2, release(decades, second)], [COLUMNS], 3,
+                   hierarchy="hierarchy")
+    assert kept == {"age+diag": (1, 5, 0)}
+    unchanged = [v1, release(decades, first),
+                 release(decades, {r: v for r, v in first.items() if r not in (2, 3, 4)})]
+    assert _linked(execute, unchanged, [COLUMNS], 3, hierarchy="hierarchy") == {
+        "age+diag": (0, None, 0)}
+    # the limit (docs/living-release.md): two stored states are compared at the coarser of
+    # their levels, so a record corrected in v2 (37, shown 30-39) and back in v3 (33) agrees
+    # with each stored state at its level and is no target; its linked set is an unchanged
+    # 33's, {1, 5}, which no check counts (deleted records hide unchanged ones in the combined
+    # view)
+    back = release(decades, {r: v for r, v in first.items() if r not in (2, 3, 4)})
+    assert _linked(execute, [v1, v2, back], [COLUMNS], 3, hierarchy="hierarchy") == {
+        "age+diag": (0, None, 0)} == _reference([v1, v2, back], [COLUMNS], 3)
+
+
+def test_a_candidate_without_original_values_counts_finer_states_as_changed(execute):
+    """A checked release without the `<qi>__original` columns (the candidate's value at a
+    finer level unknown): every record held at a finer level than the candidate's is counted
+    as changed (fail closed), never an error or a skip; the reference without the original
+    values counts alike."""
+    first = _ages({r: ("33" if r < 6 else "21") for r in range(12)})
+    v1 = release(LEVELS, first)
+    levels2, held = release({"age": 1, "diag": 0}, first)
+    bare = dict(held)  # a plain dict: no original values in the candidate table
+    figures = _linked(execute, [v1, (levels2, bare)], [COLUMNS], 3, hierarchy="hierarchy")
+    assert figures == {"age+diag": (12, 6, 0)}, figures
+    assert figures == linked_figures(COLUMNS, [v1[1], bare], [COLUMNS], 3,
+                                     [LEVELS, levels2], UP)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_sql_agrees_with_the_reference_on_finer_corrections(execute, seed):
+    """Three to four versions at random levels, records corrected in any version, most of
+    them inside one decade or block (seen at the finer levels only), some back to their first
+    value, cells suppressed at random: the gate's figures are the reference's."""
+    rng = random.Random(2000 + seed)
+    versions = random_corrections(rng, 3)
+    combinations = [COLUMNS, ["age"], ["diag"]]
+    k = rng.choice([2, 3, 5])
+    figures = _linked(execute, versions, combinations, k, hierarchy="hierarchy")
+    assert figures == _reference(versions, combinations, k)
