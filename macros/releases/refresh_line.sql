@@ -109,7 +109,7 @@
   {#- the releases of the line at other levels than this version's (a QI's recorded level
       differs or is missing, as the gate's release_levels read them; review 11 final, L1): a
       state held there is no target of the guard (deid_history writes '3', not '2'; the gate
-      compares it at the coarser level, review 12b H1); a release without
+      compares it, review 12b H1, review 12 final L1); a release without
       recorded levels keeps '2' (a target for the guard, counted 1: never more than the gate,
       which refuses such a release) -#}
   {%- set other_levels = [] -%}{%- set quoted = [] -%}{%- set mine = dbt_deid.released_level_specs(cfg) -%}
@@ -252,8 +252,8 @@
     dbt_deid.living.linked): per release of the line (`line.release_ids`, sorted), '1' when it
     holds the record in its latest state, '2' in another state, '3' in another state when the
     release is at other levels than this version (`line.other_levels`; review 11 final, L1: no
-    target of the guard; the gate's deid_restated compares it at the coarser level, review 12b
-    H1), '0' when it does not hold
+    target of the guard; the gate's deid_restated compares it, review 12b H1, review 12 final
+    L1), '0' when it does not hold
     the record; on the latest state's row only (null on the others). Per release `i` (1-based,
     the order of `deid_history`) and QI, on the latest state's row too (review 11 final, M1:
     what the gate's linked check reads per release, linked_changes_sql.sql's `<qi>__w<i>` and

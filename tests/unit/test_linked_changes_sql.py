@@ -365,6 +365,16 @@ def test_a_correction_seen_only_at_the_finer_level_is_rechecked(execute):
     back = release(decades, {r: v for r, v in first.items() if r not in (2, 3, 4)})
     assert _linked(execute, [v1, v2, back], [COLUMNS], 3, hierarchy="hierarchy") == {
         "age+diag": (0, None, 0)} == _reference([v1, v2, back], [COLUMNS], 3)
+    # liveness (the refresh's guard does not target a state at other levels): v3 correcting
+    # records 2-4 to 21 instead of deleting them, published by main ((3, 3, 0)), is refused;
+    # the same v3 with their ages suppressed, which no guard recruits, passes
+    third = {**second, **{r: ("21", "a1") for r in (2, 3, 4)}}
+    refused = [v1, v2, release(decades, third)]
+    hidden = [v1, v2, release(decades, third, {(r, "age") for r in (2, 3, 4)})]
+    assert _linked(execute, refused, [COLUMNS], 3, hierarchy="hierarchy") == {
+        "age+diag": (4, 2, 1)} == _reference(refused, [COLUMNS], 3)
+    assert _linked(execute, hidden, [COLUMNS], 3, hierarchy="hierarchy") == {
+        "age+diag": (4, 3, 0)} == _reference(hidden, [COLUMNS], 3)
 
 
 def test_a_candidate_without_original_values_counts_finer_states_as_changed(execute):

@@ -22,8 +22,10 @@ checked against the target's latest stored state). This never counts more than t
 
 Targets (review 11b, L1): every record changed now, and every kept record that some release holds
 in an older state at the line's current levels (changed in an earlier version: ``2``; a state
-only at other levels, ``3``, is no target of this guard: the gate compares it at the coarser
-level and counts the record as a target when they differ, review 12b H1, so the guard recruits
+only at other levels, ``3``, is no target of this guard: the gate compares it with the current
+state (at its own level when it is the finer, the current original value mapped there; else at the
+coarser) and counts the record as a target when they differ, review 12b H1, review 12 final L1,
+so the guard recruits
 nothing for it and the gate decides): a later version can delete or
 change the records that hid it. For a target held in an older state the pairs carry, per stored
 release, its true values there and each record's own cells there (the gate's ``deid_history``
@@ -83,7 +85,8 @@ def _is_target(inp: RefreshInput, rows_src: np.ndarray) -> np.ndarray:
     an earlier version; review 11b, L1: a later version can delete or change the records that
     hid it, so it is counted again in every version). A state held only by releases at other
     levels (``3``) is no target here (review 11 final, L1); the gate's ``deid_restated``
-    compares it at the coarser level and may count it (review 12b, H1): the guard then recruits
+    compares it (at the finer level with the candidate, review 12 final L1; else at the coarser)
+    and may count it (review 12b, H1): the guard then recruits
     nothing and the gate decides."""
     older = np.append(np.array(["2" in h for h in inp.history_labels], dtype=bool), False)
     return (inp.status[rows_src] == Status.CHANGED) | older[inp.history[rows_src]]

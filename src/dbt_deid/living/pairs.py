@@ -21,8 +21,10 @@ An optional column ``deid_history`` (:data:`HISTORY`; the warehouse always gives
 current record's row, which stored releases of the line hold the record: one character per
 release (the line's release ids, sorted), ``1`` when it holds the record's latest state, ``2``
 another state, ``3`` another state in a release at other levels than this version (no target
-of the guard; the gate's SQL compares it at the coarser level, review 12b H1; review 11 final,
-L1), ``0`` not the record (null on other rows). The linked guard
+of the guard; the gate's SQL compares it with the current state at the finer of the two
+levels, with another stored state at the coarser: review 12b H1, review 12 final L1; review 11
+final, L1),
+``0`` not the record (null on other rows). The linked guard
 (:mod:`dbt_deid.living.linked`) reads it: a record counts for a changed record only if it is held,
 in its latest state, in every release that holds the changed record (review 10 final, H1). A
 frame without the column is read as one stored release.
