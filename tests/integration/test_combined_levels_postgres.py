@@ -39,8 +39,10 @@ from tests.unit.test_current_patterns_readers_sql import (  # noqa: F401 - on Po
 )
 from tests.unit.test_line_lock_sql import line_lock_caller
 from tests.unit.test_linked_changes_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_a_candidate_without_original_values_counts_finer_states_as_changed,
     test_a_cell_revealed_by_an_older_version_counts,
     test_a_change_at_another_level_is_counted_through_the_hierarchy,
+    test_a_correction_seen_only_at_the_finer_level_is_rechecked,
     test_a_record_absent_from_a_version_holding_the_target_is_not_counted,
     test_a_record_changed_in_an_earlier_version_is_rechecked,
     test_a_record_corrected_across_a_level_change_is_rechecked,
@@ -50,6 +52,7 @@ from tests.unit.test_linked_changes_sql import (  # noqa: F401 - collected here,
     test_corrected_records_alone_across_versions_are_counted,
     test_the_gate_accepts_what_the_refresh_guard_published,
     test_the_sql_agrees_with_the_reference_at_mixed_levels,
+    test_the_sql_agrees_with_the_reference_on_finer_corrections,
 )
 from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
     test_the_sql_agrees_with_the_reference as test_the_linked_sql_agrees_with_the_reference,
