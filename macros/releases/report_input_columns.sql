@@ -37,5 +37,13 @@
     {%- do out.append({'name': q ~ '__population', 'source': q, 'part': 'population_patterns', 'type': s}) -%}
   {%- endfor -%}
   {%- do out.append({'name': 'n', 'source': 'n', 'part': 'population_patterns', 'type': n}) -%}
+  {#- deid_algorithm_comparison (dbt_deid.comparison.compare_algorithms): per algorithm and
+      released column; min_consistent_exact is null above 200,000 patterns -#}
+  {%- for name, type in [('algorithm', s), ('column_name', s), ('suppressed_cells', n),
+                         ('share_cells_suppressed', f), ('records_with_suppression', n),
+                         ('share_records_with_suppression', f), ('suppression_entropy', f),
+                         ('smallest_class', n), ('min_consistent_exact', n), ('selected', b)] -%}
+    {%- do out.append({'name': name, 'source': name, 'part': 'algorithm_comparison', 'type': type}) -%}
+  {%- endfor -%}
   {{ return(out) }}
 {%- endmacro %}

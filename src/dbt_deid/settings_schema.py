@@ -229,6 +229,12 @@ SECTIONS: dict[str, dict[str, dict[str, Any]]] = {
     "report": {
         "by": {"doc": "QIs to break suppression down by (a name or a list).", "default": []},
         "path": {"doc": "Report file (relative to the dbt project).", "type": "string"},
+        "algorithm_comparison": {
+            "doc": "Build deid_algorithm_comparison (the suppression algorithm of the release"
+                   " next to the combinations and complete algorithms, El Emam et al. 2011"
+                   " Evaluation), shown at the end of the report; false: not built, the report"
+                   " says it was not requested.",
+            "default": False, "type": "boolean"},
     },
     "small_areas": {
         "geography_column": {"doc": "Geography QI.", "required": True, "type": "string"},

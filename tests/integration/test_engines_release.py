@@ -101,6 +101,9 @@ def scenario_vars(scenario: str) -> dict[str, Any]:
         variables = ola_release(
             tau=None, population_threshold=20, sampling_fraction=0.25,
             generalization={"search": "ola", "suppression": "cells", "metric": "precision"})
+        # the algorithm comparison is built only when declared (MUST_COMPARE compares it)
+        variables["deid_release"]["report"] = {
+            **(variables["deid_release"].get("report") or {}), "algorithm_comparison": True}
         claims, text = claims_vars(sampling_fraction=0.03), text_vars(text_miss_rate=0.0)
     else:
         variables = copy.deepcopy(project_vars(INTEGRATION))

@@ -1,5 +1,7 @@
 """dbt integration: a release with ``algorithm: mask_cover`` (docs/suppression-exact.md) builds,
-passes every gate and publishes; the comparison model shows it next to the paper's two."""
+passes every gate and publishes; the comparison model (built when the release declares
+``report.algorithm_comparison: true``) shows it next to the paper's two, and the report shows
+the comparison through deid_report_inputs."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ pytestmark = pytest.mark.dbt
 
 
 def test_mask_cover_release_publishes_and_passes(it_database, tmp_path) -> None:
-    variables = release_vars(algorithm="mask_cover")
+    variables = release_vars(algorithm="mask_cover", report={
+        "algorithm_comparison": True, "path": str(tmp_path / "reports" / "mask_cover.html")})
     release = variables["deid_release"]
-    run = build_release(it_database, tmp_path, variables)
+    run = build_release(it_database, tmp_path, variables, report=True)
     assert run.ok, run.output[-3000:]
     published = run.query("select * from deid_published")
     suppressed = run.query("select * from deid_suppressed")
@@ -37,3 +40,9 @@ def test_mask_cover_release_publishes_and_passes(it_database, tmp_path) -> None:
     cells = int(published[[q for q in release["quasi_identifiers"] if q in published.columns]]
                 .isna().sum().sum())
     assert int(whole["suppressed_cells"].iloc[0]) == cells
+    # the report reads the comparison through deid_report_inputs (its algorithm_comparison part)
+    part = run.query("select * from deid_report_inputs where part = 'algorithm_comparison'")
+    assert set(part["algorithm"]) == {"combinations", "complete", "mask_cover"}
+    page = (tmp_path / "reports" / "mask_cover.html").read_text(encoding="utf-8")
+    compared = page[page.index("Suppression algorithms compared"):]
+    assert "mask_cover" in compared and "Not requested" not in compared

@@ -147,6 +147,11 @@ def test_report_has_no_small_class_values(built: tuple[DbtRun, dict[str, Any], P
     # and the sampling fraction)
     areas = run.query("select * from deid_report_inputs where part = 'small_area_inputs'")
     assert len(areas) == len(run.query("select * from deid_small_area_inputs")) > 0
+    # no report.algorithm_comparison: the comparison model is not built (deid_report_inputs
+    # has no row of it) and the report says it was not requested
+    assert len(run.query("select * from deid_report_inputs"
+                         " where part = 'algorithm_comparison'")) == 0
+    assert "Not requested: this release does not declare" in text
     assert "Small geographic areas (El Emam et al. 2010 equations 1-4)" in text
     assert len(run.query("select * from deid_report_inputs where part = 'population_patterns'")
                ) == len(run.query("select * from deid_population_patterns")) == 0

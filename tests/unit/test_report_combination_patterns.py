@@ -92,6 +92,18 @@ def test_report_ends_with_the_algorithm_comparison():
     assert "Suppression algorithms compared" not in render_release_report([a], title="t")
 
 
+def test_report_says_when_the_comparison_was_not_requested():
+    """A release without ``report.algorithm_comparison: true`` (deid_algorithm_comparison not
+    built): the report's last section says the comparison was not requested and how to ask
+    for it, rather than leaving the section out without a word."""
+    published, truth = pattern_table(1)
+    a = assess_release(published, ["a", "b"], 0.2, count_column="n", true_values=truth)
+    text = render_release_report([a], title="t", comparison_requested=False)
+    assert "Suppression algorithms compared" in text
+    assert text.index("Suppression algorithms compared") > text.index("Overview")
+    assert "Not requested" in text and "report.algorithm_comparison" in text
+
+
 def test_arrow_backed_input_gives_the_same_tables_as_pandas_input():
     """The report reads its pattern table with the text in Arrow buffers
     (to_pandas_for_codes); the collapsed tables must equal those from to_pandas, dtypes

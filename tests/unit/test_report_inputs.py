@@ -112,16 +112,27 @@ def con() -> duckdb.DuckDBPyConnection:
         ('0', 'a', '30-39', 70), ('1', 'b', '40-49', 7), ('1', 'a', '40-49', 1200))
         as t(invocation_id, status, age, n)""")
     con.execute("alter table population alter n type bigint")
+    # deid_algorithm_comparison as the Python model writes it (pandas int64, float64, bool)
+    comparison = pd.DataFrame({  # noqa: F841 - read by DuckDB's replacement scan
+        "algorithm": ["combinations", "combinations", "complete"],
+        "column_name": ["(all quasi-identifiers)", "age", "(all quasi-identifiers)"],
+        "suppressed_cells": [12, 4, 30], "share_cells_suppressed": [0.01, 0.005, 0.025],
+        "records_with_suppression": [10, 4, 20],
+        "share_records_with_suppression": [0.1, 0.04, 0.2],
+        "suppression_entropy": [1.5, 0.5, 3.0], "smallest_class": [5, 5, 6],
+        "min_consistent_exact": [5, 5, 7], "selected": [True, True, False]})
+    con.execute("create table comparison as select * from comparison")
     return con
 
 
 def _view(con: duckdb.DuckDBPyConnection, search: bool, history: bool, areas: bool = False,
-          population: bool = False) -> str:
+          population: bool = False, comparison: bool = False) -> str:
     call = _macros()
     sql = call("report_inputs_sql")(
         CFG, _Rel("search") if search else None, "entropy" if search else None,
         _Rel("history") if history else None, _Rel("pub"),
-        _Rel("areas") if areas else None, _Rel("population") if population else None)
+        _Rel("areas") if areas else None, _Rel("population") if population else None,
+        _Rel("comparison") if comparison else None)
     con.execute(f"create or replace view report_inputs as {sql}")
     return sql
 
@@ -135,12 +146,13 @@ def _alone(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         "release_versions": call("release_versions_sql")(CFG, _Rel("history"), _Rel("pub")),
         "small_area_inputs": "select * from areas",
         "population_patterns": "select * from population",
+        "algorithm_comparison": "select * from comparison",
     }
     return {part: arrow_to_pandas(con.sql(q).arrow()) for part, q in queries.items()}
 
 
 def test_each_part_is_its_own_table(con: duckdb.DuckDBPyConnection) -> None:
-    _view(con, search=True, history=True, areas=True, population=True)
+    _view(con, search=True, history=True, areas=True, population=True, comparison=True)
     alone = _alone(con)
     parts = report_input_parts(con.table("report_inputs"))
     assert set(parts) == set(alone)
@@ -162,7 +174,7 @@ def test_each_part_is_its_own_table(con: duckdb.DuckDBPyConnection) -> None:
 def test_pandas_frames_split_the_same(con: duckdb.DuckDBPyConnection) -> None:
     """An engine that hands pandas back (Spark's toPandas: integers of a column with nulls as
     floats, booleans as objects): the same parts, integer and boolean columns restored."""
-    _view(con, search=True, history=True, areas=True, population=True)
+    _view(con, search=True, history=True, areas=True, population=True, comparison=True)
     from_arrow = report_input_parts(con.table("report_inputs"))
     from_pandas = report_input_parts(con.sql("select * from report_inputs").df())
     for part, want in from_arrow.items():
@@ -176,6 +188,8 @@ def test_pandas_frames_split_the_same(con: duckdb.DuckDBPyConnection) -> None:
     assert nodes["chosen"].dtype == bool and nodes["suppressed"].dtype == "int64"
     assert from_pandas["small_area_inputs"]["records"].dtype == "int64"
     assert from_pandas["population_patterns"]["n"].dtype == "int64"
+    assert from_pandas["algorithm_comparison"]["selected"].dtype == bool
+    assert from_pandas["algorithm_comparison"]["suppressed_cells"].dtype == "int64"
 
 
 def test_a_part_that_does_not_apply_has_no_row(con: duckdb.DuckDBPyConnection) -> None:
@@ -184,7 +198,8 @@ def test_a_part_that_does_not_apply_has_no_row(con: duckdb.DuckDBPyConnection) -
     columns (the report then says no search ran, gives version 1 and has no small-area or
     population figures, as from the empty tables the models gave before session 12)."""
     sql = _view(con, search=False, history=False)
-    assert not {"search", "areas", "population"} & set(re.findall(r"from (\w+)", sql))
+    assert not {"search", "areas", "population", "comparison"} & set(
+        re.findall(r"from (\w+)", sql))
     parts = report_input_parts(con.table("report_inputs"))
     for part, frame in parts.items():
         assert len(frame) == 0, part
@@ -193,6 +208,7 @@ def test_a_part_that_does_not_apply_has_no_row(con: duckdb.DuckDBPyConnection) -
     assert list(parts["release_versions"].columns)[:2] == ["release_version", "status"]
     assert list(parts["population_patterns"].columns) == [*QIS, "n"]
     assert list(parts["small_area_inputs"].columns) == list(con.table("areas").columns)
+    assert list(parts["algorithm_comparison"].columns) == list(con.table("comparison").columns)
 
 
 def test_small_area_inputs_of_the_models_types(con: duckdb.DuckDBPyConnection) -> None:

@@ -11,7 +11,10 @@ with one ``part`` per input (``macros/releases/report_inputs_sql.sql``, issue 33
   inputs), no row without ``small_areas`` (the model is then not built);
 * ``population_patterns``: ``deid_population_patterns`` (each QI's value in
   ``<qi>__population``), no row without a population relation (the model is built only with
-  a sampling fraction, population size or population).
+  a sampling fraction, population size or population);
+* ``algorithm_comparison``: ``deid_algorithm_comparison`` (the suppression algorithms
+  compared), no row unless the release declares ``report.algorithm_comparison: true`` (the
+  model is built only then).
 
 :func:`report_input_parts` gives each part as the frame its own table gave before the fold
 (the same columns, in the same order, with the same types; the small-area inputs' population
@@ -56,6 +59,11 @@ PARTS: dict[str, dict[str, str]] = {
         "maxcombs": "int", "geography_column": "str", "released_level": "int",
         "threshold": "float", "source_areas_without_population": "int"},
     "population_patterns": {"n": "int"},
+    "algorithm_comparison": {
+        "algorithm": "str", "column_name": "str", "suppressed_cells": "int",
+        "share_cells_suppressed": "float", "records_with_suppression": "int",
+        "share_records_with_suppression": "float", "suppression_entropy": "float",
+        "smallest_class": "int", "min_consistent_exact": "int", "selected": "bool"},
 }
 
 
