@@ -8,7 +8,10 @@ tables of
 a DuckDB database already built by ``bench/bench_scale.py`` (``--workdir``'s
 ``scale_large.duckdb`` and its target directory ``target_24M``), each in its own child process
 reading the database read-only, and prints the wall seconds and the child's peak RSS
-(``wait4``'s ``ru_maxrss``). The report is written to a temporary directory.
+(``wait4``'s ``ru_maxrss``). The report is written to a temporary directory. The comparison
+body runs on the pattern tables whether or not the built release declared
+``report.algorithm_comparison`` (the model is built only then; the report reads its table
+through ``deid_report_inputs``).
 
     .venv/bin/python bench/bench_pattern_models.py [--db PATH] [--target DIR]
         [--models map comparison report]
@@ -32,6 +35,7 @@ def child(model: str, db: str, target: str) -> None:
     """Run one model body on the built tables (in this process)."""
     import duckdb
 
+    from dbt_deid.dbt_side.glue import map_model
     from dbt_deid.dbt_side.glue import release as rel
     from dbt_deid.dbt_side.glue import report as rep
 
@@ -45,7 +49,9 @@ def child(model: str, db: str, target: str) -> None:
         return con.table(f"main_deid_work.{name}")
 
     if model == "map":
-        out = rel.deid_suppression_map(release_json, ref("deid_patterns"))
+        # the map and the advice (deid_release_advice before session 13), as the model
+        out = map_model.deid_suppression_map(release_json, ref("deid_patterns"),
+                                             ref("deid_hierarchy"))
     elif model == "comparison":
         out = rel.deid_algorithm_comparison(release_json, ref("deid_patterns"),
                                             ref("deid_suppressed_patterns"))
@@ -53,7 +59,7 @@ def child(model: str, db: str, target: str) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = rep.deid_release_report(
                 release_json, ref("deid_suppressed_patterns"), ref("deid_gate_results"),
-                ref("deid_algorithm_comparison"), ref("deid_exact_consistent"),
+                ref("deid_exact_consistent"),
                 report_inputs=ref("deid_report_inputs"), path=str(Path(tmp) / "report.html"),
                 project_dir=tmp)
     print(json.dumps({"rows": len(out)}))

@@ -2,7 +2,7 @@
     combinations the suppression protects and those the gates verify, El Emam et al. 2011
     Tables 4, 5, 7 and 8 expanded by the core; the released QIs) is read by every node of the
     release, and any invocation can rebuild it under other vars: a preview (`python -m dbt_deid
-    advise --vars ...` builds +deid_release_advice, the plan included; `dbt run -s <model> --vars
+    advise --vars ...` builds +deid_suppression_map, the plan included; `dbt run -s <model> --vars
     ...`). A gate table rebuilt after it under the real settings (`dbt build -s
     deid_suppressed+`) verified the preview's combinations, and the gate working_tables
     fingerprinted that same plan in the same invocation, so version 1 was published without

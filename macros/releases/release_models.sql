@@ -269,8 +269,10 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
 {% do dbt_deid.release_ref('deid_suppressed_patterns') %}{# the candidate's proof in the gate table's invocation #}
 {% do dbt_deid.release_ref('deid_hierarchy') %}{# its fingerprint, in a later invocation (the gate working_tables) #}
-{#- the advice its refusal message carries (dbt_deid.release_advice_message) #}
--- depends_on: {{ dbt_deid.release_ref('deid_release_advice') }}
+{#- the advice its refusal message carries (dbt_deid.release_advice_message: the advice rows
+    of the suppression map, upstream of every gate already; no node that can fail for other
+    reasons than the release's own) #}
+-- depends_on: {{ dbt_deid.release_ref('deid_suppression_map') }}
 {%- if dbt_deid.population_first() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
 {%- endif %}
@@ -384,8 +386,9 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
     evaluated (a projection of deid_ola_search, computed once there; none when the levels are
     set in the settings, deid_ola_search is then disabled and never referenced), the
     release's rows of deid_release_history, the small-area inputs (deid_small_area_inputs,
-    built only with small_areas) and the population patterns (deid_population_patterns, built
-    only with population information). A model that is not built is not referenced (the ref
+    built only with small_areas), the population patterns (deid_population_patterns, built
+    only with population information) and the algorithm comparison (deid_algorithm_comparison,
+    built only with report.algorithm_comparison). A model that is not built is not referenced (the ref
     is not rendered at parse, so it is no dependency; a ref to a disabled node would fail).
     A view: the report reads what the history holds when it runs (issue 35). The publish
     model is found in the graph, not through ref(): the report must not wait for it (a
@@ -401,7 +404,8 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
     dbt_deid.release_ref('deid_ola_search') if ola else none,
     dbt_deid.ola_config().metric if ola else none, history, pub,
     dbt_deid.release_ref('deid_small_area_inputs') if dbt_deid.small_areas_enabled() else none,
-    dbt_deid.release_ref('deid_population_patterns') if dbt_deid.population_risk_enabled() else none) }}
+    dbt_deid.release_ref('deid_population_patterns') if dbt_deid.population_risk_enabled() else none,
+    dbt_deid.release_ref('deid_algorithm_comparison') if dbt_deid.algorithm_comparison_enabled() else none) }}
 {%- endif %}
 {%- endmacro %}
 

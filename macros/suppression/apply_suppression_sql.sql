@@ -4,7 +4,10 @@
     rank_to >= n, the pattern's record count, covers all its records). Output: record id, released
     value `<qi>` (NULL = suppressed), the true value at the released level `<qi>__generalized`
     and the original `<qi>__original`, once per source column as in deid_generalized
-    (original_value_sources). -#}
+    (original_value_sources). The map's table also holds the release's advice, rows of their
+    own (advice__kind not null: dbt_deid.dbt_side.glue.advice.map_with_advice), inert (null
+    keys, n 0, an empty rank range, no flag) and left out here by their n 0 (a map row is a
+    pattern's, n >= 1; a map without advice columns reads the same). -#}
 {% macro apply_suppression_sql(cfg, generalized, suppression_map, keys=none) -%}
   {{ return(dbt_deid.own(adapter.dispatch('apply_suppression_sql', 'dbt_deid'))(cfg, generalized, suppression_map, keys)) }}
 {%- endmacro %}
@@ -43,6 +46,6 @@
     {%- endif %}
     {%- endfor %}
   from ranked as r
-  left join {{ suppression_map }} as m
+  left join (select * from {{ suppression_map }} where n > 0) as m
     on {% if keys %}{{ dbt_deid.null_safe_equal_sql('r', 'm', cols, cols) }}{% else %}{% for c in cols %}r.{{ c }} = m.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}{% endif %}{% if not whole %} and r.deid_rank__ between m.rank_from and m.rank_to{% endif %}
 {%- endmacro %}

@@ -12,7 +12,8 @@
     Only for the plain chain (the map keyed by the QIs, deid_patterns the generalized records
     grouped by them); the gate table proves every build that the result is the checked release
     grouped (checked_patterns_problems), so a pattern table or map that does not describe the
-    records (rebuilt apart from them) refuses the release instead of passing unnoticed. -#}
+    records (rebuilt apart from them) refuses the release instead of passing unnoticed. The
+    map's advice rows (advice__kind not null, n 0) are left out by their n. -#}
 {% macro released_patterns_sql(cfg, patterns, suppression_map) -%}
   {{ return(dbt_deid.own(adapter.dispatch('released_patterns_sql', 'dbt_deid'))(cfg, patterns, suppression_map)) }}
 {%- endmacro %}
@@ -34,7 +35,7 @@
     select {{ keys | join(', ') }}, {{ flags | join(', ') }},
       cast(least(m.rank_to, p.n) - greatest(m.rank_from, 1) + 1 as {{ b }}) as n
     from {{ patterns }} as p
-    inner join {{ suppression_map }} as m on {{ on | join(' and ') }}
+    inner join (select * from {{ suppression_map }} where n > 0) as m on {{ on | join(' and ') }}
   ),
   parts as (
     select * from covered where n > 0

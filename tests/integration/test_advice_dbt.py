@@ -1,7 +1,8 @@
 """Advice on every refusal (issue 35, item 3; docs/advice-and-report.md).
 
 A fixed-level release refused for MaxSup gets advice (in the publish step's failure message,
-the refused report and deid_release_advice, which `python -m dbt_deid advise` prints) and the
+the refused report and the advice rows of deid_suppression_map, deid_release_advice before
+session 13, which `python -m dbt_deid advise` prints) and the
 advised levels publish on the next build: on the integration project's 4,000 records and on
 50,000 synthetic discharge abstracts. One refused and one published build per data set."""
 
@@ -31,8 +32,11 @@ from tests.integration.dbt_runner import (
 pytestmark = pytest.mark.dbt
 
 
-def _advised(run, release: str = "deid_release_advice") -> tuple[dict[str, int], list[str]]:
-    advice = run.query(f"select * from {release}")
+def _advised(run, model: str = "deid_suppression_map") -> tuple[dict[str, int], list[str]]:
+    # the advice rows of the map's table (session 13: the model deid_release_advice's rows)
+    advice = run.query(
+        "select advice__kind as kind, advice__item as item, advice__levels_json as levels_json,"
+        f" advice__message as message from {model} where advice__kind is not null")
     status = advice[advice["kind"] == "status"]
     assert status["message"].iloc[0] != "passes", status
     options = advice[advice["kind"] == "option"].sort_values("item")
@@ -59,7 +63,7 @@ def _refuse_then_apply(it_database, tmp_path, variables: dict, extra: list[str] 
     assert "release refused, nothing published" in bad.output, bad.output[-3000:]
     assert "[max_suppression] MaxSup" in bad.output
     # the materialization's own message (the advice model logs the same lines)
-    assert "Advice (deid_release_advice;" in bad.output, bad.output[-4000:]
+    assert "Advice (deid_suppression_map's advice rows;" in bad.output, bad.output[-4000:]
     assert "nearest levels that pass (1)" in bad.output
     assert "suppressed cells by quasi-identifier" in bad.output
     levels, lines = _advised(bad)
@@ -107,7 +111,7 @@ def test_advise_previews_and_the_advice_publishes(it_database, tmp_path) -> None
     with duckdb.connect(str(db), read_only=True) as con:  # nothing was published
         tables = {r[0] for r in con.execute(
             "select table_name from information_schema.tables").fetchall()}
-    assert "deid_published" not in tables and "deid_release_advice" in tables
+    assert "deid_published" not in tables and "deid_suppression_map" in tables
     levels, _ = _advised(DbtRun(0, "", db))
     good = run_dbt(INTEGRATION, ["run", "--select", "package:dbt_deid", *NO_REPORT], tmp_path,
                    _with_levels(variables, levels), db)
@@ -131,7 +135,7 @@ def test_advise_reports_its_failed_build_not_an_earlier_advice(default_release, 
     preview = _advise(variables, db, tmp_path)
     out = preview.stdout
     assert preview.returncode == 2, (out + preview.stderr)[-4000:]
-    assert "advise: ERROR this build did not build deid_release_advice" in out, out[-3000:]
+    assert "advise: ERROR this build did not build deid_suppression_map" in out, out[-3000:]
     assert "passes" not in out.split("advise: ERROR")[-1]
     assert "release integration_release passes" not in out
 

@@ -432,8 +432,9 @@ def test_working_tables_rebuilt_by_another_invocation_are_refused(published_db, 
 def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_database,
                                                                              tmp_path) -> None:
     """Review 9 final, F7: a preview (what `python -m dbt_deid advise --vars ...` builds:
-    +deid_release_advice, so the plan, the map and deid_generalized; here also the input
-    fingerprint and the release tables the on-run-start hook creates) protects one combination less
+    +deid_suppression_map (+deid_release_advice before session 13), so the plan, the map and
+    deid_generalized; here also the input fingerprint and the release tables the on-run-start
+    hook creates) protects one combination less
     ([province, admission_date] instead of [province, age, admission_date]); then `dbt build -s
     deid_suppressed+` with the release's settings rebuilds the gate table over the preview's
     plan. The gate table verified the plan's combinations, the preview's, and working_tables
@@ -444,7 +445,7 @@ def test_a_plan_built_by_a_preview_is_refused_when_the_gate_table_is_rebuilt(it_
     shutil.copy(it_database, db)
     combos = _vars()["deid_release"]["combinations"]
     preview = _vars(combinations=[*combos[:2], ["province", "admission_date"]])
-    advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_release_advice",
+    advised = run_dbt(INTEGRATION, ["build", "--select", "+deid_suppression_map",
                                     "+deid_input"],
                       tmp_path / "preview", preview, db)
     assert advised.ok, advised.output[-3000:]

@@ -198,7 +198,55 @@ def test_model_reads_only_counts_and_map_of_a_passing_release(monkeypatch, passe
     con.register("p", patterns)
     con.register("h", hierarchy)
     con.register("m", smap)
-    got = glue.deid_release_advice(json.dumps(release), con.table("p"), con.table("h"),
+    got = glue.release_advice_rows(json.dumps(release), con.table("p"), con.table("h"),
                                    con.table("m"))
     pd.testing.assert_frame_equal(got, full)
     assert ("option" in set(got["kind"])) is not passes
+
+
+@pytest.mark.parametrize("passes", [True, False])
+def test_the_map_model_carries_the_advice_in_inert_rows(passes) -> None:
+    """Session 13 (issue 33 item 3): deid_release_advice is folded into deid_suppression_map.
+    The model's table is the map, unchanged, then the advice rows, which give back the
+    advice the separate model gave (advice_rows, from DuckDB as the publish step, the report
+    and `advise` read it) and are inert for the map's readers: no key, n 0, an empty rank
+    range, no flag, so the records covered and the cells suppressed are the map's alone."""
+    import json
+
+    import duckdb
+
+    from dbt_deid.dbt_side.glue import advice as glue
+    from dbt_deid.dbt_side.glue.map_model import deid_suppression_map
+
+    patterns = _patterns()
+    release = {**_release(max_suppression=0.9 if passes else 0.02,
+                          column_suppression_cap={"age": 0.95}),
+               "source": "s", "record_id": "id"}
+    smap = suppression_map(patterns, release)
+    hierarchy = _long_hierarchy()
+    full = advice_frame(*glue.release_advice(patterns, hierarchy, smap, release))
+    con = duckdb.connect()
+    con.register("p", patterns)
+    con.register("h", hierarchy)
+    table = deid_suppression_map(json.dumps(release), con.table("p"), con.table("h"))
+    assert list(table.columns) == [*smap.columns, *glue.ADVICE_MAP_COLUMNS]
+    con.register("model_frame", table)
+    con.execute("create table m as select * from model_frame")
+    own = con.sql("select * exclude (advice__kind, advice__item, advice__subject,"
+                  " advice__figure, advice__limit_value, advice__small_share,"
+                  " advice__levels_json, advice__message) from m"
+                  " where advice__kind is null").df()
+    pd.testing.assert_frame_equal(own, smap, check_dtype=False)
+    got = glue.advice_rows(con.table("m"))
+    pd.testing.assert_frame_equal(got, full)
+    assert ("option" in set(got["kind"])) is not passes
+    # the advice rows: no key, n 0, rank range 1..0, no flag (the whole-pattern test holds)
+    adv = con.sql("select * from m where advice__kind is not null").df()
+    assert len(adv) == len(full) > 0
+    qis = list(release["quasi_identifiers"])
+    assert adv[qis].isna().all().all()
+    assert (adv["n"] == 0).all() and (adv["rank_from"] == 1).all() and (adv["rank_to"] == 0).all()
+    assert not adv[[f"{q}__suppressed" for q in qis]].any().any()
+    # the shares the advice reads from the table are the map's alone
+    assert glue.advice_rows(table).equals(got)
+    assert glue.advice_rows(smap).empty  # a map without advice columns: no advice

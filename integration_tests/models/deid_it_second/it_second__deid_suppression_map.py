@@ -5,4 +5,8 @@ def model(dbt, session):
     dbt.config(materialized="table")
     from dbt_deid.dbt_side.entry import deid_suppression_map
 
-    return deid_suppression_map(dbt.config.get("deid_release_json"), dbt.ref("it_second__deid_patterns"))
+    return deid_suppression_map(
+        dbt.config.get("deid_release_json"),
+        dbt.ref("it_second__deid_patterns"),
+        dbt.ref("it_second__deid_hierarchy"),
+    )

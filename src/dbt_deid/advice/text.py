@@ -1,5 +1,6 @@
-"""The advice as lines of text (failure message, CLI, report) and as a table (the build's
-``deid_release_advice``, read by the publish step and the report). Figures, limits, QI and
+"""The advice as lines of text (failure message, CLI, report) and as a table (the advice rows
+of the build's ``deid_suppression_map``, ``deid_release_advice`` before session 13, read by the
+publish step, the report and ``advise``). Figures, limits, QI and
 combination names and levels only: never a quasi-identifier value."""
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def advice_lines(advice: Advice, meanings: Mapping[str, Mapping[int, str]] | Non
 
 def advice_frame(advice: Advice, meanings: Mapping[str, Mapping[int, str]] | None = None
                  ) -> pd.DataFrame:
-    """The advice as the rows of ``deid_release_advice``: ``kind`` (``status``, ``column``,
-    ``combination``, ``level`` (each QI's configured level, ``message`` its meaning),
+    """The advice as its rows (the advice rows of ``deid_suppression_map``, columns prefixed
+    ``advice__``; the model ``deid_release_advice`` before session 13): ``kind`` (``status``,
+    ``column``, ``combination``, ``level`` (each QI's configured level, ``message`` its meaning),
     ``option``, ``line``), ``item`` (order within the kind), ``subject`` (a
     QI, a combination, or the option's settings), ``figure``, ``limit_value``, ``small_share``
     (combinations: records in classes smaller than k before suppression), ``levels_json``
@@ -130,7 +132,27 @@ ADVICE_COLUMNS = {"kind": "string", "item": "int64", "subject": "string", "figur
                   "message": "string"}
 
 
+#: The prefix of the advice's columns in the table of ``deid_suppression_map``, which holds
+#: the advice rows after the map's since session 13 (``advice__kind``, ...: no QI name can
+#: collide with them, a QI's flag being ``<qi>__suppressed``).
+ADVICE_PREFIX = "advice__"
+
+
+def advice_in_map(frame: pd.DataFrame) -> pd.DataFrame:
+    """The advice rows of ``deid_suppression_map``'s table read as pandas (any column case),
+    as :func:`typed_advice_frame` gives them (the columns of :data:`ADVICE_COLUMNS`, without
+    the prefix); no row when the table has no advice column (a map built before session 13)."""
+    frame = frame.rename(columns={c: str(c).lower() for c in frame.columns})
+    kind = f"{ADVICE_PREFIX}kind"
+    if kind not in frame.columns:
+        return typed_advice_frame()
+    rows = frame[frame[kind].notna()][[f"{ADVICE_PREFIX}{c}" for c in ADVICE_COLUMNS]]
+    return typed_advice_frame(rows.rename(columns={f"{ADVICE_PREFIX}{c}": c
+                                                   for c in ADVICE_COLUMNS}))
+
+
 def typed_advice_frame(frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``frame`` (or no row) with the columns and types of ``deid_release_advice``."""
+    """``frame`` (or no row) with the columns and types of the advice (:data:`ADVICE_COLUMNS`;
+    the table ``deid_release_advice``'s before session 13)."""
     frame = frame if frame is not None else pd.DataFrame(columns=list(ADVICE_COLUMNS))
     return frame[list(ADVICE_COLUMNS)].astype(ADVICE_COLUMNS).reset_index(drop=True)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from dbt_deid.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # the same names, for type checkers and the import-structure test
-    from dbt_deid.dbt_side.glue.advice import deid_release_advice
     from dbt_deid.dbt_side.glue.claims import (
         deid_claims_attack,
         deid_claims_attack3,
@@ -30,11 +29,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
         deid_claims_pseudonymized_patients,
     )
     from dbt_deid.dbt_side.glue.frames import to_pandas
+    from dbt_deid.dbt_side.glue.map_model import deid_suppression_map
     from dbt_deid.dbt_side.glue.ola import deid_ola_search
     from dbt_deid.dbt_side.glue.release import (
         deid_algorithm_comparison,
         deid_release_plan,
-        deid_suppression_map,
         suppression_map,
     )
     from dbt_deid.dbt_side.glue.report import deid_release_report
@@ -48,7 +47,6 @@ if TYPE_CHECKING:  # the same names, for type checkers and the import-structure 
 
 #: Exported name -> the module that defines it.
 _HOMES = {
-    "deid_release_advice": "dbt_deid.dbt_side.glue.advice",
     "deid_claims_attack": "dbt_deid.dbt_side.glue.claims",
     "deid_claims_attack3": "dbt_deid.dbt_side.glue.claims",
     "deid_claims_lola": "dbt_deid.dbt_side.glue.claims",
@@ -58,7 +56,7 @@ _HOMES = {
     "deid_ola_search": "dbt_deid.dbt_side.glue.ola",
     "deid_algorithm_comparison": "dbt_deid.dbt_side.glue.release",
     "deid_release_plan": "dbt_deid.dbt_side.glue.release",
-    "deid_suppression_map": "dbt_deid.dbt_side.glue.release",
+    "deid_suppression_map": "dbt_deid.dbt_side.glue.map_model",
     "suppression_map": "dbt_deid.dbt_side.glue.release",
     "deid_release_report": "dbt_deid.dbt_side.glue.report",
     "deid_population_risk": "dbt_deid.dbt_side.glue.risk",
@@ -72,7 +70,7 @@ _HOMES = {
 __all__ = [
     "deid_algorithm_comparison", "deid_claims_attack", "deid_claims_attack3", "deid_claims_plan",
     "deid_claims_lola", "deid_claims_pseudonymized_claims", "deid_claims_pseudonymized_patients",
-    "deid_ola_search", "deid_population_risk", "deid_release_advice", "deid_release_plan",
+    "deid_ola_search", "deid_population_risk", "deid_release_plan",
     "deid_release_report", "deid_small_areas", "deid_suppression_map",
     "deid_text_plan", "deid_text_risk_assessment", "deid_uniqueness",
     "suppression_map", "to_pandas",

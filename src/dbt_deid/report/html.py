@@ -419,7 +419,7 @@ class ReleaseStatus:
     limit, each gate's verdict (combined_releases from the release history), what the published
     table holds (each quasi-identifier's level with its meaning, read from its hierarchy; the
     columns dropped or passed through, El Emam et al. 2011 Table 1's variable types) and, on a
-    refusal, what to change (the advice, deid_release_advice)."""
+    refusal, what to change (the advice rows of deid_suppression_map)."""
 
     gates: pd.DataFrame  # gate, passed, message
     released: pd.DataFrame  # quasi-identifier, source column, level[, meaning]
@@ -431,7 +431,8 @@ class ReleaseStatus:
     manifest: dict[str, str] | None = None
     #: limit, setting, achieved, within (bool): the achieved figure next to each limit.
     limits: pd.DataFrame | None = None
-    #: The advice lines (deid_release_advice) shown under "What to change" on a refusal.
+    #: The advice lines (deid_suppression_map's advice rows) shown under "What to change" on
+    #: a refusal.
     advice: tuple[str, ...] = ()
     #: Label -> text: records, version, time, package version (the status block's facts).
     facts: dict[str, str] | None = None
@@ -524,6 +525,7 @@ def render_release_report(
     comparison: pd.DataFrame | None = None,
     search_nodes: pd.DataFrame | None = None,
     searched: bool = True,
+    comparison_requested: bool = True,
 ) -> str:
     """One self-contained document for a release with several protected combinations: the
     release status (gates, published or refused, what is published) when given, an overview
@@ -536,7 +538,9 @@ def render_release_report(
     evaluated) adds the risk-utility
     section after the overview (:mod:`dbt_deid.report.risk_utility`): the picture when
     ``searched`` (the release's levels came from the OLA search), else the sentence saying the
-    levels were set in the settings."""
+    levels were set in the settings. ``comparison_requested`` False (the release does not
+    declare ``report.algorithm_comparison: true``, so deid_algorithm_comparison was not built)
+    ends the report with a sentence saying the comparison was not requested."""
     if not assessments:
         raise DataError("no assessment to report")
     k = k if k is not None else assessments[0].k
@@ -571,7 +575,18 @@ def render_release_report(
         parts.append(_table(bd, pct=share_cols, left=[by]))
     if comparison is not None and len(comparison):
         parts.extend(_comparison_sections(comparison))
+    elif not comparison_requested:
+        parts.extend(["<h1>Suppression algorithms compared</h1>",
+                      f'<p class="note">{COMPARISON_NOT_REQUESTED}</p>'])
     return _document(title, "\n".join(parts))
+
+
+#: The report's last section when the release does not declare report.algorithm_comparison.
+COMPARISON_NOT_REQUESTED = (
+    "Not requested: this release does not declare <code>report.algorithm_comparison:"
+    " true</code>, so the combinations and complete algorithms (El Emam et al. 2011,"
+    " &ldquo;Evaluation&rdquo;) were not run on it (deid_algorithm_comparison was not built;"
+    " docs/diagnostics.md). The gates above decide the release either way.")
 
 
 def _comparison_sections(comparison: pd.DataFrame) -> list[str]:
@@ -614,12 +629,14 @@ def write_release_report(
     comparison: pd.DataFrame | None = None,
     search_nodes: pd.DataFrame | None = None,
     searched: bool = True,
+    comparison_requested: bool = True,
 ) -> Path:
     """Write :func:`render_release_report` to ``path`` (UTF-8, parent folders created)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_release_report(assessments, title=title, breakdowns=breakdowns,
                                          status=status, comparison=comparison,
-                                         search_nodes=search_nodes, searched=searched),
+                                         search_nodes=search_nodes, searched=searched,
+                                         comparison_requested=comparison_requested),
                    encoding="utf-8")
     return out

@@ -77,8 +77,11 @@ class AdapterFrames:
         _, cursor = self.adapter.connections.add_query(sql, auto_begin=True)
         return cursor
 
-    def read(self, node: Any) -> pd.DataFrame:
-        cursor = self._query(f"select * from {self.relation(node)}")
+    def read(self, node: Any, where: str | None = None) -> pd.DataFrame:
+        """The table of ``node`` as pandas; with ``where`` (an SQL condition) only its rows
+        that meet it."""
+        cursor = self._query(f"select * from {self.relation(node)}"
+                             + (f" where {where}" if where else ""))
         columns = [d[0] for d in cursor.description]
         frame = rows_to_frame(columns, cursor.fetchall())
         self.reads.append((str(self.relation(node)), len(frame)))

@@ -1,15 +1,17 @@
-"""The advice in the dbt release: frames in, frames out, for the Python model
-``deid_release_advice`` (issue 35).
+"""The advice in the dbt release: frames in, frames out, computed by the Python model
+``deid_suppression_map`` (issue 35; the model ``deid_release_advice`` before session 13, issue
+33 item 3) and stored in its table as rows of their own (:func:`map_with_advice`).
 
 Reads the pattern table the build already has (``deid_patterns``, the QI values at the
-configured levels with their counts), the hierarchies (``deid_hierarchy``) and the build's own
-suppression map (``deid_suppression_map``), so the figures at the configured levels are not
+configured levels with their counts), the hierarchies (``deid_hierarchy``) and the suppression
+map the model has just computed, so the figures at the configured levels are not
 computed again (a passing release reads only the map and the pattern table's counts:
 :func:`passing_advice`); when MaxSup or a column cap fails, the core
 (:func:`dbt_deid.advice.advise`)
 searches the coarser levels for the nearest that pass (El Emam et al. 2009, prescription
 records, "Apply Generalization and Suppression"). The publish step, the report and ``python -m
-dbt_deid advise`` read the table this returns.
+dbt_deid advise`` read the advice rows of the map's table (:func:`advice_rows`; the macro
+``release_advice_message``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dbt_deid.advice import (
@@ -28,9 +31,11 @@ from dbt_deid.advice import (
     typed_advice_frame,
 )
 from dbt_deid.advice.search import Advice
+from dbt_deid.advice.text import ADVICE_COLUMNS, ADVICE_PREFIX, advice_in_map
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import (
+    _is_duckdb,
     relation_columns,
     string_values,
     to_pandas,
@@ -125,20 +130,21 @@ def release_advice(
     return advice, level_meanings(hierarchy, release)
 
 
-def deid_release_advice(
+def release_advice_rows(
     release_json: str, patterns: Any, hierarchy: Any, suppression_map: Any
 ) -> pd.DataFrame:
-    """The dbt Python model ``deid_release_advice``: the rows of
-    :func:`dbt_deid.advice.advice_frame` for the release (figures at the configured levels per
-    QI and per combination, and when MaxSup or a column cap fails, the nearest levels that pass
-    and the text lines the publish step's failure message and the report show). An empty
-    pattern table (only under ``dbt build --empty``) gives no row."""
+    """The release's advice, the rows of :func:`dbt_deid.advice.advice_frame` (figures at the
+    configured levels per QI and per combination, and when MaxSup or a column cap fails, the
+    nearest levels that pass and the text lines the publish step's failure message and the
+    report show), for ``deid_suppression_map`` (:func:`map_with_advice`). Never raises: an
+    error gives one line saying no advice could be computed (the gates decide what is
+    published). An empty pattern table (only under ``dbt build --empty``) gives no row."""
     release = json.loads(release_json)
-    counts = to_pandas_columns(patterns, ["n"])
-    if len(counts) == 0:
-        return typed_advice_frame()
     log = dbt_logger()
     try:
+        counts = to_pandas_columns(patterns, ["n"])
+        if len(counts) == 0:
+            return typed_advice_frame()
         # the map's counts and flags (shares_from_map), not its QI values; the names as the
         # relation spells them (what to_pandas would give)
         names = relation_columns(suppression_map)
@@ -157,9 +163,9 @@ def deid_release_advice(
                                               logger=log)
     except Exception as exc:  # noqa: BLE001 - advice never blocks a release the gates pass
         # The gates decide what is published; a failure here must not fail the build (the
-        # publish model depends on this one for its refusal message).
+        # suppression map, which every later node reads, carries the advice).
         # (the exception's name only: its text may quote a value)
-        log.warning(f"dbt_deid: deid_release_advice: no advice ({type(exc).__name__})")
+        log.warning(f"dbt_deid: deid_suppression_map: no advice ({type(exc).__name__})")
         return typed_advice_frame(pd.DataFrame([{
             "kind": "line", "item": 1, "subject": None, "figure": None, "limit_value": None,
             "small_share": None, "levels_json": None,
@@ -169,3 +175,61 @@ def deid_release_advice(
         for line in out[out["kind"] == "line"]["message"]:
             log.info(f"dbt_deid: advice: {line}")
     return out
+
+
+#: The advice's columns in the map's table, in order.
+ADVICE_MAP_COLUMNS = [f"{ADVICE_PREFIX}{c}" for c in ADVICE_COLUMNS]
+
+
+def map_with_advice(suppression_map: pd.DataFrame, advice: pd.DataFrame) -> pd.DataFrame:
+    """The table of ``deid_suppression_map``: the map's rows, then the advice's (issue 33 item
+    3: the advice is no node of its own). The map's rows have null advice columns; the advice
+    rows are inert for every reader of the map: null keys (no record's pattern), ``n`` 0 and
+    the empty rank range ``rank_from`` 1 to ``rank_to`` 0 (no record rank is in it, and the
+    map's whole-pattern test ``rank_from = 1 and rank_to >= n`` holds), every ``<qi>__suppressed``
+    flag false; the SQL readers of the map also leave them out by their ``n`` 0 (a map row is
+    a pattern's, n >= 1: apply_suppression_sql, released_patterns_sql), and
+    :func:`dbt_deid.advice.shares_from_map` counts nothing of them. ``advice__item`` is a float
+    (null on the map's rows); :func:`advice_rows` gives the advice back with its own types."""
+    n_map, n_adv = len(suppression_map), len(advice)
+    inert = {"n": 0, "rank_from": 1, "rank_to": 0}
+    columns: dict[str, pd.Series] = {}
+    for c in suppression_map.columns:
+        col = suppression_map[c].reset_index(drop=True)
+        if c in inert:
+            fill: Any = inert[c]
+        elif str(c).endswith("__suppressed") and pd.api.types.is_bool_dtype(col.dtype):
+            fill = False
+        else:
+            fill = pd.NA
+        columns[c] = pd.concat([col, pd.Series([fill] * n_adv, dtype=col.dtype)],
+                               ignore_index=True)
+    for c, dtype in ADVICE_COLUMNS.items():
+        kind = "float64" if dtype == "int64" else dtype
+        values = advice[c].reset_index(drop=True).astype(kind)
+        columns[f"{ADVICE_PREFIX}{c}"] = pd.concat(
+            [pd.Series([pd.NA if kind == "string" else np.nan] * n_map, dtype=kind), values],
+            ignore_index=True)
+    return pd.DataFrame(columns)
+
+
+def advice_rows(suppression_map: Any) -> pd.DataFrame:
+    """The advice rows of ``deid_suppression_map``'s table (any engine's relation, or pandas)
+    as the frame :func:`release_advice_rows` gave (the columns and types of
+    :data:`dbt_deid.advice.ADVICE_COLUMNS`), without reading the map's own rows where the
+    engine can filter first (DuckDB, Spark, Snowpark). A table without advice columns (a map
+    built before session 13) gives no row."""
+    names = relation_columns(suppression_map)
+    if names is not None and f"{ADVICE_PREFIX}kind" not in names:
+        return typed_advice_frame()
+    where = f"{ADVICE_PREFIX}kind is not null"
+    if isinstance(suppression_map, pd.DataFrame):
+        frame = suppression_map
+    elif _is_duckdb(suppression_map):
+        frame = to_pandas(suppression_map.filter(where).project(", ".join(ADVICE_MAP_COLUMNS)))
+    elif callable(getattr(suppression_map, "filter", None)) and callable(
+            getattr(suppression_map, "select", None)):
+        frame = to_pandas(suppression_map.filter(where).select(*ADVICE_MAP_COLUMNS))
+    else:
+        frame = to_pandas(suppression_map)
+    return advice_in_map(frame)

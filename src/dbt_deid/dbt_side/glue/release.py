@@ -3,7 +3,7 @@
 El Emam et al. 2011 (discharge PUMF), "Combinations Suppression Algorithm": the suppression runs
 on the pattern table ``deid_patterns`` (one row per QI pattern with its count), never on records.
 
-:func:`deid_suppression_map`, :func:`deid_release_plan` and :func:`deid_algorithm_comparison`
+:func:`deid_release_plan` and :func:`deid_algorithm_comparison`
 are the bodies of the dbt Python models of those names (and of every extra release's copies):
 the model file only reads its refs and configs and calls them.
 """
@@ -294,18 +294,6 @@ def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
     return current.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
 
 
-def deid_suppression_map(release_json: str, patterns: Any) -> pd.DataFrame:
-    """The dbt Python model ``deid_suppression_map``: the release's combinations suppression
-    map (El Emam et al. 2011, discharge PUMF, "Combinations Suppression Algorithm"; OLA's record
-    suppression, El Emam et al. 2012, "Base Algorithm", when the release searches with OLA).
-
-    ``patterns`` is ``deid_patterns`` (distinct QI tuples with counts); ``release_json`` the
-    model's config ``deid_release_json`` (the release settings rendered as JSON). The map is
-    what ``deid_suppressed`` joins back onto the records (:func:`suppression_map`).
-    """
-    return suppression_map(patterns, json.loads(release_json), model="deid_suppression_map")
-
-
 def deid_release_plan(release_json: str) -> pd.DataFrame:
     """The dbt Python model ``deid_release_plan``: the release validated and its hierarchical
     QIs expanded (El Emam et al. 2011, discharge PUMF, Tables 4, 5, 7, 8) into the combinations
@@ -442,5 +430,6 @@ def deid_algorithm_comparison(
     side by side (:func:`algorithm_comparison`). The algorithm the release selected is read from
     its released patterns (``suppressed_patterns``, ``deid_suppressed_patterns``); the other one
     runs on the pattern table (``patterns``, ``deid_patterns``). An empty pattern table (only
-    under ``dbt build --empty``: a real build stops upstream) gives the empty comparison."""
+    under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
+    Built only when the release declares ``report.algorithm_comparison: true``."""
     return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns, exact)

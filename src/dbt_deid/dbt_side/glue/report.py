@@ -21,6 +21,7 @@ import pandas as pd
 
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
+from dbt_deid.dbt_side.glue.advice import advice_rows
 from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
 from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
 from dbt_deid.dbt_side.glue.risk import breakdown_frames, release_assessments
@@ -76,7 +77,8 @@ def release_limits(cfg: Any, advice: pd.DataFrame | None, assessments: Sequence[
     """The achieved figure next to each limit: k against the smallest class (and the exact
     consistent set) over the verified combinations, tau against the maximum prosecutor risk
     (El Emam et al. 2011, equations 1-3), MaxSup against the share of records with a suppressed
-    QI and each column cap against its column's suppressed cells (deid_release_advice)."""
+    QI and each column cap against its column's suppressed cells (the advice of
+    deid_suppression_map)."""
     rows: list[dict[str, Any]] = []
     if assessments:
         smallest = min(int(a.prosecutor.stats.smallest_class) for a in assessments)
@@ -183,7 +185,8 @@ def release_status(
     fingerprint: Mapping[str, str] | None = None, search_nodes: pd.DataFrame | None = None,
 ) -> ReleaseStatus:
     """The report's status section from the release settings, deid_gate_results, the advice
-    (deid_release_advice: achieved figures, level meanings, what to change) and the history
+    (the advice rows of deid_suppression_map: achieved figures, level meanings, what to
+    change) and the history
     (deid_report_inputs' release_versions: version, combined_releases). With the OLA search,
     each QI's level is the released node's of ``search_nodes`` (deid_report_inputs'
     search_nodes), when one passes."""
@@ -263,6 +266,12 @@ def empty_report_index() -> pd.DataFrame:
     })
 
 
+def algorithm_comparison_requested(release: Mapping[str, Any]) -> bool:
+    """True when the release declares ``report.algorithm_comparison: true`` (then
+    ``deid_algorithm_comparison`` is built and the report shows it)."""
+    return (release.get("report") or {}).get("algorithm_comparison") is True
+
+
 def write_dbt_report(
     suppressed: pd.DataFrame,
     population: pd.DataFrame | None,
@@ -272,6 +281,7 @@ def write_dbt_report(
     gates: pd.DataFrame | None = None,
     fingerprint: pd.DataFrame | None = None,
     comparison: pd.DataFrame | None = None,
+    comparison_requested: bool = True,
     exact: pd.DataFrame | None = None,
     advice: pd.DataFrame | None = None,
     versions: pd.DataFrame | None = None,
@@ -287,7 +297,10 @@ def write_dbt_report(
     without it the exact counts are computed here from the true values. ``search_nodes`` is
     the search_nodes part of deid_report_inputs: when the release's levels were chosen by the
     OLA search (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
-    picture), else it says the levels were set in the settings and no search ran."""
+    picture), else it says the levels were set in the settings and no search ran.
+    ``comparison`` is deid_algorithm_comparison; ``comparison_requested`` False (the release
+    does not declare ``report.algorithm_comparison: true``) makes the report say the comparison
+    was not requested."""
     from dbt_deid.report.html import write_release_report  # matplotlib when drawing
 
     log = logger or get_logger()
@@ -307,6 +320,7 @@ def write_dbt_report(
     written = write_release_report(
         assessments, out, title=f"Re-identification risk report: {name}",
         breakdowns=breakdown_frames(suppressed, release), status=status, comparison=comparison,
+        comparison_requested=comparison_requested,
         search_nodes=search_nodes,
         searched=(release.get("generalization") or {}).get("search") == "ola",
     )
@@ -331,9 +345,8 @@ def deid_release_report(
     release_json: str,
     suppressed_patterns: Any,
     gate_results: Any,
-    algorithm_comparison: Any,
     exact_consistent: Any,
-    release_advice: Any = None,
+    suppression_map: Any = None,
     report_inputs: Any = None,
     *,
     path: str | None = None,
@@ -360,15 +373,20 @@ def deid_release_report(
     release is published; a refused release's report is written to ``<name>.refused.html`` and
     never overwrites the published release's. The status block gives the achieved figure next
     to each limit, the rows, the version and the time; each quasi-identifier's level comes with
-    its meaning and, on a refusal, the advice says what to change (``release_advice``,
-    ``deid_release_advice``); combined_releases, decided by the publish step, is read from the
+    its meaning and, on a refusal, the advice says what to change (the advice rows of
+    ``suppression_map``, ``deid_suppression_map``, read without its map rows where the
+    engine can filter: :func:`~dbt_deid.dbt_side.glue.advice.advice_rows`);
+    combined_releases, decided by the publish step, is read from the
     history (the ``release_versions`` part of ``deid_report_inputs``). It shows the settings
     hash and the input fingerprint it was computed from (the gate table's, which fingerprints
     the input snapshot: :func:`gate_table_manifest`), as the release manifest in
     ``deid_release_history`` records them, and ends with the comparison of
-    the suppression algorithms (``algorithm_comparison``, ``deid_algorithm_comparison``; read
-    after that model is built, so the two pattern-table models never hold their frames in
-    memory at the same time). The exact variant's figures come from ``exact_consistent``
+    the suppression algorithms (the ``algorithm_comparison`` part of ``deid_report_inputs``,
+    ``deid_algorithm_comparison``, built only when the release declares
+    ``report.algorithm_comparison: true``, and read after that model is built, so the two
+    pattern-table models never hold their frames in memory at the same time; otherwise the
+    report says the comparison was not requested). The exact variant's figures come from
+    ``exact_consistent``
     (``deid_exact_consistent``: the distribution of consistent-set sizes the warehouse computed
     for the risk summary, so the build counts them once; its totals are checked against the
     released patterns). The returned frame has one row:
@@ -387,9 +405,10 @@ def deid_release_report(
     return write_dbt_report(
         suppressed, parts.get("population_patterns"), parts.get("small_area_inputs"), release,
         gates=gates, fingerprint=gate_table_manifest(gates),
-        comparison=to_pandas(algorithm_comparison),
+        comparison=parts.get("algorithm_comparison"),
+        comparison_requested=algorithm_comparison_requested(release),
         exact=to_pandas(exact_consistent),
-        advice=to_pandas(release_advice) if release_advice is not None else None,
+        advice=advice_rows(suppression_map) if suppression_map is not None else None,
         versions=parts.get("release_versions"),
         search_nodes=parts.get("search_nodes"),
         path=path,

@@ -1,9 +1,10 @@
 """``python -m dbt_deid advise [--release NAME] [dbt arguments]``: preview, publish nothing.
 
-Builds the release's models up to its advice (``dbt build --select +deid_release_advice``, or
-``+NAME__deid_release_advice`` for an extra release; on adapters without dbt Python models the
+Builds the release's models up to its advice (``dbt build --select +deid_suppression_map``, or
+``+NAME__deid_suppression_map`` for an extra release; on adapters without dbt Python models the
 segmented build of ``python -m dbt_deid build``), which never builds the publish model, then
-reads ``deid_release_advice`` through the dbt adapter and prints it: MaxSup and each column's
+reads the advice rows of ``deid_suppression_map`` (the model ``deid_release_advice`` before
+session 13) through the dbt adapter and prints them: MaxSup and each column's
 suppression at the configured levels, per combination the records in classes smaller than k,
 and, when MaxSup or a column cap fails, the nearest levels that pass (docs/advice-and-report.md).
 Try a change with ``--vars`` before committing it. Every other argument goes to dbt unchanged
@@ -18,9 +19,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+#: The model whose table holds the release's advice (its advice rows).
+ADVICE_MODEL = "deid_suppression_map"
+
 
 def _advice_node(manifest: Any, release: str | None) -> Any:
-    name = f"{release}__deid_release_advice" if release else "deid_release_advice"
+    name = f"{release}__{ADVICE_MODEL}" if release else ADVICE_MODEL
     for node in manifest.nodes.values():
         if node.resource_type == "model" and node.name == name:
             return node
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     node = _advice_node(parsed.result, args.release)
     if node is None:
-        print("advise: ERROR no model deid_release_advice"
+        print(f"advise: ERROR no model {ADVICE_MODEL}"
               + (f" for release {args.release}" if args.release else "")
               + " (is var deid_release declared? for an extra release: add-release)", flush=True)
         return 2
@@ -65,9 +69,12 @@ def run(args: argparse.Namespace) -> int:
               f" dbt exit code {code}): no advice for these settings; an earlier build's advice"
               " is not shown; see the dbt output above", flush=True)
         return 2
+    from dbt_deid.advice.text import ADVICE_PREFIX, advice_in_map
+
     try:
         with AdapterFrames(parsed.result) as frames:
-            advice = frames.read(node)
+            # the advice rows only (the map's own rows can be millions)
+            advice = advice_in_map(frames.read(node, where=f"{ADVICE_PREFIX}kind is not null"))
     except Exception as exc:  # noqa: BLE001 - the table was not built
         print(f"advise: ERROR {node.name} could not be read ({type(exc).__name__}); see the"
               " dbt output above", flush=True)
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "advise", help="preview a release (dbt build up to deid_release_advice; nothing"
+        "advise", help="preview a release (dbt build up to deid_suppression_map; nothing"
         " published) and print what would pass", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--release", default=None,
