@@ -20,7 +20,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from dbt_deid.advice import (
