@@ -250,3 +250,24 @@ def test_the_map_model_carries_the_advice_in_inert_rows(passes) -> None:
     # the shares the advice reads from the table are the map's alone
     assert glue.advice_rows(table).equals(got)
     assert glue.advice_rows(smap).empty  # a map without advice columns: no advice
+
+
+def test_the_map_model_never_fails_for_its_advice(monkeypatch) -> None:
+    """The advice never blocks a release (the gates decide): when storing it fails, the map
+    model returns the map alone, and its readers find no advice (advice_rows: no row; the
+    publish step's message macro and `advise` check the advice columns)."""
+    import json
+
+    from dbt_deid.dbt_side.glue import advice as glue
+    from dbt_deid.dbt_side.glue import map_model
+
+    patterns = _patterns()
+    release = {**_release(max_suppression=0.02), "source": "s", "record_id": "id"}
+
+    def broken(*_a, **_k):
+        raise RuntimeError("storage")
+    monkeypatch.setattr(map_model, "map_with_advice", broken)
+    table = map_model.deid_suppression_map(json.dumps(release), patterns.copy(),
+                                           _long_hierarchy())
+    pd.testing.assert_frame_equal(table, suppression_map(patterns, release))
+    assert glue.advice_rows(table).empty

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.advice import map_with_advice, release_advice_rows
 from dbt_deid.dbt_side.glue.release import suppression_map
 
@@ -36,4 +37,11 @@ def deid_suppression_map(release_json: str, patterns: Any, hierarchy: Any = None
     out = suppression_map(patterns, json.loads(release_json), model="deid_suppression_map")
     if hierarchy is None:
         return out
-    return map_with_advice(out, release_advice_rows(release_json, patterns, hierarchy, out))
+    advice = release_advice_rows(release_json, patterns, hierarchy, out)  # never raises
+    try:
+        return map_with_advice(out, advice)
+    except Exception as exc:  # noqa: BLE001 - the advice never fails the map
+        # the map alone: its readers find no advice column and show no advice
+        dbt_logger().warning(f"dbt_deid: deid_suppression_map: advice not stored"
+                             f" ({type(exc).__name__})")
+        return out
