@@ -14,7 +14,7 @@ body runs on the pattern tables whether or not the built release declared
 through ``deid_report_inputs``).
 
     .venv/bin/python bench/bench_pattern_models.py [--db PATH] [--target DIR]
-        [--models map comparison report]
+        [--models map map_only advice comparison report]
 """
 
 from __future__ import annotations
@@ -28,14 +28,17 @@ import tempfile
 import time
 from pathlib import Path
 
-MODELS = ("map", "comparison", "report")
+#: map: deid_suppression_map's body (the map, then the advice: session 13); map_only: the map
+#: alone and advice: deid_release_advice's body on the built map table (the two nodes before
+#: session 13), so one run compares the fold with what it replaced.
+MODELS = ("map", "map_only", "advice", "comparison", "report")
 
 
 def child(model: str, db: str, target: str) -> None:
     """Run one model body on the built tables (in this process)."""
     import duckdb
 
-    from dbt_deid.dbt_side.glue import map_model
+    from dbt_deid.dbt_side.glue import advice, map_model
     from dbt_deid.dbt_side.glue import release as rel
     from dbt_deid.dbt_side.glue import report as rep
 
@@ -52,6 +55,11 @@ def child(model: str, db: str, target: str) -> None:
         # the map and the advice (deid_release_advice before session 13), as the model
         out = map_model.deid_suppression_map(release_json, ref("deid_patterns"),
                                              ref("deid_hierarchy"))
+    elif model == "map_only":
+        out = rel.suppression_map(ref("deid_patterns"), json.loads(release_json))
+    elif model == "advice":
+        out = advice.release_advice_rows(release_json, ref("deid_patterns"),
+                                         ref("deid_hierarchy"), ref("deid_suppression_map"))
     elif model == "comparison":
         out = rel.deid_algorithm_comparison(release_json, ref("deid_patterns"),
                                             ref("deid_suppressed_patterns"))
