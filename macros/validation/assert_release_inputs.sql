@@ -230,6 +230,23 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set suffixes = [('', ''), ('__original', 'the original-value column of '), ('__generalized', 'the generalized-value column of '), ('__suppressed', 'the suppression flag of ')] -%}
+  {#- name prefixes of columns the package adds next to the QIs (and, under the attribute
+      disclosure remedy, the sensitive columns) in its pattern tables: the advice rows of
+      deid_suppression_map and the exact check's columns of deid_suppressed_patterns (review
+      13 final, L2 and L4: a QI named like one took its place silently) -#}
+  {%- set prefixes = [('advice__', "the prefix of the advice columns of deid_suppression_map (advice__*)"),
+                      ('deid_consistent_', "the prefix of the exact check's columns of deid_suppressed_patterns (deid_consistent_<i>)"),
+                      ('deid_exact_combinations', "a column of deid_suppressed_patterns (deid_exact_combinations)")] -%}
+  {%- set named = [] -%}
+  {%- for q in cfg.qis -%}{%- do named.append(['quasi_identifiers.' ~ q.name, q.name | string]) -%}{%- endfor -%}
+  {%- for c in (cfg.get('sensitive') or []) -%}{%- do named.append(['sensitive', c | string]) -%}{%- endfor -%}
+  {%- for setting, name in named -%}
+    {%- for prefix, what in prefixes -%}
+      {%- if (name | lower).startswith(prefix) -%}
+        {{ dbt_deid._config_error(setting, "the name '" ~ name ~ "' starts with '" ~ prefix ~ "', " ~ what ~ " (names are compared ignoring case); give the column another name") }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
   {%- for q in cfg.qis -%}
     {%- set setting = 'quasi_identifiers.' ~ q.name -%}
     {%- set fix = "; give the quasi-identifier another name (its source column stays, with column: " ~ q.column ~ ")" -%}
