@@ -15,7 +15,10 @@
 
     - check_sample_mode(): the package's `on-run-start` hook (review 8 final, R4): under sample
       mode, an invocation that selects any node of a release (a node of package dbt_deid, or
-      an extra release's `<release>__deid_*` model) fails before any node runs. Refusing the
+      an extra release's `<release>__deid_*` model) fails before any node runs; a `dbt retry`
+      under sample mode (DBT_SAMPLE is honoured there) fails when the project has any node of
+      a release, since dbt tells no hook which nodes a retry runs (retry_invocation(); review
+      13 final, L1). Refusing the
       publish step alone was not enough: the claims and text inputs are views over
       source()/ref(), so `--sample --exclude tag:deid_publish` left working views and tables
       built from the sampled rows, and a later unsampled `dbt run -s tag:deid_publish`
@@ -40,9 +43,11 @@
 
 {% macro check_sample_mode() -%}
   {%- if not execute or not dbt_deid.sample_mode() -%}{{ return('') }}{%- endif -%}
+  {#- a `dbt retry` selects what failed, but dbt tells no hook what: every node of a release -#}
+  {%- set every = dbt_deid.retry_invocation() -%}
   {%- set selected = selected_resources or [] -%}
   {%- set names = [] -%}{%- set paths = [] -%}
-  {%- for node in graph.nodes.values() if node.unique_id in selected -%}
+  {%- for node in graph.nodes.values() if every or node.unique_id in selected -%}
     {%- set extra = node.resource_type == 'model' and dbt_deid._split_release_node(node.name) is not none -%}
     {%- if node.package_name == 'dbt_deid' or extra -%}
       {%- do names.append(node.name) -%}
@@ -53,7 +58,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if names -%}
-    {{ exceptions.raise_compiler_error("dbt_deid [sample_mode]: nothing was built: dbt " ~ flags.WHICH ~ " --sample selects " ~ names | length ~ " node(s) of a de-identified release: " ~ dbt_deid._first_names(names | sort)
+    {{ exceptions.raise_compiler_error("dbt_deid [sample_mode]: nothing was built: dbt " ~ ("retry (of a " ~ flags.WHICH ~ ") under --sample may rerun any of " if every else flags.WHICH ~ " --sample selects ") ~ names | length ~ " node(s) of a de-identified release: " ~ dbt_deid._first_names(names | sort)
         ~ ". Under --sample every ref and source with event_time reads only the window's rows, so the release's working tables and views would hold the sampled records, and a later run without --sample could publish from them as a normal version. Run the releases without --sample, and leave every release out of a sampled run: --exclude package:dbt_deid" ~ ([''] + paths) | join(' ') ~ "; docs/projects.md, \"Fresh warehouses, --empty and --sample\"") }}
   {%- endif -%}
   {{ return('') }}

@@ -17,7 +17,11 @@
     or `clone` (not RunTasks). This hook acts in `run`, `build`
     and `retry` when the invocation selects a model of a release (a node of package dbt_deid or
     an extra release's `<release>__deid_*` model): `dbt run -s deid_published` alone, or any
-    `dbt build --select` of a subset, gets the tables before its publish model runs. Under
+    `dbt build --select` of a subset, gets the tables before its publish model runs. In a
+    `dbt retry` dbt sets no `selected_resources` and flags.WHICH is the retried command's
+    (dbt 1.10/1.11, review 13 final L1): retry_invocation() detects it, and the hook then acts
+    when the project has any enabled model of a release (it cannot see which nodes are retried).
+    Under
     `--empty` it checks the extra releases and creates nothing.
 
     While dbt parses the project (it renders the hooks then, `execute` false), the hook checks
@@ -42,9 +46,11 @@
       `dbt parse`, `ls` or `compile` fail on a release name that is no identifier -#}
   {%- if not execute -%}{%- do dbt_deid.check_extra_releases() -%}{{ return('') }}{%- endif -%}
   {%- if flags.WHICH not in ['run', 'build', 'retry'] -%}{{ return('') }}{%- endif -%}
+  {#- a `dbt retry` selects what failed, but dbt tells no hook what: every release model -#}
+  {%- set every = dbt_deid.retry_invocation() -%}
   {%- set selected = selected_resources or [] -%}
   {%- set found = [] -%}
-  {%- for node in graph.nodes.values() if node.unique_id in selected and node.resource_type == 'model' -%}
+  {%- for node in graph.nodes.values() if (every or node.unique_id in selected) and node.resource_type == 'model' -%}
     {%- if node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none -%}{%- do found.append(node.name) -%}{%- endif -%}
   {%- endfor -%}
   {%- if not found -%}{{ return('') }}{%- endif -%}

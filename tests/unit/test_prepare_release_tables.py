@@ -22,9 +22,10 @@ from tests.macro_render import CompilerError, macro_caller, raise_compiler_error
 
 ROOT = Path(__file__).resolve().parents[2]
 MACRO = ROOT / "macros" / "releases" / "prepare_release_tables.sql"
+RETRY = ROOT / "macros" / "releases" / "retry_invocation.sql"
 
 
-def _nodes() -> dict:
+def _nodes(releases: bool = True) -> dict:
     nodes = {}
     for package, name, kind in [("dbt_deid", "deid_input", "model"),
                                 ("dbt_deid", "deid_published", "model"),
@@ -32,6 +33,8 @@ def _nodes() -> dict:
                                 ("root", "discharge_abstracts", "seed"),
                                 ("root", "some_root_model", "model"),
                                 ("dbt_deid", "deid_gate_k_anonymity", "test")]:
+        if not releases and (package == "dbt_deid" or "__deid_" in name):
+            continue
         uid = f"{kind}.{package}.{name}"
         nodes[uid] = SimpleNamespace(unique_id=uid, resource_type=kind, package_name=package,
                                      name=name)
@@ -39,8 +42,11 @@ def _nodes() -> dict:
 
 
 def _hook(selected: list[str], which: str = "run", empty: bool = False,
-          declared: bool = True, execute: bool = True, bad_extra: bool = False) -> list[str]:
-    """Render default__prepare_release_tables; returns what it did, in order."""
+          declared: bool = True, execute: bool = True, bad_extra: bool = False,
+          command: str | None = None, releases: bool = True) -> list[str]:
+    """Render default__prepare_release_tables (with the package's retry_invocation) as dbt
+    gives it: ``command`` is invocation_args_dict['invocation_command'] ("dbt " and the
+    process's arguments; "dbt <which> ..." unless given); returns what it did, in order."""
     done: list[str] = []
 
     def check_extra_releases():
@@ -55,12 +61,15 @@ def _hook(selected: list[str], which: str = "run", empty: bool = False,
     def context(call):
         return {
             "execute": execute, "flags": SimpleNamespace(WHICH=which, EMPTY=empty),
+            "invocation_args_dict": {"which": which,
+                                     "invocation_command": command or f"dbt {which} -s x"},
             "selected_resources": [p if p.count(".") == 2 else f"model.{p}" for p in selected],
-            "graph": SimpleNamespace(nodes=_nodes()),
+            "graph": SimpleNamespace(nodes=_nodes(releases)),
             "run_query": lambda sql: done.append("begin"),
             "adapter": SimpleNamespace(commit=lambda: done.append("commit")),
             "dbt_deid": SimpleNamespace(
                 any_release_declared=lambda: declared, _split_release_node=split,
+                retry_invocation=call("default__retry_invocation"),
                 check_extra_releases=check_extra_releases,
                 release_history_relations=lambda: ["main.deid_release_history",
                                                    "other.deid_release_history"],
@@ -72,7 +81,7 @@ def _hook(selected: list[str], which: str = "run", empty: bool = False,
 
 
 def call_hook(context) -> str:
-    return macro_caller([MACRO], context)("default__prepare_release_tables")()
+    return macro_caller([MACRO, RETRY], context)("default__prepare_release_tables")()
 
 
 CREATED = ["check_extra_releases", "begin", "history main.deid_release_history",
@@ -82,12 +91,30 @@ CREATED = ["check_extra_releases", "begin", "history main.deid_release_history",
 def test_the_hook_creates_the_tables_before_a_publish_model_selected_alone() -> None:
     """`dbt run -s deid_published` (the model deid_release_history_init was not selected by
     it, so the publish ran without it), an extra release's publish model, `dbt build` of any
-    subset with a model of a release, and `dbt retry`: the extra releases checked, every
-    history and the stores created, in one transaction committed before any node runs."""
+    subset with a model of a release: the extra releases checked, every history and the
+    stores created, in one transaction committed before any node runs."""
     assert _hook(["dbt_deid.deid_published"]) == CREATED
     assert _hook(["root.it_second__deid_published"], "build") == CREATED
     assert _hook(["dbt_deid.deid_input"], "build") == CREATED
-    assert _hook(["dbt_deid.deid_published"], "retry") == CREATED
+
+
+def test_the_hook_creates_the_tables_in_a_retry_as_dbt_gives_it() -> None:
+    """`dbt retry` (review 13 final, L1): dbt 1.11 runs the retried command's task, so
+    flags.WHICH is 'run' or 'build' (never 'retry'), and never sets selected_resources ([] in
+    a fresh process; the previous invocation's in a dbtRunner session). On main (a669ecb) the
+    hook created nothing there. Now a retry acts when the project has a release model, told
+    by the command line, `dbt --debug retry` too, or by the empty selection (dbtRunner's
+    retry first in its process: the command line is the host program's)."""
+    assert _hook([], "run", command="dbt retry --profiles-dir .") == CREATED
+    assert _hook([], "build", command="dbt --log-level debug retry") == CREATED
+    assert _hook([], "run", command="dbt ") == CREATED
+    # the previous invocation's selection (dbtRunner) with the retry's command line
+    assert _hook(["root.some_root_model"], "run", command="dbt retry") == CREATED
+    assert _hook([], "run", command="dbt retry", empty=True) == ["check_extra_releases"]
+    assert _hook([], "run", command="dbt retry", releases=False) == []
+    assert _hook([], "test", command="dbt retry") == []
+    # a model named retry is no retry
+    assert _hook(["root.some_root_model"], "run", command="dbt run -s retry") == []
 
 
 def test_the_hook_creates_nothing_under_empty_or_commands_that_build_no_release() -> None:

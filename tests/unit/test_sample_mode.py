@@ -35,7 +35,10 @@ NODES = [_node("deid_claims_input_claims"), _node("deid_published"),
          _node("orders", "it"), _node("not_null_deid_published", "dbt_deid", "test")]
 
 
-def _call(macro: str, sample: str | None, selected: list[str]):
+def _call(macro: str, sample: str | None, selected: list[str], which: str = "build",
+          command: str | None = None, nodes: list[SimpleNamespace] | None = None):
+    """Render ``macro`` as dbt gives it: ``command`` is invocation_args_dict['invocation_command']
+    ("dbt " and the process's arguments; "dbt <which> ..." unless given)."""
     def split(name: str):
         if "__deid_" not in name:
             return None
@@ -44,15 +47,19 @@ def _call(macro: str, sample: str | None, selected: list[str]):
 
     def context(call):
         return {
-            "execute": True, "flags": SimpleNamespace(WHICH="build"),
-            "invocation_args_dict": {"sample": sample} if sample else {},
+            "execute": True, "flags": SimpleNamespace(WHICH=which),
+            "invocation_args_dict": {"which": which,
+                                     "invocation_command": command or f"dbt {which} -s x",
+                                     **({"sample": sample} if sample else {})},
             "selected_resources": selected,
-            "graph": SimpleNamespace(nodes={n.unique_id: n for n in NODES}),
+            "graph": SimpleNamespace(nodes={n.unique_id: n for n in (nodes or NODES)}),
             "exceptions": SimpleNamespace(raise_compiler_error=_raise),
             "dbt_deid": SimpleNamespace(sample_mode=call("sample_mode"), _split_release_node=split,
+                                        retry_invocation=call("default__retry_invocation"),
                                         _first_names=lambda names: ", ".join(names)),
         }
-    return macro_caller([ROOT / "macros/publish/sample_mode.sql"], context)(macro)()
+    return macro_caller([ROOT / "macros/publish/sample_mode.sql",
+                         ROOT / "macros/releases/retry_invocation.sql"], context)(macro)()
 
 
 WINDOW = "{'start': '2009-01-01', 'end': '2009-04-01'}"
@@ -80,6 +87,33 @@ def test_a_sampled_run_selecting_any_node_of_a_release_fails_before_anything_is_
 def test_a_sampled_run_of_the_project_alone_and_an_unsampled_run_pass() -> None:
     assert _call("check_sample_mode", WINDOW, ["model.it.orders"]) == ""
     assert _call("check_sample_mode", None, [n.unique_id for n in NODES]) == ""
+
+
+@pytest.mark.parametrize("selected, command", [([], "dbt retry"), ([], "dbt "),
+                                               (["model.it.orders"], "dbt --debug retry")])
+def test_a_sampled_retry_fails_before_anything_is_built(selected, command) -> None:
+    """`DBT_SAMPLE='3 days' dbt retry` after a failed `dbt run -s deid_published` (review 13
+    final, L1): dbt honours DBT_SAMPLE in a retry, runs the retried command's task (flags.WHICH
+    'run') and never sets selected_resources ([] in a fresh process, the previous invocation's
+    in a dbtRunner session). On main (a669ecb) the hook returned '' and deid_published ran
+    sampled. dbt tells no hook which nodes a retry runs: every node of a release counts."""
+    with pytest.raises(_Refused) as refused:
+        _call("check_sample_mode", WINDOW, selected, "run", command)
+    message = str(refused.value)
+    assert message.startswith("dbt_deid [sample_mode]: nothing was built: dbt retry (of a run)"
+                              " under --sample may rerun any of 5 node(s) of a de-identified"
+                              " release")
+    assert "--exclude package:dbt_deid path:models/deid_it_second;" in message
+    assert "orders" not in message
+
+
+def test_a_sampled_retry_of_a_project_without_a_release_and_an_unsampled_retry_pass() -> None:
+    assert _call("check_sample_mode", WINDOW, [], "run", "dbt retry",
+                 nodes=[_node("orders", "it")]) == ""
+    assert _call("check_sample_mode", None, [], "run", "dbt retry") == ""
+    # a model named retry is no retry
+    assert _call("check_sample_mode", WINDOW, ["model.it.orders"], "run",
+                 "dbt run -s retry") == ""
 
 
 def test_the_publish_step_still_refuses_under_sample() -> None:
