@@ -16,10 +16,9 @@
     - check_sample_mode(): the package's `on-run-start` hook (review 8 final, R4): under sample
       mode, an invocation that selects any node of a release (a node of package dbt_deid, or
       an extra release's `<release>__deid_*` model) fails before any node runs; a `dbt retry`
-      under sample mode (DBT_SAMPLE is honoured there) fails when the project has any node of
+      under sample mode (DBT_SAMPLE is honoured there) fails when the project has any model of
       a release, since dbt tells no hook which nodes a retry runs (retry_invocation(); review
-      13 final, L1). Refusing the
-      publish step alone was not enough: the claims and text inputs are views over
+      13 final, L1). Refusing the publish step alone was not enough: the claims and text inputs are views over
       source()/ref(), so `--sample --exclude tag:deid_publish` left working views and tables
       built from the sampled rows, and a later unsampled `dbt run -s tag:deid_publish`
       published from them (the claims and text gates have no input fingerprint). A sampled run
@@ -43,11 +42,12 @@
 
 {% macro check_sample_mode() -%}
   {%- if not execute or not dbt_deid.sample_mode() -%}{{ return('') }}{%- endif -%}
-  {#- a `dbt retry` selects what failed, but dbt tells no hook what: every node of a release -#}
+  {#- a `dbt retry` selects what failed, but dbt tells no hook what: every model of a release
+      (the models hold the sampled rows; graph.nodes also lists the package's hooks) -#}
   {%- set every = dbt_deid.retry_invocation() -%}
   {%- set selected = selected_resources or [] -%}
   {%- set names = [] -%}{%- set paths = [] -%}
-  {%- for node in graph.nodes.values() if every or node.unique_id in selected -%}
+  {%- for node in graph.nodes.values() if (every and node.resource_type == 'model') or node.unique_id in selected -%}
     {%- set extra = node.resource_type == 'model' and dbt_deid._split_release_node(node.name) is not none -%}
     {%- if node.package_name == 'dbt_deid' or extra -%}
       {%- do names.append(node.name) -%}

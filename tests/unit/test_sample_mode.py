@@ -96,12 +96,12 @@ def test_a_sampled_retry_fails_before_anything_is_built(selected, command) -> No
     final, L1): dbt honours DBT_SAMPLE in a retry, runs the retried command's task (flags.WHICH
     'run') and never sets selected_resources ([] in a fresh process, the previous invocation's
     in a dbtRunner session). On main (a669ecb) the hook returned '' and deid_published ran
-    sampled. dbt tells no hook which nodes a retry runs: every node of a release counts."""
+    sampled. dbt tells no hook which nodes a retry runs: every model of a release counts."""
     with pytest.raises(_Refused) as refused:
         _call("check_sample_mode", WINDOW, selected, "run", command)
     message = str(refused.value)
     assert message.startswith("dbt_deid [sample_mode]: nothing was built: dbt retry (of a run)"
-                              " under --sample may rerun any of 5 node(s) of a de-identified"
+                              " under --sample may rerun any of 4 node(s) of a de-identified"
                               " release")
     assert "--exclude package:dbt_deid path:models/deid_it_second;" in message
     assert "orders" not in message
