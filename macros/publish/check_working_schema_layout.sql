@@ -12,7 +12,9 @@
     selected in this invocation (`selected_resources`) that resolve to its database and schema (working_schema_results'
     rules: _working_model_nodes, _node_in_schema). Any found, it fails the invocation naming
     them, the schema and the fix, before any node runs. Only the commands that build models
-    (run, build, retry, clone) are checked; a selection without a working model in the
+    (run, build, retry, clone) are checked (in a `dbt retry`, which dbt runs without
+    `selected_resources` and with the retried command's flags.WHICH, every working model:
+    retry_invocation; review 13 final, L1); a selection without a working model in the
     published schema (`dbt run -s deid_published`) is left to the publish step's check, which
     also finds tables an earlier build left there. A selected working model with grants or a
     pre/post-hook (a project-wide `models: +grants`: dbt_deid.working_model_sharing) fails it
@@ -23,9 +25,11 @@
 
 {% macro default__check_working_schema_layout() -%}
   {%- if not execute or flags.WHICH not in ['run', 'build', 'retry', 'clone'] -%}{{ return('') }}{%- endif -%}
+  {#- a `dbt retry` selects what failed, but dbt tells no hook what: every working model -#}
+  {%- set every = dbt_deid.retry_invocation() -%}
   {%- set selected = selected_resources or [] -%}
   {%- set working = [] -%}
-  {%- for node in dbt_deid._working_model_nodes() if node.unique_id in selected -%}{%- do working.append(node) -%}{%- endfor -%}
+  {%- for node in dbt_deid._working_model_nodes() if every or node.unique_id in selected -%}{%- do working.append(node) -%}{%- endfor -%}
   {%- set seen = [] -%}
   {%- set problems = [] -%}
   {%- for pub in graph.nodes.values() if dbt_deid.is_publish_node(pub) -%}

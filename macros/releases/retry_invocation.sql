@@ -1,5 +1,6 @@
 {#- Whether this invocation is a `dbt retry`, for the package's on-run-start hooks that act on
-    what the invocation selects (prepare_release_tables, check_sample_mode; review 13 final, L1).
+    what the invocation selects (prepare_release_tables, check_sample_mode,
+    check_working_schema_layout; review 13 final, L1).
 
     dbt 1.10/1.11 never tell a hook that it runs in a retry: RetryTask (dbt/task/retry.py) runs
     the retried command's task (flags.WHICH and invocation_args_dict['which'] are that

@@ -96,21 +96,26 @@ class _Refused(Exception):
     pass
 
 
-def _hook(nodes: dict, selected: list[str], which: str = "run") -> str:
-    """check_working_schema_layout (the package's on-run-start hook), rendered outside dbt."""
+def _hook(nodes: dict, selected: list[str], which: str = "run", command: str | None = None) -> str:
+    """check_working_schema_layout (the package's on-run-start hook), rendered outside dbt as
+    dbt gives it: ``command`` is invocation_args_dict['invocation_command'] ("dbt <which> ..."
+    unless given)."""
     def raise_error(message: str):
         raise _Refused(message)
 
     def context(call):
         return {
             "execute": True, "flags": SimpleNamespace(WHICH=which),
+            "invocation_args_dict": {"which": which,
+                                     "invocation_command": command or f"dbt {which} -s x"},
             "selected_resources": selected,
             "graph": SimpleNamespace(nodes=nodes),
             "exceptions": SimpleNamespace(raise_compiler_error=raise_error),
-            "dbt_deid": _namespace(call),
+            "dbt_deid": SimpleNamespace(**vars(_namespace(call)),
+                                        retry_invocation=call("default__retry_invocation")),
         }
-    call = macro_caller([*MACROS, ROOT / "macros/publish/check_working_schema_layout.sql"],
-                        context)
+    call = macro_caller([*MACROS, ROOT / "macros/publish/check_working_schema_layout.sql",
+                         ROOT / "macros/releases/retry_invocation.sql"], context)
     return call("default__check_working_schema_layout")()
 
 
@@ -147,6 +152,22 @@ def test_the_hook_passes_a_safe_layout_an_unselected_model_and_other_commands() 
     # commands that build no model
     for which in ("compile", "test", "seed", "docs"):
         assert _hook(nodes, [n.unique_id for n in nodes.values()], which) == ""
+
+
+def test_the_hook_checks_every_working_model_in_a_retry_as_dbt_gives_it() -> None:
+    """`dbt retry` (review 13 final, L1): dbt 1.11 runs the retried command's task (flags.WHICH
+    'run', never 'retry') and never sets selected_resources ([] in a fresh process, the
+    previous invocation's in a dbtRunner session), so on main (a669ecb) the hook checked no
+    working model in a retry. Now every working model counts there."""
+    nodes = _layout("main")
+    for selected, command in [([], "dbt retry"), ([], "dbt "),
+                              (["model.x.deid_published"], "dbt --debug retry")]:
+        with pytest.raises(_Refused, match="4 working model"):
+            _hook(nodes, selected, "run", command)
+    safe = _layout("main_deid_work")
+    assert _hook(safe, [], "build", "dbt retry") == ""
+    # a model named retry is no retry
+    assert _hook(nodes, ["model.x.deid_published"], "run", "dbt run -s retry") == ""
 
 
 def test_the_hook_finds_a_publish_model_whose_materialization_was_overridden() -> None:
