@@ -19,7 +19,6 @@
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
@@ -43,9 +42,10 @@
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The gate table (macros/gates/gate_table.sql): every release gate's verdict on the checked
     release (deid_suppressed), computed once per build, with the fingerprints that bind it. The
-    gate tests (on the view deid_release_gate), the publish materialization, the history, the
-    report and the summary read it. It reads deid_suppressed, not the gate view, so `dbt build`
-    still builds it, and the report, when a gate test fails. -#}
+    gate tests (plain failing-rows queries on this table: macros/gates/gate_test.sql), the
+    publish materialization, the history, the report and the summary read it. The gate tests
+    also depend on deid_diagnostics, so a failing one makes `dbt build` skip the publish model
+    only (docs/gate-once.md, "The gate tests on the gate table"). -#}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
@@ -172,18 +172,6 @@ from {{ src }}
 {%- endif %}
 {%- endmacro %}
 
-{#- models/deid_release_gate.sql -#}
-{% macro default__deid_model_deid_release_gate() -%}
-{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
-{%- if dbt_deid.release_enabled() %}
-{#- The gate: a view of the gate table (deid_gate_results) carrying the gate tests (plain
-    failing-rows queries, severity error). Only the publish model depends on it, so `dbt build`
-    skips publishing when a gate test fails while the diagnostics and the report (which read
-    deid_gate_results itself) still build. #}
-select * from {{ dbt_deid.release_ref('deid_gate_results') }}
-{%- endif %}
-{%- endmacro %}
-
 {#- models/deid_sample_file.sql -#}
 {% macro default__deid_model_deid_sample_file() -%}
 {{ config(enabled=dbt_deid.release_enabled() and dbt_deid.population_first(), materialized='view') }}
@@ -263,7 +251,6 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
--- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
