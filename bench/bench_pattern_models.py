@@ -67,7 +67,6 @@ def child(model: str, db: str, target: str) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = rep.deid_release_report(
                 release_json, ref("deid_suppressed_patterns"), ref("deid_gate_results"),
-                ref("deid_exact_consistent"),
                 report_inputs=ref("deid_report_inputs"), path=str(Path(tmp) / "report.html"),
                 project_dir=tmp)
     print(json.dumps({"rows": len(out)}))

@@ -10,5 +10,4 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("deid_patterns"),
         dbt.ref("deid_suppressed_patterns"),
-        dbt.ref("deid_exact_consistent"),
     )

@@ -8,7 +8,7 @@
     release alone.
 
     * The per-record store (deid_release_records, in the WORKING schema, next to
-      deid_release_gate: it holds true values at the released levels, never the published
+      deid_gate_results: it holds true values at the released levels, never the published
       schema): one row per record of every published release, keyed by a keyed hash of the
       record id (md5 of a random key and the id; the key is generated in the warehouse, kept in
       deid_history_key, and never appears in SQL text, logs or target/).
@@ -24,7 +24,7 @@
       writes nothing to it). -#}
 
 {#- The store and the key: relations in the working schema (the schema of `truth`,
-    deid_release_gate), ONE of each per project (per working schema): every release of the
+    the checked release), ONE of each per project (per working schema): every release of the
     project, the default one and every extra one of var('deid_releases'), writes its rows to
     the same store, keyed with the same key, so releases of one source are linked record by
     record whatever their names (issue 32, item 2: what is combined is the source's records,
@@ -102,7 +102,7 @@
   {%- for name, raw in dbt_deid.extra_releases().items() | sort -%}{%- do raws.append((name, raw)) -%}{%- endfor -%}
   {%- set by_schema = {} -%}{%- set order = [] -%}
   {%- for name, raw in raws -%}
-    {%- set gate = dbt_deid._graph_relation('deid_release_gate' if name is none else name ~ '__deid_release_gate') -%}
+    {%- set gate = dbt_deid._graph_relation('deid_gate_results' if name is none else name ~ '__deid_gate_results') -%}
     {%- if gate is not none -%}
       {%- set where = gate.database ~ '.' ~ gate.schema -%}
       {%- if where not in by_schema -%}{%- do order.append(where) -%}{%- do by_schema.update({where: {'gate': gate, 'columns': [], 'sources': []}}) -%}{%- endif -%}
@@ -279,7 +279,7 @@
 {#- Append the records of a published release to the store (created when absent; columns of
     QIs new to this release are added). Called by the publish materialization after the
     published table was swapped in and its history row written, so only published releases are
-    stored. `truth` is deid_release_gate (record id, `<qi>`, `<qi>__generalized`). -#}
+    stored. `truth` is the checked release (record id, `<qi>`, `<qi>__generalized`). -#}
 {% macro record_release_records(cfg, truth, target_relation, release_id) -%}
   {{ return(dbt_deid.own(adapter.dispatch('record_release_records', 'dbt_deid'))(cfg, truth, target_relation, release_id)) }}
 {%- endmacro %}
@@ -419,7 +419,7 @@
 
 {#- The gate: {gate, passed, failures, message, records_shared, combined_min, earlier_releases}.
     `candidate` is the table about to be published (its schema holds deid_release_history),
-    `truth` deid_release_gate. Messages carry counts, versions, setting and combination names,
+    `truth` the checked release. Messages carry counts, versions, setting and combination names,
     never a value or a record id. -#}
 {% macro gate_combined_releases_result(cfg, candidate, truth) -%}
   {{ return(dbt_deid.own(adapter.dispatch('gate_combined_releases_result', 'dbt_deid'))(cfg, candidate, truth)) }}

@@ -1,17 +1,19 @@
 {#- The exact_k_anonymity gate of the gate table, read from the exact check computed once per
-    build (model deid_exact_consistent; issue 33, item 2). The definitive check (El Emam et al.
-    2011, discharge PUMF, "Equivalence Classes": every record's true values consistent with at
-    least k released records, a suppressed cell consistent with anything) is not run again
-    here; the gate proves that the distribution it reads describes the checked release:
+    build (the deid_consistent_<i> columns of deid_suppressed_patterns, exact_consistent_columns_sql;
+    the model deid_exact_consistent until session 13; issue 33, items 2 and 3). The definitive
+    check (El Emam et al. 2011, discharge PUMF, "Equivalence Classes": every record's true
+    values consistent with at least k released records, a suppressed cell consistent with
+    anything) is not run again here; the gate proves that the counts it reads describe the
+    checked release:
 
     1. deid_suppressed_patterns is the checked release grouped (the same multiset of released
        and true tuples: the checked release's weighted fingerprint over those columns, taken in
        the input_unchanged scan, against the pattern table's weighted by n; on an engine
        without weighted_fingerprint_select_sql, gate_published_matches_sql with the count n,
        a scan of the checked release of its own);
-    2. deid_exact_consistent was computed from that pattern table as it is now (its
-       patterns_hash column against the pattern table's fingerprint now), for the verified
-       combinations of the settings as they are now.
+    2. the counts are columns of those rows, computed by the statement that wrote them (bound
+       to the pattern table by construction: what patterns_hash bound before the fold), for
+       the verified combinations of the settings as they are now (deid_exact_combinations).
 
     `patterns_problems` is checked_patterns_problems' list (proof 1), computed once for the
     gate table's gates.
@@ -19,27 +21,23 @@
     When either proof fails the gate fails (the release is refused) naming what to rebuild. -#}
 {% macro gate_exact_table_result(cfg, patterns_problems) -%}
   {%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
-  {%- set exact = dbt_deid.release_ref('deid_exact_consistent') -%}
   {%- set k = cfg.k -%}
   {%- set rebuild = ' (rebuild the release with its upstream models: dbt build -s +' ~ this.identifier ~ ')' -%}
   {%- set stale = [] -%}{%- do stale.extend(patterns_problems) -%}
-  {%- if not stale and not dbt_deid.can_inspect(exact) -%}
-    {%- do stale.append(exact ~ ' is missing') -%}
-  {%- elif not stale -%}
-    {%- set recorded = run_query('select distinct patterns_hash from ' ~ exact).rows -%}
-    {%- set now = dbt_deid.table_fingerprint(patterns).hash -%}
-    {%- if recorded | length > 1 or (recorded and recorded[0][0] != now) -%}
-      {%- do stale.append(exact ~ ' was computed from another ' ~ patterns) -%}
-    {%- elif not recorded and run_query('select count(*) from ' ~ patterns).rows[0][0] > 0 -%}
-      {%- do stale.append(exact ~ ' is empty while ' ~ patterns ~ ' is not') -%}
-    {%- elif recorded -%}
-      {#- 3. it covers the verified combinations of the settings as they are now (a
-          combination added with the same pattern table would otherwise have no row) -#}
-      {%- set expected = [] -%}
-      {%- for b in cfg.verified_combinations -%}{%- do expected.append(b | join('+')) -%}{%- endfor -%}
-      {%- set held = run_query('select distinct combination from ' ~ exact).columns[0].values() | list -%}
-      {%- if expected | sort | list != held | sort | list -%}
-        {%- do stale.append(exact ~ ' was computed for other combinations (' ~ held | sort | join(', ') ~ ') than the verified ones (' ~ expected | sort | join(', ') ~ ')') -%}
+  {%- if not stale -%}
+    {%- set have = adapter.get_columns_in_relation(patterns) | map(attribute='name') | map('lower') | list -%}
+    {%- set expected = tojson(cfg.verified_combinations) -%}
+    {%- if 'deid_exact_combinations' not in have -%}
+      {%- do stale.append(patterns ~ ' has no exact check (no column deid_exact_combinations)') -%}
+    {%- else -%}
+      {#- 2. the counts cover the verified combinations of the settings as they are now (a
+          combination added with the same pattern table would otherwise have no column) -#}
+      {%- set held = run_query('select distinct deid_exact_combinations from ' ~ patterns).columns[0].values() | list -%}
+      {%- if held | length > 1 or (held and held[0] != expected) -%}
+        {%- set shown = [] -%}
+        {%- for h in held -%}{%- for b in fromjson(h) or [] -%}{%- do shown.append(b | join('+')) -%}{%- endfor -%}{%- endfor -%}
+        {%- set wanted = [] -%}{%- for b in cfg.verified_combinations -%}{%- do wanted.append(b | join('+')) -%}{%- endfor -%}
+        {%- do stale.append(patterns ~ ' was computed for other combinations (' ~ shown | sort | join(', ') ~ ') than the verified ones (' ~ wanted | sort | join(', ') ~ ')') -%}
       {%- endif -%}
     {%- endif -%}
   {%- endif -%}
@@ -47,6 +45,7 @@
     {{ return({'gate': 'exact_k_anonymity', 'passed': false, 'failures': 1,
         'message': 'exact check: ' ~ stale | join('; ') ~ ': the exact check does not describe the checked release' ~ rebuild}) }}
   {%- endif -%}
+  {%- set exact = '(' ~ dbt_deid.exact_distribution_sql(patterns, cfg.verified_combinations) ~ ') as deid_exact_distribution__' -%}
   {%- set rows = run_query(dbt_deid.gate_exact_from_distribution_sql(exact, k)).rows -%}
   {%- set parts = [] -%}
   {%- set details = [] -%}
@@ -79,7 +78,7 @@
   {{ return([]) }}
 {%- endmacro %}
 
-{#- The exact gate's failing rows from the distribution `exact` (deid_exact_consistent:
+{#- The exact gate's failing rows from the distribution `exact` (exact_distribution_sql:
     combination, consistent, records): per combination with records consistent with fewer than
     k released records, the smallest set and those records (the columns of gate_exact_sql). -#}
 {% macro gate_exact_from_distribution_sql(exact, k) -%}
@@ -102,9 +101,3 @@
   {{ return(cols) }}
 {%- endmacro %}
 
-{#- The fingerprint of the pattern table `patterns` as a SQL literal (NULL when it cannot be
-    read: parse time, a fresh warehouse under compile): deid_exact_consistent's patterns_hash. -#}
-{% macro exact_patterns_hash(patterns) -%}
-  {%- if not execute or not dbt_deid.can_inspect(patterns) -%}{{ return('null') }}{%- endif -%}
-  {{ return(dbt_deid.literal(dbt_deid.table_fingerprint(patterns).hash)) }}
-{%- endmacro %}

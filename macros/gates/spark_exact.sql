@@ -45,7 +45,7 @@
   order by c.cid
 {%- endmacro %}
 
-{#- The distribution of the consistent counts (deid_exact_consistent) through the same pipeline:
+{#- The distribution of the consistent counts (exact_consistent_distribution_sql) through the same pipeline:
     per combination and size of the consistent set, the records with that size (unpruned). -#}
 {% macro spark__exact_consistent_distribution_sql(relation, combinations, count_column=none) -%}
   {{ dbt_deid.spark_exact_consistent_ctes(relation, combinations, count_column, none) }}
@@ -55,8 +55,31 @@
   group by c.cid, c.combination, x.consistent
 {%- endmacro %}
 
-{#- The CTEs of the Spark exact check (steps 1-5 above), ending with `consistent` (cid, n_true,
-    consistent: one row per evaluated true tuple) and `combos` (cid, combination). -#}
+{#- The consistent-set sizes as columns of the released pattern table (exact_consistent_columns_sql;
+    session 13, the model deid_exact_consistent folded into deid_suppressed_patterns) through
+    the same pipeline: every combination's true tuples counted in one pass, joined back to the
+    rows by the combination's true values (NULL matching NULL, `<=>`). -#}
+{% macro spark__exact_consistent_columns_sql(patterns, combinations, masks) -%}
+  {%- set cols = [] -%}
+  {%- for b in combinations -%}{%- for c in b -%}{%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  select * from (
+  {{ dbt_deid.spark_exact_consistent_ctes(patterns, combinations, 'n', none) }}
+  select r.*,
+    {%- for b in combinations %}
+    cast(coalesce(e{{ loop.index }}.consistent, 0) as {{ dbt.type_bigint() }}) as deid_consistent_{{ loop.index }},
+    {%- endfor %}
+    cast({{ dbt_deid.literal(tojson(combinations)) }} as {{ dbt.type_string() }}) as deid_exact_combinations
+  from {{ patterns }} as r
+  {%- for b in combinations %}
+  {%- set e = 'e' ~ loop.index %}
+  left join consistent as {{ e }}
+    on {{ e }}.cid = {{ loop.index0 }}{% for c in b %} and r.{{ dbt_deid.ident(c ~ '__generalized') }} <=> {{ e }}.t{{ cols.index(c) }}{% endfor %}
+  {%- endfor %}
+  ) as deid_exact_columns__
+{%- endmacro %}
+
+{#- The CTEs of the Spark exact check (steps 1-5 above), ending with `consistent` (cid, t<i>,
+    n_true, consistent: one row per evaluated true tuple) and `combos` (cid, combination). -#}
 {% macro spark_exact_consistent_ctes(relation, combinations, count_column, prune_k) -%}
   {%- set cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
@@ -121,7 +144,7 @@
   consistent as (
     {#- every true tuple has at least one mask of its combination (its own records'), so the
         left join keeps each one, with 0 when no released record matched -#}
-    select k.cid, k.n_true, coalesce(sum(r.n), 0) as consistent
+    select k.cid, {% for i in range(q) %}k.t{{ i }}, {% endfor %}k.n_true, coalesce(sum(r.n), 0) as consistent
     from keyed as k
     left join released as r
       on r.cid = k.cid and r.mask = k.mask{% for i in range(q) %} and r.p{{ i }} <=> k.k{{ i }}{% endfor %}

@@ -61,7 +61,7 @@
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- if not refresh and cfg.get('_line_shared_ids') is not none -%}{{ return(cfg.get('_line_shared_ids')) }}{%- endif -%}
   {%- set ids = [] -%}
-  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
+  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_gate_results')) -%}
   {%- set source = dbt_deid._line_records_relation(cfg) -%}
   {%- if gate is not none and source is not none and cfg.get('record_id') -%}
     {%- set store = dbt_deid.release_records_relation(gate) -%}

@@ -62,7 +62,7 @@
 {%- endmacro %}
 
 {#- The store and key of the line (relations in the working schema, found in the graph: a ref
-    to deid_release_gate would be a cycle) and its previous version, or none when the store
+    to deid_gate_results would be a cycle) and its previous version, or none when the store
     holds no version of the line (or its levels changed: then the gate combined_releases
     checks the combination at mixed levels). The line is every release name over the same
     source (combined_lines.sql); the previous version is the line's latest, whatever its name. Only at run time (none when parsing, under --empty, and for releases
@@ -72,7 +72,7 @@
     each refused, naming the one explicit way to start over (`restart: {reason: ...}`). -#}
 {% macro refresh_line(cfg) -%}
   {%- if not execute or flags.EMPTY -%}{{ return(none) }}{%- endif -%}
-  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_release_gate')) -%}
+  {%- set gate = dbt_deid._graph_relation(dbt_deid.release_node_name('deid_gate_results')) -%}
   {%- if gate is none -%}{{ return(none) }}{%- endif -%}
   {%- set store = dbt_deid.release_records_relation(gate) -%}
   {%- set key = dbt_deid.history_key_relation(gate) -%}

@@ -43,7 +43,7 @@
     `sample.order: population_first`, the whole source (its snapshot): seed 000's order, "generalization and
     suppression were performed on the full population DAD and the PUMF samples drawn from that"
     (El Emam et al. 2011, Attack 3; every population class at least k), the slot being drawn
-    from the suppressed records by the gate view deid_release_gate. -#}
+    from the suppressed records by the view deid_sample_file. -#}
 {% macro protected_input(cfg) -%}
   {%- if cfg.sample is not none and cfg.sample.order == 'population_first' -%}{{ return(dbt_deid.release_snapshot()) }}{%- endif -%}
   {{ return(dbt_deid.release_input(cfg)) }}

@@ -11,7 +11,7 @@
 {% macro release_model() -%}
   {%- set base = dbt_deid.release_base_name() -%}
   {#- the engine's settings for the model's own transaction (PostgreSQL's work_mem), never on
-      the publish model; a model's own header (deid_exact_consistent's) includes them -#}
+      the publish model; a model's own header (deid_suppressed_patterns' on PostgreSQL) includes them -#}
   {%- set header = dbt_deid.release_sql_header() if base != 'deid_published' else none -%}
   {%- if header -%}{%- do config(sql_header=header) -%}{%- endif -%}
   {%- if base == 'deid_gate_results' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_gate_results', 'dbt_deid'))()) }}
@@ -19,14 +19,12 @@
   {%- elif base == 'deid_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_input' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_input', 'dbt_deid'))()) }}
   {%- elif base == 'deid_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_patterns', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_release_gate' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_release_gate', 'dbt_deid'))()) }}
   {%- elif base == 'deid_suppressed' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_suppressed', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_levels' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_levels', 'dbt_deid'))()) }}
   {%- elif base == 'deid_ola_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_ola_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_published' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_published', 'dbt_deid'))()) }}
   {%- elif base == 'deid_population_patterns' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_population_patterns', 'dbt_deid'))()) }}
   {%- elif base == 'deid_diagnostics' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_diagnostics', 'dbt_deid'))()) }}
-  {%- elif base == 'deid_exact_consistent' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_exact_consistent', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_hierarchy' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_hierarchy', 'dbt_deid'))()) }}
   {%- elif base == 'deid_report_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_report_inputs', 'dbt_deid'))()) }}
   {%- elif base == 'deid_small_area_inputs' -%}{{ return(dbt_deid.own(adapter.dispatch('deid_model_deid_small_area_inputs', 'dbt_deid'))()) }}
@@ -43,13 +41,13 @@
 {%- set cfg = dbt_deid.release_config() -%}
 {#- The gate table (macros/gates/gate_table.sql): every release gate's verdict on the checked
     release (deid_suppressed), computed once per build, with the fingerprints that bind it. The
-    gate tests (on the view deid_release_gate), the publish materialization, the history, the
-    report and the summary read it. It reads deid_suppressed, not the gate view, so `dbt build`
-    still builds it, and the report, when a gate test fails. -#}
+    gate tests (plain failing-rows queries on this table: macros/gates/gate_test.sql), the
+    publish materialization, the history, the report and the summary read it. The gate tests
+    also depend on deid_diagnostics, so a failing one makes `dbt build` skip the publish model
+    only (docs/gate-once.md, "The gate tests on the gate table"). -#}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
--- depends_on: {{ dbt_deid.release_ref('deid_exact_consistent') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_hierarchy') }} (the gate released_levels)
 -- depends_on: {{ dbt_deid.release_ref('deid_release_plan') }} (its fingerprint: the gate working_tables)
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
@@ -172,18 +170,6 @@ from {{ src }}
 {%- endif %}
 {%- endmacro %}
 
-{#- models/deid_release_gate.sql -#}
-{% macro default__deid_model_deid_release_gate() -%}
-{{ config(enabled=dbt_deid.release_enabled(), materialized='view') }}
-{%- if dbt_deid.release_enabled() %}
-{#- The gate: a view of the gate table (deid_gate_results) carrying the gate tests (plain
-    failing-rows queries, severity error). Only the publish model depends on it, so `dbt build`
-    skips publishing when a gate test fails while the diagnostics and the report (which read
-    deid_gate_results itself) still build. #}
-select * from {{ dbt_deid.release_ref('deid_gate_results') }}
-{%- endif %}
-{%- endmacro %}
-
 {#- models/deid_sample_file.sql -#}
 {% macro default__deid_model_deid_sample_file() -%}
 {{ config(enabled=dbt_deid.release_enabled() and dbt_deid.population_first(), materialized='view') }}
@@ -263,7 +249,6 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- if dbt_deid.small_areas_enabled() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_small_areas') }}
 {%- endif %}
--- depends_on: {{ dbt_deid.release_ref('deid_release_gate') }}
 -- depends_on: {{ dbt_deid.release_ref('deid_gate_results') }}
 {% do dbt_deid.release_ref('deid_input') %}{# the input snapshot (release_snapshot) #}
 {% do dbt_deid.release_source(cfg) %}{# its columns, and its fingerprint in a later invocation #}
@@ -291,7 +276,8 @@ where {{ dbt_deid.sample_condition(cfg) }}
     stage, the class-size histogram, the suppression breakdown, the risk summary and the
     information loss. The generalized stage reads the pattern table, the published stage, the
     suppression breakdown and the risk summary deid_suppressed_patterns (what is published,
-    dbt_deid.checked_release, grouped) and deid_exact_consistent.
+    dbt_deid.checked_release, grouped), the exact figures its exact check's columns
+    (exact_distribution_sql).
     The information loss needs each record's original and released values, and the original
     stage's CDF each record's original values: both read one grouped CTE (deid_loss_patterns:
     released QIs, `__original` columns, n), one scan of the records. In the plain chain (the
@@ -335,24 +321,8 @@ from ({{ dbt_deid.diagnostics_rows_sql(
      dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n'),
      dbt_deid.risk_cdf_sql(published, cfg.record_id, cfg.verified_combinations, 'published', 'n')],
     dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n'),
-    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, dbt_deid.release_ref('deid_exact_consistent')),
+    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, '(' ~ dbt_deid.exact_distribution_sql(published, cfg.verified_combinations) ~ ') as deid_exact_distribution__'),
     loss) }}) as d
-{%- endif %}
-{%- endmacro %}
-
-{#- models/risk/deid_exact_consistent.sql -#}
-{% macro default__deid_model_deid_exact_consistent() -%}
-{{ config(enabled=dbt_deid.release_enabled()) }}
-{%- if dbt_deid.release_enabled() -%}
-{%- set cfg = dbt_deid.release_config() -%}
-{#- The exact check, computed once per build (issue 33, item 2): read from the released
-    patterns (one row per distinct released and true tuple with its record count n; the same
-    counts as from the records, from fewer rows). The gate table's exact gate, the risk
-    summary, the report and the algorithm comparison read this table; patterns_hash binds it to
-    the pattern table it was computed from (dbt_deid.gate_exact_table_result). -#}
-{%- set patterns = dbt_deid.release_ref('deid_suppressed_patterns') -%}
-select x.*, cast({{ dbt_deid.exact_patterns_hash(patterns) }} as {{ dbt.type_string() }}) as patterns_hash
-from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combinations, 'n') }}) as x
 {%- endif %}
 {%- endmacro %}
 
@@ -431,12 +401,31 @@ from ({{ dbt_deid.exact_consistent_distribution_sql(patterns, cfg.verified_combi
     records): from the pattern table and the suppression map, without reading the records
     (released_patterns_sql; the gate table proves it is the checked release grouped).
     Otherwise the checked release grouped. -#}
-{%- if dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() %}
+{%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first() -%}
+{%- if plain -%}
+  {%- set inputs = [dbt_deid.release_ref('deid_patterns'), dbt_deid.release_ref('deid_suppression_map')] -%}
+  {%- set rows = dbt_deid.released_patterns_sql(cfg, inputs[0], inputs[1]) -%}
+{%- else -%}
+  {%- set inputs = [dbt_deid.checked_release()] -%}
+  {%- set rows = dbt_deid.pattern_counts_sql(inputs[0], dbt_deid.pattern_columns(cfg)) -%}
+{%- endif -%}
+{#- The exact check, computed once per build (issue 33, items 2 and 3; the model
+    deid_exact_consistent until session 13): per verified combination the size of each row's
+    consistent set (deid_consistent_<i>) and the combinations they were computed for
+    (deid_exact_combinations), columns of the rows they describe, so bound to this table by
+    construction (exact_consistent_columns_sql). The gate table's exact gate, the risk summary,
+    the report and the algorithm comparison read its distribution (exact_distribution_sql).
+    The suppression masks of the rows are read first (null_masks over the rows' query: the
+    pattern table and the map, pattern-level, in the plain chain). -#}
+{%- set masks = dbt_deid.null_masks('(' ~ rows ~ ') as deid_mask_rows__', cfg.verified_combinations, inputs) if execute else [] -%}
+{%- if not masks -%}{%- for b in cfg.verified_combinations -%}{%- do masks.append([]) -%}{%- endfor -%}{%- endif %}
+{%- if plain %}
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed') }}
-{{ dbt_deid.released_patterns_sql(cfg, dbt_deid.release_ref('deid_patterns'), dbt_deid.release_ref('deid_suppression_map')) }}
-{%- else %}
-{{ dbt_deid.pattern_counts_sql(dbt_deid.checked_release(), dbt_deid.pattern_columns(cfg)) }}
 {%- endif %}
+with deid_released__ as (
+{{ rows }}
+)
+{{ dbt_deid.exact_consistent_columns_sql('deid_released__', cfg.verified_combinations, masks) }}
 {%- endif %}
 {%- endmacro %}
 

@@ -27,7 +27,7 @@
 {%- endmacro %}
 
 {#- True while rendering one of the package's own data tests (declared in its YAML: the gate
-    tests on deid_release_gate, deid_published, ...): the models they test already depend on
+    tests on deid_gate_results, deid_published, ...): the models they test already depend on
     the release plan and the source, so the test need not (see release_plan). A test a project
     declares (on a seed of gate fixtures, say) keeps the ref(), so it runs after the plan is
     built. (attached_node is set only after parsing, so the package name decides; the gate

@@ -16,12 +16,16 @@
 
     `chain_limit`: up to that many suppression masks, one left join per mask in a single pass
     over the true tuples; beyond it, the union of every mask's matches summed per tuple (same
-    counts; the tests run both forms). -#}
-{% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_sql', 'dbt_deid'))(relation, combination, count_column, prune_k, chain_limit, masks)) }}
+    counts; the tests run both forms).
+
+    `keep_tuples`: each row also carries its true tuple (`t0` ... one column per QI of the
+    combination, in its order), for joining the counts back to the rows of a pattern table in
+    the working schema (exact_consistent_columns_sql); never in a gate's or a report's output. -#}
+{% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_sql', 'dbt_deid'))(relation, combination, count_column, prune_k, chain_limit, masks, keep_tuples)) }}
 {%- endmacro %}
 
-{% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none) -%}
+{% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false) -%}
   {%- set pub = [] -%}{%- set tru = [] -%}
   {%- for c in combination -%}
     {%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}
@@ -109,7 +113,7 @@
       every tuple: its total is a scalar. -#}
   {%- set terms = [] %}
   , counted as (
-  select t.tid, t.n_true,
+  select t.tid, t.n_true,{% if keep_tuples %}{% for i in range(q) %} t.t{{ i }},{% endfor %}{% endif %}
     {%- for m in masks %}
     {%- set kept = [] -%}{%- for i in range(m | length) -%}{%- if m[i] == 0 -%}{%- do kept.append(i) -%}{%- endif -%}{%- endfor %}
     {%- if kept | length == 0 %}
@@ -154,12 +158,12 @@
     {%- endfor %}
   ),
   counted as (
-    select t.tid, t.n_true, coalesce(m.consistent, 0) as consistent
+    select t.tid, t.n_true,{% if keep_tuples %}{% for i in range(q) %} t.t{{ i }},{% endfor %}{% endif %} coalesce(m.consistent, 0) as consistent
     from truth as t
     left join (select tid, sum(n) as consistent from matches group by tid) as m on m.tid = t.tid
   )
   {%- endif %}
-  select tid, n_true, consistent from counted
+  select tid, n_true, consistent{% if keep_tuples %}{% for i in range(q) %}, t{{ i }}{% endfor %}{% endif %} from counted
   {%- if prune_k is not none %}
   where consistent < {{ prune_k }}
   {%- endif %}

@@ -5,7 +5,8 @@
     count `n`; the published stage carries the exact check (El Emam et al. 2011, discharge PUMF:
     the smallest set of released records consistent with a record's true values, a suppressed
     cell matching anything, and the records whose set is below k), read from the distribution
-    `exact` (deid_exact_consistent), never computed again. -#}
+    `exact` (exact_distribution_sql over deid_suppressed_patterns' exact columns), never computed
+    again. -#}
 {% macro risk_summary_rows_sql(cfg, generalized_patterns, published_patterns, exact) -%}
   {{ return(dbt_deid.own(adapter.dispatch('risk_summary_rows_sql', 'dbt_deid'))(cfg, generalized_patterns, published_patterns, exact)) }}
 {%- endmacro %}

@@ -171,7 +171,7 @@
   {%- endif %}
 {%- endmacro %}
 
-{#- Gate (severity error, attach to deid_release_gate): fails when records from an area flagged
+{#- Gate (severity error, attach to a released table): fails when records from an area flagged
     by El Emam et al. 2010's model at the release's threshold would be published, i.e. a released (not
     suppressed) geography value is a flagged area at the released or a coarser level. Returns
     counts per level only, never area names. Passes when no small_areas are declared. -#}

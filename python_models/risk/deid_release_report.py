@@ -10,7 +10,6 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("deid_suppressed_patterns"),
         dbt.ref("deid_gate_results"),
-        dbt.ref("deid_exact_consistent"),
         dbt.ref("deid_suppression_map"),
         dbt.ref("deid_report_inputs"),
         path=dbt.config.get("report_path"),

@@ -133,7 +133,7 @@ def compare_algorithms(
     algorithm a second time (only the other algorithm runs on ``patterns``); it may be given
     already coded (:func:`coded_released`), so the caller can drop the frame of text first.
     ``released_min_consistent``: with ``released``, the smallest exact consistent set of the
-    release as the warehouse computed it once for the build (``deid_exact_consistent``; El Emam
+    release as the warehouse computed it once for the build (``deid_suppressed_patterns``; El Emam
     et al. 2011, "Equivalence Classes"); the selected algorithm's exact figure is then that one,
     not computed again here.
     """

@@ -96,7 +96,7 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
              and n["package_name"] == "dbt_deid" and n["config"]["enabled"]}
     assert {f"deid_gate_{g}" for g in AD_GATES} <= tests, sorted(tests)
     assert "deid_gate_small_areas" not in tests
-    checked = run_dbt(INTEGRATION, ["test", "--select", "deid_release_gate"],
+    checked = run_dbt(INTEGRATION, ["test", "--select", "deid_gate_results"],
                       base.database.parent, variables, base.database)
     assert not checked.ok
     for gate in ("distinct_l_diversity", "entropy_l_diversity", "recursive_cl_diversity"):

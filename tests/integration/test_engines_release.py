@@ -382,8 +382,8 @@ def normalized(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 ENGINE_SPECIFIC_COLUMNS = {
     table: ("settings_md5", "input_hash", "checked_hash", "working_hashes", "invocation_id",
             "snapshot_hash", "input_relation")
-    for table in ("deid_gate_results", "deid_release_gate")
-} | {"deid_exact_consistent": ("patterns_hash",)} | {
+    for table in ("deid_gate_results",)
+} | {
     # the invocation that computed the history's figures (bound to the gate table's)
     "deid_diagnostics": ("invocation_id",)} | {
     # the history's rows (the release_versions part): when and by which invocation

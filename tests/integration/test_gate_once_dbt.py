@@ -8,6 +8,7 @@ model bodies and the ``run_query`` calls of macros alike), split into its events
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -27,9 +28,10 @@ GATE_MARKERS = {
     "input_unchanged": "as changed_records",
 }
 #: The exact consistent-set computation (exact_consistent_sql): its pruned form
-#: (exact_risk_summary_sql: the generic test, combined_releases) and its full distribution
-#: (deid_exact_consistent).
-EXACT_MARKERS = ("tuples_evaluated", "cast(sum(n_true) as")
+#: (exact_risk_summary_sql: the generic test, combined_releases), its full distribution
+#: (the model deid_exact_consistent until session 13) and any form of its true tuples' count
+#: (the deid_consistent_<i> columns of deid_suppressed_patterns since session 13).
+EXACT_MARKERS = ("tuples_evaluated", "cast(sum(n_true) as", "sum(n) as n_true")
 
 
 def _statements(log: str) -> list[str]:
@@ -42,7 +44,8 @@ def test_each_gate_is_evaluated_once_per_build(default_release) -> None:
     statements = [s for s in _statements(log) if re.search(r"\bselect\b", s, re.I)]
     counts = {gate: sum(marker in s for s in statements) for gate, marker in GATE_MARKERS.items()}
     assert counts == dict.fromkeys(GATE_MARKERS, 1), counts
-    # the exact check: once, as the distribution (deid_exact_consistent) that the gate table,
+    # the exact check: once, as the columns of deid_suppressed_patterns (the model
+    # deid_exact_consistent until session 13) whose distribution the gate table,
     # the risk summary, the report and the algorithm comparison read; on 732cd92 it ran four
     # times, on 55b4c8e twice (the gate table computed its own, pruned at k)
     exact = sum(any(m in s for m in EXACT_MARKERS) for s in statements)
@@ -210,15 +213,22 @@ def test_the_diagnostics_of_a_later_invocation_read_the_checked_release(it_datab
 
 def test_an_exact_table_missing_a_combination_is_refused(default_release, tmp_path) -> None:
     """The gate table reads the exact check computed once per build only when it describes the
-    checked release: from the pattern table as it is now (patterns_hash) and for every verified
-    combination. An exact table that lost a combination's rows (the same pattern table, so the
-    same patterns_hash) is refused naming what to rebuild, and nothing is published (before,
-    the gate passed on the combinations it found)."""
+    checked release: from the pattern table as it is now (since session 13 the counts are
+    columns of the pattern table itself, deid_consistent_<i>; patterns_hash before) and for
+    every verified combination. An exact check that lost a combination (the same pattern
+    table; before session 13 the model deid_exact_consistent's rows of the combination were
+    deleted, now the combinations it records, deid_exact_combinations) is refused naming what
+    to rebuild, and nothing is published (before, the gate passed on the combinations it
+    found)."""
     base = copy_of(default_release, tmp_path / "base")
     before = base.query("select * from deid_published order by 1")
     with duckdb.connect(str(base.database)) as con:
-        con.execute("delete from main_deid_work.deid_exact_consistent"
-                    " where combination = 'province+age+admission_date'")
+        held, = con.execute("select distinct deid_exact_combinations"
+                            " from main_deid_work.deid_suppressed_patterns").fetchone()
+        kept = [b for b in json.loads(held) if b != ["province", "age", "admission_date"]]
+        assert len(kept) == len(json.loads(held)) - 1
+        con.execute("update main_deid_work.deid_suppressed_patterns"
+                    " set deid_exact_combinations = ?", [json.dumps(kept)])
     run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_published"],
                   tmp_path / "gate", release_vars(), base.database)
     assert not run.ok

@@ -344,15 +344,17 @@ def test_grants_or_hooks_on_working_models_are_refused(default_release, tmp_path
 #: Root-project models named like the package's release models (review 7, findings 1 and 2):
 #: with dbt's default `require_ref_searches_node_package_before_root: false`, a package ref()
 #: by name found the root's `deid_gate_results` first (on b31f4c4 this one, saying "passed",
-#: published an unsuppressed release); with the flag true a root `deid_release_gate` made the
-#: package's graph lookup return none, which switched the line checks off. In their own schema
-#: (in the published schema the working_schema gate refused them by their names).
+#: published an unsuppressed release); with the flag true a root `deid_release_gate` (the gate
+#: view, folded into the gate table in session 13) made the package's graph lookup return none,
+#: which switched the line checks off. A root model named like any other package model
+#: (`deid_suppressed`) is refused the same way. In their own schema (in the published schema
+#: the working_schema gate refused them by their names).
 COLLIDING_MODELS = {
     "deid_gate_results": "{{ config(materialized='table', schema='shadow') }}\n"
                          "select * replace (true as passed, 0 as failures)"
                          " from {{ ref('dbt_deid', 'deid_gate_results') }}\n",
-    "deid_release_gate": "{{ config(materialized='view', schema='shadow') }}\n"
-                         "select 1 as unrelated\n",
+    "deid_suppressed": "{{ config(materialized='view', schema='shadow') }}\n"
+                       "select 1 as unrelated\n",
 }
 
 

@@ -56,7 +56,7 @@ SELECT = ["+deid_published", "+deid_gate_results"]
 MUST_COMPARE = {
     "passing": {"deid_published", "deid_diagnostics",
                 "deid_gate_results", "deid_suppression_map", "deid_generalized",
-                "deid_exact_consistent", "deid_release_plan"},
+                "deid_suppressed_patterns", "deid_release_plan"},
     "refusing": {"deid_diagnostics", "deid_gate_results",
                  "deid_suppression_map"},
 }

@@ -13,6 +13,7 @@ whole-release equality (DuckDB against Spark through dbt) is test_engines_releas
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -53,7 +54,7 @@ def render(form: str, run_query: Any, *args: Any, macro: str = "exact_risk_summa
             null_safe_equal_sql=call("null_safe_equal_sql"), null_masks=call("null_masks"),
             spark_exact_consistent_ctes=call("spark_exact_consistent_ctes")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
-        "run_query": run_query,
+        "run_query": run_query, "tojson": json.dumps,
         "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
     return str(call(f"{form}__{macro}")(*args))
 
@@ -164,6 +165,39 @@ def test_spark_distribution_equals_default(spark, case) -> None:
     as_ints = [(str(c), int(x), int(n)) for c, x, n in got]
     assert sorted(as_ints) == sorted((str(c), int(x), int(n)) for c, x, n in expected)
     assert len(expected) > 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"seed{c[0]}" for c in CASES])
+def test_spark_exact_columns_equal_default(spark, case) -> None:
+    """The exact check as columns of the released pattern table (exact_consistent_columns_sql;
+    session 13: deid_suppressed_patterns computes it once per build, the model
+    deid_exact_consistent before) on Spark (one pipeline for every combination, joined back by
+    the true values with <=>) gives the default's counts on every row: per verified
+    combination, the released records consistent with the row's true values."""
+    combinations = case[2]
+    con, duck_query, count_column = load_case(spark, case)
+    weight = "n" if count_column else "1"
+    con.execute(f"create table pat as select *, {weight} as n__w from rel")
+    con.execute("alter table pat drop column if exists n")
+    con.execute("alter table pat rename column n__w to n")
+    spark.sql(f"select * {'except (n)' if count_column else ''}, {weight} as n from rel"
+              ).createOrReplaceTempView("pat")
+    macro = "exact_consistent_columns_sql"
+    masks = macro_caller(MACROS, lambda call: {
+        "dbt_deid": SimpleNamespace(ident=_ident, can_inspect=lambda relation: True),
+        "run_query": duck_query})("null_masks")("pat", combinations)
+    columns = ", ".join(f"deid_consistent_{i}" for i in range(1, len(combinations) + 1))
+    expected = con.execute(f"select rid, {columns}, deid_exact_combinations from ("
+                           + render("default", duck_query, "pat", combinations, masks,
+                                    macro=macro) + ") as x order by rid").fetchall()
+    got = [tuple(r) for r in spark.sql(
+        f"select rid, {columns}, deid_exact_combinations from ("
+        + render("spark", pytest.fail, "pat", combinations, masks, macro=macro)
+        + ") as x order by rid").collect()]
+    assert [tuple(int(v) if not isinstance(v, str) else v for v in r) for r in got] == [
+        tuple(int(v) if not isinstance(v, str) else v for v in r) for r in expected]
+    assert len(expected) == case[3]
+    assert json.loads(expected[0][-1]) == combinations if expected else True
 
 
 FINGERPRINT = [ROOT / "macros" / "publish" / "table_fingerprint.sql"]

@@ -45,10 +45,11 @@ BASE: dict[str, Any] = {
 AD = {"distinct_l": 2, "entropy_l": 1.2, "recursive_c": 4, "recursive_l": 2, "t": 0.9}
 
 
-def _parse(settings: Any, gate: str) -> list[dict[str, Any]]:
+def _parse(settings: Any, gate: str, refs: list[str] | None = None) -> list[dict[str, Any]]:
     """The config() calls of test deid_gate on `gate` rendered at parse time (execute false)
-    in a release whose raw settings are `settings`."""
+    in a release whose raw settings are `settings`; the package models it refs go to `refs`."""
     calls: list[dict[str, Any]] = []
+    refs = [] if refs is None else refs
 
     def context(call):
         return {
@@ -57,11 +58,12 @@ def _parse(settings: Any, gate: str) -> list[dict[str, Any]]:
             "adapter": SimpleNamespace(dispatch=lambda name, package: call("default__" + name)),
             "dbt_deid": SimpleNamespace(
                 own=lambda m: m, release_settings=lambda: settings,
+                release_ref=lambda base: refs.append(base) or f"main.{base}",
                 literal=lambda v: f"'{v}'", optional_gates=call("optional_gates")),
         }
 
     call = macro_caller(FILES, context)
-    call("test_deid_gate")("main.deid_release_gate", gate, ["message"])
+    call("test_deid_gate")("main.deid_gate_results", gate, ["message"])
     return calls
 
 
@@ -100,3 +102,17 @@ def test_a_declared_gate_has_its_test(changes: dict[str, Any], declared: set[str
 def test_no_release_declared_disables_the_optional_tests() -> None:
     """The package used for its macros alone (no var deid_release): no gate table."""
     assert _enabled(None) == set(ALWAYS)
+
+
+def test_every_gate_test_depends_on_the_diagnostics_model() -> None:
+    """The gate tests are on the gate table and ref the release's deid_diagnostics (session 13:
+    the view deid_release_gate they were on is gone). dbt's `build` makes a node wait for a
+    test, and skips it when the test fails, when every node the test depends on is upstream of
+    it: with the diagnostics model too, only the publish model; on the gate table alone, the
+    diagnostics and the report would be skipped with it (the graph itself is checked by
+    tests/integration/test_gate_selection_dbt.py). Old code: no ref (refs == [])."""
+    for gate in ALWAYS + OPTIONAL:
+        refs: list[str] = []
+        _parse({**BASE, "sensitive": ["discharge_disposition"], "attribute_disclosure": AD,
+                "small_areas": {"column": "age"}}, gate, refs)
+        assert refs == ["deid_diagnostics"], (gate, refs)

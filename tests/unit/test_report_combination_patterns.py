@@ -148,7 +148,7 @@ def test_codes_shared_between_combinations_give_the_same_tables(seed):
 
 
 def exact_distribution(published, truth, combo) -> tuple[np.ndarray, np.ndarray]:
-    """The exact check's distribution as deid_exact_consistent holds it: per size of the
+    """The exact check's distribution as exact_distribution_sql reads it: per size of the
     consistent set, the records with that size (from the per-row counts of verify)."""
     from dbt_deid.verify import exact_consistent_counts
 
@@ -162,8 +162,8 @@ def exact_distribution(published, truth, combo) -> tuple[np.ndarray, np.ndarray]
 @pytest.mark.parametrize("combo", [["a", "b"], ["b", "c", "d"], QIS])
 def test_warehouse_exact_distribution_gives_the_same_figures(seed, combo):
     """Issue 18: the report reads the exact counts the warehouse computed once for the build
-    (deid_exact_consistent) instead of counting them again; every figure is unchanged, and the
-    released tuples alone are collapsed (no true values needed)."""
+    (deid_suppressed_patterns' exact columns) instead of counting them again; every figure is
+    unchanged, and the released tuples alone are collapsed (no true values needed)."""
     published, truth = pattern_table(seed)
     full = assess_release(published, combo, 0.2, count_column="n", true_values=truth)
     pub_c, none = combination_patterns(published, None, combo)
@@ -192,8 +192,8 @@ def test_exact_distribution_from_another_build_is_refused():
 
 
 def test_release_assessments_read_the_exact_table_and_refuse_a_missing_combination():
-    """release_assessments with deid_exact_consistent: same figures as counting from the true
-    values; a combination the table lacks is an error naming the model."""
+    """release_assessments with the exact check's distribution: same figures as counting from
+    the true values; a combination the table lacks is an error naming the model."""
     from dbt_deid.dbt_side.glue.risk import release_assessments
     from dbt_deid.errors import DataError
 
@@ -214,6 +214,45 @@ def test_release_assessments_read_the_exact_table_and_refuse_a_missing_combinati
     counted = release_assessments(frame, None, None, release)
     read = release_assessments(frame, None, None, release, exact=exact)
     assert [figures(a) for a in read] == [figures(a) for a in counted]
-    with pytest.raises(DataError, match="deid_exact_consistent has no row for combination b"):
+    with pytest.raises(DataError, match="the exact check has no row for combination b"):
         release_assessments(frame, None, None, release,
                             exact=exact[exact["combination"] == "a+b+c"])
+
+
+def test_the_exact_columns_of_the_pattern_table_give_the_distribution():
+    """Session 13: the exact check is computed once per build as columns of
+    deid_suppressed_patterns (deid_consistent_<i> per verified combination, the combinations in
+    deid_exact_combinations; the model deid_exact_consistent before). exact_distribution reads
+    the same distribution from them as the per-row counts give; columns computed for other
+    combinations are refused; a table without them gives None (the report then counts)."""
+    import json
+
+    from dbt_deid.config import parse_release
+    from dbt_deid.dbt_side.glue.risk import exact_distribution as from_columns
+    from dbt_deid.errors import DataError
+    from dbt_deid.verify import exact_consistent_counts
+
+    published, truth = pattern_table(4)
+    combos = [["a", "b", "c"], ["b", "c", "d"]]
+    release = {"name": "r", "source": "src", "tau": 0.2, "record_id": "id", "max_suppression": 0.5,
+               "quasi_identifiers": {q: {"level": 0} for q in QIS}, "combinations": combos}
+    cfg = parse_release(release)
+    frame = published[QIS].copy()
+    for q in QIS:
+        frame[f"{q}__generalized"] = truth[q]
+    frame["n"] = published["n"]
+    assert from_columns(frame, cfg) is None
+    verified = [list(b) for b in cfg.verified_combinations()]
+    w = published["n"].to_numpy()
+    for i, combo in enumerate(verified, start=1):
+        frame[f"deid_consistent_{i}"] = exact_consistent_counts(truth, published, combo, w)
+    frame["deid_exact_combinations"] = json.dumps(verified)
+    got = from_columns(frame, cfg)
+    for combo in verified:
+        sizes, records = exact_distribution(published, truth, combo)
+        rows = got[got["combination"] == "+".join(combo)].sort_values("consistent")
+        assert rows["consistent"].tolist() == sizes.tolist()
+        assert rows["records"].tolist() == records.tolist()
+    frame["deid_exact_combinations"] = json.dumps(verified[:1])
+    with pytest.raises(DataError, match="computed for other combinations"):
+        from_columns(frame, cfg)

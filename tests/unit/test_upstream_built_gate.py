@@ -45,8 +45,7 @@ DISCHARGE = {
     "deid_suppression_map": ["deid_patterns"],
     "deid_suppressed": ["deid_generalized", "deid_suppression_map"],
     "deid_suppressed_patterns": ["deid_suppressed"],
-    "deid_exact_consistent": ["deid_suppressed_patterns"],
-    "deid_gate_results": ["deid_small_areas", "deid_exact_consistent",
+    "deid_gate_results": ["deid_small_areas",
                           "deid_hierarchy", "deid_release_plan", "deid_input",
                           "deid_suppressed_patterns", "stg_hierarchy"],
     "deid_diagnostics": ["deid_gate_results"],
@@ -122,7 +121,7 @@ def test_a_whole_build_passes() -> None:
     # A1 (review 10): after a preview `dbt run -s deid_hierarchy --vars <other rule>`
     (["deid_gate_results", "deid_diagnostics", "deid_published"], WORKING),
     # A1, the most natural command: `dbt build -s deid_suppressed+`
-    (["deid_suppressed", "deid_suppressed_patterns", "deid_exact_consistent", "deid_gate_results",
+    (["deid_suppressed", "deid_suppressed_patterns", "deid_gate_results",
       "deid_diagnostics", "deid_published"],
      ["deid_generalized", "deid_hierarchy", "deid_input",
       "deid_patterns", "deid_release_plan", "deid_small_area_inputs", "deid_small_areas",

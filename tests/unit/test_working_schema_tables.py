@@ -52,7 +52,7 @@ def _check(in_main: set[str], extra_release: str | None = None) -> list[dict]:
 MACROS = [ROOT / "macros/publish/working_schema_results.sql",
           ROOT / "macros/publish/working_model_sharing.sql",
           ROOT / "macros/releases/publish_node.sql",
-          ROOT / "macros/risk/exact_consistent_postgres.sql",
+          ROOT / "macros/risk/suppressed_patterns_postgres.sql",
           ROOT / "macros/releases/release_sql_header.sql"]
 
 
@@ -230,7 +230,7 @@ def test_a_sql_header_on_a_working_model_is_refused_but_the_package_s_own() -> N
     """Review 8 final, R8: a `+sql_header` runs before a model's create statement like a
     pre-hook and cascades from a project's `models:`; on 45d0c4e the sharing check did not look
     at it. Refused on any working model, except the package's own (the PostgreSQL
-    deid_exact_consistent's planner settings, every PostgreSQL release model's work_mem: exactly
+    deid_suppressed_patterns' planner settings, every PostgreSQL release model's work_mem: exactly
     that text up to whitespace)."""
     nodes = _layout("main_deid_work")
     for name in ("deid_generalized", "deid_suppressed_patterns"):

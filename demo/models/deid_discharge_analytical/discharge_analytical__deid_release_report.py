@@ -9,7 +9,6 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("discharge_analytical__deid_suppressed_patterns"),
         dbt.ref("discharge_analytical__deid_gate_results"),
-        dbt.ref("discharge_analytical__deid_exact_consistent"),
         dbt.ref("discharge_analytical__deid_suppression_map"),
         dbt.ref("discharge_analytical__deid_report_inputs"),
         path=dbt.config.get("report_path"),

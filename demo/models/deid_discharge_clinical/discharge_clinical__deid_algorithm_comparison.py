@@ -9,5 +9,4 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("discharge_clinical__deid_patterns"),
         dbt.ref("discharge_clinical__deid_suppressed_patterns"),
-        dbt.ref("discharge_clinical__deid_exact_consistent"),
     )

@@ -9,5 +9,4 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("it_second__deid_patterns"),
         dbt.ref("it_second__deid_suppressed_patterns"),
-        dbt.ref("it_second__deid_exact_consistent"),
     )

@@ -9,7 +9,6 @@ def model(dbt, session):
         dbt.config.get("deid_release_json"),
         dbt.ref("it_second__deid_suppressed_patterns"),
         dbt.ref("it_second__deid_gate_results"),
-        dbt.ref("it_second__deid_exact_consistent"),
         dbt.ref("it_second__deid_suppression_map"),
         dbt.ref("it_second__deid_report_inputs"),
         path=dbt.config.get("report_path"),

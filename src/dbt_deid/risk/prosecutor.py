@@ -137,8 +137,8 @@ def prosecutor_risk(
     given, is aligned row by row with ``published`` (same records, original values) and adds
     the exact variant (risk 1 / number of released records consistent with the true values).
     ``exact_distribution`` gives that variant already computed, as (sizes of the consistent
-    set, records with each): what the warehouse computes once per build (model
-    ``deid_exact_consistent``); its records must add up to the release's.
+    set, records with each): what the warehouse computes once per build (the exact check's
+    columns of ``deid_suppressed_patterns``); its records must add up to the release's.
     """
     cols = check_qi(published, qi)
     k = k_from_tau(tau)
@@ -158,7 +158,7 @@ def prosecutor_risk(
             raise DataError(
                 f"the exact distribution counts {int(consistent_records.sum())} records but the"
                 f" release has {int(w.sum())}: it was computed from another build of the"
-                " release (rebuild deid_exact_consistent with deid_suppressed_patterns)"
+                " release (rebuild deid_suppressed_patterns)"
             )
         if len(consistent) and (consistent < 1).any():
             raise DataError("a true record is consistent with no released record: the exact"

@@ -25,7 +25,7 @@ from dbt_deid.dbt_side.glue.frames import (
     to_pandas,
     to_pandas_for_codes,
 )
-from dbt_deid.errors import DataError
+from dbt_deid.dbt_side.glue.risk import exact_distribution
 from dbt_deid.living import Status, refresh
 from dbt_deid.living.pairs import EARLIER, HISTORY, pair_columns
 from dbt_deid.ola.records import record_suppression_map
@@ -192,7 +192,6 @@ def empty_algorithm_comparison() -> pd.DataFrame:
 
 def algorithm_comparison(
     patterns: Any, release: dict[str, Any], released: Any | None = None,
-    exact: Any | None = None,
 ) -> pd.DataFrame:
     """Combinations vs complete on the release's pattern table (see dbt_deid.comparison).
 
@@ -204,9 +203,9 @@ def algorithm_comparison(
     the two tables' text is never in memory together (at 24 million records each is millions of
     rows). On a refresh of a release line (``patterns`` holds the pairs) only the released
     version's own figures are returned (``compare_algorithms(selected_only=True)``): no
-    algorithm runs from scratch. ``exact`` (``deid_exact_consistent``, the exact check
-    computed once for the build) gives the selected algorithm's exact figure with
-    ``released``. An empty pattern table (only under ``dbt build --empty``: a real build stops
+    algorithm runs from scratch. The exact check's columns of ``released`` (computed once for
+    the build in the warehouse) give the selected algorithm's exact figure. An empty pattern
+    table (only under ``dbt build --empty``: a real build stops
     upstream) gives the empty comparison.
     """
     from dbt_deid.comparison import coded_released, compare_algorithms
@@ -221,7 +220,7 @@ def algorithm_comparison(
         # population the algorithms ran on (El Emam et al. 2011's order): run both again
         released = None
     coded = None
-    min_consistent = released_min_consistent(exact, cfg) if released is not None else None
+    min_consistent = None
     # A refresh of a release line (deid_patterns holds the pairs, docs/living-release.md): the
     # version is seed 000's algorithm applied to the new records with the earlier cells held
     # fixed, not a run of either algorithm from scratch, so only its own figures (from the
@@ -231,6 +230,7 @@ def algorithm_comparison(
         released_frame = to_pandas_for_codes(released)
         if len(released_frame) == 0:
             return empty_algorithm_comparison()
+        min_consistent = released_min_consistent(released_frame, cfg)
         coded = coded_released(released_frame, cfg.qi_names)
         del released_frame
         return compare_algorithms(None, release, logger=dbt_logger(),
@@ -240,6 +240,7 @@ def algorithm_comparison(
     if released is not None:
         released_frame = to_pandas_for_codes(released)
         if len(released_frame):
+            min_consistent = released_min_consistent(released_frame, cfg)
             coded = coded_released(released_frame, cfg.qi_names)
         del released_frame
     frame = current_patterns(to_pandas_for_codes(patterns), cfg.qi_names)
@@ -260,23 +261,16 @@ def algorithm_comparison(
                               released=coded, released_min_consistent=min_consistent)
 
 
-def released_min_consistent(exact: Any | None, cfg: Any) -> int | None:
-    """The smallest exact consistent set over the verified combinations from
-    ``deid_exact_consistent`` (combination, consistent, records; El Emam et al. 2011,
-    "Equivalence Classes"), as the warehouse computed it once for the build; None without the
-    table or when it has no row (no record). A verified combination missing from it is an error
-    (the table is from other settings)."""
-    if exact is None:
+def released_min_consistent(released: pd.DataFrame, cfg: Any) -> int | None:
+    """The smallest exact consistent set over the verified combinations from the exact check's
+    columns of the released patterns (``deid_consistent_<i>`` of ``deid_suppressed_patterns``,
+    computed once for the build in the warehouse; El Emam et al. 2011, "Equivalence
+    Classes"); None when the frame has no such columns (the comparison then counts) or no
+    record. Columns computed for other combinations are an error (the table is from other
+    settings)."""
+    frame = exact_distribution(released, cfg)
+    if frame is None or not len(frame):
         return None
-    frame = to_pandas(exact)
-    if not len(frame):
-        return None
-    labels = set(frame["combination"].astype(str))
-    missing = ["+".join(b) for b in cfg.verified_combinations() if "+".join(b) not in labels]
-    if missing:
-        raise DataError(f"model deid_algorithm_comparison: deid_exact_consistent has no row for"
-                        f" combination(s) {', '.join(missing)}: it was computed for other"
-                        f" settings; rebuild it")
     return int(pd.to_numeric(frame["consistent"]).min())
 
 
@@ -423,7 +417,7 @@ def release_parameters(raw: dict[str, Any], cfg: Any) -> list[tuple[str, str]]:
 
 
 def deid_algorithm_comparison(
-    release_json: str, patterns: Any, suppressed_patterns: Any, exact: Any | None = None,
+    release_json: str, patterns: Any, suppressed_patterns: Any,
 ) -> pd.DataFrame:
     """The dbt Python model ``deid_algorithm_comparison``: the release run with both the
     combinations and the complete algorithm (El Emam et al. 2011, discharge PUMF, "Evaluation"),
@@ -432,4 +426,4 @@ def deid_algorithm_comparison(
     runs on the pattern table (``patterns``, ``deid_patterns``). An empty pattern table (only
     under ``dbt build --empty``: a real build stops upstream) gives the empty comparison.
     Built only when the release declares ``report.algorithm_comparison: true``."""
-    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns, exact)
+    return algorithm_comparison(patterns, json.loads(release_json), suppressed_patterns)

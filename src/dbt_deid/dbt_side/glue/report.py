@@ -24,7 +24,11 @@ from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.advice import advice_rows
 from dbt_deid.dbt_side.glue.frames import to_pandas, to_pandas_for_codes
 from dbt_deid.dbt_side.glue.report_inputs import report_input_parts
-from dbt_deid.dbt_side.glue.risk import breakdown_frames, release_assessments
+from dbt_deid.dbt_side.glue.risk import (
+    breakdown_frames,
+    exact_distribution,
+    release_assessments,
+)
 from dbt_deid.progress import Logger, get_logger
 
 if TYPE_CHECKING:
@@ -293,7 +297,8 @@ def write_dbt_report(
     """Write the report of the release and return its index row. ``gates`` is
     deid_gate_results: the report states every gate's verdict and whether the release is
     published; a refused release's report is written to ``<name>.refused.html``. ``exact`` is
-    deid_exact_consistent (the exact check's distribution, computed once in the warehouse);
+    the exact check's distribution (computed once in the warehouse as columns of
+    deid_suppressed_patterns, :func:`dbt_deid.dbt_side.glue.risk.exact_distribution`);
     without it the exact counts are computed here from the true values. ``search_nodes`` is
     the search_nodes part of deid_report_inputs: when the release's levels were chosen by the
     OLA search (generalization.search ola) the report plots the nodes it evaluated (the risk-utility
@@ -345,7 +350,6 @@ def deid_release_report(
     release_json: str,
     suppressed_patterns: Any,
     gate_results: Any,
-    exact_consistent: Any,
     suppression_map: Any = None,
     report_inputs: Any = None,
     *,
@@ -385,11 +389,11 @@ def deid_release_report(
     ``deid_algorithm_comparison``, built only when the release declares
     ``report.algorithm_comparison: true``, and read after that model is built, so the two
     pattern-table models never hold their frames in memory at the same time; otherwise the
-    report says the comparison was not requested). The exact variant's figures come from
-    ``exact_consistent``
-    (``deid_exact_consistent``: the distribution of consistent-set sizes the warehouse computed
-    for the risk summary, so the build counts them once; its totals are checked against the
-    released patterns). The returned frame has one row:
+    report says the comparison was not requested). The exact variant's figures come from the
+    exact check's columns of ``suppressed_patterns`` (``deid_consistent_<i>``: the
+    consistent-set sizes the warehouse computed once for the build, the risk summary and the
+    gate reading the same; their totals are checked against the released patterns;
+    ``deid_exact_consistent`` until session 13). The returned frame has one row:
     release, published, path, bytes, sha256, sections (:func:`write_dbt_report`). An empty
     pattern table (only under ``dbt build --empty``: a real build stops upstream) writes no
     file and returns the empty index.
@@ -407,7 +411,7 @@ def deid_release_report(
         gates=gates, fingerprint=gate_table_manifest(gates),
         comparison=parts.get("algorithm_comparison"),
         comparison_requested=algorithm_comparison_requested(release),
-        exact=to_pandas(exact_consistent),
+        exact=exact_distribution(suppressed, parse_release(release)),
         advice=advice_rows(suppression_map) if suppression_map is not None else None,
         versions=parts.get("release_versions"),
         search_nodes=parts.get("search_nodes"),

@@ -249,7 +249,7 @@ def release_assessments(
     information is configured, diagnostics); the small-area assessment at the released level
     goes with the first combination that contains the geography column.
 
-    ``exact`` (``deid_exact_consistent``: combination, consistent, records) gives the exact
+    ``exact`` (:func:`exact_distribution`: combination, consistent, records) gives the exact
     variant as the warehouse computed it once for the build; without it the exact counts are
     computed here from the true values. A combination missing from ``exact``, or whose records
     do not add up to the release's, is an error (the table is from another build)."""
@@ -277,7 +277,7 @@ def release_assessments(
             pub_c, truth_c = combination_patterns(published, None, list(combo), codes)
             label = "+".join(combo)
             if label not in by_combination:
-                raise DataError(f"deid_exact_consistent has no row for combination {label}:"
+                raise DataError(f"the exact check has no row for combination {label}:"
                                 " it was computed for other settings; rebuild it")
             distribution = by_combination[label]
         log.info(f"dbt_deid: report: assessing combination {i} of {len(combos)}"
@@ -300,11 +300,49 @@ def release_assessments(
     return out
 
 
+#: The columns of the exact check in ``deid_suppressed_patterns`` (macros/risk/
+#: exact_consistent_columns_sql.sql): the combinations (JSON) and one count per combination.
+EXACT_COMBINATIONS = "deid_exact_combinations"
+EXACT_CONSISTENT = "deid_consistent_"
+
+
+def exact_distribution(patterns: pd.DataFrame, cfg: ReleaseConfig) -> pd.DataFrame | None:
+    """The exact check's distribution (combination, consistent, records; El Emam et al. 2011,
+    discharge PUMF, "Equivalence Classes") from the columns the warehouse computed once per
+    build in ``deid_suppressed_patterns`` (``deid_consistent_<i>`` per verified combination i,
+    ``deid_exact_combinations``): per combination, the records (sum of ``n``) per size of the
+    consistent set. None when the frame has no such columns (a pattern table of another
+    origin: the counts are then computed from the true values). Combinations other than the
+    verified ones of ``cfg`` are an error (the table is from other settings)."""
+    names = {str(c).lower(): c for c in patterns.columns}
+    if EXACT_COMBINATIONS not in names:
+        return None
+    expected = [list(b) for b in cfg.verified_combinations()]
+    held = {str(v) for v in patterns[names[EXACT_COMBINATIONS]].dropna().unique()}
+    if any(json.loads(h) != expected for h in held):
+        wanted = ", ".join("+".join(b) for b in expected)
+        raise DataError("deid_suppressed_patterns' exact check was computed for other"
+                        f" combinations than the verified ones ({wanted}): it is from other"
+                        " settings; rebuild it")
+    counts = pd.to_numeric(patterns[names["n"]]).to_numpy(dtype=np.int64)
+    parts = []
+    for i, combo in enumerate(expected, start=1):
+        sizes = pd.to_numeric(patterns[names[f"{EXACT_CONSISTENT}{i}"]]).to_numpy(dtype=np.int64)
+        by = pd.Series(counts).groupby(sizes).sum()
+        parts.append(pd.DataFrame({"combination": "+".join(combo),
+                                   "consistent": by.index.to_numpy(dtype=np.int64),
+                                   "records": by.to_numpy(dtype=np.int64)}))
+    if not parts:
+        return pd.DataFrame({"combination": [], "consistent": [], "records": []})
+    return pd.concat(parts, ignore_index=True)
+
+
 def _exact_by_combination(exact: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``deid_exact_consistent`` as {combination: (set sizes, records)}."""
+    """The exact check's distribution (:func:`exact_distribution`) as {combination: (set
+    sizes, records)}."""
     missing = [c for c in ("combination", "consistent", "records") if c not in exact.columns]
     if missing:
-        raise DataError(f"deid_exact_consistent lacks column(s) {', '.join(missing)}")
+        raise DataError(f"the exact check's distribution lacks column(s) {', '.join(missing)}")
     out = {}
     for label, rows in exact.groupby(exact["combination"].astype(str), sort=True):
         out[str(label)] = (pd.to_numeric(rows["consistent"]).to_numpy(dtype=np.int64),
@@ -352,7 +390,7 @@ def combination_patterns(
     as ``to_pandas`` gives it (:func:`dbt_deid.arrow_frames.standard_dtypes`). ``codes``: the
     columns' codes shared between calls on the same two frames (:class:`ColumnCodes`).
     ``truth`` None: the released tuples only (one row per released tuple), and None for the
-    true values (the exact counts then come from the warehouse, ``deid_exact_consistent``).
+    true values (the exact counts then come from the warehouse, :func:`exact_distribution`).
     """
     from dbt_deid.coded import row_keys
 
