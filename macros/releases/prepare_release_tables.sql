@@ -54,6 +54,12 @@
     {%- if node.package_name == 'dbt_deid' or dbt_deid._split_release_node(node.name) is not none -%}{%- do found.append(node.name) -%}{%- endif -%}
   {%- endfor -%}
   {%- if not found -%}{{ return('') }}{%- endif -%}
+  {#- a root-project (or other package's) model or macro named like one of the package's: the
+      publish step refuses naming each (assert_no_overrides) and records the refusal; nothing
+      is prepared here (the lookups below would stop on the ambiguous name first, before any
+      node and without that message or history row) -#}
+  {%- set shadowed = dbt_deid.shadowed_dbt_macros() -%}
+  {%- if shadowed is string or shadowed is not iterable or (shadowed + dbt_deid.overriding_macros() + dbt_deid.overriding_models()) | length > 0 -%}{{ return('') }}{%- endif -%}
   {%- do dbt_deid.check_extra_releases() -%}
   {%- if flags.EMPTY -%}{{ return('') }}{%- endif -%}
   {#- a transaction on this connection for the statements below (commit needs one open) -#}

@@ -43,7 +43,8 @@ def _nodes(releases: bool = True) -> dict:
 
 def _hook(selected: list[str], which: str = "run", empty: bool = False,
           declared: bool = True, execute: bool = True, bad_extra: bool = False,
-          command: str | None = None, releases: bool = True) -> list[str]:
+          command: str | None = None, releases: bool = True,
+          overridden: list[str] | None = None) -> list[str]:
     """Render default__prepare_release_tables (with the package's retry_invocation) as dbt
     gives it: ``command`` is invocation_args_dict['invocation_command'] ("dbt " and the
     process's arguments; "dbt <which> ..." unless given); returns what it did, in order."""
@@ -74,7 +75,10 @@ def _hook(selected: list[str], which: str = "run", empty: bool = False,
                 release_history_relations=lambda: ["main.deid_release_history",
                                                    "other.deid_release_history"],
                 ensure_release_history=lambda h: done.append(f"history {h}"),
-                ensure_release_stores=lambda: done.append("stores")),
+                ensure_release_stores=lambda: done.append("stores"),
+                shadowed_dbt_macros=lambda: [],
+                overriding_macros=lambda: [],
+                overriding_models=lambda: list(overridden or [])),
         }
     assert call_hook(context) == ""
     return done
@@ -149,3 +153,14 @@ def test_the_package_declares_the_hook_after_its_checks() -> None:
     hooks = yaml.safe_load((ROOT / "dbt_project.yml").read_text())["on-run-start"]
     assert [h.split("(")[0].split(".")[-1] for h in hooks] == [
         "check_working_schema_layout", "check_sample_mode", "prepare_release_tables"]
+
+
+def test_the_hook_leaves_a_release_with_overriding_models_to_the_publish_step() -> None:
+    """A root model named like a release model (test_overrides_dbt): the hook's lookups by
+    name stopped on the ambiguous name before any node ("... is ambiguous ...") and the
+    publish step's refusal naming each model with its file (and its history row) never came.
+    The hook now prepares nothing and the publish step refuses as before."""
+    found = ["root.deid_gate_results (models/deid_gate_results.sql) has the name of the"
+             " dbt_deid model deid_gate_results"]
+    assert _hook(["dbt_deid.deid_published"], overridden=found) == []
+    assert _hook(["dbt_deid.deid_published"]) == CREATED
