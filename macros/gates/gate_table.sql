@@ -19,8 +19,9 @@
     the hierarchy, JSON {table: hash}: the gate working_tables, working_tables_gate.sql;
     review 9b), plan_format and gate_set (the package's plan format and the gates the table
     holds a verdict of, comma-separated: the publish step refuses a table of another format and
-    requires the gates the code of now computes, read_gate_table; review 12, H1) and
-    invocation_id. -#}
+    requires the gates the code of now computes, read_gate_table; review 12, H1), code_digest
+    (the md5 of the package's code, dbt_deid.code_digest: the publish step refuses a table
+    other code computed; review 12 final, M1) and invocation_id. -#}
 
 {#- The fingerprints that bind the gate table: {settings_md5, input_hash, checked_hash,
     released_levels, working_hashes}, the input snapshot's ({input_rows, snapshot_hash,
@@ -42,6 +43,7 @@
              'input_columns': dbt_deid.released_source_columns(cfg) | join(', '),
              'package_version': dbt_deid.package_version(),
              'plan_format': dbt_deid.plan_format(),
+             'code_digest': dbt_deid.code_digest(),
              'gate_set': dbt_deid.release_gate_names(cfg, dbt_deid.release_plan('propagation')) | join(', ')}) }}
 {%- endmacro %}
 
@@ -86,6 +88,7 @@
     cast({{ dbt_deid.literal(binding.package_version) if binding.get('package_version') is not none else 'null' }} as {{ s }}) as package_version,
     cast({{ (binding.plan_format | int) if binding.get('plan_format') is not none else 'null' }} as {{ dbt.type_bigint() }}) as plan_format,
     cast({{ dbt_deid.literal(binding.gate_set) if binding.get('gate_set') is not none else 'null' }} as {{ s }}) as gate_set,
+    cast({{ dbt_deid.literal(binding.code_digest) if binding.get('code_digest') is not none else 'null' }} as {{ s }}) as code_digest,
     cast({{ dbt_deid.literal(invocation_id) }} as {{ s }}) as invocation_id
   from (
     {{ selects | join('\n    union all\n    ') }}
@@ -218,7 +221,7 @@
     input, `truth` as it is now and the released levels as they are now (checked_levels of
     `cfg`: with `generalization.search: ola`, deid_ola_levels as it is now, which the publish
     step formats the cells with and the history records; review 9, G4), by this package (its
-    plan_format and package_version; review 12, H1), and holding a verdict of every gate the
+    plan_format, package_version and code digest; review 12, H1, and review 12 final, M1), and holding a verdict of every gate the
     code of now computes for this release and its plan (release_gate_names: a gate an older
     dbt_deid did not have, or a deleted row, is a refusal naming it, not a pass). -#}
 {% macro read_gate_table(table, truth, fin, cfg) -%}
@@ -237,7 +240,8 @@
         ~ ('released_levels' if 'released_levels' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
         ~ ('working_hashes' if 'working_hashes' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
         ~ ('plan_format' if 'plan_format' in table_columns else 'cast(null as ' ~ dbt.type_bigint() ~ ')') ~ ", "
-        ~ ('package_version' if 'package_version' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
+        ~ ('package_version' if 'package_version' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ ", "
+        ~ ('code_digest' if 'code_digest' in table_columns else 'cast(null as ' ~ dbt.type_string() ~ ')') ~ " from " ~ table ~ " order by gate_order").rows -%}
     {%- if rows | length == 0 -%}
       {%- do problems.append('the gate table ' ~ table ~ ' holds no verdict') -%}
     {%- else -%}
@@ -248,6 +252,10 @@
       {%- set version = dbt_deid.package_version() -%}
       {%- if first[10] is none or (first[10] | int) != dbt_deid.plan_format() or first[11] != version -%}
         {%- do problems.append('the gate table ' ~ table ~ ' was computed by another version of dbt_deid (plan format ' ~ (first[10] if first[10] is not none else 'none') ~ ', package ' ~ (first[11] if first[11] is not none else 'unknown') ~ '; this package: plan format ' ~ dbt_deid.plan_format() ~ ', version ' ~ version ~ '), whose gates and plan are not those of this package') -%}
+      {#- and by this code (review 12 final, M1): a fix of a gate's SQL changes neither the
+          gate set nor the plan format; the code digest (dbt_deid.code_digest) does -#}
+      {%- elif first[12] != dbt_deid.code_digest() -%}
+        {%- do problems.append('the gate table ' ~ table ~ ' was computed by other dbt_deid code (code digest ' ~ (first[12] if first[12] is not none else 'none') ~ ', this package ' ~ dbt_deid.code_digest() ~ ': an upgrade or a change of the package since), whose gates are not those of this code') -%}
       {%- endif -%}
       {#- every gate the code of now computes for this release and its plan has a verdict
           (release_gate_names; review 12, H1: a missing gate is a refusal, not a pass) -#}

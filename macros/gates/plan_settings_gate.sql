@@ -47,5 +47,11 @@
   {%- if formats != [dbt_deid.plan_format()] -%}
     {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was built by another version of dbt_deid (plan format ' ~ (formats | join(', ') if formats else 'none') ~ ', this package writes ' ~ dbt_deid.plan_format() ~ ', version ' ~ dbt_deid.package_version() ~ '), so its combinations and propagation pairs are not those this package resolves from these settings') }}
   {%- endif -%}
+  {#- and by this code (review 12 final, M1): a change of the resolver that keeps the plan
+      format is a change of the code digest -#}
+  {%- set digests = dbt_deid.release_plan('code_digest') -%}
+  {%- if digests != [dbt_deid.code_digest()] -%}
+    {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was built by other dbt_deid code (code digest ' ~ (digests | join(', ') if digests else 'none') ~ ', this package ' ~ dbt_deid.code_digest() ~ ': an upgrade or a change of the package since), so its combinations and propagation pairs may not be those this code resolves from these settings') }}
+  {%- endif -%}
   {{ return(none) }}
 {%- endmacro %}

@@ -15,7 +15,8 @@
     for a plan this version built: the md5 of the settings it was resolved from; the gate
     plan_settings compares it with the settings of now), 'plan_format' the plan formats it
     records (one: dbt_deid.plan_format() of the package that resolved it; none for an older
-    dbt_deid's plan). Empty when not executing (parse time).
+    dbt_deid's plan), 'code_digest' the code digests it records (one: dbt_deid.code_digest() of
+    the code that resolved it). Empty when not executing (parse time).
 
     One query per node: the whole plan is read once and kept in the node's context (`model`),
     so the several release_config() calls of a node re-read nothing.
@@ -82,13 +83,16 @@
   {#- the plan format(s) it records (one: the number of the package that resolved it, none for
       a plan of an older dbt_deid; review 12, H1): plan_settings_problem compares them -#}
   {%- set format_at = names.index('plan_format') if 'plan_format' in names else none -%}
+  {%- set digest_at = names.index('code_digest') if 'code_digest' in names else none -%}
   {%- set md5s = [] -%}
   {%- set formats = [] -%}
+  {%- set digests = [] -%}
   {%- set rows = [] -%}
   {%- for r in result.rows -%}
     {%- do rows.append([r[at[0]], r[at[1]], r[at[2]], r[at[3]]]) -%}
     {%- if md5_at is not none and r[md5_at] not in md5s -%}{%- do md5s.append(r[md5_at]) -%}{%- endif -%}
     {%- if format_at is not none and r[format_at] is not none and (r[format_at] | int) not in formats -%}{%- do formats.append(r[format_at] | int) -%}{%- endif -%}
+    {%- if digest_at is not none and r[digest_at] is not none and r[digest_at] not in digests -%}{%- do digests.append(r[digest_at]) -%}{%- endif -%}
   {%- endfor -%}
   {%- set items = {} -%}
   {%- set order = {} -%}
@@ -103,7 +107,7 @@
     {%- for i in ids -%}{%- do lst.append(items[kind][i]) -%}{%- endfor -%}
     {%- do out.update({kind: lst}) -%}
   {%- endfor -%}
-  {%- do out.update({'settings_md5': md5s, 'plan_format': formats}) -%}
+  {%- do out.update({'settings_md5': md5s, 'plan_format': formats, 'code_digest': digests}) -%}
   {{ return(out) }}
 {%- endmacro %}
 
@@ -133,5 +137,5 @@
   {%- endif -%}
   {%- set verified = [] -%}
   {%- for c in combos -%}{%- if c not in verified -%}{%- do verified.append(c) -%}{%- endif -%}{%- endfor -%}
-  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names], 'settings_md5': [dbt_deid.settings_md5()], 'plan_format': [dbt_deid.plan_format()]}) }}
+  {{ return({'protected': protected, 'verified': verified, 'released': [qi_names], 'settings_md5': [dbt_deid.settings_md5()], 'plan_format': [dbt_deid.plan_format()], 'code_digest': [dbt_deid.code_digest()]}) }}
 {%- endmacro %}

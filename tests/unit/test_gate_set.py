@@ -34,6 +34,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from dbt_deid.code_digest import CODE_DIGEST
 from dbt_deid.dbt_side.glue.release import deid_release_plan
 from dbt_deid.settings_schema import PLAN_FORMAT
 from tests.macro_render import (
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "config" / "settings_schema.sql",
          ROOT / "macros" / "releases" / "release_plan.sql",
          ROOT / "macros" / "gates" / "plan_format.sql",
+         ROOT / "macros" / "gates" / "code_digest.sql",
          ROOT / "macros" / "gates" / "release_gate_names.sql",
          ROOT / "macros" / "gates" / "gate_set_note.sql",
          ROOT / "macros" / "gates" / "optional_gates.sql",
@@ -128,6 +130,7 @@ def _caller(con: duckdb.DuckDBPyConnection, which: str = "run", small_areas: boo
                 _compile_only_command=call("_compile_only_command"),
                 _release_plan_from_settings=call("_release_plan_from_settings"),
                 plan_format=call("default__plan_format"),
+                code_digest=call("default__code_digest"),
                 package_version=lambda: VERSION,
                 release_gate_names=call("default__release_gate_names"),
                 optional_gates=call("default__optional_gates"),
@@ -148,12 +151,14 @@ def _caller(con: duckdb.DuckDBPyConnection, which: str = "run", small_areas: boo
     return macro_caller(FILES, context)
 
 
-def _plan(con: duckdb.DuckDBPyConnection, old: bool = False) -> None:
+def _plan(con: duckdb.DuckDBPyConnection, old: bool = False, drop: str | None = None) -> None:
     """main.deid_release_plan as the model writes it for SETTINGS (an older dbt_deid's: without
-    the plan_format column)."""
+    the plan_format column and the code digest; `drop`: without that column only)."""
     frame = deid_release_plan(json.dumps(SETTINGS))
     if old:
-        frame = frame.drop(columns=["plan_format"])
+        frame = frame.drop(columns=["plan_format", "code_digest"])
+    if drop:
+        frame = frame.drop(columns=[drop])
     con.register("frame", frame)
     con.execute("create or replace table deid_release_plan as select * from frame")
 
@@ -198,8 +203,9 @@ def test_a_complete_gate_table_of_this_package_is_read(con) -> None:
     assert f"with a verdict of each of the {len(gates)} gates this release requires" \
         in read["status"]["message"]
     # the table records the plan format and its gate set (the summary reads gate_set)
-    row = con.execute("select distinct plan_format, gate_set from deid_gate_results").fetchall()
-    assert row == [(PLAN_FORMAT, ", ".join(gates))]
+    row = con.execute("select distinct plan_format, gate_set, code_digest"
+                      " from deid_gate_results").fetchall()
+    assert row == [(PLAN_FORMAT, ", ".join(gates), CODE_DIGEST)]
 
 
 def test_a_gate_table_missing_the_propagation_row_is_refused(con) -> None:
@@ -257,6 +263,46 @@ def test_a_gate_table_of_another_format_or_version_is_refused(con, column: str,
     assert read["verdicts"] == []
 
 
+@pytest.mark.parametrize("digest", ["0" * 32, None])
+def test_a_gate_table_other_code_computed_is_refused(con, digest: str | None) -> None:
+    """Review 12 final, M1: a fix of a gate's SQL changes neither the gate set, nor the plan
+    format, nor package_version; the old code read such a table as this package's (the first
+    case passed on main). Now the code digest it records must be this code's."""
+    _gate_table(con)
+    if digest is None:
+        con.execute("alter table deid_gate_results drop column code_digest")
+    else:
+        con.execute("update deid_gate_results set code_digest = ?", [digest])
+    read = _read(con)
+    message = read["status"]["message"]
+    print(message)
+    assert not read["status"]["passed"]
+    assert read["verdicts"] == []
+    assert f"was computed by other dbt_deid code (code digest {digest or 'none'}, this" \
+        f" package {CODE_DIGEST}: an upgrade or a change of the package since)" in message
+    assert "dbt build -s +deid_published" in message
+
+
+@pytest.mark.parametrize("old", [True, False])
+def test_a_plan_other_code_resolved_fails_plan_settings_and_the_publish_step(con, old) -> None:
+    """Review 12 final, M1: the same plan format, other code (a resolver fix that the two
+    pinned plans below do not show)."""
+    if old:
+        _plan(con, drop="code_digest")
+    else:
+        con.execute("update deid_release_plan set code_digest = ?", ["0" * 32])
+    call = _caller(con)
+    gate = call("default__gate_plan_settings_result")()
+    print(gate["message"])
+    assert gate["gate"] == "plan_settings" and not gate["passed"]
+    shown = "none" if old else "0" * 32
+    assert f"(deid_release_plan) was built by other dbt_deid code (code digest {shown}, this" \
+        f" package {CODE_DIGEST}:" in gate["message"]
+    working = call("gate_working_tables_result")(CFG, "{}", "h", True)
+    assert not working["passed"]
+    assert "was built by other dbt_deid code" in working["message"]
+
+
 @pytest.mark.parametrize("old", [True, False])
 def test_a_plan_of_another_package_fails_plan_settings_and_the_publish_step(con, old) -> None:
     """A plan an older dbt_deid resolved from the same settings (its settings_md5 is the
@@ -282,6 +328,7 @@ def test_a_plan_of_another_package_fails_plan_settings_and_the_publish_step(con,
 def test_a_plan_of_this_package_passes_plan_settings(con) -> None:
     call = _caller(con)
     assert call("default__release_plan")("plan_format") == [PLAN_FORMAT]
+    assert call("default__release_plan")("code_digest") == [CODE_DIGEST]
     assert call("default__gate_plan_settings_result")()["passed"]
 
 
@@ -291,6 +338,7 @@ def test_compile_only_commands_take_the_plan_format_of_now() -> None:
     call = _caller(duckdb.connect(), which="compile", settings=PLAIN)
     plan = call("_read_release_plan")(Rel("deid_release_plan"))
     assert plan["plan_format"] == [PLAN_FORMAT]
+    assert plan["code_digest"] == [CODE_DIGEST]
     assert plan["verified"] == PLAIN["combinations"]
 
 

@@ -39,6 +39,7 @@ from tests.macro_render import (
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "config" / "settings_schema.sql",
          ROOT / "macros" / "gates" / "plan_format.sql",
+         ROOT / "macros" / "gates" / "code_digest.sql",
          ROOT / "macros" / "releases" / "release_plan.sql",
          ROOT / "macros" / "gates" / "plan_settings_gate.sql",
          ROOT / "macros" / "gates" / "working_tables_gate.sql",
@@ -85,6 +86,7 @@ def _caller(con: duckdb.DuckDBPyConnection, now: dict[str, Any], which: str = "b
                 settings_md5=call("settings_md5"),
                 settings_schema=call("default__settings_schema"),
                 plan_format=call("default__plan_format"), package_version=lambda: "0.3.0",
+                code_digest=call("default__code_digest"),
                 release_plan=call("default__release_plan"),
                 plan_settings_problem=call("plan_settings_problem"),
                 _read_release_plan=call("_read_release_plan"),

@@ -7,13 +7,18 @@ import copy
 
 import pytest
 
+from dbt_deid.code_digest import CODE_DIGEST
 from dbt_deid.config import parse_release
 from dbt_deid.errors import ConfigError
 from dbt_deid.settings_schema import (
+    CODE_DIGEST_PATH,
     MACRO_PATH,
     REFERENCE_PATH,
     SECTIONS,
     closest_name,
+    compute_code_digest,
+    digest_files,
+    render_code_digest,
     render_macro,
     render_reference,
 )
@@ -37,6 +42,35 @@ def test_generated_settings_reference_is_up_to_date() -> None:
     """docs/settings-reference.md is what the one definition generates."""
     assert REFERENCE_PATH.read_text() == render_reference(), (
         "run `python -m dbt_deid.settings_schema --write`")
+
+
+def test_generated_code_digest_is_up_to_date() -> None:
+    """src/dbt_deid/code_digest.py (and the Jinja settings schema, above) hold the md5 of the
+    package's code as it is: a change of a gate's SQL or of the resolver is a new digest, so
+    a plan or gate table the code before it computed is refused at publishing (review 12
+    final, M1)."""
+    assert CODE_DIGEST_PATH.read_text() == render_code_digest(compute_code_digest()), (
+        "the package's code changed: run `python -m dbt_deid.settings_schema --write`")
+    assert compute_code_digest() == CODE_DIGEST
+
+
+def test_the_code_digest_covers_the_gates_and_the_resolver_not_the_tools(tmp_path) -> None:
+    files = digest_files()
+    for needed in ("macros/gates/gate_table.sql", "macros/publish/materialization_deid_publish.sql",
+                   "src/dbt_deid/config.py", "python_models/deid_release_plan.py"):
+        assert needed in files
+    assert "macros/config/settings_schema.sql" not in files  # it holds the digest
+    assert "src/dbt_deid/code_digest.py" not in files
+    assert not [f for f in files if f.startswith("src/dbt_deid/tools/")]
+    # one changed byte of a gate is another digest
+    for rel in ("macros/gates/k.sql", "src/dbt_deid/core.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    before = compute_code_digest(tmp_path)
+    (tmp_path / "macros/gates/k.sql").write_text("y\n")
+    assert compute_code_digest(tmp_path) != before
+    (tmp_path / "macros/gates/k.sql").write_text("x\r\n")  # line endings do not count
+    assert compute_code_digest(tmp_path) == before
 
 
 @pytest.mark.parametrize("key", sorted(SECTIONS["release"]))

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dbt_deid.attribute_remedy import hierarchies_of, orders_of, remedy_of
+from dbt_deid.code_digest import CODE_DIGEST
 from dbt_deid.config import parse_release
 from dbt_deid.dbt_side.dbt_logger import dbt_logger
 from dbt_deid.dbt_side.glue.frames import (
@@ -307,6 +308,10 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     publish step refuse a plan that records another number or none, one an older dbt_deid
     resolved (review 12, H1: its propagation pairs were the old resolver's).
 
+    Column ``code_digest`` (:data:`dbt_deid.code_digest.CODE_DIGEST`, the md5 of the package's
+    code): the same refusal for a plan other code resolved, also when the plan format is the
+    same (review 12 final, M1).
+
     Rows ``kind = 'setting'`` (``item`` their order, ``setting``, ``value``; null on the other
     rows) are the release's settings as auditors and ``python -m dbt_deid summary`` read them
     (:func:`release_parameters`; the table ``deid_release_parameters`` before 0.3.0, folded
@@ -326,6 +331,7 @@ def deid_release_plan(release_json: str) -> pd.DataFrame:
     # the format of the plan and of the gate set (review 12, H1): the publish step refuses a plan
     # resolved by another dbt_deid (plan_settings_problem)
     frame["plan_format"] = pd.Series([PLAN_FORMAT] * len(frame), dtype="int64")
+    frame["code_digest"] = pd.Series([CODE_DIGEST] * len(frame), dtype="string")
     return frame
 
 
