@@ -51,7 +51,7 @@
       format is a change of the code digest -#}
   {%- set digests = dbt_deid.release_plan('code_digest') -%}
   {%- if digests != [dbt_deid.code_digest()] -%}
-    {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was built by other dbt_deid code (code digest ' ~ (digests | join(', ') if digests else 'none') ~ ', this package ' ~ dbt_deid.code_digest() ~ ': an upgrade or a change of the package since), so its combinations and propagation pairs may not be those this code resolves from these settings') }}
+    {{ return('the release plan ' ~ plan ~ ' (deid_release_plan) was built by other dbt_deid code (code digest ' ~ (digests | join(', ') if digests else 'none') ~ ', this package ' ~ dbt_deid.code_digest() ~ ': an upgrade or a change of the package since; or, when it was just rebuilt, the Python package dbt_deid that resolved it and this dbt package are different versions: install one dbt_deid version with pip and in packages.yml), so its combinations and propagation pairs may not be those this code resolves from these settings') }}
   {%- endif -%}
   {{ return(none) }}
 {%- endmacro %}

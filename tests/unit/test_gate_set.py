@@ -298,6 +298,10 @@ def test_a_plan_other_code_resolved_fails_plan_settings_and_the_publish_step(con
     shown = "none" if old else "0" * 32
     assert f"(deid_release_plan) was built by other dbt_deid code (code digest {shown}, this" \
         f" package {CODE_DIGEST}:" in gate["message"]
+    # review 13 final, L3: a half-upgraded install (pip and packages.yml at other versions)
+    # builds such a plan in every build: the message names that case too
+    assert "the Python package dbt_deid that resolved it and this dbt package are different" \
+        " versions: install one dbt_deid version with pip and in packages.yml" in gate["message"]
     working = call("gate_working_tables_result")(CFG, "{}", "h", True)
     assert not working["passed"]
     assert "was built by other dbt_deid code" in working["message"]
