@@ -14,7 +14,7 @@ setting; an unknown name is an error with a suggestion.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,6 +249,27 @@ def _validate_qi(name: str, spec: Any) -> QuasiIdentifier:
     )
 
 
+#: Name prefixes of the columns the package adds next to the quasi-identifiers (and the
+#: sensitive columns) in its pattern tables: the advice rows of ``deid_suppression_map`` and the
+#: exact check's columns of ``deid_suppressed_patterns``. The dbt twin is
+#: ``default__assert_release_names`` (review 13 final, L2 and L4).
+RESERVED_PREFIXES = ("advice__", "deid_consistent_", "deid_exact_combinations")
+
+
+def _check_reserved_names(qis: Mapping[str, Any], sensitive: Iterable[str]) -> None:
+    """Raise ConfigError for a QI or sensitive column named like a column the package adds
+    (:data:`RESERVED_PREFIXES`, ignoring case)."""
+    named = [(f"quasi_identifiers.{q}", q) for q in qis]
+    named += [("sensitive", str(c)) for c in sensitive]
+    for setting, name in named:
+        for prefix in RESERVED_PREFIXES:
+            if name.lower().startswith(prefix):
+                raise ConfigError(
+                    f"{setting}: the name {name!r} starts with {prefix!r}, a column the package"
+                    " adds to its pattern tables (names are compared ignoring case); give the"
+                    " column another name")
+
+
 def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseConfig:
     """Validate a release mapping (the ``deid_release`` var) and return a ReleaseConfig.
 
@@ -377,6 +398,7 @@ def parse_release(raw: Mapping[str, Any], *, partial: bool = False) -> ReleaseCo
         raise ConfigError(f"missing_label must be a non-empty string, got {missing_label!r}")
     record_id = raw.get("record_id")
 
+    _check_reserved_names(qis, roles["sensitive"])
     known = set(_DATACLASS_SETTINGS)
     extra = {key: v for key, v in raw.items() if key not in known}
     extra["_explicit_combinations"] = explicit

@@ -62,3 +62,21 @@ def test_a_sensitive_column_named_like_a_package_column_is_refused() -> None:
 @pytest.mark.parametrize("name", ["advice", "consistent_1", "deid_consistent", "my_advice__x"])
 def test_near_names_pass(name: str) -> None:
     _check(["age", name])
+
+
+@pytest.mark.parametrize("name", ["advice__kind", "Deid_Consistent_2", "deid_exact_combinations"])
+def test_the_core_refuses_the_same_names(name: str) -> None:
+    """The core's parse_release (and so `python -m dbt_deid check`, without a warehouse) gives
+    the same answer as the dbt check above (review 13 final, update 23:02)."""
+    from dbt_deid.config import parse_release
+    from dbt_deid.errors import ConfigError
+
+    raw = {"name": "r", "source": "src", "record_id": "rid", "tau": 0.2,
+           "max_suppression": 0.1, "quasi_identifiers": {"age": {}, name: {}}}
+    with pytest.raises(ConfigError, match=rf"quasi_identifiers.{name}: the name '{name}' starts"
+                       r" with '[a-z_]+', a column the package adds"):
+        parse_release(raw)
+    raw = {**raw, "quasi_identifiers": {"age": {}, "sex": {}}, "sensitive": [name],
+           "attribute_disclosure": {"distinct_l": 2}}
+    with pytest.raises(ConfigError, match=rf"sensitive: the name '{name}' starts"):
+        parse_release(raw)
