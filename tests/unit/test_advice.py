@@ -169,6 +169,22 @@ def _long_hierarchy() -> pd.DataFrame:
         ignore_index=True)
 
 
+def _model_case(passes: bool) -> tuple[pd.DataFrame, dict, pd.DataFrame, pd.DataFrame,
+                                        pd.DataFrame]:
+    """The model tests' release (passing, or refused by MaxSup): its patterns, settings,
+    suppression map, hierarchy and the advice the full path gives."""
+    from dbt_deid.dbt_side.glue import advice as glue
+
+    patterns = _patterns()
+    release = {**_release(max_suppression=0.9 if passes else 0.02,
+                          column_suppression_cap={"age": 0.95}),
+               "source": "s", "record_id": "id"}
+    smap = suppression_map(patterns, release)
+    hierarchy = _long_hierarchy()
+    full = advice_frame(*glue.release_advice(patterns, hierarchy, smap, release))
+    return patterns, release, smap, hierarchy, full
+
+
 @pytest.mark.parametrize("passes", [True, False])
 def test_model_reads_only_counts_and_map_of_a_passing_release(monkeypatch, passes) -> None:
     """Session 12: the dbt model's rows for a passing release come from the suppression map and
@@ -181,13 +197,7 @@ def test_model_reads_only_counts_and_map_of_a_passing_release(monkeypatch, passe
 
     from dbt_deid.dbt_side.glue import advice as glue
 
-    patterns = _patterns()
-    release = {**_release(max_suppression=0.9 if passes else 0.02,
-                          column_suppression_cap={"age": 0.95}),
-               "source": "s", "record_id": "id"}
-    smap = suppression_map(patterns, release)
-    hierarchy = _long_hierarchy()
-    full = advice_frame(*glue.release_advice(patterns, hierarchy, smap, release))
+    patterns, release, smap, hierarchy, full = _model_case(passes)
     assert (glue.passing_advice(patterns[["n"]], smap, release) is None) is not passes
     if passes:  # neither the QI values nor the hierarchies are read
         def refuse(*_a, **_k):
@@ -218,13 +228,7 @@ def test_the_map_model_carries_the_advice_in_inert_rows(passes) -> None:
     from dbt_deid.dbt_side.glue import advice as glue
     from dbt_deid.dbt_side.glue.map_model import deid_suppression_map
 
-    patterns = _patterns()
-    release = {**_release(max_suppression=0.9 if passes else 0.02,
-                          column_suppression_cap={"age": 0.95}),
-               "source": "s", "record_id": "id"}
-    smap = suppression_map(patterns, release)
-    hierarchy = _long_hierarchy()
-    full = advice_frame(*glue.release_advice(patterns, hierarchy, smap, release))
+    patterns, release, smap, hierarchy, full = _model_case(passes)
     con = duckdb.connect()
     con.register("p", patterns)
     con.register("h", hierarchy)
