@@ -58,8 +58,7 @@
       publish step refuses naming each (assert_no_overrides) and records the refusal; nothing
       is prepared here (the lookups below would stop on the ambiguous name first, before any
       node and without that message or history row) -#}
-  {%- set shadowed = dbt_deid.shadowed_dbt_macros() -%}
-  {%- if shadowed is string or shadowed is not iterable or (shadowed + dbt_deid.overriding_macros() + dbt_deid.overriding_models()) | length > 0 -%}{{ return('') }}{%- endif -%}
+  {%- if dbt_deid.overrides_found() | length > 0 -%}{{ return('') }}{%- endif -%}
   {%- do dbt_deid.check_extra_releases() -%}
   {%- if flags.EMPTY -%}{{ return('') }}{%- endif -%}
   {#- a transaction on this connection for the statements below (commit needs one open) -#}

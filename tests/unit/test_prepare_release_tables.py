@@ -76,9 +76,7 @@ def _hook(selected: list[str], which: str = "run", empty: bool = False,
                                                    "other.deid_release_history"],
                 ensure_release_history=lambda h: done.append(f"history {h}"),
                 ensure_release_stores=lambda: done.append("stores"),
-                shadowed_dbt_macros=lambda: [],
-                overriding_macros=lambda: [],
-                overriding_models=lambda: list(overridden or [])),
+                overrides_found=lambda: list(overridden or [])),
         }
     assert call_hook(context) == ""
     return done
