@@ -10,10 +10,13 @@ import pytest
 import yaml
 
 from dbt_deid.dbt_side.releases import (
+    OPTIONAL_MODELS,
     THIN_SQL,
     chain_models,
     check_release_files,
     check_release_name,
+    project_release_settings,
+    release_features,
     release_files,
     write_release_files,
 )
@@ -21,19 +24,26 @@ from dbt_deid.errors import ConfigError
 from dbt_deid.tools.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-COMMITTED = [(REPO / "demo", "discharge_clinical"), (REPO / "integration_tests", "it_second")]
+#: The committed extra releases, with the optional models of settings given at run time
+#: (it_second's come from the tests' --vars: test_sample_order_dbt.py uses population_first).
+COMMITTED = [(REPO / "demo", "discharge_clinical", set()),
+             (REPO / "demo", "discharge_analytical", set()),
+             (REPO / "integration_tests", "it_second", {"sample_file"})]
+#: Every optional model (a release declaring everything).
+EVERY = list(OPTIONAL_MODELS)
 
 
-@pytest.mark.parametrize(("project", "name"), COMMITTED)
-def test_committed_release_models_are_what_the_package_generates(project, name) -> None:
+@pytest.mark.parametrize(("project", "name", "extra"), COMMITTED)
+def test_committed_release_models_are_what_the_package_generates(project, name, extra) -> None:
     """Re-running the generator changes nothing: fails when a package model, its YAML (a new
     gate test, a column) or a Python model changes and the release's files were not
-    regenerated."""
-    assert check_release_files(REPO, name, project / "models" / f"deid_{name}") == []
+    regenerated, or when the release's settings declare another optional model."""
+    features = release_features(project_release_settings(project, name)) | extra
+    assert check_release_files(REPO, name, project / "models" / f"deid_{name}", features) == []
 
 
 def test_every_release_model_is_generated_with_its_tests_and_tags() -> None:
-    files = release_files(REPO, "clinical")
+    files = release_files(REPO, "clinical", EVERY)
     models = chain_models(REPO)
     names = {m.name for m in models}
     # the discharge chain, not the claims or text releases, not the shared history init
@@ -86,7 +96,8 @@ def test_generator_writes_removes_stale_files_and_checks(tmp_path, capsys) -> No
     args = ["add-release", "clinical", "--models-dir", "models/deid_clinical",
             "--project-dir", str(tmp_path), "--package-dir", str(REPO)]
     assert main([*args, "--check"]) == 1
-    assert "out of date" in capsys.readouterr().out
+    assert "clinical__deid_gone.sql (not a model of the package): delete it" in (
+        capsys.readouterr().out)
     assert main(args) == 0
     assert not (out / "clinical__deid_gone.sql").exists()
     assert main([*args, "--check"]) == 0
@@ -108,7 +119,7 @@ def test_summary_finds_a_release_by_name() -> None:
 
 
 def _props(release: str = "clinical") -> dict:
-    return yaml.safe_load(release_files(REPO, release)[f"{release}__deid_release.yml"])
+    return yaml.safe_load(release_files(REPO, release, EVERY)[f"{release}__deid_release.yml"])
 
 
 def test_every_package_test_is_generated_for_the_release_with_its_arguments() -> None:

@@ -23,8 +23,20 @@ package, never written by hand (docs/projects.md, "Several releases in one proje
   are YAML anchors (``&work`` / ``*work``) so each is written once; the file parses to the same
   properties as the plain form (:func:`release_yaml` checks it).
 
+Only the models the release's settings need are written (issue 33, item 3): the models every
+release builds, and an optional model (:data:`OPTIONAL_MODELS`: the OLA search, the small
+areas, the population risk and uniqueness, the sample file, the algorithm comparison) only when
+the release declares the setting that enables it. The settings are read from the project's
+``dbt_project.yml`` (var ``deid_releases.<release>``); settings given only at run time
+(``--vars``) name their optional models with ``--with`` (:func:`release_features`). A release
+that declares a setting whose model was not written fails dbt's parse naming the missing node
+(each feature's models are read by a model of the chain: ``deid_generalized`` reads
+``deid_ola_levels``, the publish model ``deid_sample_file``, ``deid_report_inputs`` the
+small-area inputs, the population patterns and the comparison), so nothing is published.
+
 Re-running the generator after a package upgrade rewrites the files; :func:`check_release_files`
-says whether the committed files are what the package generates (a test keeps the demo's so).
+says whether the committed files are what the package generates (a test keeps the demo's so),
+and :func:`release_file_problems` what to do about each file that differs.
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +64,69 @@ THIN_SQL = "{{ dbt_deid.release_model() }}\n"
 #: The package's var of the default release, in the Python models' YAML configs.
 _DEFAULT_VAR = re.compile(r"var\('deid_release', (none|\{\})\)")
 _PY_REF = re.compile(r'dbt\.ref\("(deid_[a-z0-9_]+)"\)')
+
+
+#: The optional models of the discharge chain: feature (the ``--with`` name) -> the setting that
+#: enables it and its package models. The conditions are the Jinja ones of the package models'
+#: ``enabled`` configs (dbt_deid.ola_enabled, small_areas_enabled, population_risk_enabled,
+#: population_first, algorithm_comparison_enabled; :func:`release_features`); every other model
+#: of the chain is built for every release.
+OPTIONAL_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ola": ("generalization.search: ola",
+            ("deid_ola_search", "deid_ola_levels", "deid_ola_patterns")),
+    "small_areas": ("small_areas",
+                    ("deid_small_area_inputs", "deid_small_areas", "deid_small_area_hierarchy")),
+    "population": ("sampling_fraction, population_size or population",
+                   ("deid_population_patterns", "deid_population_risk", "deid_uniqueness")),
+    "sample_file": ("sample.order: population_first", ("deid_sample_file",)),
+    "algorithm_comparison": ("report.algorithm_comparison: true",
+                             ("deid_algorithm_comparison",)),
+}
+
+
+def release_features(settings: Mapping[str, Any] | None) -> set[str]:
+    """The optional features (keys of :data:`OPTIONAL_MODELS`) a release's raw settings declare,
+    decided as the package models' Jinja ``enabled`` conditions decide them."""
+    if not isinstance(settings, Mapping):
+        return set()
+    out = set()
+    generalization = settings.get("generalization")
+    if isinstance(generalization, Mapping) and generalization.get("search") == "ola":
+        out.add("ola")
+    if settings.get("small_areas") is not None:
+        out.add("small_areas")
+    if any(settings.get(k) is not None for k in ("sampling_fraction", "population_size",
+                                                  "population")):
+        out.add("population")
+    sample = settings.get("sample")
+    if isinstance(sample, Mapping) and sample.get("order") == "population_first":
+        out.add("sample_file")
+    report = settings.get("report")
+    # `== true` in the Jinja condition (algorithm_comparison_enabled)
+    if isinstance(report, Mapping) and report.get("algorithm_comparison") == True:  # noqa: E712
+        out.add("algorithm_comparison")
+    return out
+
+
+def _feature_of(model: str) -> str | None:
+    return next((f for f, (_, names) in OPTIONAL_MODELS.items() if model in names), None)
+
+
+def project_release_settings(project_dir: Path, release: str) -> dict[str, Any] | None:
+    """The raw settings of ``release`` in the project's ``dbt_project.yml`` (var
+    ``deid_releases.<release>``, at the top of ``vars`` or under the project's or the
+    package's name), or None when the project does not declare it there."""
+    path = project_dir / "dbt_project.yml"
+    if not path.exists():
+        return None
+    project = yaml.safe_load(path.read_text()) or {}
+    variables = project.get("vars") or {}
+    for scope in (variables, variables.get(project.get("name")), variables.get("dbt_deid")):
+        if isinstance(scope, Mapping):
+            found = (scope.get("deid_releases") or {}).get(release)
+            if isinstance(found, Mapping):
+                return dict(found)
+    return None
 
 
 def check_release_name(name: str) -> str:
@@ -346,20 +422,39 @@ def python_model_text(model: ChainModel, release: str, chain: set[str]) -> str:
             f"{renamed}")
 
 
-def release_files(package: Path, release: str) -> dict[str, str]:
-    """File name -> content of every file of the release's nodes."""
+def _features(features: Collection[str]) -> list[str]:
+    unknown = sorted(set(features) - set(OPTIONAL_MODELS))
+    if unknown:
+        raise ConfigError(f"add-release: unknown optional model(s) {', '.join(unknown)}; one of"
+                          f" {', '.join(OPTIONAL_MODELS)}")
+    return [f for f in OPTIONAL_MODELS if f in features]
+
+
+def release_models(package: Path, features: Collection[str] = ()) -> list[ChainModel]:
+    """The package models a release builds: every model of the chain but the optional ones
+    whose feature is not in ``features`` (:data:`OPTIONAL_MODELS`)."""
+    wanted = set(_features(features))
+    return [m for m in chain_models(package)
+            if (f := _feature_of(m.name)) is None or f in wanted]
+
+
+def release_files(package: Path, release: str, features: Collection[str] = ()) -> dict[str, str]:
+    """File name -> content of every file of the release's nodes: the models every release
+    builds and the optional models of ``features`` (:func:`release_features`)."""
     check_release_name(release)
-    models = chain_models(package)
-    chain = {m.name for m in models}
+    chain = {m.name for m in chain_models(package)}
+    models = release_models(package, features)
     files: dict[str, str] = {}
     for m in models:
         if m.language == "sql":
             files[f"{release}__{m.name}.sql"] = THIN_SQL
         else:
             files[f"{release}__{m.name}.py"] = python_model_text(m, release, chain)
+    declared = ", ".join(f"{f} ({OPTIONAL_MODELS[f][0]})" for f in _features(features))
     header = (f"# Release {release}: the nodes of var deid_releases.{release}, generated by\n"
               f"#   python -m dbt_deid add-release {release} --models-dir <this folder>\n"
-              "# from the installed dbt_deid package; do not edit (re-run it after upgrading).\n")
+              "# from the installed dbt_deid package; do not edit (re-run it after upgrading).\n"
+              f"# Optional models (the settings' or --with): {declared or 'none'}.\n")
     files[f"{release}__deid_release.yml"] = header + release_yaml(
         release_properties(models, release))
     return files
@@ -373,20 +468,49 @@ def _stale(models_dir: Path, release: str, files: dict[str, str]) -> list[Path]:
                   and p.name not in files)
 
 
-def check_release_files(package: Path, release: str, models_dir: Path) -> list[str]:
+def release_file_problems(package: Path, release: str, models_dir: Path,
+                          features: Collection[str] = ()) -> list[tuple[str, str]]:
+    """(file name, what is wrong and what to do) for every file of ``models_dir`` that differs
+    from what the package generates for ``release`` with ``features``: missing (with the setting
+    that needs it), out of date, extra (an optional model the release does not declare, or a
+    model the package no longer has); empty when up to date."""
+    files = release_files(package, release, features)
+    out = []
+    for name, text in files.items():
+        path = models_dir / name
+        model = name.removeprefix(f"{release}__").rsplit(".", 1)[0]
+        feature = _feature_of(model)
+        if not path.exists():
+            why = f" (the release declares {OPTIONAL_MODELS[feature][0]})" if feature else ""
+            out.append((name, f"missing: {path}{why}"))
+        elif path.read_text() != text:
+            out.append((name, f"out of date: {path}"))
+    for path in _stale(models_dir, release, files):
+        model = path.name.removeprefix(f"{release}__").rsplit(".", 1)[0]
+        feature = _feature_of(model)
+        if feature:
+            out.append((path.name, (
+                f"extra: {path} (built only with {OPTIONAL_MODELS[feature][0]}, which the"
+                f" release does not declare): delete it; or, when the release declares it in"
+                f" the settings given at run time (--vars), re-run with --with {feature}")))
+        else:
+            out.append((path.name, f"extra: {path} (not a model of the package): delete it"))
+    return sorted(out)
+
+
+def check_release_files(package: Path, release: str, models_dir: Path,
+                        features: Collection[str] = ()) -> list[str]:
     """What differs between ``models_dir`` and what the package generates for ``release``:
     file names missing, changed or stale (empty when up to date)."""
-    files = release_files(package, release)
-    out = [name for name, text in files.items()
-           if not (models_dir / name).exists() or (models_dir / name).read_text() != text]
-    return sorted(out + [p.name for p in _stale(models_dir, release, files)])
+    return [name for name, _ in release_file_problems(package, release, models_dir, features)]
 
 
-def write_release_files(package: Path, release: str, models_dir: Path) -> list[str]:
-    """Write the release's files to ``models_dir`` (removing its stale ones); the names
-    written or removed."""
-    changed = check_release_files(package, release, models_dir)
-    files = release_files(package, release)
+def write_release_files(package: Path, release: str, models_dir: Path,
+                        features: Collection[str] = ()) -> list[str]:
+    """Write the release's files to ``models_dir`` (removing its stale ones and the optional
+    models it does not declare); the names written or removed."""
+    changed = check_release_files(package, release, models_dir, features)
+    files = release_files(package, release, features)
     models_dir.mkdir(parents=True, exist_ok=True)
     for p in _stale(models_dir, release, files):
         p.unlink()

@@ -1,1 +1,0 @@
-{{ dbt_deid.release_model() }}
