@@ -155,3 +155,24 @@ def test_check_says_what_is_missing_or_extra_and_what_to_do(tmp_path, capsys) ->
     assert main([*args, "--check", "--with", "ola"]) == 0
     with pytest.raises(SystemExit):
         main([*args, "--with", "nonsense"])
+
+
+def test_a_release_of_run_time_settings_keeps_the_optional_models_of_its_last_run(
+        tmp_path, capsys) -> None:
+    """A release whose settings come only at run time (not in dbt_project.yml; the integration
+    project's it_second): a plain re-run (after an upgrade) keeps the optional models the
+    folder's YAML lists, those of the last --with, so it does not remove a model a build
+    needs."""
+    (tmp_path / "dbt_project.yml").write_text("name: p\n")
+    out = tmp_path / "models" / "deid_second"
+    args = ["add-release", "second", "--models-dir", "models/deid_second",
+            "--project-dir", str(tmp_path), "--package-dir", str(REPO)]
+    assert main([*args, "--with", "sample_file"]) == 0
+    assert (out / "second__deid_sample_file.sql").exists()
+    assert main([*args, "--check"]) == 0
+    assert main(args) == 0
+    assert (out / "second__deid_sample_file.sql").exists()
+    assert "as its YAML lists, those of --with sample_file" in capsys.readouterr().out
+    assert main([*args, "--with", "ola"]) == 0
+    assert not (out / "second__deid_sample_file.sql").exists()
+    assert (out / "second__deid_ola_search.py").exists()

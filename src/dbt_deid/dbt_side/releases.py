@@ -460,6 +460,22 @@ def release_files(package: Path, release: str, features: Collection[str] = ()) -
     return files
 
 
+def recorded_features(models_dir: Path, release: str) -> set[str] | None:
+    """The optional models the release's YAML in ``models_dir`` says it was written with (its
+    header line ``# Optional models ...``), or None without that file or line: for a release
+    whose settings come at run time only, the ``--with`` of the last run."""
+    path = models_dir / f"{release}__deid_release.yml"
+    if not path.exists():
+        return None
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith("# Optional models"):
+            rest = line.split(":", 1)[1]
+            return {f for f in re.findall(r"(\w+) \(", rest) if f in OPTIONAL_MODELS}
+    return None
+
+
 def _stale(models_dir: Path, release: str, files: dict[str, str]) -> list[Path]:
     if not models_dir.exists():
         return []

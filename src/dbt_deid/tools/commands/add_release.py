@@ -9,7 +9,9 @@ commit them, and re-run after upgrading the package or changing which optional m
 release declares. Only the models the release's settings need are written: the optional ones
 (the OLA search, the small areas, the population risk and uniqueness, the sample file, the
 algorithm comparison) when the release's settings in ``dbt_project.yml`` declare what enables
-them, or ``--with`` names them (settings given at run time with ``--vars``). ``--check``
+them, or ``--with`` names them (settings given at run time with ``--vars``; without
+``--with``, a release not declared in ``dbt_project.yml`` keeps the optional models its YAML
+lists, those of the last run). ``--check``
 writes nothing and exits 1 when a file is missing, extra or out of date, saying what to do
 (for CI). docs/projects.md, "Several releases in one project".
 """
@@ -23,6 +25,7 @@ from dbt_deid.dbt_side.releases import (
     OPTIONAL_MODELS,
     find_package_dir,
     project_release_settings,
+    recorded_features,
     release_features,
     release_file_problems,
     write_release_files,
@@ -41,10 +44,17 @@ def _run(args: argparse.Namespace) -> int:
     settings = project_release_settings(project, args.name)
     features = release_features(settings) | set(args.with_models or [])
     if settings is None:
+        recorded = recorded_features(models_dir, args.name)
+        if not args.with_models and recorded:
+            features = recorded
+            args.with_models = sorted(recorded)
+            how = (f" and, as its YAML lists, those of --with {', '.join(sorted(recorded))}"
+                   " (give --with to change them)")
+        else:
+            how = (f" and those of --with {', '.join(sorted(args.with_models))}"
+                   if args.with_models else "")
         print(f"release {args.name}: not declared in {project / 'dbt_project.yml'} (var"
-              " deid_releases): writing the models every release builds"
-              + (f" and those of --with {', '.join(sorted(args.with_models))}"
-                 if args.with_models else ""))
+              f" deid_releases): the models every release builds{how}")
     if args.check:
         problems = release_file_problems(package, args.name, models_dir, features)
         for _, message in problems:
