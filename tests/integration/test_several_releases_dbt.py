@@ -110,7 +110,7 @@ def test_each_release_has_the_tests_of_the_gates_it_declares(tmp_path) -> None:
     release deciding from its own settings (the test finds its release from the model it tests,
     as the release's models do): the default release declares t-closeness, it_second distinct
     l-diversity, over the sensitive column discharge_disposition. add-release writes every gate
-    test of the package (the files do not depend on the settings). Old code (31d64a4) listed
+    test of the package (on the gate table, which every release builds). Old code (31d64a4) listed
     the five optional tests in both releases."""
     variables = _two_releases()
     sensitive = {"pass_through": None, "sensitive": ["discharge_disposition"]}
