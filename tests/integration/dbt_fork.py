@@ -30,6 +30,7 @@ as a plain subprocess instead. So does every request when the server cannot star
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import json
 import logging
@@ -234,8 +235,11 @@ def _serve(preload: list[str]) -> dict | None:
 
         for name in preload:
             importlib.import_module(name)
-        if os.environ.get("DBT_DEID_TEST_NO_WARM") != "1":
+        warm = os.environ.get("DBT_DEID_TEST_NO_WARM", "")
+        if warm != "1":
             _warm_schemas()
+        if warm not in ("1", "codecs"):
+            _warm_codecs()
         threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
         if threading.active_count() > 1 or threads > 1:
             raise RuntimeError(f"the imports started threads ({threads} OS threads)")
@@ -275,6 +279,53 @@ def _warm_schemas() -> None:
             getattr(importlib.import_module(module), name).json_schema()
         except Exception:  # noqa: BLE001, S112 - the child builds it as dbt always did
             continue
+
+
+def _warm_codecs() -> None:
+    """Compile in the server the (de)serializers mashumaro writes for every dataclass of dbt
+    that is imported by then (its children inherit them). dbt's classes compile them lazily
+    (``lazy_compilation``): each forked run generated and compiled the same Python code again
+    on first use, the manifest's classes (to read a saved parse, to write the manifest and the
+    next saved parse) and the nodes' (a fifth of a run on a saved parse's profile; measured
+    2026-11-28, docs/performance.md, "Suite time, session 14"). What is compiled here is what
+    the lazy stub compiles on first use: the same builder with the same arguments
+    (``allow_postponed_evaluation=False``, each mixin's format, encoder, decoder and dialect),
+    a pure function of the class. A class whose compilation fails here (a type not resolvable
+    yet, a generic) keeps its lazy stub and is compiled by the child that needs it, as
+    before; ``DBT_DEID_TEST_NO_WARM=codecs`` leaves them all to the children."""
+    try:
+        from mashumaro.core.meta.code.builder import CodeBuilder
+        from mashumaro.mixins.dict import DataClassDictMixin
+    except ImportError:
+        return
+    seen: set[type] = set()
+    stack = list(DataClassDictMixin.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        stack.extend(cls.__subclasses__())
+        if not cls.__module__.startswith("dbt"):
+            continue
+        for ancestor in cls.__mro__[-1:0:-1]:
+            params = getattr(ancestor, f"_{ancestor.__name__}__mashumaro_builder_params", None)
+            if not params:
+                continue
+            unpacker, packer = params["unpacker"], params["packer"]
+            common = {"allow_postponed_evaluation": False,
+                      "format_name": unpacker.get("format_name", "dict"),
+                      "default_dialect": unpacker.get("dialect")}
+            # a failure leaves the class to the child, as dbt always did
+            with contextlib.suppress(Exception):
+                CodeBuilder(cls, first_method="from_dict", decoder=unpacker.get("decoder"),
+                            **common).add_unpack_method()
+            common.update(format_name=packer.get("format_name", "dict"),
+                          default_dialect=packer.get("dialect"))
+            with contextlib.suppress(Exception):
+                CodeBuilder(cls, first_method="to_dict", encoder=packer.get("encoder"),
+                            encoder_kwargs=packer.get("encoder_kwargs"),
+                            **common).add_pack_method()
 
 
 def _become(request: dict) -> None:
