@@ -56,8 +56,9 @@ def default_release(it_database, tmp_path_factory) -> DbtRun:
     def build(tmp: Path) -> DbtRun:
         db = tmp / "release.duckdb"
         shutil.copy(it_database, db)
+        # its target's manifest is the `--state` of test_overrides_dbt's `dbt clone`
         return run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid"], tmp,
-                       release_vars(), db)
+                       release_vars(), db, artifacts=True)
 
     run = built_once(tmp_path_factory, "default_release", build)
     assert run.ok, run.output[-3000:]

@@ -69,6 +69,14 @@ RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sour
 #: exercise it on odd inputs (hostile names, fuzz), and the shared ``default_release`` (whose
 #: log test_gate_once_dbt counts) keep it.
 NO_REPORT = ["--exclude", "*deid_release_report"]
+#: The dbt commands whose JSON artifacts (``target/manifest.json``, ``run_results.json``) no test
+#: reads unless it says so (``run_dbt(..., artifacts=True)``): they run with ``--no-write-json``.
+#: dbt writes the whole manifest (2.5 MB for integration_tests) at the end of its parse and again
+#: at the end of a run, and the run results; the saved parse (``partial_parse.msgpack``), the
+#: compiled SQL and the logs are written all the same. The commands a test runs for their
+#: artifacts (parse, compile, ls, docs generate) and those that read them (clone, retry) keep
+#: them. Measured: docs/performance.md, "Suite time, session 14".
+NO_ARTIFACTS = frozenset({"build", "run", "test", "seed", "snapshot", "run-operation"})
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
 _BATCH_MARKER = "@@dbt_deid_invocation_end@@"
 
@@ -168,17 +176,21 @@ def suite_caches(env: dict[str, str]) -> dict[str, str]:
 
 def run_dbt(
     project: Path, args: list[str], tmp: Path, variables: dict[str, Any] | None = None,
-    database: Path | None = None, script: Path | None = None,
+    database: Path | None = None, script: Path | None = None, artifacts: bool = False,
 ) -> DbtRun:
     """Run ``dbt <args>`` in ``project`` with its own DuckDB file under ``tmp`` (through the
     Python file ``script`` instead of the ``dbt`` console script when given, e.g.
-    ``dbt_without_release_tables_hook.py``)."""
+    ``dbt_without_release_tables_hook.py``). A command of ``NO_ARTIFACTS`` writes no JSON
+    artifacts unless ``artifacts`` (a test reads ``target/manifest.json`` or
+    ``run_results.json`` afterwards, or a later run's ``--state`` does)."""
     deps(project)
     db = database or tmp / "release.duckdb"
     target = tmp / "target"
     program = [sys.executable, str(script)] if script else [DBT]
     cmd = [*program, *args, *_project_args(project), "--target-path", str(target),
            "--log-path", str(tmp / "logs")]
+    if not artifacts and args and args[0] in NO_ARTIFACTS:
+        cmd.append("--no-write-json")
     if variables:
         cmd += ["--vars", json.dumps(variables)]
     proc = _run_on_saved_parse(cmd, project, _parse_key(project, args, variables, db), db, target,
@@ -245,7 +257,7 @@ def run_dbt_batch(
     db = database or tmp / "release.duckdb"
     target = tmp / "target"
     common = [*_project_args(project), "--target-path", str(target),
-              "--log-path", str(tmp / "logs")]
+              "--log-path", str(tmp / "logs"), "--no-write-json"]  # see NO_ARTIFACTS
     if variables:
         common += ["--vars", json.dumps(variables)]
     script = Path(__file__).with_name("dbt_operations.py")
@@ -343,11 +355,12 @@ def build_demo(tmp: Path) -> DbtRun:
 def build_release(
     base: Path, tmp: Path, variables: dict[str, Any], command: str = "build",
     extra: list[str] | None = None, select: str = "package:dbt_deid", report: bool = False,
+    artifacts: bool = False,
 ) -> DbtRun:
     """Copy the prebuilt integration database ``base`` (seeds and sources) and run ``dbt
     <command>`` on the package's release models only (or on ``select``), with ``variables``;
-    without the report node (``NO_REPORT``) unless ``report``."""
+    without the report node (``NO_REPORT``) unless ``report``; ``artifacts``: see run_dbt."""
     db = tmp / "release.duckdb"
     shutil.copy(base, db)
     args = [command, "--select", select, *(extra or []), *([] if report else NO_REPORT)]
-    return run_dbt(INTEGRATION, args, tmp, variables, db)
+    return run_dbt(INTEGRATION, args, tmp, variables, db, artifacts=artifacts)

@@ -39,7 +39,7 @@ def test_a_homogeneous_class_is_refused_naming_gate_and_combination(
     # `dbt run` of the gate table and the publish model: no gate test runs, so the publish
     # materialization itself must refuse (fail closed whatever the command)
     run = run_dbt(INTEGRATION, ["run", "--select", "deid_gate_results", "deid_published"],
-                  base.database.parent, variables, base.database)
+                  base.database.parent, variables, base.database, artifacts=True)
     assert not run.ok
     gates = run.query("select gate, combination, column_name, passed, message"
                       " from deid_gate_results")

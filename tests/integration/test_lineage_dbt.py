@@ -20,7 +20,7 @@ def test_lineage_gate_names_a_direct_identifier_joined_back(it_database, tmp_pat
     shutil.copy(it_database, db)
     clean = {**project_vars(INTEGRATION), "deid_lineage_case": "clean"}
     run = run_dbt(INTEGRATION, ["build", "--select", "package:dbt_deid", "published_consumer"],
-                  tmp_path / "clean", clean, db)
+                  tmp_path / "clean", clean, db, artifacts=True)
     assert run.ok, run.output[-3000:]
     manifest = tmp_path / "clean" / "target" / "manifest.json"
 

@@ -19,7 +19,7 @@ MACRO_TESTS = INTEGRATION / "models" / "macro_tests"
 
 def test_every_macro_fixture_equals_its_expected_rows(tmp_path: Path) -> None:
     run = run_dbt(INTEGRATION, ["build", "--select", "tag:macro_tests"], tmp_path,
-                  {"deid_macro_tests": True})
+                  {"deid_macro_tests": True}, artifacts=True)
     assert run.ok, run.output[-4000:]
     results = json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
     tests = {r["unique_id"].split(".")[2]: r for r in results

@@ -41,7 +41,7 @@ def _two_releases() -> dict:
 
 def test_two_releases_in_one_build_are_gated_independently(it_database, tmp_path) -> None:
     run = build_release(it_database, tmp_path, _two_releases(),
-                        extra=["tag:deid_release_it_second"], report=True)
+                        extra=["tag:deid_release_it_second"], report=True, artifacts=True)
     out = run.output
     assert not run.ok  # the extra release's gate failed
     # each release's gate tests ran, with their own verdicts and figures
