@@ -35,47 +35,49 @@ def adult_dir() -> Path:
 #: free, so the longest files must start first or one worker is left running a long file alone
 #: at the end (longest-processing-time-first scheduling). Only the order matters.
 MODULE_SECONDS = {
-    # Wave 3, session 5: summed per module from the JUnit report of the CI-like run of 90be813
-    # (2026-11-26 21:06-21:28 UTC, `PYTEST_ADDOPTS="--durations=40 --junitxml=..." CI=true
-    # bash .ci/run` on a fresh clone, 3 workers on the 2-core machine, so each figure is about
-    # 1.5 times the module's time alone): test time including fixture setup, so a module that
-    # builds a shared session fixture first carries it (it_database, default_release: built
-    # once per run, by the first worker to ask; the others wait for it). Modules under 20 s
-    # keep collection order. The Spark cluster module scaled by its CPU after session 5's JVM
-    # options (162 -> 99 CPU s alone; docs/performance.md, "Suite time, session 5").
-    "tests/integration/test_release_dbt.py": 426,
-    "tests/integration/test_fail_closed_dbt.py": 375,
-    "tests/integration/test_living_release_dbt.py": 252,
-    "tests/integration/test_demo_dbt.py": 226,
-    "tests/integration/test_combined_releases_dbt.py": 215,
+    # Wave 3, session 13: summed per module from the JUnit report of the CI-like run of main
+    # 1d534a4 (2026-11-27 23:16-23:37 UTC, `PYTEST_ADDOPTS="--junitxml=... --durations=60"
+    # CI=true make test` on a fresh clone, 3 workers on the 2-core machine: 1,253 s wall;
+    # `python bench/suite_modules.py /tmp/ci-E-junit.xml`), test time including fixture setup,
+    # so a module that builds a shared session fixture first carries it (it_database,
+    # default_release: built once per run, by the first worker to ask; the others wait for it).
+    # Modules under 20 s keep collection order. The session-5 figures this replaces had drifted
+    # (test_text_risk_dbt 91 -> 184 s, test_ola_dbt 142 -> 222 s, test_release_dbt 426 -> 247 s).
+    "tests/integration/test_living_release_dbt.py": 271,
+    "tests/integration/test_demo_dbt.py": 247,
+    "tests/integration/test_release_dbt.py": 247,
+    "tests/integration/test_fail_closed_dbt.py": 242,
+    "tests/integration/test_spark_cluster_release.py": 241,
+    "tests/integration/test_ola_dbt.py": 222,
     "tests/integration/test_engines_release.py": 206,
-    "tests/integration/test_spark_cluster_release.py": 173,
-    "tests/integration/test_lola_dbt.py": 151,
-    "tests/integration/test_ola_dbt.py": 142,
-    "tests/integration/test_small_errors_dbt.py": 107,
-    "tests/integration/test_advice_dbt.py": 101,
-    "tests/integration/test_release_history_dbt.py": 101,
-    "tests/integration/test_wheel_install.py": 97,
-    "tests/integration/test_text_risk_dbt.py": 91,
-    "tests/integration/test_hostile_names_dbt.py": 79,
-    "tests/integration/test_overrides_dbt.py": 68,
-    "tests/integration/test_docs_dbt.py": 67,
-    "tests/integration/test_fresh_warehouse_dbt.py": 64,
-    "tests/integration/test_risk_suite_dbt.py": 62,
-    "tests/integration/test_arx_hierarchy_dbt.py": 60,
-    "tests/integration/test_interval_rules_dbt.py": 54,
-    "tests/integration/test_sample_order_dbt.py": 50,
-    "tests/integration/test_fuzz_dbt.py": 45,
-    "tests/integration/test_cli_build_dbt.py": 41,
-    "tests/integration/test_lineage_dbt.py": 38,
-    "tests/integration/test_several_releases_dbt.py": 36,
-    "tests/integration/test_attribute_disclosure_dbt.py": 35,
-    "tests/unit/test_ola_optimum.py": 33,
-    "tests/integration/test_gate_once_dbt.py": 31,
-    "tests/unit/test_living_refresh.py": 28,
-    "tests/unit/test_fuzz_suppression.py": 27,
-    "tests/integration/test_mask_cover_dbt.py": 22,
-    "tests/integration/test_readme_quickstart_dbt.py": 20,
+    "tests/integration/test_text_risk_dbt.py": 184,
+    "tests/integration/test_lola_dbt.py": 184,
+    "tests/integration/test_combined_releases_dbt.py": 184,
+    "tests/integration/test_wheel_install.py": 102,
+    "tests/integration/test_overrides_dbt.py": 92,
+    "tests/integration/test_advice_dbt.py": 85,
+    "tests/integration/test_several_releases_dbt.py": 78,
+    "tests/integration/test_release_history_dbt.py": 66,
+    "tests/integration/test_small_errors_dbt.py": 55,
+    "tests/integration/test_cli_build_dbt.py": 54,
+    "tests/unit/test_living_refresh.py": 52,
+    "tests/integration/test_risk_suite_dbt.py": 48,
+    "tests/integration/test_docs_dbt.py": 47,
+    "tests/integration/test_hostile_names_dbt.py": 43,
+    "tests/unit/test_ola_optimum.py": 39,
+    "tests/integration/test_gate_once_dbt.py": 37,
+    "tests/unit/test_fuzz_suppression.py": 35,
+    "tests/integration/test_combined_levels_postgres.py": 35,
+    "tests/integration/test_arx_hierarchy_dbt.py": 35,
+    "tests/integration/test_interval_rules_dbt.py": 31,
+    "tests/unit/test_fuzz_refresh.py": 31,
+    "tests/integration/test_fresh_warehouse_dbt.py": 31,
+    "tests/integration/test_attribute_disclosure_dbt.py": 30,
+    "tests/integration/test_sample_order_dbt.py": 29,
+    "tests/integration/test_fuzz_dbt.py": 29,
+    "tests/unit/test_linked_changes_sql.py": 26,
+    "tests/unit/test_exact_pruning.py": 26,
+    "tests/integration/test_lineage_dbt.py": 23,
 }
 
 
