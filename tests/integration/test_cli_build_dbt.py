@@ -12,7 +12,8 @@ import sys
 import pytest
 import yaml
 
-from tests.integration.dbt_runner import DBT, REPO
+from tests.integration import dbt_fork
+from tests.integration.dbt_runner import DBT, REPO, suite_caches
 from tests.integration.test_readme_quickstart_dbt import quickstart
 
 pytestmark = pytest.mark.dbt
@@ -29,17 +30,17 @@ def _project(tmp_path):
 
 
 def _build(project, env, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    # a child of the fork server (dbt imported), as test_engines_release runs the same command,
+    # with the suite's Jinja and figure caches (test_readme_quickstart_dbt's runs)
+    return dbt_fork.run(
         [sys.executable, "-m", "dbt_deid", "build", "--python-nodes", "runner", "--selector",
-         "deid_release", "--profiles-dir", ".", *extra],
-        cwd=project, env=env, capture_output=True, text=True, timeout=900)
+         "deid_release", "--profiles-dir", ".", *extra], project, env)
 
 
 def test_build_ends_with_one_verdict_and_no_raw_json(tmp_path) -> None:
     project = _project(tmp_path)
-    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    deps = subprocess.run([DBT, "deps", "--profiles-dir", "."], cwd=project, env=env,
-                          capture_output=True, text=True)
+    env = suite_caches({**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
+    deps = dbt_fork.run([DBT, "deps", "--profiles-dir", "."], project, env)
     assert deps.returncode == 0, deps.stdout[-2000:]
 
     ok = _build(project, env)
