@@ -90,7 +90,9 @@ def execute() -> Callable[[str], list[tuple]]:
     return lambda sql: con.execute(sql).fetchall()
 
 
-def _render(macro: str, line_extra: dict[str, Any] | None = None) -> str:
+def _render(macro: str, line_extra: dict[str, Any] | None = None, split: bool = True) -> str:
+    """``split``: refresh_states_split (records with one state skip the window; the rows must
+    be the same either way)."""
     def context(call: Any) -> dict[str, Any]:
         return {
             "dbt_deid": SimpleNamespace(
@@ -100,7 +102,8 @@ def _render(macro: str, line_extra: dict[str, Any] | None = None) -> str:
                     f"md5({k}.key_value || '|' || cast({e} as varchar))"),
                 line_rows_condition=lambda cfg, alias="": "release_name = 'line'",
                 refresh_pair_columns=call("refresh_pair_columns"),
-                _refresh_states_ctes=call("_refresh_states_ctes")),
+                _refresh_states_ctes=call("_refresh_states_ctes"),
+                refresh_states_split=lambda: split),
             "dbt": SimpleNamespace(type_string=lambda: "varchar"),
             "adapter": SimpleNamespace(dispatch=lambda name, package: call("default__" + name)),
             "execute": True,
@@ -179,10 +182,13 @@ KEYS = [*QIS, *(f"{q}{s}" for s in ("__earlier", "__published", "__revealed") fo
         "deid_history"]
 
 
-def test_the_pairs_are_the_documented_ones(execute: Callable[[str], list[tuple]]) -> None:
+@pytest.mark.parametrize("split", [True, False])
+def test_the_pairs_are_the_documented_ones(execute: Callable[[str], list[tuple]],
+                                           split: bool) -> None:
     _load(execute)
     cols = ", ".join(f'"{c}"' for c in KEYS)
-    rows = execute(f"select {cols}, n from ({_render('default__refresh_pairs_sql')}) as x")
+    sql = _render("default__refresh_pairs_sql", split=split)
+    rows = execute(f"select {cols}, n from ({sql}) as x")
     got = Counter({tuple(r[:-1]): r[-1] for r in rows})
     assert sum(got.values()) == sum(r[-1] for r in rows)
     expected, _ = _expected()
@@ -212,7 +218,9 @@ def _expected_detail() -> dict[int, dict[str, str | None]]:
     return out
 
 
-def test_the_pairs_carry_each_release_detail(execute: Callable[[str], list[tuple]]) -> None:
+@pytest.mark.parametrize("split", [True, False])
+def test_the_pairs_carry_each_release_detail(execute: Callable[[str], list[tuple]],
+                                             split: bool) -> None:
     """Review 11 final, M1: per pairs row and release, the smallest and largest of its
     records' true values there (where that release holds another state than the latest) and
     own cells there; null on rows of new records and of states no longer current."""
@@ -220,7 +228,8 @@ def test_the_pairs_carry_each_release_detail(execute: Callable[[str], list[tuple
     detail = [f"{q}__{w}{i}" for i in (1, 2) for q in QIS for w in ("was", "own")]
     names = [f"{d}_{end}" for d in detail for end in ("min", "max")]
     cols = ", ".join(f'"{c}"' for c in KEYS + names)
-    rows = execute(f"select {cols} from ({_render('default__refresh_pairs_sql')}) as x")
+    sql = _render("default__refresh_pairs_sql", split=split)
+    rows = execute(f"select {cols} from ({sql}) as x")
     _, per_record = _expected()
     expected_detail = _expected_detail()
     want: dict[tuple, dict[str, str | None]] = {}
@@ -245,10 +254,11 @@ def test_the_pairs_carry_each_release_detail(execute: Callable[[str], list[tuple
     assert expected_detail[3]["age__was1"] == "50" and expected_detail[3]["age__was2"] is None
 
 
+@pytest.mark.parametrize("split", [True, False])
 def test_each_current_record_carries_its_pair_columns(
-        execute: Callable[[str], list[tuple]]) -> None:
+        execute: Callable[[str], list[tuple]], split: bool) -> None:
     _load(execute)
-    sql = _render("default__refresh_records_sql")
+    sql = _render("default__refresh_records_sql", split=split)
     names = [f"{q}{s}" for s in ("__earlier", "__published", "__revealed") for q in QIS]
     names.append("deid_history")
     rows = execute(f"select rid, {', '.join(names)} from ({sql}) as x order by rid")
