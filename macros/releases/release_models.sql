@@ -415,9 +415,17 @@ from ({{ dbt_deid.diagnostics_rows_sql(
     (deid_exact_combinations), columns of the rows they describe, so bound to this table by
     construction (exact_consistent_columns_sql). The gate table's exact gate, the risk summary,
     the report and the algorithm comparison read its distribution (exact_distribution_sql).
-    The suppression masks of the rows are read first (null_masks over the rows' query: the
-    pattern table and the map, pattern-level, in the plain chain). -#}
-{%- set masks = dbt_deid.null_masks('(' ~ rows ~ ') as deid_mask_rows__', cfg.verified_combinations, inputs) if execute else [] -%}
+    The suppression masks of the rows are read first (null_masks): in the plain chain from
+    the map's flags and the pattern table's NULLs (released_masks_sql: a superset, without the
+    rows' join of the pattern table and the map), else over the rows' query. -#}
+{%- if plain -%}
+  {%- set mcols = [] -%}
+  {%- for b in cfg.verified_combinations -%}{%- for c in b -%}{%- if c not in mcols -%}{%- do mcols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
+  {%- set mask_rows = '(' ~ dbt_deid.released_masks_sql(inputs[0], inputs[1], mcols) ~ ') as deid_mask_rows__' -%}
+{%- else -%}
+  {%- set mask_rows = '(' ~ rows ~ ') as deid_mask_rows__' -%}
+{%- endif -%}
+{%- set masks = dbt_deid.null_masks(mask_rows, cfg.verified_combinations, inputs) if execute else [] -%}
 {%- if not masks -%}{%- for b in cfg.verified_combinations -%}{%- do masks.append([]) -%}{%- endfor -%}{%- endif %}
 {%- if plain %}
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed') }}

@@ -24,6 +24,7 @@ from tests.macro_render import macro_caller
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros" / "suppression" / "apply_suppression_sql.sql",
          ROOT / "macros" / "suppression" / "released_patterns_sql.sql",
+         ROOT / "macros" / "suppression" / "released_masks_sql.sql",
          ROOT / "macros" / "generalize" / "pattern_counts_sql.sql",
          ROOT / "macros" / "generalize" / "original_value_sources.sql",
          ROOT / "macros" / "publish" / "table_fingerprint.sql"]
@@ -41,6 +42,11 @@ def macros() -> Any:
             original_value_sources=call("original_value_sources"),
             null_safe_equal_sql=lambda *a: "true"),
         "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint")})
+
+
+def masks_of(con: duckdb.DuckDBPyConnection, relation: str) -> set[tuple]:
+    """The distinct NULL patterns of columns a, b of ``relation`` (null_masks' query)."""
+    return set(con.execute("select distinct a is null, b is null from " + relation).fetchall())
 
 
 def build(con: duckdb.DuckDBPyConnection, map_rows: list[tuple]) -> tuple[set, set]:
@@ -82,6 +88,17 @@ def test_released_patterns_are_the_suppressed_records_grouped(map_rows) -> None:
     grouped, derived = build(con, map_rows)
     assert derived == grouped
     assert sum(r[-1] for r in derived) == 14
+    # the masks read from the map and the pattern table hold every mask of the released rows
+    call = macros()
+    rows = str(call("default__released_patterns_sql")(CFG, "pat", "map"))
+    released = masks_of(con, f"({rows}) as r")
+    masks = str(call("default__released_masks_sql")("pat", "map", ["a", "b"]))
+    superset = masks_of(con, f"({masks}) as m")
+    assert released <= superset
+    # and no more than the map's flags (or none) OR'd with the patterns' NULLs (a is NULL in one)
+    flags = {(bool(r[5]), bool(r[6])) for r in map_rows if r[2] > 0} | {(False, False)}
+    nulls = {(True, False), (False, False)}
+    assert superset == {(f[0] or n[0], f[1] or n[1]) for f in flags for n in nulls}
 
 
 def test_weighted_fingerprint_of_the_records_equals_the_pattern_tables() -> None:
