@@ -204,17 +204,23 @@
     a candidate formatted with another level's intervals then differs). -#}
 {% macro default__gate_published_matches_sql(published, truth, columns, cfg=none, count_column=none, truth_count_column=none, levels=none) -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg, levels) if cfg is not none else {} -%}
+  {#- the checked side's cells formatted once per distinct value (published_value_lookup.sql) -#}
+  {%- set lookup = dbt_deid.published_value_lookup(cfg, kinds, truth, 'deid_checked__', columns) if kinds else {'exprs': {}, 'joins': []} -%}
   {%- set cols = [] -%}{%- set shown = [] -%}
   {%- for c in columns -%}
     {%- do cols.append(dbt_deid.ident(c)) -%}
-    {%- do shown.append((dbt_deid.published_value_sql(cfg, kinds.get(c), dbt_deid.ident(c)) if cfg is not none else dbt_deid.ident(c)) ~ ' as ' ~ dbt_deid.ident(c)) -%}
+    {%- do shown.append((lookup.exprs[c] if lookup.joins else dbt_deid.ident(c)) ~ ' as ' ~ dbt_deid.ident(c)) -%}
   {%- endfor -%}
+  {%- set checked = 'deid_checked__.' if lookup.joins else '' -%}
   select count(*) as differing_patterns from (
     select {{ cols | join(', ') }}
     from (
       select {{ cols | join(', ') }}, {{ dbt_deid.ident(count_column) if count_column else 1 }} as in_published, 0 as in_checked from {{ published }}
       union all
-      select {{ shown | join(', ') }}, 0 as in_published, {{ dbt_deid.ident(truth_count_column) if truth_count_column else 1 }} as in_checked from {{ truth }}
+      select {{ shown | join(', ') }}, 0 as in_published, {{ (checked ~ dbt_deid.ident(truth_count_column)) if truth_count_column else 1 }} as in_checked from {{ truth }}{{ ' as deid_checked__' if lookup.joins else '' }}
+      {%- for j in lookup.joins %}
+      {{ j }}
+      {%- endfor %}
     ) as u
     group by {{ cols | join(', ') }}
     having sum(in_published) <> sum(in_checked)

@@ -90,9 +90,13 @@
   {%- set rid = dbt_deid.ident(cfg.record_id) -%}
   {%- set out = [] -%}
   {%- set kinds = dbt_deid.published_value_kinds(cfg) -%}  {#- numbers stay numbers, periods and intervals as labels (published_value.sql) -#}
-  {%- for kind, name in dbt_deid._published_items(cfg) -%}
+  {%- set items = dbt_deid._published_items(cfg) -%}
+  {#- each formatted column from a lookup of its distinct values (published_value_lookup.sql) -#}
+  {%- set qis = [] -%}{%- for kind, name in items if kind == 'qi' -%}{%- do qis.append(name) -%}{%- endfor -%}
+  {%- set shown = dbt_deid.published_value_lookup(cfg, kinds, suppressed, 's', qis) -%}
+  {%- for kind, name in items -%}
     {%- if kind == 'qi' -%}
-      {%- do out.append(dbt_deid.published_value_sql(cfg, kinds.get(name), 's.' ~ dbt_deid.ident(name)) ~ ' as ' ~ dbt_deid.ident(name)) -%}
+      {%- do out.append(shown.exprs[name] ~ ' as ' ~ dbt_deid.ident(name)) -%}
     {%- else -%}
       {%- do out.append('src.' ~ dbt_deid.ident(name) ~ ' as ' ~ dbt_deid.ident(name)) -%}
     {%- endif -%}
@@ -100,4 +104,7 @@
   select {{ out | join(',\n    ') if out else 'cast(null as ' ~ dbt.type_string() ~ ') as no_column' }}
   from {{ src }} as src
   inner join {{ suppressed }} as s on s.{{ rid }} = src.{{ rid }}
+  {%- for j in shown.joins %}
+  {{ j }}
+  {%- endfor %}
 {%- endmacro %}
