@@ -78,11 +78,17 @@
 {#- The published table: same rows as the release input (joined on the record id), the
     published columns of published_columns(); each released QI's cells as published_value_sql
     shows them (docs/published-types.md). -#}
-{% macro publish_sql(cfg, suppressed) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('publish_sql', 'dbt_deid'))(cfg, suppressed)) }}
+{#- `values`: a pattern-level relation holding the released QI values of `suppressed` (the
+    release's deid_suppressed_patterns), from which the formatted columns' lookups read their
+    distinct values (published_value_lookup), so the record-level table is not read again
+    (issue 33: at most 4 reads per build); `suppressed` itself when none. A value the lookup
+    lacks would be published NULL, and the proof published_matches_checked, which compares the
+    candidate with the checked release, refuses it. -#}
+{% macro publish_sql(cfg, suppressed, values=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('publish_sql', 'dbt_deid'))(cfg, suppressed, values)) }}
 {%- endmacro %}
 
-{% macro default__publish_sql(cfg, suppressed) -%}
+{% macro default__publish_sql(cfg, suppressed, values=none) -%}
   {#- the input snapshot (deid_input, the source as read this build; the gate table's binding
       proves it is the source as it is now); the inner join keeps the release's records (its
       sample, if any) -#}
@@ -93,7 +99,7 @@
   {%- set items = dbt_deid._published_items(cfg) -%}
   {#- each formatted column from a lookup of its distinct values (published_value_lookup.sql) -#}
   {%- set qis = [] -%}{%- for kind, name in items if kind == 'qi' -%}{%- do qis.append(name) -%}{%- endfor -%}
-  {%- set shown = dbt_deid.published_value_lookup(cfg, kinds, suppressed, 's', qis) -%}
+  {%- set shown = dbt_deid.published_value_lookup(cfg, kinds, values if values is not none else suppressed, 's', qis) -%}
   {%- for kind, name in items -%}
     {%- if kind == 'qi' -%}
       {%- do out.append(shown.exprs[name] ~ ' as ' ~ dbt_deid.ident(name)) -%}

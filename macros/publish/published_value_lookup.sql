@@ -5,9 +5,12 @@
     checked pattern table). Here a formatted column is read from a lookup of its distinct
     values: `left join (select d.v, <published_value_sql of d.v> as f from (select distinct
     <column> as v from <relation>) as d) as <lookup> on <lookup>.v = <alias>.<column>`. The
-    lookup holds every value of the column (it is read from the same relation), one row per
-    value, so each row gets exactly the cell published_value_sql gives it; a NULL cell (a
-    suppressed one) matches no row and stays NULL, as published_value_sql leaves it. Returns
+    lookup holds one row per value, so each row gets exactly the cell published_value_sql gives
+    it when `relation` holds every value of the column: the same relation, or its pattern table
+    (the candidate write reads deid_suppressed_patterns, proven by the gate table to be the
+    checked release grouped; a value it lacked would be published NULL, and the proof
+    published_matches_checked refuses that candidate). A NULL cell (a suppressed one) matches no
+    row and stays NULL, as published_value_sql leaves it. Returns
     {exprs: {column: the published cell's expression}, joins: [join clauses]}; a column
     without a kind (the text as checked) is `<alias>.<column>` and needs no join. -#}
 {% macro published_value_lookup(cfg, kinds, relation, alias, columns) -%}
