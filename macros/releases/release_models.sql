@@ -261,7 +261,7 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- if dbt_deid.population_first() %}
 -- depends_on: {{ dbt_deid.release_ref('deid_sample_file') }}
 {%- endif %}
-{#- the formatted cells' lookups read the released values from the pattern table (publish_sql) -#}
+{# the formatted cells' lookups read the released values from the pattern table (publish_sql) #}
 {{ dbt_deid.publish_sql(cfg, dbt_deid.checked_release(), dbt_deid.release_ref('deid_suppressed_patterns')) }}
 {%- endif %}
 {%- endmacro %}
