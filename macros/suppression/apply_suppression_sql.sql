@@ -49,3 +49,10 @@
   left join (select * from {{ suppression_map }} where n > 0) as m
     on {% if keys %}{{ dbt_deid.null_safe_equal_sql('r', 'm', cols, cols) }}{% else %}{% for c in cols %}r.{{ c }} = m.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}{% endif %}{% if not whole %} and r.deid_rank__ between m.rank_from and m.rank_to{% endif %}
 {%- endmacro %}
+
+{#- Spark: the same query, the records' join with the map a sort-merge join
+    (merge_join_hint): the map is pattern-level, millions of rows at national scale, yet a few
+    MB of Parquet, which Spark would broadcast (issue 37). -#}
+{% macro spark__apply_suppression_sql(cfg, generalized, suppression_map, keys=none) -%}
+  {{ return(dbt_deid.merge_join_hint(dbt_deid.default__apply_suppression_sql(cfg, generalized, suppression_map, keys), '\\b(select)(?=\\s+r\\.)', ['m'], 1)) }}
+{%- endmacro %}

@@ -52,3 +52,11 @@
   from (select {{ out | join(', ') }}, n from parts where n > 0) as r
   group by {{ cols | join(', ') }}
 {%- endmacro %}
+
+{#- Spark: the same query, its joins of the pattern table `p` (with the map, and with the
+    covered counts) sort-merge joins (merge_join_hint): the map and the pattern table are
+    pattern-level, millions of rows at national scale, yet a few MB of Parquet, which Spark
+    would broadcast (issue 37: deid_suppressed_patterns failed at 2,375,331 records). -#}
+{% macro spark__released_patterns_sql(cfg, patterns, suppression_map) -%}
+  {{ return(dbt_deid.merge_join_hint(dbt_deid.default__released_patterns_sql(cfg, patterns, suppression_map), '\\b(select)(?=\\s+p\\.)', ['p'], 2)) }}
+{%- endmacro %}

@@ -240,3 +240,74 @@ def test_spark_fingerprint_is_order_independent(spark) -> None:
     changed = frame.copy()
     changed.loc[changed.index[0], "a"] = "z"
     assert fingerprint(changed, 3) != fingerprint(frame, 3)
+
+
+PATTERN_JOIN_MACROS = [ROOT / "macros" / "suppression" / "apply_suppression_sql.sql",
+                       ROOT / "macros" / "suppression" / "released_patterns_sql.sql",
+                       ROOT / "macros" / "suppression" / "merge_join_hint.sql",
+                       ROOT / "macros" / "generalize" / "original_value_sources.sql"]
+
+
+def _executed_plan(frame: Any) -> str:
+    """The physical plan Spark ran ``frame`` with (after collecting it: adaptive execution's
+    final plan)."""
+    return str(frame._jdf.queryExecution().executedPlan().toString())
+
+
+def test_spark_pattern_joins_are_sort_merge_joins(spark) -> None:
+    """Issue 37 (session 14): Spark sizes a table by its files, so the suppression map and the
+    pattern table (millions of rows at national scale, a few MB of Parquet) were broadcast, and
+    deid_suppressed_patterns failed at 2,375,331 records ("Not enough memory to build and
+    broadcast the table"). The Spark forms of released_patterns_sql and apply_suppression_sql
+    join them with sort-merge joins (merge_join_hint), with the default forms' rows. The old
+    code (no Spark form) ran these tiny tables' joins as BroadcastHashJoin."""
+    cfg = {"record_id": "rid", "qis": [{"name": "a", "column": "a"}, {"name": "b", "column": "b"}],
+           "qi_names": ["a", "b"]}
+    call = macro_caller(PATTERN_JOIN_MACROS, lambda call: {
+        "dbt_deid": SimpleNamespace(
+            ident=_ident, literal=_literal, can_inspect=lambda relation: False,
+            original_value_sources=call("original_value_sources"),
+            null_safe_equal_sql=lambda *a: "true", _current_node_name=lambda: "m",
+            merge_join_hint=call("spark__merge_join_hint"),
+            default__released_patterns_sql=call("default__released_patterns_sql"),
+            default__apply_suppression_sql=call("default__apply_suppression_sql")),
+        "dbt": SimpleNamespace(type_string=lambda: "string", type_bigint=lambda: "bigint"),
+        "modules": SimpleNamespace(re=re),
+        "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
+    records = [(i, a, a, b, b) for i, (a, b) in enumerate(
+        [("x", "1")] * 5 + [("x", "2")] * 3 + [("y", "1")] * 4 + [(None, "1")] * 2, start=1)]
+    spark.createDataFrame(records, "rid bigint, a string, a__original string, b string, "
+                          "b__original string").createOrReplaceTempView("gen")
+    spark.sql("select a, b, count(*) as n from gen group by a, b").createOrReplaceTempView("pat")
+    spark.createDataFrame([("x", "1", 5, 1, 2, True, False), ("x", "2", 3, 1, 3, False, True),
+                           ("y", "1", 4, 2, 2, True, True)],
+                          "a string, b string, n bigint, rank_from bigint, rank_to bigint, "
+                          "a__suppressed boolean, b__suppressed boolean"
+                          ).createOrReplaceTempView("map")
+    for macro, args in [("released_patterns_sql", (cfg, "pat", "map")),
+                        ("apply_suppression_sql", (cfg, "gen", "map"))]:
+        old, new = (spark.sql(str(call(f"{form}__{macro}")(*args)))
+                    for form in ("default", "spark"))
+        assert "MERGE(" in str(call(f"spark__{macro}")(*args))
+        assert sorted(map(tuple, old.collect()), key=repr) == sorted(map(tuple, new.collect()),
+                                                                     key=repr)
+        assert "BroadcastHashJoin" in _executed_plan(old), macro
+        plan = _executed_plan(new)
+        assert "BroadcastHashJoin" not in plan and "SortMergeJoin" in plan, (macro, plan)
+
+
+def test_merge_join_hint_refuses_an_unmatched_query() -> None:
+    """A Spark form whose anchor no longer matches its default form is a compile error, not a
+    silently unhinted (broadcast) query."""
+    refused: list[str] = []
+    call = macro_caller([ROOT / "macros" / "suppression" / "merge_join_hint.sql"], lambda call: {
+        "dbt_deid": SimpleNamespace(_current_node_name=lambda: "m"),
+        "modules": SimpleNamespace(re=re),
+        "exceptions": SimpleNamespace(raise_compiler_error=refused.append)})
+    sql = "select p.a from t as p join u as m on m.a = p.a"
+    hinted = str(call("spark__merge_join_hint")(sql, r"\b(select)(?=\s+p\.)", ["p"], 1))
+    assert "select /*+ MERGE(p) */ p.a" in hinted
+    assert not refused
+    call("spark__merge_join_hint")(sql, r"\b(select)(?=\s+q\.)", ["p"], 1)
+    assert refused and "found 0 SELECT(s)" in refused[0]
+    assert call("default__merge_join_hint")(sql, "x", ["p"], 3) == sql
