@@ -207,9 +207,15 @@ def render_fingerprint(form: str, listagg: Any) -> str:
     """``<form>__table_fingerprint_sql`` of ``rel`` (columns rid, a, b) from the package's file,
     with dbt's cross-database macros as plain SQL (``listagg``: the engine's)."""
     call = macro_caller(FINGERPRINT, lambda call: {
-        "dbt_deid": SimpleNamespace(ident=_ident, literal=_literal,
-                                    _row_hashes_sql=call("_row_hashes_sql"),
-                                    _interleave=call("_interleave")),
+        "dbt_deid": SimpleNamespace(
+            ident=_ident, literal=_literal, _row_hashes_sql=call("_row_hashes_sql"),
+            _interleave=call("_interleave"), _fingerprint_count=call("_fingerprint_count"),
+            _fingerprint_when=call("_fingerprint_when"),
+            # the dispatched select list (table_fingerprint_sql reads it since the fingerprint
+            # became additive): the form under test's own
+            fingerprint_select_sql=lambda columns, prefix="", present=None,
+            names=("row_count", "fingerprint"): call(f"{form}__fingerprint_select_sql")(
+                columns, prefix, present, list(names))),
         "dbt": SimpleNamespace(
             type_string=lambda: "string", hash=lambda x: f"md5({x})",
             concat=lambda parts: "concat(" + ", ".join(parts) + ")",
