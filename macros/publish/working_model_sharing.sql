@@ -11,8 +11,8 @@
     A `sql_header` (review 8 final, R8) runs before the model's create statement, like a
     pre-hook, and cascades from a project's `models:` the same way: refused too, except the
     package's own (the PostgreSQL release models' work_mem, dbt_deid.postgres_work_mem_header,
-    and deid_suppressed_patterns' planner settings, dbt_deid.postgres_hash_joins_header: exactly
-    that text up to whitespace).
+    and the planner settings of deid_generalized, deid_suppressed and deid_suppressed_patterns,
+    dbt_deid.postgres_hash_joins_header: exactly that text up to whitespace).
 
     working_model_sharing(nodes): [name with its settings, e.g. 'deid_suppressed (grants,
     post-hook)'], the record-level tables first; [] when none shares.
