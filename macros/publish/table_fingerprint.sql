@@ -76,7 +76,11 @@
     as exact decimals twice (the second with a constant mixed in), hashed with md5 with the row
     count and the column names. Equal for equal multisets of rows whatever their order; the
     value differs from the default form's (a history recorded before keeps its fingerprints;
-    the engines' fingerprints were never comparable). -#}
+    the engines' fingerprints were never comparable). PostgreSQL's plain fingerprint sums the
+    bigint hashes with sum(bigint), which is already exact (numeric result, accumulated in
+    128-bit integers): the same value as summing each hash cast to numeric, without a numeric
+    addition per row (issue 37; the weighted form keeps numeric: a hash times a count can
+    leave bigint). -#}
 {% macro postgres__table_fingerprint_sql(relation, columns) -%}
   select {{ dbt_deid.fingerprint_select_sql(columns) }}
   from {{ relation }}
@@ -88,8 +92,8 @@
   {%- set when = dbt_deid._fingerprint_when(present) -%}
   {{ return(dbt_deid._fingerprint_count(present) ~ " as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(" ~ dbt_deid._fingerprint_count(present) ~ " as text) || '#'
-        || cast(coalesce(sum(" ~ when[0] ~ "cast(hashtextextended(cast(" ~ rec ~ " as text), 0) as numeric)" ~ when[1] ~ "), 0) as text) || ':'
-        || cast(coalesce(sum(" ~ when[0] ~ "cast(hashtextextended(cast(" ~ rec ~ " as text), 1) as numeric)" ~ when[1] ~ "), 0) as text)) as " ~ names[1]) }}
+        || cast(coalesce(sum(" ~ when[0] ~ "hashtextextended(cast(" ~ rec ~ " as text), 0)" ~ when[1] ~ "), 0) as text) || ':'
+        || cast(coalesce(sum(" ~ when[0] ~ "hashtextextended(cast(" ~ rec ~ " as text), 1)" ~ when[1] ~ "), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}
 
 {% macro spark__table_fingerprint_sql(relation, columns) -%}

@@ -11,8 +11,9 @@ current patterns (a subquery: PostgreSQL 15 wants it aliased; review 9, G3:
 tests/unit/test_current_patterns_readers_sql.py); the changed records' linked check
 (linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py); a refresh's pairs
 and per-record pair columns with the linked guard's per-release detail (refresh_line.sql;
-review 11 final, M1: tests/unit/test_living_pairs_sql.py). No dbt build: a few seconds, most
-of them the server's start.
+review 11 final, M1: tests/unit/test_living_pairs_sql.py); the fingerprint's exact sums and
+the Python steps' COPY read (issue 37). No dbt build: a few seconds, most of them the server's
+start.
 """
 
 from __future__ import annotations
@@ -179,3 +180,75 @@ def test_a_value_swapped_between_two_rows_changes_the_postgres_fingerprints(exec
         wps = [execute(f"select {weighted} from (values {p}) as v(q, t, n)")[0] for p in pairs]
         same += (fps[0] == fps[1]) + (wps[0] == wps[1])
     assert same == 0, f"{same} of 400 swapped tables kept their fingerprint"
+
+
+def test_the_postgres_fingerprint_sums_the_hashes_exactly(execute) -> None:
+    """Issue 37: postgres__fingerprint_select_sql adds the rows' bigint hashes with sum(bigint)
+    (exact, numeric result) instead of casting each to numeric first: the fingerprint must be
+    the one the numeric sums give (the value recorded by earlier builds), with and without a
+    `present` condition, on hashes of both signs whose sum leaves bigint."""
+    call = _fingerprint_macros()
+    cols = ["rid", "note"]
+    rows = "(select cast(g as text) as rid, repeat('x', g % 13) as note, g % 3 as k" \
+           " from generate_series(1, 5000) as g) as v"
+    rec = "row(cast(rid as text), cast(note as text))"
+    for present in (None, "k <> 0"):
+        when = ("", "") if present is None else (f"case when {present} then ", " end")
+        count = "count(*)" if present is None else f"count(case when {present} then 1 end)"
+        numeric = execute(
+            f"select {count}, md5('rid|note' || '#' || cast({count} as text) || '#'"
+            f" || cast(coalesce(sum({when[0]}cast(hashtextextended(cast({rec} as text), 0)"
+            f" as numeric){when[1]}), 0) as text) || ':'"
+            f" || cast(coalesce(sum({when[0]}cast(hashtextextended(cast({rec} as text), 1)"
+            f" as numeric){when[1]}), 0) as text)) from {rows}")[0]
+        macro = call("postgres__fingerprint_select_sql")(cols, "", present,
+                                                         ["row_count", "fingerprint"])
+        assert execute(f"select {macro} from {rows}")[0] == numeric
+    big = execute(f"select abs(sum(cast(hashtextextended(cast({rec} as text), 0) as numeric)))"
+                  f" > 9223372036854775807 from {rows}")[0][0]
+    assert big  # the sum leaves bigint: sum(bigint) must not overflow
+
+
+def test_the_copy_read_gives_the_fetched_frame(server) -> None:
+    """Issue 37: the Python steps read a PostgreSQL table by COPY ... TO STDOUT as CSV, parsed
+    by Arrow (copy_csv_to_frame), instead of fetching its rows one by one (rows_to_frame): the
+    same frame, types, nulls and empty strings included (a null is an unquoted empty field, an
+    empty string a quoted one; a row of one null column is an empty line), for every column
+    kind the reader takes (POSTGRES_COPY_KINDS), an all-null column and no rows."""
+    import io
+
+    import pandas as pd
+
+    from dbt_deid.dbt_side.engine.python_nodes import (
+        POSTGRES_COPY_KINDS,
+        copy_csv_to_frame,
+        rows_to_frame,
+    )
+    con = server.connect()
+    con.autocommit = True
+    tables = {
+        "kinds": "select * from (values ('a,b', 1, cast(1 as smallint), cast(0.1 as float8),"
+                 " cast(1.5 as real), true, cast('x' as varchar), cast(null as text)),"
+                 " ('', null, 2, cast('NaN' as float8), null, false, '', null),"
+                 " (null, -9223372036854775807, null, cast('-Infinity' as float8),"
+                 " cast('Infinity' as real), null, 'say \"hi\"' || chr(10) || 'there', null),"
+                 " ('é ü 中', 0, 3, 1e-300, 3.4e38, true, null, null))"
+                 " as v(t, i, s, f, r, b, v, n)",
+        "single": "select * from (values ('x'), (null), (''), (null)) as v(t)",
+        "empty": "select cast('a' as text) as t, 1 as i where false",
+    }
+    with con.cursor() as cur:
+        for name, sql in tables.items():
+            cur.execute(f"drop table if exists copy_{name}")
+            cur.execute(f"create table copy_{name} as {sql}")
+            cur.execute(f"select * from copy_{name}")
+            columns = [d[0] for d in cur.description]
+            kinds = [POSTGRES_COPY_KINDS[d[1]] for d in cur.description]
+            fetched = rows_to_frame(columns, cur.fetchall())
+            out = io.BytesIO()
+            cur.copy_expert(f"copy (select * from copy_{name}) to stdout"
+                            " with (format csv, encoding 'UTF8')", out)
+            copied = copy_csv_to_frame(out.getvalue(), columns, kinds)
+            pd.testing.assert_frame_equal(copied, fetched, check_exact=True)
+            assert len(copied) == {"kinds": 4, "single": 4, "empty": 0}[name]
+    con.close()

@@ -9,6 +9,7 @@ the model's table.
 
 from __future__ import annotations
 
+import io
 from argparse import Namespace
 from typing import Any
 
@@ -16,8 +17,10 @@ import pandas as pd
 
 from dbt_deid.dbt_side.engine.python_nodes import (
     _TYPES,
+    POSTGRES_COPY_KINDS,
     DbtShim,
     column_kind,
+    copy_csv_to_frame,
     frame_rows,
     postgres_copy_csv,
     rows_to_frame,
@@ -80,12 +83,29 @@ class AdapterFrames:
     def read(self, node: Any, where: str | None = None) -> pd.DataFrame:
         """The table of ``node`` as pandas; with ``where`` (an SQL condition) only its rows
         that meet it."""
-        cursor = self._query(f"select * from {self.relation(node)}"
-                             + (f" where {where}" if where else ""))
-        columns = [d[0] for d in cursor.description]
-        frame = rows_to_frame(columns, cursor.fetchall())
+        sql = f"select * from {self.relation(node)}" + (f" where {where}" if where else "")
+        frame = self._read_copy(sql) if self.adapter.type() == "postgres" else None
+        if frame is None:
+            cursor = self._query(sql)
+            columns = [d[0] for d in cursor.description]
+            frame = rows_to_frame(columns, cursor.fetchall())
         self.reads.append((str(self.relation(node)), len(frame)))
         return frame
+
+    def _read_copy(self, sql: str) -> pd.DataFrame | None:
+        """PostgreSQL: the rows of ``sql`` by ``COPY (...) TO STDOUT`` as CSV, parsed by Arrow
+        (:func:`copy_csv_to_frame`: the frame the row-by-row fetch gives), when every column is
+        of a kind it reads back exactly; None otherwise (the caller fetches the rows)."""
+        cursor = self._query(f"select * from ({sql}) as deid_read__ limit 0")
+        kinds = [POSTGRES_COPY_KINDS.get(d[1]) for d in cursor.description]
+        if any(k is None for k in kinds):
+            return None
+        columns = [d[0] for d in cursor.description]
+        buffer = io.BytesIO()
+        handle = self.adapter.connections.get_thread_connection().handle
+        with handle.cursor() as cur:
+            cur.copy_expert(f"copy ({sql}) to stdout with (format csv, encoding 'UTF8')", buffer)
+        return copy_csv_to_frame(buffer.getvalue(), columns, kinds)
 
     def write(self, node: Any, frame: pd.DataFrame) -> int:
         frame = frame.reset_index(drop=True)
