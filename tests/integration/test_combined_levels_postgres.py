@@ -153,7 +153,12 @@ def _fingerprint_macros():  # noqa: ANN202 - the rendered macros of table_finger
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             _fingerprint_count=call("_fingerprint_count"),
-            _fingerprint_when=call("_fingerprint_when"))})
+            _fingerprint_when=call("_fingerprint_when"),
+            fingerprint_select_sql=lambda columns, prefix="", present=None,
+            names=("row_count", "fingerprint"): call("postgres__fingerprint_select_sql")(
+                columns, prefix, present, names),
+            postgres_fingerprint_row_text=call("postgres_fingerprint_row_text"),
+            postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"))})
 
 
 def test_a_value_swapped_between_two_rows_changes_the_postgres_fingerprints(execute) -> None:
@@ -204,6 +209,10 @@ def test_the_postgres_fingerprint_sums_the_hashes_exactly(execute) -> None:
         macro = call("postgres__fingerprint_select_sql")(cols, "", present,
                                                          ["row_count", "fingerprint"])
         assert execute(f"select {macro} from {rows}")[0] == numeric
+        if present is None:  # the table's fingerprint: the row text built once, same value
+            table = str(call("postgres__table_fingerprint_sql")(rows, cols))
+            assert table.count("cast(row(") == 1 and "offset 0" in table
+            assert execute(table)[0] == numeric
     big = execute(f"select abs(sum(cast(hashtextextended(cast({rec} as text), 0) as numeric)))"
                   f" > 9223372036854775807 from {rows}")[0][0]
     assert big  # the sum leaves bigint: sum(bigint) must not overflow
@@ -252,3 +261,56 @@ def test_the_copy_read_gives_the_fetched_frame(server) -> None:
             pd.testing.assert_frame_equal(copied, fetched, check_exact=True)
             assert len(copied) == {"kinds": 4, "single": 4, "empty": 0}[name]
     con.close()
+
+
+def test_the_postgres_gate_scan_builds_each_row_text_once(execute) -> None:
+    """Issue 37: postgres__gate_input_unchanged_sql builds each fingerprint's row text once per
+    row (a LATERAL subquery) where the default query builds it once per seed: the same row
+    (changed records, the checked release's, the source's and the pattern proof's counts and
+    fingerprints), with a record changed, one missing from the release and one released
+    without a source record; and the postgres form names each text once."""
+    from types import SimpleNamespace
+
+    from tests.macro_render import macro_caller, raise_compiler_error
+    root = Path(__file__).resolve().parents[2]
+    files = [root / "macros" / "gates" / "gates.sql",
+             root / "macros" / "gates" / "gate_input_unchanged_postgres.sql",
+             root / "macros" / "publish" / "table_fingerprint.sql",
+             root / "macros" / "generalize" / "original_value_sources.sql"]
+    call = macro_caller(files, lambda call: {
+        "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
+        "dbt": SimpleNamespace(type_string=lambda: "text"),
+        "dbt_deid": SimpleNamespace(
+            own=lambda m: m, ident=lambda n: n,
+            literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+            source_input=lambda cfg: "gate_src", release_source=lambda cfg: "gate_src",
+            original_value_sources=call("original_value_sources"),
+            default__gate_input_unchanged_sql=call("default__gate_input_unchanged_sql"),
+            fingerprint_select_sql=lambda columns, prefix="", present=None,
+            names=("row_count", "fingerprint"): call("postgres__fingerprint_select_sql")(
+                columns, prefix, present, names),
+            weighted_fingerprint_select_sql=call("postgres__weighted_fingerprint_select_sql"),
+            postgres_fingerprint_row_text=call("postgres_fingerprint_row_text"),
+            postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"),
+            _fingerprint_count=call("_fingerprint_count"),
+            _fingerprint_when=call("_fingerprint_when"))})
+    execute("drop table if exists gate_src; drop table if exists gate_truth")
+    execute("create table gate_src as select * from (values (1, 'F', 23, 'a'),"
+            " (2, 'M', null, ''), (3, 'F', 31, null), (4, 'M', 35, 'b,c'), (5, 'F', 40, 'x'))"
+            " as v(rid, sex, age, note)")
+    execute("create table gate_truth as select * from (values"
+            " (1, 'F', 'F', '20-39', '23'), (2, 'M', 'M', null, '<missing>'),"
+            " (3, 'F', 'F', '20-39', '32'), (4, null, 'M', '20-39', '35'),"
+            " (6, 'M', 'M', '40-59', '41')) as v(rid, sex, sex__original, age, age__original)")
+    cfg = {"record_id": "rid", "missing_label": "<missing>", "sample": None,
+           "qis": [{"name": "sex", "column": "sex"}, {"name": "age", "column": "age"}]}
+    args = ("gate_truth", cfg, ["rid", "sex", "sex__original", "age", "age__original"],
+            ["rid", "sex", "age", "note"], ["sex", "age"], None, None)
+    default = str(call("default__gate_input_unchanged_sql")(*args))
+    postgres = str(call("postgres__gate_input_unchanged_sql")(*args))
+    assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
+    assert "cross join lateral" in postgres and "offset 0" in postgres
+    rows = execute(default)
+    assert rows == execute(postgres)
+    assert rows[0][0] == 2  # record 3 changed, 5 not released (a suppressed cell is no change)
+    assert rows[0][1] == 5 and rows[0][3] == 5  # the release's rows, the source's rows

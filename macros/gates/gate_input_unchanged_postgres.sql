@@ -1,0 +1,41 @@
+{#- PostgreSQL form of gate_input_unchanged_sql (issue 37, session 15): the default query with
+    each row's fingerprint text built once per row instead of once per seed. PostgreSQL has no
+    common-subexpression elimination: the single scan's three fingerprints (the checked release,
+    the source, the pattern proof) built each row's text twice; at 2,375,331 records the query
+    took 96 s with them and 34 s without on the loaded 2-core machine (docs/performance.md,
+    "PostgreSQL at 2.4M, session 15"). Here every row text of the default's select list
+    (postgres_fingerprint_row_text: the same expressions, so the same hashes and the same
+    values) is computed in one LATERAL subquery after the join, which OFFSET 0 keeps from
+    being pulled up, and the sums read its columns. A default form that no longer holds those
+    texts is a compile error (a bug of dbt_deid), not a silently different query. -#}
+{% macro postgres__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
+  {%- set sql = dbt_deid.default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels, propagation) -%}
+  {%- if fingerprint_columns is none -%}{{ return(sql) }}{%- endif -%}
+  {%- set producers = [dbt_deid.postgres_fingerprint_row_text(fingerprint_columns, 't.')] -%}
+  {%- if source_columns is not none -%}{%- do producers.append(dbt_deid.postgres_fingerprint_row_text(source_columns, 'src.')) -%}{%- endif -%}
+  {%- if pattern_columns is not none -%}{%- do producers.append(dbt_deid.postgres_fingerprint_row_text(pattern_columns, 't.')) -%}{%- endif -%}
+  {%- set texts = [] -%}
+  {%- for text in producers if text not in texts -%}{%- do texts.append(text) -%}{%- endfor -%}
+  {%- set tail = ') as s' -%}
+  {%- if not sql.rstrip().endswith(tail) -%}
+    {{ exceptions.raise_compiler_error("dbt_deid.postgres__gate_input_unchanged_sql: the default query no longer ends with its subquery `s`; this is a bug of dbt_deid (the PostgreSQL form no longer matches the default form); nothing was published") }}
+  {%- endif -%}
+  {%- set columns = [] -%}
+  {#- (a `set` inside the loop would not outlive it: the query is kept in a dict) -#}
+  {%- set out = {'sql': sql} -%}
+  {%- for text in texts -%}
+    {%- if out.sql.count(text) != 2 * producers.count(text) -%}
+      {{ exceptions.raise_compiler_error("dbt_deid.postgres__gate_input_unchanged_sql: found " ~ out.sql.count(text) ~ " uses of a fingerprint's row text, expected " ~ 2 * producers.count(text) ~ " (one per seed); this is a bug of dbt_deid (the PostgreSQL form no longer matches the default form); nothing was published") }}
+    {%- endif -%}
+    {%- do out.update({'sql': out.sql.replace(text, 'deid_fp__.deid_row_text_' ~ loop.index ~ '__')}) -%}
+    {%- do columns.append(text ~ ' as deid_row_text_' ~ loop.index ~ '__') -%}
+  {%- endfor -%}
+  {%- set body = out.sql.rstrip() -%}
+  {%- set cut = body.rfind(tail) -%}
+  {{ return(body[:cut].rstrip() ~ '\n    cross join lateral (select ' ~ columns | join(', ') ~ ' offset 0) as deid_fp__\n  ' ~ tail) }}
+{%- endmacro %}
+
+{#- Redshift dispatches to postgres__ forms: the default query. -#}
+{% macro redshift__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
+  {{ return(dbt_deid.default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels, propagation)) }}
+{%- endmacro %}
