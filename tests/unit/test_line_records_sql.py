@@ -17,8 +17,11 @@ from tests.unit.test_line_lock_sql import ROOT
 FILE = ROOT / "macros" / "releases" / "combined_lines.sql"
 
 
-def _caller(con: Any, declared: dict[str, dict], epoch: str = ""):
+def _caller(con: Any, declared: dict[str, dict], epoch: str = "",
+            log: list[str] | None = None):
     def run_query(sql: str) -> SimpleNamespace:
+        if log is not None:
+            log.append(sql)
         rows = con.execute(sql).fetchall()
         return SimpleNamespace(rows=rows, columns=[SimpleNamespace(
             values=lambda: [r[0] for r in rows])])
@@ -120,6 +123,36 @@ def test_the_releases_of_the_same_records_are_found_whatever_their_relation() ->
                 " from src")
     rekeyed = {"name": "rk", "source": "src_rekeyed", "record_id": "mrn"}
     assert call("line_shared_release_ids")(rekeyed) == []
+
+
+def test_releases_sharing_records_beyond_the_first_probe_are_found() -> None:
+    """Session 15: the store's releases are first probed with the keys of at most 1,000 source
+    records, then the releases not found there with the keys of every source record. The list
+    is the one query's: a release sharing only a record outside the first probe is found, one
+    sharing none is not, and the second probe reads only the releases the first did not find."""
+    con = duckdb.connect()
+    con.execute("create table src as select range as abstract_id from range(1, 1501)")
+    con.execute("create table hkey as select 'k3y' as key_value")
+    con.execute("create table store (release_id varchar, release_name varchar,"
+                " line_epoch varchar, source_relation varchar, record_key varchar,"
+                " record_id_column varchar)")
+    rows = [("r1", i) for i in range(1, 11)]       # among the first source records
+    rows += [("r2", 1400), ("r2", 2000)]           # one record past the first 1,000
+    rows += [("r3", i) for i in range(1501, 1511)]  # no record of the source
+    for rid, i in rows:
+        con.execute("insert into store select ?, 'a', null, 'main.src', md5('k3y|' || ?),"
+                    " 'abstract_id'", [rid, str(i)])
+    seen: list[str] = []
+    call = _caller(con, {}, log=seen)
+    cfg = {"name": "a", "source": "src", "record_id": "abstract_id"}
+    assert call("line_shared_release_ids")(cfg) == ["r1", "r2"]
+    # the same list as the one query of every source record's key
+    one = con.execute("select distinct release_id from store where record_key in (select"
+                      " md5('k3y|' || cast(abstract_id as varchar)) from src) order by 1"
+                      ).fetchall()
+    assert one == [("r1",), ("r2",)]
+    assert len(seen) == 2 and "limit 1000" in seen[0]
+    assert "release_id in ('r2', 'r3')" in seen[1]  # r1 found by the first probe
 
 
 def test_the_lock_covers_every_line_sharing_the_records() -> None:
