@@ -509,8 +509,13 @@
   {#- the store whole, project-wide: the key that keyed it, no rows deleted, no published
       release of this epoch without rows (macros/gates/store_integrity.sql) -#}
   {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
+  {#- the line's story; its count of the records shared with the line's stored rows is the
+      one the gate reads below (the same records and store rows, counted in the same pass) -#}
+  {%- set story_shared = [] -%}
   {%- if problems | length == 0 and key is not none and store_rows > 0 -%}
-    {%- do base.update({'line': dbt_deid.line_story(cfg, truth, key, store)}) -%}
+    {%- set story = dbt_deid.line_story(cfg, truth, key, store) -%}
+    {%- if story is not none -%}{%- do story_shared.append(story.pop('records_shared')) -%}{%- endif -%}
+    {%- do base.update({'line': story}) -%}
   {%- endif -%}
   {%- if problems | length > 0 -%}
     {#- a published table the history does not record is not excused by a restart alone
@@ -526,7 +531,7 @@
 
   {#- Records shared with the earlier releases (on the keyed hash). -#}
   {%- set rid = 't.' ~ dbt_deid.ident(cfg.record_id) -%}
-  {%- set shared = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
+  {%- set shared = story_shared[0] if story_shared else run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql(rid, 'k') ~ " as record_key from " ~ truth ~ " as t cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
   {%- set epoch_ids = dbt_deid.line_release_ids(cfg, store) -%}
   {%- if shared == 0 -%}
     {#- review 8, F4: no record shared with the line's published versions of this epoch is the
