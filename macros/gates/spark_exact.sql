@@ -87,10 +87,14 @@
   {%- if q > 62 -%}{{ exceptions.raise_compiler_error('dbt_deid: the exact check on Spark takes at most 62 quasi-identifier columns across the combinations, got ' ~ q) }}{%- endif -%}
   {%- set pub = [] -%}{%- set tru = [] -%}
   {%- for c in cols -%}{%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}{%- endfor -%}
-  with base as (
+  {%- set base %}
     select {% for i in range(q) %}{{ pub[i] }} as p{{ i }}, {{ tru[i] }} as t{{ i }}, {% endfor %}{% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n
     from {{ relation }}
     group by {% for i in range(q) %}{{ pub[i] }}, {{ tru[i] }}{% if not loop.last %}, {% endif %}{% endfor %}
+  {%- endset %}
+  {#- base, released and consistent are read several times (cte_computed_once: once on Spark) -#}
+  with base as (
+    {{ dbt_deid.cte_computed_once(base) }}
   ),
   combos as (
     {%- for b in combinations %}
@@ -123,12 +127,15 @@
     having max(case when f >= {{ prune_k }}{% for i in range(q) %} and (p{{ i }} is null or p{{ i }} = t{{ i }}){% endfor %} then 1 else 0 end) = 0
     {%- endif %}
   ),
-  released as (
+  {%- set released %}
     select cid, {% for i in range(q) %}p{{ i }}, {% endfor %}
       {% for i in range(q) %}(case when p{{ i }} is null then {{ 2 ** i }}L else 0 end){% if not loop.last %} + {% endif %}{% endfor %} as mask,
       sum(n) as n
     from stacked
     group by cid{% for i in range(q) %}, p{{ i }}{% endfor %}
+  {%- endset %}
+  released as (
+    {{ dbt_deid.cte_computed_once(released) }}
   ),
   masks as (
     select distinct cid, mask from released
@@ -141,9 +148,9 @@
     from truth as t
     inner join masks as m on m.cid = t.cid
   ),
-  consistent as (
-    {#- every true tuple has at least one mask of its combination (its own records'), so the
-        left join keeps each one, with 0 when no released record matched -#}
+  {#- every true tuple has at least one mask of its combination (its own records'), so the
+      left join keeps each one, with 0 when no released record matched -#}
+  {%- set consistent %}
     select k.cid, {% for i in range(q) %}k.t{{ i }}, {% endfor %}k.n_true, coalesce(sum(r.n), 0) as consistent
     from keyed as k
     left join released as r
@@ -152,5 +159,8 @@
     {%- if prune_k is not none %}
     having coalesce(sum(r.n), 0) < {{ prune_k }}  {#- as the default: only the tuples below prune_k #}
     {%- endif %}
+  {%- endset %}
+  consistent as (
+    {{ dbt_deid.cte_computed_once(consistent) }}
   )
 {%- endmacro %}

@@ -432,7 +432,7 @@ from ({{ dbt_deid.diagnostics_rows_sql(
 -- depends_on: {{ dbt_deid.release_ref('deid_suppressed') }}
 {%- endif %}
 with deid_released__ as (
-{{ rows }}
+{{ dbt_deid.cte_computed_once(rows) }}
 )
 {{ dbt_deid.exact_consistent_columns_sql('deid_released__', cfg.verified_combinations, masks) }}
 {%- endif %}

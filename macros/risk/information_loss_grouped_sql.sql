@@ -21,7 +21,8 @@
       {%- do prec.append('(cast(1 as ' ~ d ~ ') - (cast(t.n - t.c' ~ loop.index ~ ' as ' ~ d ~ ') + cast(t.c' ~ loop.index ~ ' as ' ~ d ~ ') * ' ~ spec.level ~ ' / nullif(hh.h' ~ loop.index ~ ', 0)) / t.n)') -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ ', ' if (w and not standalone) else 'with ' }}totals as (
+  {#- totals and each e<i> are read by every output row (cte_computed_once) -#}
+  {%- set totals %}
     {%- if w %}
     select cast(coalesce(sum({{ w }}), 0) as {{ b }}) as n
     {%- for q in qis %}, cast(coalesce(sum(case when {{ dbt_deid.ident(q) }} is not null then {{ w }} else 0 end), 0) as {{ b }}) as c{{ loop.index }}{% endfor %},
@@ -32,6 +33,9 @@
       count(case when {{ any_null | join(' or ') }} then 1 end) as any_suppressed
     {%- endif %}
     from {{ suppressed }}
+  {%- endset %}
+  {{ ', ' if (w and not standalone) else 'with ' }}totals as (
+    {{ dbt_deid.cte_computed_once(totals) }}
   )
   {%- if hierarchy is not none %}
   , heights as (
@@ -47,10 +51,13 @@
       cast(sum(n_or) over (partition by o) as {{ dbt.type_bigint() }}) as n_o
     from (select {{ o }} as o, {{ r }} as r, {{ ('cast(sum(' ~ w ~ ') as ' ~ b ~ ')') if w else 'count(*)' }} as n_or from {{ suppressed }} group by {{ o }}, {{ r }}) as o_r
   )
-  , e{{ loop.index }} as (
+  {%- set entropy %}
     select coalesce(sum(case when g.r is not null then g.n_or * -ln(1.0 * g.n_or / g.n_r) end) / ln(2.0), 0) as entropy_r,
       coalesce(sum(case when g.r is null then g.n_or * -ln(1.0 * g.n_o / t.n) end) / ln(2.0), 0) as entropy_s
     from g{{ loop.index }} as g cross join totals as t
+  {%- endset %}
+  , e{{ loop.index }} as (
+    {{ dbt_deid.cte_computed_once(entropy) }}
   )
   {%- endfor %}
   {%- for q in qis %}

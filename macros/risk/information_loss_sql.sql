@@ -36,9 +36,7 @@
     {%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}
   {%- endfor -%}{%- endfor -%}
   deid_loss_patterns as {{ dbt_deid.cte_materialized() }}(
-    select {{ cols | join(', ') }}, count(*) as n
-    from {{ suppressed }}
-    group by {{ cols | join(', ') }}
+    {{ dbt_deid.cte_computed_once('select ' ~ cols | join(', ') ~ ', count(*) as n from ' ~ suppressed ~ ' group by ' ~ cols | join(', ')) }}
   )
 {%- endmacro %}
 

@@ -44,13 +44,16 @@
                        'records_below_k_exact'],
       'information_loss': ['column_name', 'column_order', 'records', 'suppressed_cells', 'share_cells_suppressed',
                            'records_with_suppression', 'share_records_with_suppression', 'non_uniform_entropy', 'precision']} -%}
-  with deid_cdf__ as (
+  {%- set cdf %}
     {%- for q in cdf_queries %}
     select * from ({{ q }}) as c{{ loop.index }}
     {%- if not loop.last %}
     union all
     {%- endif %}
     {%- endfor %}
+  {%- endset %}
+  with deid_cdf__ as (
+    {{ dbt_deid.cte_computed_once(cdf) }}
   ),
   deid_histogram__ as (
     {{ dbt_deid.class_size_histogram_from_cdf_sql('deid_cdf__') }}

@@ -83,7 +83,7 @@
   {#- One GROUP BY to distinct tuples of every combination's columns, then classes and the
       records' smallest class from those patterns (each row stands for n records). #}
   with patterns as (
-    {{ dbt_deid.smallest_class_patterns_sql(relation, sets, count_column) }}
+    {{ dbt_deid.cte_computed_once(dbt_deid.smallest_class_patterns_sql(relation, sets, count_column)) }}
   ),
   {%- for b in sets %}
   sizes_{{ loop.index }} as (
