@@ -66,6 +66,7 @@ def macros() -> Any:
             information_loss_patterns_cte=call("information_loss_patterns_cte"),
             information_loss_grouped_sql=call("information_loss_grouped_sql"),
             cte_materialized=lambda: "materialized ", type_double=lambda: "double",
+            cte_computed_once=call("default__cte_computed_once"),
             release_ref=lambda name: {"deid_hierarchy": "hier"}[name],
             released_levels_flags_sql=call("default__released_levels_flags_sql"),
             released_levels_sums_sql=call("released_levels_sums_sql")),

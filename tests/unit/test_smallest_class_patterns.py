@@ -28,7 +28,8 @@ def _call(variant: str) -> Any:
             ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             risk_stage_columns=call("default__risk_stage_columns"),
             smallest_class_patterns_sql=call(f"{variant}__smallest_class_patterns_sql"),
-            class_sizes_sql=call("default__class_sizes_sql")),
+            class_sizes_sql=call("default__class_sizes_sql"),
+            cte_computed_once=lambda sql: sql),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
 
 
