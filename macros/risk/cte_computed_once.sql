@@ -9,7 +9,7 @@
     expression as a filter that keeps every row (`rand(0)` is in [0, 1)), so the rows are the
     body's. Elsewhere the body unchanged (DuckDB and PostgreSQL: cte_materialized). -#}
 {% macro cte_computed_once(sql) -%}
-  {{ return(adapter.dispatch('cte_computed_once', 'dbt_deid')(sql)) }}
+  {{ return(dbt_deid.own(adapter.dispatch('cte_computed_once', 'dbt_deid'))(sql)) }}
 {%- endmacro %}
 
 {% macro default__cte_computed_once(sql) -%}{{ return(sql) }}{%- endmacro %}
