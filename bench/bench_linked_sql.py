@@ -106,15 +106,20 @@ def main(argv: list[str] | None = None) -> int:
             sql["F4b count"] = str(call("changed_shared_records_sql")(
                 cfg, "truth", "deid_key", "store", ordered, QIS))
             best: dict[str, float] = {}
+            cpu: dict[str, float] = {}
             rows: dict[str, list] = {}
             for _ in range(args.repeat):
                 for name, query in sql.items():
-                    t = time.perf_counter()
+                    t, c = time.perf_counter(), time.process_time()
                     rows[name] = con.execute(query).fetchall()
                     best[name] = min(best.get(name, float("inf")), time.perf_counter() - t)
+                    cpu[name] = min(cpu.get(name, float("inf")), time.process_time() - c)
             print(f"  {versions} stored versions: fixed {best['fixed']:.2f} s"
                   f" {rows['fixed']}; baseline {best['baseline']:.2f} s {rows['baseline']};"
-                  f" F4b count {best['F4b count']:.2f} s")
+                  f" F4b count {best['F4b count']:.2f} s; same rows:"
+                  f" {sorted(rows['fixed']) == sorted(rows['baseline'])}")
+            print(f"    CPU (all DuckDB threads): fixed {cpu['fixed']:.2f} s, baseline"
+                  f" {cpu['baseline']:.2f} s ({cpu['fixed'] / cpu['baseline']:.2f})")
             print(f"    fixed / baseline {best['fixed'] / best['baseline']:.2f};"
                   f" fixed / F4b {best['fixed'] / best['F4b count']:.2f};"
                   f" baseline / F4b {best['baseline'] / best['F4b count']:.2f}")
