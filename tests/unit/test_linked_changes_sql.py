@@ -461,7 +461,8 @@ def test_a_nightly_line_of_eight_qis_and_many_versions(execute, versions):
     error in the gate, nothing published, every night the same (c4c498b on PostgreSQL at 100:
     `TooManyColumns: target lists can have at most 1664 entries`). Past a few versions the
     check is long: its widest select list is the same at 2 and at 100 stored versions, and at
-    100 its figures are the reference's (also on PostgreSQL: tests/integration/test_combined_levels_postgres.py)."""
+    100 its figures are the reference's (also on PostgreSQL:
+    tests/integration/test_combined_levels_postgres.py)."""
     from tests.combined_view_check import linked_figures
     from tests.sql_width import widest_select
 
