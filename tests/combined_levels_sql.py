@@ -42,13 +42,6 @@ def _ident(name: str) -> str:
     return '"' + name + '"'
 
 
-def _listagg(measure: str, delimiter: str, order_by: str | None = None,
-             limit: int | None = None) -> str:
-    """dbt.listagg as dbt-duckdb and dbt-postgres render it (string_agg, ordered)."""
-    assert limit is None
-    return f"string_agg({measure}, {delimiter} {order_by or ''})"
-
-
 def _caller(execute: Execute, files: Sequence[Path],
             columns_of: Callable[[Any], list[str]]) -> Callable[[str], Callable[..., Any]]:
     """``files``' macros rendered with the package's default forms on ``execute``;
@@ -63,8 +56,7 @@ def _caller(execute: Execute, files: Sequence[Path],
                 level_map_sql=call("level_map_sql"),
                 # each QI's original values in its own `<qi>__original` column
                 original_value_sources=lambda cfg: {q: q for q in cfg["released_qis"]}),
-            "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint",
-                                   listagg=_listagg),
+            "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint"),
             "adapter": SimpleNamespace(
                 get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
                                                      for n in columns_of(rel)],

@@ -228,7 +228,6 @@ def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.Dat
     combination: (changed records, smallest linked set, changed records below k)."""
     import duckdb
 
-    from tests.combined_levels_sql import _listagg
     from tests.macro_render import macro_caller
 
     def rows(published: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
@@ -257,7 +256,7 @@ def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.Dat
                     own=lambda m: m, ident=lambda n: '"' + n + '"',
                     literal=lambda v: "'" + str(v).replace("'", "''") + "'",
                     keyed_record_hash_sql=lambda e, _k: f"cast({e} as varchar)"),
-                "dbt": SimpleNamespace(type_string=lambda: "varchar", listagg=_listagg),
+                "dbt": SimpleNamespace(type_string=lambda: "varchar"),
                 "adapter": SimpleNamespace(
                     dispatch=lambda name, package: call("default__" + name),
                     get_columns_in_relation=lambda rel: [SimpleNamespace(name=n)
