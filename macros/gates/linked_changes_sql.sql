@@ -380,12 +380,13 @@
       release holding the target it is held too and fits there (changed now: the cells revealed
       of its state there; kept: its own cells): the pairs of groups that fit without the
       releases, then per pair the releases that fit, counted against the target's (one stored
-      row per record and release: the store's key). -#}
+      row per record and release: the store's key; releases are counted distinct all the same,
+      so a row stored twice is not a second release: review 15, M1). -#}
   {%- for b in combinations %}{% set j = loop.index %}
   {%- set cols = [] %}{% for q in b %}{% for c in ['__was', '__seen', '__cell'] %}{% do cols.append(q ~ c) %}{% endfor %}{% endfor %}
   , {{ I('deid_runs' ~ j) }} as (
-    select r.record_key, count(*) as deid_nrel, min(r.deid_rank) as deid_first, max(r.deid_rank) as deid_last
-      {%- for c in cols %}, min(r.{{ I(c) }}) as {{ I(c ~ '_lo') }}, max(r.{{ I(c) }}) as {{ I(c ~ '_hi') }}, count(r.{{ I(c) }}) as {{ I(c ~ '_n') }}{% endfor %}
+    select r.record_key, count(distinct r.deid_rank) as deid_nrel, min(r.deid_rank) as deid_first, max(r.deid_rank) as deid_last
+      {%- for c in cols %}, min(r.{{ I(c) }}) as {{ I(c ~ '_lo') }}, max(r.{{ I(c) }}) as {{ I(c ~ '_hi') }}, count(distinct case when r.{{ I(c) }} is not null then r.deid_rank end) as {{ I(c ~ '_n') }}{% endfor %}
     from deid_rel as r
     where r.record_key in (select record_key from deid_both)
     group by r.record_key
@@ -427,7 +428,7 @@
     where (f.deid_moved = 1{% for q in b %} and (pr.{{ I(q ~ '__seen') }} is null or pr.{{ I(q ~ '__seen') }} = tr.{{ I(q ~ '__was') }}){% endfor %})
        or (f.deid_moved = 0{% for q in b %} and (pr.{{ I(q ~ '__cell') }} is null or pr.{{ I(q ~ '__cell') }} = tr.{{ I(q ~ '__was') }}){% endfor %})
     group by f.t_rep, f.p_rep, f.n, f.deid_nrel
-    having count(*) = f.deid_nrel
+    having count(distinct tr.deid_rank) = f.deid_nrel
   )
   {%- endfor %}
   {%- for b in combinations %}{% set j = loop.index %}
