@@ -381,19 +381,20 @@
       of its state there; kept: its own cells): the pairs of groups that fit without the
       releases, then per pair the releases that fit, counted against the target's (one stored
       row per record and release: the store's key; releases are counted distinct all the same,
-      so a row stored twice is not a second release: review 15, M1). -#}
+      so a row stored twice is not a second release, and a record with a row twice is a group
+      of its own: review 15, M1). -#}
   {%- for b in combinations %}{% set j = loop.index %}
   {%- set cols = [] %}{% for q in b %}{% for c in ['__was', '__seen', '__cell'] %}{% do cols.append(q ~ c) %}{% endfor %}{% endfor %}
   , {{ I('deid_runs' ~ j) }} as (
-    select r.record_key, count(distinct r.deid_rank) as deid_nrel, min(r.deid_rank) as deid_first, max(r.deid_rank) as deid_last
-      {%- for c in cols %}, min(r.{{ I(c) }}) as {{ I(c ~ '_lo') }}, max(r.{{ I(c) }}) as {{ I(c ~ '_hi') }}, count(distinct case when r.{{ I(c) }} is not null then r.deid_rank end) as {{ I(c ~ '_n') }}{% endfor %}
+    select r.record_key, count(distinct r.deid_rank) as deid_nrel, count(*) as deid_rows, min(r.deid_rank) as deid_first, max(r.deid_rank) as deid_last
+      {%- for c in cols %}, min(r.{{ I(c) }}) as {{ I(c ~ '_lo') }}, max(r.{{ I(c) }}) as {{ I(c ~ '_hi') }}, count(r.{{ I(c) }}) as {{ I(c ~ '_n') }}{% endfor %}
     from deid_rel as r
     where r.record_key in (select record_key from deid_both)
     group by r.record_key
   ),
   {{ I('deid_sig' ~ j) }} as (
     select record_key, deid_nrel, deid_first, deid_last
-      , case when deid_last - deid_first + 1 = deid_nrel
+      , case when deid_last - deid_first + 1 = deid_nrel and deid_rows = deid_nrel
       {%- for c in cols %} and ({{ I(c ~ '_n') }} = 0 or ({{ I(c ~ '_n') }} = deid_nrel and {{ I(c ~ '_lo') }} = {{ I(c ~ '_hi') }})){% endfor %}
         then null else record_key end as deid_own
       {%- for c in cols %}, {{ I(c ~ '_lo') }}{% endfor %}
