@@ -2,7 +2,7 @@
 not a test.
 
     nice -n 19 .venv/bin/python bench/bench_linked_sql.py [--rows 300000] [--changed 0.001]
-        [--versions 2 5] [--baseline cd7e34a] [--repeat 2]
+        [--versions 2 5] [--baseline cd7e34a] [--repeat 2] [--long]
 
 A synthetic line on DuckDB in memory: ``--rows`` records over four QIs (province 13 values, age
 20, gender 2, diagnosis 300), every record in each of ``--versions`` stored releases (10% of
@@ -13,10 +13,13 @@ another age; two combinations at k = 5. Three queries run on the same tables, al
 
 * the linked check of this tree (review 10 final, H1: every stored release holding the target);
 * the same macro at ``--baseline`` (a git revision: the latest-state check of before H1);
+* with ``--long``, this tree's long form forced (the gate's choice at these sizes is the wide
+  form: the rendered SQL is the baseline's when the baseline is main c4c498b);
 * the F4b count (``changed_shared_records_sql``, the query the gate runs before it on the same
   path) as a yardstick.
 
-Prints seconds and the ratios against the baseline and the F4b count. The machine may be
+Prints seconds (wall; CPU of the process, DuckDB's threads included, less sensitive to a
+shared machine's load) and the ratios against the baseline and the F4b count. The machine may be
 shared: read the ratios.
 """
 
@@ -78,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--versions", type=int, nargs="+", default=[2, 5])
     parser.add_argument("--baseline", default="cd7e34a", help="git revision of the baseline")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--long", action="store_true",
+                        help="also this tree's long form, forced (the gate picks the wide form"
+                             " while its per-release columns are at most 400)")
     args = parser.parse_args(argv)
     gates = REPO / "macros" / "gates"
     old = subprocess.run(["git", "-C", str(REPO), "show",
@@ -103,18 +109,31 @@ def main(argv: list[str] | None = None) -> int:
                 sql[name] = str(call("linked_changes_sql")(
                     cfg, "truth", "deid_key", "store", ordered, levels, lv, COMBINATIONS, 5,
                     None))
+                if name == "fixed" and args.long:  # this tree's long form, forced
+                    sql["long"] = str(call("linked_changes_sql")(
+                        cfg, "truth", "deid_key", "store", ordered, levels, lv, COMBINATIONS,
+                        5, None, True))
             sql["F4b count"] = str(call("changed_shared_records_sql")(
                 cfg, "truth", "deid_key", "store", ordered, QIS))
             best: dict[str, float] = {}
+            cpu: dict[str, float] = {}
             rows: dict[str, list] = {}
             for _ in range(args.repeat):
                 for name, query in sql.items():
-                    t = time.perf_counter()
+                    t, c = time.perf_counter(), time.process_time()
                     rows[name] = con.execute(query).fetchall()
                     best[name] = min(best.get(name, float("inf")), time.perf_counter() - t)
+                    cpu[name] = min(cpu.get(name, float("inf")), time.process_time() - c)
             print(f"  {versions} stored versions: fixed {best['fixed']:.2f} s"
                   f" {rows['fixed']}; baseline {best['baseline']:.2f} s {rows['baseline']};"
-                  f" F4b count {best['F4b count']:.2f} s")
+                  f" F4b count {best['F4b count']:.2f} s; same rows:"
+                  f" {sorted(rows['fixed']) == sorted(rows['baseline'])}")
+            print(f"    CPU (all DuckDB threads): fixed {cpu['fixed']:.2f} s, baseline"
+                  f" {cpu['baseline']:.2f} s ({cpu['fixed'] / cpu['baseline']:.2f})")
+            if args.long:
+                print(f"    long form (forced): {best['long']:.2f} s, CPU {cpu['long']:.2f} s"
+                      f" ({cpu['long'] / cpu['baseline']:.2f} of the baseline's CPU); same rows:"
+                      f" {sorted(rows['long']) == sorted(rows['baseline'])}")
             print(f"    fixed / baseline {best['fixed'] / best['baseline']:.2f};"
                   f" fixed / F4b {best['fixed'] / best['F4b count']:.2f};"
                   f" baseline / F4b {best['baseline'] / best['F4b count']:.2f}")

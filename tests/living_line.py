@@ -10,6 +10,7 @@ onto the records (records of one pattern numbered by record id). The core
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -266,9 +267,12 @@ def sql_linked(qis: Sequence[str], versions: Sequence[tuple[pd.DataFrame, pd.Dat
     ordered = [f"r{i}" for i in range(len(earlier))]
     zero = {q: 0 for q in qis}
     cfg = {"released_qis": list(qis), "record_id": "rid"}
+    # LINKED_FORM=long or wide: the macro's form forced (fuzz/fuzz_refresh.py on the long form
+    # against main's, whose lines are too short to reach it); unset: the gate's own choice
+    form = {"long": True, "wide": False}.get(os.environ.get("LINKED_FORM", ""))
     sql = _CALLER[0]("linked_changes_sql")(
         cfg, "truth", "deid_key", "store", ordered, {r: zero for r in ordered}, zero,
-        [list(b) for b in combinations], k)
+        [list(b) for b in combinations], k, None, form)
     return {r[0]: (int(r[1]), None if r[2] is None else int(r[2]), int(r[3]))
             for r in con.execute(str(sql)).fetchall()}
 

@@ -506,7 +506,7 @@
       {%- do base.update({'key_check': run_query("select " ~ dbt_deid.key_check_sql('k') ~ " from " ~ key ~ " as k").rows[0][0]}) -%}
     {%- endif -%}
   {%- endif -%}
-  {#- the store whole, project-wide: the key that keyed it, no rows deleted, no published
+  {#- the store whole, project-wide: the key that keyed it, no rows deleted or stored twice, no published
       release of this epoch without rows (macros/gates/store_integrity.sql) -#}
   {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
   {#- the line's story; its count of the records shared with the line's stored rows is the

@@ -58,12 +58,19 @@
     Rows: (combination, changed records (targets), smallest linked consistent set, changed records below
     k), one per combination of `combinations` (lists of QI names); counts only, never a value.
     `release_levels`: {release_id: {qi: level}}; `current`: {qi: level} of the candidate. -#}
-{% macro linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('linked_changes_sql', 'dbt_deid'))(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy)) }}
+{% macro linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none, long_form=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('linked_changes_sql', 'dbt_deid'))(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy, long_form)) }}
 {%- endmacro %}
 
-{% macro default__linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none) -%}
+{% macro default__linked_changes_sql(cfg, truth, key, store, ordered, release_levels, current, combinations, k, hierarchy=none, long_form=none) -%}
   {%- set qis = cfg.released_qis -%}
+  {#- the wide form (3 x Q + 1 columns per stored release: at 8 QIs a widest select list of
+      25 x R + 44, PostgreSQL's limit of 1,664 entries at 65 stored versions) while those
+      columns are at most 400 (4 QIs: 30 versions, where the two forms cost the same CPU on
+      DuckDB; 8 QIs: 16), as the wide form is the cheaper at a few versions; past them the long
+      form, whose width does not grow with the stored versions (docs/living-release.md, "The
+      linked check's width"). `long_form` true or false forces one (the tests run both). -#}
+  {%- set long = ((3 * qis | length + 1) * ordered | length > 400) if long_form is none else long_form -%}
   {%- set I = dbt_deid.ident -%}
   {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
   {%- set rank = [] -%}
@@ -110,6 +117,7 @@
     from {{ store }} as r
     where r.release_id in ({% for i in ordered %}{{ dbt_deid.literal(i) }}{{ ', ' if not loop.last }}{% endfor %})
   ),
+  {%- if not long %}
   {#- each state of each record (its true values and levels; NULL equal to NULL) with the cells
       any stored release revealed of it and the releases of `ordered` holding it (one GROUP BY
       of the store's rows), then one row per record with, per release, whether it holds the
@@ -145,6 +153,41 @@
       {%- endfor %}
     from deid_history as h
   ),
+  {%- else %}
+  {#- each state of each record (its true values and levels; NULL equal to NULL) with the cells
+      any stored release revealed of it and the latest release holding it (one GROUP BY of the
+      store's rows). Long form (session 15): nothing per release is a column, so the query's
+      width does not grow with the stored versions (PostgreSQL refuses a select list of more
+      than 1,664 entries); the per-release detail is `deid_rel`, one row per stored row. -#}
+  deid_states as (
+    select record_key
+      {%- for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}, max({{ I(q ~ '__cell') }}) as {{ I(q ~ '__seen') }}{% endfor %}
+      , max(deid_rank) as deid_rank
+    from deid_stored
+    group by record_key{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}{% endfor %}
+  ),
+  {#- each record's latest stored state (the state held by the latest release holding the
+      record): what a change is measured against -#}
+  deid_earlier as (
+    select record_key, deid_rank{% for q in qis %}, {{ I(q ~ '__lv') }}, {{ I(q ~ '__was') }}, {{ I(q ~ '__seen') }}{% endfor %}
+    from (
+      select st.*, max(st.deid_rank) over (partition by st.record_key) as deid_last
+      from deid_states as st
+    ) as st
+    where deid_rank = deid_last
+  ),
+  {#- per stored row (record, release): its true values there (`__was`), the cells any stored
+      release revealed of the state it holds (`__seen`) and its own cells (`__cell`) -#}
+  deid_rel as (
+    select s.record_key, s.deid_rank
+      {%- for q in qis %}, s.{{ I(q ~ '__was') }}, st.{{ I(q ~ '__seen') }}, s.{{ I(q ~ '__cell') }}{% endfor %}
+    from deid_stored as s
+    inner join deid_states as st on st.record_key = s.record_key
+      {%- for q in qis %}
+      and st.{{ I(q ~ '__lv') }} = s.{{ I(q ~ '__lv') }} and (st.{{ I(q ~ '__was') }} = s.{{ I(q ~ '__was') }} or (st.{{ I(q ~ '__was') }} is null and s.{{ I(q ~ '__was') }} is null))
+      {%- endfor %}
+  ),
+  {%- endif %}
   {#- per QI with stored levels finer than the candidate's: the hierarchy from an original
       value to those levels (an original value with two values at one level left unmapped: a
       change, fail closed, and a record is never joined twice) -#}
@@ -292,6 +335,7 @@
     {%- endfor %}
     {%- endif %}
   )
+  {%- if not long %}
   {%- for b in combinations %}
   {%- set t_cols = [I('deid_moved')] -%}{%- set p_cols = [] -%}{%- set on = [] -%}{%- set late = [] -%}
   {%- for i in range(1, ordered | length + 1) -%}
@@ -323,6 +367,85 @@
     group by {% for c in t_cols %}t.{{ c }}, {% endfor %}t.n
   ) as x
   {%- endfor %}
+  {%- else %}
+  {#- per combination: the records present in both grouped as the wide form grouped them (on
+      the releases holding them and, per release, the values the check compares), without a
+      column per release: a record whose stored rows are "uniform" (held by a run of
+      consecutive releases, the same value of each compared column in every one of them, as a
+      kept record's cells are night after night) is keyed by its first and last release and
+      those values; any other record is a group of its own (keyed by its record key). Records
+      of one key have the same detail; a group's detail is its representative's rows
+      (`deid_rel`). A record counts for a target if it fits the target on the candidate's cells
+      (and, for a target changed now, its latest state's revealed cells), and in every stored
+      release holding the target it is held too and fits there (changed now: the cells revealed
+      of its state there; kept: its own cells): the pairs of groups that fit without the
+      releases, then per pair the releases that fit, counted against the target's (one stored
+      row per record and release: the store's key; releases are counted distinct all the same,
+      so a row stored twice is not a second release, and a record with a row twice is a group
+      of its own: review 15, M1). -#}
+  {%- for b in combinations %}{% set j = loop.index %}
+  {%- set cols = [] %}{% for q in b %}{% for c in ['__was', '__seen', '__cell'] %}{% do cols.append(q ~ c) %}{% endfor %}{% endfor %}
+  , {{ I('deid_runs' ~ j) }} as (
+    select r.record_key, count(distinct r.deid_rank) as deid_nrel, count(*) as deid_rows, min(r.deid_rank) as deid_first, max(r.deid_rank) as deid_last
+      {%- for c in cols %}, min(r.{{ I(c) }}) as {{ I(c ~ '_lo') }}, max(r.{{ I(c) }}) as {{ I(c ~ '_hi') }}, count(r.{{ I(c) }}) as {{ I(c ~ '_n') }}{% endfor %}
+    from deid_rel as r
+    where r.record_key in (select record_key from deid_both)
+    group by r.record_key
+  ),
+  {{ I('deid_sig' ~ j) }} as (
+    select record_key, deid_nrel, deid_first, deid_last
+      , case when deid_last - deid_first + 1 = deid_nrel and deid_rows = deid_nrel
+      {%- for c in cols %} and ({{ I(c ~ '_n') }} = 0 or ({{ I(c ~ '_n') }} = deid_nrel and {{ I(c ~ '_lo') }} = {{ I(c ~ '_hi') }})){% endfor %}
+        then null else record_key end as deid_own
+      {%- for c in cols %}, {{ I(c ~ '_lo') }}{% endfor %}
+    from {{ I('deid_runs' ~ j) }}
+  ),
+  {{ I('deid_t' ~ j) }} as (
+    select min(x.record_key) as deid_rep, max(g.deid_nrel) as deid_nrel, x.deid_moved
+      {%- for q in b %}, x.{{ I(q ~ '__lv') }}, x.{{ I(q ~ '__was') }}, x.{{ I(q ~ '__is') }}{% endfor %}, count(*) as n
+    from deid_both as x
+    inner join {{ I('deid_sig' ~ j) }} as g on g.record_key = x.record_key
+    where x.deid_moved = 1 or x.deid_restated = 1
+    group by g.deid_own, g.deid_first, g.deid_last{% for c in cols %}, g.{{ I(c ~ '_lo') }}{% endfor %}, x.deid_moved{% for q in b %}, x.{{ I(q ~ '__lv') }}, x.{{ I(q ~ '__was') }}, x.{{ I(q ~ '__is') }}{% endfor %}
+  ),
+  {{ I('deid_p' ~ j) }} as (
+    select min(x.record_key) as deid_rep
+      {%- for q in b %}, x.{{ I(q ~ '__lv') }}, x.{{ I(q ~ '__seen') }}, x.{{ I(q ~ '__now') }}{% endfor %}, count(*) as n
+    from deid_both as x
+    inner join {{ I('deid_sig' ~ j) }} as g on g.record_key = x.record_key
+    group by g.deid_own, g.deid_first, g.deid_last{% for c in cols %}, g.{{ I(c ~ '_lo') }}{% endfor %}{% for q in b %}, x.{{ I(q ~ '__lv') }}, x.{{ I(q ~ '__seen') }}, x.{{ I(q ~ '__now') }}{% endfor %}
+  ),
+  {{ I('deid_fit' ~ j) }} as (
+    select t.deid_rep as t_rep, t.deid_nrel, t.deid_moved, p.deid_rep as p_rep, p.n
+    from {{ I('deid_t' ~ j) }} as t
+    inner join {{ I('deid_p' ~ j) }} as p
+      on {% for q in b %}(p.{{ I(q ~ '__now') }} is null or p.{{ I(q ~ '__now') }} = t.{{ I(q ~ '__is') }}) and {% endfor %}(t.deid_moved = 0 or ({% for q in b %}(p.{{ I(q ~ '__seen') }} is null or (p.{{ I(q ~ '__lv') }} = t.{{ I(q ~ '__lv') }} and p.{{ I(q ~ '__seen') }} = t.{{ I(q ~ '__was') }})){{ ' and ' if not loop.last }}{% endfor %}))
+  ),
+  {{ I('deid_linked' ~ j) }} as (
+    select f.t_rep, f.p_rep, f.n
+    from {{ I('deid_fit' ~ j) }} as f
+    inner join deid_rel as tr on tr.record_key = f.t_rep
+    inner join deid_rel as pr on pr.record_key = f.p_rep and pr.deid_rank = tr.deid_rank
+    where (f.deid_moved = 1{% for q in b %} and (pr.{{ I(q ~ '__seen') }} is null or pr.{{ I(q ~ '__seen') }} = tr.{{ I(q ~ '__was') }}){% endfor %})
+       or (f.deid_moved = 0{% for q in b %} and (pr.{{ I(q ~ '__cell') }} is null or pr.{{ I(q ~ '__cell') }} = tr.{{ I(q ~ '__was') }}){% endfor %})
+    group by f.t_rep, f.p_rep, f.n, f.deid_nrel
+    having count(distinct tr.deid_rank) = f.deid_nrel
+  )
+  {%- endfor %}
+  {%- for b in combinations %}{% set j = loop.index %}
+  {{ 'union all' if not loop.first }}
+  select {{ dbt_deid.literal(b | join('+')) }} as combination,
+    coalesce(sum(x.n), 0) as changed_records,
+    min(x.linked) as min_linked,
+    coalesce(sum(case when x.linked < {{ k | int }} then x.n else 0 end), 0) as below_k
+  from (
+    select t.n, coalesce(sum(m.n), 0) as linked
+    from {{ I('deid_t' ~ j) }} as t
+    left join {{ I('deid_linked' ~ j) }} as m on m.t_rep = t.deid_rep
+    group by t.deid_rep, t.n
+  ) as x
+  {%- endfor %}
+  {%- endif %}
 {%- endmacro %}
 
 {#- The gate combined_releases' use of linked_changes_sql: runs it and returns

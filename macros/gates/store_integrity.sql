@@ -10,6 +10,11 @@
     * rows deleted (hole 4): a published release whose store holds fewer distinct records than
       the history's `published_rows` for it refuses (distinct: copies of the rows left would
       otherwise make up the count).
+    * rows repeated (review 15, M1): a published release whose store holds more rows than
+      distinct records (the store appended to itself, e.g. a backup restored with `insert`
+      instead of replacing the rows) refuses: each record is one row per release (the record
+      id is unique), and the gate's linked check counts a record's rows as the releases
+      holding it. A release already refused for fewer records is not named again.
     * the store dropped or emptied (hole 2): a published discharge release with no store rows
       refuses every release of the project (only this release name's versions of an earlier
       epoch, left behind by its own restart, are not asked for: another name's restart must not
@@ -40,11 +45,11 @@
   {%- set line = "line_json" if 'line_json' in have else "cast(null as " ~ s ~ ")" -%}
   {%- set published = run_query("select release_id, release_name, release_version, " ~ line ~ ", published_rows from " ~ history
         ~ " where status = 'published' and (" ~ kind ~ " = 'discharge' or " ~ kind ~ " is null) order by recorded_at, release_id").rows -%}
-  {%- set counts = {} -%}{%- set foreign = [] -%}
+  {%- set counts = {} -%}{%- set rows = {} -%}{%- set foreign = [] -%}
   {%- if store_found -%}
     {%- set check = ("sum(case when r.key_check is null or r.key_check <> " ~ dbt_deid.key_check_sql('k') ~ " then 1 else 0 end)") if key is not none else "0" -%}
-    {%- for r in run_query("select r.release_id, count(distinct r.record_key), " ~ check ~ " from " ~ store ~ " as r" ~ ((" cross join " ~ key ~ " as k") if key is not none else "") ~ " group by r.release_id order by 1").rows -%}
-      {%- do counts.update({r[0]: r[1] | int}) -%}
+    {%- for r in run_query("select r.release_id, count(distinct r.record_key), " ~ check ~ ", count(*) from " ~ store ~ " as r" ~ ((" cross join " ~ key ~ " as k") if key is not none else "") ~ " group by r.release_id order by 1").rows -%}
+      {%- do counts.update({r[0]: r[1] | int}) -%}{%- do rows.update({r[0]: r[3] | int}) -%}
       {%- if (r[2] or 0) | int > 0 -%}{%- do foreign.append(r[0] ~ ' (' ~ r[2] ~ ' rows)') -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
@@ -52,7 +57,7 @@
     {%- do out.append("the key in " ~ key ~ " is not the key that keyed the stored rows of release(s) " ~ foreign | join(', ') ~ " (the key was replaced, or the rows' key fingerprint key_check emptied: every record would look new, recipients would hold each record twice; restore the key and the store, or restart the line)") -%}
   {%- endif -%}
   {%- set epoch = dbt_deid.line_epoch() -%}
-  {%- set missing = [] -%}{%- set short = [] -%}{%- set rekeyed = [] -%}
+  {%- set missing = [] -%}{%- set short = [] -%}{%- set rekeyed = [] -%}{%- set repeated = [] -%}
   {%- set current_check = run_query("select " ~ dbt_deid.key_check_sql('k') ~ " from " ~ key ~ " as k").rows[0][0] if key is not none else none -%}
   {%- for r in published -%}
     {%- set manifest = fromjson(r[3]) if r[3] else none -%}
@@ -66,6 +71,8 @@
       {%- do missing.append(label) -%}
     {%- elif n > 0 and r[4] is not none and n < r[4] | int -%}
       {%- do short.append(label ~ ': ' ~ n ~ ' of ' ~ r[4] ~ ' rows') -%}
+    {%- elif n > 0 and rows.get(r[0], 0) > n -%}
+      {%- do repeated.append(label ~ ': ' ~ rows.get(r[0]) ~ ' rows of ' ~ n ~ ' records') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if rekeyed | length > 0 -%}
@@ -76,6 +83,9 @@
   {%- endif -%}
   {%- if short | length > 0 -%}
     {%- do out.append("the per-record store " ~ store ~ " holds fewer rows than published for release(s) " ~ short | join(', ') ~ " (rows deleted: their records would look new)") -%}
+  {%- endif -%}
+  {%- if repeated | length > 0 -%}
+    {%- do out.append("the per-record store " ~ store ~ " holds more rows than records for release(s) " ~ repeated | join(', ') ~ " (rows stored twice: the store appended to itself, e.g. a backup restored with insert instead of replacing the rows; the linked check would count a record's copies as releases holding it): restore the store from a backup by replacing its rows, not inserting them") -%}
   {%- endif -%}
   {{ return(out) }}
 {%- endmacro %}

@@ -139,6 +139,40 @@ def test_the_store_whole_passes_and_each_hole_is_refused() -> None:
     assert "r1" in msg and "r2" in msg and "r3" not in msg
 
 
+def test_a_store_holding_rows_twice_is_refused() -> None:
+    """Review 15, M1: a store appended to itself (a backup restored with `insert` instead of
+    replacing the rows) holds each (record, release) row twice; the count of distinct records
+    still matched the history, so nothing refused it, and the gate's linked check in long form
+    counted a record's duplicate rows as releases holding it (fail open: a target consistent
+    with one record passed). Refused, naming the store, the releases and the way out; a
+    release with fewer records than published keeps its own refusal (one message)."""
+    con = duckdb.connect()
+    _project(con)
+    call = _caller(con)
+    assert _problems(call) == []
+    con.execute("insert into store select * from store")
+    (msg,) = _problems(call)
+    assert "the per-record store store holds more rows than records" in msg
+    assert ("x version 1 (release r1): 20 rows of 10 records" in msg
+            and "y version 1 (release r2): 10 rows of 5 records" in msg
+            and "z version 1 (release r3): 8 rows of 4 records" in msg)
+    assert "restore the store from a backup" in msg
+    # one row of one release twice is enough
+    con.execute("delete from store")
+    for rid, n in [("r1", 10), ("r2", 5), ("r3", 4)]:
+        con.execute(f"insert into store select '{rid}', md5('k3y|' || range), {FINGERPRINT}"
+                    f" from range({n})")
+    con.execute("insert into store select * from store where release_id = 'r2' limit 1")
+    (msg,) = _problems(call)
+    assert "y version 1 (release r2): 6 rows of 5 records" in msg and "r1" not in msg
+    # rows deleted and the rows left copied up to the published count: refused as rows
+    # deleted (the test above), not twice
+    con.execute("delete from store where release_id = 'r2' and record_key in"
+                " (select md5('k3y|' || range) from range(3))")
+    (msg,) = _problems(call)
+    assert "fewer rows than published" in msg and "y version 1 (release r2): 2 of 5" in msg
+
+
 class _Rel:
     """A relation in the main schema, as the macros read it."""
 
