@@ -43,9 +43,27 @@ import threading
 from pathlib import Path
 
 #: Imported once by the server: what every dbt run on DuckDB imports, and starts no thread.
+#: The second line is what the package's Python models import (every build of a release runs
+#: ``deid_release_plan`` and ``deid_suppression_map``): pandas, numpy and pyarrow (dbt-duckdb
+#: hands a model its refs as pandas frames through arrow) and the package's glue of those two
+#: models with the core modules it imports; each forked build paid ~0.5 CPU s importing them
+#: (docs/performance.md, "Suite time, session 15"). numpy's OpenBLAS and pyarrow's jemalloc each
+#: start a thread when loaded, which a fork would not carry: the server loads them with
+#: ``SERVER_ENV``, under which neither does.
 PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
-           "dbt.parser.sql", "duckdb", "agate")
+           "dbt.parser.sql", "duckdb", "agate",
+           "numpy", "pandas", "pyarrow", "pyarrow.pandas_compat", "dbt_common.clients.agate_helper",
+           "dbt_deid.dbt_side.entry", "dbt_deid.dbt_side.glue.release",
+           "dbt_deid.dbt_side.glue.map_model")
+#: The server's own environment on top of the test process's (never a child's: each child gets
+#: the environment its request names, ``_become``), kept by what the server loads in its
+#: children: OpenBLAS with one thread (the package's only float products through BLAS are
+#: ``np.dot`` over a hierarchy level's labels in ola/metrics.py, far below the 10,000 elements
+#: from which OpenBLAS splits a dot product between threads; integer products do not use BLAS:
+#: the same results) and pyarrow's jemalloc without its background thread (it returns freed
+#: memory to the system; nothing computed depends on it).
+SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 #: Variables a request may set differently from the server's environment (read at run time
 #: only: the package's settings, dbt's usage-stats switch, pytest's current test, the Python
 #: that pyspark starts for its workers, read when a Spark session starts: pyspark is not
@@ -131,7 +149,7 @@ class ForkServer:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = subprocess.Popen(
             [sys.executable, __file__, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=self.env, text=True, bufsize=1)
+            stderr=subprocess.DEVNULL, env={**self.env, **SERVER_ENV}, text=True, bufsize=1)
         hello = self._reply()
         if not hello.get("ready"):
             self._give_up(f"the fork server did not start: {hello.get('error', 'no reply')}")

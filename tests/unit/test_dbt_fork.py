@@ -107,3 +107,26 @@ def test_a_server_that_cannot_start_or_dies_is_not_used(script, tmp_path):
     dying.proc.wait()
     done = _run(script, "5", tmp_path, dying.env, dying)
     assert done.returncode == 5 and not isinstance(done, dbt_fork.Completed)
+
+
+
+def test_the_suite_preload_starts_no_thread_and_children_get_their_own_env(tmp_path):
+    """The suite's preload (dbt, and the Python models' pandas, numpy, pyarrow and glue) loads
+    without a thread under SERVER_ENV, so the server starts (a server whose imports started one
+    refuses to, and every run would be a subprocess); a child has the modules, one thread, and
+    the environment of its request, not SERVER_ENV."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os, sys\n"
+        "modules, names = sys.argv[1].split(','), sys.argv[2].split(',')\n"
+        "print([m for m in modules if m not in sys.modules], len(os.listdir('/proc/self/task')),"
+        " [n for n in names if n in os.environ])\n")
+    server = dbt_fork.ForkServer()
+    try:
+        assert server.alive
+        done = dbt_fork.run([sys.executable, str(probe), ",".join(dbt_fork.PRELOAD),
+                             ",".join(dbt_fork.SERVER_ENV)], tmp_path, server.env, server)
+    finally:
+        server.close()
+    assert isinstance(done, dbt_fork.Completed), done.stderr
+    assert done.stdout == "[] 1 []\n", (done.stdout, done.stderr)
