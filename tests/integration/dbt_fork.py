@@ -366,8 +366,10 @@ def _become(request: dict) -> None:
     os.chdir(request["cwd"])
     if os.environ.get("DBT_DEID_TEST_JINJA_CACHE"):  # jinja_cache.py, beside this file
         import jinja_cache
+        import parse_cache  # the macro files' parse: the same switch and folder
 
         jinja_cache.install(os.environ["DBT_DEID_TEST_JINJA_CACHE"])
+        parse_cache.install(os.environ["DBT_DEID_TEST_JINJA_CACHE"])
     argv = request["argv"]
     if argv[0] == "-m":  # as ``python -m module``: the folder first on the path
         sys.argv = ["-m", *argv[2:]]
