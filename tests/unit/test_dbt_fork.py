@@ -28,9 +28,15 @@ sys.exit(int(what))
 """
 
 
+def _cold(preload: tuple[str, ...]) -> dbt_fork.ForkServer:
+    """A server of ``preload`` without the suite's warm-up of dbt's schemas and codecs (what
+    these tests check does not need it: ~4 CPU s a server)."""
+    return dbt_fork.ForkServer({**os.environ, "DBT_DEID_TEST_NO_WARM": "1"}, preload=preload)
+
+
 @pytest.fixture(scope="module")
 def server():
-    started = dbt_fork.ForkServer(preload=("json",))
+    started = _cold(("json",))
     assert started.alive
     yield started
     started.close()
@@ -99,10 +105,10 @@ def test_a_server_that_cannot_start_or_dies_is_not_used(script, tmp_path):
     assert not broken.alive
     done = _run(script, "0", tmp_path, broken.env, broken)
     assert not isinstance(done, dbt_fork.Completed) and done.returncode == 0
-    ending = dbt_fork.ForkServer(preload=("json",))
+    ending = _cold(("json",))
     ending.proc.stdin.close()  # its test process ended: the server exits on end of input
     assert ending.proc.wait(timeout=30) == 0
-    dying = dbt_fork.ForkServer(preload=("json",))
+    dying = _cold(("json",))
     os.kill(dying.proc.pid, signal.SIGKILL)
     dying.proc.wait()
     done = _run(script, "5", tmp_path, dying.env, dying)

@@ -4,6 +4,9 @@ changes with what compilation depends on."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import jinja2
 import pytest
 
@@ -96,11 +99,9 @@ def test_the_fork_server_installs_it_in_the_run_only(tmp_path) -> None:
                       "print(jinja2.Environment().from_string('{{ 6 * 7 }}')"
                       ".render(), hasattr(jinja2.Environment, '_dbt_deid_cache'),"
                       " hasattr(MacroParser, '_dbt_deid_parse_cache'))\n")
-    server = dbt_fork.ForkServer(preload=("jinja2", "dbt.parser.manifest"))
+    server = dbt_fork.ForkServer({**os.environ, "DBT_DEID_TEST_NO_WARM": "1"},  # no warm-up
+                                 preload=("jinja2", "dbt.parser.manifest"))
     try:
-        import os
-        import sys
-
         env = dict(server.env)
         plain = dbt_fork.run([sys.executable, str(script)], tmp_path, env, server)
         env[jinja_cache.ENV] = str(tmp_path / "cache")
