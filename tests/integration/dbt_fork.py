@@ -19,12 +19,13 @@ and its CPU seconds from ``os.wait4`` (the child's and its descendants': the run
 ``dbt_runner._log_run``), and exits when its request pipe closes (its test process ended).
 
 What is preloaded must not change behaviour: the server checks that the imports started no
-thread (a thread would not survive the fork; numpy's BLAS pool and pyarrow's allocator thread
-are why numpy, pandas and the package itself are not preloaded), and a request whose environment
-differs from the server's in anything but ``RUNTIME_ENV`` (variables read when a run needs them,
-never at import: dbt reads e.g. ``DBT_RECORDER_MODE`` and ``DBT_MACRO_DEBUGGING`` at import) runs
-as a plain subprocess instead. So does every request when the server cannot start or has died
-(said once in the log), and every request with ``DBT_DEID_TEST_NO_FORK=1``.
+thread (a thread would not survive the fork: numpy's BLAS pool and pyarrow's allocator thread
+start none only under ``SERVER_ENV``, the server's own environment), and a request whose
+environment differs from the server's in anything but ``RUNTIME_ENV`` (variables read when a
+run needs them, never at import: dbt reads e.g. ``DBT_RECORDER_MODE`` and
+``DBT_MACRO_DEBUGGING`` at import) runs as a plain subprocess instead. So does every request
+when the server cannot start or has died (said once in the log), and every request with
+``DBT_DEID_TEST_NO_FORK=1``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ from pathlib import Path
 PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
            "dbt.parser.sql", "duckdb", "agate",
-           "numpy", "pandas", "pyarrow", "pyarrow.pandas_compat", "dbt_common.clients.agate_helper",
+           "numpy", "pandas", "pyarrow", "pyarrow.pandas_compat",
+           "dbt_common.clients.agate_helper",
            "dbt_deid.dbt_side.entry", "dbt_deid.dbt_side.glue.release",
            "dbt_deid.dbt_side.glue.map_model")
 #: The server's own environment on top of the test process's (never a child's: each child gets
