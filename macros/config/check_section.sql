@@ -47,20 +47,20 @@
 {%- endmacro %}
 
 {#- The message for a non-null value its spec does not accept, else none (the Python twin is
-    dbt_deid.settings_check.value_error; positive comparisons, so NaN fails every numeric type). -#}
+    dbt_deid.settings_check.value_error; positive comparisons, so NaN fails every numeric type).
+    Only the value's type is checked (not every type, with two macro calls, for each of the
+    ~700 values of a parse: docs/performance.md, "Suite time, session 15"). -#}
 {% macro _value_error(v, spec) -%}
   {%- set t = spec.get('type', 'any') -%}
   {%- set num = v is number and v is not boolean -%}
-  {%- set ok = {
-      'fraction': num and v >= 0 and v <= 1, 'rate': num and v > 0 and v <= 1,
-      'positive': num and v > 0 and v * 0 == 0, 'number': num and v * 0 == 0, 'percentile': num and v > 0 and v <= 100,
-      'integer': v is integer and v is not boolean and v >= spec.get('min', v),
-      'boolean': v is boolean, 'string': v is string and v | length > 0,
-      'relation': (v is string and v | length > 0) or (v is mapping and v.get('source_name') is string and v.get('table') is string),
-      'columns': dbt_deid._is_list(v) and v | reject('string') | list | length == 0 and '' not in v and v | map('lower') | unique | list | length == v | length,
-      'mapping': v is mapping, 'list': dbt_deid._is_list(v),
-      'env_name': v is string and modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', v) is not none,
-  }.get(t, true) -%}
+  {%- set ok = (num and v >= 0 and v <= 1) if t == 'fraction' else (num and v > 0 and v <= 1) if t == 'rate'
+      else (num and v > 0 and v * 0 == 0) if t == 'positive' else (num and v * 0 == 0) if t == 'number' else (num and v > 0 and v <= 100) if t == 'percentile'
+      else (v is integer and v is not boolean and v >= spec.get('min', v)) if t == 'integer'
+      else (v is boolean) if t == 'boolean' else (v is string and v | length > 0) if t == 'string'
+      else ((v is string and v | length > 0) or (v is mapping and v.get('source_name') is string and v.get('table') is string)) if t == 'relation'
+      else (dbt_deid._is_list(v) and v | reject('string') | list | length == 0 and '' not in v and v | map('lower') | unique | list | length == v | length) if t == 'columns'
+      else (v is mapping) if t == 'mapping' else dbt_deid._is_list(v) if t == 'list'
+      else (v is string and modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', v) is not none) if t == 'env_name' else true -%}
   {%- if not ok -%}
     {{ return('must be ' ~ dbt_deid.settings_schema().types[t] ~ ((' >= ' ~ spec.min) if 'min' in spec else '') ~ ('' if t == 'env_name' else ', got ' ~ dbt_deid._describe(v))) }}
   {%- endif -%}

@@ -8,7 +8,7 @@
 
 {% macro default__literal(value) -%}
   {%- set text = value | string -%}
-  {%- do dbt_deid._reject_nul(text, 'value') -%}
+  {%- if modules.re.search('\x00', text) -%}{%- do dbt_deid._reject_nul(text, 'value') -%}{%- endif -%}
   {{ return("'" ~ text.replace("'", "''") ~ "'") }}
 {%- endmacro %}
 

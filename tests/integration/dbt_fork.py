@@ -19,12 +19,13 @@ and its CPU seconds from ``os.wait4`` (the child's and its descendants': the run
 ``dbt_runner._log_run``), and exits when its request pipe closes (its test process ended).
 
 What is preloaded must not change behaviour: the server checks that the imports started no
-thread (a thread would not survive the fork; numpy's BLAS pool and pyarrow's allocator thread
-are why numpy, pandas and the package itself are not preloaded), and a request whose environment
-differs from the server's in anything but ``RUNTIME_ENV`` (variables read when a run needs them,
-never at import: dbt reads e.g. ``DBT_RECORDER_MODE`` and ``DBT_MACRO_DEBUGGING`` at import) runs
-as a plain subprocess instead. So does every request when the server cannot start or has died
-(said once in the log), and every request with ``DBT_DEID_TEST_NO_FORK=1``.
+thread (a thread would not survive the fork: numpy's BLAS pool and pyarrow's allocator thread
+start none only under ``SERVER_ENV``, the server's own environment), and a request whose
+environment differs from the server's in anything but ``RUNTIME_ENV`` (variables read when a
+run needs them, never at import: dbt reads e.g. ``DBT_RECORDER_MODE`` and
+``DBT_MACRO_DEBUGGING`` at import) runs as a plain subprocess instead. So does every request
+when the server cannot start or has died (said once in the log), and every request with
+``DBT_DEID_TEST_NO_FORK=1``.
 """
 
 from __future__ import annotations
@@ -43,9 +44,28 @@ import threading
 from pathlib import Path
 
 #: Imported once by the server: what every dbt run on DuckDB imports, and starts no thread.
+#: The second line is what the package's Python models import (every build of a release runs
+#: ``deid_release_plan`` and ``deid_suppression_map``): pandas, numpy and pyarrow (dbt-duckdb
+#: hands a model its refs as pandas frames through arrow) and the package's glue of those two
+#: models with the core modules it imports; each forked build paid ~0.5 CPU s importing them
+#: (docs/performance.md, "Suite time, session 15"). numpy's OpenBLAS and pyarrow's jemalloc each
+#: start a thread when loaded, which a fork would not carry: the server loads them with
+#: ``SERVER_ENV``, under which neither does.
 PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt.adapters.duckdb.environments.local", "dbt.task.build", "dbt.compilation",
-           "dbt.parser.sql", "duckdb", "agate")
+           "dbt.parser.sql", "duckdb", "agate",
+           "numpy", "pandas", "pyarrow", "pyarrow.pandas_compat",
+           "dbt_common.clients.agate_helper",
+           "dbt_deid.dbt_side.entry", "dbt_deid.dbt_side.glue.release",
+           "dbt_deid.dbt_side.glue.map_model")
+#: The server's own environment on top of the test process's (never a child's: each child gets
+#: the environment its request names, ``_become``), kept by what the server loads in its
+#: children: OpenBLAS with one thread (the package's only float products through BLAS are
+#: ``np.dot`` over a hierarchy level's labels in ola/metrics.py, far below the 10,000 elements
+#: from which OpenBLAS splits a dot product between threads; integer products do not use BLAS:
+#: the same results) and pyarrow's jemalloc without its background thread (it returns freed
+#: memory to the system; nothing computed depends on it).
+SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 #: Variables a request may set differently from the server's environment (read at run time
 #: only: the package's settings, dbt's usage-stats switch, pytest's current test, the Python
 #: that pyspark starts for its workers, read when a Spark session starts: pyspark is not
@@ -131,7 +151,7 @@ class ForkServer:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = subprocess.Popen(
             [sys.executable, __file__, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=self.env, text=True, bufsize=1)
+            stderr=subprocess.DEVNULL, env={**self.env, **SERVER_ENV}, text=True, bufsize=1)
         hello = self._reply()
         if not hello.get("ready"):
             self._give_up(f"the fork server did not start: {hello.get('error', 'no reply')}")
@@ -348,8 +368,10 @@ def _become(request: dict) -> None:
     os.chdir(request["cwd"])
     if os.environ.get("DBT_DEID_TEST_JINJA_CACHE"):  # jinja_cache.py, beside this file
         import jinja_cache
+        import parse_cache  # the macro files' parse: the same switch and folder
 
         jinja_cache.install(os.environ["DBT_DEID_TEST_JINJA_CACHE"])
+        parse_cache.install(os.environ["DBT_DEID_TEST_JINJA_CACHE"])
     argv = request["argv"]
     if argv[0] == "-m":  # as ``python -m module``: the folder first on the path
         sys.argv = ["-m", *argv[2:]]

@@ -19,6 +19,7 @@ import duckdb
 import pytest
 
 from tests import browser
+from tests.integration import dbt_fork
 from tests.integration.dbt_runner import (
     INTEGRATION,
     NO_REPORT,
@@ -27,6 +28,7 @@ from tests.integration.dbt_runner import (
     deps,
     release_vars,
     run_dbt,
+    suite_caches,
 )
 
 pytestmark = pytest.mark.dbt
@@ -164,11 +166,13 @@ def test_advice_on_50000_discharge_abstracts_publishes(it_database, tmp_path) ->
 
 
 def _advise(variables: dict, db: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """`python -m dbt_deid advise --vars variables` in the integration project on ``db``."""
+    """`python -m dbt_deid advise --vars variables` in the integration project on ``db``: a
+    child of the fork server (dbt imported), with the suite's caches, as test_cli_build_dbt runs
+    `python -m dbt_deid build`."""
     deps(INTEGRATION)
-    env = {**os.environ, "DBT_DEID_DUCKDB_PATH": str(db), "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"}
-    return subprocess.run(
+    env = suite_caches({**os.environ, "DBT_DEID_DUCKDB_PATH": str(db),
+                        "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
+    return dbt_fork.run(
         [sys.executable, "-m", "dbt_deid", "advise", "--profiles-dir", "profiles",
          "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs"),
-         "--vars", json.dumps(variables)],
-        cwd=INTEGRATION, env=env, capture_output=True, text=True, timeout=900)
+         "--vars", json.dumps(variables)], INTEGRATION, env)

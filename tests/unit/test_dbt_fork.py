@@ -28,9 +28,15 @@ sys.exit(int(what))
 """
 
 
+def _cold(preload: tuple[str, ...]) -> dbt_fork.ForkServer:
+    """A server of ``preload`` without the suite's warm-up of dbt's schemas and codecs (what
+    these tests check does not need it: ~4 CPU s a server)."""
+    return dbt_fork.ForkServer({**os.environ, "DBT_DEID_TEST_NO_WARM": "1"}, preload=preload)
+
+
 @pytest.fixture(scope="module")
 def server():
-    started = dbt_fork.ForkServer(preload=("json",))
+    started = _cold(("json",))
     assert started.alive
     yield started
     started.close()
@@ -99,11 +105,34 @@ def test_a_server_that_cannot_start_or_dies_is_not_used(script, tmp_path):
     assert not broken.alive
     done = _run(script, "0", tmp_path, broken.env, broken)
     assert not isinstance(done, dbt_fork.Completed) and done.returncode == 0
-    ending = dbt_fork.ForkServer(preload=("json",))
+    ending = _cold(("json",))
     ending.proc.stdin.close()  # its test process ended: the server exits on end of input
     assert ending.proc.wait(timeout=30) == 0
-    dying = dbt_fork.ForkServer(preload=("json",))
+    dying = _cold(("json",))
     os.kill(dying.proc.pid, signal.SIGKILL)
     dying.proc.wait()
     done = _run(script, "5", tmp_path, dying.env, dying)
     assert done.returncode == 5 and not isinstance(done, dbt_fork.Completed)
+
+
+
+def test_the_suite_preload_starts_no_thread_and_children_get_their_own_env(tmp_path):
+    """The suite's preload (dbt, and the Python models' pandas, numpy, pyarrow and glue) loads
+    without a thread under SERVER_ENV, so the server starts (a server whose imports started one
+    refuses to, and every run would be a subprocess); a child has the modules, one thread, and
+    the environment of its request, not SERVER_ENV."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os, sys\n"
+        "modules, names = sys.argv[1].split(','), sys.argv[2].split(',')\n"
+        "print([m for m in modules if m not in sys.modules], len(os.listdir('/proc/self/task')),"
+        " [n for n in names if n in os.environ])\n")
+    server = dbt_fork.ForkServer()
+    try:
+        assert server.alive
+        done = dbt_fork.run([sys.executable, str(probe), ",".join(dbt_fork.PRELOAD),
+                             ",".join(dbt_fork.SERVER_ENV)], tmp_path, server.env, server)
+    finally:
+        server.close()
+    assert isinstance(done, dbt_fork.Completed), done.stderr
+    assert done.stdout == "[] 1 []\n", (done.stdout, done.stderr)

@@ -4,6 +4,9 @@ changes with what compilation depends on."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import jinja2
 import pytest
 
@@ -88,16 +91,17 @@ def test_a_loaded_syntax_tree_is_the_parsed_one_with_the_callers_environment(cac
 
 
 def test_the_fork_server_installs_it_in_the_run_only(tmp_path) -> None:
-    """A forked run with DBT_DEID_TEST_JINJA_CACHE set compiles through the folder; the server
-    (and a run without it) does not."""
+    """A forked run with DBT_DEID_TEST_JINJA_CACHE set compiles through the folder, and parses
+    dbt's macro files through it (parse_cache.py); the server (and a run without it) does
+    not."""
     script = tmp_path / "render.py"
-    script.write_text("import jinja2\nprint(jinja2.Environment().from_string('{{ 6 * 7 }}')"
-                      ".render(), hasattr(jinja2.Environment, '_dbt_deid_cache'))\n")
-    server = dbt_fork.ForkServer(preload=("jinja2",))
+    script.write_text("import jinja2\nfrom dbt.parser.macros import MacroParser\n"
+                      "print(jinja2.Environment().from_string('{{ 6 * 7 }}')"
+                      ".render(), hasattr(jinja2.Environment, '_dbt_deid_cache'),"
+                      " hasattr(MacroParser, '_dbt_deid_parse_cache'))\n")
+    server = dbt_fork.ForkServer({**os.environ, "DBT_DEID_TEST_NO_WARM": "1"},  # no warm-up
+                                 preload=("jinja2", "dbt.parser.manifest"))
     try:
-        import os
-        import sys
-
         env = dict(server.env)
         plain = dbt_fork.run([sys.executable, str(script)], tmp_path, env, server)
         env[jinja_cache.ENV] = str(tmp_path / "cache")
@@ -105,6 +109,6 @@ def test_the_fork_server_installs_it_in_the_run_only(tmp_path) -> None:
         again = dbt_fork.run([sys.executable, str(script)], tmp_path, env, server)
     finally:
         server.close()
-    assert plain.stdout.split() == ["42", "False"], plain.stderr
-    assert cached.stdout.split() == again.stdout.split() == ["42", "True"], cached.stderr
+    assert plain.stdout.split() == ["42", "False", "False"], plain.stderr
+    assert cached.stdout.split() == again.stdout.split() == ["42", "True", "True"], cached.stderr
     assert _files(tmp_path / "cache", "c") == 1 and os.path.isdir(tmp_path / "cache")

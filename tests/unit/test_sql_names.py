@@ -61,11 +61,18 @@ def test_nul_is_refused() -> None:
 
 
 def test_reserved_words_match_the_dbt_macro() -> None:
-    """One list in two languages: the dbt macro dbt_deid._reserved_words and sql_names."""
+    """One list in two languages: the dbt macro dbt_deid._reserved_words and sql_names; and
+    default__ident's own copy (inline: a macro call per name cost more than the check), the
+    words between single spaces."""
     text = (REPO / "macros" / "names" / "ident.sql").read_text()
     body = text[text.index("{% macro _reserved_words() -%}"):]
     body = body[:body.index("{%- endmacro %}")]
     assert set(re.findall(r"'([a-z_]+)'", body)) == set(_RESERVED)
+    default = text[text.index("{% macro default__ident(name) -%}"):]
+    default = default[:default.index("{%- endmacro %}")]
+    (inline,) = re.findall(r"\(' ' ~ name ~ ' '\) not in '( [a-z_ ]+ )'", default)
+    assert "  " not in inline and inline.split() == sorted(inline.split())
+    assert set(inline.split()) == set(_RESERVED)
 
 
 def test_summary_reads_a_schema_whose_name_is_hostile(tmp_path) -> None:
