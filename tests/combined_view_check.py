@@ -146,7 +146,10 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     earlier state at a finer level than the last version's is compared with it at the earlier
     state's own level, the last version's value there read from the hierarchy by its original
     value (not there: differ). Without them such a pair differs (fail closed). Two earlier
-    states stay compared at the coarser of their levels (each known at its own level only)."""
+    states stay compared at the coarser of their levels (each known at its own level only): a
+    record no comparison sees changed has, at every version's levels, the states of an
+    unchanged record of the last version's original value, and that record's linked set
+    (docs/living-release.md, "What the coarser level hides"; :func:`linked_set`)."""
     *earlier, after = versions
     lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
     merged: dict[tuple, list] = {}
