@@ -5,9 +5,10 @@ A case is a small table (2-3 QIs over small alphabets, k 2-4, one or two overlap
 combinations, weights) published on day 1 and then refreshed two or three times, each refresh
 adding, deleting and changing a few records. Every published version goes through
 ``tests/combined_view_check.py``: each version alone, the combined view of all versions, the
-changed records linked across consecutive versions, and kept rows that only ever gain
-suppressed cells. Day 1 with k records or more must publish; a refresh may be refused (no
-safe version), and then nothing is stored.
+changed records linked across consecutive versions, every record that ever changed (deleted
+since or not) linked over every version holding it at the end of the line, and kept rows that
+only ever gain suppressed cells. Day 1 with k records or more must publish; a refresh may be
+refused (no safe version), and then nothing is stored.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pandas as pd
 from fuzz.suppress_cases import Chooser, DrawChooser, RandomChooser, _pick
 from tests.combined_view_check import (
     combined_violations,
+    ever_linked_violations,
     linked_violations,
     version_violations,
 )
@@ -96,6 +98,8 @@ def check_line(case: LineCase) -> tuple[list[str], int]:
                      for m in version_violations(case.qis, v, case.combinations, case.k)]
     problems += combined_violations(case.qis, versions, case.combinations, case.k)
     problems += linked_violations(case.qis, versions, case.combinations, case.k)
+    # every record that ever changed, deleted since or not, over every version holding it
+    problems += ever_linked_violations(case.qis, versions, case.combinations, case.k)
     problems += [f"the guard counted more than the gate: {m}" for m in line.guard_over_gate]
     for before, after in zip(versions, versions[1:], strict=False):
         for rid, (cells, true) in after.items():

@@ -14,6 +14,9 @@ guarantee: recipients keep every version, and link records across versions by th
   values in each version holding it counts the records consistent with it in every one of
   them (changed records, smallest, below k; review 10 final, H1).
 * ``linked_violations``: the changed records below k, for each version against all before it.
+* ``linked_set``, ``ever_linked_violations``: brute force, apart from ``linked_figures``: the
+  records linked to one record over every version holding it, on its own cells there; every
+  record that ever changed (deleted later or not) checked so at the end of the line.
 * ``changed_rows``: records kept with the same true values whose row differs between two
   consecutive versions.
 * ``mixed_level_view``, ``mixed_level_figures``: releases of one source at different levels of
@@ -143,7 +146,10 @@ def linked_figures(columns: Sequence[str], versions: Sequence[Release],
     earlier state at a finer level than the last version's is compared with it at the earlier
     state's own level, the last version's value there read from the hierarchy by its original
     value (not there: differ). Without them such a pair differs (fail closed). Two earlier
-    states stay compared at the coarser of their levels (each known at its own level only)."""
+    states stay compared at the coarser of their levels (each known at its own level only): a
+    record no comparison sees changed has, at every version's levels, the states of an
+    unchanged record of the last version's original value, and that record's linked set
+    (docs/living-release.md, "What the coarser level hides"; :func:`linked_set`)."""
     *earlier, after = versions
     lv = [tuple(sorted(m.items())) for m in levels] if levels is not None else [()] * len(versions)
     merged: dict[tuple, list] = {}
@@ -263,6 +269,57 @@ def linked_violations(columns: Sequence[str], versions: Sequence[Release],
             if below:
                 out += [f"{name}: a changed record is consistent with fewer than k = {k}"
                         f" records linked across versions (smallest {smallest})"] * below
+    return out
+
+
+def linked_set(columns: Sequence[str], versions: Sequence[Release], target: object,
+               combination: Sequence[str], knows_deletion: bool = False) -> set:
+    """The records a recipient who links the versions (by record id) and knows ``target``'s
+    true values in every version holding it finds consistent with it on ``combination``:
+    every version holding the target holds the record, and each of the record's own cells
+    there is suppressed or equal to the target's true value in that version (at that
+    version's levels: a release's true values are at its own levels). Brute force, written
+    apart from :func:`linked_figures` (issue 32: a target deleted later, or corrected and
+    back at another level, is judged by it over every version).
+
+    ``knows_deletion``: the recipient also knows when the target left the line and rules out
+    every record present in a version after the last one holding it (an adversary the
+    package does not count, for changed and unchanged records alike: docs/living-release.md,
+    "A deleted target")."""
+    idx = [list(columns).index(c) for c in combination]
+    holding = [i for i, release in enumerate(versions) if target in release]
+    out = set()
+    for rid in set().union(*(set(release) for release in versions)):
+        if not all(rid in versions[i] and all(
+                versions[i][rid][0][j] is None
+                or versions[i][rid][0][j] == versions[i][target][1][j] for j in idx)
+                for i in holding):
+            continue
+        if knows_deletion and any(rid in versions[i]
+                                  for i in range(holding[-1] + 1, len(versions))):
+            continue
+        out.add(rid)
+    return out
+
+
+def ever_linked_violations(columns: Sequence[str], versions: Sequence[Release],
+                           combinations: Sequence[Sequence[str]], k: int) -> list[str]:
+    """Every record that changed at any point of the line (two versions holding it with
+    different true values), whether the last version still holds it or not, linked over
+    every version holding it (:func:`linked_set`): those below k. A target deleted in a later
+    version stays in recipients' hands; this finds a later version that made its linked set
+    smaller than the one the gate counted when it was last published (:func:`linked_violations`
+    judges each version's current targets only)."""
+    out = []
+    ids = set().union(*(set(release) for release in versions)) if versions else set()
+    for rid in sorted(ids, key=str):
+        if len({tuple(release[rid][1]) for release in versions if rid in release}) < 2:
+            continue
+        for b in combinations:
+            n = len(linked_set(columns, versions, rid, b))
+            if n < k:
+                out.append(f"{'+'.join(b)}: a record changed in the line is consistent with"
+                           f" {n} < k = {k} records linked over every version holding it")
     return out
 
 

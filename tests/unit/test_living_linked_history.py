@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tests.combined_view_check import combined_violations, linked_violations, version_violations
+from tests.combined_view_check import (
+    combined_violations,
+    ever_linked_violations,
+    linked_set,
+    linked_violations,
+    version_violations,
+)
 from tests.living_line import ID, Line, releases
 
 QIS = ["age", "diag"]  # the columns of tests/combined_levels_sql.py: the gate test reuses it
@@ -89,6 +95,39 @@ def test_a_record_changed_in_an_earlier_version_is_rechecked() -> None:
             assert all(below == 0 for _n, _m, below in line.gate_linked.values())
         else:
             assert [b for _n, _m, b in line.gate_linked.values()] != [0]
+
+
+def test_a_deleted_target_keeps_the_linked_set_it_was_published_with() -> None:
+    """Issue 32 (docs/living-release.md, "A deleted target"): v2 corrects record 1 (21 -> 33),
+    hidden among records 1-5 (the gate's (1, 5, 0)); v3 deletes record 1 and record 13 (an
+    unchanged 33), changes records 2-4, which hid record 1, to 25 and records 9-10 to 25. The
+    gate does not check record 1 in v3 (the candidate does not hold it): its linked set runs
+    over the versions holding it, v1 and v2, on each record's own cells there, rows that no
+    later version changes. Judged by a brute force over all three versions (every record that
+    ever changed, deleted or not), record 1 is still linked to {1, ..., 5}, what the gate
+    counted when v2 was published. What is not counted: a recipient who also knows *when* a
+    record left the line rules out the records still present, and finds record 1 alone, as
+    it finds the unchanged record 13 alone (a deletion's timing exposes any record: the
+    combined view, where deleted records stay, does not model it)."""
+    v1 = {**{i: "21" for i in (1, 2, 3, 4, 5)}, **{i: "25" for i in (6, 7, 8)},
+          **{i: "33" for i in range(9, 14)}}
+    v2 = {**v1, 1: "33"}
+    v3 = {**{r: a for r, a in v2.items() if r not in (1, 13)},
+          **{r: "25" for r in (2, 3, 4, 9, 10)}}
+    line = Line(QIS, K, [tuple(QIS)])
+    out = []
+    for ages in (v1, v2, v3):
+        out.append(line.publish(_table(ages)))
+        if len(out) == 2:
+            assert line.gate_linked == {"age+diag": (1, 5, 0)}
+    assert [p is not None for p, _r in out] == [True, True, True], [
+        r.refusals() for _p, r in out]
+    versions = releases(line, [_table(a) for a in (v1, v2, v3)])
+    assert _independent_problems(versions) == []
+    assert ever_linked_violations(QIS, versions, [tuple(QIS)], K) == []
+    assert linked_set(QIS, versions, 1, QIS) == {1, 2, 3, 4, 5}
+    assert linked_set(QIS, versions, 1, QIS, knows_deletion=True) == {1}
+    assert linked_set(QIS, versions, 13, QIS, knows_deletion=True) == {13}
 
 
 def _hider_line(detail: bool) -> tuple[Line, list, list]:
