@@ -10,7 +10,7 @@
 
 {% macro _check_extra_release(key, raw) -%}
   {%- set where = 'deid_releases.' ~ key -%}
-  {%- if key is not string or not modules.re.match(dbt_deid._release_name_pattern(), key) or key | length > dbt_deid.settings_schema().max_release_name -%}
+  {%- if key is not string or not modules.re.fullmatch(dbt_deid._release_name_pattern(), key) or key | length > dbt_deid.settings_schema().max_release_name -%}
     {{ exceptions.raise_compiler_error("dbt_deid setting 'deid_releases': release name " ~ dbt_deid.literal(key | string) ~ " is not allowed: a name is lower-case letters and digits joined by single underscores, at most " ~ dbt_deid.settings_schema().max_release_name ~ " characters (it prefixes the release's model names)") }}
   {%- endif -%}
   {%- if raw is not mapping -%}

@@ -15,7 +15,7 @@
 {% macro default__ident(name) -%}
   {%- set name = name | string -%}
   {%- if modules.re.search('\x00', name) -%}{%- do dbt_deid._reject_nul(name, 'name') -%}{%- endif -%}
-  {%- if modules.re.match('^[a-z_][a-z0-9_]*$', name) and (' ' ~ name ~ ' ') not in ' all analyse analyze and any array as asc asymmetric authorization between binary both by case cast check collate collation column concurrently constraint create cross cube current_catalog current_date current_role current_schema current_time current_timestamp current_user default deferrable delete desc describe distinct do drop else end escape except exists false fetch filter for foreign freeze from full grant group grouping having ilike in initially inner insert intersect interval into is isnull join lambda lateral leading left like limit localtime localtimestamp natural not notnull null offset on only or order outer over overlaps partition pivot pivot_longer pivot_wider placing primary qualify range references returning right rollup row rows select session_user set show similar some summarize symmetric system_user table tablesample then to trailing true union unique unpivot update user using values variadic verbose when where window with ' -%}
+  {%- if modules.re.fullmatch('[a-z_][a-z0-9_]*', name) and (' ' ~ name ~ ' ') not in ' all analyse analyze and any array as asc asymmetric authorization between binary both by case cast check collate collation column concurrently constraint create cross cube current_catalog current_date current_role current_schema current_time current_timestamp current_user default deferrable delete desc describe distinct do drop else end escape except exists false fetch filter for foreign freeze from full grant group grouping having ilike in initially inner insert intersect interval into is isnull join lambda lateral leading left like limit localtime localtimestamp natural not notnull null offset on only or order outer over overlaps partition pivot pivot_longer pivot_wider placing primary qualify range references returning right rollup row rows select session_user set show similar some summarize symmetric system_user table tablesample then to trailing true union unique unpivot update user using values variadic verbose when where window with ' -%}
     {{ return(name) }}
   {%- endif -%}
   {%- set probe = adapter.quote('x') -%}
@@ -27,7 +27,7 @@
 {% macro bigquery__ident(name) -%}
   {%- set name = name | string -%}
   {%- do dbt_deid._reject_nul(name, 'name') -%}
-  {%- if modules.re.match('^[a-z_][a-z0-9_]*$', name) and name not in dbt_deid._reserved_words() -%}
+  {%- if modules.re.fullmatch('[a-z_][a-z0-9_]*', name) and name not in dbt_deid._reserved_words() -%}
     {{ return(name) }}
   {%- endif -%}
   {{ return('`' ~ name.replace('\\', '\\\\').replace('`', '\\`').replace('\n', '\\n').replace('\r', '\\r') ~ '`') }}

@@ -39,7 +39,7 @@
 {% macro _split_release_node(name) -%}
   {%- if name is none or '__deid_' not in name -%}{{ return(none) }}{%- endif -%}
   {%- set release, base = name.split('__', 1) -%}
-  {%- if not modules.re.match(dbt_deid._release_name_pattern(), release) or not base.startswith('deid_') -%}{{ return(none) }}{%- endif -%}
+  {%- if not modules.re.fullmatch(dbt_deid._release_name_pattern(), release) or not base.startswith('deid_') -%}{{ return(none) }}{%- endif -%}
   {{ return([release, base]) }}
 {%- endmacro %}
 

@@ -83,7 +83,7 @@ def test_every_release_model_is_generated_with_its_tests_and_tags() -> None:
 
 
 @pytest.mark.parametrize("name", ["Clinical", "a__b", "1st", "x; drop table t", "_x", "a-b",
-                                  "a" * 31, ""])
+                                  "a" * 31, "", "clinical\n"])
 def test_release_names_are_identifiers(name) -> None:
     with pytest.raises(ConfigError, match="is not allowed"):
         check_release_name(name)

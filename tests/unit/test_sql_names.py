@@ -115,3 +115,31 @@ def test_ola_report_columns_match_the_core() -> None:
     text = (REPO / "macros" / "validation" / "assert_release_inputs.sql").read_text()
     line = next(x for x in text.splitlines() if "{%- for c in ['role'" in x)
     assert re.findall(r"'([a-z_]+)'", line) == list(REPORT_COLUMNS)
+
+
+def _jinja_ident() -> object:
+    """The dbt macro default__ident rendered outside dbt (tests/macro_render.py)."""
+    from types import SimpleNamespace
+
+    from tests.macro_render import macro_caller, raise_compiler_error
+
+    holder: dict[str, object] = {}
+
+    class Namespace:
+        def __getattr__(self, name: str) -> object:
+            return holder["call"](name)  # type: ignore[operator]
+
+    def context(call: object) -> dict[str, object]:
+        return {"dbt_deid": Namespace(), "modules": SimpleNamespace(re=re),
+                "adapter": SimpleNamespace(quote=lambda s: f'"{s}"'),
+                "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error)}
+
+    holder["call"] = macro_caller([REPO / "macros" / "names" / "ident.sql"], context)
+    return holder["call"]("default__ident")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("name", ["age", "select", "Age", "age\n", "select\n", "a b", "\n", ""])
+def test_the_dbt_macro_quotes_as_python_does(name: str) -> None:
+    """default__ident and quote_ident agree: a plain name followed by a newline is not a plain
+    name (review 16, N1: the macro's `$` matched before a final newline and left `age\n` bare)."""
+    assert _jinja_ident()(name) == quote_ident(name)

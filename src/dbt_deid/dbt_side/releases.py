@@ -131,7 +131,7 @@ def project_release_settings(project_dir: Path, release: str) -> dict[str, Any] 
 
 def check_release_name(name: str) -> str:
     """``name`` if it may name an extra release, else a :class:`ConfigError`."""
-    if not isinstance(name, str) or not RELEASE_NAME.match(name) or len(name) > MAX_NAME:
+    if not isinstance(name, str) or not RELEASE_NAME.fullmatch(name) or len(name) > MAX_NAME:
         raise ConfigError(
             f"release name {name!r} is not allowed: lower-case letters and digits joined by"
             f" single underscores, at most {MAX_NAME} characters (it prefixes the release's"
