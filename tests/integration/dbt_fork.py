@@ -60,11 +60,13 @@ PRELOAD = ("dbt.cli.main", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl",
            "dbt_deid.dbt_side.glue.map_model")
 #: The server's own environment on top of the test process's (never a child's: each child gets
 #: the environment its request names, ``_become``), kept by what the server loads in its
-#: children: OpenBLAS with one thread (the package's only float products through BLAS are
-#: ``np.dot`` over a hierarchy level's labels in ola/metrics.py, far below the 10,000 elements
-#: from which OpenBLAS splits a dot product between threads; integer products do not use BLAS:
-#: the same results) and pyarrow's jemalloc without its background thread (it returns freed
-#: memory to the system; nothing computed depends on it).
+#: children: OpenBLAS with one thread and pyarrow's jemalloc without its background thread (it
+#: returns freed memory to the system; nothing computed depends on it). The package's float
+#: products through BLAS (``np.dot`` over a hierarchy level's labels in ola/metrics.py, the
+#: bootstrap's entry weights in longitudinal/bootstrap.py, mask_cover's prices) can differ in
+#: the last bit between one and several OpenBLAS threads on long vectors (a probe: equal at
+#: 5,000-100,000 float64, different at 1,000,000; review 16, L1): at the suite's sizes the same
+#: bits, but a last-bit difference of a user's multi-threaded run would not show in the suite.
 SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 #: Variables a request may set differently from the server's environment (read at run time
 #: only: the package's settings, dbt's usage-stats switch, pytest's current test, the Python
