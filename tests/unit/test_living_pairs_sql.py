@@ -532,7 +532,8 @@ def _pairs_both_forms(execute: Callable[[str], list[tuple]], ids: list[str],
         sql = _render_line(QIS3, ids, long, other, split=split)
         execute("drop table if exists lp_pairs")
         execute(f"create table lp_pairs as {sql}")
-        got = [d[0] for d in execute("describe lp_pairs")]
+        got = [d[0] for d in execute("select column_name from information_schema.columns where"
+                                     " table_name = 'lp_pairs' order by ordinal_position")]
         records = [dict(zip(got, r, strict=True)) for r in execute("select * from lp_pairs")]
         if long:
             assert not any(c in got for c in wide_names)
