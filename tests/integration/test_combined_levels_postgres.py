@@ -12,9 +12,9 @@ tests/unit/test_current_patterns_readers_sql.py); the changed records' linked ch
 (linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py); a refresh's pairs
 and per-record pair columns with the linked guard's per-release detail (refresh_line.sql;
 review 11 final, M1: tests/unit/test_living_pairs_sql.py; both forms, and a line of 8 QIs at 60
-stored versions, whose wide pairs passed PostgreSQL's 1,600 columns); the fingerprint's exact
-sums and the Python steps' COPY read (issue 37). No dbt build: a few seconds, most of them the
-server's start.
+stored versions written as a table, whose wide pairs passed PostgreSQL's 1,600 columns); the
+fingerprint's exact sums and the Python steps' COPY read (issue 37). No dbt build: a few
+seconds, most of them the server's start.
 """
 
 from __future__ import annotations
@@ -63,8 +63,6 @@ from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
 )
 from tests.unit.test_living_pairs_sql import (  # noqa: F401 - collected here, on PostgreSQL
     test_a_line_of_sixty_versions_reads_its_detail,
-    test_a_nightly_line_of_eight_qis_past_49_versions_fits_postgres,
-    test_a_store_row_held_twice_changes_no_pair,
     test_each_current_record_carries_its_pair_columns,
     test_the_pairs_are_the_documented_ones,
     test_the_pairs_carry_each_release_detail,
