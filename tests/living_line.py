@@ -21,12 +21,14 @@ import pandas as pd
 
 from dbt_deid.living import RefreshResult, refresh
 from dbt_deid.living.pairs import (
+    DETAIL,
     EARLIER,
     HISTORY,
     OWN,
     PUBLISHED,
     REVEALED,
     WAS,
+    detail_row_columns,
     history_detail_columns,
     pair_columns,
 )
@@ -53,6 +55,10 @@ class Line:
     gate_linked: dict[str, tuple[int, int | None, int]] = field(default_factory=dict)
     #: give the refresh the pairs' per-release detail (refresh_line.sql; review 11 final, M1)
     detail: bool = True
+    #: the detail in long form (detail rows, living.pairs.DETAIL), as refresh_line.sql writes
+    #: it past 400 per-release columns; default: the environment's PAIRS_FORM=long (fuzz on
+    #: the long form: fuzz/fuzz_refresh.py's lines are too short to reach it), else wide
+    pairs_long: bool = field(default_factory=lambda: os.environ.get("PAIRS_FORM") == "long")
     #: per published refresh: combinations where the guard counted more than the gate's SQL
     #: (more records below k in the gate, or a smaller smallest set): must stay empty
     guard_over_gate: list[str] = field(default_factory=list)
@@ -107,6 +113,34 @@ class Line:
         cols = [ID, *pair_columns(q), HISTORY, *self._detail_names()]
         return out[cols].astype(object).where(out[cols].notna(), None)
 
+    def _detail_rows(self, keyed: pd.DataFrame, records: pd.DataFrame, cols: list[str]
+                     ) -> pd.DataFrame:
+        """The pairs' detail rows, as refresh_pairs_sql writes them: per pairs row (``cols``
+        of ``keyed``) and version ``i`` with a value, per QI the smallest and largest (SQL min,
+        max) of its records' ``<qi>__was<i>`` and ``<qi>__own<i>``, folded over the versions
+        with the same values (``DETAIL``: one character per version, ``1`` for those), ``n``
+        = 0; a version holding none of its records is in no row (all null)."""
+        values = detail_row_columns(self.qis)
+        parts = []
+        for i in range(1, self.version + 1):
+            names = [f"{q}{w}{i}" for q in self.qis for w in (WAS, OWN)]
+            detail = pd.concat([keyed, records[names].astype(object)], axis=1)
+            agg = detail.groupby(cols, sort=False, dropna=False)[names].agg(["min", "max"])
+            agg.columns = [f"{c[: -len(str(i))]}_{end}" for c, end in agg.columns]
+            agg = agg[agg.notna().any(axis=1)].reset_index()
+            agg["_release"] = i - 1
+            parts.append(agg)
+        columns = [*cols, DETAIL, *values, "n"]
+        if not parts:
+            return pd.DataFrame(columns=columns)
+        rows = pd.concat(parts, ignore_index=True)
+        rows[values] = rows[values].astype(object).where(rows[values].notna(), NULL_KEY)
+        out = rows.groupby([*cols, *values], sort=False, dropna=False)["_release"].agg(
+            lambda r: "".join("1" if i in set(r) else "0" for i in range(self.version)))
+        out = out.rename(DETAIL).reset_index()
+        out["n"] = 0
+        return out.mask(out == NULL_KEY)[columns]
+
     def _detail_names(self) -> list[str]:
         return [f"{q}{w}{i}" for i in range(1, self.version + 1) for q in self.qis
                 for w in (WAS, OWN)]
@@ -151,7 +185,11 @@ class Line:
         keyed = records[cols].astype(object).where(records[cols].notna(), NULL_KEY)
         grouped = keyed.value_counts(sort=False, dropna=False).reset_index(name="n")
         frame = grouped.mask(grouped == NULL_KEY)  # NULL_KEY back to a null
-        if self.detail and self.versions:  # per row the smallest and largest (SQL min, max)
+        if self.detail and self.versions and self.pairs_long:  # detail rows (long form)
+            frame = pd.concat([frame, self._detail_rows(keyed, records, cols)],
+                              ignore_index=True)
+            frame = frame.astype(object).where(frame.notna(), None)
+        elif self.detail and self.versions:  # per row the smallest and largest (SQL min, max)
             names = self._detail_names()
             detail = pd.concat([keyed, records[names].astype(object)], axis=1)
             agg = detail.groupby(cols, sort=False, dropna=False)[names].agg(["min", "max"])

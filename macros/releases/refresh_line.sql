@@ -229,6 +229,22 @@
   {%- endfor -%}
 {%- endmacro %}
 
+{#- The form of the refresh's per-release detail (the linked guard's `deid_history` and the
+    pairs' `<qi>__was`, `<qi>__own` values, review 11 final M1): wide (session 12: per stored
+    release a column per QI and kind, 4 x Q x R columns of the pairs table, and more in the
+    states' CTEs) while those columns are at most 400 (4 QIs: 25 stored versions; 8 QIs: 12),
+    as the wide form is the cheaper at a few versions (the long one cost 1.6-1.7 times its CPU
+    at 2: docs/living-release.md); past them long (session 14, review 12 final L2: the detail
+    as rows, `deid_detail_releases`; the width does not grow with the stored versions, where
+    the wide pairs of 8 QIs passed PostgreSQL's 1,600 columns near 49 versions). The gate's
+    linked check chooses the same way (linked_changes_sql.sql). `line.pairs_long` true or
+    false forces one (the tests run both). -#}
+{% macro _refresh_pairs_long(cfg, line) -%}
+  {%- set forced = line.get('pairs_long') -%}
+  {%- if forced is not none -%}{{ return(forced) }}{%- endif -%}
+  {{ return(4 * cfg.qi_names | length * line.release_ids | length > 400) }}
+{%- endmacro %}
+
 {#- The column lists of the pairs: the QIs, then their earlier, published, revealed columns
     (dbt_deid.living.pairs.pair_columns), then the record's history `deid_history`
     (dbt_deid.living.pairs.HISTORY). -#}
@@ -259,12 +275,21 @@
     what the gate's linked check reads per release, linked_changes_sql.sql's `<qi>__w<i>` and
     `<qi>__c<i>`): `<qi>__was<i>`, the record's true value in release `i` when that release
     holds another state of it (null otherwise), and `<qi>__own<i>`, its own cell there (null:
-    suppressed, or not held); the pairs carry their smallest and largest per row (not keys). -#}
+    suppressed, or not held); the pairs carry their smallest and largest per row (not keys).
+    That is the wide form; past 400 per-release columns (_refresh_pairs_long) the long form
+    has no per-release column: `deid_held`, one row per stored row of the line with whether it
+    holds the record's latest state (`deid_latest`) and its release's index (`deid_release`),
+    and `deid_history` grouped from it; the pairs read their detail from `deid_held`. -#}
 {% macro _refresh_states_ctes(cfg, line) -%}
   {%- set qis = cfg.qi_names -%}
   {%- set prev = dbt_deid.literal(line.previous_release_id) -%}
+  {%- set long = dbt_deid._refresh_pairs_long(cfg, line) -%}
+  {%- set others = line.get('other_levels') or [] -%}
   deid_store as (
     select record_key, release_version, release_id
+      {%- if long %}
+      , case {% for rid in line.release_ids %}when release_id = {{ dbt_deid.literal(rid) }} then {{ loop.index }} {% endfor %}end as deid_release
+      {%- endif %}
       {%- for q in qis %}, {{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__cell') }}, coalesce({{ dbt_deid.ident(q ~ '__generalized') }}, {{ dbt_deid.ident(q) }}) as {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
     from {{ line.store }}
     where {{ dbt_deid.line_rows_condition(cfg) }}
@@ -274,27 +299,34 @@
       {%- for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %},
       max(case when release_id = {{ prev }} then 1 else 0 end) as deid_in_previous,
       max(release_version) as deid_last_version
+      {%- if not long %}
       {%- for rid in line.release_ids %}, max(case when release_id = {{ dbt_deid.literal(rid) }} then 1 else 0 end) as {{ dbt_deid.ident('deid_in_' ~ loop.index) }}{% endfor %}
+      {%- endif %}
       {%- for q in qis %}, max({{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__revealed') }}{% endfor %}
       {%- for q in qis %}, max(case when release_id = {{ prev }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__previous') }}{% endfor %}
+      {%- if not long %}
       {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}, max(case when release_id = {{ dbt_deid.literal(rid) }} then {{ dbt_deid.ident(q ~ '__cell') }} end) as {{ dbt_deid.ident(q ~ '__o' ~ i) }}{% endfor %}{% endfor %}
+      {%- endif %}
     from deid_store
     group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
   ),
-  {#- the record's latest state and, per release, whether a state of the record is there, its
-      cells there and its true values there: a window over the states of each record. A record
-      with one state (every record a refresh keeps or adds, unless its values changed) is its
-      own partition: rank 1, and each window maximum is the state's own value; those states
-      skip the window (refresh_states_split: the window over every state of the 240,000-record
-      bench line was half the pairs' CPU time), the others (records with two states or more)
-      go through it as before. Same rows either way. -#}
+  {#- the record's latest state and, per release (wide form only), whether a state of the
+      record is there, its cells there and its true values there: a window over the states of
+      each record. A record with one state (every record a refresh keeps or adds, unless its
+      values changed) is its own partition: rank 1, and each window maximum is the state's own
+      value; those states skip the window (refresh_states_split: the window over every state
+      of the 240,000-record bench line was half the pairs' CPU time), the others (records with
+      two states or more) go through it as before. Same rows either way. The long form has no
+      per-release window: its detail is deid_held below. -#}
   {%- set windowed -%}
     row_number() over (partition by record_key order by deid_in_previous desc, deid_last_version desc) as deid_state_rank
+      {%- if not long %}
       {%- for rid in line.release_ids %}, max({{ dbt_deid.ident('deid_in_' ~ loop.index) }}) over (partition by record_key) as {{ dbt_deid.ident('deid_any_' ~ loop.index) }}{% endfor %}
       {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}
       , max({{ dbt_deid.ident(q ~ '__o' ~ i) }}) over (partition by record_key) as {{ dbt_deid.ident(q ~ '__ow' ~ i) }}
       , max(case when {{ dbt_deid.ident('deid_in_' ~ i) }} = 1 then {{ dbt_deid.ident(q ~ '__true') }} end) over (partition by record_key) as {{ dbt_deid.ident(q ~ '__wa' ~ i) }}
       {%- endfor %}{% endfor %}
+      {%- endif %}
   {%- endset -%}
   {%- if dbt_deid.refresh_states_split() %}
   deid_multi_state as (
@@ -302,11 +334,13 @@
   ),
   deid_states as (
     select s.*, 1 as deid_state_rank
+      {%- if not long %}
       {%- for rid in line.release_ids %}, s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} as {{ dbt_deid.ident('deid_any_' ~ loop.index) }}{% endfor %}
       {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}
       , s.{{ dbt_deid.ident(q ~ '__o' ~ i) }} as {{ dbt_deid.ident(q ~ '__ow' ~ i) }}
       , case when s.{{ dbt_deid.ident('deid_in_' ~ i) }} = 1 then s.{{ dbt_deid.ident(q ~ '__true') }} end as {{ dbt_deid.ident(q ~ '__wa' ~ i) }}
       {%- endfor %}{% endfor %}
+      {%- endif %}
     from deid_states_grouped as s
     where s.record_key is not null
       and not exists (select 1 from deid_multi_state as m where m.record_key = s.record_key)
@@ -322,6 +356,25 @@
     from deid_states_grouped as s
   ),
   {%- endif %}
+  {%- if long %}
+  {#- long form (review 12 final, L2): one row per stored row of the line, whether it holds
+      the record's latest state (its true values, NULL equal to NULL); a (record, release) row
+      stored twice adds a row equal to one already there, which the maxima and minima below
+      read once (review 15, M1: no count of rows stands for a count of releases) -#}
+  deid_held as (
+    select r.record_key, r.deid_release
+      {%- for q in qis %}, r.{{ dbt_deid.ident(q ~ '__cell') }}, r.{{ dbt_deid.ident(q ~ '__true') }}{% endfor %}
+      , case when 1 = 1{% for q in qis %} and (r.{{ dbt_deid.ident(q ~ '__true') }} = l.{{ dbt_deid.ident(q ~ '__true') }} or (r.{{ dbt_deid.ident(q ~ '__true') }} is null and l.{{ dbt_deid.ident(q ~ '__true') }} is null)){% endfor %} then 1 else 0 end as deid_latest
+    from deid_store as r
+    inner join deid_states as l on l.record_key = r.record_key and l.deid_state_rank = 1
+  ),
+  deid_held_history as (
+    select record_key,
+      {% for rid in line.release_ids %}(case max(case when deid_release = {{ loop.index }} then deid_latest end) when 1 then '1' when 0 then {{ "'3'" if rid in others else "'2'" }} else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} as deid_history
+    from deid_held
+    group by record_key
+  ),
+  {%- endif %}
   deid_earlier as (
     select s.record_key, s.deid_state_rank
       {%- for q in qis %}
@@ -329,12 +382,18 @@
       , case when s.deid_in_previous = 1 then s.{{ dbt_deid.ident(q ~ '__previous') }} else s.{{ dbt_deid.ident(q ~ '__revealed') }} end as {{ dbt_deid.ident(q ~ '__published') }}
       , s.{{ dbt_deid.ident(q ~ '__revealed') }} as {{ dbt_deid.ident(q ~ '__revealed') }}
       {%- endfor %}
-      , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then {{ "'3'" if rid in (line.get('other_levels') or []) else "'2'" }} else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
+      {%- if long %}
+      , case when s.deid_state_rank = 1 then h.deid_history end as deid_history
+    from deid_states as s
+    left join deid_held_history as h on h.record_key = s.record_key
+      {%- else %}
+      , case when s.deid_state_rank = 1 then {% for rid in line.release_ids %}(case when s.{{ dbt_deid.ident('deid_in_' ~ loop.index) }} = 1 then '1' when s.{{ dbt_deid.ident('deid_any_' ~ loop.index) }} = 1 then {{ "'3'" if rid in others else "'2'" }} else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} end as deid_history
       {%- for rid in line.release_ids %}{% set i = loop.index %}{% for q in qis %}
       , case when s.deid_state_rank = 1 and s.{{ dbt_deid.ident('deid_in_' ~ i) }} = 0 then s.{{ dbt_deid.ident(q ~ '__wa' ~ i) }} end as {{ dbt_deid.ident(q ~ '__was' ~ i) }}
       , case when s.deid_state_rank = 1 then s.{{ dbt_deid.ident(q ~ '__ow' ~ i) }} end as {{ dbt_deid.ident(q ~ '__own' ~ i) }}
       {%- endfor %}{% endfor %}
     from deid_states as s
+      {%- endif %}
   )
 {%- endmacro %}
 
@@ -365,9 +424,12 @@
 
 {% macro default__refresh_pairs_sql(cfg, generalized, line) -%}
   {%- set cols = [] -%}{%- for c in dbt_deid.refresh_pair_columns(cfg) -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-  {#- per release, the detail the linked guard reads (dbt_deid.living.pairs.history_detail_columns) -#}
+  {%- set long = dbt_deid._refresh_pairs_long(cfg, line) -%}
+  {#- wide form: per release, the detail the linked guard reads (dbt_deid.living.pairs.history_detail_columns) -#}
   {%- set detail = [] -%}
+  {%- if not long -%}
   {%- for rid in line.release_ids -%}{%- set i = loop.index -%}{%- for q in cfg.qi_names -%}{%- do detail.extend([q ~ '__was' ~ i, q ~ '__own' ~ i]) -%}{%- endfor -%}{%- endfor -%}
+  {%- endif -%}
   {%- set s = dbt.type_string() -%}
   with {{ dbt_deid._refresh_states_ctes(cfg, line) }},
   deid_current as (
@@ -377,23 +439,58 @@
     cross join {{ line.key }} as k
   ),
   deid_pair_rows as (
-    select {% for q in cfg.qi_names %}c.{{ dbt_deid.ident(q) }}, {% endfor %}
+    select {% if long %}c.deid_record_key, {% endif %}{% for q in cfg.qi_names %}c.{{ dbt_deid.ident(q) }}, {% endfor %}
       {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}e.deid_history
       {%- for d in detail %}, e.{{ dbt_deid.ident(d) }}{% endfor %}
     from deid_current as c
     left join deid_earlier as e on e.record_key = c.deid_record_key and e.deid_state_rank = 1
     union all
-    select {% for q in cfg.qi_names %}cast(null as {{ s }}), {% endfor %}
+    select {% if long %}cast(null as {{ s }}), {% endif %}{% for q in cfg.qi_names %}cast(null as {{ s }}), {% endfor %}
       {%- for s2 in ['__earlier', '__published', '__revealed'] %}{% for q in cfg.qi_names %}e.{{ dbt_deid.ident(q ~ s2) }}, {% endfor %}{% endfor %}cast(null as {{ s }})
       {%- for d in detail %}, cast(null as {{ s }}){% endfor %}
     from deid_earlier as e
     where e.deid_state_rank > 1
        or not exists (select 1 from deid_current as c where c.deid_record_key = e.record_key)
   )
+  {%- if not long %}
   select {{ cols | join(', ') }}
     {%- for d in detail %}, min({{ dbt_deid.ident(d) }}) as {{ dbt_deid.ident(d ~ '_min') }}, max({{ dbt_deid.ident(d) }}) as {{ dbt_deid.ident(d ~ '_max') }}{% endfor %}, count(*) as n
   from deid_pair_rows
   group by {{ cols | join(', ') }}
+  {%- else %}
+  {#- long form (review 12 final L2: the width does not grow with the stored releases): the
+      pairs rows, then the detail rows (dbt_deid.living.pairs.DETAIL): per pairs row and
+      stored release holding one of its records, the smallest and largest of its records'
+      true values there where the release holds another state than the latest
+      (`<qi>__was_min`, `_max`) and own cells there (`<qi>__own_min`, `_max`), folded over the
+      releases with the same values into one row: its pairs row's key, `deid_detail_releases`
+      (one character per release of `line.release_ids`, '1' where these are the values) and
+      n = 0. Grouped by release, so a (record, release) row stored twice is read once. -#}
+  , deid_detail as (
+    select {% for c in cols %}p.{{ c }}, {% endfor %}d.deid_release
+      {%- for q in cfg.qi_names %}
+      , min(case when d.deid_latest = 0 then d.{{ dbt_deid.ident(q ~ '__true') }} end) as {{ dbt_deid.ident(q ~ '__was_min') }}
+      , max(case when d.deid_latest = 0 then d.{{ dbt_deid.ident(q ~ '__true') }} end) as {{ dbt_deid.ident(q ~ '__was_max') }}
+      , min(d.{{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__own_min') }}
+      , max(d.{{ dbt_deid.ident(q ~ '__cell') }}) as {{ dbt_deid.ident(q ~ '__own_max') }}
+      {%- endfor %}
+    from deid_pair_rows as p
+    inner join deid_held as d on d.record_key = p.deid_record_key
+    group by {% for c in cols %}p.{{ c }}, {% endfor %}d.deid_release
+  )
+  {%- set long_detail = [] -%}
+  {%- for q in cfg.qi_names -%}{%- for w in ['__was', '__own'] -%}{%- do long_detail.extend([dbt_deid.ident(q ~ w ~ '_min'), dbt_deid.ident(q ~ w ~ '_max')]) -%}{%- endfor -%}{%- endfor %}
+  select {{ cols | join(', ') }}, cast(null as {{ s }}) as deid_detail_releases
+    {%- for d in long_detail %}, cast(null as {{ s }}) as {{ d }}{% endfor %}, count(*) as n
+  from deid_pair_rows
+  group by {{ cols | join(', ') }}
+  union all
+  select {{ cols | join(', ') }}
+    , {% for rid in line.release_ids %}max(case when deid_release = {{ loop.index }} then '1' else '0' end){{ ' || ' if not loop.last }}{% else %}''{% endfor %} as deid_detail_releases
+    {%- for d in long_detail %}, {{ d }}{% endfor %}, 0 as n
+  from deid_detail
+  group by {{ cols | join(', ') }}{% for d in long_detail %}, {{ d }}{% endfor %}
+  {%- endif %}
 {%- endmacro %}
 
 {#- deid_patterns as its readers (risk summary, diagnostics) expect it: one row per current QI
@@ -411,7 +508,8 @@
     {%- endif -%}
     {{ return(patterns) }}
   {%- endif -%}
-  {{ return('(select ' ~ cols | join(', ') ~ ', sum(n) as n from ' ~ patterns ~ ' where ' ~ cols[0] ~ ' is not null group by ' ~ cols | join(', ') ~ ')') }}
+  {#- the pairs rows only (long form: a detail row, `deid_detail_releases` not null, repeats its pairs row's key with n = 0) -#}
+  {{ return('(select ' ~ cols | join(', ') ~ ', sum(n) as n from ' ~ patterns ~ ' where ' ~ cols[0] ~ ' is not null' ~ (' and deid_detail_releases is null' if 'deid_detail_releases' in have else '') ~ ' group by ' ~ cols | join(', ') ~ ')') }}
 {%- endmacro %}
 
 {#- The line's story of a candidate version (the history's `line_json`, issue 32 item 4): the

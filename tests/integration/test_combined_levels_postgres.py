@@ -11,9 +11,10 @@ current patterns (a subquery: PostgreSQL 15 wants it aliased; review 9, G3:
 tests/unit/test_current_patterns_readers_sql.py); the changed records' linked check
 (linked_changes_sql; review 10, B1: tests/unit/test_linked_changes_sql.py); a refresh's pairs
 and per-record pair columns with the linked guard's per-release detail (refresh_line.sql;
-review 11 final, M1: tests/unit/test_living_pairs_sql.py); the fingerprint's exact sums and
-the Python steps' COPY read (issue 37). No dbt build: a few seconds, most of them the server's
-start.
+review 11 final, M1: tests/unit/test_living_pairs_sql.py; both forms, and a line of 8 QIs at 60
+stored versions written as a table, whose wide pairs passed PostgreSQL's 1,600 columns); the
+fingerprint's exact sums and the Python steps' COPY read (issue 37). No dbt build: a few
+seconds, most of them the server's start.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from tests.unit.test_linked_changes_sql import (  # noqa: F401 - on PostgreSQL
     test_the_sql_agrees_with_the_reference as test_the_linked_sql_agrees_with_the_reference,
 )
 from tests.unit.test_living_pairs_sql import (  # noqa: F401 - collected here, on PostgreSQL
+    test_a_line_of_sixty_versions_reads_its_detail,
     test_each_current_record_carries_its_pair_columns,
     test_the_pairs_are_the_documented_ones,
     test_the_pairs_carry_each_release_detail,

@@ -6,6 +6,7 @@ and the reference over every version (tests/combined_view_check.py) accept."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from tests.combined_view_check import (
     combined_violations,
@@ -180,12 +181,13 @@ def test_without_the_detail_a_hider_changing_is_still_refused() -> None:
     assert check.min_consistent == 1
 
 
-def _pairs_frame(p2_own1: tuple[str | None, str | None]) -> pd.DataFrame:
+def _pairs_frame(p2_own1: tuple[str | None, str | None], long: bool = False) -> pd.DataFrame:
     """Pairs (two stored releases) for one QI, age, hand-made: T (3 records) kept now at 33,
     held in r1 in an older state (age 21, history ``21``); P (2 records) kept at 21, its age
     shown in r1, suppressed in r2 (fits T in both); P2 (2 records) kept at 21, held in r1 in
     older states with their age cells ``p2_own1`` (smallest, largest); U (4 records) kept at
-    33, new in r2."""
+    33, new in r2. ``long``: the detail as rows (living.pairs.DETAIL, the long form of
+    refresh_line.sql past 400 per-release columns)."""
     rows = [
         # age, earlier, published, revealed, history, was1 min/max, own1 min/max, was2, own2, n
         ("33", "33", "33", "33", "21", "21", "21", "21", "21", None, None, "33", "33", 3),
@@ -193,13 +195,26 @@ def _pairs_frame(p2_own1: tuple[str | None, str | None]) -> pd.DataFrame:
         ("21", "21", None, None, "21", "22", "22", *p2_own1, None, None, None, None, 2),
         ("33", "33", "33", "33", "01", None, None, None, None, None, None, "33", "33", 4),
     ]
+    if long:
+        keys = ["age", "age__earlier", "age__published", "age__revealed", "deid_history"]
+        detail = ["age__was_min", "age__was_max", "age__own_min", "age__own_max"]
+        out = []
+        for r in rows:  # the pairs row, then its detail rows (one per release here)
+            out.append((*r[:5], None, None, None, None, None, r[-1]))
+            for i in (1, 2):
+                values = r[5 + 4 * (i - 1): 9 + 4 * (i - 1)]
+                if any(v is not None for v in values):
+                    out.append((*r[:5], "10" if i == 1 else "01", *values, 0))
+        return pd.DataFrame(out, columns=[*keys, "deid_detail_releases", *detail, "n"]
+                            ).astype(object)
     cols = ["age", "age__earlier", "age__published", "age__revealed", "deid_history",
             "age__was1_min", "age__was1_max", "age__own1_min", "age__own1_max",
             "age__was2_min", "age__was2_max", "age__own2_min", "age__own2_max", "n"]
     return pd.DataFrame(rows, columns=cols).astype(object)
 
 
-def test_a_pairs_row_whose_records_differ_counts_as_the_least_consistent() -> None:
+@pytest.mark.parametrize("long", [False, True])
+def test_a_pairs_row_whose_records_differ_counts_as_the_least_consistent(long: bool) -> None:
     """The per-release detail is the smallest and largest over a pairs row's records (not a
     key): a row whose records showed different cells in a release (P2: 21 and 25 in r1) fits
     no value there, so the guard never counts a record the gate would not (when the records
@@ -209,7 +224,7 @@ def test_a_pairs_row_whose_records_differ_counts_as_the_least_consistent() -> No
     from dbt_deid.living.views import WorkTable
 
     def count(p2_own1: tuple[str | None, str | None]) -> dict[str, int]:
-        inp = read_pairs(_pairs_frame(p2_own1), ["age"])
+        inp = read_pairs(_pairs_frame(p2_own1, long), ["age"])
         work = WorkTable.build(inp)
         targets, counts = linked_counts(work, inp, [0])
         return {str(inp.labels[0][inp.current[work.src[t], 0]]): int(c)
@@ -222,3 +237,22 @@ def test_a_pairs_row_whose_records_differ_counts_as_the_least_consistent() -> No
     assert count(("21", "21"))["33"] == 3 + 2 + 2
     assert count((None, None))["33"] == 3 + 2 + 2  # suppressed in r1: fits
     assert count(("22", "22"))["21"] == 2  # P2 itself: P showed 21 in r1
+
+
+def test_detail_rows_that_do_not_fit_their_pairs_are_refused() -> None:
+    """The long form's detail rows are read only where they fit (living.pairs.read_pairs): a
+    detail row whose key matches no pairs row, a release given twice for one pairs row, or a
+    mask of the wrong length is an inconsistent store (DataError), never detail dropped."""
+    from dbt_deid.errors import DataError
+    from dbt_deid.living.pairs import DETAIL, read_pairs
+
+    good = _pairs_frame(("21", "21"), long=True)
+    read_pairs(good, ["age"])
+    detail = good[good[DETAIL].notna()]
+    orphan = detail.iloc[[0]].assign(age="99")  # no pairs row has age 99
+    twice = detail.iloc[[0]].assign(**{DETAIL: "11"})  # release 1 again for that row
+    short = detail.iloc[[0]].assign(**{DETAIL: "1"})
+    for bad, what in ((orphan, "matches no pairs row"), (twice, "two detail rows"),
+                      (short, "one character 0 or 1")):
+        with pytest.raises(DataError, match=what):
+            read_pairs(pd.concat([good, bad], ignore_index=True), ["age"])

@@ -40,6 +40,17 @@ largest value over the records of the row (nulls left out), so a row whose recor
 reads as the least consistent of them (:mod:`dbt_deid.living.linked`). A frame without them
 reads as before: a record held by some release in an older state gets no other record counted.
 
+The same detail comes in **long form** past a few stored releases (the warehouse chooses:
+refresh_line.sql's ``_refresh_pairs_long``, 4 x QIs x releases columns above 400; session 16):
+per QI ``q`` (:func:`detail_row_columns`) ``q__was_min``/``_max`` and ``q__own_min``/``_max``
+on **detail rows**, which repeat their pairs row's key (the pair columns and ``deid_history``),
+have ``n`` = 0 and :data:`DETAIL` (null on the pairs rows themselves), one character per
+release, ``1`` for the releases these values are of. A release that holds none of the row's
+records is in no detail row (all null). The table's width then does not grow with the number of
+stored releases (PostgreSQL refuses more than 1,600 columns: the wide form, four columns per QI
+and release, reached it near 49 versions of a line of 8 QIs), nor its rows much (a record kept
+night after night shows the same cells: one detail row). Both forms read into the same arrays.
+
 A missing original value is data (the missing label, a string), so a null true value only ever
 means "absent".
 """
@@ -64,6 +75,9 @@ SUFFIXES = (EARLIER, PUBLISHED, REVEALED)
 HISTORY = "deid_history"
 WAS = "__was"
 OWN = "__own"
+#: the releases of a detail row (long form), one character per release (null on the pairs
+#: rows): module docstring
+DETAIL = "deid_detail_releases"
 #: a pairs row whose records differ in a detail cell (``_min`` != ``_max``, both shown): equal
 #: to no true value (fail closed: the row counts only where all its records would)
 CONFLICT = -2
@@ -74,6 +88,13 @@ def history_detail_columns(columns: Sequence[str], releases: int) -> list[str]:
     stored releases: per release, per QI, ``was`` min and max, then ``own`` min and max."""
     return [f"{q}{what}{i}_{end}" for i in range(1, releases + 1) for q in columns
             for what in (WAS, OWN) for end in ("min", "max")]
+
+
+def detail_row_columns(columns: Sequence[str]) -> list[str]:
+    """The long form's detail rows' value columns (module docstring) for QIs ``columns``: per
+    QI, ``was`` min and max, then ``own`` min and max (one set, whatever the number of
+    releases)."""
+    return [f"{q}{what}_{end}" for q in columns for what in (WAS, OWN) for end in ("min", "max")]
 
 
 class Status(IntEnum):
@@ -172,17 +193,23 @@ def read_pairs(
     missing = [c for c in pair_columns(cols) if c not in frame.columns]
     if missing:
         raise DataError(f"refresh pairs have no column(s) {missing}")
+    whole, detail, is_detail = frame, None, np.zeros(len(frame), dtype=bool)
+    if DETAIL in frame.columns:  # long form: the detail rows (module docstring) apart
+        is_detail = frame[DETAIL].notna().to_numpy(dtype=bool)
+        detail = frame[is_detail]
+        frame = frame[~is_detail].reset_index(drop=True)
     if len(frame) == 0:
         raise DataError("refresh pairs are empty: neither the store nor the source has records")
     counts = record_counts(frame, count_column, "refresh pairs")
     labels: list[np.ndarray] = []
     coded: list[list[np.ndarray]] = [[], [], [], []]
-    for q in cols:
-        lab, parts = _encode(frame, q)
+    for q in cols:  # long form: the detail rows' keys coded with the pairs rows' (one pass)
+        lab, parts = _encode(whole, q)
         labels.append(lab)
         for store, part in zip(coded, parts, strict=True):
             store.append(part)
-    current, earlier, published, revealed = (np.column_stack(a) for a in coded)
+    every = np.column_stack([np.column_stack(a) for a in coded])  # all rows, the 4 parts
+    current, earlier, published, revealed = (np.column_stack(a)[~is_detail] for a in coded)
     in_current = _presence(current, cols, "current values")
     in_store = _presence(earlier, cols, "stored true values")
     if (~in_current & ~in_store).any():
@@ -223,7 +250,11 @@ def read_pairs(
     hist_key = np.append(rank, -1)[history]  # -1 (null) indexes the appended -1
     order = np.lexsort((counts, hist_key, *keys, status))
     releases = max((len(h) for h in history_labels), default=0) if has_history else 0
-    was, own = _read_detail(frame, cols, labels, releases)
+    if detail is None:
+        was, own = _read_detail(frame, cols, labels, releases)
+    else:
+        was, own = _read_detail_rows(detail, cols, labels, releases, history, history_labels,
+                                     (every, is_detail))
     return RefreshInput(
         cols, labels, current[order], earlier[order], published[order], revealed[order],
         counts[order], status[order], order.astype(np.int64), history[order],
@@ -266,4 +297,70 @@ def _read_detail(frame: pd.DataFrame, cols: list[str], labels: list[np.ndarray],
                     raise DataError(f"refresh pairs: {q}{w}{i}_min and _max are null on"
                                     " different rows: the store is inconsistent")
                 out[w][:, i - 1, j] = np.where(lo == hi, lo, CONFLICT)
+    return out[WAS], out[OWN]
+
+
+def _read_detail_rows(detail: pd.DataFrame, cols: list[str], labels: list[np.ndarray],
+                      releases: int, history: np.ndarray, history_labels: list[str],
+                      coded: tuple[np.ndarray, np.ndarray]
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The long form's per-release detail (module docstring) as (rows x releases x QIs)
+    arrays of the pairs rows (in the frame's order; ``history`` their history codes), coded
+    with ``labels`` (values outside them get codes past them, per QI), or (None, None) when
+    there is no history (no current record was stored: no target). ``coded``:
+    the four parts' codes of every row of the frame, pairs and detail rows, and which rows are
+    detail rows. A detail row that matches no pairs row, or that repeats a release of its pairs
+    row, is an error."""
+    if not releases:  # no current record stored before (every history null): no target
+        return None, None
+    names = detail_row_columns(cols)
+    missing = [c for c in names if c not in detail.columns]
+    if missing:
+        raise DataError(f"refresh pairs: {len(missing)} per-release column(s) missing (first:"
+                        f" {missing[0]}): the store is inconsistent")
+    out = {w: np.full((len(history), releases, len(cols)), SUPPRESSED, dtype=np.int64)
+           for w in (WAS, OWN)}
+    if len(detail) == 0:
+        return out[WAS], out[OWN]
+    every, is_detail = coded
+    codes, uniq = pd.factorize(detail[HISTORY], use_na_sentinel=True)
+    local = np.append(pd.Index(history_labels).get_indexer([str(v) for v in uniq]), -1)
+    hist = np.empty(len(every), dtype=np.int64)
+    hist[~is_detail], hist[is_detail] = history, local[codes]
+    key = row_keys(np.column_stack([every, hist]),
+                   [len(lab) for lab in labels] * 4
+                   + [len(history_labels)])
+    index = pd.Index(key[~is_detail])
+    if not index.is_unique:
+        raise DataError("refresh pairs: two pairs rows have the same key, so their detail rows"
+                        " cannot be told apart: the store is inconsistent")
+    row = index.get_indexer(key[is_detail])
+    row[(local[codes] < 0)] = -1  # a history no pairs row has
+    masks = detail[DETAIL].astype(str)
+    joined = "".join(masks.tolist())
+    chars = np.frombuffer(joined.encode("utf-8"), dtype="S1")
+    if ((row < 0).any() or len(chars) != len(masks) * releases
+            or (masks.str.len() != releases).any() or not np.isin(chars, [b"0", b"1"]).all()):
+        raise DataError(f"refresh pairs: a detail row matches no pairs row, or its {DETAIL} is"
+                        f" not one character 0 or 1 per stored release ({releases}): the store"
+                        " is inconsistent")
+    # detail row, release (0-based) of each value
+    at, release = np.nonzero(chars.reshape(len(masks), releases) == b"1")
+    if len(np.unique(row[at] * releases + release)) != len(at):
+        raise DataError("refresh pairs: a pairs row has two detail rows for one release: the"
+                        " store is inconsistent")
+    for j, q in enumerate(cols):
+        vocab = {str(v): i for i, v in enumerate(labels[j])}
+        for w in (WAS, OWN):
+            ends = []
+            for end in ("min", "max"):
+                codes, uniq = pd.factorize(detail[f"{q}{w}_{end}"], use_na_sentinel=True)
+                local = np.array([vocab.setdefault(str(v), len(vocab)) for v in uniq]
+                                 + [SUPPRESSED], dtype=np.int64)
+                ends.append(local[codes])
+            lo, hi = ends
+            if ((lo == SUPPRESSED) != (hi == SUPPRESSED)).any():
+                raise DataError(f"refresh pairs: {q}{w}_min and _max are null on different"
+                                " detail rows: the store is inconsistent")
+            out[w][row[at], release, j] = np.where(lo == hi, lo, CONFLICT)[at]
     return out[WAS], out[OWN]

@@ -28,7 +28,7 @@ from dbt_deid.dbt_side.glue.frames import (
 )
 from dbt_deid.dbt_side.glue.risk import exact_distribution
 from dbt_deid.living import Status, refresh
-from dbt_deid.living.pairs import EARLIER, HISTORY, pair_columns
+from dbt_deid.living.pairs import DETAIL, EARLIER, HISTORY, pair_columns
 from dbt_deid.ola.records import record_suppression_map
 from dbt_deid.ola.settings import ola_settings
 from dbt_deid.patterns import PatternTable
@@ -286,6 +286,8 @@ def current_patterns(frame: pd.DataFrame, qi_names: list[str]) -> pd.DataFrame:
             return frame.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
         return frame
     current = frame[frame[qi_names[0]].notna()]
+    if DETAIL in current.columns:  # the pairs rows only (living.pairs: detail rows, n = 0)
+        current = current[current[DETAIL].isna()]
     return current.groupby(qi_names, sort=False, dropna=False)["n"].sum().reset_index()
 
 
