@@ -253,7 +253,8 @@ def _copy_fields(series: pd.Series, kind: str) -> Any:
     try:
         if kind == "text" and pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty"):
             values = pa.array(series.astype(object), type=pa.string(), from_pandas=True)
-            return pc.binary_join_element_wise('"', pc.replace_substring(values, '"', '""'), '"', "")
+            quoted = pc.replace_substring(values, '"', '""')
+            return pc.binary_join_element_wise('"', quoted, '"', "")
         if kind == "int":
             return pc.cast(pa.array(series, type=pa.int64(), from_pandas=True), pa.string())
         if kind == "bool":
