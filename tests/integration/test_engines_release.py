@@ -442,6 +442,10 @@ def test_releases_build_gate_and_publish(built, engine: str) -> None:
                          and "create" in s.lower() and " as" in s)
         assert any("set_config('work_mem'" in s for s in statements[:candidate]), \
             statements[:candidate]
+        # and so do a release model's input checks, run while its body is rendered
+        statements = node_statements(run.log, "deid_generalized")
+        check = next(i for i, s in enumerate(statements) if "count(distinct" in s)
+        assert any("set_config('work_mem'" in s for s in statements[:check]), statements[:check]
 
 
 def node_statements(log: Path | None, model: str) -> list[str]:
