@@ -36,7 +36,8 @@ def _call() -> Any:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("combinations", [COMBINATIONS, [["a", "b", "c"]], [["b", "a"], ["a", "b"]]])
+@pytest.mark.parametrize("combinations",
+                         [COMBINATIONS, [["a", "b", "c"]], [["b", "a"], ["a", "b"]]])
 def test_postgres_form_equals_the_default(seed: int, combinations: list[list[str]]) -> None:
     con = duckdb.connect()
     _table(con, seed)
