@@ -5,9 +5,13 @@
     took 96 s with them and 34 s without on the loaded 2-core machine (docs/performance.md,
     "PostgreSQL at 2.4M, session 15"). Here every row text of the default's select list
     (postgres_fingerprint_row_text: the same expressions, so the same hashes and the same
-    values) is computed in one LATERAL subquery after the join, which OFFSET 0 keeps from
-    being pulled up, and the sums read its columns. A default form that no longer holds those
-    texts is a compile error (a bug of dbt_deid), not a silently different query. -#}
+    values) is computed once per row (session 15: a LATERAL subquery kept from being pulled up by
+    OFFSET 0; session 16: one-element arrays unnested in FROM, which parallel workers can run),
+    and the sums read its columns. A default form that no longer holds those texts is a
+    compile error (a bug of dbt_deid), not a silently different query. Session 16: the full
+    join of the source and the checked release as the union of a left join and an anti join
+    (postgres_gate_scan_union), which PostgreSQL runs in parallel; the full join where that
+    rewrite does not apply. -#}
 {% macro postgres__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
   {%- set sql = dbt_deid.default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels, propagation) -%}
   {%- if fingerprint_columns is none -%}{{ return(sql) }}{%- endif -%}
@@ -20,7 +24,7 @@
   {%- if not sql.rstrip().endswith(tail) -%}
     {{ exceptions.raise_compiler_error("dbt_deid.postgres__gate_input_unchanged_sql: the default query no longer ends with its subquery `s`; this is a bug of dbt_deid (the PostgreSQL form no longer matches the default form); nothing was published") }}
   {%- endif -%}
-  {%- set columns = [] -%}
+  {%- set arrays = [] -%}{%- set names = [] -%}
   {#- (a `set` inside the loop would not outlive it: the query is kept in a dict) -#}
   {%- set out = {'sql': sql} -%}
   {%- for text in texts -%}
@@ -28,11 +32,18 @@
       {{ exceptions.raise_compiler_error("dbt_deid.postgres__gate_input_unchanged_sql: found " ~ out.sql.count(text) ~ " uses of a fingerprint's row text, expected " ~ 2 * producers.count(text) ~ " (one per seed); this is a bug of dbt_deid (the PostgreSQL form no longer matches the default form); nothing was published") }}
     {%- endif -%}
     {%- do out.update({'sql': out.sql.replace(text, 'deid_fp__.deid_row_text_' ~ loop.index ~ '__')}) -%}
-    {%- do columns.append(text ~ ' as deid_row_text_' ~ loop.index ~ '__') -%}
+    {%- do arrays.append('array[' ~ text ~ ']') -%}
+    {%- do names.append('deid_row_text_' ~ loop.index ~ '__') -%}
   {%- endfor -%}
   {%- set body = out.sql.rstrip() -%}
   {%- set cut = body.rfind(tail) -%}
-  {{ return(body[:cut].rstrip() ~ '\n    cross join lateral (select ' ~ columns | join(', ') ~ ' offset 0) as deid_fp__\n  ' ~ tail) }}
+  {#- each text once per row: one-element arrays unnested in FROM (one row per row; a function
+      scan, which parallel workers may run, where a LATERAL subquery kept from being pulled up
+      by OFFSET 0 runs in the leader only) -#}
+  {%- set fp = '\n    cross join lateral unnest(' ~ arrays | join(', ') ~ ') as deid_fp__(' ~ names | join(', ') ~ ')' -%}
+  {%- set select_part = body[:cut].rstrip() -%}
+  {%- set union = dbt_deid.postgres_gate_scan_union(select_part, fp, truth, cfg, source_columns, levels) -%}
+  {{ return((union if union is not none else select_part ~ fp) ~ '\n  ' ~ tail) }}
 {%- endmacro %}
 
 {#- Redshift dispatches to postgres__ forms: the default query. -#}

@@ -1,8 +1,9 @@
 {#- The sql_header of the package's release models on an engine whose defaults starve them
     (issue 37, item 2): statements that run before each model's create statement, inside its
     transaction only (`set local`/`set_config(..., true)`: the session is unchanged after the
-    model's commit). None on every engine but PostgreSQL. Never on the publish model (a header
-    there runs inside the publish step; dbt_deid.publish_hook_results refuses any). -#}
+    model's commit). None on every engine but PostgreSQL. Never the publish model's sql_header (a
+    header there runs inside the publish step; dbt_deid.publish_hook_results refuses any): the
+    publish materialization runs this one itself, before its candidate (issue 37, session 16). -#}
 {% macro release_sql_header() -%}
   {{ return(dbt_deid.own(adapter.dispatch('release_sql_header', 'dbt_deid'))()) }}
 {%- endmacro %}

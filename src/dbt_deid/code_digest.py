@@ -4,4 +4,4 @@ The md5 of the package's code (dbt_deid.settings_schema.compute_code_digest): th
 and the gate table record it and the publish step refuses what other code computed
 (docs/gate-once.md, "Upgrades")."""
 
-CODE_DIGEST = "6dd349df2c84625124892e0265b25c08"
+CODE_DIGEST = "f410753a17ad150a73efa585eb5cc72d"

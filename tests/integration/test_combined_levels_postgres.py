@@ -267,28 +267,47 @@ def test_the_copy_read_gives_the_fetched_frame(server) -> None:
     con.close()
 
 
-def test_the_postgres_gate_scan_builds_each_row_text_once(execute) -> None:
+def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> None:
     """Issue 37: postgres__gate_input_unchanged_sql builds each fingerprint's row text once per
-    row (a LATERAL subquery) where the default query builds it once per seed: the same row
-    (changed records, the checked release's, the source's and the pattern proof's counts and
-    fingerprints), with a record changed, one missing from the release and one released
-    without a source record; and the postgres form names each text once."""
+    row (one-element arrays unnested in FROM) where the default query builds it once per seed,
+    and runs the full join of the source and the checked release as a left join and an anti
+    join (postgres_gate_scan_union, session 16): the same row (changed records, the checked
+    release's, the source's and the pattern proof's counts and fingerprints, the level
+    mismatches), with a record changed, one missing from the release and one released without
+    a source record; then with a source record id twice and null record ids on both sides
+    (the full join's rows: a release row once per source match, a null id matching nothing);
+    the postgres form names each text once."""
+    import re
     from types import SimpleNamespace
 
     from tests.macro_render import macro_caller, raise_compiler_error
     root = Path(__file__).resolve().parents[2]
     files = [root / "macros" / "gates" / "gates.sql",
              root / "macros" / "gates" / "gate_input_unchanged_postgres.sql",
+             root / "macros" / "gates" / "gate_scan_union_postgres.sql",
+             root / "macros" / "gates" / "released_levels_gate.sql",
              root / "macros" / "publish" / "table_fingerprint.sql",
              root / "macros" / "generalize" / "original_value_sources.sql"]
+    con = server.connect()
+    con.autocommit = True
+
+    def columns_of(sql: str) -> SimpleNamespace:
+        with con.cursor() as cur:
+            cur.execute(sql)
+            return SimpleNamespace(column_names=[d[0] for d in cur.description])
     call = macro_caller(files, lambda call: {
         "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
+        "execute": True, "modules": SimpleNamespace(re=re), "run_query": columns_of,
         "dbt": SimpleNamespace(type_string=lambda: "text"),
         "dbt_deid": SimpleNamespace(
             own=lambda m: m, ident=lambda n: n,
             literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             source_input=lambda cfg: "gate_src", release_source=lambda cfg: "gate_src",
+            release_ref=lambda name: "gate_hierarchy",
             original_value_sources=call("original_value_sources"),
+            released_levels_flags_sql=call("default__released_levels_flags_sql"),
+            released_levels_sums_sql=call("released_levels_sums_sql"),
+            postgres_gate_scan_union=call("postgres_gate_scan_union"),
             default__gate_input_unchanged_sql=call("default__gate_input_unchanged_sql"),
             fingerprint_select_sql=lambda columns, prefix="", present=None,
             names=("row_count", "fingerprint"): call("postgres__fingerprint_select_sql")(
@@ -298,23 +317,45 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute) -> None:
             postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"),
             _fingerprint_count=call("_fingerprint_count"),
             _fingerprint_when=call("_fingerprint_when"))})
-    execute("drop table if exists gate_src; drop table if exists gate_truth")
+    execute("drop table if exists gate_src; drop table if exists gate_truth;"
+            " drop table if exists gate_hierarchy")
     execute("create table gate_src as select * from (values (1, 'F', 23, 'a'),"
             " (2, 'M', null, ''), (3, 'F', 31, null), (4, 'M', 35, 'b,c'), (5, 'F', 40, 'x'))"
             " as v(rid, sex, age, note)")
     execute("create table gate_truth as select * from (values"
-            " (1, 'F', 'F', '20-39', '23'), (2, 'M', 'M', null, '<missing>'),"
-            " (3, 'F', 'F', '20-39', '32'), (4, null, 'M', '20-39', '35'),"
-            " (6, 'M', 'M', '40-59', '41')) as v(rid, sex, sex__original, age, age__original)")
+            " (1, 'F', 'F', 'F', '20-39', '20-39', '23'), (2, 'M', 'M', 'M', null, '<missing>',"
+            " '<missing>'), (3, 'F', 'F', 'F', '20-39', '20-39', '32'), (4, null, 'M', 'M',"
+            " '20-39', '20-39', '35'), (6, 'M', 'M', 'M', '40-59', '40-59', '41'))"
+            " as v(rid, sex, sex__generalized, sex__original, age, age__generalized,"
+            " age__original)")
+    execute("create table gate_hierarchy as select * from (values ('sex', 0, 'F', 'F'),"
+            " ('sex', 0, 'M', 'M'), ('age', 1, '23', '20-39'), ('age', 1, '32', '20-39'),"
+            " ('age', 1, '35', '20-39'), ('age', 1, '41', '40-59'))"
+            " as v(qi_name, level, original_value, generalized_value)")
     cfg = {"record_id": "rid", "missing_label": "<missing>", "sample": None,
            "qis": [{"name": "sex", "column": "sex"}, {"name": "age", "column": "age"}]}
-    args = ("gate_truth", cfg, ["rid", "sex", "sex__original", "age", "age__original"],
-            ["rid", "sex", "age", "note"], ["sex", "age"], None, None)
-    default = str(call("default__gate_input_unchanged_sql")(*args))
-    postgres = str(call("postgres__gate_input_unchanged_sql")(*args))
-    assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
-    assert "cross join lateral" in postgres and "offset 0" in postgres
-    rows = execute(default)
-    assert rows == execute(postgres)
-    assert rows[0][0] == 2  # record 3 changed, 5 not released (a suppressed cell is no change)
-    assert rows[0][1] == 5 and rows[0][3] == 5  # the release's rows, the source's rows
+    truth_columns = ["rid", "sex", "sex__generalized", "sex__original", "age",
+                     "age__generalized", "age__original"]
+    for levels in (None, {"sex": 0, "age": 1}):
+        args = ("gate_truth", cfg, truth_columns, ["rid", "sex", "age", "note"], ["sex", "age"],
+                levels, None)
+        default = str(call("default__gate_input_unchanged_sql")(*args))
+        postgres = str(call("postgres__gate_input_unchanged_sql")(*args))
+        assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
+        assert "full outer join" in default and "full outer join" not in postgres
+        assert "union all" in postgres and "unnest(array[" in postgres
+        rows = execute(default)
+        assert rows == execute(postgres)
+        assert rows[0][0] == 2  # record 3 changed, 5 not released (a suppressed cell is no change)
+        assert rows[0][1] == 5 and rows[0][3] == 5  # the release's rows, the source's rows
+        if levels is not None:  # record 3's age 32 is not 31's band: no mismatch (its own value)
+            assert rows[0][-2:] == (0, 0), rows
+    execute("insert into gate_src values (4, 'M', 35, 'again'), (null, 'F', 50, 'no id')")
+    execute("insert into gate_truth values (null, 'F', 'F', 'F', '40-59', '40-59', '50')")
+    for levels in (None, {"sex": 0, "age": 1}):
+        args = ("gate_truth", cfg, truth_columns, ["rid", "sex", "age", "note"], ["sex", "age"],
+                levels, None)
+        rows = execute(str(call("default__gate_input_unchanged_sql")(*args)))
+        assert rows == execute(str(call("postgres__gate_input_unchanged_sql")(*args)))
+        assert rows[0][1] == 7 and rows[0][3] == 7  # record 4's row twice; the null ids once
+    con.close()

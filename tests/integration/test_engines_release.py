@@ -126,6 +126,7 @@ class EngineRun:
     server: PostgresServer | None = None
     spark_export: Path | None = None
     full: bool = True  # every release built (Spark by default: the discharge release only)
+    log: Path | None = None  # the build's dbt.log (every statement, debug level)
 
     @property
     def ok(self) -> bool:
@@ -275,6 +276,7 @@ def run_build(run: EngineRun, tmp: Path, env: dict[str, str], target: str, profi
     # a child of the fork server (dbt imported), with the suite's Jinja and figure caches
     proc = dbt_fork.run(cmd, INTEGRATION, suite_caches(dict(env)))
     run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
+    run.log = tmp / "logs" / "dbt.log"
     if run.engine == "spark":
         run.spark_export = tmp / "spark_tables"
         run.spark_export.mkdir()
@@ -432,6 +434,38 @@ def test_releases_build_gate_and_publish(built, engine: str) -> None:
     assert "gates passed" in run.output  # the publish materialization ran them on the candidate
     if engine != "duckdb":
         assert "Python models computed by dbt_deid" in run.output
+    if engine == "postgres":
+        # the publish step runs with the release models' work_mem and JIT off (issue 37,
+        # session 16): the header precedes its candidate's create statement in its transaction
+        statements = node_statements(run.log, "deid_published")
+        candidate = next(i for i, s in enumerate(statements) if "__deid_candidate" in s
+                         and "create" in s.lower() and " as" in s)
+        assert any("set_config('work_mem'" in s for s in statements[:candidate]), \
+            statements[:candidate]
+        # and so do a release model's input checks, run while its body is rendered
+        statements = node_statements(run.log, "deid_generalized")
+        check = next(i for i, s in enumerate(statements) if "count(distinct" in s)
+        assert any("set_config('work_mem'" in s for s in statements[:check]), statements[:check]
+
+
+def node_statements(log: Path | None, model: str) -> list[str]:
+    """The SQL statements dbt logged for the node ``model.*.<model>`` in ``log``, in order."""
+    assert log is not None and log.exists(), log
+    out: list[str] = []
+    current: list[str] | None = None
+    for line in log.read_text(errors="replace").splitlines():
+        if "SQL status:" in line or "[debug]" in line or "[info" in line:
+            if current is not None:
+                out.append("\n".join(current))
+                current = None
+            if f".{model}: /*" in line:
+                current = []
+            continue
+        if current is not None:
+            current.append(line)
+    if current is not None:
+        out.append("\n".join(current))
+    return out
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -228,22 +228,57 @@ def sql_literal(value: Any, kind: str, dialect: str) -> str:
     return f"'{text}'"
 
 
+def _copy_field(value: Any, kind: str) -> str | None:
+    """One value as a field of :func:`postgres_copy_csv` (None: null, an unquoted empty field)."""
+    if value is None:
+        return None
+    if kind == "bool":
+        return "t" if value else "f"
+    if kind in ("int", "float"):
+        return repr(value)
+    if kind in ("datetime", "date"):
+        return value.isoformat()
+    return '"' + str(value).replace('"', '""') + '"'
+
+
+def _copy_fields(series: pd.Series, kind: str) -> Any:
+    """One column's fields of :func:`postgres_copy_csv` as an Arrow string array (null where
+    the field is an unquoted empty one). Text columns whose values are all str, integer and
+    boolean columns are formatted by Arrow's kernels (the same text as :func:`_copy_field`:
+    Arrow writes an integer as repr does, text quoted with its quotes doubled); any other
+    column value by value through :func:`_copy_field`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        if kind == "text" and pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty"):
+            values = pa.array(series.astype(object), type=pa.string(), from_pandas=True)
+            quoted = pc.replace_substring(values, '"', '""')
+            return pc.binary_join_element_wise('"', quoted, '"', "")
+        if kind == "int":
+            return pc.cast(pa.array(series, type=pa.int64(), from_pandas=True), pa.string())
+        if kind == "bool":
+            return pc.if_else(pa.array(series, type=pa.bool_(), from_pandas=True), "t", "f")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+        pass
+    return pa.array([_copy_field(_python_value(v, kind), kind)
+                     for v in series.astype(object).tolist()], type=pa.string())
+
+
 def postgres_copy_csv(frame: pd.DataFrame, kinds: list[str]) -> io.StringIO:
     """The frame as CSV for PostgreSQL's ``COPY ... FROM STDIN (FORMAT csv)``: a null is an
-    unquoted empty field, text is always quoted, so an empty string stays distinct from null."""
-    lines = []
-    for row in frame_rows(frame, kinds):
-        fields = []
-        for v, k in zip(row, kinds, strict=True):
-            if v is None:
-                fields.append("")
-            elif k == "bool":
-                fields.append("t" if v else "f")
-            elif k in ("int", "float"):
-                fields.append(repr(v))
-            elif k in ("datetime", "date"):
-                fields.append(v.isoformat())
-            else:
-                fields.append('"' + str(v).replace('"', '""') + '"')
-        lines.append(",".join(fields))
-    return io.StringIO("\n".join(lines) + ("\n" if lines else ""))
+    unquoted empty field, text is always quoted, so an empty string stays distinct from null.
+    Built column by column with Arrow (issue 37, session 16: the suppression map's 937,085
+    rows took 70 s to write at 2.4 million records, formatted field by field in Python); the
+    same text as field by field (tests/unit/test_engine_segments.py)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if frame.shape[1] == 0 or len(frame) == 0:
+        return io.StringIO("")
+    fields = [pc.fill_null(_copy_fields(frame.iloc[:, i], kinds[i]), "")
+              for i in range(frame.shape[1])]
+    lines = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
+    if not isinstance(lines, pa.ChunkedArray):
+        lines = pa.chunked_array([lines])
+    return io.StringIO("\n".join(lines.to_pylist()) + "\n")
