@@ -36,11 +36,28 @@
   {%- set re = modules.re -%}
   {%- set renamed = [] -%}
   {%- for part in [outer, fp] -%}
-    {%- set p = re.sub('\\bsrc\\."', 'u."deid_src__', part) -%}
-    {%- set p = re.sub('\\bsrc\\.([A-Za-z_][A-Za-z0-9_$]*)', 'u.deid_src__\\1', p) -%}
-    {%- set p = re.sub('\\bt\\.', 'u.', p) -%}
-    {%- if re.search('\\b(src|t|s0|t0)\\.', p) -%}{{ return(none) }}{%- endif -%}
-    {%- do renamed.append(p) -%}
+    {#- the SQL's code between its string literals and quoted names, rewritten; a literal (the
+        missing label) or a quoted name is kept as it is, but for a quoted name after `src.`,
+        which gains the prefix (review 16, L3: a label holding " t." was rewritten) -#}
+    {%- set state = namespace(text='', prefix=false, left=false) -%}
+    {%- for piece in re.split("('(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")", part) -%}
+      {%- if loop.index is odd -%}
+        {%- set c = re.sub('\\bsrc\\.([A-Za-z_][A-Za-z0-9_$]*)', 'u.deid_src__\\1', piece) -%}
+        {%- set state.prefix = re.search('\\bsrc\\.$', c) is not none -%}
+        {%- set c = re.sub('\\bsrc\\.$', 'u.', c) -%}
+        {%- set c = re.sub('\\bt\\.', 'u.', c) -%}
+        {%- if re.search('\\b(src|t|s0|t0)\\.', c) -%}{%- set state.left = true -%}{%- endif -%}
+        {%- set state.text = state.text ~ c -%}
+      {%- elif state.prefix and piece.startswith('"') -%}
+        {%- set state.text = state.text ~ '"deid_src__' ~ piece[1:] -%}
+      {%- elif state.prefix -%}
+        {%- set state.left = true -%}
+      {%- else -%}
+        {%- set state.text = state.text ~ piece -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if state.left -%}{{ return(none) }}{%- endif -%}
+    {%- do renamed.append(state.text) -%}
   {%- endfor -%}
   {%- set unmatched = '(select * from ' ~ truth ~ ' as deid_t__ where not exists (select 1 from ' ~ src ~ ' as s0 where s0.' ~ rid ~ ' = deid_t__.' ~ rid ~ '))' -%}
   {%- set checked_unmatched = '(select *, 1 as deid_present__ from ' ~ unmatched ~ ' as deid_u__)' if levels is none else dbt_deid.released_levels_flags_sql(cfg, unmatched, hierarchy, levels) -%}
