@@ -327,7 +327,8 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
                 " as v(rid, sex, age, note)")
         execute("create table gate_truth as select * from (values"
                 " (1, 'F', 'F', 'F', '20-39', '20-39', '23'),"
-                " (2, 'M', 'M', 'M', null, '" + label + "', '" + label + "'), (3, 'F', 'F', 'F', '20-39', '20-39', '32'), (4, null, 'M', 'M',"
+                " (2, 'M', 'M', 'M', null, '" + label + "', '" + label + "'),"
+                " (3, 'F', 'F', 'F', '20-39', '20-39', '32'), (4, null, 'M', 'M',"
                 " '20-39', '20-39', '35'), (6, 'M', 'M', 'M', '40-59', '40-59', '41'))"
                 " as v(rid, sex, sex__generalized, sex__original, age, age__generalized,"
                 " age__original)")
