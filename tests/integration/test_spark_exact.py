@@ -373,6 +373,7 @@ def test_spark_arrow_read_equals_the_row_fetch(spark) -> None:
     column null in every row, nulls in integer and boolean columns, narrow integers, float,
     dates, the null type; and on no rows. A type it does not take (decimal, timestamp) is
     refused, so the caller keeps the row fetch."""
+    from dbt_deid.dbt_side.engine.adapter_io import spark_arrow_read
     from dbt_deid.dbt_side.engine.python_nodes import (
         SPARK_ARROW_TYPES,
         rows_to_frame,
@@ -401,6 +402,16 @@ def test_spark_arrow_read_equals_the_row_fetch(spark) -> None:
         arrow = spark_arrow_to_frame(df.toArrow(), df.columns)
         pd.testing.assert_frame_equal(arrow, fetched, check_exact=True)
         assert list(arrow.dtypes) == list(fetched.dtypes), sql
+        # the read itself: rows numbered, spread over tasks of one row, put back in order
+        pd.testing.assert_frame_equal(spark_arrow_read(spark, sql, task_rows=1), fetched,
+                                      check_exact=True)
+    # many scan partitions, several rows per task: the row fetch's order
+    spark.range(0, 5000, 1, 7).selectExpr(
+        "id", "cast(id * 7919 % 1000 as string) as t").createOrReplaceTempView("arrow_read_many")
+    df = spark.sql("select * from arrow_read_many")
+    pd.testing.assert_frame_equal(
+        spark_arrow_read(spark, "select * from arrow_read_many", task_rows=300),
+        rows_to_frame(df.columns, df.collect()), check_exact=True)
     kept = spark.sql("select cast(1.5 as decimal(10, 2)) as d, current_timestamp() as t")
     assert [f.dataType.typeName() in SPARK_ARROW_TYPES for f in kept.schema.fields] == [
         False, False]
