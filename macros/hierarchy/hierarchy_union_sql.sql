@@ -54,7 +54,10 @@
       {%- do flags.append("grouping(" ~ dbt_deid.ident(c) ~ ") as g" ~ loop.index0) -%}
       {%- do sets.append("(" ~ dbt_deid.ident(c) ~ ")") -%}
     {%- endfor -%}
-    {{ return("with deid_distinct_values as " ~ dbt_deid.cte_materialized() ~ "(select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " as s_in group by grouping sets (" ~ sets | join(', ') ~ "))\n" ~ parts | join('\nunion all\n')) }}
+    {#- read by every rule level of every scanned QI: computed once (cte_computed_once; on
+        Spark each reference otherwise scanned and grouped the source again, issue 37) -#}
+    {%- set distinct_values = "select " ~ (cols + flags) | join(', ') ~ " from " ~ src ~ " as s_in group by grouping sets (" ~ sets | join(', ') ~ ")" -%}
+    {{ return("with deid_distinct_values as " ~ dbt_deid.cte_materialized() ~ "(" ~ dbt_deid.cte_computed_once(distinct_values) ~ ")\n" ~ parts | join('\nunion all\n')) }}
   {%- endif -%}
   {{ return(parts | join('\nunion all\n')) }}
 {%- endmacro %}

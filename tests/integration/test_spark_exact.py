@@ -363,3 +363,97 @@ def test_spark_exact_columns_plan_the_pipeline_once(spark) -> None:
     (old_rows, old_tasks), (new_rows, new_tasks) = run("default"), run("spark")
     assert new_rows == old_rows and len(new_rows) == case[3]
     assert new_tasks < old_tasks, (old_tasks, new_tasks)
+
+
+def test_spark_arrow_read_equals_the_row_fetch(spark) -> None:
+    """The Python steps' reads on Spark's session method (adapter_io ``_read_spark_arrow``,
+    issue 37): the frame of ``toArrow`` equals, exactly and with its dtypes, the frame of the
+    rows collected one by one as dbt-spark's session cursor fetches them (``collect``), on
+    every Spark type the Arrow read takes: NULL beside empty text, NaN and infinities, a
+    column null in every row, nulls in integer and boolean columns, narrow integers, float,
+    dates, the null type; and on no rows. A type it does not take (decimal, timestamp) is
+    refused, so the caller keeps the row fetch."""
+    from dbt_deid.dbt_side.engine.adapter_io import spark_arrow_read
+    from dbt_deid.dbt_side.engine.python_nodes import (
+        SPARK_ARROW_TYPES,
+        rows_to_frame,
+        spark_arrow_to_frame,
+    )
+
+    spark.sql("""
+        create or replace temporary view arrow_read_case as select * from values
+          ('a', '', cast(1 as tinyint), cast(2 as smallint), 3, cast(4 as bigint),
+           cast(1.5 as float), cast('NaN' as double), true, date'2020-02-29',
+           cast(null as string), null, cast(null as bigint), 'é€', cast(7 as bigint)),
+          (null, 'x', cast(null as tinyint), cast(-2 as smallint), null,
+           cast(9007199254740993 as bigint), cast(null as float), cast('Infinity' as double),
+           null, null, cast(null as string), null, cast(null as bigint), '', null),
+          ('', null, cast(-128 as tinyint), cast(null as smallint), -3, cast(null as bigint),
+           cast(-0.1 as float), cast(null as double), false, date'1970-01-01',
+           cast(null as string), null, cast(null as bigint), 'a,"b"\nc', cast(8 as bigint))
+          as t(qi_a, qi_b, n1, n2, n4, n8, f4, f8, flag, day, all_null, void_col, null_int,
+               odd_text, counts)""")
+    for sql in ("select * from arrow_read_case order by counts nulls first",
+                "select * from arrow_read_case where false",
+                "select qi_a, count(*) as n from arrow_read_case group by qi_a order by qi_a"):
+        df = spark.sql(sql)
+        assert all(f.dataType.typeName() in SPARK_ARROW_TYPES for f in df.schema.fields), sql
+        fetched = rows_to_frame(df.columns, df.collect())
+        arrow = spark_arrow_to_frame(df.toArrow(), df.columns)
+        pd.testing.assert_frame_equal(arrow, fetched, check_exact=True)
+        assert list(arrow.dtypes) == list(fetched.dtypes), sql
+        # the read itself: rows numbered, spread over tasks of one row, put back in order
+        pd.testing.assert_frame_equal(spark_arrow_read(spark, sql, task_rows=1), fetched,
+                                      check_exact=True)
+    # many scan partitions, several rows per task: the row fetch's order
+    spark.range(0, 5000, 1, 7).selectExpr(
+        "id", "cast(id * 7919 % 1000 as string) as t").createOrReplaceTempView("arrow_read_many")
+    df = spark.sql("select * from arrow_read_many")
+    pd.testing.assert_frame_equal(
+        spark_arrow_read(spark, "select * from arrow_read_many", task_rows=300),
+        rows_to_frame(df.columns, df.collect()), check_exact=True)
+    kept = spark.sql("select cast(1.5 as decimal(10, 2)) as d, current_timestamp() as t")
+    assert [f.dataType.typeName() in SPARK_ARROW_TYPES for f in kept.schema.fields] == [
+        False, False]
+
+
+def test_spark_arrow_write_equals_the_row_write(spark) -> None:
+    """The Python steps' writes on Spark's session method (adapter_io ``_write_spark``, issue
+    37): a frame handed to Spark as one Arrow table (``frame_to_arrow``) gives the same table,
+    column types and rows, as its rows handed over one by one (``frame_rows``): NaN and nulls
+    written as NULL, infinities kept, NULL beside empty text, nullable integers and booleans,
+    a column null in every row, no rows. A frame it cannot carry exactly (dates, a text
+    column holding numbers) gives None, so the caller writes the rows."""
+    import datetime as dt
+
+    from dbt_deid.dbt_side.engine.python_nodes import (
+        _TYPES,
+        column_kind,
+        frame_rows,
+        frame_to_arrow,
+    )
+
+    frame = pd.DataFrame({
+        "qi": pd.array(["a", None, "", "é,\"x\"\n"], dtype="str"),
+        "obj_text": pd.Series(["x", None, float("nan"), ""], dtype=object),
+        "n": pd.array([1, None, -3, 2**62], dtype="Int64"),
+        "m": [1, 2, 3, 4],
+        "f": [1.5, float("nan"), float("inf"), -0.0],
+        "flag": pd.array([True, None, False, True], dtype="boolean"),
+        "b": [True, False, True, False],
+        "nothing": pd.Series([None] * 4, dtype=object),
+    })
+    for case in (frame, frame.iloc[:0]):
+        kinds = [column_kind(case[c]) for c in case.columns]
+        table = frame_to_arrow(case, kinds)
+        assert table is not None
+        schema = ", ".join(f"`{c}` {_TYPES['spark'][k]}" for c, k in zip(
+            case.columns, kinds, strict=True))
+        by_rows = spark.createDataFrame(frame_rows(case, kinds), schema=schema)
+        by_arrow = spark.createDataFrame(table)
+        assert by_arrow.schema == by_rows.schema
+        assert by_arrow.collect() == by_rows.collect()
+    dated = pd.DataFrame({"d": [dt.date(2020, 1, 1)]})
+    assert frame_to_arrow(dated, [column_kind(dated["d"])]) is None
+    mixed = pd.DataFrame({"t": pd.Series(["a", 1], dtype=object)})
+    assert frame_to_arrow(mixed, ["text"]) is None

@@ -14,9 +14,11 @@ from dbt_deid.dbt_side.engine.python_nodes import (
     DbtShim,
     column_kind,
     frame_rows,
+    frame_to_arrow,
     postgres_copy_csv,
     rows_to_frame,
     run_model_code,
+    spark_arrow_to_frame,
     sql_literal,
 )
 from dbt_deid.dbt_side.engine.segmented import SegmentResults, descendants, node_depths, split_args
@@ -153,6 +155,43 @@ def test_copy_csv_is_the_field_by_field_text() -> None:
     # an int kind given to a float column (bench's loader): integral values as integers
     floats = pd.DataFrame({"x": [1.0, None, 3.0]})
     assert postgres_copy_csv(floats, ["int"]).getvalue() == "1\n\n3\n"
+
+def test_spark_arrow_frames_equal_the_row_fetch() -> None:
+    """Spark's Arrow batches (narrow integers, float32, large strings, the null type, a column
+    null in every row) read as the frame the Python rows of the same result give (issue 37;
+    the read against a real Spark session is test_spark_exact.py's, opt-in)."""
+    import pyarrow as pa
+
+    rows = [("a", 1, 2, 1.5, float("nan"), True, dt.date(2020, 2, 29), None, None),
+            (None, None, -3, None, float("inf"), None, None, None, None),
+            ("", 127, 2**40, -0.25, None, False, dt.date(1970, 1, 1), None, None)]
+    columns = ["t", "i8", "i64", "f4", "f8", "b", "d", "void", "s"]
+    types = [pa.large_string(), pa.int8(), pa.int64(), pa.float32(), pa.float64(), pa.bool_(),
+             pa.date32(), pa.null(), pa.string()]
+    table = pa.table([pa.array([r[i] for r in rows], type=t) for i, t in enumerate(types)],
+                     names=columns)
+    for part in (table, table.slice(0, 0)):
+        fetched = rows_to_frame(columns, [tuple(v.as_py() for v in row) for row in zip(
+            *part.columns, strict=True)])
+        pd.testing.assert_frame_equal(spark_arrow_to_frame(part, columns), fetched,
+                                      check_exact=True)
+
+
+def test_frames_go_to_arrow_with_the_values_of_their_rows() -> None:
+    """``frame_to_arrow`` holds what ``frame_rows`` writes (NaN as null, NULL beside empty
+    text, nullable integers) and refuses what it cannot carry exactly (dates, non-str text)."""
+    frame = pd.DataFrame({"t": pd.Series(["x", None, float("nan"), ""], dtype=object),
+                          "s": pd.array(["a", None, "", "b"], dtype="str"),
+                          "n": pd.array([1, None, 3, 4], dtype="Int64"),
+                          "f": [1.5, float("nan"), float("inf"), 0.0],
+                          "b": pd.array([True, None, False, True], dtype="boolean")})
+    kinds = [column_kind(frame[c]) for c in frame.columns]
+    table = frame_to_arrow(frame, kinds)
+    assert [tuple(r.values()) for r in table.to_pylist()] == frame_rows(frame, kinds)
+    assert frame_to_arrow(pd.DataFrame({"t": pd.Series([1, "a"], dtype=object)}),
+                          ["text"]) is None
+    dated = pd.DataFrame({"d": [dt.date(2020, 1, 1)]})
+    assert frame_to_arrow(dated, [column_kind(dated["d"])]) is None
 
 
 def test_segment_results_merge_every_segment_and_the_python_models(tmp_path) -> None:
