@@ -520,10 +520,24 @@
     `records_shared`: the current records found among the line's stored rows (any version),
     the gate's records shared, taken from this pass (session 15: at 2.4 million records the
     gate's own count hashed every record id again, 6 s); the gate leaves it out of the
-    history's line_json. -#}
-{% macro line_story(cfg, truth, key, store) -%}
-  {%- set previous = dbt_deid.line_previous_release(cfg, store) -%}
+    history's line_json. `states`: the line's states table (line_states_sql, built once by the
+    gate: session 16, the story read from it, no join of the candidate with the store), else
+    the story joins them (line_story_sql); `previous`: the line's previous version when the
+    caller has it. -#}
+{% macro line_story(cfg, truth, key, store, states=none, previous=none) -%}
+  {%- set previous = previous or dbt_deid.line_previous_release(cfg, store) -%}
   {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+  {%- set sql = dbt_deid.line_story_states_sql(cfg, states) if states is not none else dbt_deid.line_story_sql(cfg, truth, key, store, previous) -%}
+  {%- set r = run_query(sql).rows[0] -%}
+  {{ return({'extends_version': previous.version, 'extends_release': previous.name, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
+             'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
+             'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int,
+             'records_shared': (r[7] or 0) | int}) }}
+{%- endmacro %}
+
+{#- The story's counts (added, returned, deleted, changed, kept, kept rows and cells newly
+    suppressed, records shared), joining the candidate with the line's stored rows. -#}
+{% macro line_story_sql(cfg, truth, key, store, previous) -%}
   {%- set qis = cfg.released_qis -%}
   {%- set differs = [] -%}{%- set newly = [] -%}
   {%- for q in qis -%}
@@ -531,7 +545,6 @@
     {%- do newly.append('case when p.' ~ dbt_deid.ident(q ~ '__c') ~ ' is not null and c.' ~ dbt_deid.ident(q ~ '__c') ~ ' is null then 1 else 0 end') -%}
   {%- endfor -%}
   {%- set kept = 'c.record_key is not null and p.record_key is not null and not (' ~ differs | join(' or ') ~ ')' -%}
-  {%- set sql -%}
     with cur as (
       select {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as record_key
         {%- for q in qis %}, t.{{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__c') }}, t.{{ dbt_deid.ident(q ~ '__generalized') }} as {{ dbt_deid.ident(q ~ '__t') }}{% endfor %}
@@ -556,12 +569,43 @@
     from cur as c
     full outer join prev as p on p.record_key = c.record_key
     left join ever as e on e.record_key = c.record_key
-  {%- endset -%}
-  {%- set r = run_query(sql).rows[0] -%}
-  {{ return({'extends_version': previous.version, 'extends_release': previous.name, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
-             'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
-             'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int,
-             'records_shared': (r[7] or 0) | int}) }}
+{%- endmacro %}
+
+{#- line_story_sql's counts read from the line's states (dbt_deid.line_states_sql, built once
+    by the gate combined_releases with the previous version's flags): per record key, the
+    candidate's true values and cells and the previous version's (each the one state holding
+    them: a record id is unique in the candidate, a record stored once per release), compared
+    with the same expressions. No record id hashed, the store not read. -#}
+{% macro line_story_states_sql(cfg, states) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set I = dbt_deid.ident -%}
+  {%- set differs = [] -%}{%- set newly = [] -%}
+  {%- for q in qis -%}
+    {%- do differs.append('r.' ~ I(q ~ '__ct') ~ ' <> r.' ~ I(q ~ '__pt')) -%}
+    {%- do newly.append('case when r.' ~ I(q ~ '__pc') ~ ' is not null and r.' ~ I(q ~ '__cc') ~ ' is null then 1 else 0 end') -%}
+  {%- endfor -%}
+  {%- set kept = 'r.deid_cand = 1 and r.deid_prev = 1 and not (' ~ differs | join(' or ') ~ ')' -%}
+    with r as (
+      select record_key, max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev
+        {%- for q in qis %}
+        , max(case when deid_cand = 1 then {{ I(q ~ '__generalized') }} end) as {{ I(q ~ '__ct') }}
+        , max(case when deid_prev = 1 then {{ I(q ~ '__generalized') }} end) as {{ I(q ~ '__pt') }}
+        , max({{ I(q ~ '__cand') }}) as {{ I(q ~ '__cc') }}
+        , max({{ I(q ~ '__prev') }}) as {{ I(q ~ '__pc') }}
+        {%- endfor %}
+      from {{ states }}
+      group by record_key
+    )
+    select
+      sum(case when r.deid_cand = 1 and r.deid_stored = 0 then 1 else 0 end),
+      sum(case when r.deid_cand = 1 and r.deid_stored = 1 and r.deid_prev = 0 then 1 else 0 end),
+      sum(case when r.deid_cand = 0 and r.deid_prev = 1 then 1 else 0 end),
+      sum(case when r.deid_cand = 1 and r.deid_prev = 1 and ({{ differs | join(' or ') }}) then 1 else 0 end),
+      sum(case when {{ kept }} then 1 else 0 end),
+      sum(case when {{ kept }} and ({{ newly | join(' + ') }}) > 0 then 1 else 0 end),
+      sum(case when {{ kept }} then {{ newly | join(' + ') }} else 0 end),
+      sum(case when r.deid_cand = 1 and r.deid_stored = 1 then 1 else 0 end)
+    from r
 {%- endmacro %}
 
 {#- The history's `line_json` of a release attempt: the line (release name, epoch, source,
