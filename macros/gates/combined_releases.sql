@@ -413,13 +413,17 @@
 {#- The line's states (session 16, issue 32: the publish step's passes over the candidate and
     the store in one): the combined view of combined_view_sql (one row per record state, `<qi>`
     the cell revealed by any release holding it, `<qi>__generalized` its true value,
-    `deid_changed_any`), each state with what the line's story and the changed-records count
-    read, so that neither joins the candidate with the store nor hashes a record id again:
-    `record_key`, `deid_cand` (the candidate holds this state), `deid_stored` (a stored release
-    of the line holds it), `deid_prev` (the previous version `previous_id` holds it),
-    `deid_rank` (the latest release holding it, by its place in `ordered`, the line's release
-    ids oldest first; 0 for none), `<qi>__cand` and `<qi>__prev` (the candidate's and the
-    previous version's cells of this state). Each record id is hashed once, the store's line
+    `deid_changed_any`: the record has more than one state), each state with what the line's
+    story and the changed-records count read, so that neither joins the candidate with the
+    store nor hashes a record id again: `record_key`, `deid_cand` (the candidate holds this
+    state), `deid_stored` (a stored release of the line holds it), `deid_prev` (the previous
+    version `previous_id` holds it), `deid_rank` (the latest release holding it, by its place
+    in `ordered`, the line's release ids oldest first; 0 for none), `deid_cand_nulls` (the
+    candidate's suppressed cells, a bit per released QI in their order) and `deid_prev_cells`
+    (the previous version's cells not suppressed, likewise). Integer flags only besides the
+    combined view's columns: a state's cells are compared only where the candidate and the
+    previous version hold the same state (a kept record), and a record of one state (all but
+    the changed ones) is read in its one row. Each record id is hashed once, the store's line
     rows read once. Working table of the gate combined_releases, dropped before it returns. -#}
 {% macro line_states_sql(cfg, truth, key, store, ordered, previous_id) -%}
   {{ return(dbt_deid.own(adapter.dispatch('line_states_sql', 'dbt_deid'))(cfg, truth, key, store, ordered, previous_id)) }}
@@ -432,14 +436,23 @@
   {%- set I = dbt_deid.ident -%}
   {%- set rank = [] -%}
   {%- for i in ordered -%}{%- do rank.append("when " ~ dbt_deid.literal(i) ~ " then " ~ loop.index) -%}{%- endfor -%}
+  {%- set cand_nulls = [] -%}{%- set prev_cells = [] -%}
+  {%- for q in qis -%}
+    {%- do cand_nulls.append("case when t." ~ I(q) ~ " is null then " ~ 2 ** loop.index0 ~ " else 0 end") -%}
+    {%- if q | lower in have and (q ~ '__generalized') | lower in have -%}
+      {%- do prev_cells.append("case when r." ~ I(q) ~ " is not null then " ~ 2 ** loop.index0 ~ " else 0 end") -%}
+    {%- endif -%}
+  {%- endfor -%}
   with deid_rows as (
-    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key, 1 as deid_cand, 0 as deid_stored, 0 as deid_prev, 0 as deid_rank
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key, 1 as deid_cand, 0 as deid_stored, 0 as deid_prev, 0 as deid_rank,
+      {{ cand_nulls | join(' + ') }} as deid_cand_nulls, 0 as deid_prev_cells
       {%- for q in qis %}, t.{{ I(q) }} as {{ I(q) }}, t.{{ I(q ~ '__generalized') }} as {{ I(q ~ '__generalized') }}{% endfor %}
     from {{ truth }} as t
     cross join {{ key }} as k
     union all
     select r.record_key, 0, 1, case when r.release_id = {{ dbt_deid.literal(previous_id) }} then 1 else 0 end,
-      {% if rank %}case r.release_id {{ rank | join(' ') }} else 0 end{% else %}0{% endif %}
+      {% if rank %}case r.release_id {{ rank | join(' ') }} else 0 end{% else %}0{% endif %}, 0,
+      case when r.release_id = {{ dbt_deid.literal(previous_id) }} then {{ (prev_cells | join(' + ')) or '0' }} else 0 end
       {%- for q in qis %}
       {%- if q | lower in have and (q ~ '__generalized') | lower in have %}, r.{{ I(q) }}, coalesce(r.{{ I(q ~ '__generalized') }}, r.{{ I(q) }})
       {%- else %}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
@@ -449,12 +462,9 @@
   ),
   deid_states as (
     select record_key
-      {%- for q in qis %}
-      , {{ I(q ~ '__generalized') }}, max({{ I(q) }}) as {{ I(q) }}
-      , max(case when deid_cand = 1 then {{ I(q) }} end) as {{ I(q ~ '__cand') }}
-      , max(case when deid_prev = 1 then {{ I(q) }} end) as {{ I(q ~ '__prev') }}
-      {%- endfor %}
+      {%- for q in qis %}, {{ I(q ~ '__generalized') }}, max({{ I(q) }}) as {{ I(q) }}{% endfor %}
       , max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev, max(deid_rank) as deid_rank
+      , max(deid_cand_nulls) as deid_cand_nulls, max(deid_prev_cells) as deid_prev_cells
     from deid_rows
     group by record_key{% for q in qis %}, {{ I(q ~ '__generalized') }}{% endfor %}
   )
@@ -465,7 +475,9 @@
 {#- changed_shared_records_sql's (shared, changed, changed per QI of `qis`) read from the line's
     states (line_states_sql): each record's candidate state against its latest stored state
     (the state holding the latest release of `ordered` that holds the record), true values
-    compared on `qis`. The same counts, with no join of the candidate with the store. -#}
+    compared on `qis`. A record of one state (`deid_changed_any` = 0) is its own latest state:
+    shared when a release of `ordered` holds it, never changed; only the records of several
+    states are joined. The same counts, with no join of the candidate with the store. -#}
 {% macro changed_shared_states_sql(states, qis) -%}
   {%- set differs = [] -%}
   {%- for q in qis -%}
@@ -475,13 +487,18 @@
     select record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %},
       row_number() over (partition by record_key order by deid_rank desc) as deid_latest
     from {{ states }}
-    where deid_rank > 0
+    where deid_rank > 0 and deid_changed_any = 1
+  ),
+  several as (
+    select count(*) as n, sum(case when {{ differs | join(' or ') }} then 1 else 0 end) as n_changed
+      {%- for d in differs %}, sum(case when {{ d }} then 1 else 0 end) as c{{ loop.index }}{% endfor %}
+    from {{ states }} as c
+    join stored as s on s.record_key = c.record_key and s.deid_latest = 1
+    where c.deid_cand = 1 and c.deid_changed_any = 1
   )
-  select count(*), sum(case when {{ differs | join(' or ') }} then 1 else 0 end)
-    {%- for d in differs %}, sum(case when {{ d }} then 1 else 0 end){% endfor %}
-  from {{ states }} as c
-  join stored as s on s.record_key = c.record_key and s.deid_latest = 1
-  where c.deid_cand = 1
+  select n + (select count(*) from {{ states }} where deid_cand = 1 and deid_rank > 0 and deid_changed_any = 0),
+    coalesce(n_changed, 0){% for d in differs %}, coalesce(c{{ loop.index }}, 0){% endfor %}
+  from several
 {%- endmacro %}
 
 {#- "version(s) 1, 2" of this name; "<name> version 1" for another name's. -#}

@@ -572,40 +572,60 @@
 {%- endmacro %}
 
 {#- line_story_sql's counts read from the line's states (dbt_deid.line_states_sql, built once
-    by the gate combined_releases with the previous version's flags): per record key, the
-    candidate's true values and cells and the previous version's (each the one state holding
-    them: a record id is unique in the candidate, a record stored once per release), compared
-    with the same expressions. No record id hashed, the store not read. -#}
+    by the gate combined_releases with the previous version's flags). A record of one state
+    (`deid_changed_any` = 0, all but the changed records) is read in its one row; the records
+    of several states are grouped by record key. Changed: the candidate's state and the
+    previous version's differ on a QI where both true values are known (`<>`, as the join
+    compares them); kept: both hold the same state with every true value known (the join's
+    `not (... <> ...)` is true only then), its cells newly suppressed the bits of the previous
+    version's cells that the candidate suppresses (a record id is unique in the candidate, a
+    record stored once per release: one candidate row and one previous row per state). No
+    record id hashed, the store not read. -#}
 {% macro line_story_states_sql(cfg, states) -%}
   {%- set qis = cfg.released_qis -%}
   {%- set I = dbt_deid.ident -%}
-  {%- set differs = [] -%}{%- set newly = [] -%}
+  {%- set differs = [] -%}{%- set known = [] -%}{%- set newly = [] -%}
   {%- for q in qis -%}
-    {%- do differs.append('r.' ~ I(q ~ '__ct') ~ ' <> r.' ~ I(q ~ '__pt')) -%}
-    {%- do newly.append('case when r.' ~ I(q ~ '__pc') ~ ' is not null and r.' ~ I(q ~ '__cc') ~ ' is null then 1 else 0 end') -%}
+    {%- do differs.append('c.' ~ I(q ~ '__generalized') ~ ' <> p.' ~ I(q ~ '__generalized')) -%}
+    {%- do known.append(I(q ~ '__generalized') ~ ' is not null') -%}
+    {%- set bit = 2 ** loop.index0 -%}
+    {%- do newly.append('(case when deid_prev_cells % ' ~ 2 * bit ~ ' >= ' ~ bit ~ ' and deid_cand_nulls % ' ~ 2 * bit ~ ' >= ' ~ bit ~ ' then 1 else 0 end)') -%}
   {%- endfor -%}
-  {%- set kept = 'r.deid_cand = 1 and r.deid_prev = 1 and not (' ~ differs | join(' or ') ~ ')' -%}
-    with r as (
-      select record_key, max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev
-        {%- for q in qis %}
-        , max(case when deid_cand = 1 then {{ I(q ~ '__generalized') }} end) as {{ I(q ~ '__ct') }}
-        , max(case when deid_prev = 1 then {{ I(q ~ '__generalized') }} end) as {{ I(q ~ '__pt') }}
-        , max({{ I(q ~ '__cand') }}) as {{ I(q ~ '__cc') }}
-        , max({{ I(q ~ '__prev') }}) as {{ I(q ~ '__pc') }}
-        {%- endfor %}
+    with several as (
+      select max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev
       from {{ states }}
+      where deid_changed_any = 1
       group by record_key
+    ),
+    records as (
+      select deid_cand, deid_stored, deid_prev from {{ states }} where deid_changed_any = 0
+      union all
+      select deid_cand, deid_stored, deid_prev from several
+    ),
+    kept as (
+      select {{ newly | join(' + ') }} as newly
+      from {{ states }}
+      where deid_cand = 1 and deid_prev = 1 and {{ known | join(' and ') }}
+    ),
+    changed as (
+      select count(*) as n
+      from {{ states }} as c
+      join {{ states }} as p on p.record_key = c.record_key
+      where c.deid_cand = 1 and c.deid_changed_any = 1 and p.deid_prev = 1 and p.deid_changed_any = 1
+        and ({{ differs | join(' or ') }})
+    ),
+    counts as (
+      select
+        sum(case when deid_cand = 1 and deid_stored = 0 then 1 else 0 end) as added,
+        sum(case when deid_cand = 1 and deid_stored = 1 and deid_prev = 0 then 1 else 0 end) as returned,
+        sum(case when deid_cand = 0 and deid_prev = 1 then 1 else 0 end) as deleted,
+        sum(case when deid_cand = 1 and deid_stored = 1 then 1 else 0 end) as shared
+      from records
     )
-    select
-      sum(case when r.deid_cand = 1 and r.deid_stored = 0 then 1 else 0 end),
-      sum(case when r.deid_cand = 1 and r.deid_stored = 1 and r.deid_prev = 0 then 1 else 0 end),
-      sum(case when r.deid_cand = 0 and r.deid_prev = 1 then 1 else 0 end),
-      sum(case when r.deid_cand = 1 and r.deid_prev = 1 and ({{ differs | join(' or ') }}) then 1 else 0 end),
-      sum(case when {{ kept }} then 1 else 0 end),
-      sum(case when {{ kept }} and ({{ newly | join(' + ') }}) > 0 then 1 else 0 end),
-      sum(case when {{ kept }} then {{ newly | join(' + ') }} else 0 end),
-      sum(case when r.deid_cand = 1 and r.deid_stored = 1 then 1 else 0 end)
-    from r
+    select r.added, r.returned, r.deleted, (select n from changed),
+      (select count(*) from kept), (select sum(case when newly > 0 then 1 else 0 end) from kept), (select sum(newly) from kept),
+      r.shared
+    from counts as r
 {%- endmacro %}
 
 {#- The history's `line_json` of a release attempt: the line (release name, epoch, source,
