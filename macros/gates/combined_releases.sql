@@ -410,6 +410,97 @@
   join stored as s on s.record_key = c.record_key and s.deid_latest = 1
 {%- endmacro %}
 
+{#- The line's states (session 16, issue 32: the publish step's passes over the candidate and
+    the store in one): the combined view of combined_view_sql (one row per record state, `<qi>`
+    the cell revealed by any release holding it, `<qi>__generalized` its true value,
+    `deid_changed_any`: the record has more than one state), each state with what the line's
+    story and the changed-records count read, so that neither joins the candidate with the
+    store nor hashes a record id again: `record_key`, `deid_cand` (the candidate holds this
+    state), `deid_stored` (a stored release of the line holds it), `deid_prev` (the previous
+    version `previous_id` holds it), `deid_rank` (the latest release holding it, by its place
+    in `ordered`, the line's release ids oldest first; 0 for none), `deid_cand_nulls` (the
+    candidate's suppressed cells, a bit per released QI in their order) and `deid_prev_cells`
+    (the previous version's cells not suppressed, likewise). Integer flags only besides the
+    combined view's columns: a state's cells are compared only where the candidate and the
+    previous version hold the same state (a kept record), and a record of one state (all but
+    the changed ones) is read in its one row. Each record id is hashed once, the store's line
+    rows read once. Working table of the gate combined_releases, dropped before it returns. -#}
+{% macro line_states_sql(cfg, truth, key, store, ordered, previous_id) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('line_states_sql', 'dbt_deid'))(cfg, truth, key, store, ordered, previous_id)) }}
+{%- endmacro %}
+
+{% macro default__line_states_sql(cfg, truth, key, store, ordered, previous_id) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set have = adapter.get_columns_in_relation(store) | map(attribute='name') | map('lower') | list -%}
+  {%- set s = dbt.type_string() -%}
+  {%- set I = dbt_deid.ident -%}
+  {%- set rank = [] -%}
+  {%- for i in ordered -%}{%- do rank.append("when " ~ dbt_deid.literal(i) ~ " then " ~ loop.index) -%}{%- endfor -%}
+  {%- set cand_nulls = [] -%}{%- set prev_cells = [] -%}
+  {%- for q in qis -%}
+    {%- do cand_nulls.append("case when t." ~ I(q) ~ " is null then " ~ 2 ** loop.index0 ~ " else 0 end") -%}
+    {%- if q | lower in have and (q ~ '__generalized') | lower in have -%}
+      {%- do prev_cells.append("case when r." ~ I(q) ~ " is not null then " ~ 2 ** loop.index0 ~ " else 0 end") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  with deid_rows as (
+    select {{ dbt_deid.keyed_record_hash_sql('t.' ~ I(cfg.record_id), 'k') }} as record_key, 1 as deid_cand, 0 as deid_stored, 0 as deid_prev, 0 as deid_rank,
+      {{ cand_nulls | join(' + ') }} as deid_cand_nulls, 0 as deid_prev_cells
+      {%- for q in qis %}, t.{{ I(q) }} as {{ I(q) }}, t.{{ I(q ~ '__generalized') }} as {{ I(q ~ '__generalized') }}{% endfor %}
+    from {{ truth }} as t
+    cross join {{ key }} as k
+    union all
+    select r.record_key, 0, 1, case when r.release_id = {{ dbt_deid.literal(previous_id) }} then 1 else 0 end,
+      {% if rank %}case r.release_id {{ rank | join(' ') }} else 0 end{% else %}0{% endif %}, 0,
+      case when r.release_id = {{ dbt_deid.literal(previous_id) }} then {{ (prev_cells | join(' + ')) or '0' }} else 0 end
+      {%- for q in qis %}
+      {%- if q | lower in have and (q ~ '__generalized') | lower in have %}, r.{{ I(q) }}, coalesce(r.{{ I(q ~ '__generalized') }}, r.{{ I(q) }})
+      {%- else %}, cast(null as {{ s }}), cast(null as {{ s }}){% endif %}
+      {%- endfor %}
+    from {{ store }} as r
+    where {{ dbt_deid.line_rows_condition(cfg, 'r') }}
+  ),
+  deid_states as (
+    select record_key
+      {%- for q in qis %}, {{ I(q ~ '__generalized') }}, max({{ I(q) }}) as {{ I(q) }}{% endfor %}
+      , max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev, max(deid_rank) as deid_rank
+      , max(deid_cand_nulls) as deid_cand_nulls, max(deid_prev_cells) as deid_prev_cells
+    from deid_rows
+    group by record_key{% for q in qis %}, {{ I(q ~ '__generalized') }}{% endfor %}
+  )
+  select s.*, case when count(*) over (partition by s.record_key) > 1 then 1 else 0 end as deid_changed_any
+  from deid_states as s
+{%- endmacro %}
+
+{#- changed_shared_records_sql's (shared, changed, changed per QI of `qis`) read from the line's
+    states (line_states_sql): each record's candidate state against its latest stored state
+    (the state holding the latest release of `ordered` that holds the record), true values
+    compared on `qis`. A record of one state (`deid_changed_any` = 0) is its own latest state:
+    shared when a release of `ordered` holds it, never changed; only the records of several
+    states are joined. The same counts, with no join of the candidate with the store. -#}
+{% macro changed_shared_states_sql(states, qis) -%}
+  {%- set differs = [] -%}
+  {%- for q in qis -%}
+    {%- do differs.append("c." ~ dbt_deid.ident(q ~ '__generalized') ~ " is distinct from s." ~ dbt_deid.ident(q ~ '__generalized')) -%}
+  {%- endfor -%}
+  with stored as (
+    select record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %},
+      row_number() over (partition by record_key order by deid_rank desc) as deid_latest
+    from {{ states }}
+    where deid_rank > 0 and deid_changed_any = 1
+  ),
+  several as (
+    select count(*) as n, sum(case when {{ differs | join(' or ') }} then 1 else 0 end) as n_changed
+      {%- for d in differs %}, sum(case when {{ d }} then 1 else 0 end) as c{{ loop.index }}{% endfor %}
+    from {{ states }} as c
+    join stored as s on s.record_key = c.record_key and s.deid_latest = 1
+    where c.deid_cand = 1 and c.deid_changed_any = 1
+  )
+  select n + (select count(*) from {{ states }} where deid_cand = 1 and deid_rank > 0 and deid_changed_any = 0),
+    coalesce(n_changed, 0){% for d in differs %}, coalesce(c{{ loop.index }}, 0){% endfor %}
+  from several
+{%- endmacro %}
+
 {#- "version(s) 1, 2" of this name; "<name> version 1" for another name's. -#}
 {% macro _versions_text(cfg, earlier) -%}
   {%- set out = [] -%}
@@ -425,7 +516,20 @@
   {{ return(dbt_deid.own(adapter.dispatch('gate_combined_releases_result', 'dbt_deid'))(cfg, candidate, truth)) }}
 {%- endmacro %}
 
+{#- The gate's result, with the line's states table (line_states_sql, a working table next to
+    the checked release) dropped on every path. -#}
 {% macro default__gate_combined_releases_result(cfg, candidate, truth) -%}
+  {%- set result = dbt_deid._gate_combined_releases(cfg, candidate, truth) -%}
+  {{ drop_relation_if_exists(dbt_deid._line_states_relation(truth)) }}
+  {{ return(result) }}
+{%- endmacro %}
+
+{#- The line's states table of the gate (line_states_sql), next to the checked release. -#}
+{% macro _line_states_relation(truth) -%}
+  {{ return(api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__states'), type='table')) }}
+{%- endmacro %}
+
+{% macro _gate_combined_releases(cfg, candidate, truth) -%}
   {%- set gate = 'combined_releases' -%}
   {%- set history = api.Relation.create(database=candidate.database, schema=candidate.schema, identifier='deid_release_history', type='table') -%}
   {%- set store = dbt_deid.release_records_relation(truth) -%}
@@ -511,9 +615,23 @@
   {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
   {#- the line's story; its count of the records shared with the line's stored rows is the
       one the gate reads below (the same records and store rows, counted in the same pass) -#}
-  {%- set story_shared = [] -%}
+  {#- Session 16: the candidate's records and the line's stored rows are read in one pass,
+      into the line's states (line_states_sql: the combined view, each state with the flags and
+      cells the story and the changed-records count read); each record id is hashed once. The
+      story, the changed-records count and the combined view at equal levels read that table. -#}
+  {%- set story_shared = [] -%}{%- set states = [] -%}
   {%- if problems | length == 0 and key is not none and store_rows > 0 -%}
-    {%- set story = dbt_deid.line_story(cfg, truth, key, store) -%}
+    {%- set previous = dbt_deid.line_previous_release(cfg, store) -%}
+    {%- if previous is not none -%}
+      {%- set line_order = [] -%}{%- for e in earlier if e.release_id in line_ids -%}{%- do line_order.append(e.release_id) -%}{%- endfor -%}
+      {%- set states_relation = dbt_deid._line_states_relation(truth) -%}
+      {{ drop_relation_if_exists(states_relation) }}
+      {% call statement('deid_line_states') -%}
+        {{ get_create_table_as_sql(False, states_relation, dbt_deid.line_states_sql(cfg, truth, key, store, line_order, previous.release_id)) }}
+      {%- endcall %}
+      {%- do states.append({'relation': states_relation, 'ordered': line_order}) -%}
+    {%- endif -%}
+    {%- set story = dbt_deid.line_story(cfg, truth, key, store, states[0].relation if states else none, previous) -%}
     {%- if story is not none -%}{%- do story_shared.append(story.pop('records_shared')) -%}{%- endif -%}
     {%- do base.update({'line': story}) -%}
   {%- endif -%}
@@ -673,7 +791,13 @@
   {%- set compared = [] -%}{%- set n_changed = 0 -%}
   {%- for q in cfg.released_qis if ordered and (release_levels.get(ordered[-1]) or {}).get(q) == current[q] -%}{%- do compared.append(q) -%}{%- endfor -%}
   {%- if compared | length > 0 -%}
-    {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
+    {#- read from the line's states when they were built over the same releases (the line's
+        rows are the releases of `ordered`: one not in the history is refused above) -#}
+    {%- if states and states[0].ordered == ordered -%}
+      {%- set counts = run_query(dbt_deid.changed_shared_states_sql(states[0].relation, compared)).rows[0] -%}
+    {%- else -%}
+      {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
+    {%- endif -%}
     {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
     {%- set most = cfg.max_changed_share -%}
     {%- set per_qi = [] -%}
@@ -697,12 +821,17 @@
                      message="combined releases: " ~ shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "), " ~ linked.changed ~ " of them with true values changed now or in an earlier version: " ~ linked.parts | join('; ') ~ "; " ~ dbt_deid.linked_changes_advice())) }}
     {%- endif -%}
   {%- endif -%}
-  {#- The combined view, as a table next to the store, checked by the exact check. -#}
+  {#- The combined view, as a table next to the store, checked by the exact check: the line's
+      states when built (the same rows and columns, with the story's columns besides). -#}
+  {%- if states -%}
+    {%- set combined = states[0].relation -%}
+  {%- else -%}
   {%- set combined = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__candidate'), type='table') -%}
   {{ drop_relation_if_exists(load_cached_relation(combined)) }}
   {% call statement('deid_combined_view') -%}
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
+  {%- endif -%}
   {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, k)) -%}
   {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
   {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['']) }) -%}

@@ -520,10 +520,24 @@
     `records_shared`: the current records found among the line's stored rows (any version),
     the gate's records shared, taken from this pass (session 15: at 2.4 million records the
     gate's own count hashed every record id again, 6 s); the gate leaves it out of the
-    history's line_json. -#}
-{% macro line_story(cfg, truth, key, store) -%}
-  {%- set previous = dbt_deid.line_previous_release(cfg, store) -%}
+    history's line_json. `states`: the line's states table (line_states_sql, built once by the
+    gate: session 16, the story read from it, no join of the candidate with the store), else
+    the story joins them (line_story_sql); `previous`: the line's previous version when the
+    caller has it. -#}
+{% macro line_story(cfg, truth, key, store, states=none, previous=none) -%}
+  {%- set previous = previous or dbt_deid.line_previous_release(cfg, store) -%}
   {%- if previous is none -%}{{ return(none) }}{%- endif -%}
+  {%- set sql = dbt_deid.line_story_states_sql(cfg, states) if states is not none else dbt_deid.line_story_sql(cfg, truth, key, store, previous) -%}
+  {%- set r = run_query(sql).rows[0] -%}
+  {{ return({'extends_version': previous.version, 'extends_release': previous.name, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
+             'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
+             'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int,
+             'records_shared': (r[7] or 0) | int}) }}
+{%- endmacro %}
+
+{#- The story's counts (added, returned, deleted, changed, kept, kept rows and cells newly
+    suppressed, records shared), joining the candidate with the line's stored rows. -#}
+{% macro line_story_sql(cfg, truth, key, store, previous) -%}
   {%- set qis = cfg.released_qis -%}
   {%- set differs = [] -%}{%- set newly = [] -%}
   {%- for q in qis -%}
@@ -531,7 +545,6 @@
     {%- do newly.append('case when p.' ~ dbt_deid.ident(q ~ '__c') ~ ' is not null and c.' ~ dbt_deid.ident(q ~ '__c') ~ ' is null then 1 else 0 end') -%}
   {%- endfor -%}
   {%- set kept = 'c.record_key is not null and p.record_key is not null and not (' ~ differs | join(' or ') ~ ')' -%}
-  {%- set sql -%}
     with cur as (
       select {{ dbt_deid.keyed_record_hash_sql('t.' ~ dbt_deid.ident(cfg.record_id), 'k') }} as record_key
         {%- for q in qis %}, t.{{ dbt_deid.ident(q) }} as {{ dbt_deid.ident(q ~ '__c') }}, t.{{ dbt_deid.ident(q ~ '__generalized') }} as {{ dbt_deid.ident(q ~ '__t') }}{% endfor %}
@@ -556,12 +569,63 @@
     from cur as c
     full outer join prev as p on p.record_key = c.record_key
     left join ever as e on e.record_key = c.record_key
-  {%- endset -%}
-  {%- set r = run_query(sql).rows[0] -%}
-  {{ return({'extends_version': previous.version, 'extends_release': previous.name, 'records_added': (r[0] or 0) | int, 'records_returned': (r[1] or 0) | int,
-             'records_deleted': (r[2] or 0) | int, 'records_changed': (r[3] or 0) | int, 'records_kept': (r[4] or 0) | int,
-             'kept_rows_newly_suppressed': (r[5] or 0) | int, 'kept_cells_newly_suppressed': (r[6] or 0) | int,
-             'records_shared': (r[7] or 0) | int}) }}
+{%- endmacro %}
+
+{#- line_story_sql's counts read from the line's states (dbt_deid.line_states_sql, built once
+    by the gate combined_releases with the previous version's flags). A record of one state
+    (`deid_changed_any` = 0, all but the changed records) is read in its one row; the records
+    of several states are grouped by record key. Changed: the candidate's state and the
+    previous version's differ on a QI where both true values are known (`<>`, as the join
+    compares them); kept: both hold the same state with every true value known (the join's
+    `not (... <> ...)` is true only then), its cells newly suppressed the bits of the previous
+    version's cells that the candidate suppresses (a record id is unique in the candidate, a
+    record stored once per release: one candidate row and one previous row per state). No
+    record id hashed, the store not read. -#}
+{% macro line_story_states_sql(cfg, states) -%}
+  {%- set qis = cfg.released_qis -%}
+  {%- set I = dbt_deid.ident -%}
+  {%- set differs = [] -%}{%- set known = [] -%}{%- set newly = [] -%}
+  {%- for q in qis -%}
+    {%- do differs.append('c.' ~ I(q ~ '__generalized') ~ ' <> p.' ~ I(q ~ '__generalized')) -%}
+    {%- do known.append(I(q ~ '__generalized') ~ ' is not null') -%}
+    {%- set bit = 2 ** loop.index0 -%}
+    {%- do newly.append('(case when deid_prev_cells % ' ~ 2 * bit ~ ' >= ' ~ bit ~ ' and deid_cand_nulls % ' ~ 2 * bit ~ ' >= ' ~ bit ~ ' then 1 else 0 end)') -%}
+  {%- endfor -%}
+    with several as (
+      select max(deid_cand) as deid_cand, max(deid_stored) as deid_stored, max(deid_prev) as deid_prev
+      from {{ states }}
+      where deid_changed_any = 1
+      group by record_key
+    ),
+    records as (
+      select deid_cand, deid_stored, deid_prev from {{ states }} where deid_changed_any = 0
+      union all
+      select deid_cand, deid_stored, deid_prev from several
+    ),
+    kept as (
+      select {{ newly | join(' + ') }} as newly
+      from {{ states }}
+      where deid_cand = 1 and deid_prev = 1 and {{ known | join(' and ') }}
+    ),
+    changed as (
+      select count(*) as n
+      from {{ states }} as c
+      join {{ states }} as p on p.record_key = c.record_key
+      where c.deid_cand = 1 and c.deid_changed_any = 1 and p.deid_prev = 1 and p.deid_changed_any = 1
+        and ({{ differs | join(' or ') }})
+    ),
+    counts as (
+      select
+        sum(case when deid_cand = 1 and deid_stored = 0 then 1 else 0 end) as added,
+        sum(case when deid_cand = 1 and deid_stored = 1 and deid_prev = 0 then 1 else 0 end) as returned,
+        sum(case when deid_cand = 0 and deid_prev = 1 then 1 else 0 end) as deleted,
+        sum(case when deid_cand = 1 and deid_stored = 1 then 1 else 0 end) as shared
+      from records
+    )
+    select r.added, r.returned, r.deleted, (select n from changed),
+      (select count(*) from kept), (select sum(case when newly > 0 then 1 else 0 end) from kept), (select sum(newly) from kept),
+      r.shared
+    from counts as r
 {%- endmacro %}
 
 {#- The history's `line_json` of a release attempt: the line (release name, epoch, source,

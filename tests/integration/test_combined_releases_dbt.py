@@ -220,6 +220,8 @@ def test_combined_releases_fail_closed(it_database, tmp_path):
     pd.testing.assert_frame_equal(_published(third, f"{OTHER}__"), published2)  # it stays
     assert third.query("select count(*) as n from deid_release_records")["n"].iloc[0] == len(ids)
     assert "deid_combined_releases__candidate" not in third.tables()
+    # the line's states (the gate's one pass over the candidate and the store) are dropped
+    assert not [t for t in third.tables() if "deid_combined_releases__states" in t]
     # the gate's figures are the independent check's (records below k, smallest set)
     rel3 = _records(third, f"{OTHER}__")  # the refused candidate's records (never published)
     assert set(rel3) == ids
