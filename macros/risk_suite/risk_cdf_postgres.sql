@@ -44,25 +44,7 @@
     group by deid_class_size_{{ loop.index }}__
   ),
   {%- endfor %}
-  at_size as (
-    {%- for b in stage_combos %}
-    select {{ dbt_deid.literal(combinations[loop.index0] | join('+')) }} as combination, f, records
-    from sizes_{{ keys.index(b | sort | join(',')) + 1 }}
-    union all
-    {%- endfor %}
-    select '(all combinations)' as combination, smallest_class_size as f, sum(n) as records
-    from patterns
-    group by smallest_class_size
-  )
-  select {{ dbt_deid.literal(stage) }} as stage,
-    combination,
-    1.0 / f as risk,
-    f as class_size,
-    cast(records as {{ dbt.type_bigint() }}) as records,
-    cast(sum(records) over (partition by combination order by f desc rows between unbounded preceding and current row) as {{ dbt.type_bigint() }}) as cumulative_records,
-    1.0 * sum(records) over (partition by combination order by f desc rows between unbounded preceding and current row)
-      / sum(records) over (partition by combination) as cumulative_share
-  from at_size
+  {{ dbt_deid.risk_cdf_at_size_sql(stage, combinations, stage_combos, keys) }}
 {%- endmacro %}
 
 {#- Redshift dispatches to postgres__ forms: the default form. -#}

@@ -25,7 +25,8 @@ from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
-         ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql"]
+         ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql",
+         ROOT / "macros" / "risk_suite" / "risk_cdf_at_size.sql"]
 
 
 def render(*args: Any) -> str:
@@ -34,6 +35,7 @@ def render(*args: Any) -> str:
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             risk_stage_columns=call("default__risk_stage_columns"),
+            risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
             smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
             class_sizes_sql=call("default__class_sizes_sql"),
             cte_computed_once=lambda sql: sql),

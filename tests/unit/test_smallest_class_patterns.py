@@ -19,7 +19,8 @@ from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
-         ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql"]
+         ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql",
+         ROOT / "macros" / "risk_suite" / "risk_cdf_at_size.sql"]
 
 
 def _call(variant: str) -> Any:
@@ -27,6 +28,7 @@ def _call(variant: str) -> Any:
         "dbt_deid": SimpleNamespace(
             ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             risk_stage_columns=call("default__risk_stage_columns"),
+            risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
             smallest_class_patterns_sql=call(f"{variant}__smallest_class_patterns_sql"),
             class_sizes_sql=call("default__class_sizes_sql"),
             cte_computed_once=lambda sql: sql),
