@@ -25,7 +25,8 @@ from tests.macro_render import macro_caller
 ROOT = Path(__file__).resolve().parents[2]
 Execute = Callable[[str], list[tuple]]
 MACROS = ["current_patterns", "risk_summary_sql", "class_sizes_sql", "risk_cdf_sql",
-          "risk_stage_columns", "smallest_class_patterns_sql", "cte_computed_once"]
+          "risk_stage_columns", "smallest_class_patterns_sql", "cte_computed_once",
+          "risk_cdf_at_size_sql"]
 QIS = ["age", "sex"]
 #: the refresh's pairs: current tuple (None: a state no longer current), earlier tuple, n
 PAIRS = [("30", "F", "30", "F", 3), ("30", "F", None, None, 1), ("40", "M", "40", "M", 2),
