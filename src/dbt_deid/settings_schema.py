@@ -599,11 +599,14 @@ def render_reference() -> str:
 
 #: The files whose md5 is the code digest (:func:`compute_code_digest`), relative to the
 #: repository: the code that resolves the plan, computes the gates and publishes (the dbt
-#: package's macros, models and Python models, the core and the dbt side), not the tools (CLI,
-#: report, synthetic data), tests or docs. The generated files that hold the digest are left
-#: out.
+#: package's macros, models and Python models, the core and the dbt side), with the YAML that
+#: configures them (the package's ``dbt_project.yml``: its ``on-run-start`` checks and schemas;
+#: the models' YAML: ``enabled`` conditions, materializations, the gate tests), not the tools
+#: (CLI, report, synthetic data), tests or docs. The generated files that hold the digest are
+#: left out.
 DIGEST_GLOBS = ("macros/**/*.sql", "models/**/*.sql", "python_models/**/*.py",
-                "src/dbt_deid/**/*.py")
+                "src/dbt_deid/**/*.py", "dbt_project.yml", "models/**/*.yml",
+                "python_models/**/*.yml")
 DIGEST_EXCLUDED = ("macros/config/settings_schema.sql", "src/dbt_deid/code_digest.py")
 DIGEST_EXCLUDED_DIRS = ("src/dbt_deid/tools/",)
 CODE_DIGEST_PATH = Path(__file__).resolve().with_name("code_digest.py")

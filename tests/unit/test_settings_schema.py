@@ -57,7 +57,11 @@ def test_generated_code_digest_is_up_to_date() -> None:
 def test_the_code_digest_covers_the_gates_and_the_resolver_not_the_tools(tmp_path) -> None:
     files = digest_files()
     for needed in ("macros/gates/gate_table.sql", "macros/publish/materialization_deid_publish.sql",
-                   "src/dbt_deid/config.py", "python_models/deid_release_plan.py"):
+                   "src/dbt_deid/config.py", "python_models/deid_release_plan.py",
+                   # the hooks that refuse a working model in the published schema, the
+                   # models' YAML (enabled conditions, gate tests): configuration is code
+                   "dbt_project.yml", "models/deid_models.yml",
+                   "python_models/deid_python_models.yml"):
         assert needed in files
     assert "macros/config/settings_schema.sql" not in files  # it holds the digest
     assert "src/dbt_deid/code_digest.py" not in files
