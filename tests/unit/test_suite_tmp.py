@@ -75,16 +75,17 @@ def test_a_run_id_is_drawn_per_run_and_its_folder_removed(tmp_path, monkeypatch)
 
 
 INNER_CONFTEST = """
-from tests.conftest import pytest_configure, pytest_unconfigure  # noqa: F401 - the suite's hooks
+from tests.conftest import *  # noqa: F403 - the suite's hooks, as the tests under tests/ have them
 """
 
 INNER_TEST = """
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
-from tests.integration import dbt_fork, dbt_runner, suite_tmp
+from tests.integration import dbt_fork, dbt_runner
 
 FAKE_DBT = '''
 import os, sys
@@ -108,18 +109,18 @@ def test_a_tiny_forked_run(tmp_path):
         "key", db, target, ["fake"])
     assert proc.returncode == 0, proc.stderr
     assert isinstance(proc, dbt_fork.Completed)  # a child of the worker's fork server
-    dbt_runner.stable_database_path(db)
-    folder = suite_tmp.run_folder()
+    dbt_runner.stable_database_path(db)  # this process's folder (build_demo's)
+    root = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}"
     with open(os.environ["RECORD"], "a") as record:
-        record.write(json.dumps([os.getpid(), str(folder),
-                                 sorted(p.name for p in folder.iterdir())]) + "\\n")
+        record.write(json.dumps([os.getpid(), sorted(
+            str(p.relative_to(root)) for p in [*root.glob("*"), *root.glob("*/*")])]) + "\\n")
 """
 
 
 def test_a_run_with_two_workers_leaves_nothing_in_the_temporary_folder(tmp_path):
     """A pytest run with two workers (pytest-xdist), each with a forked run that writes every
-    cache of the suite and its own process folder, leaves its own uid's folder with nothing of
-    its own, and removed a killed run's leftover of two days ago (not a recent one)."""
+    cache of the suite and its own process folder, leaves nothing of its own in its uid's
+    folder, and removed a killed run's leftover of two days ago (not another run's)."""
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / "conftest.py").write_text(INNER_CONFTEST)
@@ -142,12 +143,12 @@ def test_a_run_with_two_workers_leaves_nothing_in_the_temporary_folder(tmp_path)
         text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "2 passed" in done.stdout, done.stdout[-3000:]
-    seen = [json.loads(line) for line in record.read_text().splitlines()]
-    pids, folders = {pid for pid, _, _ in seen}, {folder for _, folder, _ in seen}
-    assert len(pids) == 2 and len(folders) == 1, seen  # two workers, one run
-    folder = Path(folders.pop())
-    assert folder.parent == root
-    for pid, _, names in seen:
-        assert {"parse", "jinja", "figures", str(pid)} <= set(names), names
     assert sorted(p.name for p in root.iterdir()) == [other.name]  # the rest removed
     assert (other / "jinja").is_dir()
+    seen = dict(json.loads(line) for line in record.read_text().splitlines())
+    assert len(seen) == 2, seen  # two test processes
+    during = {name for names in seen.values() for name in names if "/" not in name}
+    assert during - {other.name} and len(during - {other.name}) == 1, seen  # one run's folder
+    run = (during - {other.name}).pop()
+    for pid, names in seen.items():
+        assert {f"{run}/{n}" for n in ("parse", "jinja", "figures", str(pid))} <= set(names)
