@@ -271,7 +271,11 @@ class ForkServer:
             except (OSError, AttributeError, ValueError):
                 self._give_up("the fork server is gone")
                 return None
-            forked = self._reply(_KILLED_WAIT)  # said right after the fork
+
+            def left() -> float | None:
+                return None if timeout is None else max(0.0, started + timeout - time.monotonic())
+
+            forked = self._reply(left())  # said right after the fork: its pid
             if forked and "error" in forked:  # the fork failed: the run never started
                 self._give_up(f"the fork server could not fork: {forked['error']}")
                 return None
@@ -279,14 +283,13 @@ class ForkServer:
             reply: dict | None = {}
             if child:
                 try:
-                    reply = self._reply(None if timeout is None
-                                        else max(0.0, started + timeout - time.monotonic()))
+                    reply = self._reply(left())
                 except BaseException:  # interrupted: leave nothing running
                     self._end(child)
                     raise
                 if reply is None:  # still running: its group killed, then the server's report
-                    self._end(child)
                     elapsed = time.monotonic() - started
+                    self._end(child)
                     raise RunTimeout(argv, cwd, timeout, elapsed, _read(out), _read(err))
             if "returncode" not in reply:  # the server died during the run: never run it twice
                 self._give_up("the fork server died during a run")
