@@ -68,7 +68,7 @@ _BATCH_MARKER = "@@dbt_deid_invocation_end@@"
 
 #: The suite's shared caches and per-process folders are under one folder per pytest run,
 #: ``suite_tmp.run_folder()`` (removed at the end of the run by its controller process: see
-#: suite_tmp.py): ``stable_dir()`` (this process's), ``parse_cache()``, ``figure_cache()``,
+#: suite_tmp.py): ``stable_dir()`` (this process's), ``saved_parse_dir()``, ``figure_cache_dir()``,
 #: ``jinja_cache_dir()``; read when used (the run id is set once pytest is configured).
 
 
@@ -78,13 +78,13 @@ def stable_dir() -> Path:
     return suite_tmp.run_folder() / str(os.getpid())
 
 
-def parse_cache() -> Path:
+def saved_parse_dir() -> Path:
     """Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name),
     shared by the test processes of one pytest run (pytest-xdist workers)."""
     return suite_tmp.run_folder() / "parse"
 
 
-def figure_cache() -> Path:
+def figure_cache_dir() -> Path:
     """Drawn report figures by content, shared the same way (report/html.py,
     DBT_DEID_FIGURE_CACHE): the suite builds the same releases again and again, and drawing
     their figures was most of the report node's time (docs/performance.md, "The report step,
@@ -185,9 +185,9 @@ def _parse_key(project: Path, args: list[str], variables: dict[str, Any] | None,
 
 def suite_caches(env: dict[str, str]) -> dict[str, str]:
     """``env`` (changed in place) with the suite's shared caches of drawn report figures and
-    compiled Jinja (``figure_cache()``, ``jinja_cache_dir()``) unless it names its own: for
+    compiled Jinja (``figure_cache_dir()``, ``jinja_cache_dir()``) unless it names its own: for
     every dbt run of the suite, whatever its target (the engine builds' too)."""
-    env.setdefault("DBT_DEID_FIGURE_CACHE", str(figure_cache()))
+    env.setdefault("DBT_DEID_FIGURE_CACHE", str(figure_cache_dir()))
     env.setdefault(jinja_cache.ENV, str(jinja_cache_dir()))
     return env
 
@@ -233,7 +233,7 @@ def _run_on_saved_parse(
                             "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
-    saved = parse_cache() / f"{key}.msgpack"
+    saved = saved_parse_dir() / f"{key}.msgpack"
     own = target / "partial_parse.msgpack"
     # the inputs of the parse the target holds: a test that runs dbt in one target with other
     # vars in turn (a setting added, then removed) left the parse of the other vars, which dbt
