@@ -7,8 +7,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration import suite_tmp
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+
+#: The run id this process drew as the run's controller (``pytest_configure``).
+_RUN = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the process that starts the run (not a pytest-xdist worker): remove what killed runs
+    left in the suite's temporary folder, and draw this run's id, which the workers inherit
+    (tests/integration/suite_tmp.py)."""
+    if hasattr(config, "workerinput"):
+        return
+    suite_tmp.prune()
+    config.stash[_RUN] = suite_tmp.start_run()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """In the process that started the run, after its workers have finished: remove the run's
+    shared caches and its test processes' folders."""
+    run = config.stash.get(_RUN, None)
+    if run is not None:
+        suite_tmp.end_run(run)
 
 
 @pytest.fixture

@@ -13,7 +13,12 @@ each request, forks a child that becomes the program the old subprocess would ha
 - the child then leaves the server's loop and exits the way a fresh interpreter does (``SystemExit``
   code, an uncaught exception's traceback on stderr and exit code 1, ``atexit`` handlers).
 
-Each request is its own child, so nothing carries over from one run to the next. The server
+Each request is its own child, so nothing carries over from one run to the next. The child is the
+leader of its own process group (so are plain subprocesses, ``_subprocess``): a run that has not
+ended after ``timeout`` seconds (``TIMEOUT_ENV``, default ``DEFAULT_TIMEOUT``) has its whole group
+killed (dbt and whatever it started) and raises ``RunTimeout``, naming the command and the
+time it ran, so a hung run fails its test instead of taking the CI job's whole time; a run
+interrupted in the test process (Ctrl-C) has its group killed too. The server
 reports each child's exit status (``-signal`` when a signal killed it, as :mod:`subprocess` does)
 and its CPU seconds from ``os.wait4`` (the child's and its descendants': the run log counts them,
 ``dbt_runner._log_run``), and exits when its request pipe closes (its test process ended).
@@ -37,10 +42,14 @@ import inspect
 import json
 import logging
 import os
+import select
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 #: Imported once by the server: what every dbt run on DuckDB imports, and starts no thread.
@@ -75,6 +84,13 @@ SERVER_ENV = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_t
 RUNTIME_ENV = ("DBT_DEID_", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PYTEST_CURRENT_TEST",
                "PYSPARK_PYTHON")
 NO_FORK_ENV = "DBT_DEID_TEST_NO_FORK"
+#: Seconds a run may take before its process group is killed (``run``); 0 or less: no limit.
+TIMEOUT_ENV = "DBT_DEID_TEST_DBT_TIMEOUT"
+#: Generous: the slowest single runs of the suite (a demo build, the Spark cluster's) take a few
+#: minutes on the loaded 2-core machine.
+DEFAULT_TIMEOUT = 900.0
+#: Seconds to wait for the server's report on a child whose group was killed.
+_KILLED_WAIT = 60.0
 #: Classes whose JSON schema the server builds once (``dbtClassMixin.json_schema``, an
 #: ``lru_cache`` of mashumaro's schema builder: a pure function of the class) so no child builds
 #: it again: what a dbt run on DuckDB validates (a full parse all of them, a run on a saved
@@ -99,6 +115,42 @@ WARM_SCHEMAS = (
 log = logging.getLogger(__name__)
 
 
+class RunTimeout(subprocess.TimeoutExpired):
+    """A run that did not end within its timeout: its process group was killed. The message
+    names the command, its folder, the time it ran and the end of its output."""
+
+    def __init__(self, cmd: list[str], cwd: Path | str, timeout: float, elapsed: float,
+                 stdout: str, stderr: str) -> None:
+        super().__init__(list(cmd), timeout, stdout, stderr)
+        self.cwd, self.elapsed = str(cwd), elapsed
+
+    def __str__(self) -> str:
+        command = shlex.join(str(a) for a in self.cmd)
+        if len(command) > 1500:
+            command = f"{command[:1500]} ... ({len(command):,} characters)"
+        tail = f"{self.output or ''}{self.stderr or ''}"[-2000:]
+        return (f"{command}\n(in {self.cwd}) did not end within {self.timeout:g} s"
+                f" ({TIMEOUT_ENV}): its process group was killed after {self.elapsed:.1f} s."
+                f" The end of its output:\n{tail}")
+
+
+def timeout_seconds() -> float | None:
+    """The timeout of a run: ``TIMEOUT_ENV`` in this process's environment, else
+    ``DEFAULT_TIMEOUT``; None (no limit) for 0 or less."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        seconds = float(text) if text else DEFAULT_TIMEOUT
+    except ValueError:
+        raise ValueError(f"{TIMEOUT_ENV} must be a number of seconds, not {text!r}") from None
+    return seconds if seconds > 0 else None
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL the process group ``pgid`` (a run's child and what it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # ended meanwhile
+        os.killpg(pgid, signal.SIGKILL)
+
+
 class Completed(subprocess.CompletedProcess):
     """A :class:`subprocess.CompletedProcess` from a forked child, with its CPU seconds (this
     process's ``RUSAGE_CHILDREN`` does not see them: the fork server is the child's parent)."""
@@ -111,20 +163,53 @@ class Completed(subprocess.CompletedProcess):
 
 def run(
     cmd: list[str], cwd: Path | str, env: dict[str, str], server: ForkServer | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess:
     """What ``subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)`` returns,
     from a child of the fork server (this process's, or ``server``) when ``cmd`` runs a Python
     script of this interpreter (``python script.py ...`` or a console script such as ``dbt``)
-    and the server can take it."""
+    and the server can take it. Raises ``RunTimeout`` when the run has not ended after
+    ``timeout`` seconds (default ``timeout_seconds()``), its process group killed."""
+    limit = timeout_seconds() if timeout is None else timeout
     argv = _script_argv(cmd)
     forking = argv is not None and os.environ.get(NO_FORK_ENV) != "1"
     server = (server or _server()) if forking else None
     if server is not None and server.accepts(env):
-        done = server.run(argv, str(cwd), env)
+        try:
+            done = server.run(argv, str(cwd), env, limit)
+        except RunTimeout as exc:
+            exc.cmd = list(cmd)  # the command as the caller wrote it
+            raise
         if done is not None:
             done.args = list(cmd)
             return done
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    return _subprocess(cmd, cwd, env, limit)
+
+
+def _subprocess(
+    cmd: list[str], cwd: Path | str, env: dict[str, str], timeout: float | None,
+) -> subprocess.CompletedProcess:
+    """``cmd`` as a plain subprocess, the leader of its own process group (stdin /dev/null, as a
+    forked child's): on timeout the whole group is killed (killing the child alone would leave
+    what it started holding the output pipes open) and ``RunTimeout`` raised."""
+    started = time.monotonic()
+    with subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          process_group=0) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            elapsed = time.monotonic() - started
+            try:
+                stdout, stderr = proc.communicate(timeout=_KILLED_WAIT)
+            except subprocess.TimeoutExpired:  # something left the group and holds the pipes
+                stdout, stderr = "", ""
+            raise RunTimeout(cmd, cwd, timeout, elapsed, stdout, stderr) from None
+        except BaseException:  # interrupted: leave nothing running
+            _kill_group(proc.pid)
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
 
 
 def _script_argv(cmd: list[str]) -> list[str] | None:
@@ -151,12 +236,15 @@ class ForkServer:
     def __init__(self, env: dict[str, str] | None = None, preload: tuple[str, ...] = PRELOAD):
         self.env = dict(os.environ if env is None else env)
         self.lock = threading.Lock()
+        self._replies = b""  # read from the server, not yet taken (``_reply``)
+        start_within = timeout_seconds()
         self.proc: subprocess.Popen | None = subprocess.Popen(
             [sys.executable, __file__, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env={**self.env, **SERVER_ENV}, text=True, bufsize=1)
-        hello = self._reply()
-        if not hello.get("ready"):
-            self._give_up(f"the fork server did not start: {hello.get('error', 'no reply')}")
+        hello = self._reply(start_within)
+        if not (hello or {}).get("ready"):
+            why = "no reply" if hello is None else hello.get("error", "no reply")
+            self._give_up(f"the fork server did not start: {why}")
 
     @property
     def alive(self) -> bool:
@@ -168,22 +256,41 @@ class ForkServer:
         names = {k for k in env.keys() | self.env.keys() if env.get(k) != self.env.get(k)}
         return self.alive and all(n.startswith(RUNTIME_ENV) for n in names)
 
-    def run(self, argv: list[str], cwd: str, env: dict[str, str]) -> Completed | None:
+    def run(self, argv: list[str], cwd: str, env: dict[str, str],
+            timeout: float | None = None) -> Completed | None:
         """Run ``argv`` in a forked child; None when the server is gone before the request
-        (the caller runs a subprocess instead)."""
+        (the caller runs a subprocess instead). A child still running after ``timeout``
+        seconds has its process group killed: ``RunTimeout``."""
         with self.lock, tempfile.TemporaryDirectory(prefix="dbt_fork_") as folder:
             out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
             request = {"argv": argv, "cwd": cwd, "env": env, "stdout": out, "stderr": err}
+            started = time.monotonic()
             try:
                 self.proc.stdin.write(json.dumps(request) + "\n")
                 self.proc.stdin.flush()
             except (OSError, AttributeError, ValueError):
                 self._give_up("the fork server is gone")
                 return None
-            reply = self._reply()
-            if "error" in reply:  # the fork failed: the run never started
-                self._give_up(f"the fork server could not fork: {reply['error']}")
+
+            def left() -> float | None:
+                return None if timeout is None else max(0.0, started + timeout - time.monotonic())
+
+            forked = self._reply(left())  # said right after the fork: its pid
+            if forked and "error" in forked:  # the fork failed: the run never started
+                self._give_up(f"the fork server could not fork: {forked['error']}")
                 return None
+            child = forked.get("pid") if forked else None
+            reply: dict | None = {}
+            if child:
+                try:
+                    reply = self._reply(left())
+                except BaseException:  # interrupted: leave nothing running
+                    self._end(child)
+                    raise
+                if reply is None:  # still running: its group killed, then the server's report
+                    elapsed = time.monotonic() - started
+                    self._end(child)
+                    raise RunTimeout(argv, cwd, timeout, elapsed, _read(out), _read(err))
             if "returncode" not in reply:  # the server died during the run: never run it twice
                 self._give_up("the fork server died during a run")
                 reply = {"returncode": -9, "cpu": 0.0}
@@ -191,10 +298,33 @@ class ForkServer:
                     text.write("\ndbt_fork: the fork server died during this run\n")
             return Completed(argv, reply["returncode"], _read(out), _read(err), reply["cpu"])
 
-    def _reply(self) -> dict:
+    def _end(self, child: int) -> None:
+        """Kill the process group of the running ``child`` and take the server's report on it
+        (or stop using the server when none comes)."""
+        _kill_group(child)
+        report = self._reply(_KILLED_WAIT)
+        if not report or "returncode" not in report:
+            self._give_up("the fork server did not report a killed run")
+
+    def _reply(self, timeout: float | None = None) -> dict | None:
+        """The server's next reply line as a dict: {} at the end of its output (or on a line
+        that is not JSON), None when ``timeout`` seconds pass first. Reads the pipe's file
+        descriptor directly (``select`` cannot see what a buffered reader holds)."""
+        if self.proc is None:
+            return {}
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
         try:
-            line = self.proc.stdout.readline() if self.proc else ""
-            return json.loads(line) if line else {}
+            while b"\n" not in self._replies:
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not select.select([fd], [], [], wait)[0]:
+                    return None
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return {}
+                self._replies += chunk
+            line, _, self._replies = self._replies.partition(b"\n")
+            return json.loads(line)
         except (OSError, ValueError):
             return {}
 
@@ -286,10 +416,14 @@ def _serve(preload: list[str]) -> dict | None:
             replies.write(json.dumps({"error": repr(exc)}) + "\n")
             continue
         if pid == 0:
+            os.setpgid(0, 0)  # its own process group: what a timeout kills (run)
             requests.close()
             replies.close()
             os.close(null)
             return request
+        with contextlib.suppress(OSError):  # as the child does: set before the client knows it
+            os.setpgid(pid, pid)
+        replies.write(json.dumps({"pid": pid}) + "\n")
         _, status, usage = os.wait4(pid, 0)
         replies.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status),
                                   "cpu": usage.ru_utime + usage.ru_stime}) + "\n")

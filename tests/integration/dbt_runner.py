@@ -29,7 +29,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,26 +38,13 @@ import duckdb
 import pandas as pd
 import yaml
 
-from tests.integration import dbt_fork, jinja_cache
+from tests.integration import dbt_fork, jinja_cache, suite_tmp
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo"
 INTEGRATION = REPO / "integration_tests"
 DBT = str(Path(sys.executable).parent / "dbt")
 _deps_done: set[Path] = set()
-#: A stable folder name per test process, for ``build_demo`` (its script runs dbt in demo/).
-_STABLE_DIR = Path(tempfile.gettempdir()) / f"dbt_deid_it_{os.getuid()}" / str(os.getpid())
-#: Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name), shared
-#: by the test processes of one pytest run (pytest-xdist sets PYTEST_XDIST_TESTRUNUID in each).
-_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or os.getpid()
-_PARSE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_parse"
-#: Drawn report figures by content, shared the same way (report/html.py, DBT_DEID_FIGURE_CACHE):
-#: the suite builds the same releases again and again, and drawing their figures was most of
-#: the report node's time (docs/performance.md, "The report step, session 4").
-_FIGURE_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_figures"
-#: Compiled Jinja templates by source and environment, shared the same way (jinja_cache.py:
-#: forked runs read it; a quarter to a third of a dbt run's CPU was compiling the same sources).
-_JINJA_CACHE = _STABLE_DIR.parent / f"{_RUN_ID}_jinja"
 #: The published schema (the target's) and the working schema of the release models.
 RELEASE_SCHEMAS = ("main", "main_deid_work", "main_raw")  # raw: the demo's sources
 #: Left out of the builds whose test reads neither the HTML report nor its index table: the
@@ -79,6 +65,38 @@ NO_REPORT = ["--exclude", "*deid_release_report"]
 NO_ARTIFACTS = frozenset({"build", "run", "test", "seed", "snapshot", "run-operation"})
 #: The line ``dbt_operations.py`` prints after each invocation of a batch (see run_dbt_batch).
 _BATCH_MARKER = "@@dbt_deid_invocation_end@@"
+
+#: The suite's shared caches and per-process folders are under one folder per pytest run,
+#: ``suite_tmp.run_folder()`` (removed at the end of the run by its controller process: see
+#: suite_tmp.py): ``stable_dir()`` (this process's), ``saved_parse_dir()``, ``figure_cache_dir()``,
+#: ``jinja_cache_dir()``; read when used (the run id is set once pytest is configured).
+
+
+def stable_dir() -> Path:
+    """A stable folder name per test process, for ``build_demo`` (its script runs dbt in
+    demo/)."""
+    return suite_tmp.run_folder() / str(os.getpid())
+
+
+def saved_parse_dir() -> Path:
+    """Saved parses by (project, dbt arguments that shape the parse, vars, DuckDB file name),
+    shared by the test processes of one pytest run (pytest-xdist workers)."""
+    return suite_tmp.run_folder() / "parse"
+
+
+def figure_cache_dir() -> Path:
+    """Drawn report figures by content, shared the same way (report/html.py,
+    DBT_DEID_FIGURE_CACHE): the suite builds the same releases again and again, and drawing
+    their figures was most of the report node's time (docs/performance.md, "The report step,
+    session 4")."""
+    return suite_tmp.run_folder() / "figures"
+
+
+def jinja_cache_dir() -> Path:
+    """Compiled Jinja templates by source and environment, and dbt's parse of macro files,
+    shared the same way (jinja_cache.py, parse_cache.py: forked runs read it; a quarter to a
+    third of a dbt run's CPU was compiling the same sources)."""
+    return suite_tmp.run_folder() / "jinja"
 
 
 @dataclass
@@ -138,8 +156,8 @@ def deps(project: Path) -> None:
     (pytest-xdist) take turns through a lock file."""
     if project in _deps_done:
         return
-    _STABLE_DIR.parent.mkdir(parents=True, exist_ok=True)
-    with open(_STABLE_DIR.parent / f"deps-{project.name}.lock", "w") as lock:
+    suite_tmp.root().mkdir(parents=True, exist_ok=True)  # the lock: of every run
+    with open(suite_tmp.root() / f"deps-{project.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         dbt_fork.run([DBT, "deps", "--profiles-dir", "profiles", "--quiet"], project,
                      dict(os.environ)).check_returncode()
@@ -149,8 +167,8 @@ def deps(project: Path) -> None:
 def stable_database_path(db: Path) -> Path:
     """The stable path through which this process's next dbt run reaches ``db``: a symlink
     folder pointed at ``db``'s folder (DuckDB's write-ahead log lands beside the real file)."""
-    _STABLE_DIR.parent.mkdir(parents=True, exist_ok=True)
-    link = _STABLE_DIR
+    link = stable_dir()
+    link.parent.mkdir(parents=True, exist_ok=True)
     if link.is_symlink() or link.exists():
         link.unlink()
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -167,10 +185,10 @@ def _parse_key(project: Path, args: list[str], variables: dict[str, Any] | None,
 
 def suite_caches(env: dict[str, str]) -> dict[str, str]:
     """``env`` (changed in place) with the suite's shared caches of drawn report figures and
-    compiled Jinja (``_FIGURE_CACHE``, ``_JINJA_CACHE``) unless it names its own: for every
-    dbt run of the suite, whatever its target (the engine builds' too)."""
-    env.setdefault("DBT_DEID_FIGURE_CACHE", str(_FIGURE_CACHE))
-    env.setdefault(jinja_cache.ENV, str(_JINJA_CACHE))
+    compiled Jinja (``figure_cache_dir()``, ``jinja_cache_dir()``) unless it names its own: for
+    every dbt run of the suite, whatever its target (the engine builds' too)."""
+    env.setdefault("DBT_DEID_FIGURE_CACHE", str(figure_cache_dir()))
+    env.setdefault(jinja_cache.ENV, str(jinja_cache_dir()))
     return env
 
 
@@ -215,7 +233,7 @@ def _run_on_saved_parse(
                             "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
     if project == DEMO:  # the demo's claims release needs a pseudonym key: a random one per run
         run_env.setdefault("DBT_DEID_PSEUDONYM_KEY", secrets.token_hex(32))
-    saved = _PARSE_CACHE / f"{key}.msgpack"
+    saved = saved_parse_dir() / f"{key}.msgpack"
     own = target / "partial_parse.msgpack"
     # the inputs of the parse the target holds: a test that runs dbt in one target with other
     # vars in turn (a setting added, then removed) left the parse of the other vars, which dbt
@@ -238,7 +256,7 @@ def _run_on_saved_parse(
     elif own_key.exists():
         own_key.unlink()
     if ours and not saved.exists():
-        _PARSE_CACHE.mkdir(parents=True, exist_ok=True)
+        saved.parent.mkdir(parents=True, exist_ok=True)
         partial = saved.with_name(f"{saved.name}.{os.getpid()}")  # other processes: whole files
         shutil.copy(own, partial)
         os.replace(partial, saved)

@@ -4,9 +4,13 @@ No dbt: the server preloads only ``json`` here."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -136,3 +140,77 @@ def test_the_suite_preload_starts_no_thread_and_children_get_their_own_env(tmp_p
         server.close()
     assert isinstance(done, dbt_fork.Completed), done.stderr
     assert done.stdout == "[] 1 []\n", (done.stdout, done.stderr)
+
+
+HANG = """
+import subprocess, sys, time
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+with open(sys.argv[1], "w") as out:
+    out.write(str(grandchild.pid))
+print("started", flush=True)
+time.sleep(30)
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie not yet reaped by its new parent),
+    waiting up to 10 s for a signal sent to it to take effect."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_run_past_its_timeout_has_its_process_group_killed_and_fails_naming_it(
+        server, tmp_path, monkeypatch, forked):
+    """A hung run (here a script that started a process of its own, then sleeps) does not hold
+    its test for ever: after DBT_DEID_TEST_DBT_TIMEOUT seconds the run's whole process group is
+    killed (the script and what it started) and the run raises, naming the command and the time
+    it ran; a forked run's server goes on serving."""
+    script = tmp_path / "hang.py"
+    script.write_text(HANG)
+    pid_file = tmp_path / "grandchild.pid"
+    monkeypatch.setenv("DBT_DEID_TEST_DBT_TIMEOUT", "1")
+    if not forked:
+        monkeypatch.setenv(dbt_fork.NO_FORK_ENV, "1")
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired) as raised:
+        dbt_fork.run([sys.executable, str(script), str(pid_file)], tmp_path, server.env, server)
+    elapsed = time.monotonic() - started
+    grandchild = int(pid_file.read_text())
+    try:
+        assert elapsed < 20, elapsed
+        assert _ended(grandchild)
+        message = str(raised.value)
+        assert f"{sys.executable} {script} {pid_file}\n(in {tmp_path})" in message, message
+        assert "did not end within 1 s (DBT_DEID_TEST_DBT_TIMEOUT)" in message, message
+        assert re.search(r"killed after \d+\.\d s\. The end of its output:\nstarted\n", message)
+        assert isinstance(raised.value, dbt_fork.RunTimeout)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
+    assert server.alive
+    monkeypatch.delenv(dbt_fork.NO_FORK_ENV, raising=False)
+    probe = tmp_path / "probe.py"
+    probe.write_text(SCRIPT)
+    after = _run(probe, "0", tmp_path, server.env, server)
+    assert isinstance(after, dbt_fork.Completed) and after.returncode == 0, after.stderr
+
+
+def test_the_timeout_setting(monkeypatch):
+    monkeypatch.delenv(dbt_fork.TIMEOUT_ENV, raising=False)
+    assert dbt_fork.timeout_seconds() == dbt_fork.DEFAULT_TIMEOUT == 900
+    monkeypatch.setenv(dbt_fork.TIMEOUT_ENV, "2.5")
+    assert dbt_fork.timeout_seconds() == 2.5
+    monkeypatch.setenv(dbt_fork.TIMEOUT_ENV, "0")
+    assert dbt_fork.timeout_seconds() is None
+    monkeypatch.setenv(dbt_fork.TIMEOUT_ENV, "15 min")
+    with pytest.raises(ValueError, match="DBT_DEID_TEST_DBT_TIMEOUT must be a number"):
+        dbt_fork.timeout_seconds()

@@ -18,7 +18,7 @@ from tests.integration import dbt_runner
 def fake_dbt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str]]:
     """(the parse the run found in its target, its vars) per run; the stand-in writes the parse
     of its vars unless they are 'no-write' (a run that stops before parsing)."""
-    monkeypatch.setattr(dbt_runner, "_PARSE_CACHE", tmp_path / "cache")
+    monkeypatch.setattr(dbt_runner, "saved_parse_dir", lambda: tmp_path / "cache")
     monkeypatch.delenv("DBT_DEID_TEST_RUN_LOG", raising=False)
     seen: list[tuple[str | None, str]] = []
 
