@@ -276,6 +276,10 @@ class ForkServer:
                 return None if timeout is None else max(0.0, started + timeout - time.monotonic())
 
             forked = self._reply(left())  # said right after the fork: its pid
+            if forked is None:  # the timeout passed before the fork (review 17, N6)
+                elapsed = time.monotonic() - started
+                self._give_up("the fork server did not fork within the run's timeout")
+                raise RunTimeout(argv, cwd, timeout, elapsed, _read(out), _read(err))
             if forked and "error" in forked:  # the fork failed: the run never started
                 self._give_up(f"the fork server could not fork: {forked['error']}")
                 return None

@@ -204,6 +204,21 @@ def test_a_run_past_its_timeout_has_its_process_group_killed_and_fails_naming_it
     assert isinstance(after, dbt_fork.Completed) and after.returncode == 0, after.stderr
 
 
+def test_a_timeout_that_passes_before_the_fork_is_a_timeout_not_a_dead_server(tmp_path):
+    """A run whose timeout passes before the server has even said the child's pid raises
+    RunTimeout like any run past its timeout (review 17, N6: it was reported as "the fork
+    server died during this run", return code -9)."""
+    sleeper = tmp_path / "sleep.py"
+    sleeper.write_text("import time\ntime.sleep(5)\n")
+    own = _cold(("json",))
+    try:
+        with pytest.raises(dbt_fork.RunTimeout):
+            dbt_fork.run([sys.executable, str(sleeper)], tmp_path, own.env, own, timeout=1e-9)
+        assert not own.alive  # given up: later runs are subprocesses
+    finally:
+        own.close()
+
+
 def test_the_timeout_setting(monkeypatch):
     monkeypatch.delenv(dbt_fork.TIMEOUT_ENV, raising=False)
     assert dbt_fork.timeout_seconds() == dbt_fork.DEFAULT_TIMEOUT == 900
