@@ -468,8 +468,28 @@
     from deid_rows
     group by record_key{% for q in qis %}, {{ I(q ~ '__generalized') }}{% endfor %}
   )
+  {#- session 17: a record of one state (all but the changed records) is its own partition, so
+      its count is 1: those states skip the window (refresh_states_split, as the refresh's
+      pairs do: docs/living-release.md, session 17), the records with several states (and the
+      states of a NULL key, a partition of its own) go through it as before. The same rows
+      either way (tests/unit/test_line_states_sql.py). Spark keeps the one window. -#}
+  {%- if dbt_deid.refresh_states_split() %}
+  , deid_multi_state as (
+    select record_key from deid_states group by record_key having count(*) > 1
+  )
+  select s.*, 0 as deid_changed_any
+  from deid_states as s
+  where s.record_key is not null
+    and not exists (select 1 from deid_multi_state as m where m.record_key = s.record_key)
+  union all
   select s.*, case when count(*) over (partition by s.record_key) > 1 then 1 else 0 end as deid_changed_any
   from deid_states as s
+  where s.record_key is null
+     or exists (select 1 from deid_multi_state as m where m.record_key = s.record_key)
+  {%- else %}
+  select s.*, case when count(*) over (partition by s.record_key) > 1 then 1 else 0 end as deid_changed_any
+  from deid_states as s
+  {%- endif %}
 {%- endmacro %}
 
 {#- changed_shared_records_sql's (shared, changed, changed per QI of `qis`) read from the line's

@@ -24,9 +24,12 @@ CFG = {"name": "x", "record_id": "id", "released_qis": QIS}
 ORDERED = ["r1", "r2", "r3"]
 
 
-def _caller(store_columns: list[str]):
+def _caller(store_columns: list[str], split: bool = True):
     """combined_releases.sql's and refresh_line.sql's macros with the helpers they call; the
-    line's rows are those of release name 'x' (another line's rows are in the store too)."""
+    line's rows are those of release name 'x' (another line's rows are in the store too).
+    `split`: refresh_states_split (true on DuckDB and PostgreSQL: the line's states skip the
+    window for records of one state; false on Spark: the one window, the form before session
+    17)."""
     def context(call):
         return {
             "dbt_deid": SimpleNamespace(
@@ -38,7 +41,8 @@ def _caller(store_columns: list[str]):
                     f"{alias + '.' if alias else ''}release_name = 'x'"),
                 line_states_sql=lambda *a: call("default__line_states_sql")(*a),
                 line_story_states_sql=lambda *a: call("line_story_states_sql")(*a),
-                line_story_sql=lambda *a: call("line_story_sql")(*a)),
+                line_story_sql=lambda *a: call("line_story_sql")(*a),
+                refresh_states_split=lambda: split),
             "dbt": SimpleNamespace(
                 type_string=lambda: "varchar", hash=lambda x: f"md5({x})",
                 concat=lambda xs: " || ".join(xs),
@@ -169,3 +173,44 @@ def test_a_story_from_states_sees_a_record_kept_with_a_cell_newly_suppressed() -
     assert story == [(1, 1, 1, 1, 1, 1, 1, 3)]
     changed = con.execute(str(call("changed_shared_states_sql")("states", QIS))).fetchall()
     assert changed == [(3, 1, 0, 1)]
+
+
+def _every_column_difference(con, a: str, b: str) -> list[tuple]:
+    """Rows of `a` not in `b` and of `b` not in `a`, as multisets, on every column."""
+    return con.execute(f"(select * from {a} except all select * from {b}) union all"
+                       f" (select * from {b} except all select * from {a})").fetchall()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_split_states_are_the_windowed_states(seed: int) -> None:
+    """Session 17: line_states_sql takes the records of one state past the window (their count
+    over the record is 1); the table is the one the window alone builds (the form before, kept
+    on Spark), every column, as a multiset, on random lines, and with records whose id is NULL
+    (a NULL record key: one partition of several states, flagged changed by the window). On
+    the old form the test passes by construction; a mutation of the split (the NULL keys' branch
+    left out, or `> 1` as `> 2` in it) fails it."""
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    _line(con, rng, unreleased=seed % 3 == 0)
+    if seed % 2:  # two candidate records without an id, one stored row without a key
+        con.execute("insert into truth values (null, '1', '1', 'a', 'a'),"
+                    " (null, null, '2', 'b', 'b')")
+        con.execute("insert into store (release_name, release_id, release_version, id, age,"
+                    " age__generalized, diag, diag__generalized, record_key) values"
+                    " ('x', 'r3', 3, null, '3', null, 'c', null, null)")
+    tables = {}
+    for split in (True, False):
+        call = _caller(STORE_COLUMNS, split=split)
+        sql = str(call("default__line_states_sql")(CFG, "truth", "k", "store", ORDERED,
+                                                   ORDERED[-1]))
+        assert ("deid_multi_state" in sql) == split
+        tables[split] = f"states_{int(split)}"
+        con.execute(f"create table {tables[split]} as {sql}")
+    assert _every_column_difference(con, tables[True], tables[False]) == []
+    changed = con.execute(f"select count(*), count(distinct record_key) from {tables[True]}"
+                          " where deid_changed_any = 1").fetchone()
+    assert changed[1] >= 1  # records of several states went through the window
+    if seed % 2:
+        nulls = con.execute(f"select count(*), sum(deid_changed_any) from {tables[True]}"
+                            " where record_key is null").fetchone()
+        assert nulls[0] >= 2 and nulls[1] == nulls[0]
