@@ -114,3 +114,17 @@
   {{ j }}
   {%- endfor %}
 {%- endmacro %}
+
+{#- Spark: the candidate's record-level join (the input snapshot with the checked release) as a
+    sort-merge join (issue 37, session 17). Spark sizes deid_input by its files scaled to the
+    columns read (at 2,375,331 records its record id and one pass-through column: 5.9 MiB,
+    under spark.sql.autoBroadcastJoinThreshold's 10 MB), so it broadcast 2.4 million rows: the
+    driver builds their hash table in its heap (old generation peak 436 MB in a fresh 1 GB
+    driver, 213 MB still held after the statement) and, with the rest of a 2.4M build's heap in
+    use, the default 1 GB driver ran out of memory ("Not enough memory to build and broadcast
+    the table": two whole builds refused). A sort-merge join runs in the executors' managed
+    memory and spills; the distinct-value lookups (a few rows each) keep their plans; the rows
+    are the same (docs/performance.md "Spark at 2.4M, session 17"). -#}
+{% macro spark__publish_sql(cfg, suppressed, values=none) -%}
+  {{ return(dbt_deid.merge_join_hint(dbt_deid.default__publish_sql(cfg, suppressed, values), '\\A\\s*(select)\\b', ['src', 's'], 1)) }}
+{%- endmacro %}

@@ -320,6 +320,53 @@ def test_merge_join_hint_refuses_an_unmatched_query() -> None:
     assert call("default__merge_join_hint")(sql, "x", ["p"], 3) == sql
 
 
+def test_spark_publish_join_is_a_sort_merge_join(spark) -> None:
+    """Issue 37 (session 17): the publish step's candidate joins the input snapshot
+    (deid_input) with the checked release (deid_suppressed) record by record. Spark sizes
+    deid_input by its files scaled to the two columns read (5.9 MiB at 2,375,331 records, under
+    spark.sql.autoBroadcastJoinThreshold's 10 MB), so it broadcast 2.4 million rows, and with
+    the build's heap in use the 1 GB driver ran out of memory ("Not enough memory to build and
+    broadcast the table": two whole builds refused, nothing published). spark__publish_sql is
+    the default form with a MERGE hint on its outer SELECT: a sort-merge join, which spills;
+    the distinct-value lookups keep their own plans; the rows are the same. The old code (no
+    Spark form: the default on Spark) ran this join as BroadcastHashJoin."""
+    cfg = {"record_id": "rid"}
+    lookup = SimpleNamespace(
+        exprs={"a": "lk.f"},
+        joins=["left join (select distinct a as v, upper(a) as f from chk) as lk on lk.v = s.a"])
+    call = macro_caller([ROOT / "macros" / "publish" / "publish_sql.sql",
+                         ROOT / "macros" / "suppression" / "merge_join_hint.sql"],
+                        lambda call: {
+        "dbt_deid": SimpleNamespace(
+            ident=_ident, release_snapshot=lambda: "snap",
+            published_value_kinds=lambda cfg: {},
+            _published_items=lambda cfg: [["qi", "a"], ["pass", "p"]],
+            published_value_lookup=lambda *args: lookup,
+            merge_join_hint=call("spark__merge_join_hint"), _current_node_name=lambda: "m",
+            default__publish_sql=call("default__publish_sql")),
+        "dbt": SimpleNamespace(type_string=lambda: "string"),
+        "modules": SimpleNamespace(re=re),
+        "exceptions": SimpleNamespace(raise_compiler_error=pytest.fail)})
+    spark.createDataFrame([(i, f"p{i}") for i in range(1, 9)],
+                          "rid bigint, p string").createOrReplaceTempView("snap")
+    spark.createDataFrame([(i, None if i % 3 == 0 else "xy"[i % 2]) for i in range(1, 9)],
+                          "rid bigint, a string").createOrReplaceTempView("chk")
+    old_sql, new_sql = (str(call(f"{form}__publish_sql")(cfg, "chk"))
+                        for form in ("default", "spark"))
+    assert new_sql.lstrip().startswith("select /*+ MERGE(src, s) */ ")
+    assert new_sql.count("MERGE(") == 1
+    old, new = spark.sql(old_sql), spark.sql(new_sql)
+    assert sorted(map(tuple, new.collect()), key=repr) == sorted(
+        map(tuple, old.collect()), key=repr) and len(new.collect()) == 8
+    # the join of the records on the record id, in adaptive execution's final plan (the
+    # executed plan's text also holds the initial plan, after "== Initial Plan ==")
+    record_join = r"(\w+Join) \[rid#\d+L\], \[rid#\d+L\], Inner"
+    final_old, final_new = (_executed_plan(f).split("== Initial Plan ==")[0] for f in (old, new))
+    assert re.findall(record_join, final_old) == ["BroadcastHashJoin"], final_old
+    assert re.findall(record_join, final_new) == ["SortMergeJoin"], final_new
+    assert "BroadcastHashJoin" not in "".join(re.findall(record_join, _executed_plan(new)))
+
+
 def test_spark_exact_columns_plan_the_pipeline_once(spark) -> None:
     """Issue 37 (session 15): Spark inlines a deterministic CTE into each of its references, so
     the exact check's columns (one left join of `consistent` per verified combination, each
