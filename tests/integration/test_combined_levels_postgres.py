@@ -363,3 +363,50 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
         assert rows == execute(str(call("postgres__gate_input_unchanged_sql")(*args)))
         assert rows[0][1] == 7 and rows[0][3] == 7  # record 4's row twice; the null ids once
     con.close()
+
+
+def test_the_postgres_risk_cdf_equals_the_default(execute) -> None:
+    """Issue 37, session 17: postgres__risk_cdf_sql's class sizes from hash GROUP BYs and joins
+    on one text key per column set (`cast(row(...) as text)`), held to default__ (the windows)
+    on PostgreSQL: random record and pattern tables whose cells are NULL (suppressed), empty
+    strings, 'NULL', and strings a row value's text quotes or escapes (a comma, a quote, a
+    parenthesis, a backslash, a space), so a key that dropped NULLs or joined values with a
+    separator would merge classes; one and several combinations, two sharing their columns,
+    and the original stage with two QIs read from one source column. Same rows, same types."""
+    import random
+
+    from tests.unit.test_risk_cdf_postgres import _call
+    call = _call()
+    cells = ["p", "q", "", "NULL", "a,b", "a", "b,", ",b", '"', "(", ")", "\\", " ", "x y", None]
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+
+        def value() -> str:
+            v = rng.choice(cells) if rng.random() < 0.4 else rng.choice(["p", "q", None])
+            return "null" if v is None else "'" + v.replace("'", "''") + "'"
+        rows = [f"({i}, {value()}, {value()}, {value()}, {value()})" for i in range(300)]
+        execute("drop table if exists cdf_recs, cdf_pats, cdf_orig")
+        execute("create table cdf_recs as select * from (values " + ", ".join(rows)
+                + ") as v(rid, a, b, c, d)")
+        execute("create table cdf_pats as select a, b, c, d, count(*) as n from cdf_recs"
+                " group by a, b, c, d")
+        execute("create table cdf_orig as select rid, coalesce(a, '') as a__original,"
+                " coalesce(b, '') as b__original, coalesce(c, '') as c__original,"
+                " coalesce(d, '') as d__original from cdf_recs")
+        cases = [("cdf_recs", None, "published", None), ("cdf_pats", "n", "generalized", None),
+                 ("(select * from cdf_pats)", "n", "published", None),
+                 ("cdf_orig", None, "original", {"b": "a"})]
+        for combinations in ([["a", "b"], ["a", "c"], ["b", "c", "d"], ["a", "b"]],
+                             [["a", "b", "c"]], [["b", "a"], ["a", "d"]]):
+            for relation, count, stage, same in cases:
+                forms = [str(call(f"{form}__risk_cdf_sql")(relation, "rid", combinations, stage,
+                                                           count, same))
+                         for form in ("default", "postgres")]
+                assert "sum(n) over" not in forms[1]  # the hash form
+                got = [execute(f"select *, pg_typeof(risk)::text, pg_typeof(class_size)::text,"
+                               f" pg_typeof(records)::text, pg_typeof(cumulative_share)::text"
+                               f" from ({sql}) as c order by 1, 2, 3") for sql in forms]
+                assert got[0] == got[1] and len(got[0]) > 4, (seed, relation, combinations)
+                for a, b in ((0, 1), (1, 0)):  # and as multisets, EXCEPT ALL both ways
+                    assert execute(f"select count(*) from (({forms[a]}) except all"
+                                   f" ({forms[b]})) as d") == [(0,)]
