@@ -381,7 +381,7 @@ def test_the_postgres_risk_cdf_equals_the_default(execute) -> None:
     for seed in (1, 2, 3):
         rng = random.Random(seed)
 
-        def value() -> str:
+        def value(rng: random.Random = rng) -> str:
             v = rng.choice(cells) if rng.random() < 0.4 else rng.choice(["p", "q", None])
             return "null" if v is None else "'" + v.replace("'", "''") + "'"
         rows = [f"({i}, {value()}, {value()}, {value()}, {value()})" for i in range(300)]
