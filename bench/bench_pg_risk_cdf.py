@@ -19,8 +19,10 @@ leaves DIR/postgres_<rows>/pg/data; start it yourself on a private socket, e.g.
     PYTHONPATH=$PWD nice -n 10 timeout 1800 .venv/bin/python bench/bench_pg_risk_cdf.py \\
         --host /tmp/mysock --port 54987 --user postgres --schema bench_deid_work --pairs 2
 
-Prints one line per run (stage, form, seconds, rows, load average) and, per stage, the
-EXCEPT ALL counts both ways and the medians.
+Prints one line per run (stage, form, seconds, rows, the server process's peak resident set
+VmHWM when its /proc entry is readable, i.e. the server runs on this machine, load average)
+and, per stage, the EXCEPT ALL counts both ways and the medians. Each timed statement runs on a
+fresh connection (its own server process), so VmHWM is that statement's peak.
 """
 
 from __future__ import annotations
@@ -74,6 +76,17 @@ def render(cdf_file: Path, stage: tuple[str, str, str | None, dict | None]) -> s
                                                             name, count, same))
 
 
+def _peak_mib(pid: int) -> str:
+    """The server process's peak resident set (VmHWM) in MiB, or '-' if not readable here."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return f"{int(line.split()[1]) // 1024} MiB"
+    except OSError:
+        pass
+    return "-"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", required=True, help="the server's socket directory")
@@ -108,15 +121,21 @@ def main() -> None:
             times: dict[str, list[float]] = {"old": [], "new": []}
             order = ["old", "new", "new", "old"] * args.pairs
             for form in order[: 2 * args.pairs]:
-                with con.cursor() as cur:
+                run = psycopg2.connect(host=args.host, port=args.port, user=args.user,
+                                       dbname="postgres")
+                with run.cursor() as cur:
+                    cur.execute("select pg_backend_pid()")
+                    pid = cur.fetchone()[0]
                     cur.execute(HEADER)
                     start = time.perf_counter()
                     cur.execute(sql[form])
                     rows = cur.fetchall()
                     took = time.perf_counter() - start
-                con.rollback()
+                hwm = _peak_mib(pid)
+                run.rollback()
+                run.close()
                 times[form].append(took)
-                print(f"{stage[0]} {form}: {took:.2f} s, {len(rows)} rows, "
+                print(f"{stage[0]} {form}: {took:.2f} s, {len(rows)} rows, VmHWM {hwm}, "
                       f"{time.strftime('%H:%M:%S', time.gmtime())} UTC, "
                       f"load {os.getloadavg()[0]:.1f}", flush=True)
             print(f"{stage[0]} medians: old {statistics.median(times['old']):.2f} s, "
