@@ -2,14 +2,15 @@
 two forms on the tables of a kept PostgreSQL build, old and new alternated in one process, and
 check that they give the same rows (EXCEPT ALL both ways).
 
-The old form is postgres__risk_cdf_sql as in ``--old-rev`` (default ca72ee8: session 16's
-window sums), the new one as in this worktree (session 17: class sizes by hash GROUP BYs and
-text keys). Both are rendered with Jinja outside dbt (tests/macro_render.py), for the stages
-and relations of the bench's release (bench_engines.py's demo project: the combinations of
-``COMBINATIONS``, the original stage on ``deid_generalized`` record by record, the generalized
-stage on ``deid_patterns``, the published one on ``deid_suppressed_patterns``), each run as one
-statement in its own transaction with the release models' header (work_mem 512MB, JIT off),
-its rows fetched.
+The old form is the package's postgres__risk_cdf_sql (macros/risk_suite/risk_cdf_postgres.sql,
+session 16's window sums; ``--old-rev REV`` reads it as in that git revision), the new one the
+candidate of ``--new-file`` (default bench/pg_risk_cdf_hash.sql, session 17's class sizes by
+hash GROUP BYs on text keys, not in the package). Both are rendered with Jinja outside dbt
+(tests/macro_render.py), for the stages and relations of the bench's release
+(bench_engines.py's demo project: the combinations of ``COMBINATIONS``, the original stage on
+``deid_generalized`` record by record, the generalized stage on ``deid_patterns``, the
+published one on ``deid_suppressed_patterns``), each run as one statement in its own
+transaction with the release models' header (work_mem 512MB, JIT off), its rows fetched.
 
 Run against a kept build's server (``bench_engines.py --engines postgres --workdir DIR``
 leaves DIR/postgres_<rows>/pg/data; start it yourself on a private socket, e.g.
@@ -93,18 +94,21 @@ def main() -> None:
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--user", default="postgres")
     ap.add_argument("--schema", default="bench_deid_work")
-    ap.add_argument("--old-rev", default="ca72ee8")
+    ap.add_argument("--old-rev", default=None, help="the package's form as in this revision")
+    ap.add_argument("--new-file", type=Path, default=ROOT / "bench" / "pg_risk_cdf_hash.sql")
     ap.add_argument("--pairs", type=int, default=2)
     ap.add_argument("--stages", default="original,generalized,published")
     args = ap.parse_args()
     import psycopg2
 
     with tempfile.TemporaryDirectory() as tmp:
-        old_file = Path(tmp) / "risk_cdf_postgres.sql"
-        old_file.write_text(subprocess.run(
-            ["git", "show", f"{args.old_rev}:macros/risk_suite/risk_cdf_postgres.sql"],
-            cwd=ROOT, check=True, capture_output=True, text=True).stdout)
-        new_file = ROOT / "macros" / "risk_suite" / "risk_cdf_postgres.sql"
+        old_file = ROOT / "macros" / "risk_suite" / "risk_cdf_postgres.sql"
+        if args.old_rev:
+            old_file = Path(tmp) / "risk_cdf_postgres.sql"
+            old_file.write_text(subprocess.run(
+                ["git", "show", f"{args.old_rev}:macros/risk_suite/risk_cdf_postgres.sql"],
+                cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+        new_file = args.new_file
         con = psycopg2.connect(host=args.host, port=args.port, user=args.user, dbname="postgres")
         picked = [s for s in stages(args.schema) if s[0] in args.stages.split(",")]
         for stage in picked:
