@@ -19,7 +19,7 @@
     sizes (sum of n); the set's histogram `sizes_<i>` is the default's (f, sum(f)) over those
     classes; `patterns` joins each tuple to its classes for the records' smallest class. On the
     original stage of a 2.4-million-record release (1.8 million tuples, docs/performance.md
-    "PostgreSQL at 2.4M, session 17") it replaced a 10-14 s in-memory sort and the second
+    "PostgreSQL at 2.4M, session 17") it removes a 10-14 s in-memory sort and the second
     window's incremental sort. Same types (numeric sums of the counts), same rows
     (tests/integration/test_combined_levels_postgres.py on PostgreSQL, with NULLs, empty strings
     and strings that need quoting; tests/unit/test_risk_cdf_postgres.py on DuckDB). -#}
