@@ -1,21 +1,27 @@
 """Where Spark's ``deid_diagnostics`` statement spends its time at 2.4M: not a test.
 
-    nice -n 10 .venv/bin/python bench/bench_spark_diagnostics.py WORKDIR [--parts a,b] [--whole]
+    nice -n 10 .venv/bin/python bench/bench_spark_diagnostics.py WORKDIR [--parts a,b]
+        [--whole] [--check]
 
 Issue 37, session 17 (docs/performance.md, "Spark at 2.4M, session 17"). ``WORKDIR`` is a
 kept ``bench/bench_engines.py --engines spark --workdir`` folder (``<WORKDIR>/spark_<rows>``
 or the folder holding ``spark/`` and ``target/``). In a fresh ``local[2]`` session with the
 demo profile's settings (4 shuffle partitions, 1 GB driver) the release's working tables are
 read from their Parquet files as temp views, and each part of the statement
-(``target/run/.../deid_diagnostics.sql``, as rendered) is run alone, with the statement's
-CTEs before it, : the loss patterns, the three risk CDF stages, the
-suppression-by rows, the risk summary (with the exact figures), the exact figures alone,
-the information loss. Each part's rows are written to Spark's ``noop`` sink (every column
-computed: a ``count(*)`` lets Spark prune unused windows and aggregates). ``--whole`` also runs
-the whole select once. ``deid_loss__:direct``: the information loss with each QI's
-(original, released) counts read off ``deid_suppressed`` (one column-pruned scan per QI)
-instead of the grouped CTE. Prints each part's seconds and the number of scans, exchanges,
-sorts and windows in its plan.
+(``target/run/.../deid_diagnostics.sql``, as rendered) runs alone, with the statement's CTEs
+before it: ``deid_loss_patterns``, ``cdf:1``..``cdf:3`` (one stage's risk CDF),
+``deid_cdf__`` (all stages), ``deid_by__``, ``deid_summary__`` (with the exact figures),
+``deid_loss__`` (the information loss). Each part's rows are written to Spark's ``noop`` sink
+(every column computed: a ``count(*)`` lets Spark prune unused windows and aggregates).
+``--whole`` also runs the whole select. Variants (text rewrites of the rendered SQL, for
+comparison only): ``deid_loss__:once`` (the entropy CTEs cross-joined once into one CTE that
+each output row reads), ``deid_loss__:unpivot`` (one row cross-joining totals, the entropy CTEs
+and the heights once, spread over the output rows by a VALUES join and CASE columns),
+``deid_loss__:direct`` (each QI's counts read off ``deid_suppressed``), ``cdf:N:join`` (the
+smallest class per pattern by GROUP BY and shuffled hash joins instead of windows).
+``--check``: for each ``:once``/``:unpivot``/``:join`` part, the row counts and ``EXCEPT ALL``
+both ways against the rendered part. Prints each part's seconds and the number of scans,
+exchanges, sorts, windows and joins in its physical plan (read before it runs).
 """
 
 from __future__ import annotations
