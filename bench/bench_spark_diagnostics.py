@@ -18,10 +18,11 @@ comparison only): ``deid_loss__:once`` (the entropy CTEs cross-joined once into 
 each output row reads), ``deid_loss__:unpivot`` (one row cross-joining totals, the entropy CTEs
 and the heights once, spread over the output rows by a VALUES join and CASE columns),
 ``deid_loss__:direct`` (each QI's counts read off ``deid_suppressed``), ``cdf:N:join`` (the
-smallest class per pattern by GROUP BY and shuffled hash joins instead of windows).
-``--check``: for each ``:once``/``:unpivot``/``:join`` part, the row counts and ``EXCEPT ALL``
-both ways against the rendered part. Prints each part's seconds and the number of scans,
-exchanges, sorts, windows and joins in its physical plan (read before it runs).
+smallest class per pattern by GROUP BY and shuffled hash joins instead of windows; out of
+memory at 2.4M), ``cdf:N:mjoin`` (the same joins without hints: sort-merge).
+``--check``: for each ``:once``/``:unpivot``/``:join``/``:mjoin`` part, the row counts and
+``EXCEPT ALL`` both ways against the rendered part. Prints each part's seconds and the number
+of scans, exchanges, sorts, windows and joins in its physical plan (read before it runs).
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ def split_statement(sql: str) -> tuple[str, str, str]:
     return outer, body[inner_start:final], body[final:]
 
 
-def hash_join_patterns(stage_sql: str) -> str:
+def hash_join_patterns(stage_sql: str, hint: bool = True) -> str:
     """A CDF stage with its smallest class per pattern from each combination's class sizes
     (a GROUP BY) joined back to the patterns NULL-safely with a shuffled hash join, as
     duckdb__smallest_class_patterns_sql, instead of one window (shuffle and sort) per
-    combination."""
+    combination. Without ``hint`` (``cdf:N:mjoin``) Spark chooses the joins (sort-merge
+    here: the shuffled hash join of ``cdf:N:join`` ran out of memory at 2.4M, session 17)."""
     windows = re.search(r"cast\(least\((.*?)\) as bigint\) as smallest_class_size", stage_sql)
     assert windows is not None
     keys = [k.split(", ") for k in re.findall(r"partition by ([^)]*)\)", windows.group(1))]
@@ -63,7 +65,8 @@ def hash_join_patterns(stage_sql: str) -> str:
         f" inner join (select {', '.join(k)}, sum(n) as f from deid_tuples__ group by"
         f" {', '.join(k)}) as s{i} on " + " and ".join(f"s{i}.{c} <=> p.{c}" for c in k)
         for i, k in enumerate(keys, 1))
-    hint = "/*+ " + " ".join(f"SHUFFLE_HASH(s{i})" for i in range(1, len(keys) + 1)) + " */"
+    hint = ("/*+ " + " ".join(f"SHUFFLE_HASH(s{i})" for i in range(1, len(keys) + 1)) + " */"
+            if hint else "")
     body = (f"with deid_tuples__ as (select * from ({inner.group(1)}) as deid_once__"
             f" where rand(0) >= 0) select {hint} "
             + "".join(f"p.{c} as {c}, " for c in all_cols) + "p.n as n, cast(least("
@@ -126,8 +129,8 @@ def part_query(outer: str, inner: str, part: str) -> str:
             f") as c{stage - 1}")) if stage > 1 else inner.index("select * from (\n  with"))
         end = inner.index(f") as c{stage}") + len(f") as c{stage}")
         stage_sql = inner[start:end]
-        if part.endswith(":join"):
-            stage_sql = hash_join_patterns(stage_sql)
+        if part.endswith((":join", ":mjoin")):
+            stage_sql = hash_join_patterns(stage_sql, hint=part.endswith(":join"))
         return outer + "select * from (" + stage_sql + ") as x"
     if part == "deid_loss__:unpivot":
         flat = entropies_unpivoted(inner)
@@ -181,8 +184,10 @@ def main() -> None:
             "FileScan", "Exchange", "ReusedExchange", "Sort", "Window", "SortMergeJoin",
             "BroadcastHashJoin", "BroadcastNestedLoopJoin")}
         print(f"{name}: {seconds:.1f} s, plan {counts}", flush=True)
+    checked: set[str] = set()
     for name, query in queries if args.check else []:
-        if name.endswith((":join", ":once", ":unpivot")):
+        if name.endswith((":join", ":mjoin", ":once", ":unpivot")) and name not in checked:
+            checked.add(name)
             plain = part_query(outer, inner, name.rsplit(":", 1)[0])
             a, b = spark.sql(query), spark.sql(plain)
             print(f"{name} against the rendered form: rows {a.count()} / {b.count()}, EXCEPT"

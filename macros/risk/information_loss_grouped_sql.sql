@@ -60,27 +60,26 @@
     {{ dbt_deid.cte_computed_once(entropy) }}
   )
   {%- endfor %}
-  {%- for q in qis %}
-  select {{ dbt_deid.literal(q) }} as column_name,
-    {{ loop.index }} as column_order,
-    t.n as records,
-    t.n - t.c{{ loop.index }} as suppressed_cells,
-    1.0 * (t.n - t.c{{ loop.index }}) / t.n as share_cells_suppressed,
-    t.n - t.c{{ loop.index }} as records_with_suppression,
-    1.0 * (t.n - t.c{{ loop.index }}) / t.n as share_records_with_suppression,
-    {{ ent[loop.index0] }} as non_uniform_entropy,
-    {{ prec[loop.index0] }} as precision
-  from totals as t{% for _ in qis %} cross join e{{ loop.index }}{% endfor %}{% if hierarchy is not none %} cross join heights as hh{% endif %}
-  union all
-  {%- endfor %}
-  select '(all quasi-identifiers)' as column_name,
-    0 as column_order,
-    t.n as records,
-    ({{ sup | join(' + ') }}) as suppressed_cells,
-    1.0 * ({{ sup | join(' + ') }}) / (t.n * {{ qis | length }}) as share_cells_suppressed,
-    t.any_suppressed as records_with_suppression,
-    1.0 * t.any_suppressed / t.n as share_records_with_suppression,
-    ({{ ent | join(' + ') }}) as non_uniform_entropy,
-    ({{ prec | join(' + ') }}) / {{ qis | length }} as precision
-  from totals as t{% for _ in qis %} cross join e{{ loop.index }}{% endfor %}{% if hierarchy is not none %} cross join heights as hh{% endif %}
+  {%- set from_items = ['totals as t'] -%}
+  {%- for _ in qis -%}{%- do from_items.append('e' ~ loop.index) -%}{%- endfor -%}
+  {%- if hierarchy is not none -%}{%- do from_items.append('heights as hh') -%}{%- endif -%}
+  {%- set source = from_items | join(' cross join ') -%}
+  {%- set rows = [] -%}
+  {%- for q in qis -%}
+    {%- do rows.append([[dbt_deid.literal(q), 'column_name'], [loop.index, 'column_order'],
+        ['t.n', 'records'], ['t.n - t.c' ~ loop.index, 'suppressed_cells'],
+        ['1.0 * (t.n - t.c' ~ loop.index ~ ') / t.n', 'share_cells_suppressed'],
+        ['t.n - t.c' ~ loop.index, 'records_with_suppression'],
+        ['1.0 * (t.n - t.c' ~ loop.index ~ ') / t.n', 'share_records_with_suppression'],
+        [ent[loop.index0], 'non_uniform_entropy'], [prec[loop.index0], 'precision']]) -%}
+  {%- endfor -%}
+  {%- do rows.append([["'(all quasi-identifiers)'", 'column_name'], [0, 'column_order'],
+      ['t.n', 'records'], ['(' ~ sup | join(' + ') ~ ')', 'suppressed_cells'],
+      ['1.0 * (' ~ sup | join(' + ') ~ ') / (t.n * ' ~ qis | length ~ ')', 'share_cells_suppressed'],
+      ['t.any_suppressed', 'records_with_suppression'],
+      ['1.0 * t.any_suppressed / t.n', 'share_records_with_suppression'],
+      ['(' ~ ent | join(' + ') ~ ')', 'non_uniform_entropy'],
+      ['(' ~ prec | join(' + ') ~ ') / ' ~ qis | length, 'precision']]) -%}
+  {#- one SELECT per row, UNION ALL; on Spark one row unpivoted (information_loss_rows_sql) -#}
+  {{ dbt_deid.information_loss_rows_sql(rows, source) }}
 {%- endmacro %}

@@ -65,6 +65,7 @@ def macros() -> Any:
             original_value_sources=call("original_value_sources"),
             information_loss_patterns_cte=call("information_loss_patterns_cte"),
             information_loss_grouped_sql=call("information_loss_grouped_sql"),
+            information_loss_rows_sql=call("default__information_loss_rows_sql"),
             cte_materialized=lambda: "materialized ", type_double=lambda: "double",
             cte_computed_once=call("default__cte_computed_once"),
             release_ref=lambda name: {"deid_hierarchy": "hier"}[name],
