@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import argparse
 import re
-import tempfile
 import time
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+# the kept build's session (run as `python bench/<script>.py`: bench/ is on the path)
+from bench_spark_publish_heap import kept_build_session
 
 TABLES = ("deid_generalized", "deid_patterns", "deid_suppressed_patterns", "deid_suppressed",
           "deid_hierarchy", "deid_gate_results")
@@ -161,16 +161,7 @@ def main() -> None:
         workdir = next(workdir.glob("spark_*"))
     compiled = next((workdir / "target" / "run").rglob("deid_diagnostics.sql"))
     outer, inner, final = split_statement(compiled.read_text())
-    scratch = Path(tempfile.mkdtemp(prefix="bench_spark_diagnostics_"))
-    spark = (SparkSession.builder.master("local[2]").appName("bench_spark_diagnostics")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-             .config("spark.sql.legacy.createHiveTableByDefault", "false")
-             .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-             .getOrCreate())
-    warehouse = workdir / "spark" / "warehouse" / "bench_deid_work.db"
-    for table in TABLES:
-        spark.read.parquet(str(warehouse / table)).createOrReplaceTempView(table)
+    spark = kept_build_session("bench_spark_diagnostics", workdir, TABLES)
     queries = [(p, part_query(outer, inner, p)) for p in args.parts.split(",") if p]
     if args.whole:
         queries.append(("(whole)", outer + "select * from (" + inner + final.rstrip()))

@@ -29,6 +29,23 @@ from pyspark.sql import SparkSession
 TABLES = ("deid_input", "deid_suppressed", "deid_suppressed_patterns")
 
 
+def kept_build_session(app: str, workdir: Path, tables: tuple[str, ...]) -> SparkSession:
+    """A fresh ``local[2]`` session with the demo profile's settings (a scratch warehouse and
+    Derby home) and ``tables`` of the kept build in ``workdir`` as temp views (also used by
+    bench_spark_diagnostics.py)."""
+    scratch = Path(tempfile.mkdtemp(prefix=f"{app}_"))
+    spark = (SparkSession.builder.master("local[2]").appName(app)
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+             .config("spark.sql.legacy.createHiveTableByDefault", "false")
+             .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
+             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
+             .getOrCreate())
+    warehouse = workdir / "spark" / "warehouse" / "bench_deid_work.db"
+    for table in tables:
+        spark.read.parquet(str(warehouse / table)).createOrReplaceTempView(table)
+    return spark
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workdir", type=Path)
@@ -36,13 +53,7 @@ def main() -> None:
     parser.add_argument("--ballast-mb", type=int, default=0)
     parser.add_argument("--mode", choices=("rendered", "merge"), default="rendered")
     args = parser.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="bench_spark_publish_heap_"))
-    spark = (SparkSession.builder.master("local[2]").appName("bench_spark_publish_heap")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-             .config("spark.sql.legacy.createHiveTableByDefault", "false")
-             .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-             .getOrCreate())
+    spark = kept_build_session("bench_spark_publish_heap", args.workdir, TABLES)
     jvm = spark.sparkContext._jvm
     beans = jvm.java.lang.management.ManagementFactory
 
@@ -50,9 +61,6 @@ def main() -> None:
         jvm.java.lang.System.gc()
         return beans.getMemoryMXBean().getHeapMemoryUsage().getUsed() // 2**20
 
-    warehouse = args.workdir / "spark" / "warehouse" / "bench_deid_work.db"
-    for table in TABLES:
-        spark.read.parquet(str(warehouse / table)).createOrReplaceTempView(table)
     sql = args.compiled_sql.read_text()
     sql = sql[sql.index("select "):].replace("bench_deid_work.", "")
     if args.mode == "merge":
