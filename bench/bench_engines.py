@@ -119,6 +119,8 @@ spark = (SparkSession.builder.master("local[2]").appName("bench_engines_load")
          .config("spark.sql.shuffle.partitions", "4")
          .config("spark.sql.legacy.createHiveTableByDefault", "false")
          .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
+         .config("spark.hadoop.hive.downloaded.resources.dir",
+                 spark_dir + "/hive/${hive.session.id}_resources")
          .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                  "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true")
          .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)

@@ -204,6 +204,8 @@ from pyspark.sql import SparkSession
 folder, out, schema = sys.argv[1:4]
 spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
          .config("spark.sql.warehouse.dir", folder + "/warehouse")
+         .config("spark.hadoop.hive.downloaded.resources.dir",
+                 folder + "/hive/${hive.session.id}_resources")
          .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                  "jdbc:derby:;databaseName=" + folder + "/metastore_db;create=true")
          .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + folder

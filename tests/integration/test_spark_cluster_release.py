@@ -244,6 +244,11 @@ def test_cluster_release_publishes(built, cluster) -> None:
     assert gates["passed"].astype(bool).all()
     assert len(run.query("select * from deid_published")) == project_vars(INTEGRATION)["it_rows"]
     assert_ran_on_cluster(cluster, run)
+    # Hive's per-session resources folder sits in the build's Spark folder (the profile's
+    # spark.hadoop.hive.downloaded.resources.dir), not in /tmp, where a dbt process, which never
+    # closes its Hive session, left one empty <uuid>_resources folder per build
+    assert run.spark_export is not None
+    assert list((run.spark_export.parent / "spark" / "hive").glob("*_resources"))
 
 
 def opt_in(scenario: str) -> None:
