@@ -345,7 +345,8 @@
       {%- set settings = fromjson(r[5]) if r[5] else {} -%}
       {%- do out.append({'release_id': r[0], 'version': r[1], 'name': r[3], 'specs': fromjson(r[2]) if r[2] else none,
                          'combinations': settings.get('combinations') if settings is mapping else none, 'k': r[6],
-                         'sample': settings.get('sample') if settings is mapping else none}) -%}
+                         'sample': settings.get('sample') if settings is mapping else none,
+                         'max_changed_share': dbt_deid._setting(settings if settings is mapping else {}, 'release', 'max_changed_share')}) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}
@@ -367,6 +368,20 @@
   {%- endfor -%}
   {%- if overlapping | length == 0 -%}{{ return([]) }}{%- endif -%}
   {{ return(["no record shared with the line's published version(s) " ~ dbt_deid._versions_text(cfg, overlapping) ~ " (same source, this epoch; their samples, if any, not disjoint from this one): the record ids changed (the type or text of the record id column '" ~ cfg.record_id ~ "' upstream, or a reload numbering the records anew), so every record would look new and recipients would hold each twice; keep the record ids stable (restore their type and text), or, if these are really other records, start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)"]) }}
+{%- endmacro %}
+
+{#- Review 18, F3: a sample disjoint from the line's earlier samples (unshared_line_problems'
+    exemption) shares no record with them by design, so its own records cannot show that the
+    record ids are still the ones the line was keyed by: the source's other slots can. When no
+    record of the whole source (every slot, as it is now) is one the line stored, the ids
+    changed (their text or type upstream, a renumbering) and the draw of today's ids is a fresh
+    random sample of the same people: refused as rule 2 refuses a whole file. Read only when
+    the exemption applies (a disjoint slot's first version). A list with one message, else []. -#}
+{% macro unshared_source_problems(cfg, earlier, epoch_ids, key, store) -%}
+  {%- set in_source = run_query("select count(*) from (select distinct " ~ dbt_deid.keyed_record_hash_sql('s.' ~ dbt_deid.ident(cfg.record_id), 'k') ~ " as record_key from " ~ dbt_deid.release_source(cfg) ~ " as s cross join " ~ key ~ " as k) as c where c.record_key in (select record_key from " ~ store ~ " where " ~ dbt_deid.line_rows_condition(cfg) ~ ")").rows[0][0] | int -%}
+  {%- if in_source > 0 -%}{{ return([]) }}{%- endif -%}
+  {%- set disjoint = [] -%}{%- for e in earlier if e.release_id in epoch_ids -%}{%- do disjoint.append(e) -%}{%- endfor -%}
+  {{ return(["no record of the source (any sample slot) is one the line's published version(s) " ~ dbt_deid._versions_text(cfg, disjoint) ~ " hold (same source, this epoch; their samples disjoint from this one, so this sample sharing none is expected, but the rest of the source should): the record ids changed (the type or text of the record id column '" ~ cfg.record_id ~ "' upstream, or a reload numbering the records anew), so this slot drawn over the new ids is a new random sample of the same people, who would be held twice; keep the record ids stable (restore their type and text), or, if these are really other records, start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)"]) }}
 {%- endmacro %}
 
 {#- True when the two `sample` settings (mappings {fraction, slot, seed}, defaults slot 0 and
@@ -675,6 +690,9 @@
     {#- review 8, F4: no record shared with the line's published versions of this epoch is the
         record ids changed (their type or text, a reload), unless the samples are disjoint -#}
     {%- set unshared = dbt_deid.unshared_line_problems(cfg, earlier, epoch_ids) -%}
+    {%- if unshared | length == 0 and cfg.sample is not none -%}
+      {%- set unshared = dbt_deid.unshared_source_problems(cfg, earlier, epoch_ids, key, store) -%}
+    {%- endif -%}
     {%- if unshared | length > 0 -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=0, message="combined releases: " ~ unshared | join('; '))) }}
     {%- endif -%}
@@ -819,12 +837,20 @@
       {%- set counts = run_query(dbt_deid.changed_shared_records_sql(cfg, truth, key, store, ordered, compared)).rows[0] -%}
     {%- endif -%}
     {%- set n_shared, n_changed = (counts[0] or 0) | int, (counts[1] or 0) | int -%}
-    {%- set most = cfg.max_changed_share -%}
+    {#- review 18, F1: the line's limit, the smallest any combined release was checked under
+        (as k is the largest above): another name over the same source does not raise it, a
+        `restart` of the same name starts a new epoch -#}
+    {%- set limits = [(cfg.max_changed_share, '')] -%}
+    {%- for e in earlier if e.release_id in epoch_ids and e.max_changed_share is not none and e.max_changed_share < cfg.max_changed_share -%}
+      {%- do limits.append((e.max_changed_share, ' of the line, set by ' ~ ("version " if e.name == cfg.name else "") ~ dbt_deid._versions_text(cfg, [e]) ~ ('' if e.name == cfg.name else ' (another release name over the same records does not raise it: a larger value needs a `restart` of release ' ~ e.name ~ ')'))) -%}
+    {%- endfor -%}
+    {%- set lowest = (limits | sort(attribute='0') | first) -%}
+    {%- set most = lowest[0] -%}
     {%- set per_qi = [] -%}
     {%- for q in compared -%}{%- if (counts[2 + loop.index0] or 0) | int > 0 -%}{%- do per_qi.append(q ~ ' ' ~ counts[2 + loop.index0] | int) -%}{%- endif -%}{%- endfor -%}
     {%- if n_shared > 0 and n_changed > most * n_shared -%}
       {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared, figure=n_changed, limit=(most * n_shared) | round(0, 'floor') | int,
-                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, set a larger max_changed_share together with that restart (a line setting: it is set when the line starts, and a change between versions is refused)")) }}
+                     message="combined releases: record ids appear to name other records than in version " ~ dbt_deid._versions_text(cfg, latest) ~ ": " ~ n_changed ~ " of the " ~ n_shared ~ " record(s) shared with their latest published version changed the true values of their quasi-identifiers (" ~ per_qi | join(', ') ~ "; more than max_changed_share = " ~ most ~ lowest[1] ~ "; a renumbered record id column '" ~ cfg.record_id ~ "' would make each old state count as another record; one quasi-identifier alone is more likely its hierarchy or rule edited, which linked versions would intersect): keep the ids and the hierarchies stable, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history); if that many records really changed, set a larger max_changed_share together with that restart (a line setting: it is set when the line starts, and a change between versions is refused)")) }}
     {%- endif -%}
   {%- endif -%}
   {#- review 10, B1: records whose true values changed, linked across versions, on every path

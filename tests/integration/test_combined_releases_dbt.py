@@ -428,3 +428,35 @@ def test_a_version_that_stops_releasing_a_qi_is_refused(it_database, tmp_path):
     assert "version 1 released province (not released now)" in second.output, second.output[-3000:]
     history = second.query("select status from deid_release_history order by recorded_at")
     assert history["status"].tolist() == ["published", "refused"]
+
+
+def test_a_disjoint_sample_over_changed_ids_is_refused(it_database, tmp_path):
+    """Review 18, F3: a line of seeded disjoint samples (El Emam et al. 2011's non-overlapping
+    PUMF files: slot 0, then slot 1) whose record ids change upstream between the two files
+    (every id another number, as a reload numbering the records anew). Slot 1 drawn over the
+    new ids is a fresh random half of the same people (about half of them in slot 0 too), and
+    it shares no record with slot 0 under any ids, so the disjoint-sample exemption of review
+    8's rule 2 let it through: on cb5e90c published, records_shared 0, no restart (the
+    reviewer's run linked by person found classes of 1 in the combined view). Refused now: no
+    record of the whole source is one the line stored. Nothing of slot 1 is published."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+
+    def run(step: str, slot: int):
+        return run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / step,
+                       release_vars(name="rekeyed_half", sample=_sample(slot)), db)
+
+    first = run("slot0", 0)
+    assert first.ok, first.output[-3000:]
+    published1 = _published(first)
+    with duckdb.connect(str(db)) as con:
+        con.execute("update main.discharge_abstracts set abstract_id = abstract_id + 1000000")
+    second = run("slot1_rekeyed", 1)
+    assert not second.ok, second.output[-3000:]
+    assert ("no record of the source (any sample slot) is one the line's published version(s)"
+            " 1 hold") in second.output, second.output[-3000:]
+    assert "`restart: {reason: '...'}`" in second.output
+    history = second.query("select status, release_version from deid_release_history"
+                           " order by recorded_at")
+    assert history["status"].tolist() == ["published", "refused"]
+    pd.testing.assert_frame_equal(_published(second), published1)  # slot 0 stays

@@ -384,6 +384,13 @@ def test_ways_around_are_refused(line):
     renumbered = run("ids_renumbered")
     _refused(renumbered, before, "record ids appear to name other records than in version",
              "max_changed_share", RESTART)
+    # review 18, F1: the same renumbering under another name with a larger max_changed_share
+    # is held to the line's limit (on cb5e90c published: "3960 changed", the combined view
+    # linked by person below k)
+    other_name = run("ids_renumbered_other_name", name=f"{NAME}_b", max_changed_share=1.0)
+    _refused(other_name, before, "record ids appear to name other records than in version",
+             "max_changed_share = 0.05 of the line, set by",
+             "another release name over the same records does not raise it")
     with duckdb.connect(str(db)) as con:
         con.execute(renumber)
 
