@@ -387,10 +387,14 @@ def test_ways_around_are_refused(line):
     # review 18, F1: the same renumbering under another name with a larger max_changed_share
     # is held to the line's limit (on cb5e90c published: "3960 changed", the combined view
     # linked by person below k)
-    other_name = run("ids_renumbered_other_name", name=f"{NAME}_b", max_changed_share=1.0)
-    _refused(other_name, before, "record ids appear to name other records than in version",
-             "max_changed_share = 0.05 of the line, set by",
-             "another release name over the same records does not raise it")
+    # (and with a `restart` of that other name, which starts over only its own versions)
+    for step, restart in (("ids_renumbered_other_name", None),
+                          ("ids_renumbered_other_restart", {"reason": "ids rebuilt (ticket 9)"})):
+        other_name = run(step, name=f"{NAME}_b", max_changed_share=1.0, restart=restart)
+        _refused(other_name, before, "record ids appear to name other records than in version",
+                 "max_changed_share = 0.05 of the line, set by",
+                 "another release name over the same records does not raise it: a larger"
+                 f" value needs a `restart` of release {NAME}")
     with duckdb.connect(str(db)) as con:
         con.execute(renumber)
 
