@@ -23,7 +23,7 @@ def test_a_line_version_by_version() -> None:
                               "records_deleted": 3, "records_changed": 2, "records_kept": 3995,
                               "kept_rows_newly_suppressed": 4,
                               "kept_cells_newly_suppressed": 5, "combined": combined}),
-        _row(None, "refused", {}, failed="combined_releases"),
+        {**_row(None, "refused", {}, failed="combined_releases"), "published_rows": None},
         _row(3, "published", {"extends_version": None, "restart_reason": "re-keyed by MRN"}),
     ])
     text = render_line(history).splitlines()
@@ -31,7 +31,10 @@ def test_a_line_version_by_version() -> None:
     assert text[3] == ("  extends version 1: 40 added, 0 returned, 3 deleted, 2 changed, 3995"
                        " kept; 5 cell(s) newly suppressed in 4 earlier record(s)")
     assert text[4] == "  combined view age+gender: smallest class 5, smallest consistent set 7"
-    assert text[5].startswith("patients refused (combined_releases)")
+    assert text[0] == "patients version 1  2026-11-26T10:00:00Z  rows 4000"
+    # a refused attempt published nothing (review 18: its NULL row count printed "rows nan")
+    assert text[5] == ("patients refused (combined_releases)  2026-11-26T10:00:00Z  nothing"
+                       " published")
     assert text[7] == "  restart: re-keyed by MRN"
     assert render_line(history.iloc[:0]) == "no release recorded"
 

@@ -71,6 +71,12 @@ def render_list(history: pd.DataFrame) -> str:
     return shown.astype(object).where(shown.notna(), "-").to_string(index=False)
 
 
+def _whole(value: Any) -> int | None:
+    """A count or version as a whole number (pandas reads an integer column holding NULLs,
+    a refused attempt's, as floats: 1.0), None for NULL."""
+    return None if value is None or pd.isna(value) else int(value)
+
+
 def render_line(history: pd.DataFrame) -> str:
     """A release line version by version (issue 32): per published version, the version it
     extends, records added, returned, deleted, changed and kept, kept rows and cells newly
@@ -84,10 +90,12 @@ def render_line(history: pd.DataFrame) -> str:
     for _, row in history.iterrows():
         raw = row.get("line_json")
         line = json.loads(raw) if isinstance(raw, str) and raw else {}
-        head = (f"{row.get('release_name')} version {row.get('release_version')}"
+        head = (f"{row.get('release_name')} version {_whole(row.get('release_version'))}"
                 if row.get("status") == "published"
                 else f"{row.get('release_name')} {row.get('status')} ({row.get('gates_failed')})")
-        lines.append(f"{head}  {row.get('recorded_at')}  rows {row.get('published_rows')}")
+        rows = _whole(row.get("published_rows"))
+        shown = "nothing published" if rows is None else f"rows {rows}"
+        lines.append(f"{head}  {row.get('recorded_at')}  {shown}")
         if line.get("restart_reason"):
             lines.append(f"  restart: {line['restart_reason']}")
         if row.get("status") != "published":
