@@ -276,7 +276,9 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
     mismatches), with a record changed, one missing from the release and one released without
     a source record; then with a source record id twice and null record ids on both sides
     (the full join's rows: a release row once per source match, a null id matching nothing);
-    the postgres form names each text once."""
+    the postgres form names each text once, and sums the pattern proof's hashes as bigint where
+    the row is present (session 18: no numeric product per row; rows absent from the release,
+    whose pattern text is all nulls, must not count)."""
     import re
     from types import SimpleNamespace
 
@@ -313,6 +315,7 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
             names=("row_count", "fingerprint"): call("postgres__fingerprint_select_sql")(
                 columns, prefix, present, names),
             weighted_fingerprint_select_sql=call("postgres__weighted_fingerprint_select_sql"),
+            postgres_flag_fingerprint_select_sql=call("postgres_flag_fingerprint_select_sql"),
             postgres_fingerprint_row_text=call("postgres_fingerprint_row_text"),
             postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"),
             _fingerprint_count=call("_fingerprint_count"),
@@ -348,6 +351,8 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
             assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
             assert "full outer join" in default and "full outer join" not in postgres
             assert "union all" in postgres and "unnest(array[" in postgres
+            # session 18: the pattern proof's 0/1 weights as bigint sums of the present rows
+            assert "as numeric) * (" in default and "as numeric) * (" not in postgres
             rows = execute(default)
             assert rows == execute(postgres)
             assert rows[0][0] == 2  # record 3 changed, 5 not released (suppressed: no change)
