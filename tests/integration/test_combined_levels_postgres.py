@@ -401,7 +401,7 @@ def test_the_postgres_risk_cdf_equals_the_default_on_postgres(execute) -> None:
     for seed in (1, 2, 3):
         rng = random.Random(seed)
 
-        def value(choices: list[str]) -> str:
+        def value(choices: list[str], rng: random.Random = rng) -> str:
             return "null" if rng.random() < 0.15 else rng.choice(choices)
         rows = [f"({i}, {value(['1', '2', '3', '4'])}, {value(['1', '2'])},"
                 f" {value(['1', '2', '3', '4'])}, {value(['1', '2'])},"

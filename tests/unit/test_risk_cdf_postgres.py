@@ -28,7 +28,8 @@ FILES = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
 def _call(key: Any = None) -> Any:
     """The macros; ``key``: postgres_partition_key_sql's stand-in (default: DuckDB's ``hash``
     of the columns, a function of their values as PostgreSQL's hash_record_extended is; the
-    PostgreSQL form itself runs on PostgreSQL in tests/integration/test_combined_levels_postgres.py)."""
+    PostgreSQL form itself runs on PostgreSQL in
+    tests/integration/test_combined_levels_postgres.py)."""
     return macro_caller(FILES, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
