@@ -99,6 +99,7 @@ def except_all(args: argparse.Namespace, ignore: list[str]) -> tuple[int, int]:
     con = _connect(args)
     try:
         with con.cursor() as cur:
+            cur.execute("set work_mem = '512MB'")  # the release models' setting: no spill
             cur.execute("select column_name from information_schema.columns where table_schema = %s"
                         " and table_name = 'deid_old' order by ordinal_position", (SCRATCH,))
             cols = [r[0] for r in cur.fetchall() if r[0] not in ignore]
