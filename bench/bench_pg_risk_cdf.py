@@ -60,6 +60,7 @@ def _caller(cdf_file: Path) -> Any:
         "dbt_deid": SimpleNamespace(
             ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
             risk_stage_columns=call("default__risk_stage_columns"),
+            postgres_partition_key_sql=call("postgres_partition_key_sql"),
             risk_cdf_at_size_sql=call("risk_cdf_at_size_sql")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
 

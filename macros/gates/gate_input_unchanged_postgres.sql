@@ -15,6 +15,18 @@
 {% macro postgres__gate_input_unchanged_sql(truth, cfg, fingerprint_columns=none, source_columns=none, pattern_columns=none, levels=none, propagation=none) -%}
   {%- set sql = dbt_deid.default__gate_input_unchanged_sql(truth, cfg, fingerprint_columns, source_columns, pattern_columns, levels, propagation) -%}
   {%- if fingerprint_columns is none -%}{{ return(sql) }}{%- endif -%}
+  {%- if pattern_columns is not none -%}
+    {#- the pattern proof's weight is 0/1 here (the checked release's rows): its hashes summed as
+        bigint where the row is present (postgres_flag_fingerprint_select_sql), the same value
+        without a numeric cast and product per row (session 18) -#}
+    {%- set present = 't.deid_present__ = 1' -%}
+    {%- set names = ['pattern_rows', 'pattern_fingerprint'] -%}
+    {%- set weighted = dbt_deid.weighted_fingerprint_select_sql(pattern_columns, 't.', 'case when ' ~ present ~ ' then 1 else 0 end', names) -%}
+    {%- if sql.count(weighted) != 1 -%}
+      {{ exceptions.raise_compiler_error("dbt_deid.postgres__gate_input_unchanged_sql: found " ~ sql.count(weighted) ~ " pattern proofs, expected 1; this is a bug of dbt_deid (the PostgreSQL form no longer matches the default form); nothing was published") }}
+    {%- endif -%}
+    {%- set sql = sql.replace(weighted, dbt_deid.postgres_flag_fingerprint_select_sql(pattern_columns, 't.', present, names)) -%}
+  {%- endif -%}
   {%- set producers = [dbt_deid.postgres_fingerprint_row_text(fingerprint_columns, 't.')] -%}
   {%- if source_columns is not none -%}{%- do producers.append(dbt_deid.postgres_fingerprint_row_text(source_columns, 'src.')) -%}{%- endif -%}
   {%- if pattern_columns is not none -%}{%- do producers.append(dbt_deid.postgres_fingerprint_row_text(pattern_columns, 't.')) -%}{%- endif -%}
@@ -44,6 +56,22 @@
   {%- set select_part = body[:cut].rstrip() -%}
   {%- set union = dbt_deid.postgres_gate_scan_union(select_part, fp, truth, cfg, source_columns, levels) -%}
   {{ return((union if union is not none else select_part ~ fp) ~ '\n  ' ~ tail) }}
+{%- endmacro %}
+
+{#- PostgreSQL: the weighted fingerprint (postgres__weighted_fingerprint_select_sql) of the rows
+    where `present` holds, each weighing 1 and the others 0, with the row hashes summed as bigint
+    where `present` holds (sum(bigint): exact, a numeric result) instead of each hash cast to
+    numeric and multiplied by its 0/1 weight: the same value (the sum of the hashes of the
+    present rows; 0 when none is), without two numeric casts, products and additions per row
+    (the gate table's scan of 2.4 million records; issue 37, session 18). Same row text
+    (postgres_fingerprint_row_text), same row count. -#}
+{% macro postgres_flag_fingerprint_select_sql(columns, prefix, present, names) -%}
+  {%- set rec = dbt_deid.postgres_fingerprint_row_text(columns, prefix) -%}
+  {%- set weight = 'case when ' ~ present ~ ' then 1 else 0 end' -%}
+  {{ return("cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as " ~ names[0] ~ ",
+    md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as text) || '#'
+        || cast(coalesce(sum(case when " ~ present ~ " then hashtextextended(" ~ rec ~ ", 0) end), 0) as text) || ':'
+        || cast(coalesce(sum(case when " ~ present ~ " then hashtextextended(" ~ rec ~ ", 1) end), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}
 
 {#- Redshift dispatches to postgres__ forms: the default query. -#}

@@ -276,7 +276,9 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
     mismatches), with a record changed, one missing from the release and one released without
     a source record; then with a source record id twice and null record ids on both sides
     (the full join's rows: a release row once per source match, a null id matching nothing);
-    the postgres form names each text once."""
+    the postgres form names each text once, and sums the pattern proof's hashes as bigint where
+    the row is present (session 18: no numeric product per row; rows absent from the release,
+    whose pattern text is all nulls, must not count)."""
     import re
     from types import SimpleNamespace
 
@@ -313,6 +315,7 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
             names=("row_count", "fingerprint"): call("postgres__fingerprint_select_sql")(
                 columns, prefix, present, names),
             weighted_fingerprint_select_sql=call("postgres__weighted_fingerprint_select_sql"),
+            postgres_flag_fingerprint_select_sql=call("postgres_flag_fingerprint_select_sql"),
             postgres_fingerprint_row_text=call("postgres_fingerprint_row_text"),
             postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"),
             _fingerprint_count=call("_fingerprint_count"),
@@ -348,6 +351,8 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
             assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
             assert "full outer join" in default and "full outer join" not in postgres
             assert "union all" in postgres and "unnest(array[" in postgres
+            # session 18: the pattern proof's 0/1 weights as bigint sums of the present rows
+            assert "as numeric) * (" in default and "as numeric) * (" not in postgres
             rows = execute(default)
             assert rows == execute(postgres)
             assert rows[0][0] == 2  # record 3 changed, 5 not released (suppressed: no change)
@@ -363,3 +368,69 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
         assert rows == execute(str(call("postgres__gate_input_unchanged_sql")(*args)))
         assert rows[0][1] == 7 and rows[0][3] == 7  # record 4's row twice; the null ids once
     con.close()
+
+
+def test_the_postgres_risk_cdf_equals_the_default_on_postgres(execute) -> None:
+    """Issue 37, session 18: postgres__risk_cdf_sql partitions each window by a bigint key of
+    its columns first (postgres_partition_key_sql: hash_record_extended of their row), then
+    the columns. The same rows and column types as default__risk_cdf_sql (El Emam et al. 2009
+    (CJHP), Figure 4), both run on PostgreSQL, on random record and pattern tables with NULL
+    (suppressed) cells, a parenthesised query, combinations sharing columns, the original
+    stage's shared column (same_values), and a numeric column whose equal values have other
+    texts (1.0, 1.00: a key hashing the values' text would split their class)."""
+    import random
+    from types import SimpleNamespace
+
+    from tests.macro_render import macro_caller
+    from tests.unit.test_smallest_class_patterns import COMBINATIONS
+    root = Path(__file__).resolve().parents[2]
+    files = [*sorted((root / "macros" / "risk").glob("*.sql")),
+             root / "macros" / "risk_suite" / "diagnostics_sql.sql",
+             root / "macros" / "risk_suite" / "risk_cdf_at_size.sql",
+             root / "macros" / "risk_suite" / "risk_cdf_postgres.sql"]
+    call = macro_caller(files, lambda call: {
+        "dbt_deid": SimpleNamespace(
+            ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+            postgres_partition_key_sql=call("postgres_partition_key_sql"),
+            risk_stage_columns=call("default__risk_stage_columns"),
+            risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
+            smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
+            class_sizes_sql=call("default__class_sizes_sql"),
+            cte_computed_once=lambda sql: sql),
+        "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+
+        def value(choices: list[str], rng: random.Random = rng) -> str:
+            return "null" if rng.random() < 0.15 else rng.choice(choices)
+        rows = [f"({i}, {value(['1', '2', '3', '4'])}, {value(['1', '2'])},"
+                f" {value(['1', '2', '3', '4'])}, {value(['1', '2'])},"
+                f" {value(['1.0', '1.00', '2.5'])})" for i in range(400)]
+        execute("drop table if exists cdf_recs; drop table if exists cdf_pats;"
+                " drop table if exists cdf_orig")
+        execute("create table cdf_recs as select rid, cast(a as text) as a, cast(b as text) as b,"
+                " cast(c as text) as c, case d when 1 then '<missing>' when 2 then '1' end as d,"
+                " cast(e as numeric) as e from (values " + ", ".join(rows) + ")"
+                " as v(rid, a, b, c, d, e)")
+        execute("create table cdf_pats as select a, b, c, d, e, count(*) as n from cdf_recs"
+                " group by a, b, c, d, e")
+        execute("create table cdf_orig as select rid, coalesce(a, '<missing>') as a__original,"
+                " coalesce(b, '<missing>') as b__original, coalesce(c, '<missing>') as c__original,"
+                " coalesce(d, '<missing>') as d__original, e as e__original from cdf_recs")
+        for combinations in (COMBINATIONS, [["a", "b", "c"]], [["b", "a"], ["a", "b"]],
+                             [["a", "e"], ["b", "e", "c"]]):
+            cases = [(relation, count, "published", None) for relation, count in
+                     (("cdf_recs", None), ("cdf_pats", "n"), ("(select * from cdf_pats)", "n"))]
+            cases.append(("cdf_orig", None, "original", {"b": "a"}))
+            for relation, count, stage, same in cases:
+                args = (relation, "rid", combinations, stage, count, same)
+                want_sql = str(call("default__risk_cdf_sql")(*args))
+                got_sql = str(call("postgres__risk_cdf_sql")(*args))
+                assert "hash_record_extended(row(" in got_sql
+                want = execute(f"select * from ({want_sql}) as w order by 1, 2, 3, 4")
+                got = execute(f"select * from ({got_sql}) as g order by 1, 2, 3, 4")
+                assert got == want and len(got) > len(combinations), (seed, relation, stage)
+                types = [execute(f"select pg_typeof(class_size), pg_typeof(records),"
+                                 f" pg_typeof(cumulative_share) from ({q}) as t limit 1")
+                         for q in (want_sql, got_sql)]
+                assert types[0] == types[1]

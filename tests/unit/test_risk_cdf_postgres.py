@@ -25,10 +25,15 @@ FILES = [*sorted((ROOT / "macros" / "risk").glob("*.sql")),
          ROOT / "macros" / "risk_suite" / "risk_cdf_postgres.sql"]
 
 
-def _call() -> Any:
+def _call(key: Any = None) -> Any:
+    """The macros; ``key``: postgres_partition_key_sql's stand-in (default: DuckDB's ``hash``
+    of the columns, a function of their values as PostgreSQL's hash_record_extended is; the
+    PostgreSQL form itself runs on PostgreSQL in
+    tests/integration/test_combined_levels_postgres.py)."""
     return macro_caller(FILES, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda n: '"' + n + '"', literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+            postgres_partition_key_sql=key or (lambda cols: "hash(" + ", ".join(cols) + ")"),
             risk_stage_columns=call("default__risk_stage_columns"),
             risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
             smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
