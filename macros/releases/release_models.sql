@@ -313,7 +313,7 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first()
     and dbt_deid.built_together(['deid_suppressed', 'deid_generalized', 'deid_suppression_map']) -%}
 {%- if plain -%}
-  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ') as deid_records__' -%}
+  {%- set records = dbt_deid.diagnostics_records(cfg, generalized, suppression_map) -%}
   {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}
 {%- else -%}
   {%- set records = dbt_deid.checked_release() -%}
