@@ -327,7 +327,7 @@ from ({{ dbt_deid.diagnostics_rows_sql(
      dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n'),
      dbt_deid.risk_cdf_sql(published, cfg.record_id, cfg.verified_combinations, 'published', 'n')],
     dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n'),
-    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, '(' ~ dbt_deid.exact_distribution_sql(published, cfg.verified_combinations) ~ ') as deid_exact_distribution__'),
+    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, '(' ~ dbt_deid.exact_distribution_sql(published, cfg.verified_combinations) ~ ') as deid_exact_distribution__', 'deid_cdf__'),
     loss) }}) as d
 {%- endif %}
 {%- endmacro %}
