@@ -46,36 +46,3 @@
     on {% for c in cols %}{{ s }}.{{ c }} is not distinct from p.{{ c }}{% if not loop.last %} and {% endif %}{% endfor %}
   {%- endfor %}
 {%- endmacro %}
-
-{#- Spark: the same rows with the tuples' shuffle shared by every combination (issue 37,
-    session 18). The default's GROUP BY shuffles the tuples by all their columns and each
-    window (one per combination) shuffles them again by that combination's columns, then
-    sorts them: at 2.4M records the original stage's two windows and the generalized stage's
-    three were most of deid_diagnostics' risk CDF time. Here the rows are distributed once by
-    the columns every combination shares (DISTRIBUTE BY): a hash partitioning by a subset of
-    the keys clusters the GROUP BY's keys and each window's partition (Spark plans no further
-    exchange for them, nor for risk_cdf_sql's class sizes per combination read from these
-    tuples), so the windows only sort. Without a shared column, the default form. -#}
-{% macro spark__smallest_class_patterns_sql(relation, combinations, count_column=none) -%}
-  {%- set common = [] -%}
-  {%- for c in combinations[0] -%}
-    {%- set ok = [] -%}
-    {%- for b in combinations -%}{%- if c in b -%}{%- do ok.append(1) -%}{%- endif -%}{%- endfor -%}
-    {%- if ok | length == combinations | length and dbt_deid.ident(c) not in common -%}{%- do common.append(dbt_deid.ident(c)) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- if not common -%}{{ return(dbt_deid.default__smallest_class_patterns_sql(relation, combinations, count_column)) }}{%- endif -%}
-  {%- set all_cols = [] -%}
-  {%- for b in combinations -%}{%- for c in b -%}{%- if dbt_deid.ident(c) not in all_cols -%}{%- do all_cols.append(dbt_deid.ident(c)) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
-  {%- set sizes = [] -%}
-  {%- for b in combinations -%}
-    {%- set cols = [] -%}{%- for c in b -%}{%- do cols.append(dbt_deid.ident(c)) -%}{%- endfor -%}
-    {%- do sizes.append('sum(n) over (partition by ' ~ cols | join(', ') ~ ')') -%}
-  {%- endfor -%}
-  select {{ all_cols | join(', ') }}, n,
-    cast({% if sizes | length > 1 %}least({{ sizes | join(', ') }}){% else %}{{ sizes[0] }}{% endif %} as {{ dbt.type_bigint() }}) as smallest_class_size
-  from (
-    select {{ all_cols | join(', ') }}, {% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n
-    from (select {{ all_cols | join(', ') }}{% if count_column %}, {{ dbt_deid.ident(count_column) }}{% endif %} from {{ relation }} as deid_distribute_in__ distribute by {{ common | join(', ') }}) as deid_patterns_in
-    group by {{ all_cols | join(', ') }}
-  ) as patterns
-{%- endmacro %}

@@ -583,66 +583,17 @@ CDF_MACROS = [ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql",
 
 
 def render_risk_cdf(form: str, *args: Any, macro: str = "default__risk_cdf_sql") -> str:
-    """default__risk_cdf_sql (or ``macro``) with ``<form>__smallest_class_patterns_sql`` for
-    its tuples."""
+    """default__risk_cdf_sql (or ``macro``, ``<form>`` replaced by ``form``)."""
     call = macro_caller(CDF_MACROS, lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=_ident, literal=_literal, own=lambda dispatched: dispatched,
             risk_stage_columns=call("default__risk_stage_columns"),
             class_sizes_sql=call("default__class_sizes_sql"),
             risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
-            default__smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
-            smallest_class_patterns_sql=call(f"{form}__smallest_class_patterns_sql"),
+            smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
             cte_computed_once=call("spark__cte_computed_once")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
     return str(call(macro.replace("<form>", form))(*args))
-
-
-@pytest.mark.parametrize("seed,rows,counts,combinations", [
-    (21, 400, True, [["a", "b", "c"], ["a", "b", "d"], ["a", "b", "e"]]),
-    (22, 300, False, [["a", "b", "c", "d"], ["b", "a", "e"]]),
-    (23, 200, True, [["a", "c"], ["a"], ["c", "a"]]),
-    (24, 150, True, [["a", "b"], ["c", "d"]]),  # no shared column: the default form
-])
-def test_spark_risk_cdf_tuples_equal_default(spark, seed: int, rows: int, counts: bool,
-                                             combinations: list[list[str]]) -> None:
-    """Issue 37 (session 18): the risk CDF (El Emam et al. 2009, CJHP, Figure 4) computes each
-    tuple's smallest class over the combinations with one window per combination; on Spark the
-    default's GROUP BY and each window shuffled the tuples again (the original and generalized
-    stages at 2.4M records: 20-70 s and 36 s of deid_diagnostics).
-    spark__smallest_class_patterns_sql distributes them once by the columns every combination
-    shares: the same tuples, counts and smallest classes, so the same CDF rows (every value
-    exactly: the same sums and quotients of the same integers), with fewer exchanges in the
-    plan when a column is shared. Random pattern tables with suppressed cells (NULL, one value
-    of its column), record-level and pattern counts."""
-    rng = random.Random(seed)
-    columns = ["a", "b", "c", "d", "e"]
-    records = [tuple([i] + [None if rng.random() < 0.1 else rng.choice("pqrs"[: rng.randint(1, 4)])
-                            for _ in columns] + [rng.randint(1, 5)]) for i in range(rows)]
-    spark.createDataFrame(records, "rid bigint, " + ", ".join(f"{c} string" for c in columns)
-                          + ", n bigint").createOrReplaceTempView("cdf_in")
-    count = "n" if counts else None
-    shared = set(combinations[0]).intersection(*combinations[1:])
-    plans = []
-    for sql_of in (
-            lambda form: render_risk_cdf(form, "cdf_in", "rid", combinations, "generalized",
-                                         count),
-            lambda form: render_risk_cdf(form, "cdf_in", combinations, count,
-                                         macro="<form>__smallest_class_patterns_sql")):
-        old_sql, new_sql = sql_of("default"), sql_of("spark")
-        assert ("distribute by" in new_sql) == bool(shared)
-        old, new = spark.sql(old_sql), spark.sql(new_sql)
-        assert [(f.name, f.dataType) for f in new.schema.fields] == [
-            (f.name, f.dataType) for f in old.schema.fields]
-        assert old.count() == new.count() > 0
-        assert old.exceptAll(new).count() == 0 and new.exceptAll(old).count() == 0, (
-            sorted(old.collect()), sorted(new.collect()))
-        plans.append(tuple(len(re.findall(r"\bExchange\b", _executed_plan(f)))
-                           for f in (old, new)))
-    if shared:
-        assert all(new < old for old, new in plans), plans
-    else:
-        assert all(new == old for old, new in plans), plans
 
 
 SUMMARY_MACROS = [*CDF_MACROS, ROOT / "macros" / "risk" / "risk_summary_rows_sql.sql",
