@@ -1,7 +1,7 @@
 """Where Spark's ``deid_diagnostics`` statement spends its time at 2.4M: not a test.
 
     nice -n 10 .venv/bin/python bench/bench_spark_diagnostics.py WORKDIR [--parts a,b]
-        [--whole] [--check]
+        [--whole] [--check] [--against SQL]
 
 Issue 37, session 17 (docs/performance.md, "Spark at 2.4M, session 17"). ``WORKDIR`` is a
 kept ``bench/bench_engines.py --engines spark --workdir`` folder (``<WORKDIR>/spark_<rows>``
@@ -20,8 +20,13 @@ and the heights once, spread over the output rows by a VALUES join and CASE colu
 ``deid_loss__:direct`` (each QI's counts read off ``deid_suppressed``), ``cdf:N:join`` (the
 smallest class per pattern by GROUP BY and shuffled hash joins instead of windows; out of
 memory at 2.4M), ``cdf:N:mjoin`` (the same joins without hints: sort-merge).
-``--check``: for each ``:once``/``:unpivot``/``:join``/``:mjoin`` part, the row counts and
-``EXCEPT ALL`` both ways against the rendered part. Prints each part's seconds and the number
+``--against SQL`` (session 18): another rendered ``deid_diagnostics.sql`` (a build of another
+package version at any size: the statement's text does not depend on the row count), whose
+parts are named ``new:<part>`` (``new:(whole)``: the whole select), run over the same kept
+tables, so that old and new alternate in one session. ``--check``: for each
+``:once``/``:unpivot``/``:join``/``:mjoin`` part, the row counts and ``EXCEPT ALL`` both ways
+against the rendered part; for each ``new:`` part, against the same part of the kept build's
+statement. Prints each part's seconds and the number
 of scans, exchanges, sorts, windows and joins in its physical plan (read before it runs).
 """
 
@@ -151,6 +156,10 @@ def main() -> None:
     parser.add_argument("--parts", default="deid_loss_patterns,cdf:1,cdf:2,cdf:3,deid_cdf__,"
                         "deid_by__,deid_summary__,deid_loss__")
     parser.add_argument("--whole", action="store_true")
+    parser.add_argument("--against", type=Path,
+                        help="another rendered deid_diagnostics.sql (e.g. compiled by a build of"
+                        " another package version): parts named new:<part> (new:(whole) for the"
+                        " whole select) take it, over the same kept tables")
     parser.add_argument("--check", action="store_true",
                         help="for each cdf:N:join and deid_loss__:once part, count the rows of"
                         " EXCEPT ALL both ways"
@@ -162,9 +171,18 @@ def main() -> None:
     compiled = next((workdir / "target" / "run").rglob("deid_diagnostics.sql"))
     outer, inner, final = split_statement(compiled.read_text())
     spark = kept_build_session("bench_spark_diagnostics", workdir, TABLES)
-    queries = [(p, part_query(outer, inner, p)) for p in args.parts.split(",") if p]
+    other = split_statement(args.against.read_text()) if args.against else None
+
+    def query_of(part: str) -> str:
+        o, i, f = (other if part.startswith("new:") and other else (outer, inner, final))
+        base = part.removeprefix("new:")
+        if base == "(whole)":  # every column but the invocation id (compared by --check)
+            return o + "select * from (" + i + f.rstrip()
+        return part_query(o, i, base)
+
+    queries = [(p, query_of(p)) for p in args.parts.split(",") if p]
     if args.whole:
-        queries.append(("(whole)", outer + "select * from (" + inner + final.rstrip()))
+        queries.append(("(whole)", query_of("(whole)")))
     for name, query in queries:
         frame = spark.sql(query)
         started = time.time()
@@ -177,7 +195,12 @@ def main() -> None:
         print(f"{name}: {seconds:.1f} s, plan {counts}", flush=True)
     checked: set[str] = set()
     for name, query in queries if args.check else []:
-        if name.endswith((":join", ":mjoin", ":once", ":unpivot")) and name not in checked:
+        if name.startswith("new:") and name not in checked:  # the same part as kept
+            checked.add(name)
+            a, b = spark.sql(query), spark.sql(query_of(name.removeprefix("new:")))
+            print(f"{name} against the kept build's statement: rows {a.count()} / {b.count()},"
+                  f" EXCEPT ALL {a.exceptAll(b).count()} / {b.exceptAll(a).count()}", flush=True)
+        elif name.endswith((":join", ":mjoin", ":once", ":unpivot")) and name not in checked:
             checked.add(name)
             plain = part_query(outer, inner, name.rsplit(":", 1)[0])
             a, b = spark.sql(query), spark.sql(plain)

@@ -313,7 +313,7 @@ where {{ dbt_deid.sample_condition(cfg) }}
 {%- set plain = dbt_deid.refresh_line(cfg) is none and cfg.attribute_disclosure.remedy != 'suppress' and not dbt_deid.population_first()
     and dbt_deid.built_together(['deid_suppressed', 'deid_generalized', 'deid_suppression_map']) -%}
 {%- if plain -%}
-  {%- set records = '(' ~ dbt_deid.apply_suppression_sql(cfg, generalized, suppression_map) ~ ') as deid_records__' -%}
+  {%- set records = dbt_deid.diagnostics_records(cfg, generalized, suppression_map) -%}
   {%- set original = dbt_deid.risk_cdf_sql('deid_loss_patterns', cfg.record_id, cfg.verified_combinations, 'original', 'n', sources) -%}
 {%- else -%}
   {%- set records = dbt_deid.checked_release() -%}
@@ -327,7 +327,7 @@ from ({{ dbt_deid.diagnostics_rows_sql(
      dbt_deid.risk_cdf_sql(dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), cfg.record_id, cfg.verified_combinations, 'generalized', 'n'),
      dbt_deid.risk_cdf_sql(published, cfg.record_id, cfg.verified_combinations, 'published', 'n')],
     dbt_deid.suppression_by_sql(rcfg.release, published, rcfg.by, 'n'),
-    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, '(' ~ dbt_deid.exact_distribution_sql(published, cfg.verified_combinations) ~ ') as deid_exact_distribution__'),
+    dbt_deid.risk_summary_rows_sql(cfg, dbt_deid.current_patterns(cfg, dbt_deid.release_ref('deid_patterns')), published, '(' ~ dbt_deid.exact_distribution_sql(published, cfg.verified_combinations) ~ ') as deid_exact_distribution__', 'deid_cdf__'),
     loss) }}) as d
 {%- endif %}
 {%- endmacro %}

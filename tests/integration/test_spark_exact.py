@@ -573,3 +573,89 @@ def test_spark_information_loss_rows_equal_default(spark, seed: int, rows: int) 
         exchanges.append(tuple(len(re.findall(r"\bExchange\b", _executed_plan(f)))
                                for f in (old, new)))
     assert all(new < old for old, new in exchanges), exchanges
+
+
+CDF_MACROS = [ROOT / "macros" / "risk_suite" / "diagnostics_sql.sql",
+              ROOT / "macros" / "risk_suite" / "risk_cdf_at_size.sql",
+              ROOT / "macros" / "risk" / "smallest_class_patterns_sql.sql",
+              ROOT / "macros" / "risk" / "class_sizes_sql.sql",
+              ROOT / "macros" / "risk" / "cte_computed_once.sql"]
+
+
+def render_risk_cdf(form: str, *args: Any, macro: str = "default__risk_cdf_sql") -> str:
+    """default__risk_cdf_sql (or ``macro``, ``<form>`` replaced by ``form``)."""
+    call = macro_caller(CDF_MACROS, lambda call: {
+        "dbt_deid": SimpleNamespace(
+            ident=_ident, literal=_literal, own=lambda dispatched: dispatched,
+            risk_stage_columns=call("default__risk_stage_columns"),
+            class_sizes_sql=call("default__class_sizes_sql"),
+            risk_cdf_at_size_sql=call("risk_cdf_at_size_sql"),
+            smallest_class_patterns_sql=call("default__smallest_class_patterns_sql"),
+            cte_computed_once=call("spark__cte_computed_once")),
+        "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
+    return str(call(macro.replace("<form>", form))(*args))
+
+
+SUMMARY_MACROS = [*CDF_MACROS, ROOT / "macros" / "risk" / "risk_summary_rows_sql.sql",
+                  ROOT / "macros" / "risk" / "risk_summary_sql.sql"]
+
+
+def render_risk_summary(form: str, cfg: dict[str, Any], cdf: str | None) -> str:
+    """``<form>__risk_summary_rows_sql`` over the views sum_gen, sum_pub and sum_exact."""
+    call = macro_caller(SUMMARY_MACROS, lambda call: {
+        "dbt_deid": SimpleNamespace(
+            ident=_ident, literal=_literal, own=lambda dispatched: dispatched,
+            class_sizes_sql=call("default__class_sizes_sql"),
+            risk_summary_sql=call("default__risk_summary_sql"),
+            default__risk_summary_rows_sql=call("default__risk_summary_rows_sql")),
+        "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
+    return str(call(f"{form}__risk_summary_rows_sql")(cfg, "sum_gen", "sum_pub", "sum_exact", cdf))
+
+
+@pytest.mark.parametrize("seed,rows,published_rows", [(31, 300, 200), (32, 60, 40),
+                                                      (33, 80, 0)])
+def test_spark_risk_summary_from_the_cdf_equals_default(spark, seed: int, rows: int,
+                                                        published_rows: int) -> None:
+    """Issue 37 (session 18): deid_diagnostics' risk summary (El Emam et al. 2009, CJHP:
+    records, classes, smallest class, the classes and records below k, discernibility per
+    combination and stage) grouped each pattern table once more per combination (six GROUP
+    BYs beside the risk CDF's, which holds the same class sizes). spark__risk_summary_rows_sql
+    reads them off the CDF's rows (deid_cdf__): the same rows, every value exactly (each
+    figure the default's expression over the same integers), also for a stage without records
+    (the default's row of NULL sums and 0 classes). Random pattern tables with suppressed
+    cells, k 3 (some classes below it)."""
+    rng = random.Random(seed)
+    columns = ["a", "b", "c", "d"]
+
+    def patterns(count: int) -> list[tuple]:
+        return [tuple([None if rng.random() < 0.1 else rng.choice("pqr"[: rng.randint(1, 3)])
+                       for _ in columns] + [rng.randint(1, 4)]) for _ in range(count)]
+    schema = ", ".join(f"{c} string" for c in columns) + ", n bigint"
+    spark.createDataFrame(patterns(rows), schema).createOrReplaceTempView("sum_gen")
+    spark.createDataFrame(patterns(published_rows), schema).createOrReplaceTempView("sum_pub")
+    spark.createDataFrame([("a+b+c", rng.randint(1, 9), rng.randint(1, 50)) for _ in range(5)]
+                          + [("a+d", 2, 7)], "combination string, consistent bigint, records bigint"
+                          ).createOrReplaceTempView("sum_exact")
+    combinations = [["a", "b", "c"], ["a", "d"], ["b", "a", "c"]]
+    cfg = {"k": 3, "tau": 0.2, "verified_combinations": combinations}
+    cdf = " union all ".join(
+        f"select * from ({render_risk_cdf('spark', rel, 'rid', combinations, stage, 'n')}) as c{i}"
+        for i, (rel, stage) in enumerate([("sum_gen", "generalized"),
+                                          ("sum_pub", "published")]))
+    old_sql = render_risk_summary("default", cfg, "deid_cdf__")
+    new_sql = render_risk_summary("spark", cfg, "deid_cdf__")
+    assert "deid_cdf__" in new_sql and "deid_cdf__" not in old_sql
+    old = spark.sql(old_sql)
+    new = spark.sql(f"with deid_cdf__ as ({cdf}) select * from ({new_sql}) as r")
+    assert [(f.name, f.dataType) for f in new.schema.fields] == [
+        (f.name, f.dataType) for f in old.schema.fields]
+    assert old.count() == new.count() == 6
+    assert old.exceptAll(new).count() == 0 and new.exceptAll(old).count() == 0, (
+        sorted(old.collect()), sorted(new.collect()))
+    got = {(r["stage"], r["combination"]): r for r in new.collect()}
+    # a comparison that can fail: classes below k and the exact figures are there
+    assert got[("generalized", "a+b+c")]["classes_below_k"] > 0
+    assert got[("published", "a+d")]["records_below_k_exact"] == 7
+    if not published_rows:
+        assert got[("published", "a+d")]["records"] is None
+        assert got[("published", "a+d")]["classes"] == 0
