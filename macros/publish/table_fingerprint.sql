@@ -172,8 +172,8 @@
     release it makes anyway (issue 33: the record-level released table read at most 4 times
     per build), not in a GROUP BY of the records of its own. Each value is hashed as its text
     (the two tables' types need not match), the row hashes multiplied by the weight and added
-    as exact integers, twice (two seeds), as fingerprint_select_sql. DuckDB and PostgreSQL;
-    none elsewhere (callers then compare the two tables with gate_published_matches_sql). -#}
+    as exact integers, twice (two seeds), as fingerprint_select_sql. DuckDB, PostgreSQL and
+    Spark; none elsewhere (callers then compare the two tables with gate_published_matches_sql). -#}
 {% macro weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
   {{ return(dbt_deid.own(adapter.dispatch('weighted_fingerprint_select_sql', 'dbt_deid'))(columns, prefix, weight, names)) }}
 {%- endmacro %}
@@ -189,6 +189,23 @@
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(coalesce(sum(" ~ weight ~ "), 0) as varchar) || '#'
         || cast(coalesce(sum(cast(hash(" ~ args ~ ") as hugeint) * (" ~ weight ~ ")), 0) as varchar) || ':'
         || cast(coalesce(sum(cast(hash(" ~ args ~ ", 'dbt_deid') as hugeint) * (" ~ weight ~ ")), 0) as varchar)) as " ~ names[1]) }}
+{%- endmacro %}
+
+{#- Spark (issue 37, session 18): the same weighted sums over Spark's row hash
+    (spark__fingerprint_select_sql's: each column's NULL flag and its text, xxhash64, two
+    seeds), each multiplied by the weight and added as exact decimals (|hash| < 2^63 times at
+    most the release's record count: far inside decimal(38, 0)). Without it the gate table
+    proved deid_suppressed_patterns with gate_published_matches_sql, a UNION and GROUP BY of
+    the checked release of its own (the gate table's second scan of every record, 43.5 s of
+    its 174 s at 240,000 records under load). -#}
+{% macro spark__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
+  {%- set cols = [] -%}
+  {%- for c in columns -%}{%- do cols.append(prefix ~ dbt_deid.ident(c) ~ ' is null, cast(' ~ prefix ~ dbt_deid.ident(c) ~ ' as string)') -%}{%- endfor -%}
+  {%- set args = cols | join(', ') if cols | length > 0 else "''" -%}
+  {{ return("coalesce(sum(" ~ weight ~ "), 0) as " ~ names[0] ~ ",
+    md5(concat(" ~ dbt_deid.literal(columns | join('|')) ~ ", '#', cast(coalesce(sum(" ~ weight ~ "), 0) as string), '#',
+        cast(coalesce(sum(cast(xxhash64(" ~ args ~ ") as decimal(38, 0)) * (" ~ weight ~ ")), 0) as string), ':',
+        cast(coalesce(sum(cast(xxhash64('dbt_deid', " ~ args ~ ") as decimal(38, 0)) * (" ~ weight ~ ")), 0) as string))) as " ~ names[1]) }}
 {%- endmacro %}
 
 {% macro postgres__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
