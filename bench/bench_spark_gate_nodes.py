@@ -165,14 +165,17 @@ def _pattern_columns(differing: str) -> list[str]:
 
 def _weighted_select(columns: list[str], prefix: str, weight: str) -> str:
     """spark__weighted_fingerprint_select_sql's select list (pattern_rows,
-    pattern_fingerprint), as the macro renders it."""
+    pattern_fingerprint), as the macro renders it (64-bit sums of each row hash's high and
+    low 32 bits times the weight)."""
     args = ", ".join(f"{prefix}{c} is null, cast({prefix}{c} as string)" for c in columns)
+    w = f"cast({weight} as bigint)"
+    sums = [f"cast(coalesce(sum(shiftright({h}, 32) * {w}), 0) as string), '.',"
+            f" cast(coalesce(sum(({h} & 4294967295) * {w}), 0) as string)"
+            for h in (f"xxhash64({args})", f"xxhash64('dbt_deid', {args})")]
     names = "|".join(columns)
-    return (f"coalesce(sum({weight}), 0) as pattern_rows, md5(concat('{names}', '#',"
-            f" cast(coalesce(sum({weight}), 0) as string), '#', cast(coalesce(sum(cast("
-            f"xxhash64({args}) as decimal(38, 0)) * ({weight})), 0) as string), ':',"
-            f" cast(coalesce(sum(cast(xxhash64('dbt_deid', {args}) as decimal(38, 0)) *"
-            f" ({weight})), 0) as string))) as pattern_fingerprint")
+    return (f"coalesce(sum({w}), 0) as pattern_rows, md5(concat('{names}', '#',"
+            f" cast(coalesce(sum({w}), 0) as string), '#',\n        {sums[0]}, ':',\n"
+            f"        {sums[1]})) as pattern_fingerprint")
 
 
 def gate_scan_weighted(columns: list[str]) -> Callable[[str], str]:

@@ -291,3 +291,78 @@ def test_spark_released_levels_flags_equal_the_default(spark, seed: int) -> None
     flagged = spark.sql(f"select sum(deid_level_mismatch_1__) + sum(deid_level_mismatch_2__)"
                         f" + sum(deid_level_mismatch_3__) from {spark_form} as t").collect()
     assert flagged[0][0] > 0
+
+
+# --- deid_hierarchy's rule-value check --------------------------------------------------------
+
+class _Refused(Exception):
+    pass
+
+
+def _rule_check(spark, form: str, cfg: Any) -> tuple[list[tuple], str | None, str]:
+    """``<form>__assert_rule_values(cfg)`` on Spark's view ``src``: (the query's row, the error
+    it raised or None, the query)."""
+    seen: dict[str, Any] = {}
+
+    def run_query(sql: str) -> Any:
+        seen["sql"] = sql
+        seen["rows"] = [tuple(r) for r in spark.sql(sql).collect()]
+        return SimpleNamespace(rows=seen["rows"])
+
+    def refuse(message: str) -> None:
+        raise _Refused(message)
+
+    def context(call: Any) -> dict[str, Any]:
+        stubs = {
+            "own": lambda m: m, "ident": _ident, "literal": _literal,
+            "protected_input": lambda cfg: "src",
+            "try_cast_sql": lambda expr, type_: f"try_cast({expr} as {type_})",
+            "exact_number_type": lambda: "decimal(38, 18)",
+        }
+
+        class Namespace:
+            def __getattr__(self, name: str) -> Any:
+                return stubs[name] if name in stubs else call(name)
+
+        return {"dbt_deid": Namespace(), "run_query": run_query,
+                "this": SimpleNamespace(identifier="deid_hierarchy"),
+                "dbt": SimpleNamespace(type_string=lambda: "string"),
+                "exceptions": SimpleNamespace(raise_compiler_error=refuse)}
+
+    call = macro_caller([ROOT / "macros" / "validation" / "assert_release_inputs.sql"], context)
+    try:
+        call(f"{form}__assert_rule_values")(cfg)
+        error = None
+    except _Refused as refused:
+        error = str(refused)
+    return seen["rows"], error, seen["sql"]
+
+
+@pytest.mark.parametrize("seed,bad", [(51, False), (52, True), (53, True)])
+def test_spark_grouped_rule_check_equals_the_default(spark, seed: int, bad: bool) -> None:
+    """spark__assert_rule_values (the input grouped by each checked column first, rows weighted
+    by their count) returns the default's row (the NaN, infinite and other counts in records
+    and the first bad value, per interval QI; the first bad date) and raises the same error,
+    over random text values with repeats: numbers, NULLs and, with ``bad``, NaN, infinities,
+    text and out-of-range numbers; two interval QIs on one column and a date QI. On the old
+    code there is no Spark form."""
+    rng = random.Random(seed)
+    numbers = ["1", "2.5", "-3", "007", "90", None]
+    wrong = ["NaN", "nan", "inf", "-Infinity", "abc", "1e300", "12x"] if bad else []
+    dates = ["2020-01-31", "2021-12-01", None] + (["2020-13-01", "soon"] if bad else [])
+    rows = [(rng.choice(numbers + wrong), rng.choice(numbers), rng.choice(dates))
+            for _ in range(400)]
+    spark.createDataFrame(rows, "age string, los string, admit string") \
+        .createOrReplaceTempView("src")
+    interval = {"type": "interval", "levels": [{"width": 5}]}
+    cfg = SimpleNamespace(qis=[
+        SimpleNamespace(name="age", column="age", rule=interval),
+        SimpleNamespace(name="age_band", column="age", rule=interval),
+        SimpleNamespace(name="los", column="los", rule=interval),
+        SimpleNamespace(name="admit", column="admit", rule={"type": "date"}),
+        SimpleNamespace(name="code", column="code", rule=None)])
+    default = _rule_check(spark, "default", cfg)
+    grouped = _rule_check(spark, "spark", cfg)
+    assert "grouping sets" in grouped[2] and "grouping sets" not in default[2]
+    assert grouped[:2] == default[:2]
+    assert (default[1] is not None) == bad
