@@ -29,17 +29,20 @@ from pyspark.sql import SparkSession
 TABLES = ("deid_input", "deid_suppressed", "deid_suppressed_patterns")
 
 
-def kept_build_session(app: str, workdir: Path, tables: tuple[str, ...]) -> SparkSession:
+def kept_build_session(app: str, workdir: Path, tables: tuple[str, ...],
+                       config: dict[str, str] | None = None) -> SparkSession:
     """A fresh ``local[2]`` session with the demo profile's settings (a scratch warehouse and
     Derby home) and ``tables`` of the kept build in ``workdir`` as temp views (also used by
-    bench_spark_diagnostics.py)."""
+    bench_spark_diagnostics.py and bench_spark_gate_nodes.py); ``config``: more settings."""
     scratch = Path(tempfile.mkdtemp(prefix=f"{app}_"))
-    spark = (SparkSession.builder.master("local[2]").appName(app)
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-             .config("spark.sql.legacy.createHiveTableByDefault", "false")
-             .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
-             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
-             .getOrCreate())
+    builder = (SparkSession.builder.master("local[2]").appName(app)
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+               .config("spark.sql.legacy.createHiveTableByDefault", "false")
+               .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
+               .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}"))
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     warehouse = workdir / "spark" / "warehouse" / "bench_deid_work.db"
     for table in tables:
         spark.read.parquet(str(warehouse / table)).createOrReplaceTempView(table)

@@ -56,6 +56,31 @@
   {{ return('(select t0.*, 1 as deid_present__, ' ~ flags | join(', ') ~ ' from ' ~ truth ~ ' as t0 ' ~ joins | join(' ')  ~ ')') }}
 {%- endmacro %}
 
+{#- Spark (issue 37, session 18): every QI's slice of the hierarchy from one scan and one
+    aggregation of it (a CTE computed once, cte_computed_once, that each QI's join reads with
+    its qi_name), not one scan and aggregation per QI (10 at the benchmark's settings, each
+    its own stages, inside the gate table's scan). The default form's SQL with each QI's
+    slice subquery replaced by its read of the CTE (each must occur exactly once; anything else
+    is a bug of dbt_deid and a compile error): the same flags, the same slices (the CTE keeps
+    each QI's rows at its level only, grouped by qi_name and original value). -#}
+{% macro spark__released_levels_flags_sql(cfg, truth, hierarchy, levels) -%}
+  {%- set default = dbt_deid.default__released_levels_flags_sql(cfg, truth, hierarchy, levels) -%}
+  {%- set out = [default] -%}{%- set wanted = [] -%}  {#- (a list: a `set` in a loop does not outlive it) -#}
+  {%- for q in cfg.qis -%}
+    {%- set slice = '(select original_value, min(generalized_value) as deid_lo__, max(generalized_value) as deid_hi__ from '
+        ~ hierarchy ~ ' where qi_name = ' ~ dbt_deid.literal(q.name) ~ ' and level = ' ~ levels[q.name] ~ ' group by original_value)' -%}
+    {%- if default.count(slice) != 1 -%}
+      {{ exceptions.raise_compiler_error("model " ~ dbt_deid._current_node_name() ~ ": spark__released_levels_flags_sql found the hierarchy slice of " ~ q.name ~ " " ~ default.count(slice) ~ " time(s) in the default form, expected once; this is a bug of dbt_deid (the Spark form no longer matches the default form); nothing was published") }}
+    {%- endif -%}
+    {%- do out.append(out.pop().replace(slice, '(select original_value, deid_lo__, deid_hi__ from deid_slices__ where qi_name = ' ~ dbt_deid.literal(q.name) ~ ')')) -%}
+    {%- do wanted.append('(qi_name = ' ~ dbt_deid.literal(q.name) ~ ' and level = ' ~ levels[q.name] ~ ')') -%}
+  {%- endfor -%}
+  {%- if not wanted -%}{{ return(default) }}{%- endif -%}
+  {%- set slices = 'select qi_name, original_value, min(generalized_value) as deid_lo__, max(generalized_value) as deid_hi__ from '
+      ~ hierarchy ~ ' where ' ~ wanted | join(' or ') ~ ' group by qi_name, original_value' -%}
+  {{ return('(with deid_slices__ as (' ~ dbt_deid.cte_computed_once(slices) ~ ') ' ~ out[0][1:]) }}
+{%- endmacro %}
+
 {#- The select-list items summing the flags of released_levels_flags_sql over `prefix`:
     `level_mismatches_<i>` per QI. -#}
 {% macro released_levels_sums_sql(cfg, prefix) -%}

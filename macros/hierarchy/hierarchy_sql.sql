@@ -14,9 +14,11 @@
 {#- Spark (issue 37): the distinct values of every rule-based source column from one GROUPING
     SETS pass over the source (one scan and one shuffle) instead of a DISTINCT per branch (a
     scan and a shuffle per source column, each its own stage: deid_hierarchy took 14-16x
-    DuckDB's time at 20,000 and 2.4 million records). Same rows. -#}
+    DuckDB's time at 20,000 and 2.4 million records), and one UNION ALL branch per source
+    (lookup relation or scanned column), its levels unpivoted by a generator (`stacked`,
+    session 18), not one branch per QI and level. Same rows. -#}
 {% macro spark__hierarchy_sql(cfg) -%}
-  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true)) }}
+  {{ return(dbt_deid.hierarchy_union_sql(cfg, one_scan=true, stacked=true)) }}
 {%- endmacro %}
 
 {#- DuckDB and PostgreSQL: the same one GROUPING SETS pass (the source read once for every
