@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import datetime
 import random
-import shutil
-import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from tests.integration.test_engines_release import _available
+from tests.integration import test_spark_exact
 from tests.macro_render import macro_caller
 
 pytestmark = [pytest.mark.engines, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: test_spark_exact.py's module-scoped local[1] session (skipped with the reason without Spark)
+spark = test_spark_exact.spark
 
 
 def _literal(value: Any) -> str:
@@ -41,24 +42,6 @@ def _ident(name: str) -> str:
     return "`" + name + "`"
 
 
-@pytest.fixture(scope="module")
-def spark():
-    reason = _available("spark")
-    if reason:
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    folder = Path(tempfile.mkdtemp(prefix="dbt_deid_spark_gate_forms_"))
-    session = (SparkSession.builder.master("local[1]").appName("dbt_deid_spark_gate_forms")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.warehouse.dir", str(folder / "warehouse"))
-               .getOrCreate())
-    try:
-        yield session
-    finally:
-        session.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _except_all_both_ways(spark, a: str, b: str) -> tuple[int, int, int, int]:
