@@ -19,17 +19,7 @@
     union all
     select * from ({{ dbt_deid.risk_summary_sql(published_patterns, cfg.verified_combinations, cfg.k, cfg.tau, 'published', 'n') }}) as p
   ),
-  deid_exact__ as (
-    select combination, min(consistent) as min_consistent,
-      cast(coalesce(sum(case when consistent < {{ cfg.k }} then records else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k
-    from {{ exact }}
-    group by combination
-  )
-  select c.*,
-    case when c.stage = 'published' then e.min_consistent end as min_consistent_exact,
-    case when c.stage = 'published' then e.records_below_k end as records_below_k_exact
-  from deid_classes__ as c
-  left join deid_exact__ as e on e.combination = c.combination
+  {{ dbt_deid.risk_summary_exact_sql(cfg, exact) }}
 {%- endmacro %}
 
 {#- Spark (issue 37, session 18): with `cdf`, the risk CDF's rows of the same stages over the
@@ -72,6 +62,13 @@
     left join {{ cdf }} as c on c.stage = s.stage and c.combination = s.combination
     group by s.stage, s.combination
   ),
+  {{ dbt_deid.risk_summary_exact_sql(cfg, exact) }}
+{%- endmacro %}
+
+{#- The end of both forms above: the exact check's figures per combination (`exact`: the
+    released pattern table's consistent-set counts) as the CTE deid_exact__, joined to the
+    CTE deid_classes__'s published rows (min_consistent_exact, records_below_k_exact). -#}
+{% macro risk_summary_exact_sql(cfg, exact) -%}
   deid_exact__ as (
     select combination, min(consistent) as min_consistent,
       cast(coalesce(sum(case when consistent < {{ cfg.k }} then records else 0 end), 0) as {{ dbt.type_bigint() }}) as records_below_k

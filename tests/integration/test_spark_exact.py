@@ -607,7 +607,8 @@ def render_risk_summary(form: str, cfg: dict[str, Any], cdf: str | None) -> str:
             ident=_ident, literal=_literal, own=lambda dispatched: dispatched,
             class_sizes_sql=call("default__class_sizes_sql"),
             risk_summary_sql=call("default__risk_summary_sql"),
-            default__risk_summary_rows_sql=call("default__risk_summary_rows_sql")),
+            default__risk_summary_rows_sql=call("default__risk_summary_rows_sql"),
+            risk_summary_exact_sql=call("risk_summary_exact_sql")),
         "dbt": SimpleNamespace(type_bigint=lambda: "bigint")})
     return str(call(f"{form}__risk_summary_rows_sql")(cfg, "sum_gen", "sum_pub", "sum_exact", cdf))
 
