@@ -76,10 +76,10 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if rekeyed | length > 0 -%}
-    {%- do out.append("the key in " ~ key ~ " is not the key the release history recorded for release(s) " ~ rekeyed | join(', ') ~ " (the key was replaced, with the store's fingerprints rewritten to match it: every record would look new, recipients would hold each record twice; restore the key and the store from a backup)") -%}
+    {%- do out.append("the key in " ~ key ~ " is not the key the release history recorded for release(s) " ~ rekeyed | join(', ') ~ " (the key was replaced, with the store's fingerprints rewritten to match it, or this build's working schema is not the one these versions were published from: the key and the store live in the working schema. With another key every record would look new and recipients would hold each record twice: build in the working schema of the published versions, or restore the key and the store from a backup)") -%}
   {%- endif -%}
   {%- if missing | length > 0 -%}
-    {%- do out.append("published release(s) " ~ missing | join(', ') ~ " of this project have no per-record rows in " ~ store ~ " (the store was dropped or emptied: a release over any relation would start the protection over unnoticed)") -%}
+    {%- do out.append("published release(s) " ~ missing | join(', ') ~ " of this project have no per-record rows in " ~ store ~ " (the store was dropped or emptied, or this build's working schema is not the one these versions were published from: a release over any relation would start the protection over unnoticed; build in the working schema of the published versions, or restore the store from a backup)") -%}
   {%- endif -%}
   {%- if short | length > 0 -%}
     {%- do out.append("the per-record store " ~ store ~ " holds fewer rows than published for release(s) " ~ short | join(', ') ~ " (rows deleted: their records would look new)") -%}

@@ -128,7 +128,7 @@ def test_the_store_whole_passes_and_each_hole_is_refused() -> None:
     # epoch's release (started over) is not asked for
     con.execute("delete from store where release_id = 'r1'")
     assert any("x version 1 (release r1)" in m and "no per-record rows" in m
-               for m in _problems(call))
+               and "working schema is not the one" in m for m in _problems(call))
     assert not any("r1" in m for m in _problems(call, known=["r1"]))  # named by the caller
     con.execute("delete from store")
     # another name's versions of an earlier epoch are asked for (its restart does not excuse
@@ -267,6 +267,9 @@ def test_a_key_replaced_with_its_fingerprints_is_refused() -> None:
     (msg,) = _problems(call)
     assert "not the key the release history recorded" in msg
     assert "x version 1 (release r1)" in msg and "r2" not in msg
+    # review 18, S4a: the same refusal when the working schema moved (a new key and store
+    # there); the message says so instead of blaming a replaced key only
+    assert "working schema is not the one these versions were published from" in msg
 
 
 def test_a_name_deleted_from_the_history_and_the_store_is_refused() -> None:
