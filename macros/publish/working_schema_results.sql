@@ -7,7 +7,7 @@
     record risk, the claims and text releases' inputs, preprocessed and generalized tables and
     documents/tokens, and, next to deid_suppressed, the per-record store deid_release_records
     and its key deid_history_key (not nodes: macros/gates/combined_releases.sql). The package
-    builds them in `+schema: <deid_work_schema>` and only the publish models in the target
+    builds them in the schema of the var `deid_work_schema` (each working model's YAML config) and only the publish models in the target
     schema; a root project can undo that (a `generate_schema_name` that ignores custom schemas,
     a project-level `+schema` on the package, a `--vars` setting), and the grant that shares
     the published mart then shares the originals too.
@@ -84,7 +84,7 @@
 {#- The fix both working-schema checks name (this one and check_working_schema_layout). -#}
 {% macro _working_schema_fix() -%}
   {{ return("Working tables hold original values, so they never sit where the published mart is shared:"
-        ~ " build them in their own schema (the package's `+schema: \"{{ var('deid_work_schema', 'deid_work') }}\"`, <target schema>_deid_work; do not set `+schema` on the package's working models,"
+        ~ " build them in their own schema (the var `deid_work_schema` that every working model reads, <target schema>_deid_work; do not set `+schema` on the package's working models,"
         ~ " and keep custom schemas in a project `generate_schema_name` macro, as dbt's default does); docs/projects.md, \"Where tables go\"") }}
 {%- endmacro %}
 

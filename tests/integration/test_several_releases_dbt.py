@@ -216,3 +216,30 @@ def test_two_releases_of_one_source_in_one_run_are_combined(it_database, tmp_pat
     tables = run.tables("main_deid_work")
     assert {"deid_release_records", "deid_history_key"} <= tables
     assert not {"it_second__deid_release_records", "it_second__deid_history_key"} & tables
+
+
+def test_the_var_deid_work_schema_moves_every_working_model(tmp_path) -> None:
+    """Review 18, F4: docs/projects.md documents the var `deid_work_schema` (default
+    `deid_work`) as the working schema, but dbt renders a package's dbt_project.yml without
+    the root project's vars, so `+schema: "{{ var('deid_work_schema', ...) }}"` there always
+    took the default: with the var set, the package's working models stayed in
+    `<target>_deid_work` while the extra releases' (their YAML reads the var) moved, a split
+    the publish step refuses (on ec04311: deid_input listed in main_deid_work). The var is
+    now read in each working model's properties (YAML config), which dbt renders with the
+    root's vars: every working model of both releases is in `<target>_<var>`, the publish
+    models stay in the target schema."""
+    variables = _two_releases()
+    args = ["ls", "--select", "package:dbt_deid", "tag:deid_release_it_second",
+            "--resource-type", "model", "--output", "json", "--output-keys", "name schema",
+            "--quiet"]
+    for var, working in ((None, "main_deid_work"), ("deid_work_elsewhere", "main_deid_work_elsewhere")):
+        if var is not None:
+            variables["deid_work_schema"] = var
+        run = run_dbt(INTEGRATION, args, tmp_path / (var or "default"), variables)
+        assert run.ok, run.output[-3000:]
+        nodes = [json.loads(line) for line in run.output.splitlines() if line.startswith("{")]
+        schemas = {n["name"]: n["schema"] for n in nodes}
+        published = {"deid_published", "it_second__deid_published"}
+        assert published <= set(schemas) and len(schemas) > 20, schemas
+        assert {schemas[n] for n in published} == {"main"}, schemas
+        assert {s for n, s in schemas.items() if n not in published} == {working}, schemas
