@@ -232,7 +232,8 @@ def test_the_var_deid_work_schema_moves_every_working_model(tmp_path) -> None:
     args = ["ls", "--select", "package:dbt_deid", "tag:deid_release_it_second",
             "--resource-type", "model", "--output", "json", "--output-keys", "name schema",
             "--quiet"]
-    for var, working in ((None, "main_deid_work"), ("deid_work_elsewhere", "main_deid_work_elsewhere")):
+    for var, working in ((None, "main_deid_work"),
+                         ("deid_work_elsewhere", "main_deid_work_elsewhere")):
         if var is not None:
             variables["deid_work_schema"] = var
         run = run_dbt(INTEGRATION, args, tmp_path / (var or "default"), variables)
