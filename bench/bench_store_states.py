@@ -16,8 +16,11 @@ store (the store as the refresh read it: version 1 only, one row per record):
    ``deid_suppressed`` (``refresh_records_sql`` under the map), run as dbt ran them (written as
    a table), **as compiled** and **with their ``deid_states_grouped`` read from the runs**:
    a record with no ``close`` row is one run, its state without grouping (the design's reader);
-   ``deid_multi_state`` is the keys of the ``close`` rows (none here);
-3. both forms alternated ``--repeat`` times: wall and process CPU seconds (DuckDB's threads are
+   ``deid_multi_state`` is the keys of the ``close`` rows (none here); and the gate's line
+   states (``line_states_sql``, its statement taken from version 2's ``v2/logs/dbt.log``) as
+   logged and with the candidate joined (full outer, on record key and true tuple) with the
+   runs instead of a GROUP BY of the union of both;
+3. all forms alternated ``--repeat`` times: wall and process CPU seconds (DuckDB's threads are
    the process's), best of the repeats; then the two forms' tables compared with EXCEPT ALL both
    ways (equal, or the script fails).
 
@@ -101,6 +104,51 @@ def with_runs(sql: str, columns: list[str]) -> str:
     return head + multi + sql[multi_end:]
 
 
+def gate_states(keep: Path) -> str | None:
+    """The gate's line states (``line_states_sql``, run by the publish step of version 2): the
+    select of its ``create table``, from version 2's dbt log (None without that log)."""
+    path = keep / "v2" / "logs" / "dbt.log"
+    text = path.read_text() if path.exists() else ""
+    found = re.search(r'create\s+table\s+\S*"deid_combined_releases__states"\s+as \(\s*', text)
+    if found is None:
+        log(f"no line states statement in {path}: the gate's states are not timed")
+        return None
+    i_with = text.index("with deid_rows as (", found.start())
+    return text[i_with:text.index("\n    );", i_with)]
+
+
+def gate_with_runs(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The gate's line states with the store's part read from the runs: the candidate (one row
+    per record) joined, full outer, with each record's one run on the record key and the true
+    tuple (NULL equal to NULL), instead of a GROUP BY of the union of both (the same rows when
+    neither side has a NULL key or a key twice: checked by the caller)."""
+    i_union = sql.index("\n    union all\n    select r.record_key")
+    cand = sql[len("with deid_rows as ("):i_union]
+    i_rest = sql.index("\n  )\n  , deid_multi_state") + len("\n  )")
+    states_cols = [d[0] for d in con.execute(
+        sql[:i_rest] + " select * from deid_states limit 0").description]
+    qis = [c[: -len("__generalized")] for c in states_cols if c.endswith("__generalized")]
+    bits = " + ".join(f'case when "{q}__cell" is not null then {2 ** i} else 0 end'
+                      for i, q in enumerate(qis))
+    runs = ("select record_key, 0 as deid_cand, 1 as deid_stored, 1 as deid_prev, 1 as deid_rank,"
+            f" 0 as deid_cand_nulls, {bits} as deid_prev_cells"
+            + "".join(f', "{q}__cell" as "{q}", "{q}__true" as "{q}__generalized"' for q in qis)
+            + " from main_deid_work.deid_store_runs")
+    on = " and ".join(["c.record_key = r.record_key"] + [
+        f'c."{q}__generalized" is not distinct from r."{q}__generalized"' for q in qis])
+    cols = []
+    for c in states_cols:
+        if c == "record_key" or c.endswith("__generalized"):
+            cols.append(f'coalesce(c."{c}", r."{c}") as "{c}"')
+        else:
+            cols.append(f'greatest(coalesce(c."{c}", r."{c}"), coalesce(r."{c}", c."{c}"))'
+                        f' as "{c}"')
+    states = (f"deid_states as (select {', '.join(cols)} from deid_cand_rows as c"
+              f" full outer join deid_store_rows as r on {on})")
+    return (f"with deid_cand_rows as ({cand}),\n  deid_store_rows as ({runs}),\n  {states}"
+            + sql[i_rest:])
+
+
 def timed(con: duckdb.DuckDBPyConnection, table: str, sql: str) -> tuple[float, float]:
     con.execute(f"drop table if exists {table}")
     w0, c0 = time.perf_counter(), cpu()
@@ -127,6 +175,20 @@ def main(argv: list[str]) -> int:
         log(f"store rows by version: {versions}")
         if [v for v, _ in versions] != [1, 2]:
             raise SystemExit("the kept line must hold versions 1 and 2 only")
+        cols = [d[0] for d in con.execute(f"select * from {STORE} limit 0").description]
+        qis = [c[: -len("__generalized")] for c in cols if c.endswith("__generalized")]
+        tup = ", ".join(f'"{q}", coalesce("{q}__generalized", "{q}")' for q in qis)
+        one, two = (f"select record_key, {tup} from {STORE} where release_version = {v}"
+                    for v in (1, 2))
+        opened, closed = con.execute(
+            f"select (select count(*) from (select * from ({one}) union select * from ({two})))"
+            f", (select count(*) from (select * from ({one}) except select * from ({two})))"
+        ).fetchone()
+        after_v2 = sum(n for _, n in versions)
+        print(f"  the store after version 2: {after_v2} rows; as runs: {opened} open and"
+              f" {closed} close rows ({opened + closed}, {(opened + closed) / after_v2:.2f});"
+              f" written by version 2: {after_v2 - versions[0][1]} rows, as runs"
+              f" {opened - versions[0][1] + closed}")
         con.execute(f"delete from {STORE} where release_version = 2")
         _, i_store, i_multi = cte_span(sqls["deid_patterns"])
         pairs = sqls["deid_patterns"]
@@ -149,6 +211,17 @@ def main(argv: list[str]) -> int:
         for model, sql in sqls.items():
             forms[(model, "as compiled")] = sql
             forms[(model, "states from runs")] = with_runs(sql, grouped_columns(con, sql))
+        gate = gate_states(args.keep)
+        if gate is not None:
+            union = gate.index("\n    union all\n    select r.record_key")
+            cand = gate[len("with deid_rows as ("):union]
+            c_n, c_keys = con.execute(f"select count(*), count(distinct record_key) from ({cand})"
+                                      ).fetchone()
+            if c_n != c_keys:
+                raise SystemExit("the candidate has a NULL record key or a key twice")
+            sqls["line_states"] = gate
+            forms[("line_states", "as compiled")] = gate
+            forms[("line_states", "states from runs")] = gate_with_runs(con, gate)
         best: dict[tuple[str, str], tuple[float, float]] = {}
         for r in range(args.repeat):
             for (model, form), sql in forms.items():
