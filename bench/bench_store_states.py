@@ -149,6 +149,39 @@ def gate_with_runs(con: duckdb.DuckDBPyConnection, sql: str) -> str:
             + sql[i_rest:])
 
 
+def store_insert(keep: Path) -> str | None:
+    """Version 2's store insert (``record_release_records``: every record of the version), from
+    version 2's dbt log (None without it)."""
+    path = keep / "v2" / "logs" / "dbt.log"
+    text = path.read_text() if path.exists() else ""
+    found = re.search(r'insert into \S*"deid_release_records" \(', text)
+    if found is None:
+        log(f"no store insert in {path}: the writes are not timed")
+        return None
+    return text[found.start():text.index("\n\x1b[0m", found.start())]
+
+
+def write_runs(con: duckdb.DuckDBPyConnection, cand: str, qis: list[str]) -> tuple[float, float]:
+    """The design's write at version 2: an ``open`` row for each candidate state that is not an
+    open run with the same true tuple and cells, a ``close`` row for each open run the candidate
+    does not hold so (two anti-joins of the candidate, hashed as the gate hashes it, with the
+    runs); wall and CPU seconds of both statements."""
+    same = " and ".join(["r.record_key = c.record_key"] + [
+        f'r."{q}__true" is not distinct from c."{q}__generalized" and'
+        f' r."{q}__cell" is not distinct from c."{q}"' for q in qis])
+    cols = "".join(f', "{q}__cell", "{q}__true"' for q in qis)
+    vals = "".join(f', c."{q}", c."{q}__generalized"' for q in qis)
+    runs = "main_deid_work.deid_store_runs"
+    w0, c0 = time.perf_counter(), cpu()
+    con.execute(f"insert into {runs} (record_key{cols}, first_version) select c.record_key{vals},"
+                f" 2 from ({cand}) as c where not exists (select 1 from {runs} as r where {same}"
+                " and r.first_version < 2)")
+    con.execute(f"insert into main_deid_work.deid_store_closes select r.record_key from {runs}"
+                f" as r where r.first_version < 2 and not exists (select 1 from ({cand}) as c"
+                f" where {same})")
+    return time.perf_counter() - w0, cpu() - c0
+
+
 def timed(con: duckdb.DuckDBPyConnection, table: str, sql: str) -> tuple[float, float]:
     con.execute(f"drop table if exists {table}")
     w0, c0 = time.perf_counter(), cpu()
@@ -223,13 +256,35 @@ def main(argv: list[str]) -> int:
             forms[("line_states", "as compiled")] = gate
             forms[("line_states", "states from runs")] = gate_with_runs(con, gate)
         best: dict[tuple[str, str], tuple[float, float]] = {}
+        insert = store_insert(args.keep) if gate is not None else None
+        written = None
+
+        def keep_best(key: tuple[str, str], w: float, c: float) -> None:
+            old = best.get(key)
+            best[key] = (min(w, old[0]), min(c, old[1])) if old else (w, c)
+
         for r in range(args.repeat):
             for (model, form), sql in forms.items():
                 table = f"main_deid_work.bench_{model}_{'runs' if 'runs' in form else 'main'}"
                 w, c = timed(con, table, sql)
                 log(f"repeat {r + 1}: {model}, {form}: wall {w:.2f} s, CPU {c:.2f} s")
-                old = best.get((model, form))
-                best[(model, form)] = (min(w, old[0]), min(c, old[1])) if old else (w, c)
+                keep_best((model, form), w, c)
+            if insert is not None:
+                w0, c0 = time.perf_counter(), cpu()
+                con.execute(insert)
+                w, c = time.perf_counter() - w0, cpu() - c0
+                con.execute(f"delete from {STORE} where release_version = 2")
+                log(f"repeat {r + 1}: the store write, as logged: wall {w:.2f} s, CPU {c:.2f} s")
+                keep_best(("store_write", "as logged"), w, c)
+                w, c = write_runs(con, cand, qis)
+                written = con.execute(
+                    "select (select count(*) from main_deid_work.deid_store_runs where"
+                    " first_version = 2), (select count(*) from main_deid_work.deid_store_closes)"
+                ).fetchone()
+                con.execute("delete from main_deid_work.deid_store_runs where first_version = 2")
+                con.execute("delete from main_deid_work.deid_store_closes")
+                log(f"repeat {r + 1}: the store write, as runs: wall {w:.2f} s, CPU {c:.2f} s")
+                keep_best(("store_write", "as runs"), w, c)
         print(f"bench_store_states: {args.keep} (version 2's refresh, the store holding version 1:"
               f" {n} rows), best of {args.repeat}")
         for model in sqls:
@@ -247,6 +302,12 @@ def main(argv: list[str]) -> int:
                   f" {'the same' if diff == 0 else f'{diff} rows differ'}")
             if diff:
                 raise SystemExit(f"{model}: the two forms differ")
+        if written is not None:
+            a, b = best[("store_write", "as logged")], best[("store_write", "as runs")]
+            print(f"  {'store write':<16} as logged: wall {a[0]:6.2f} s, CPU {a[1]:6.2f} s"
+                  f" ({after_v2 - versions[0][1]} rows); as runs: wall {b[0]:6.2f} s, CPU"
+                  f" {b[1]:6.2f} s ({written[0]} open, {written[1]} close rows); ratio wall"
+                  f" {b[0] / a[0]:.2f}, CPU {b[1] / a[1]:.2f}")
         con.close()
     return 0
 
