@@ -19,7 +19,10 @@ store (the store as the refresh read it: version 1 only, one row per record):
    ``deid_multi_state`` is the keys of the ``close`` rows (none here); and the gate's line
    states (``line_states_sql``, its statement taken from version 2's ``v2/logs/dbt.log``) as
    logged and with the candidate joined (full outer, on record key and true tuple) with the
-   runs instead of a GROUP BY of the union of both;
+   runs instead of a GROUP BY of the union of both; and the store's write of version 2, as
+   logged (every record appended) and as the design's two anti-joins of the candidate with the
+   open runs (an ``open`` row per state not stored so, a ``close`` row per open run the
+   candidate does not hold so);
 3. all forms alternated ``--repeat`` times: wall and process CPU seconds (DuckDB's threads are
    the process's), best of the repeats; then the two forms' tables compared with EXCEPT ALL both
    ways (equal, or the script fails).
