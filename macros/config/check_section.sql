@@ -56,7 +56,7 @@
   {%- set ok = (num and v >= 0 and v <= 1) if t == 'fraction' else (num and v > 0 and v <= 1) if t == 'rate'
       else (num and v > 0 and v * 0 == 0) if t == 'positive' else (num and v * 0 == 0) if t == 'number' else (num and v > 0 and v <= 100) if t == 'percentile'
       else (v is integer and v is not boolean and v >= spec.get('min', v)) if t == 'integer'
-      else (v is boolean) if t == 'boolean' else (v is string and v | length > 0) if t == 'string'
+      else (v is boolean) if t == 'boolean' else (v is string and v | trim | length > 0) if t == 'string'
       else ((v is string and v | length > 0) or (v is mapping and v.get('source_name') is string and v.get('table') is string)) if t == 'relation'
       else (dbt_deid._is_list(v) and v | reject('string') | list | length == 0 and '' not in v and v | map('lower') | unique | list | length == v | length) if t == 'columns'
       else (v is mapping) if t == 'mapping' else dbt_deid._is_list(v) if t == 'list'

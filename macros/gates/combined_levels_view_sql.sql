@@ -23,7 +23,10 @@
     there is NULL, the record would split into states counting each other; the gate refuses)
     and `deid_unmapped` (1 when a state holds a true value, neither NULL nor the missing label,
     that deid_hierarchy does not map to a coarser level used: a stored value gone from today's
-    hierarchy; the gate refuses). No record id or key. The hierarchies must nest (one parent
+    hierarchy; the gate refuses) and `deid_changed_any` (1 for the states of a record with
+    several: its true values changed between versions; counted by person, each record once
+    with every cell any version revealed, only at equal levels (combined_persons_sql): the
+    gate refuses them at mixed levels, review 19, F1). No record id or key. The hierarchies must nest (one parent
     per value and level): combined_levels_nesting_sql, refused by the gate before this view.
 
     `release_levels`: {release_id: {qi: level}} of the earlier releases (the gate passes every
@@ -126,7 +129,8 @@
     case when {% for q in qis %}{% for l in levels[q] %}s.{{ I(q ~ '__trues_' ~ l) }} > 1 or {% endfor %}s.{{ I(q ~ '__cells') }} > 1{{ ' or ' if not loop.last }}{% endfor %} then 1 else 0 end as deid_conflict,
     s.deid_unlisted,
     s.deid_unreleased,
-    s.deid_unmapped
+    s.deid_unmapped,
+    case when s.record_key is not null and count(*) over (partition by s.record_key) > 1 then 1 else 0 end as deid_changed_any
   from deid_states as s
   {%- for q in qis %}
   {%- set qi = loop.index %}

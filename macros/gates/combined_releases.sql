@@ -878,16 +878,32 @@
     {{ get_create_table_as_sql(False, combined, dbt_deid.combined_view_sql(cfg, truth, key, store)) }}
   {%- endcall %}
   {%- endif -%}
-  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(combined, combinations, k)) -%}
-  {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
-  {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['']) }) -%}
-  {%- set records = run_query('select count(*) from ' ~ combined).rows[0][0] | int -%}
-  {%- set changed = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
+  {#- review 19, F1: counted by person, each record once with every cell any version revealed
+      (combined_persons_sql); the records whose true values changed are released records
+      only here, the linked check's targets above -#}
+  {%- set persons = api.Relation.create(database=truth.database, schema=truth.schema, identifier=dbt_deid.release_node_name('deid_combined_releases__persons'), type='table') -%}
+  {%- set marker = dbt_deid.combined_conflict_marker() -%}
+  {{ drop_relation_if_exists(load_cached_relation(persons)) }}
+  {% call statement('deid_combined_persons') -%}
+    {{ get_create_table_as_sql(False, persons, dbt_deid.combined_persons_sql(combined, cfg.released_qis, marker)) }}
+  {%- endcall %}
   {{ drop_relation_if_exists(combined) }}
+  {%- set reserved = [] -%}{%- for q in cfg.released_qis -%}{%- do reserved.append(dbt_deid.ident(q ~ '__generalized') ~ ' = ' ~ dbt_deid.literal(marker)) -%}{%- endfor -%}
+  {%- set counts = run_query('select count(*), coalesce(sum(1 - deid_target), 0), coalesce(sum(deid_conflicts), 0), coalesce(sum(case when deid_target = 1 and (' ~ reserved | join(' or ') ~ ') then 1 else 0 end), 0) from ' ~ persons).rows[0] -%}
+  {%- set records = counts[0] | int -%}{%- set changed = counts[1] | int -%}{%- set conflicting = counts[2] | int -%}
+  {%- if counts[3] | int > 0 -%}
+    {{ drop_relation_if_exists(persons) }}
+    {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=shared,
+                   message="combined releases: " ~ counts[3] ~ " record(s) hold the true value '" ~ marker ~ "', the text the combined view writes for a cell revealed with two different values: rename that category in the hierarchy or rule")) }}
+  {%- endif -%}
+  {%- set table = run_query(dbt_deid.exact_risk_summary_sql(persons, combinations, k, none, none, 'deid_target')) -%}
+  {#- the combined view's smallest class per combination (a suppressed cell its own category) -#}
+  {%- do base.update({'combined_figures': dbt_deid._combined_figures(persons, combinations, table, ['']) }) -%}
+  {{ drop_relation_if_exists(persons) }}
   {%- set parts = [] -%}{%- set mins = [] -%}
   {%- do dbt_deid._combined_below_k(table, k, parts, mins) -%}
   {%- set smallest = mins | min if mins else none -%}
-  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " row(s) of records whose true values changed between versions, each state a record of its own") if changed else "") -%}
+  {%- set where = shared ~ " record(s) shared with " ~ earlier | length ~ " earlier release(s) of " ~ of_names ~ " (version(s) " ~ versions | join(', ') ~ "); combined view of " ~ records ~ " records" ~ ((", " ~ changed ~ " of them with true values changed between versions, each counted once with every cell any version revealed" ~ ((" (" ~ conflicting ~ " revealed two values of a quasi-identifier and match no record there)") if conflicting else "")) if changed else "") -%}
   {{ return(dbt_deid._with(base, table=table, passed=parts | length == 0, failures=parts | length, records_shared=shared, combined_min=smallest,
                  message=("combined releases: " ~ where ~ ": " ~ parts | join('; ')) if parts else ("combined releases: " ~ where ~ ": every record is consistent with at least k = " ~ k ~ " combined records (smallest " ~ smallest ~ ")"))) }}
 {%- endmacro %}
@@ -933,6 +949,7 @@
   {%- set unleveled = run_query('select count(*) from ' ~ combined ~ ' where deid_unlisted = 1').rows[0][0] | int -%}
   {%- set unreleased = run_query('select count(*) from ' ~ combined ~ ' where deid_unreleased = 1').rows[0][0] | int -%}
   {%- set unmapped = run_query('select count(*) from ' ~ combined ~ ' where deid_unmapped = 1').rows[0][0] | int -%}
+  {%- set multi = run_query('select count(*) from ' ~ combined ~ ' where deid_changed_any = 1').rows[0][0] | int -%}
   {%- set table = run_query(dbt_deid.exact_levels_summary_sql(combined, combinations, k, levels)) -%}
   {%- do base.update({'combined_figures': dbt_deid._combined_figures(combined, combinations, table, ['', '__level']) }) -%}
   {{ drop_relation_if_exists(combined) }}
@@ -948,6 +965,12 @@
   {%- endif -%}
   {%- if unmapped > 0 -%}
     {%- do parts.append(unmapped ~ " record(s) hold a stored true value that deid_hierarchy does not map to a coarser level used (a value gone from today's hierarchy)") -%}
+  {%- endif -%}
+  {%- if multi > 0 -%}
+    {#- review 19, F1: a record whose true values changed is one record to a recipient who
+        links its rows; at mixed levels its states are not merged into one record (that is
+        done at equal levels only, combined_persons_sql), so they are refused here -#}
+    {%- do parts.append(multi ~ " state(s) of records whose true values changed between versions (recipients link a record's rows across versions: at mixed levels the combined view cannot count such a record once with every cell any version revealed)") -%}
   {%- endif -%}
   {#- review 10, B1: records whose true values changed (compared at the coarser of their two
       levels), linked across versions: a version at other levels is never a refresh, so no
@@ -999,7 +1022,8 @@
     values changed between versions (a corrected value, a moved hierarchy code) is one row per
     state: its earlier cells stay a record of their own, as recipients hold them, and its new
     values are a new record (the rule of docs/living-release.md, issue 32); `deid_changed_any`
-    marks those rows. -#}
+    marks those rows, and `record_key` lets the gate count each record once
+    (combined_persons_sql, review 19: recipients link a record's rows across versions). -#}
 {% macro combined_view_sql(cfg, truth, key, store) -%}
   {{ return(dbt_deid.own(adapter.dispatch('combined_view_sql', 'dbt_deid'))(cfg, truth, key, store)) }}
 {%- endmacro %}
@@ -1030,7 +1054,7 @@
     from all_rows
     group by record_key{% for q in qis %}, {{ dbt_deid.ident(q ~ '__generalized') }}{% endfor %}
   )
-  select
+  select record_key,
     {%- for q in qis %}
     {{ dbt_deid.ident(q) }}, {{ dbt_deid.ident(q ~ '__generalized') }},
     {%- endfor %}

@@ -32,8 +32,8 @@
     default is tested in tests/integration/test_engines_release.py (DuckDB runs the default,
     Spark this form, on the same input) and tests/integration/test_spark_exact.py (both forms
     on Spark, random tables). -#}
-{% macro spark__exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none) -%}
-  {{ dbt_deid.spark_exact_consistent_ctes(relation, combinations, count_column, prune_k) }}
+{% macro spark__exact_risk_summary_sql(relation, combinations, k, count_column=none, prune_k=none, target_column=none) -%}
+  {{ dbt_deid.spark_exact_consistent_ctes(relation, combinations, count_column, prune_k, target_column) }}
   select c.combination,
     {{ k }} as k,
     min(x.consistent) as min_consistent,
@@ -80,7 +80,10 @@
 
 {#- The CTEs of the Spark exact check (steps 1-5 above), ending with `consistent` (cid, t<i>,
     n_true, consistent: one row per evaluated true tuple) and `combos` (cid, combination). -#}
-{% macro spark_exact_consistent_ctes(relation, combinations, count_column, prune_k) -%}
+{% macro spark_exact_consistent_ctes(relation, combinations, count_column, prune_k, target_column=none) -%}
+  {%- if target_column is not none and prune_k is not none -%}
+    {{ exceptions.raise_compiler_error('dbt_deid: the exact check takes target_column without prune_k only') }}
+  {%- endif -%}
   {%- set cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
   {%- set q = cols | length -%}
@@ -88,7 +91,9 @@
   {%- set pub = [] -%}{%- set tru = [] -%}
   {%- for c in cols -%}{%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}{%- endfor -%}
   {%- set base %}
+    {%- set w = dbt_deid.ident(count_column) if count_column else '1' %}
     select {% for i in range(q) %}{{ pub[i] }} as p{{ i }}, {{ tru[i] }} as t{{ i }}, {% endfor %}{% if count_column %}sum({{ dbt_deid.ident(count_column) }}){% else %}count(*){% endif %} as n
+      {%- if target_column is not none %}, sum(case when {{ dbt_deid.ident(target_column) }} = 1 then {{ w }} else 0 end) as n_t{% endif %}
     from {{ relation }}
     group by {% for i in range(q) %}{{ pub[i] }}, {{ tru[i] }}{% if not loop.last %}, {% endif %}{% endfor %}
   {%- endset %}
@@ -109,7 +114,7 @@
       case when c.cid in ({{ inside | join(', ') }}) then b.p{{ i }} end as p{{ i }},
       case when c.cid in ({{ inside | join(', ') }}) then b.t{{ i }} end as t{{ i }},
       {%- endfor %}
-      b.n
+      b.n{% if target_column is not none %}, b.n_t{% endif %}
     from base as b
     cross join combos as c
   ),
@@ -120,9 +125,12 @@
   ),
   {%- endif %}
   truth as (
-    select cid, {% for i in range(q) %}t{{ i }}, {% endfor %}sum(n) as n_true
+    select cid, {% for i in range(q) %}t{{ i }}, {% endfor %}sum({{ 'n_t' if target_column is not none else 'n' }}) as n_true
     from {{ 'sized' if prune_k is not none else 'stacked' }}
     group by cid{% for i in range(q) %}, t{{ i }}{% endfor %}
+    {%- if target_column is not none %}
+    having sum(n_t) > 0
+    {%- endif %}
     {%- if prune_k is not none %}
     having max(case when f >= {{ prune_k }}{% for i in range(q) %} and (p{{ i }} is null or p{{ i }} = t{{ i }}){% endfor %} then 1 else 0 end) = 0
     {%- endif %}

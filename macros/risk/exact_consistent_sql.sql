@@ -20,12 +20,21 @@
 
     `keep_tuples`: each row also carries its true tuple (`t0` ... one column per QI of the
     combination, in its order), for joining the counts back to the rows of a pattern table in
-    the working schema (exact_consistent_columns_sql); never in a gate's or a report's output. -#}
-{% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_sql', 'dbt_deid'))(relation, combination, count_column, prune_k, chain_limit, masks, keep_tuples)) }}
+    the working schema (exact_consistent_columns_sql); never in a gate's or a report's output.
+
+    `target_column` (without prune_k): a 0/1 column; only the rows with 1 are targets (their
+    true tuples are counted, `n_true` their records), every row is a released record that
+    targets are compared with. The combined view by person (combined_persons_sql) passes its
+    records whose true values changed between versions as released records only: they are
+    targets of the linked check (review 19, F1). -#}
+{% macro exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false, target_column=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('exact_consistent_sql', 'dbt_deid'))(relation, combination, count_column, prune_k, chain_limit, masks, keep_tuples, target_column)) }}
 {%- endmacro %}
 
-{% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false) -%}
+{% macro default__exact_consistent_sql(relation, combination, count_column=none, prune_k=none, chain_limit=64, masks=none, keep_tuples=false, target_column=none) -%}
+  {%- if target_column is not none and prune_k is not none -%}
+    {{ exceptions.raise_compiler_error('dbt_deid: exact_consistent_sql takes target_column without prune_k only') }}
+  {%- endif -%}
   {%- set pub = [] -%}{%- set tru = [] -%}
   {%- for c in combination -%}
     {%- do pub.append(dbt_deid.ident(c)) -%}{%- do tru.append(dbt_deid.ident(c ~ '__generalized')) -%}
@@ -83,6 +92,7 @@
   {%- else -%}
   base as (
     select {% for i in range(q) %}{{ pub[i] }} as p{{ i }}, {{ tru[i] }} as t{{ i }}, {% endfor %}sum({{ w }}) as n
+      {%- if target_column is not none %}, sum(case when {{ dbt_deid.ident(target_column) }} = 1 then {{ w }} else 0 end) as n_t{% endif %}
     from {{ relation }}
     group by {% for i in range(q) %}{{ pub[i] }}, {{ tru[i] }}{% if not loop.last %}, {% endif %}{% endfor %}
   ),
@@ -92,9 +102,12 @@
   truth as (
     select row_number() over (order by {{ ts | join(', ') }}) as tid, x.*
     from (
-      select {{ ts | join(', ') }}, sum(n) as n_true
+      select {{ ts | join(', ') }}, sum({{ 'n_t' if target_column is not none else 'n' }}) as n_true
       from {{ 'flagged' if prune_k is not none else 'base' }}
       group by {{ ts | join(', ') }}
+      {%- if target_column is not none %}
+      having sum(n_t) > 0
+      {%- endif %}
     ) as x
   ),
   released as (

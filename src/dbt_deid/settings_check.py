@@ -69,7 +69,7 @@ def _type_ok(kind: str, v: Any, spec: Mapping[str, Any]) -> bool:
         and v >= spec.get("min", v),
         "percentile": lambda: num and 0 < v <= 100,
         "boolean": lambda: isinstance(v, bool),
-        "string": lambda: isinstance(v, str) and v != "",
+        "string": lambda: isinstance(v, str) and v.strip() != "",
         "relation": lambda: (isinstance(v, str) and v != "") or (
             isinstance(v, Mapping) and isinstance(v.get("source_name"), str)
             and isinstance(v.get("table"), str)),

@@ -54,7 +54,7 @@ TYPES: dict[str, str] = {
     "integer": "an integer",
     "percentile": "a percentile in (0, 100]",
     "boolean": "true or false",
-    "string": "a non-empty string",
+    "string": "a string that is not blank",
     "relation": "a model/seed name or {source_name: ..., table: ...}",
     "columns": "a list of distinct column names",
     "mapping": "a mapping",

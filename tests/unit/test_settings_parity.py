@@ -72,7 +72,7 @@ _INVALID: dict[str, list[Any]] = {
     "fraction": _BAD_NUMBERS, "rate": [*_BAD_NUMBERS, 0], "positive": [*_BAD_NUMBERS, 0],
     "number": ["5", True, math.nan], "percentile": [*_BAD_NUMBERS, 0, 101],
     "integer": ["3", True, 2.5, math.nan, -1, 0], "boolean": [1, "true", None],
-    "string": ["", 5, ["a"]], "relation": ["", 5, {"table": "t"}, ["a"]],
+    "string": ["", " ", 5, ["a"]], "relation": ["", 5, {"table": "t"}, ["a"]],
     "columns": ["age", ["a", "a"], ["a", "A"], [1], [""], {"a": 1}],
     "mapping": [[1], "x", 3], "list": ["x", {"a": 1}, 3],
     "env_name": ["1BAD", "a-b", "", 5], "any": [],
@@ -211,3 +211,17 @@ def test_k_from_tau_is_the_same(tau: float) -> None:
     """k = ceil(1/tau) (El Emam et al. 2011) in both languages, rounding included."""
     raw = {**RELEASE, "tau": tau}
     assert jinja_config("release", raw)["release"]["k"] == resolve("release", raw).k
+
+
+@pytest.mark.parametrize("reason", [" ", "\t\n"])
+def test_a_blank_restart_reason_is_refused(reason: str) -> None:
+    """Review 19 (low): `restart: {reason: ' '}` was accepted, so a blank "audited" reason
+    started a new epoch of the line; a string setting must hold a character that is not
+    blank, in Jinja and in Python alike (on ec04311 both accepted it)."""
+    raw = {**RELEASE, "restart": {"reason": reason}}
+    j, p = _answer("release", raw)
+    message = ("dbt_deid release setting 'restart.reason': must be a string that is not blank,"
+               f" got {reason!r}")
+    assert j is not None and p is not None, (j, p)
+    assert "restart.reason" in j and "restart.reason" in p and "not blank" in p, (j, p)
+    assert message.split(", got")[0] in p
