@@ -213,7 +213,11 @@ def read_pairs(
     in_current = _presence(current, cols, "current values")
     in_store = _presence(earlier, cols, "stored true values")
     if (~in_current & ~in_store).any():
-        raise DataError("refresh pairs: a row has neither current nor stored true values")
+        raise DataError("refresh pairs: a row has neither current nor stored true values:"
+                        " a record of the per-record store had its true values blanked (an"
+                        " edit by hand, e.g. to honour an erasure), so the store is"
+                        " inconsistent; restore the store from a backup, or start the line"
+                        " over with the setting `restart: {reason: '...'}` (audited)")
     for cells, what in ((published, PUBLISHED), (revealed, REVEALED)):
         wrong = (cells != SUPPRESSED) & (cells != earlier)
         if wrong.any():
