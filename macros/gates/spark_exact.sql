@@ -56,77 +56,13 @@
 {%- endmacro %}
 
 {#- The consistent-set sizes as columns of the released pattern table (exact_consistent_columns_sql;
-    session 13, the model deid_exact_consistent folded into deid_suppressed_patterns).
-
-    Session 19 (issue 37): with the masks known (`masks`, read by null_masks before the model
-    is compiled) and at most 64 per combination, each row of `patterns` is looked up directly,
-    as the default's chain of one left join per mask, but over the rows themselves: per
-    combination, its released tuples grouped once (`deid_rel_<i>__`, computed once), and per
-    mask the released tuples with that mask (already grouped: a mask fixes which columns are
-    NULL) joined on the kept columns by plain equality (a NULL true value equals no released
-    value; a mask with nothing kept is a scalar total), each broadcast (a few rows per mask:
-    19,543 released tuples over 33 masks for a combination at 2,375,331 records), the
-    row's count the sum of its matches. No grouping of the true tuples, no pairing of each
-    with every mask, no join of the counts back to the rows: the pipeline below took 163 s of
-    the 2.4M build, most of it the true tuples x masks (19 million rows per combination) and
-    the three joins back. Otherwise (masks unknown, or more than 64 in a combination) the
-    pipeline: every combination's true tuples counted in one pass, joined back to the rows by
-    the combination's true values (NULL matching NULL, `<=>`). -#}
+    session 13, the model deid_exact_consistent folded into deid_suppressed_patterns) through
+    the same pipeline: every combination's true tuples counted in one pass, joined back to the
+    rows by the combination's true values (NULL matching NULL, `<=>`). -#}
 {% macro spark__exact_consistent_columns_sql(patterns, combinations, masks) -%}
   {%- set cols = [] -%}
   {%- for b in combinations -%}{%- for c in b -%}{%- if c not in cols -%}{%- do cols.append(c) -%}{%- endif -%}{%- endfor -%}{%- endfor -%}
-  {%- set chained = masks | length == combinations | length and (masks | map('length') | list | max if masks else 0) <= 64 -%}
   select * from (
-  {%- if chained %}
-  {%- set joins = [] -%}{%- set hints = [] -%}{%- set sums = [] -%}
-  {%- for b in combinations %}
-    {%- set j = loop.index -%}{%- set rel = 'deid_rel_' ~ j ~ '__' -%}
-    {%- set terms = [] -%}
-    {%- for m in masks[loop.index0] -%}
-      {%- set filters = [] -%}{%- set kept = [] -%}
-      {%- for c in b -%}
-        {%- do filters.append(dbt_deid.ident(c) ~ ' is ' ~ ('null' if m[loop.index0] == 1 else 'not null')) -%}
-        {%- if m[loop.index0] == 0 -%}{%- do kept.append(c) -%}{%- endif -%}
-      {%- endfor -%}
-      {%- set g = 'deid_g' ~ j ~ '_' ~ loop.index ~ '__' -%}
-      {%- if kept | length == 0 -%}
-        {%- do terms.append('(select coalesce(sum(n), 0) from ' ~ rel ~ ' where ' ~ filters | join(' and ') ~ ')') -%}
-      {%- else -%}
-        {%- set on = [] -%}{%- set sel = [] -%}
-        {%- for c in kept -%}
-          {%- do sel.append(dbt_deid.ident(c)) -%}
-          {%- do on.append(g ~ '.' ~ dbt_deid.ident(c) ~ ' = r.' ~ dbt_deid.ident(c ~ '__generalized')) -%}
-        {%- endfor -%}
-        {%- do hints.append(g) -%}
-        {%- do terms.append('coalesce(' ~ g ~ '.n, 0)') -%}
-        {%- do joins.append('left join (select ' ~ sel | join(', ') ~ ', n from ' ~ rel ~ ' where ' ~ filters | join(' and ') ~ ') as ' ~ g ~ ' on ' ~ on | join(' and ')) -%}
-      {%- endif -%}
-    {%- endfor -%}
-    {%- do sums.append(terms | join(' + ') if terms else '0') -%}
-  {%- endfor %}
-  {%- if combinations %}
-  with
-  {%- endif %}
-  {%- for b in combinations %}
-  {%- set rel %}
-    select {% for c in b %}{{ dbt_deid.ident(c) }}, {% endfor %}sum(n) as n
-    from {{ patterns }}
-    group by {% for c in b %}{{ dbt_deid.ident(c) }}{% if not loop.last %}, {% endif %}{% endfor %}
-  {%- endset %}
-  deid_rel_{{ loop.index }}__ as (
-    {{ dbt_deid.cte_computed_once(rel) }}
-  ){% if not loop.last %},{% endif %}
-  {%- endfor %}
-  select {% if hints %}/*+ BROADCAST({{ hints | join(', ') }}) */ {% endif %}r.*,
-    {%- for b in combinations %}
-    cast({{ sums[loop.index0] }} as {{ dbt.type_bigint() }}) as deid_consistent_{{ loop.index }},
-    {%- endfor %}
-    cast({{ dbt_deid.literal(tojson(combinations)) }} as {{ dbt.type_string() }}) as deid_exact_combinations
-  from {{ patterns }} as r
-  {%- for j in joins %}
-  {{ j }}
-  {%- endfor %}
-  {%- else %}
   {{ dbt_deid.spark_exact_consistent_ctes(patterns, combinations, 'n', none) }}
   select r.*,
     {%- for b in combinations %}
@@ -139,7 +75,6 @@
   left join consistent as {{ e }}
     on {{ e }}.cid = {{ loop.index0 }}{% for c in b %} and r.{{ dbt_deid.ident(c ~ '__generalized') }} <=> {{ e }}.t{{ cols.index(c) }}{% endfor %}
   {%- endfor %}
-  {%- endif %}
   ) as deid_exact_columns__
 {%- endmacro %}
 
