@@ -23,7 +23,7 @@ after it in the same session, ``<name>`` being ``<statement index>:<form>`` (for
 ``fp64`` rewrites each plain fingerprint's decimal sums as spark__fingerprint_select_sql
 renders them now; ``<i>:chain`` is deid_suppressed_patterns' statement with its exact check
 rendered from a package checkout's macros (exact_chained; ``--package``, default this one);
-``matched``/``bmatched`` (+ ``direct``) and ``chain`` (at commit 4f0c.., see the docs) are
+``matched``/``bmatched`` (+ ``direct``) and ``chain`` (at commit 3a5b295, see the docs) are
 measured and dropped forms of the exact check.
 """
 
