@@ -19,7 +19,12 @@ joins, windows and aggregates (read before it runs). ``--list`` prints the state
 ``--variants``: the Spark forms of session 18 as text rewrites of the rendered statement, run
 after it in the same session, ``<name>`` being ``<statement index>:<form>`` (forms below);
 ``--check`` compares each variant's rows with the rendered statement's (row counts and
-``EXCEPT ALL`` both ways).
+``EXCEPT ALL`` both ways). Session 19 (docs/performance.md, "Spark at 2.4M, session 19"):
+``fp64`` rewrites each plain fingerprint's decimal sums as spark__fingerprint_select_sql
+renders them now; ``<i>:chain`` is deid_suppressed_patterns' statement with its exact check
+rendered from a package checkout's macros (exact_chained; ``--package``, default this one);
+``matched``/``bmatched`` (+ ``direct``) and ``chain`` (at commit 3a5b295, see the docs) are
+measured and dropped forms of the exact check.
 """
 
 from __future__ import annotations
@@ -131,6 +136,124 @@ def exact_broadcast(sql: str) -> str:
     return sql.replace(anchor, "    select /*+ BROADCAST(r) */ k.cid, ")
 
 
+_CONSISTENT = re.compile(
+    r"  consistent as \(\n    select \* from \(\n    select k\.cid, (?P<ts>(?:k\.t\d+, )+)"
+    r"k\.n_true, coalesce\(sum\(r\.n\), 0\) as consistent\n    from keyed as k\n"
+    r"    left join released as r\n      on (?P<on>[^\n]*)\n    group by [^\n]*\)"
+    r"(?P<once> as deid_once__ where rand\(0\) >= 0)\n  \)")
+
+
+def exact_matched(broadcast: bool) -> Callable[[str], str]:
+    """The exact check's consistent counts from the matches only (session 19): each true
+    tuple's mask rows inner-joined with the released tuples (``broadcast``: with a
+    ``BROADCAST(r)`` hint), summed per true tuple (a few matches per tuple instead of one row
+    per tuple and mask: the grouping shuffles the matches, not every mask row), then the true
+    tuples left-joined with those sums (0 where nothing matched)."""
+    def rewrite(sql: str) -> str:
+        m = _CONSISTENT.search(sql)
+        assert m is not None, "no consistent CTE of the rendered form"
+        ts = [t[2:] for t in m.group("ts").split(", ") if t]
+        hint = "/*+ BROADCAST(r) */ " if broadcast else ""
+        back = " and ".join(f"m.{t} <=> t.{t}" for t in ts)
+        body = (
+            "  matched as (\n    select * from (\n"
+            f"    select {hint}k.cid, {', '.join('k.' + t for t in ts)}, sum(r.n) as consistent\n"
+            "    from keyed as k\n    inner join released as r\n"
+            f"      on {m.group('on')}\n"
+            f"    group by k.cid, {', '.join('k.' + t for t in ts)}){m.group('once')}\n  ),\n"
+            "  consistent as (\n    select * from (\n"
+            f"    select t.cid, {', '.join('t.' + t for t in ts)}, t.n_true,"
+            " coalesce(m.consistent, 0) as consistent\n"
+            "    from truth as t\n    left join matched as m\n"
+            f"      on m.cid = t.cid and {back}){m.group('once')}\n  )")
+        return sql[:m.start()] + body + sql[m.end():]
+    return rewrite
+
+
+def exact_direct(sql: str) -> str:
+    """After ``matched``/``bmatched``: the released pattern table's rows joined with the sums
+    of the matches themselves (``coalesce(.., 0)`` where none), not with every true tuple:
+    exact_consistent_columns_sql needs no ``n_true`` and no zero rows."""
+    assert "  matched as (\n" in sql and sql.count("  left join consistent as e") >= 1
+    return re.sub(r"  left join consistent as (e\d+)\n", r"  left join matched as \1\n", sql)
+
+
+def _balanced(sql: str, start: int) -> int:
+    """The index just past the parenthesis that closes the one at ``sql[start]``."""
+    depth = 0
+    for i in range(start, len(sql)):
+        depth += {"(": 1, ")": -1}.get(sql[i], 0)
+        if depth == 0:
+            return i + 1
+    raise AssertionError("unbalanced parentheses")
+
+
+def fingerprint_64(sql: str) -> str:
+    """Each plain fingerprint's sum of row hashes in decimal(38, 0)
+    (``cast(coalesce(sum([case when P then ]cast(xxhash64(A) as decimal(38, 0))[ end]), 0) as
+    string)``) as spark__fingerprint_select_sql renders it since session 19: the high and low
+    32 bits of each hash summed apart in 64-bit integers, combined once in decimal(38, 0)
+    (the same decimal, so the same text)."""
+    head = "cast(coalesce(sum("
+    out, pos, found = [], 0, 0
+    while (at := sql.find(head, pos)) >= 0:
+        end = _balanced(sql, at + 4)  # the outer cast(...)
+        inner_end = _balanced(sql, at + len(head) - 1)  # sum(...)
+        inner = sql[at + len(head):inner_end - 1]
+        m = re.fullmatch(r"(case when (?P<p>.*?) then )?cast\((?P<h>xxhash64\(.*\)) as"
+                         r" decimal\(38, 0\)\)(?(1) end)", inner, re.S)
+        if m is None or sql[inner_end:end] != ", 0) as string)":
+            out.append(sql[pos:at + len(head)])
+            pos = at + len(head)
+            continue
+        when = (f"case when {m.group('p')} then ", " end") if m.group(1) else ("", "")
+        h = m.group("h")
+        out.append(sql[pos:at] + (
+            f"cast(cast(cast(coalesce(sum({when[0]}shiftright({h}, 32){when[1]}), 0) as"
+            f" decimal(38, 0)) * 4294967296 + cast(coalesce(sum({when[0]}({h} &"
+            f" 4294967295){when[1]}), 0) as decimal(38, 0)) as decimal(38, 0)) as string)"))
+        pos = end
+        found += 1
+    assert found, "no decimal fingerprint sum"
+    return "".join(out) + sql[pos:]
+
+
+def exact_chained(spark, statements: list[str], sql: str, root: Path) -> str:
+    """deid_suppressed_patterns' statement with its exact check as the package checkout ``root``
+    renders spark__exact_consistent_columns_sql (its macros/gates/spark_exact.sql; session 19's
+    measured and dropped form is on branch s19-sparkexact, see docs/performance.md "Spark at
+    2.4M, session 19": each row looked up in its combinations' released tuples, one broadcast
+    join per suppression mask), the masks read as null_masks reads them
+    (the node's mask query, run here) and the combinations from the statement's
+    ``deid_exact_combinations``."""
+    import sys
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.macro_render import macro_caller  # noqa: PLC0415 (the package's macros)
+
+    masks_sql = next(t for t in statements if t.startswith("select distinct case when "))
+    combos = json.loads(re.search(r"cast\('(\[\[.*?\]\])' as string\) as"
+                                  r" deid_exact_combinations", sql).group(1))
+    cols = list(dict.fromkeys(c for b in combos for c in b))
+    rows = [tuple(int(v) for v in r) for r in spark.sql(masks_sql).collect()]
+    masks = [sorted({tuple(r[cols.index(c)] for c in b) for r in rows}) for b in combos]
+    call = macro_caller(
+        [*sorted((root / "macros" / "risk").glob("*.sql")),
+         root / "macros" / "gates" / "spark_exact.sql"], lambda call: {
+            "dbt_deid": SimpleNamespace(
+                ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+                spark_exact_consistent_ctes=call("spark_exact_consistent_ctes"),
+                cte_computed_once=call("spark__cte_computed_once")),
+            "dbt": SimpleNamespace(type_bigint=lambda: "bigint", type_string=lambda: "string"),
+            "tojson": json.dumps})
+    tail = str(call("spark__exact_consistent_columns_sql")(
+        "deid_released__", combos, [[list(m) for m in ms] for ms in masks]))
+    start = sql.index("\nselect * from (\n  with base as (")
+    print(f"    chain: masks per combination {[len(m) for m in masks]}", flush=True)
+    return sql[:start] + "\n" + tail
+
+
 _SLICE = re.compile(r"\(select original_value, min\(generalized_value\) as deid_lo__,"
                     r" max\(generalized_value\) as deid_hi__ from (\w+) where qi_name ="
                     r" ('[^']*') and level = (\d+) group by original_value\)")
@@ -206,6 +329,10 @@ def patterns_fingerprint(columns: list[str]) -> str:
 VARIANTS: dict[str, Callable[[str], str]] = {"stacked": hierarchy_stacked,
                                              "grouped": rule_values_grouped,
                                              "bcast": exact_broadcast,
+                                             "matched": exact_matched(False),
+                                             "bmatched": exact_matched(True),
+                                             "direct": exact_direct,
+                                             "fp64": fingerprint_64,
                                              "slices": levels_one_slice}
 
 
@@ -249,6 +376,9 @@ def main() -> None:
                         help="collect each statement's rows (the gate queries: a few rows) and"
                         " compare each variant's with its rendered statement's")
     parser.add_argument("--width", type=int, default=110)
+    parser.add_argument("--package", type=Path, default=Path(__file__).resolve().parents[1],
+                        help="the package checkout whose macros render the chain variant"
+                        " (default: this one)")
     parser.add_argument("--stages", action="store_true",
                         help="print each query's longest stages (task seconds, records)")
     args = parser.parse_args()
@@ -270,6 +400,9 @@ def main() -> None:
             continue
         index, *forms = v.split(":")
         query = statements[int(index)]
+        if forms == ["chain"]:  # rendered from this checkout's macros, once the session runs
+            queries.append((v, ("chain", query)))
+            continue
         for form in forms:  # variants in order; part=<cte>: one CTE of the exact check alone
             if form in ("weighted", "patfp"):  # the gate table's weighted fingerprint
                 columns = _pattern_columns(next(
@@ -294,6 +427,8 @@ def main() -> None:
     last_stage = -1
     proofs: dict[str, tuple] = {}
     results: dict[str, list[dict]] = {}
+    queries = [(n, exact_chained(spark, statements, q[1], args.package)
+                if isinstance(q, tuple) else q) for n, q in queries]
     for name, query in queries:
         started = time.time()
         frame = spark.sql(query)

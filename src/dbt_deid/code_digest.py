@@ -4,4 +4,4 @@ The md5 of the package's code (dbt_deid.settings_schema.compute_code_digest): th
 and the gate table record it and the publish step refuses what other code computed
 (docs/gate-once.md, "Upgrades")."""
 
-CODE_DIGEST = "91b520d77b8ea66809da90a0285cacf8"
+CODE_DIGEST = "56036d114e10413199d48ea76ceeed08"

@@ -1,5 +1,6 @@
 """Session 18's Spark forms of the gate table and deid_hierarchy equal the default forms, on
-random tables in a real Spark session (opt-in: ``DBT_DEID_SPARK=1``).
+random tables in a real Spark session (opt-in: ``DBT_DEID_SPARK=1``); session 19's plain
+fingerprint in 64-bit sums gives the value of the decimal form before it.
 
 - ``spark__weighted_fingerprint_select_sql`` (macros/publish/table_fingerprint.sql): the gate
   table's proof that deid_suppressed_patterns is the checked release grouped, taken in its scan
@@ -108,6 +109,67 @@ def test_spark_weighted_fingerprint_proves_the_pattern_table(spark) -> None:
     swapped = weighted("(select a__generalized as a, a as a__generalized, b, b__generalized,"
                        " n from pats) as s", "n")
     assert swapped[1] != records_fp[1]
+
+
+# --- the plain fingerprint's sums in 64-bit integers (session 19) ------------------------------
+
+def _partial_sums(plan: str) -> list[str]:
+    """The arguments of each ``partial_sum(...)`` of a physical plan's text."""
+    out, pos = [], 0
+    while (at := plan.find("partial_sum(", pos)) >= 0:
+        depth, i = 0, at + len("partial_sum")
+        for i in range(at + len("partial_sum"), len(plan)):
+            depth += {"(": 1, ")": -1}.get(plan[i], 0)
+            if depth == 0:
+                break
+        out.append(plan[at + len("partial_sum("):i])
+        pos = i
+    return out
+
+
+@pytest.mark.parametrize("rows", [600, 1, 0])
+def test_spark_fingerprint_sums_the_decimal_value_in_64_bit(spark, rows: int) -> None:
+    """spark__fingerprint_select_sql (the gate table's input and checked-release fingerprints,
+    the publish step's, the working tables') gives the value of the form until session 18,
+    written out here: each row's two xxhash64 hashes cast to decimal(38, 0) and summed, the
+    sums' text hashed with md5 with the row count and the column names. With and without the
+    gate scan's `present` condition; an empty table. The session 19 form sums each hash's high
+    and low 32 bits apart in 64-bit integers and combines the two sums once in decimal(38, 0),
+    so no per-row decimal addition: the plan's partial sums read no decimal. On the old code
+    the values are equal and the plan's partial sums are `partial_sum(cast(xxhash64(...) as
+    decimal(38,0)))`: it fails on the plan."""
+    rng = random.Random(19 + rows)
+    records = [(rid, rng.choice(["x", "y", None, "é" * rng.randint(1, 40)]),
+                None if rng.random() < 0.2 else str(rng.randint(-10**12, 10**12)),
+                rng.randint(0, 2)) for rid in range(rows)]
+    schema = "rid bigint, a string, b string, flag int"
+    spark.createDataFrame(records, schema).repartition(3).createOrReplaceTempView("fp_rows")
+    call = macro_caller([ROOT / "macros" / "publish" / "table_fingerprint.sql"], lambda call: {
+        "dbt_deid": SimpleNamespace(ident=_ident, literal=_literal,
+                                    _fingerprint_when=call("_fingerprint_when"),
+                                    _fingerprint_count=call("_fingerprint_count"))})
+    columns = ["rid", "a", "b"]
+    for present, prefix in ((None, ""), ("r.flag > 0", "r.")):
+        new = call("spark__fingerprint_select_sql")(columns, prefix, present, ["n", "f"])
+        args = ", ".join(f"{prefix}`{c}` is null, cast({prefix}`{c}` as string)"
+                         for c in columns)
+        when = ("", "") if present is None else (f"case when {present} then ", " end")
+        count = "count(*)" if present is None else f"count(case when {present} then 1 end)"
+        sums = [f"cast(coalesce(sum({when[0]}cast(xxhash64({seed}{args}) as decimal(38, 0))"
+                f"{when[1]}), 0) as string)" for seed in ("", "'dbt_deid', ")]
+        old = (f"{count} as n, md5(concat('rid|a|b', '#', cast({count} as string), '#',"
+               f" {sums[0]}, ':', {sums[1]})) as f")
+        frame = spark.sql(f"select {new} from fp_rows as r")
+        got = frame.collect()[0]
+        expected = spark.sql(f"select {old}, {sums[0]} as s0 from fp_rows as r").collect()[0]
+        assert (int(got[0]), got[1]) == (int(expected[0]), expected[1]), present
+        assert int(got[0]) == (rows if present is None else
+                               sum(1 for r in records if r[3] > 0))
+        if rows > 1:  # the sums are not trivially 0
+            assert expected["s0"] != "0"
+        plan = str(frame._jdf.queryExecution().executedPlan().toString())
+        partial = _partial_sums(plan)
+        assert partial and not any("decimal" in p for p in partial), partial
 
 
 # --- deid_hierarchy's stacked branches --------------------------------------------------------
