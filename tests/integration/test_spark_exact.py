@@ -151,6 +151,43 @@ def test_spark_form_equals_default(spark, case) -> None:
         assert expected["tuples_evaluated"].sum() > 0
 
 
+@pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[4]], ids=["seed1", "seed4", "seed5"])
+def test_spark_form_with_targets_equals_default(spark, case) -> None:
+    """Review 19, F1: the combined view by person passes its changed records as released
+    records only (`target_column`); the Spark form counts the same targets as the default
+    (a random 0/1 target column; without pruning, as the gate calls it)."""
+    import duckdb  # noqa: F401  (load_case's connection)
+
+    _seed, _columns, combinations, _rows, k, _prune_k, _counts = case
+    con, duck_query, count_column = load_case(spark, case)
+    rng = random.Random(case[0] + 100)
+    flags = [1 if rng.random() < 0.3 else 0 for _ in range(case[3])]
+    con.execute("create or replace table rel as select r.*, f.tgt from rel as r join"
+                " (select unnest(range(?)) as rid, unnest(?) as tgt) as f using (rid)",
+                [case[3], flags])
+    cursor = con.execute("select * from rel")
+    names = [d[0] for d in cursor.description]
+    schema = ", ".join(f"`{c}` {'bigint' if c in ('rid', 'n', 'tgt') else 'string'}"
+                       for c in names)
+    spark.createDataFrame(cursor.fetchall(), schema=schema).createOrReplaceTempView("rel")
+    default_sql = render("default", duck_query, "rel", combinations, k, count_column, None,
+                         "tgt")
+    expected = con.execute(default_sql).df().sort_values("combination").reset_index(drop=True)
+    spark_sql = render("spark", pytest.fail, "rel", combinations, k, count_column, None, "tgt")
+    got = spark.sql(spark_sql).toPandas().sort_values("combination").reset_index(drop=True)
+    untargeted = con.execute(render("default", duck_query, "rel", combinations, k,
+                                    count_column, None)).df()
+    for column in expected.columns:
+        left = [None if pd.isna(v) else (v if isinstance(v, str) else int(v))
+                for v in got[column]]
+        right = [None if pd.isna(v) else (v if isinstance(v, str) else int(v))
+                 for v in expected[column]]
+        assert left == right, (column, got, expected)
+    # the flag changes what is counted (a check that can fail)
+    assert expected["tuples_evaluated"].sum() < untargeted["tuples_evaluated"].sum() or \
+        list(expected["records_below_k"]) != list(untargeted["records_below_k"])
+
+
 @pytest.mark.parametrize("case", CASES[:4], ids=[f"seed{c[0]}" for c in CASES[:4]])
 def test_spark_distribution_equals_default(spark, case) -> None:
     """deid_exact_consistent on Spark (spark__exact_consistent_distribution_sql, the same
