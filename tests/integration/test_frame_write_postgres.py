@@ -210,7 +210,7 @@ class _Adapter:
         return '"' + name.replace('"', '""') + '"'
 
     def create_schema(self, relation: Any) -> None:
-        self.connections.add_query(f"create schema if not exists {relation}")
+        self.connections.add_query(f'create schema if not exists "{relation.schema}"')
 
 
 def test_a_failed_write_leaves_the_old_table_and_the_connection_usable(
