@@ -15,6 +15,7 @@ from dbt_deid.dbt_side.engine.python_nodes import (
     column_kind,
     frame_rows,
     frame_to_arrow,
+    postgres_copy_bytes,
     postgres_copy_csv,
     rows_to_frame,
     run_model_code,
@@ -155,6 +156,28 @@ def test_copy_csv_is_the_field_by_field_text() -> None:
     # an int kind given to a float column (bench's loader): integral values as integers
     floats = pd.DataFrame({"x": [1.0, None, 3.0]})
     assert postgres_copy_csv(floats, ["int"]).getvalue() == "1\n\n3\n"
+
+def test_copy_bytes_quotes_every_value_and_leaves_nulls_unquoted() -> None:
+    """postgres_copy_bytes (issue 37, session 19: Arrow's CSV writer): every non-null value
+    quoted, quotes doubled, a null an unquoted empty field, so PostgreSQL's COPY reads an empty
+    string as one and a null as null (the rows on the server against postgres_copy_csv's:
+    tests/integration/test_frame_write_postgres.py); NaN is null; booleans as true/false;
+    text holding other values and dates value by value; no rows, no bytes."""
+    frame = pd.DataFrame({
+        "a": ["", None, 'x"y'],
+        "n": pd.array([1, None, 3], dtype="Int64"),
+        "b": [True, None, False],
+        "f": [0.5, float("nan"), -float("inf")],
+        "m": [decimal.Decimal("1.10"), None, "t"],
+        "d": [dt.date(2020, 1, 2), None, dt.date(1999, 12, 31)],
+    })
+    kinds = [column_kind(frame[c]) for c in frame.columns]
+    assert kinds == ["text", "int", "bool", "float", "text", "date"]
+    assert postgres_copy_bytes(frame, kinds).getvalue() == (
+        b'"","1","true","0.5","1.10","2020-01-02"\n,,,,,\n'
+        b'"x""y","3","false","-inf","t","1999-12-31"\n')
+    assert postgres_copy_bytes(frame.iloc[:0], kinds).getvalue() == b""
+
 
 def test_spark_arrow_frames_equal_the_row_fetch() -> None:
     """Spark's Arrow batches (narrow integers, float32, large strings, the null type, a column

@@ -9,6 +9,7 @@ the model's table.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from argparse import Namespace
 from typing import Any
@@ -24,7 +25,7 @@ from dbt_deid.dbt_side.engine.python_nodes import (
     copy_csv_to_frame,
     frame_rows,
     frame_to_arrow,
-    postgres_copy_csv,
+    postgres_copy_frame,
     rows_to_frame,
     run_model_code,
     spark_arrow_to_frame,
@@ -68,6 +69,8 @@ class AdapterFrames:
         #: (relation, rows) of every table read since the last ``compute``: the pattern-sized
         #: tables the Python step held in memory (reported by the segmented build, issue 37)
         self.reads: list[tuple[str, int]] = []
+        #: how the last ``write`` spent its time, when it was measured ("" otherwise)
+        self.write_detail = ""
 
     def __enter__(self) -> AdapterFrames:
         from dbt.adapters.factory import get_adapter, register_adapter
@@ -157,6 +160,12 @@ class AdapterFrames:
         return spark_arrow_read(self._spark_session(), sql)
 
     def write(self, node: Any, frame: pd.DataFrame) -> int:
+        """Write the frame as the table of ``node``: into a table of its own name plus
+        ``__dbt_deid_tmp``, which then replaces the old table, all in one transaction. When any
+        step fails the transaction is rolled back before the error goes on: the old table is
+        left as it was, no half-written table stays, and the connection is usable for the next
+        Python model (issue 37, session 19: a failed COPY used to leave the transaction open
+        and aborted, so the next model's first read failed)."""
         frame = frame.reset_index(drop=True)
         frame.columns = [str(c) for c in frame.columns]
         target = self.relation(node)
@@ -165,19 +174,34 @@ class AdapterFrames:
         quote = self.adapter.quote
         cols = ", ".join(f"{quote(c)} {types[k]}" for c, k in zip(frame.columns, kinds,
                                                                    strict=True))
+        self.write_detail = ""
         self.adapter.create_schema(target.without_identifier())
         if self.dialect == "spark":
             return self._write_spark(target, frame, kinds, cols)
         tmp = target.incorporate(path={"identifier": f"{target.identifier}__dbt_deid_tmp"})
-        self._query(f"drop table if exists {tmp}")
-        self._query(f"create table {tmp} ({cols})")
-        self._insert(tmp, frame, kinds)
-        # as dbt's table materialization on PostgreSQL: views on the old table go with it
-        # (dbt rebuilds them downstream)
-        self._query(f"drop table if exists {target} cascade")
-        self._query(f"alter table {tmp} rename to {quote(target.identifier)}")
-        self.adapter.connections.commit()
+        try:
+            self._query(f"drop table if exists {tmp}")
+            self._query(f"create table {tmp} ({cols})")
+            self._insert(tmp, frame, kinds)
+            # as dbt's table materialization on PostgreSQL: views on the old table go with it
+            # (dbt rebuilds them downstream)
+            self._query(f"drop table if exists {target} cascade")
+            self._query(f"alter table {tmp} rename to {quote(target.identifier)}")
+            self.adapter.connections.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):  # the write's own error is the one to report
+                self._rollback()
+            raise
         return len(frame)
+
+    def _rollback(self) -> None:
+        """Roll back the open transaction, if any (a failed write's), on the raw connection
+        too: a statement dbt did not run (the COPY) may have failed inside it."""
+        try:
+            self.adapter.connections.rollback_if_open()
+        finally:
+            if self.adapter.type() == "postgres":
+                self.adapter.connections.get_thread_connection().handle.rollback()
 
     def _insert(self, relation: Any, frame: pd.DataFrame, kinds: list[str]) -> None:
         if not len(frame):
@@ -185,8 +209,9 @@ class AdapterFrames:
         handle = self.adapter.connections.get_thread_connection().handle
         if self.adapter.type() == "postgres":
             with handle.cursor() as cur:
-                cur.copy_expert(f"copy {relation} from stdin with (format csv)",
-                                postgres_copy_csv(frame, kinds))
+                built, copied = postgres_copy_frame(cur, str(relation), frame, kinds)
+            self.write_detail = (f"its CSV built in {built:.2f}s, the server's COPY"
+                                 f" {copied:.2f}s")
             return
         rows = frame_rows(frame, kinds)
         for start in range(0, len(rows), _BATCH):

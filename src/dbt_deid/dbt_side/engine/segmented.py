@@ -330,6 +330,9 @@ def _compute_python_nodes(manifest: Any, nodes: list[Any],
             for relation, n in frames.reads:
                 print(f"dbt_deid build: Python model {node.name} read {relation} ({n} rows)",
                       flush=True)
+            if frames.write_detail:
+                print(f"dbt_deid build: Python model {node.name} written: {frames.write_detail}",
+                      flush=True)
             print(f"dbt_deid build: OK Python model {node.name} ({rows} rows) in"
                   f" {seconds:.2f}s", flush=True)
             if results is not None:
