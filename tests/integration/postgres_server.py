@@ -13,6 +13,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,3 +99,25 @@ def start_postgres(base: Path, settings: dict[str, str] | None = None) -> Postgr
         log = (base / "server.log").read_text() if (base / "server.log").exists() else ""
         raise RuntimeError(f"pg_ctl start failed: {start.stderr[-1000:]} {log[-2000:]}")
     return PostgresServer(sock, port, user, data, bindir, run_as)
+
+
+def module_server(prefix: str) -> Iterator[PostgresServer]:
+    """A test module's private server, stopped and removed when the module is done (the body
+    of a module-scoped fixture: ``yield from module_server("dbt_deid_pg_x_")``); skips the
+    module when psycopg2 or initdb/pg_ctl is missing."""
+    import importlib.util
+    import tempfile
+
+    import pytest
+
+    if importlib.util.find_spec("psycopg2") is None:
+        pytest.skip("psycopg2 is not installed (pip install 'dbt_deid[postgres]')")
+    if pg_bindir() is None:
+        pytest.skip("initdb/pg_ctl not found (apt-get install postgresql-15)")
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    running = start_postgres(base / "pg")
+    try:
+        yield running
+    finally:
+        running.stop()
+        shutil.rmtree(base, ignore_errors=True)

@@ -19,9 +19,6 @@ seconds, most of them the server's start.
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.combined_levels_sql import Execute
-from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
+from tests.integration.postgres_server import PostgresServer, module_server
 from tests.unit.test_combined_levels_sql import (  # noqa: F401 - collected here, on PostgreSQL
     test_a_store_release_without_its_level_is_not_read_at_the_candidates_level,
     test_a_value_changed_at_a_middle_level_is_a_conflict,
@@ -78,17 +75,7 @@ pytestmark = pytest.mark.engines
 @pytest.fixture(scope="module")
 def server() -> Iterator[PostgresServer]:
     """A private PostgreSQL server for this module."""
-    if importlib.util.find_spec("psycopg2") is None:
-        pytest.skip("psycopg2 is not installed (pip install 'dbt_deid[postgres]')")
-    if pg_bindir() is None:
-        pytest.skip("initdb/pg_ctl not found (apt-get install postgresql-15)")
-    base = Path(tempfile.mkdtemp(prefix="dbt_deid_pg_levels_"))
-    running = start_postgres(base / "pg")
-    try:
-        yield running
-    finally:
-        running.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from module_server("dbt_deid_pg_levels_")
 
 
 def _runner(con) -> Execute:  # noqa: ANN001 - psycopg2 connection

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import importlib.util
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.integration.postgres_server import PostgresServer, pg_bindir, start_postgres
+from tests.integration.postgres_server import PostgresServer, module_server
 
 pytestmark = pytest.mark.engines
 
@@ -30,17 +26,7 @@ pytestmark = pytest.mark.engines
 @pytest.fixture(scope="module")
 def server() -> Iterator[PostgresServer]:
     """A private PostgreSQL server for this module."""
-    if importlib.util.find_spec("psycopg2") is None:
-        pytest.skip("psycopg2 is not installed (pip install 'dbt_deid[postgres]')")
-    if pg_bindir() is None:
-        pytest.skip("initdb/pg_ctl not found (apt-get install postgresql-15)")
-    base = Path(tempfile.mkdtemp(prefix="dbt_deid_pg_write_"))
-    running = start_postgres(base / "pg")
-    try:
-        yield running
-    finally:
-        running.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from module_server("dbt_deid_pg_write_")
 
 
 class _Unprintable:

@@ -295,16 +295,12 @@ def sql_literal(value: Any, kind: str, dialect: str) -> str:
 
 
 def _copy_field(value: Any, kind: str) -> str | None:
-    """One value as a field of :func:`postgres_copy_csv` (None: null, an unquoted empty field)."""
-    if value is None:
-        return None
-    if kind == "bool":
-        return "t" if value else "f"
-    if kind in ("int", "float"):
-        return repr(value)
-    if kind in ("datetime", "date"):
-        return value.isoformat()
-    return '"' + str(value).replace('"', '""') + '"'
+    """One value as a field of :func:`postgres_copy_csv` (None: null, an unquoted empty field):
+    :func:`_copy_text`'s text, quoted for a text column."""
+    text = _copy_text(value, kind)
+    if text is None or kind in ("bool", "int", "float", "datetime", "date"):
+        return text
+    return '"' + text.replace('"', '""') + '"'
 
 
 def _copy_fields(series: pd.Series, kind: str) -> Any:
