@@ -85,11 +85,8 @@ def test_the_arrow_copy_writes_the_rows_the_python_copy_wrote(server: PostgresSe
     widened exactly; a frame of no rows writes none."""
     import io
 
-    from dbt_deid.dbt_side.engine.python_nodes import (
-        postgres_copy_bytes,
-        postgres_copy_csv,
-        postgres_copy_frame,
-    )
+    from dbt_deid.dbt_side.engine.python_nodes import postgres_copy_bytes, postgres_copy_frame
+    from tests.postgres_copy_reference import postgres_copy_csv
 
     frame = _frame()
     con = server.connect()

@@ -16,7 +16,6 @@ from dbt_deid.dbt_side.engine.python_nodes import (
     frame_rows,
     frame_to_arrow,
     postgres_copy_bytes,
-    postgres_copy_csv,
     rows_to_frame,
     run_model_code,
     spark_arrow_to_frame,
@@ -24,6 +23,7 @@ from dbt_deid.dbt_side.engine.python_nodes import (
 )
 from dbt_deid.dbt_side.engine.segmented import SegmentResults, descendants, node_depths, split_args
 from dbt_deid.tools.cli import _split_build_args
+from tests.postgres_copy_reference import postgres_copy_csv
 
 
 def _node(uid: str, parents: list[str], language: str = "sql", rtype: str = "model"):

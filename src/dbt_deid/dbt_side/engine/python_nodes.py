@@ -294,42 +294,9 @@ def sql_literal(value: Any, kind: str, dialect: str) -> str:
     return f"'{text}'"
 
 
-def _copy_field(value: Any, kind: str) -> str | None:
-    """One value as a field of :func:`postgres_copy_csv` (None: null, an unquoted empty field):
-    :func:`_copy_text`'s text, quoted for a text column."""
-    text = _copy_text(value, kind)
-    if text is None or kind in ("bool", "int", "float", "datetime", "date"):
-        return text
-    return '"' + text.replace('"', '""') + '"'
-
-
-def _copy_fields(series: pd.Series, kind: str) -> Any:
-    """One column's fields of :func:`postgres_copy_csv` as an Arrow string array (null where
-    the field is an unquoted empty one). Text columns whose values are all str, integer and
-    boolean columns are formatted by Arrow's kernels (the same text as :func:`_copy_field`:
-    Arrow writes an integer as repr does, text quoted with its quotes doubled); any other
-    column value by value through :func:`_copy_field`."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    try:
-        if kind == "text" and pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty"):
-            values = pa.array(series.astype(object), type=pa.string(), from_pandas=True)
-            quoted = pc.replace_substring(values, '"', '""')
-            return pc.binary_join_element_wise('"', quoted, '"', "")
-        if kind == "int":
-            return pc.cast(pa.array(series, type=pa.int64(), from_pandas=True), pa.string())
-        if kind == "bool":
-            return pc.if_else(pa.array(series, type=pa.bool_(), from_pandas=True), "t", "f")
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
-        pass
-    return pa.array([_copy_field(_python_value(v, kind), kind)
-                     for v in series.astype(object).tolist()], type=pa.string())
-
-
 def _copy_text(value: Any, kind: str) -> str | None:
     """One value of :func:`postgres_copy_bytes`'s value-by-value columns as the text PostgreSQL
-    reads for it (None: null); the field :func:`_copy_field` writes, unquoted."""
+    reads for it (None: null)."""
     if value is None:
         return None
     if kind == "bool":
@@ -373,9 +340,9 @@ def postgres_copy_bytes(frame: pd.DataFrame, kinds: list[str]) -> io.BytesIO:
     and every null an unquoted empty field: so an empty string stays distinct from null, and
     each quoted field is read by its column type's input function as the unquoted text would
     be (``"1"`` into bigint is 1, ``"true"`` into boolean is true). The same rows on the server
-    as :func:`postgres_copy_csv` writes (tests/integration/test_frame_write_postgres.py); issue
-    37, session 19: that form builds one Python string per row and the whole text as a Python
-    string before the server reads it."""
+    as the form before it writes (tests/postgres_copy_reference.py, compared in
+    tests/integration/test_frame_write_postgres.py); issue 37, session 19: that form built one
+    Python string per row and the whole text as a Python string before the server read it."""
     import pyarrow as pa
     from pyarrow import csv
 
@@ -401,22 +368,3 @@ def postgres_copy_frame(cursor: Any, relation: str, frame: pd.DataFrame,
         cursor.copy_expert(f"copy {relation} from stdin with (format csv)", data,
                            size=COPY_CHUNK)
     return built - start, time.perf_counter() - built
-
-
-def postgres_copy_csv(frame: pd.DataFrame, kinds: list[str]) -> io.StringIO:
-    """The frame as CSV for PostgreSQL's ``COPY ... FROM STDIN (FORMAT csv)``: a null is an
-    unquoted empty field, text is always quoted, so an empty string stays distinct from null.
-    Built column by column with Arrow (issue 37, session 16: the suppression map's 937,085
-    rows took 70 s to write at 2.4 million records, formatted field by field in Python); the
-    same text as field by field (tests/unit/test_engine_segments.py)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if frame.shape[1] == 0 or len(frame) == 0:
-        return io.StringIO("")
-    fields = [pc.fill_null(_copy_fields(frame.iloc[:, i], kinds[i]), "")
-              for i in range(frame.shape[1])]
-    lines = pc.binary_join_element_wise(*fields, ",") if len(fields) > 1 else fields[0]
-    if not isinstance(lines, pa.ChunkedArray):
-        lines = pa.chunked_array([lines])
-    return io.StringIO("\n".join(lines.to_pylist()) + "\n")
