@@ -94,7 +94,7 @@ from bench_seed000 import (  # noqa: E402 - after the path
 from dbt_deid.dbt_side.engine.python_nodes import (  # noqa: E402
     _TYPES,
     column_kind,
-    postgres_copy_csv,
+    postgres_copy_frame,
 )
 from dbt_deid.tools.synthetic.discharge import generate_discharges  # noqa: E402
 from tests.integration.postgres_server import start_postgres  # noqa: E402
@@ -293,8 +293,7 @@ def load_postgres(frame: pd.DataFrame, server: Any) -> None:
             cur.execute(f"create schema if not exists {RAW_SCHEMA['postgres']}")
             cur.execute(f"drop table if exists {relation}")
             cur.execute(f"create table {relation} ({cols})")
-            cur.copy_expert(f"copy {relation} from stdin with (format csv)",
-                            postgres_copy_csv(frame, kinds))
+            postgres_copy_frame(cur, relation, frame, kinds)
             cur.execute(f"analyze {relation}")
         con.commit()
     finally:

@@ -38,6 +38,7 @@ import io
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,12 @@ from dbt_deid.dbt_side.engine.python_nodes import (
     POSTGRES_COPY_KINDS,
     column_kind,
     copy_csv_to_frame,
-    postgres_copy_csv,
     postgres_copy_frame,
     rows_to_frame,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.postgres_copy_reference
+from tests.postgres_copy_reference import postgres_copy_csv  # noqa: E402
 
 SCRATCH = "deid_bench_scratch"
 
