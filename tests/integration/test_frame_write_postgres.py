@@ -246,3 +246,50 @@ def test_a_failed_write_leaves_the_old_table_and_the_connection_usable(
     finally:
         con.close()
         check.close()
+
+
+def test_the_copy_writes_the_frames_text_whatever_the_client_encoding(
+        server: PostgresServer) -> None:
+    """Review 20, F-C: the CSV is UTF-8, so the COPY says so (its ``encoding`` option). A
+    client whose encoding is LATIN1 (``PGCLIENTENCODING``, or a LATIN1 database's default)
+    got 'Qu\u00e9bec' written as 'Qu\u00c3\u00a9bec' with no error before; now the server
+    converts the UTF-8 text and stores the frame's value, and a value the database's encoding
+    cannot hold is an error (nothing written), never a changed value."""
+    import psycopg2
+
+    from dbt_deid.dbt_side.engine.python_nodes import postgres_copy_frame
+
+    values = ["Qu\u00e9bec", "na\u00efve", "", None, "plain"]
+    frame = pd.DataFrame({"t": pd.Series(values, dtype=object)})
+    con = server.connect()
+    try:
+        con.set_client_encoding("LATIN1")
+        with con.cursor() as cur:
+            kinds = _table(cur, "w_latin1", frame)
+            postgres_copy_frame(cur, "w_latin1", frame, kinds)
+            assert [r[0] for r in _rows(cur, "w_latin1")] == values
+        con.rollback()
+        con.set_client_encoding("UTF8")
+        con.autocommit = True
+        with con.cursor() as cur:
+            cur.execute("select 1 from pg_database where datname = 'lat'")
+            if not cur.fetchall():
+                cur.execute("create database lat encoding 'LATIN1' lc_collate 'C' lc_ctype 'C' "
+                            "template template0")
+    finally:
+        con.close()
+    lat = psycopg2.connect(host=str(server.socket_dir), port=server.port, user=server.user,
+                           dbname="lat")
+    try:
+        with lat.cursor() as cur:
+            kinds = _table(cur, "w_lat", frame)
+            postgres_copy_frame(cur, "w_lat", frame, kinds)
+            assert [r[0] for r in _rows(cur, "w_lat")] == values
+            lat.rollback()
+            snow = pd.DataFrame({"t": ["a", "snow \u2603"]})
+            kinds = _table(cur, "w_snow", snow)
+            with pytest.raises(psycopg2.DataError):
+                postgres_copy_frame(cur, "w_snow", snow, kinds)
+        lat.rollback()
+    finally:
+        lat.close()

@@ -360,11 +360,14 @@ def postgres_copy_frame(cursor: Any, relation: str, frame: pd.DataFrame,
                         kinds: list[str]) -> tuple[float, float]:
     """``COPY relation FROM STDIN`` of the frame on a psycopg2 ``cursor`` (the caller's
     transaction): its CSV by :func:`postgres_copy_bytes`, sent in chunks of
-    :data:`COPY_CHUNK` bytes. Returns (seconds building the CSV, seconds of the COPY)."""
+    :data:`COPY_CHUNK` bytes, with ``encoding 'UTF8'``: the CSV is UTF-8 whatever the
+    connection's client encoding (review 20, F-C: a LATIN1 client stored 'Qu\u00e9bec' as
+    'Qu\u00c3\u00a9bec'); the server converts it to the database's encoding and refuses a
+    value that encoding cannot hold. Returns (seconds building the CSV, seconds of the COPY)."""
     start = time.perf_counter()
     data = postgres_copy_bytes(frame, kinds)
     built = time.perf_counter()
     if frame.shape[1] and len(frame):
-        cursor.copy_expert(f"copy {relation} from stdin with (format csv)", data,
+        cursor.copy_expert(f"copy {relation} from stdin with (format csv, encoding 'UTF8')", data,
                            size=COPY_CHUNK)
     return built - start, time.perf_counter() - built
