@@ -678,6 +678,12 @@
                    message="combined releases: " ~ problems | join('; ') ~ ": the combined view cannot be checked; restore them from a backup (never edit them), or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)" ~ (", after archiving or dropping the published table " ~ this ~ " (a restart alone does not excuse it)" if orphaned else ""))) }}
   {%- endif -%}
   {%- if earlier | length == 0 -%}
+    {#- review 20 F-A: the same source's line in another schema's history (both schemas moved) -#}
+    {%- set elsewhere_lines = [] if dbt_deid.line_epoch() else dbt_deid.lines_elsewhere(cfg, history) -%}
+    {%- if elsewhere_lines | length > 0 -%}
+      {{ return(dbt_deid._with(base, passed=false, failures=1, records_shared=0,
+                     message="combined releases: no earlier release of '" ~ cfg.name ~ "' in " ~ history ~ ", but the same source (" ~ dbt_deid.line_source(cfg) | replace('"', '') ~ ") has published releases recorded in " ~ elsewhere_lines | join('; ') ~ ": this version would start a line beside that one and recipients of both could combine them; build with the working schema (var deid_work_schema) and the published schema that line uses, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)")) }}
+    {%- endif -%}
     {{ return(dbt_deid._with(base, passed=true, failures=0, records_shared=0,
                    message="combined releases: no earlier published release of '" ~ cfg.name ~ "', nothing to combine")) }}
   {%- endif -%}

@@ -460,3 +460,34 @@ def test_a_disjoint_sample_over_changed_ids_is_refused(it_database, tmp_path):
                            " order by recorded_at")
     assert history["status"].tolist() == ["published", "refused"]
     pd.testing.assert_frame_equal(_published(second), published1)  # slot 0 stays
+
+
+def test_both_schemas_moved_do_not_start_a_line_beside_the_old_one(it_database, tmp_path):
+    """Review 18 F2 / review 20 F-A: a line's memory is its history (next to the published
+    table) and its store and key (in the working schema). Version 2 built with both moved (the
+    var deid_work_schema and the published models' schema) found neither and published a
+    version 1 beside the old line (on 8b94a27, at admission_date level 1 instead of 2: by
+    person 4 records consistent with fewer than k = 5, smallest 3). Refused now, naming where
+    the line's history is; the audited `restart` is the way out."""
+    db = tmp_path / "release.duckdb"
+    shutil.copy(it_database, db)
+    first = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v1",
+                    release_vars(name="moved_line"), db)
+    assert first.ok, first.output[-3000:]
+    qis = release_vars(name="moved_line")["deid_release"]["quasi_identifiers"]
+    finer = {**qis, "admission_date": {**qis["admission_date"], "level": 1}}
+    moved = {**release_vars(name="moved_line", quasi_identifiers=finer),
+             "deid_work_schema": "w2", "it_published_schema": "p2"}
+    second = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v2", moved, db)
+    assert not second.ok, second.output[-3000:]
+    assert ("has published releases recorded in main.deid_release_history: 'moved_line'"
+            " version 1") in second.output, second.output[-3000:]
+    assert "the working schema (var deid_work_schema) and the published schema" in second.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select count(*) from information_schema.tables where table_schema ="
+                           " 'main_p2' and table_name = 'deid_published'").fetchone()[0] == 0
+    restarted = {**moved, "deid_release": {**moved["deid_release"],
+                                           "restart": {"reason": "a new recipient"}}}
+    third = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v3",
+                    restarted, db)
+    assert third.ok, third.output[-3000:]
