@@ -14,7 +14,8 @@ this checkout with tests/macro_render.py) instead of their row texts; the source
 the new ``fingerprint`` equals the checked release's alone (postgres__checked_fingerprint's
 query over every column of deid_suppressed: the value a later publish compares the gate
 table's checked_hash with) and the new ``pattern_fingerprint`` the weighted fingerprint of
-deid_suppressed_patterns (exact_gate.sql's query: the pattern proof holds).
+deid_suppressed_patterns (exact_gate.sql's query: the pattern proof holds). That query (the
+pattern proof's other side, old as logged and new) is timed after each scan.
 
 Run against a copy of a kept build's data directory on a private socket (e.g.
 ``runuser -u postgres -- pg_ctl -D COPY -o "-c listen_addresses='' -c
@@ -73,6 +74,14 @@ def the_scan(log: Path) -> tuple[str, str]:
             header = sql[:start].split("*/", 1)[-1]
             return header, sql[start:].strip().rstrip(";")
     raise SystemExit(f"{log}: no gate scan of deid_gate_results")
+
+
+def the_proof(log: Path) -> str:
+    """The pattern table's weighted fingerprint (exact_gate.sql) as the build ran it."""
+    for sql in node_statements(log, "deid_gate_results"):
+        if "pattern_rows" in sql and "sum(n)" in sql and "changed_records" not in sql:
+            return sql[sql.index("select "):].strip().rstrip(";")
+    raise SystemExit(f"{log}: no pattern proof of deid_gate_results")
 
 
 def _caller() -> Any:
@@ -155,8 +164,14 @@ def main() -> None:
     args = ap.parse_args()
     header, old = the_scan(args.build / "logs" / "dbt.log")
     new, checked_cols, pattern_cols = record_form(old)
+    call = _caller()
+    proofs = {"old": the_proof(args.build / "logs" / "dbt.log"),
+              "new": "select " + str(call("postgres__weighted_fingerprint_select_sql")(
+                  pattern_cols, "", "n", ["pattern_rows", "pattern_fingerprint"]))
+              + f' from "{args.schema}"."deid_suppressed_patterns"'}
     forms = {"old": old, "new": new}
-    times: dict[str, list[float]] = {"old": [], "new": [], "duckdb": []}
+    times: dict[str, list[float]] = {"old": [], "new": [], "duckdb": [], "old proof": [],
+                                     "new proof": []}
     rows: dict[str, dict] = {}
     duck = duckdb_scan(args.duckdb) if args.duckdb else None
     for i in range(args.pairs):
@@ -172,16 +187,17 @@ def main() -> None:
             seconds, rows[form] = run(args, header, forms[form])
             times[form].append(seconds)
             print(f"{utc} UTC pair {i + 1} {form}: {seconds:.2f} s, load {load:.1f}", flush=True)
+            seconds, rows[form + " proof"] = run(args, header, proofs[form])
+            times[form + " proof"].append(seconds)
+            print(f"  {form} pattern proof (deid_suppressed_patterns): {seconds:.2f} s", flush=True)
     changed = {"fingerprint", "pattern_fingerprint"}
     same = {k: v for k, v in rows["old"].items() if k not in changed} == \
         {k: v for k, v in rows["new"].items() if k not in changed}
-    call = _caller()
     own = run(args, header, "select " + str(call("postgres_record_fingerprint_select_sql")(
         checked_cols, "", None, ["row_count", "fingerprint"])) + f' from "{args.schema}".'
         '"deid_suppressed"')[1]
-    proof = run(args, header, "select " + str(call("postgres__weighted_fingerprint_select_sql")(
-        pattern_cols, "", "n", ["pattern_rows", "pattern_fingerprint"])) + f' from "{args.schema}".'
-        '"deid_suppressed_patterns"')[1]
+    proof = rows["new proof"]
+    assert rows["old proof"]["pattern_fingerprint"] == rows["old"]["pattern_fingerprint"]
     new_row = rows["new"]
     print(f"other columns equal: {same}; checked release alone: rows {own['row_count']}"
           f" {'==' if own['fingerprint'] == new_row['fingerprint'] else '!='} the scan's;"
@@ -189,7 +205,9 @@ def main() -> None:
           f" {'==' if proof['pattern_fingerprint'] == new_row['pattern_fingerprint'] else '!='}"
           " the scan's pattern proof")
     line = f"median old {statistics.median(times['old']):.2f} s, new" \
-        f" {statistics.median(times['new']):.2f} s"
+        f" {statistics.median(times['new']):.2f} s; pattern proof old" \
+        f" {statistics.median(times['old proof']):.2f} s, new" \
+        f" {statistics.median(times['new proof']):.2f} s"
     if times["duckdb"]:
         d = statistics.median(times["duckdb"])
         line += f", duckdb {d:.2f} s (ratios old {statistics.median(times['old']) / d:.2f}x," \
