@@ -13,7 +13,7 @@
     the input snapshot's fingerprint and what the report shows of the input (input_rows,
     snapshot_hash, input_relation, input_columns, package_version: the node
     deid_input_fingerprint before 0.3.0, folded here; issue 33, item 3), checked_hash
-    (every column of deid_suppressed), released_levels (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
+    (every column of deid_suppressed: checked_fingerprint.sql), released_levels (the level of every QI, JSON {qi: level}, that the gate released_levels proved the checked
     release was generalized at: the levels the publish step formats the cells with and the
     history records; review 9, G4), working_hashes (the fingerprints of the release plan and
     the hierarchy, JSON {table: hash}: the gate working_tables, working_tables_gate.sql;
@@ -34,7 +34,7 @@
     input_unchanged compared with the source's (its snapshot_fingerprint). -#}
 {% macro gate_table_binding(cfg, truth, input_fingerprint, checked=none, levels=none, snapshot=none) -%}
   {{ return({'settings_md5': dbt_deid.settings_md5(), 'input_hash': input_fingerprint.hash,
-             'checked_hash': (checked if checked is not none else dbt_deid.table_fingerprint(truth)).hash,
+             'checked_hash': (checked if checked is not none else dbt_deid.checked_fingerprint(truth)).hash,
              'released_levels': tojson(levels, sort_keys=true) if levels is not none else none,
              'working_hashes': tojson(dbt_deid.working_tables_fingerprints(cfg), sort_keys=true),
              'input_rows': snapshot.rows if snapshot is not none else none,
@@ -298,7 +298,7 @@
           rebuilt since, so it is not fingerprinted again (the same reasoning, and the same limit,
           as the input fingerprint: publish_input_fingerprint) -#}
       {%- do this_invocation.append(first[7] == invocation_id) -%}
-      {%- if not this_invocation[0] and first[6] != dbt_deid.table_fingerprint(truth).hash -%}
+      {%- if not this_invocation[0] and first[6] != dbt_deid.checked_fingerprint(truth).hash -%}
         {%- do problems.append(truth ~ ' changed since the gate table ' ~ table ~ ' was computed') -%}
       {%- endif -%}
     {%- endif -%}

@@ -229,10 +229,12 @@
         " ~ sums[1] ~ ")) as " ~ names[1]) }}
 {%- endmacro %}
 
+{#- (PostgreSQL, session 20: each row hashed by postgres_record_hash_sql, no text per row. The
+    weighted fingerprint is compared only within one build: the gate table's scan of the checked
+    release against deid_suppressed_patterns', checked_patterns_problems; checked_fingerprint.sql.) -#}
 {% macro postgres__weighted_fingerprint_select_sql(columns, prefix, weight, names) -%}
-  {%- set rec = dbt_deid.postgres_fingerprint_row_text(columns, prefix) -%}
   {{ return("cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as " ~ names[0] ~ ",
     md5(" ~ dbt_deid.literal(columns | join('|')) ~ " || '#' || cast(cast(coalesce(sum(" ~ weight ~ "), 0) as numeric) as text) || '#'
-        || cast(coalesce(sum(cast(hashtextextended(" ~ rec ~ ", 0) as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
-        || cast(coalesce(sum(cast(hashtextextended(" ~ rec ~ ", 1) as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
+        || cast(coalesce(sum(cast(" ~ dbt_deid.postgres_record_hash_sql(columns, prefix, 0) ~ " as numeric) * (" ~ weight ~ ")), 0) as text) || ':'
+        || cast(coalesce(sum(cast(" ~ dbt_deid.postgres_record_hash_sql(columns, prefix, 1) ~ " as numeric) * (" ~ weight ~ ")), 0) as text)) as " ~ names[1]) }}
 {%- endmacro %}

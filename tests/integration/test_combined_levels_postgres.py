@@ -140,9 +140,11 @@ def _fingerprint_macros():  # noqa: ANN202 - the rendered macros of table_finger
 
     from tests.macro_render import macro_caller
     root = Path(__file__).resolve().parents[2]
-    return macro_caller([root / "macros" / "publish" / "table_fingerprint.sql"], lambda call: {
+    return macro_caller([root / "macros" / "publish" / "table_fingerprint.sql",
+                         root / "macros" / "gates" / "checked_fingerprint.sql"], lambda call: {
         "dbt_deid": SimpleNamespace(
             ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+            postgres_record_hash_sql=call("postgres_record_hash_sql"),
             _fingerprint_count=call("_fingerprint_count"),
             _fingerprint_when=call("_fingerprint_when"),
             fingerprint_select_sql=lambda columns, prefix="", present=None,
@@ -162,6 +164,9 @@ def test_a_value_swapped_between_two_rows_changes_the_postgres_fingerprints(exec
     call = _fingerprint_macros()
     plain = call("postgres__fingerprint_select_sql")(["rid", "age", "note"], "", None,
                                                      ["row_count", "fingerprint"])
+    # session 20: the checked release's fingerprint hashes each row by its record
+    record = call("postgres_record_fingerprint_select_sql")(["rid", "age", "note"], "", None,
+                                                            ["row_count", "fingerprint"])
     weighted = call("postgres__weighted_fingerprint_select_sql")(
         ["q", "t"], "", "n", ["total", "fingerprint"])
     same = 0
@@ -169,13 +174,47 @@ def test_a_value_swapped_between_two_rows_changes_the_postgres_fingerprints(exec
         a, b = f"x{i}", f"y{i}"
         rows = [f"('1', '3{i % 7}', '{a}')", f"('2', '4{i % 5}', '{b}')"]
         swapped = [f"('1', '3{i % 7}', '{b}')", f"('2', '4{i % 5}', '{a}')"]
-        fps = [execute(f"select {plain} from (values {', '.join(r)}) as v(rid, age, note)")[0]
-               for r in (rows, swapped)]
+        for form in (plain, record):
+            fps = [execute(f"select {form} from (values {', '.join(r)}) as v(rid, age, note)")[0]
+                   for r in (rows, swapped)]
+            same += fps[0] == fps[1]
         # the pattern proof: the same values per column, paired the other way
         pairs = [f"('{a}', '1', 1), ('{b}', '2', 1)", f"('{a}', '2', 1), ('{b}', '1', 1)"]
         wps = [execute(f"select {weighted} from (values {p}) as v(q, t, n)")[0] for p in pairs]
-        same += (fps[0] == fps[1]) + (wps[0] == wps[1])
-    assert same == 0, f"{same} of 400 swapped tables kept their fingerprint"
+        same += wps[0] == wps[1]
+    assert same == 0, f"{same} of 600 swapped tables kept their fingerprint"
+
+
+def test_the_postgres_record_fingerprint_tells_rows_apart(execute) -> None:
+    """Issue 37, session 20: the checked release's fingerprint and the pattern proof hash each
+    row by its record (postgres_record_hash_sql: hash_record_extended, linear in the fields'
+    hashes, mixed by hashint8extended). A NULL and an empty string, a value moved to the next
+    column, two columns' values exchanged in one row, a row twice instead of two rows, a value
+    changed in one row of 2,000: each changes the fingerprint; the same rows in another order
+    keep it. The weighted form over a table grouped with its counts equals the plain form's sums
+    over its records (the pattern proof)."""
+    call = _fingerprint_macros()
+    cols = ["a", "b", "c"]
+    record = call("postgres_record_fingerprint_select_sql")(cols, "", None, ["r", "f"])
+
+    def fp(values: str) -> tuple:
+        return execute(f"select {record} from (values {values}) as v(a, b, c)")[0]
+    base = fp("('1', 'x', null), ('2', 'y', 'z')")
+    assert fp("('2', 'y', 'z'), ('1', 'x', null)") == base
+    for other in ("('1', 'x', ''), ('2', 'y', 'z')", "('1', null, 'x'), ('2', 'y', 'z')",
+                  "('1', null, 'x'), ('2', 'z', 'y')", "('1', 'x', null), ('1', 'x', null)",
+                  "('1', 'x', null), ('2', 'y', 'z '), ('2', 'y', 'z ')"):
+        assert fp(other) != base, other
+    rows = "(select cast(g as text) as a, repeat('x', g % 13) as b, cast(g % 3 as text) as c" \
+           " from generate_series(1, 2000) as g) as v"
+    edited = rows.replace("cast(g % 3 as text) as c", "case when g = 777 then '9'"
+                          " else cast(g % 3 as text) end as c")
+    assert execute(f"select {record} from {rows}") != execute(f"select {record} from {edited}")
+    weighted = call("postgres__weighted_fingerprint_select_sql")(["b", "c"], "", "n", ["r", "f"])
+    flag = call("postgres__weighted_fingerprint_select_sql")(["b", "c"], "", "1", ["r", "f"])
+    grouped = execute(f"select {weighted} from (select b, c, count(*) as n from {rows}"
+                      " group by b, c) as g")
+    assert grouped == execute(f"select {flag} from {rows}")
 
 
 def test_the_postgres_fingerprint_sums_the_hashes_exactly(execute) -> None:
@@ -276,6 +315,7 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
              root / "macros" / "gates" / "gate_scan_union_postgres.sql",
              root / "macros" / "gates" / "released_levels_gate.sql",
              root / "macros" / "publish" / "table_fingerprint.sql",
+             root / "macros" / "gates" / "checked_fingerprint.sql",
              root / "macros" / "generalize" / "original_value_sources.sql"]
     con = server.connect()
     con.autocommit = True
@@ -305,8 +345,44 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
             postgres_flag_fingerprint_select_sql=call("postgres_flag_fingerprint_select_sql"),
             postgres_fingerprint_row_text=call("postgres_fingerprint_row_text"),
             postgres_fingerprint_sums_sql=call("postgres_fingerprint_sums_sql"),
+            postgres_record_hash_sql=call("postgres_record_hash_sql"),
+            postgres_record_fingerprint_select_sql=call("postgres_record_fingerprint_select_sql"),
             _fingerprint_count=call("_fingerprint_count"),
             _fingerprint_when=call("_fingerprint_when"))})
+
+    checked = macro_caller([root / "macros" / "gates" / "checked_fingerprint.sql",
+                            root / "macros" / "publish" / "table_fingerprint.sql"], lambda call: {
+        "run_query": lambda sql: SimpleNamespace(rows=execute(sql)),
+        "adapter": SimpleNamespace(get_columns_in_relation=lambda rel: [
+            SimpleNamespace(name=c) for c in columns_of(f"select * from {rel}").column_names]),
+        "dbt_deid": SimpleNamespace(
+            ident=lambda n: n, literal=lambda v: "'" + str(v).replace("'", "''") + "'",
+            postgres_record_hash_sql=call("postgres_record_hash_sql"),
+            postgres_record_fingerprint_select_sql=call("postgres_record_fingerprint_select_sql"),
+            _fingerprint_count=call("_fingerprint_count"),
+            _fingerprint_when=call("_fingerprint_when"))})
+
+    def same_row(default: str, postgres: str, truth_columns: list[str],
+                 alone: bool = True) -> tuple:
+        """The two forms' row: equal but for the checked release's fingerprint (column 2),
+        which the PostgreSQL form takes by the rows' record hashes (session 20; the pattern
+        proof's, column 6, is the record form in both here: weighted_fingerprint_select_sql).
+        With `alone` (each checked row joined once), equal to the checked release's own
+        (checked_fingerprint's query) and the pattern proof to the weighted fingerprint of the
+        checked release grouped (the pattern table's)."""
+        rows, got = execute(default), execute(postgres)
+        assert rows[0][:2] + rows[0][3:] == got[0][:2] + got[0][3:]
+        assert got[0][2] != rows[0][2]
+        if not alone:
+            return got
+        # what a publish in a later invocation compares the gate table's checked_hash with
+        own = checked("postgres__checked_fingerprint")("gate_truth")
+        assert got[0][1:3] == (own["rows"], own["hash"])
+        grouped = execute("select " + str(call("postgres__weighted_fingerprint_select_sql")(
+            ["sex", "age"], "", "n", ["r", "f"])) + " from (select sex, age, count(*) as n"
+            " from gate_truth group by sex, age) as p")[0]
+        assert got[0][5:7] == grouped
+        return got
     # the missing label is a literal of the select list: one holding " t." or "src." stays as
     # it is (review 16, L3: the rewrite changed it and the scan counted record 2 as changed)
     for label in ("unk. t.b.d.", "n/a (src.x)", "<missing>"):
@@ -335,13 +411,13 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
                     ["sex", "age"], levels, None)
             default = str(call("default__gate_input_unchanged_sql")(*args))
             postgres = str(call("postgres__gate_input_unchanged_sql")(*args))
-            assert default.count("cast(row(") == 6 and postgres.count("cast(row(") == 3
+            # session 20: the source's row text alone, once per row
+            assert default.count("cast(row(") == 4 and postgres.count("cast(row(") == 1
             assert "full outer join" in default and "full outer join" not in postgres
             assert "union all" in postgres and "unnest(array[" in postgres
             # session 18: the pattern proof's 0/1 weights as bigint sums of the present rows
             assert "as numeric) * (" in default and "as numeric) * (" not in postgres
-            rows = execute(default)
-            assert rows == execute(postgres)
+            rows = same_row(default, postgres, truth_columns)
             assert rows[0][0] == 2  # record 3 changed, 5 not released (suppressed: no change)
             assert rows[0][1] == 5 and rows[0][3] == 5  # the release's rows, the source's rows
             if levels is not None:  # record 3's age 32 is not 31's band: no mismatch (its own)
@@ -351,8 +427,9 @@ def test_the_postgres_gate_scan_builds_each_row_text_once(execute, server) -> No
     for levels in (None, {"sex": 0, "age": 1}):
         args = ("gate_truth", cfg, truth_columns, ["rid", "sex", "age", "note"], ["sex", "age"],
                 levels, None)
-        rows = execute(str(call("default__gate_input_unchanged_sql")(*args)))
-        assert rows == execute(str(call("postgres__gate_input_unchanged_sql")(*args)))
+        rows = same_row(str(call("default__gate_input_unchanged_sql")(*args)),
+                        str(call("postgres__gate_input_unchanged_sql")(*args)), truth_columns,
+                        alone=False)
         assert rows[0][1] == 7 and rows[0][3] == 7  # record 4's row twice; the null ids once
     con.close()
 
