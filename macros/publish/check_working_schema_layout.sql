@@ -18,7 +18,10 @@
     published schema (`dbt run -s deid_published`) is left to the publish step's check, which
     also finds tables an earlier build left there. A selected working model with grants or a
     pre/post-hook (a project-wide `models: +grants`: dbt_deid.working_model_sharing) fails it
-    too. Model names only, never a value. -#}
+    too. So does a working schema that already holds a deid_release_history table (review 20,
+    F-D: the var `deid_work_schema` pointed at another line's published schema built the
+    input snapshot and the suppressed records next to that published mart). Model names only,
+    never a value. -#}
 {% macro check_working_schema_layout() -%}
   {{ return(dbt_deid.own(adapter.dispatch('check_working_schema_layout', 'dbt_deid'))()) }}
 {%- endmacro %}
@@ -43,6 +46,23 @@
         {%- set where = (pub.database ~ '.' if pub.database else '') ~ pub.schema -%}
         {%- do problems.append(here | length ~ " working model(s) would be built in " ~ where ~ ", the schema of the published " ~ pub.name ~ ": " ~ dbt_deid._first_names(dbt_deid._record_level_first(here))) -%}
       {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {#- review 20, F-D: a working schema that already holds a release history is some line's
+      published schema (the history sits next to a published table), whether or not this
+      invocation's graph publishes there -#}
+  {%- set schemas = [] -%}
+  {%- for node in working -%}
+    {%- set key = ((node.database or '') | lower, (node.schema or '') | lower) -%}
+    {%- if key not in seen and key not in schemas | map(attribute='key') | list -%}
+      {%- do schemas.append({'key': key, 'node': node, 'names': []}) -%}
+    {%- endif -%}
+    {%- for s in schemas if s.key == key -%}{%- do s.names.append(node.name) -%}{%- endfor -%}
+  {%- endfor -%}
+  {%- for s in schemas -%}
+    {%- if adapter.get_relation(s.node.database, s.node.schema, 'deid_release_history') is not none -%}
+      {%- set where = (s.node.database ~ '.' if s.node.database else '') ~ s.node.schema -%}
+      {%- do problems.append(s.names | length ~ " working model(s) would be built in " ~ where ~ ", which holds a release history (deid_release_history: the schema of a published mart): " ~ dbt_deid._first_names(dbt_deid._record_level_first(s.names))) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if problems -%}

@@ -468,7 +468,9 @@ def test_both_schemas_moved_do_not_start_a_line_beside_the_old_one(it_database, 
     var deid_work_schema and the published models' schema) found neither and published a
     version 1 beside the old line (on 8b94a27, at admission_date level 1 instead of 2: by
     person 4 records consistent with fewer than k = 5, smallest 3). Refused now, naming where
-    the line's history is; the audited `restart` is the way out."""
+    the line's history is; the audited `restart` is the way out. Then review 20, F-D: the
+    working schema pointed at the schema of that published mart is refused before anything
+    is built."""
     db = tmp_path / "release.duckdb"
     shutil.copy(it_database, db)
     first = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v1",
@@ -491,3 +493,16 @@ def test_both_schemas_moved_do_not_start_a_line_beside_the_old_one(it_database, 
     third = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v3",
                     restarted, db)
     assert third.ok, third.output[-3000:]
+    # review 20, F-D: the working schema pointed at main_p2, which now holds a published mart
+    # and its history (this graph publishes to main): refused before anything is built (on
+    # 8b94a27 deid_input and deid_suppressed, original values, were built into main_p2)
+    into_mart = {**release_vars(name="moved_line"), "deid_work_schema": "p2"}
+    fourth = run_dbt(INTEGRATION, ["run", "--select", RELEASE_NODES], tmp_path / "v4",
+                     into_mart, db)
+    assert not fourth.ok, fourth.output[-3000:]
+    assert ("working model(s) would be built in release.main_p2, which holds a release history"
+            in fourth.output), fourth.output[-3000:]
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select count(*) from information_schema.tables where table_schema ="
+                           " 'main_p2' and table_name in ('deid_input', 'deid_suppressed')"
+                           ).fetchone()[0] == 0
