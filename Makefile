@@ -14,10 +14,25 @@ EXTRAS ?= dev,duckdb,postgres
 
 .PHONY: demo test
 
+#: The install: uv (from PyPI, into its own folder $(UV_DIR), not into the venv) when it can be
+#: installed, else pip. The same versions either way (`pip freeze` of both venvs compared,
+#: 98 packages; uv reads no pip.conf: the project's dependencies need none of it); uv with
+#: --compile-bytecode writes the .pyc files pip writes (the suite's processes would else
+#: compile every module they import, each time, under PYTHONDONTWRITEBYTECODE). Measured on a
+#: fresh venv without caches: docs/performance.md, "The suite's time, session 20".
+UV_DIR := $(VENV)/uv-tool
+UV := $(UV_DIR)/bin/uv
+
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
+	if $(BIN)/pip install --quiet --target $(UV_DIR) uv \
+		&& $(UV) pip install --quiet --compile-bytecode --python $(BIN)/python \
+			-e '.[$(EXTRAS)]'; then :; \
+	else \
+		echo "make: uv could not install; pip instead"; \
+		$(BIN)/pip install --quiet --upgrade pip \
+		&& $(BIN)/pip install --quiet -e '.[$(EXTRAS)]'; \
+	fi
 	touch $@
 
 demo: $(BIN)/.installed

@@ -58,8 +58,25 @@ def macro_caller(files: Iterable[Path],
     env.globals.update(context(call))
     env.globals["return"] = _raise_return
     text = "\n".join(_dbt_blocks_as_macros(Path(f).read_text()) for f in files)
-    module["m"] = env.from_string(text).make_module()
+    module["m"] = _template(env, text).make_module()
     return call
+
+
+#: Compiled Jinja code by template text: every Environment of :func:`macro_caller` is made the
+#: same way (``jinja2.ext.do``, defaults otherwise), and what Jinja compiles depends on the
+#: text and those settings only, never on the globals (read when a template renders). Compiling
+#: was most of a macro test's CPU: tests/unit/test_linked_changes_sql.py compiled the same two
+#: files for each of its 117 cases (~80% of its time; docs/performance.md, "The suite's time,
+#: session 20").
+_COMPILED: dict[str, Any] = {}
+
+
+def _template(env: jinja2.Environment, text: str) -> jinja2.Template:
+    """``env.from_string(text)`` on the compiled code of an earlier call with the same text."""
+    code = _COMPILED.get(text)
+    if code is None:
+        code = _COMPILED[text] = env.compile(text)
+    return env.template_class.from_code(env, code, env.make_globals(None))
 
 
 def _exported(name: str) -> str:

@@ -248,7 +248,7 @@ def _run_on_saved_parse(
     stamp = own.stat().st_mtime_ns if own.exists() else None
     started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = dbt_fork.run(cmd, db.parent, run_env)
-    _log_run(log_args, started, before, reused, proc)
+    _log_run(log_args, started, before, reused, proc, key)
     # this run's parse when dbt wrote one (or the target held it already); else unknown
     ours = own.exists() and (held == key or own.stat().st_mtime_ns != stamp)
     if ours:
@@ -321,11 +321,13 @@ def _split_batch(proc: subprocess.CompletedProcess, count: int, db: Path) -> lis
 
 def _log_run(
     args: list[str], started: float, before: Any, reused: bool,
-    proc: subprocess.CompletedProcess,
+    proc: subprocess.CompletedProcess, key: str | None = None,
 ) -> None:
     """With ``DBT_DEID_TEST_RUN_LOG`` set, append one JSON line per dbt run (the test, the
     command, wall and CPU seconds, whether a saved parse was reused, whether the run was forked
-    from the fork server, ``dbt_fork``): where the suite's time goes."""
+    from the fork server, ``dbt_fork``, and the saved parse's key, ``_parse_key``: a run that
+    parsed in full under a key an earlier run had used lost a reuse): where the suite's time
+    goes."""
     path = os.environ.get("DBT_DEID_TEST_RUN_LOG")
     if not path:
         return
@@ -335,7 +337,7 @@ def _log_run(
     cpu += proc.forked_cpu if forked else 0.0
     line = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "args": args[:3],
             "wall": round(time.perf_counter() - started, 2), "cpu": round(cpu, 2),
-            "saved_parse": reused, "forked": forked}
+            "saved_parse": reused, "forked": forked, "parse_key": key}
     with open(path, "a") as out:
         out.write(json.dumps(line) + "\n")
 
