@@ -228,11 +228,14 @@ def guard_persons(work: WorkTable, inp: RefreshInput, combinations: Sequence[Seq
     weighted cells suppressed (seed 000's weights, default 1), then by cells, then by row.
     Returns the record cells suppressed (0: nothing more can be done)."""
     cells = 0
+    if not ((inp.status == Status.CHANGED).any() or _multi_state(inp).any()):
+        return 0  # every record of one state: the view by person is the view by state
+    view: PersonView | None = None  # read again only after a cell was suppressed
     for cols in combinations:
         idx = list(cols)
         w = np.array([float(weights.get(j, 1.0)) for j in idx])
         while True:  # sweeps: the view read once, each target below k recruited for
-            view = person_view(work, inp)
+            view = view or person_view(work, inp)
             at, counts = person_counts(view, idx)
             low = counts < k
             if not low.any():
@@ -244,6 +247,7 @@ def guard_persons(work: WorkTable, inp: RefreshInput, combinations: Sequence[Seq
                 got += _recruit(work, view, idx, t, int(n), w)
             if got == 0:  # no record can be recruited: the checks report it
                 break
+            view = None
             cells += got
     return cells
 

@@ -17,7 +17,11 @@ version are both k-anonymous on every combination:
   suppressed class of each view is grown to k (records taken cheapest first, kept records
   before new ones, from classes that stay at k), and the passes repeat over all combinations
   until neither view has a class smaller than k; then changed records are guarded against a
-  recipient linking versions (:mod:`dbt_deid.living.linked`).
+  recipient linking versions (:mod:`dbt_deid.living.linked`), and the combined view is
+  counted by person, as the gate counts it (:mod:`dbt_deid.living.persons`; review 19, F1: a
+  record changed between versions is one record with the union of its cells), new cells of
+  changed and new records suppressed where a target is below k; the passes repeat after
+  either guard suppresses a cell. ``combined_checks`` are by person.
 
 When no pass can make progress (the combined view's fully suppressed class needs more new
 records than there are, or the earlier combined view was already unsafe), the result carries
