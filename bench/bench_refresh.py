@@ -1,7 +1,7 @@
 """Benchmark of a refresh adding 1% new records (issue 32): not a test.
 
     nice timeout 360 .venv/bin/python bench/bench_refresh.py [--rows 2400000] [--new 0.01]
-        [--k 20] [--repeat 2]
+        [--k 20] [--repeat 2] [--changed 0.0] [--seed 7]
 
 1. Synthetic discharge abstracts (:mod:`dbt_deid.tools.synthetic.discharge`), ``--rows`` records for
    version 1 and ``--new`` x rows more for version 2 (another seed, ids after the first), at the
@@ -16,7 +16,10 @@
    each kept. Prints the ratios and the cells suppressed among the new records next to what
    the fresh release suppresses among the same records.
 
-Record-level work (generating, generalizing, grouping) is not timed: it is the warehouse's.
+``--changed`` x rows records of version 1 (drawn with ``--seed`` among the pairs rows, one
+record per row drawn) get another diagnosis in version 2 (a correction; the combined view is
+counted by person, review 19 F1: their rows are one record each with the union of their
+cells). Record-level work (generating, generalizing, grouping) is not timed: it is the warehouse's.
 Progress goes to stderr, figures to stdout. The machine may be shared: read the ratios.
 """
 
@@ -34,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from dbt_deid.living import refresh  # noqa: E402
+from dbt_deid.living import Status, refresh  # noqa: E402
 from dbt_deid.living.pairs import EARLIER, PUBLISHED, REVEALED  # noqa: E402
 from dbt_deid.suppression import run_suppression, verify_result  # noqa: E402
 from tests.living_line import COMBINATIONS, QIS, discharges  # noqa: E402
@@ -80,12 +83,36 @@ def kept_pairs(result) -> pd.DataFrame:
     return arrow_text(frame)
 
 
+def with_changes(pairs: pd.DataFrame, share: float, rows: int, seed: int) -> pd.DataFrame:
+    """``share`` x ``rows`` kept records (one per pairs row drawn, rows of 2+ records) given
+    another diagnosis (the next label in sorted order) in version 2."""
+    n_changed = int(round(share * rows))
+    if n_changed == 0:
+        return pairs
+    rng = np.random.default_rng(seed)
+    many = np.flatnonzero(pairs["n"].to_numpy() >= 2)
+    at = np.sort(rng.choice(many, min(n_changed, len(many)), replace=False))
+    labels = np.array(sorted(pairs["diagnosis"].dropna().unique()), dtype=object)
+    moved = pairs.iloc[at].copy()
+    place = np.searchsorted(labels, moved["diagnosis"].to_numpy(dtype=object))
+    moved["diagnosis"] = labels[(place + 1) % len(labels)]
+    moved["n"] = 1
+    out = pairs.copy()
+    counts = out["n"].to_numpy().copy()
+    counts[at] -= 1
+    out["n"] = counts
+    return arrow_text(pd.concat([out, moved], ignore_index=True)).astype({"n": "int64"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=2_400_000)
     parser.add_argument("--new", type=float, default=0.01)
     parser.add_argument("--k", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=2, help="timed runs, best kept (2)")
+    parser.add_argument("--changed", type=float, default=0.0,
+                        help="share of version 1's records corrected in version 2 (0)")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the corrections (7)")
     args = parser.parse_args()
     n_new = int(round(args.rows * args.new))
     log(f"generating {args.rows} + {n_new} records")
@@ -97,7 +124,8 @@ def main() -> None:
     v1 = refresh(new_pairs(v1_patterns), args.k, COMBINATIONS)
     v1_seconds = time.perf_counter() - t
     assert v1.ok, v1.refusals()
-    pairs = pd.concat([kept_pairs(v1), new_pairs(patterns(added))], ignore_index=True)
+    pairs = pd.concat([with_changes(kept_pairs(v1), args.changed, args.rows, args.seed),
+                       new_pairs(patterns(added))], ignore_index=True)
     everything = pd.concat([base.assign(is_new="0"), added.assign(is_new="1")])
     fresh_patterns = arrow_text(
         everything[[*QIS, "is_new"]].value_counts(sort=False).reset_index(name="n"))
@@ -142,7 +170,11 @@ def main() -> None:
           f" ({fresh_cells / total:.3f} per record); version 1: {v1.new_record_cells} cells"
           f" ({v1.new_record_cells / args.rows:.3f} per record)")
     print(f"  kept records newly suppressed by the refresh: {v2.kept_records_newly_suppressed}")
-    print(f"  combined view smallest class / consistent set:"
+    print(f"  changed records: {v2.records(Status.CHANGED)}; cells suppressed in their new"
+          f" state {v2.changed_record_cells}; by the linked guard {v2.stats.linked_cells},"
+          f" by the guard by person {getattr(v2.stats, 'person_cells', 'n/a')}")
+    print(f"  combined view smallest class / consistent set (by person where the code counts"
+          f" so):"
           f" {[(c.smallest_class, c.min_consistent) for c in v2.combined_checks]}")
 
 

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=3, help="failing cases to print (3)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    failing, refused, crashes = [], 0, 0
+    failing, refused, crashes, refreshes = [], 0, 0, 0
     t0 = time.perf_counter()
     for i in range(args.cases):
         case = make_line_case(RandomChooser(rng), args.max_rows)
@@ -43,9 +43,11 @@ def main(argv: list[str] | None = None) -> int:
             problems, n_refused = [traceback.format_exc()], 0
             crashes += 1
         refused += n_refused
+        refreshes += len(case.tables) - 1
         if problems:
             failing.append((i, case, problems))
-    print(f"fuzz_refresh: seed {args.seed}, {args.cases} lines, {refused} refresh(es) refused,"
+    print(f"fuzz_refresh: seed {args.seed}, {args.cases} lines, {refreshes} refreshes,"
+          f" {refused} refused,"
           f" {len(failing)} failing ({crashes} crashes), {time.perf_counter() - t0:.1f} s")
     for i, case, problems in failing[: args.show]:
         print(f"\ncase {i}: {case.describe()}")

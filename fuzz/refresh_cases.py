@@ -4,7 +4,8 @@ hypothesis test ``tests/unit/test_fuzz_refresh.py``.
 A case is a small table (2-3 QIs over small alphabets, k 2-4, one or two overlapping
 combinations, weights) published on day 1 and then refreshed two or three times, each refresh
 adding, deleting and changing a few records. Every published version goes through
-``tests/combined_view_check.py``: each version alone, the combined view of all versions, the
+``tests/combined_view_check.py``: each version alone, the combined view of all versions counted
+by person (review 19, F1; by state before session 20, which could not see F1), the
 changed records linked across consecutive versions, every record that ever changed (deleted
 since or not) linked over every version holding it at the end of the line, and kept rows that
 only ever gain suppressed cells. Day 1 with k records or more must publish; a refresh may be

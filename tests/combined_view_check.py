@@ -7,6 +7,12 @@ guarantee: recipients keep every version, and link records across versions by th
 * ``combined_view``: one row per record state (record id and true values): each cell the one
   any version holding that state revealed (None = suppressed in all). A record whose true
   values changed is one row per state (the rule of ``docs/living-release.md``).
+* ``person_view``, ``person_violations``: the combined view **by person** (review 19, F1;
+  the gate's combined_persons_sql): one row per record, each cell the one value any version
+  revealed of it (None when none did; ``TWO_VALUES``, equal to no true value, when versions
+  revealed two); a record of one state is a target, a record whose true values changed is a
+  released record only (the linked check's target); every target consistent with at least k
+  records. ``combined_violations`` counts so.
 * ``view_violations``: on every combination, the class sizes (a suppressed value its own
   category) and, for every row's true values, the rows consistent with them (a suppressed
   cell is consistent with anything).
@@ -105,11 +111,66 @@ def version_violations(columns: Sequence[str], release: Release,
     return view_violations(columns, truth, cells, combinations, k)
 
 
+#: the cell of a record whose versions revealed two different values of a QI (the gate's
+#: combined_conflict_marker): equal to no true value
+TWO_VALUES = object()
+
+
+def person_view(versions: Sequence[Release]) -> tuple[list[tuple], list[tuple]]:
+    """(true values of the targets, cells of every record) of the combined view by person:
+    one row per record id, each cell the one value any version revealed (None: none did,
+    ``TWO_VALUES``: two different ones); the targets are the records of one state (a record
+    whose true values changed is a released record only)."""
+    states: dict[object, set[tuple]] = {}
+    cells: dict[object, list] = {}
+    for release in versions:
+        for rid, (published, true) in release.items():
+            states.setdefault(rid, set()).add(tuple(true))
+            merged = cells.setdefault(rid, [None] * len(true))
+            for j, value in enumerate(published):
+                if value is None:
+                    continue
+                if value != true[j]:
+                    raise ValueError("a published cell is not the record's true value")
+                if merged[j] is None:
+                    merged[j] = value
+                elif merged[j] is not TWO_VALUES and merged[j] != value:
+                    merged[j] = TWO_VALUES
+    ids = sorted(cells, key=str)
+    truth = [next(iter(states[r])) for r in ids if len(states[r]) == 1]
+    return truth, [tuple(cells[r]) for r in ids]
+
+
+def person_violations(columns: Sequence[str], versions: Sequence[Release],
+                      combinations: Sequence[Sequence[str]], k: int) -> list[str]:
+    """Targets of the combined view by person (:func:`person_view`) consistent with fewer
+    than k records, per combination (counts only in the messages). The consistent sets
+    decide, as the gate's exact check by person does (a changed record's row, a released
+    record only, may make a class smaller than k that its consistent sets are not)."""
+    truth, cells = person_view(versions)
+    out = []
+    for b in combinations:
+        idx = [list(columns).index(c) for c in b]
+        rows = Counter(tuple(p[j] for j in idx) for p in cells)
+        consistent = _consistent_counter(rows)
+        below, smallest = 0, None
+        for target, n_records in Counter(tuple(t[j] for j in idx) for t in truth).items():
+            n = consistent(target)
+            smallest = n if smallest is None else min(smallest, n)
+            below += n_records if n < k else 0
+        if below:
+            out.append(f"{'+'.join(b)}: {below} record(s) consistent with fewer than k = {k}"
+                       f" persons (smallest {smallest})")
+    return out
+
+
 def combined_violations(columns: Sequence[str], versions: Sequence[Release],
                         combinations: Sequence[Sequence[str]], k: int) -> list[str]:
-    """:func:`view_violations` of the combined view of ``versions``."""
-    truth, cells = combined_view(versions)
-    return view_violations(columns, truth, cells, combinations, k)
+    """The combined view of ``versions`` by person (:func:`person_violations`; review 19,
+    F1: recipients link a record's rows across versions). The view by state
+    (:func:`combined_view`) counted a changed record's earlier state as another record."""
+    return [f"combined view by person: {m}"
+            for m in person_violations(columns, versions, combinations, k)]
 
 
 def linked_figures(columns: Sequence[str], versions: Sequence[Release],

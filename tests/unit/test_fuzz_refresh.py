@@ -1,7 +1,8 @@
 """Property-based tests of the refresh (issue 32): random small release lines
 (``fuzz/refresh_cases.py``: records added, deleted and changed between versions, overlapping
 combinations, weights, k) are published version by version and checked by
-``tests/combined_view_check.py``: each version alone, the combined view of all versions and the
+``tests/combined_view_check.py``: each version alone, the combined view of all versions counted
+by person (review 19, F1: each record once with every cell any version revealed) and the
 changed records linked across versions hold k, and no kept record's suppressed cell is ever
 revealed. Day 1 with k records or more always publishes. Derandomized (the same examples in
 every run); ``fuzz/fuzz_refresh.py`` runs hundreds of lines from a seed."""

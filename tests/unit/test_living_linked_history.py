@@ -170,15 +170,25 @@ def test_a_hider_of_an_old_correction_changing_is_published_safely() -> None:
     assert out[2][1].stats.linked_cells >= 1  # the guard recruited (the phases did the rest)
 
 
-def test_without_the_detail_a_hider_changing_is_still_refused() -> None:
+def test_without_the_detail_a_hider_changing_is_published_by_the_guard_by_person() -> None:
     """The same line from pairs without the per-release detail (a warehouse query of an older
-    package): the guard cannot read record 1's v1 values, counts it 1 (a lower bound) and
-    recruits nothing; the gate's SQL refuses v3 as before."""
-    line, _tables, out = _hider_line(detail=False)
-    assert out[2][0] is None
-    assert line.gate_linked == {"age+diag": (4, 2, 1)}
+    package): the linked guard cannot read record 1's v1 values, counts it 1 (a lower bound)
+    and recruits nothing. The guard by person (session 20, review 19 F1) counts record 1's
+    old state (age 21), a row of its own without the detail, against records 2-4, now one
+    record each with their v1 cells and their new ages: below k, it suppresses their new
+    ages, and the gate's SQL linked check then passes (4 changed, none below k). On 8b94a27
+    v3 was refused (the gate's SQL printed {'age+diag': (4, 2, 1)})."""
+    line, tables, out = _hider_line(detail=False)
+    assert out[2][0] is not None
+    (changed, smallest, below), = line.gate_linked.values()
+    assert (changed, below) == (4, 0) and smallest is not None and smallest >= K
     (check,) = out[2][1].linked
-    assert check.min_consistent == 1
+    assert check.min_consistent == 1  # the linked guard's lower bound, as before
+    assert out[2][1].stats.person_cells >= 1
+    versions = releases(line, tables)
+    assert _independent_problems(versions) == []
+    assert ever_linked_violations(QIS, versions, [tuple(QIS)], K) == []
+    assert [versions[2][i][0][0] for i in (2, 3, 4)] == [None] * 3
 
 
 def _pairs_frame(p2_own1: tuple[str | None, str | None], long: bool = False) -> pd.DataFrame:

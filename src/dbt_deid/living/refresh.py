@@ -17,7 +17,11 @@ version are both k-anonymous on every combination:
   suppressed class of each view is grown to k (records taken cheapest first, kept records
   before new ones, from classes that stay at k), and the passes repeat over all combinations
   until neither view has a class smaller than k; then changed records are guarded against a
-  recipient linking versions (:mod:`dbt_deid.living.linked`).
+  recipient linking versions (:mod:`dbt_deid.living.linked`), and the combined view is
+  counted by person, as the gate counts it (:mod:`dbt_deid.living.persons`; review 19, F1: a
+  record changed between versions is one record with the union of its cells), new cells of
+  changed and new records suppressed where a target is below k; the passes repeat after
+  either guard suppresses a cell. ``combined_checks`` are by person.
 
 When no pass can make progress (the combined view's fully suppressed class needs more new
 records than there are, or the earlier combined view was already unsafe), the result carries
@@ -44,6 +48,7 @@ from dbt_deid.living.algorithm import (
 )
 from dbt_deid.living.linked import LinkedCheck, guard_changed, linked_checks
 from dbt_deid.living.pairs import HISTORY, RefreshInput, Status, pair_columns, read_pairs
+from dbt_deid.living.persons import guard_persons, person_checks
 from dbt_deid.living.views import FREE, KEPT_V, WorkTable
 from dbt_deid.patterns import COUNT_COLUMN, SUPPRESSED, PatternTable
 from dbt_deid.progress import Logger, get_logger
@@ -63,12 +68,13 @@ class RefreshStats(SuppressionStats):
     the final checks not)."""
 
     linked_cells: int = 0
+    person_cells: int = 0
     stalled: bool = False
     seconds: float = 0.0
 
     @property
     def cells(self) -> int:
-        return super().cells + self.linked_cells
+        return super().cells + self.linked_cells + self.person_cells
 
 
 @dataclass
@@ -139,7 +145,10 @@ class RefreshResult:
         for view, checks in (("new version", self.version_checks),
                              ("combined view", self.combined_checks)):
             for c in checks:
-                if not c.ok:
+                # the combined view by person decides on its consistent sets, as the gate
+                # does (a changed record's union row can make a class smaller than k that
+                # its targets' consistent sets are not)
+                if not (c.ok if view == "new version" else c.records_below_k_exact == 0):
                     out.append(
                         f"{view}: {'+'.join(c.combination)}: smallest class {c.smallest_class},"
                         f" {c.records_below_k_exact} record(s) consistent with fewer than"
@@ -274,6 +283,12 @@ def refresh(
             if linked:
                 ix = None
                 continue
+            persons = guard_persons(work, inp, [[col_idx[c] for c in b] for b in checks], k,
+                                    {col_idx[c]: float(w) for c, w in weights.items()})
+            stats.person_cells += persons
+            if persons:
+                ix = None
+                continue
             break
         now = work.suppressed_cells(work.rows("V"))
         if now == suppressed_before or stats.passes >= MAX_PASSES:
@@ -302,5 +317,5 @@ def refresh(
     stats.phase2_seconds = time.perf_counter() - t1
     return RefreshResult(
         work, inp, k, combos, checks, stats, work.checks("V", checks, k),
-        work.checks("C", checks, k), linked_checks(work, inp, checks, k), max_suppression,
+        person_checks(work, inp, checks, k), linked_checks(work, inp, checks, k), max_suppression,
     )

@@ -7,6 +7,8 @@
   combined cells are its earlier revealed ones whatever the new version does (a cell the new
   version suppresses was revealed before); states no longer current (deleted records, the
   earlier state of a changed record) keep theirs; new records bring the new version's cells.
+  Phase 2 works on this view by state; the refresh then counts it by person
+  (:mod:`dbt_deid.living.persons`), as the gate does.
 
 Rows of the work table: ``KEPT_V`` (a kept record in V, suppressible), ``FREE`` (a new record
 or the new state of a changed one: in V and C with the same cells, suppressible) and ``FIXED``
