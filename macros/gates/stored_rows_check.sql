@@ -26,49 +26,83 @@
   {{ return(target.type ~ '-1') }}
 {%- endmacro %}
 
-{#- {release_id: {'rows': n, 'hash': h}} for the rows of each of `release_ids` in `relation`
-    over `columns` (none for an id without rows); one grouped query on the additive engines. -#}
-{% macro stored_fingerprints(relation, columns, release_ids) -%}
+{#- {release_id: [group, ...]} for the rows of each of `release_ids` in `relation` (an id without
+    rows is absent): the rows grouped by `constants` (columns written with one value per
+    release: its name, version, invocation, relation, line, package version, key
+    fingerprint), each group {'constants': {column: value as text}, 'rows': n, 'hash': the
+    fingerprint of `columns`, the columns that vary from row to row}. A release as written is
+    one group; a constant edited on some rows makes another. Constants are compared by the
+    GROUP BY (the engine's own hash of the values), not hashed as row text: on PostgreSQL the
+    row text and its two hashes are the cost (bench/bench_store_check.py). One grouped scan on
+    the additive engines; elsewhere table_fingerprint per release over every column (one group,
+    no constants). -#}
+{% macro stored_fingerprints(relation, columns, release_ids, constants=[]) -%}
   {%- set out = {} -%}
   {%- if not release_ids -%}{{ return(out) }}{%- endif -%}
   {%- set ids = [] -%}{%- for i in release_ids -%}{%- do ids.append(dbt_deid.literal(i)) -%}{%- endfor -%}
-  {%- set sql = dbt_deid.stored_fingerprints_sql(relation, columns, ids | join(', ')) -%}
+  {%- set others = constants | reject('equalto', 'release_id') | list -%}
+  {%- set sql = dbt_deid.stored_fingerprints_sql(relation, columns, ids | join(', '), others) -%}
   {%- if sql -%}
-    {%- for r in run_query(sql).rows -%}{%- do out.update({r[0]: {'rows': r[1] | int, 'hash': r[2]}}) -%}{%- endfor -%}
+    {%- for r in run_query(sql).rows -%}
+      {%- set values = {} -%}
+      {%- for c in others -%}{%- do values.update({c: r[loop.index]}) -%}{%- endfor -%}
+      {%- do out.setdefault(r[0], []).append({'constants': values, 'rows': r[others | length + 1] | int, 'hash': r[others | length + 2]}) -%}
+    {%- endfor -%}
   {%- else -%}
     {%- for i in release_ids -%}
-      {%- set fp = dbt_deid.table_fingerprint("(select * from " ~ relation ~ " where release_id = " ~ dbt_deid.literal(i) ~ ") as deid_release_rows__", columns) -%}
-      {%- if fp.rows | int > 0 -%}{%- do out.update({i: {'rows': fp.rows | int, 'hash': fp.hash}}) -%}{%- endif -%}
+      {%- set fp = dbt_deid.table_fingerprint("(select * from " ~ relation ~ " where release_id = " ~ dbt_deid.literal(i) ~ ") as deid_release_rows__", others + columns) -%}
+      {%- if fp.rows | int > 0 -%}{%- do out.update({i: [{'constants': {}, 'rows': fp.rows | int, 'hash': fp.hash}]}) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
   {{ return(out) }}
 {%- endmacro %}
 
-{#- SQL of (release_id, row_count, fingerprint) per release in `ids_sql` (quoted ids, comma
-    separated); none where the engine has no additive form. -#}
-{% macro stored_fingerprints_sql(relation, columns, ids_sql) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('stored_fingerprints_sql', 'dbt_deid'))(relation, columns, ids_sql)) }}
+{#- SQL of (release_id, each of `constants` as text, row_count, fingerprint of `columns`) per
+    release in `ids_sql` (quoted ids, comma separated) and values of `constants`; none where
+    the engine has no additive form. -#}
+{% macro stored_fingerprints_sql(relation, columns, ids_sql, constants=[]) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('stored_fingerprints_sql', 'dbt_deid'))(relation, columns, ids_sql, constants)) }}
 {%- endmacro %}
 
-{% macro default__stored_fingerprints_sql(relation, columns, ids_sql) -%}
+{% macro _stored_constants_sql(constants) -%}
+  {%- set out = [] -%}
+  {%- for c in constants -%}{%- do out.append('cast(' ~ dbt_deid.ident(c) ~ ' as ' ~ dbt.type_string() ~ ')') -%}{%- endfor -%}
+  {{ return(out) }}
+{%- endmacro %}
+
+{% macro default__stored_fingerprints_sql(relation, columns, ids_sql, constants=[]) -%}
   {%- set select = dbt_deid.fingerprint_select_sql(columns) -%}
   {%- if not select -%}{{ return(none) }}{%- endif -%}
-  {{ return("select release_id, " ~ select ~ " from " ~ relation ~ " where release_id in (" ~ ids_sql ~ ") group by release_id") }}
+  {%- set keys = ['release_id'] + dbt_deid._stored_constants_sql(constants) -%}
+  {{ return("select " ~ keys | join(', ') ~ ", " ~ select ~ " from " ~ relation ~ " where release_id in (" ~ ids_sql ~ ") group by " ~ keys | join(', ')) }}
 {%- endmacro %}
 
 {#- PostgreSQL: the row's text built once per row (no common-subexpression elimination: the two
     hashes would build it twice), as postgres__table_fingerprint_sql. -#}
-{% macro postgres__stored_fingerprints_sql(relation, columns, ids_sql) -%}
-  {{ return("select release_id, " ~ dbt_deid.postgres_fingerprint_sums_sql(columns, 'deid_fp__.deid_row_text__', none, ['row_count', 'fingerprint'])
+{% macro postgres__stored_fingerprints_sql(relation, columns, ids_sql, constants=[]) -%}
+  {%- set keys = ['release_id'] + dbt_deid._stored_constants_sql(constants) -%}
+  {{ return("select " ~ keys | join(', ') ~ ", " ~ dbt_deid.postgres_fingerprint_sums_sql(columns, 'deid_fp__.deid_row_text__', none, ['row_count', 'fingerprint'])
       ~ " from " ~ relation ~ " cross join lateral (select " ~ dbt_deid.postgres_fingerprint_row_text(columns, '') ~ " as deid_row_text__ offset 0) as deid_fp__"
-      ~ " where release_id in (" ~ ids_sql ~ ") group by release_id") }}
+      ~ " where release_id in (" ~ ids_sql ~ ") group by " ~ keys | join(', ')) }}
 {%- endmacro %}
 
-{#- The check recorded for `release_id`'s rows in `relation` (written just now, over `columns`):
-    {columns, rows, hash, form}; the history row keeps it in line_json. -#}
-{% macro stored_rows_check(relation, columns, release_id) -%}
-  {%- set fp = dbt_deid.stored_fingerprints(relation, columns, [release_id]).get(release_id) or {'rows': 0, 'hash': none} -%}
-  {{ return({'columns': columns | list, 'rows': fp.rows, 'hash': fp.hash, 'form': dbt_deid.store_check_form()}) }}
+{#- The groups of stored_fingerprints as one text (sorted, JSON), for comparison. -#}
+{% macro _stored_groups_text(groups) -%}
+  {%- set out = [] -%}
+  {%- for g in groups or [] -%}
+    {%- set values = {} -%}
+    {%- for c, v in (g.constants or {}).items() -%}{%- do values.update({c: none if v is none else v | string}) -%}{%- endfor -%}
+    {%- do out.append(tojson({'constants': values, 'rows': g.rows | int, 'hash': g.hash}, sort_keys=true)) -%}
+  {%- endfor -%}
+  {{ return(out | sort | join('\n')) }}
+{%- endmacro %}
+
+{#- The check recorded for `release_id`'s rows in `relation` (written just now): {columns,
+    constants (the column names), groups (stored_fingerprints': one as written), form}; the
+    history row keeps it in line_json. -#}
+{% macro stored_rows_check(relation, columns, release_id, constants=[]) -%}
+  {%- set groups = dbt_deid.stored_fingerprints(relation, columns, [release_id], constants).get(release_id) or [] -%}
+  {{ return({'columns': columns | list, 'constants': constants | list, 'groups': groups, 'form': dbt_deid.store_check_form()}) }}
 {%- endmacro %}
 
 {#- The releases among `release_ids` whose rows in `relation` are not those their history row
@@ -91,21 +125,21 @@
     {%- if check is mapping and check.get('form') == form and check.get('columns') -%}
       {%- set label = r[1] ~ ' version ' ~ r[2] ~ ' (release ' ~ r[0] ~ ')' -%}
       {%- do labels.update({r[0]: label}) -%}{%- do expected.update({r[0]: check}) -%}
-      {%- set lost = check.columns | map('lower') | reject('in', have) | list -%}
+      {%- set lost = ((check.get('constants') or []) + check.columns) | map('lower') | reject('in', have) | list -%}
       {%- if lost -%}
         {%- do out.append(label ~ ' (column(s) ' ~ lost | join(', ') ~ ' missing)') -%}
       {%- else -%}
-        {%- set key = check.columns | join('|') -%}
+        {%- set key = (check.get('constants') or []) | join('|') ~ '#' ~ check.columns | join('|') -%}
         {%- if key not in groups -%}{%- do order.append(key) -%}{%- do groups.update({key: []}) -%}{%- endif -%}
         {%- do groups[key].append(r[0]) -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for key in order -%}
-    {%- set got = dbt_deid.stored_fingerprints(relation, expected[groups[key][0]].columns, groups[key]) -%}
+    {%- set first = expected[groups[key][0]] -%}
+    {%- set got = dbt_deid.stored_fingerprints(relation, first.columns, groups[key], first.get('constants') or []) -%}
     {%- for i in groups[key] -%}
-      {%- set now = got.get(i) or {'rows': 0, 'hash': none} -%}
-      {%- if now.hash != expected[i].hash or now.rows | int != (expected[i].rows or 0) | int -%}
+      {%- if dbt_deid._stored_groups_text(got.get(i)) != dbt_deid._stored_groups_text(expected[i].get('groups')) -%}
         {%- do out.append(labels[i]) -%}
       {%- endif -%}
     {%- endfor -%}

@@ -261,8 +261,9 @@
       {%- do line.update({'store_check': dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
           m.release_id, m.release_version)}) -%}
       {%- if m.hierarchy_values is not none -%}
+        {%- set pairs = dbt_deid.released_hierarchies_columns() -%}
         {%- do line.update({'hierarchy_check': dbt_deid.stored_rows_check(dbt_deid.released_hierarchies_relation(dbt_deid.checked_release()),
-            dbt_deid.released_hierarchies_columns(), m.release_id)}) -%}
+            pairs[3:], m.release_id, pairs[:3])}) -%}
       {%- endif -%}
       {%- do m.update({'line_json': tojson(line, sort_keys=true)}) -%}
     {%- endif -%}

@@ -67,7 +67,8 @@
 {%- endmacro %}
 
 {#- The columns of deid_released_hierarchies, as written by record_released_hierarchies (the
-    history row's hierarchy_check fingerprints them all: stored_rows_check). -#}
+    history row's hierarchy_check covers them all: stored_rows_check, the first three, one value
+    per release, grouped, the others fingerprinted). -#}
 {% macro released_hierarchies_columns() -%}
   {{ return(['release_id', 'release_name', 'release_version', 'qi_name', 'hierarchy', 'level', 'original_value', 'generalized_value']) }}
 {%- endmacro %}

@@ -88,6 +88,7 @@ def _caller(con: Any, sources: dict[str, str] | None = None):
         return {
             "execute": True, "dbt_deid": Namespace(), "target": SimpleNamespace(type="duckdb"),
             "fromjson": json.loads,
+            "tojson": lambda v, sort_keys=False: json.dumps(v, sort_keys=sort_keys),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint",
                                    type_int=lambda: "integer"),
             "api": SimpleNamespace(Relation=SimpleNamespace(create=lambda **kw: _Rel(**kw))),
@@ -143,7 +144,8 @@ def _publish(con: Any, release_id: str, version: int, level: int = 3) -> None:
     call = _caller(con)
     count = call("record_released_hierarchies")(_cfg(level), TRUTH, release_id, version)
     # and the fingerprint of the pairs written (line_json's hierarchy_check; review 19, F2)
-    check = call("stored_rows_check")(STORE, call("released_hierarchies_columns")(), release_id)
+    pairs = call("released_hierarchies_columns")()
+    check = call("stored_rows_check")(STORE, pairs[3:], release_id, pairs[:3])
     con.execute("insert into deid_release_history values (?, 'living', ?, 'published', ?, ?, ?)",
                 [release_id, version, f"2026-11-2{version}", count,
                  json.dumps({"hierarchy_check": check})])

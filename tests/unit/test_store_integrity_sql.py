@@ -444,10 +444,11 @@ def test_the_key_records_the_epochs_that_stored_rows() -> None:
 # of macros/publish/table_fingerprint.sql).
 CHECK_FILES = [ROOT / "macros" / "gates" / "stored_rows_check.sql",
                ROOT / "macros" / "publish" / "table_fingerprint.sql"]
-#: The store's columns a release writes (release_records_columns: the line columns, then per
-#: released QI its cell and its true value where it differs from the cell).
-STORE_COLUMNS = ["release_name", "release_id", "release_version", "record_key", "key_check",
-                 "age", "age__generalized", "zip", "zip__generalized"]
+#: The store's columns a release writes (release_records_columns: the line columns, one value
+#: per release, grouped; the record key, then per released QI its cell and its true value
+#: where it differs from the cell, fingerprinted).
+CONSTANTS = ["release_name", "release_id", "release_version", "key_check"]
+STORE_COLUMNS = ["record_key", "age", "age__generalized", "zip", "zip__generalized"]
 
 
 def _check_caller(con: Any, engine: str = "duckdb"):
@@ -471,6 +472,7 @@ def _check_caller(con: Any, engine: str = "duckdb"):
                 "adapter": SimpleNamespace(get_relation=lambda *a: True,
                                            get_columns_in_relation=columns, dispatch=dispatch),
                 "run_query": run_query, "fromjson": json.loads,
+                "tojson": lambda v, sort_keys=False: json.dumps(v, sort_keys=sort_keys),
                 "dbt": SimpleNamespace(type_string=lambda: "varchar",
                                        hash=lambda x: f"md5({x})",
                                        concat=lambda xs: " || ".join(xs),
@@ -496,7 +498,7 @@ def _stored_line(con: Any, call) -> None:
                     " case when range % 3 = 0 then '40-49' end,"
                     " case when range % 3 = 1 then null else 'K1' end,"
                     " case when range % 3 = 1 then 'K1' end from range(12)")
-        check = call("stored_rows_check")("store", STORE_COLUMNS, rid)
+        check = call("stored_rows_check")("store", STORE_COLUMNS, rid, CONSTANTS)
         con.execute("insert into hist values (?, ?, ?, ?, 'published', ?)",
                     [rid, name, version, json.dumps({"epoch": "", "store_check": check}), rid])
 
@@ -536,6 +538,11 @@ def test_stored_cells_edited_by_hand_are_refused() -> None:
                        " and zip__generalized is not null", "r2"),
                       ("update store set record_key = md5('k|99') where release_id = 'r2'"
                        " and record_key = md5('k|1')", "r2"),
+                      # a column written with one value per release, on one row
+                      ("update store set release_version = 1 where release_id = 'r2'"
+                       " and record_key = md5('k|5')", "r2"),
+                      ("update store set key_check = null where release_id = 'r3'"
+                       " and record_key = md5('k|5')", "r3"),
                       # values swapped between two rows of a release (the counts unchanged)
                       ("update store set age = case when age is null then '40-49' end,"
                        " age__generalized = case when age is null then null else '40-49' end"
@@ -559,6 +566,9 @@ def test_stored_cells_edited_by_hand_are_refused() -> None:
     con.execute("alter table store drop column zip__generalized")
     (msg,) = problems("store", "hist", ["r1"])
     assert "x version 1 (release r1) (column(s) zip__generalized missing)" in msg
+    con.execute("alter table store rename column key_check to kc")
+    (msg,) = problems("store", "hist", ["r1"])
+    assert "(column(s) key_check, zip__generalized missing)" in msg
 
 
 def test_a_release_recorded_without_a_check_is_not_compared() -> None:
