@@ -659,10 +659,12 @@
   {#- the store whole, project-wide: the key that keyed it, no rows deleted or stored twice, no published
       release of this epoch without rows (macros/gates/store_integrity.sql) -#}
   {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
-  {#- the stored rows of the releases combined are the rows written at publish: their
-      fingerprint in the history row (review 19, F2; macros/gates/stored_rows_check.sql) -#}
+  {#- the stored rows the combined view reads (the line's rows: this epoch, line_ids) are the
+      rows written at publish: their fingerprint in the history row (review 19, F2;
+      macros/gates/stored_rows_check.sql). An earlier epoch's rows are not read, so a `restart`
+      is a way out -#}
   {%- if store_found and problems | length == 0 -%}
-    {%- do problems.extend(dbt_deid.stored_rows_edited_problems(store, history, earlier | map(attribute='release_id') | select('in', stored) | list)) -%}
+    {%- do problems.extend(dbt_deid.stored_rows_edited_problems(store, history, earlier | map(attribute='release_id') | select('in', line_ids) | list)) -%}
   {%- endif -%}
   {#- the line's story; its count of the records shared with the line's stored rows is the
       one the gate reads below (the same records and store rows, counted in the same pass) -#}
