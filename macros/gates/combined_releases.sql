@@ -278,13 +278,17 @@
 
 {#- Append the records of a published release to the store (created when absent; columns of
     QIs new to this release are added). Called by the publish materialization after the
-    published table was swapped in and its history row written, so only published releases are
-    stored. `truth` is the checked release (record id, `<qi>`, `<qi>__generalized`). -#}
-{% macro record_release_records(cfg, truth, target_relation, release_id) -%}
-  {{ return(dbt_deid.own(adapter.dispatch('record_release_records', 'dbt_deid'))(cfg, truth, target_relation, release_id)) }}
+    published table was swapped in, just before its history row is written (record_release, in
+    the publish transaction), so only published releases are stored. `truth` is the checked
+    release (record id, `<qi>`, `<qi>__generalized`); `version` the release's version (read
+    from its history row when none). Returns the check of the rows written (stored_rows_check:
+    their fingerprint over every column written), which the history row records in line_json's
+    `store_check` (review 19, F2: macros/gates/stored_rows_check.sql). -#}
+{% macro record_release_records(cfg, truth, target_relation, release_id, version=none) -%}
+  {{ return(dbt_deid.own(adapter.dispatch('record_release_records', 'dbt_deid'))(cfg, truth, target_relation, release_id, version)) }}
 {%- endmacro %}
 
-{% macro default__record_release_records(cfg, truth, target_relation, release_id) -%}
+{% macro default__record_release_records(cfg, truth, target_relation, release_id, version=none) -%}
   {%- set store = dbt_deid.release_records_relation(truth) -%}
   {%- set found = adapter.get_relation(store.database, store.schema, store.identifier) -%}
   {%- if found is not none and dbt_deid.history_key(truth) is none -%}
@@ -297,7 +301,9 @@
   {%- do dbt_deid.ensure_store_line_columns(store) -%}
   {%- set key = dbt_deid.history_key(truth) -%}
   {%- set history = api.Relation.create(database=target_relation.database, schema=target_relation.schema, identifier='deid_release_history', type='table') -%}
-  {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
+  {%- if version is none -%}
+    {%- set version = run_query("select release_version from " ~ history ~ " where release_id = " ~ dbt_deid.literal(release_id)).rows[0][0] -%}
+  {%- endif -%}
   {%- set names = [] -%}{%- set values = [] -%}
   {%- for name, type in columns[:11] -%}{%- do names.append(dbt_deid.ident(name)) -%}{%- endfor -%}
   {%- for q in cfg.released_qis -%}
@@ -322,6 +328,11 @@
   {#- the key records that this epoch stored published rows: the store, history and published
       table dropped together are still seen (review 8, F7; store_integrity.sql) -#}
   {%- do dbt_deid.record_stored_epoch(key, cfg) -%}
+  {#- every column written: the record key and the cells and true values vary by row, the
+      others are one value per release (grouped, not hashed: stored_fingerprints) -#}
+  {%- set written = columns | map(attribute=0) | list -%}
+  {%- set varying = ['record_key'] + written[11:] -%}
+  {{ return(dbt_deid.stored_rows_check(store, varying, release_id, written | reject('in', varying) | list)) }}
 {%- endmacro %}
 
 {#- The earlier published releases combined with this one as [{release_id, version, name,
@@ -648,6 +659,13 @@
   {#- the store whole, project-wide: the key that keyed it, no rows deleted or stored twice, no published
       release of this epoch without rows (macros/gates/store_integrity.sql) -#}
   {%- do problems.extend(dbt_deid.store_integrity_problems(cfg, store, key, history, store_found, earlier | map(attribute='release_id') | list, this)) -%}
+  {#- the stored rows the combined view reads (the line's rows: this epoch, line_ids) are the
+      rows written at publish: their fingerprint in the history row (review 19, F2;
+      macros/gates/stored_rows_check.sql). An earlier epoch's rows are not read, so a `restart`
+      is a way out -#}
+  {%- if store_found and problems | length == 0 -%}
+    {%- do problems.extend(dbt_deid.stored_rows_edited_problems(store, history, earlier | map(attribute='release_id') | select('in', line_ids) | list)) -%}
+  {%- endif -%}
   {#- the line's story; its count of the records shared with the line's stored rows is the
       one the gate reads below (the same records and store rows, counted in the same pass) -#}
   {#- Session 16: the candidate's records and the line's stored rows are read in one pass,
@@ -743,8 +761,8 @@
   {#- the same hierarchy by name, edited: a value released in one group is in another now
       (review 8, finding 2; macros/gates/hierarchy_moves.sql); figure: the moved values -#}
   {%- set moved = dbt_deid.hierarchy_moves(cfg, truth, '__generalized', epoch_ids, history) -%}
-  {%- if moved.moves or moved.lost -%}
-    {{ return(dbt_deid._with(base, passed=false, failures=moved.total + moved.lost | length, records_shared=shared, figure=moved.total, limit=0,
+  {%- if moved.moves or moved.lost or moved.edited -%}
+    {{ return(dbt_deid._with(base, passed=false, failures=moved.total + moved.lost | length + moved.edited | length, records_shared=shared, figure=moved.total, limit=0,
                    message="combined releases: " ~ shared ~ " record(s) are shared with earlier release(s) of " ~ of_names ~ " released through an edited hierarchy: " ~ dbt_deid.hierarchy_moves_message(moved))) }}
   {%- endif -%}
   {#- Another name's verified combinations are read from its recorded settings: a release

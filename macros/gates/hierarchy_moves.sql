@@ -14,17 +14,20 @@
 
     Also checks the store is whole for the line: each version whose history row counts its
     pairs (hierarchy_values, written with it) must still hold that many; versions published
-    before dbt_deid kept the mapping (no count) are not compared (docs/combined-lines.md).
+    before dbt_deid kept the mapping (no count) are not compared (docs/combined-lines.md). And
+    unedited (review 19, F2): each version whose history row recorded the fingerprint of its
+    pairs (line_json's hierarchy_check) must still hold those very pairs (a released pair
+    updated to a moved code's new group hid the move; stored_rows_check.sql).
 
-    Returns {moves: [{qi, hierarchy, level, values}], lost: [version text], values: the number
-    of moved values}; counts and names only, never a value. `release_ids` are the line's
+    Returns {moves: [{qi, hierarchy, level, values}], lost: [version text], edited: [version
+    text], values: the number of moved values}; counts and names only, never a value. `release_ids` are the line's
     published releases (the store rows of the line), `history` deid_release_history (or none). -#}
 {% macro hierarchy_moves(cfg, records, suffix, release_ids, history) -%}
   {{ return(dbt_deid.own(adapter.dispatch('hierarchy_moves', 'dbt_deid'))(cfg, records, suffix, release_ids, history)) }}
 {%- endmacro %}
 
 {% macro default__hierarchy_moves(cfg, records, suffix, release_ids, history) -%}
-  {%- set out = {'moves': [], 'lost': [], 'total': 0} -%}
+  {%- set out = {'moves': [], 'lost': [], 'edited': [], 'total': 0} -%}
   {%- set mapped = dbt_deid.hierarchy_mapped_qis(cfg) -%}
   {%- set names = {} -%}{%- for m in mapped -%}{%- do names.update({m.qi: m}) -%}{%- endfor -%}
   {%- set store = dbt_deid.released_hierarchies_relation(records) -%}
@@ -45,6 +48,9 @@
         {%- do out.lost.append(r[1] ~ " version " ~ r[2] ~ " (" ~ stored.get(r[0], 0) ~ " of its " ~ r[3] ~ " hierarchy value(s))") -%}
       {%- endif -%}
     {%- endfor -%}
+  {%- endif -%}
+  {%- if history is not none -%}
+    {%- do out.edited.extend(dbt_deid.stored_rows_edited(store, history, release_ids, 'hierarchy_check')) -%}
   {%- endif -%}
   {%- if not found or stored | length == 0 -%}{{ return(out) }}{%- endif -%}
   {#- this build's mapping: this release's level from `records`, other levels from deid_hierarchy -#}
@@ -74,6 +80,9 @@
   {%- if moved.lost -%}
     {%- do parts.append("the hierarchy store deid_released_hierarchies lost the mapping of " ~ moved.lost | join(', ') ~ ", so a moved value cannot be seen; restore it from a backup (never edit it)") -%}
   {%- endif -%}
+  {%- if moved.get('edited') -%}
+    {%- do parts.append("the hierarchy store deid_released_hierarchies does not hold the mapping released by " ~ moved.edited | join(', ') ~ " (its fingerprint, recorded in the release history's line_json, differs: pairs changed, added or deleted by hand), so a moved value cannot be seen; restore it from a backup (never edit it)") -%}
+  {%- endif -%}
   {{ return(parts | join('; ') ~ ". A value's original did not change, so its record is in both groups at once and a recipient holding both versions intersects them. A hierarchy may grow (new values get a group), but a released value keeps its group: restore the earlier grouping of the moved values, or start the line over explicitly with the setting `restart: {reason: '...'}` (audited: written into the history)") }}
 {%- endmacro %}
 
@@ -84,7 +93,7 @@
 {% macro assert_no_hierarchy_moves(cfg, records, store) -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- set moved = dbt_deid.hierarchy_moves(cfg, records, '', dbt_deid.line_release_ids(cfg, store), dbt_deid.line_history_relation()) -%}
-  {%- if moved.moves or moved.lost -%}
+  {%- if moved.moves or moved.lost or moved.edited -%}
     {{ exceptions.raise_compiler_error("model " ~ this.identifier ~ ": release '" ~ cfg.name ~ "': nothing is published, the last published version stays: " ~ dbt_deid.hierarchy_moves_message(moved)) }}
   {%- endif -%}
 {%- endmacro %}

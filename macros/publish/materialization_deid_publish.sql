@@ -191,16 +191,14 @@
 {%- endmacro %}
 
 {#- After a release is published: its records go to the per-record store the combined_releases
-    gate reads (macros/gates/combined_releases.sql), in the same transaction as the swap. -#}
+    gate reads (macros/gates/combined_releases.sql), in the same transaction as the swap. A
+    discharge release's records are written by record_release, just before its history row,
+    which records their fingerprint (review 19, F2); nothing is left to write here. -#}
 {% macro publish_record_store(checks, target_relation) -%}
   {{ return(dbt_deid.own(adapter.dispatch('publish_record_store', 'dbt_deid'))(checks, target_relation)) }}
 {%- endmacro %}
 
 {% macro default__publish_record_store(checks, target_relation) -%}
-  {%- if checks == 'release' -%}
-    {%- do dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
-        dbt_deid.release_id(target_relation, 'published')) -%}
-  {%- endif -%}
 {%- endmacro %}
 
 {#- The id of a release attempt (history column release_id). -#}
@@ -256,6 +254,18 @@
           counts what was written (macros/publish/released_hierarchies.sql) -#}
       {%- do m.update({'hierarchy_values': dbt_deid.record_released_hierarchies(dbt_deid.release_config(), dbt_deid.checked_release(),
           m.release_id, m.release_version)}) -%}
+      {#- its records to the per-record store, and the fingerprints of what was written into
+          the history row (line_json's store_check and hierarchy_check), so every later build
+          sees a stored row edited by hand (review 19, F2; macros/gates/stored_rows_check.sql) -#}
+      {%- set line = fromjson(m.line_json) -%}
+      {%- do line.update({'store_check': dbt_deid.record_release_records(dbt_deid.release_config(), dbt_deid.checked_release(), target_relation,
+          m.release_id, m.release_version)}) -%}
+      {%- if m.hierarchy_values is not none -%}
+        {%- set pairs = dbt_deid.released_hierarchies_columns() -%}
+        {%- do line.update({'hierarchy_check': dbt_deid.stored_rows_check(dbt_deid.released_hierarchies_relation(dbt_deid.checked_release()),
+            pairs[3:], m.release_id, pairs[:3])}) -%}
+      {%- endif -%}
+      {%- do m.update({'line_json': tojson(line, sort_keys=true)}) -%}
     {%- endif -%}
   {%- endif -%}
   {#- a published claims or text version: a copy of its row in the kind's line record too (its

@@ -66,6 +66,13 @@
       ~ " as deid_hierarchy_records__) as r cross join (" ~ names | join(' union all ') ~ ") as q") }}
 {%- endmacro %}
 
+{#- The columns of deid_released_hierarchies, as written by record_released_hierarchies (the
+    history row's hierarchy_check covers them all: stored_rows_check, the first three, one value
+    per release, grouped, the others fingerprinted). -#}
+{% macro released_hierarchies_columns() -%}
+  {{ return(['release_id', 'release_name', 'release_version', 'qi_name', 'hierarchy', 'level', 'original_value', 'generalized_value']) }}
+{%- endmacro %}
+
 {#- Append the mapping of a published release (release_id, release_version `version`) to
     deid_released_hierarchies (created when absent) and return the number of pairs written (the
     history's hierarchy_values), none when the release has no hierarchy-mapped QI. Called by

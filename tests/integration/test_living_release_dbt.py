@@ -444,6 +444,27 @@ def test_a_moved_code_another_level_and_a_restart(line):
         con.execute("create or replace table main.diagnosis_hierarchy as"
                     " select * from main.hierarchy_backup")
         con.execute("drop table main.hierarchy_backup")
+    # review 19, F2: the store's revealed cells blanked by hand (true values kept: row counts,
+    # keys and key fingerprints unchanged, as an erasure or a "minimisation" UPDATE would do):
+    # the gate would read the blanked cells as what recipients hold. Refused by the stored
+    # rows' fingerprints recorded in the history (on 8b94a27 the reviewer's same edit made
+    # this level change publish: by person 4 records below k = 5, smallest 3)
+    qis = list(base["quasi_identifiers"])
+    with duckdb.connect(str(db)) as con:
+        con.execute("create table main_deid_work.records_backup as select * from"
+                    " main_deid_work.deid_release_records")
+        have = {r[0] for r in con.execute("describe main_deid_work.deid_release_records")
+                .fetchall()}
+        con.execute("update main_deid_work.deid_release_records set " + ", ".join(
+            f"{q}__generalized = coalesce({q}__generalized, {q}), {q} = null"
+            for q in qis if f"{q}__generalized" in have))
+    edited = run("store_cells_edited", quasi_identifiers=quasi)
+    _refused(edited, published, "[combined_releases]", "does not hold the rows written when"
+             f" release(s) {NAME} version 1 (release ", RESTART)
+    with duckdb.connect(str(db)) as con:
+        con.execute("create or replace table main_deid_work.deid_release_records as"
+                    " select * from main_deid_work.records_backup")
+        con.execute("drop table main_deid_work.records_backup")
     # the hierarchy restored: combined at mixed levels by the gate (the month cells with every
     # quarter the line published), which refuses with its figures here
     level = run("level", quasi_identifiers=quasi)

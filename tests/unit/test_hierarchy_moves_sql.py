@@ -9,7 +9,9 @@ tests/integration/test_living_release_dbt.py::test_a_moved_code_another_level_an
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -21,7 +23,11 @@ from tests.macro_render import macro_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "macros/gates/hierarchy_moves.sql",
-         ROOT / "macros/publish/released_hierarchies.sql"]
+         ROOT / "macros/publish/released_hierarchies.sql",
+         ROOT / "macros/gates/stored_rows_check.sql",
+         ROOT / "macros/publish/table_fingerprint.sql"]
+#: The macros of FILES: a dispatch takes DuckDB's form where there is one (the fingerprint).
+NAMES = {m for f in FILES for m in re.findall(r"{%-?\s*macro\s+(\w+)\s*\(", f.read_text())}
 
 
 class _Rel(SimpleNamespace):
@@ -80,12 +86,15 @@ def _caller(con: Any, sources: dict[str, str] | None = None):
                 return stubs[name] if name in stubs else call(name)
 
         return {
-            "execute": True, "dbt_deid": Namespace(),
+            "execute": True, "dbt_deid": Namespace(), "target": SimpleNamespace(type="duckdb"),
+            "fromjson": json.loads,
+            "tojson": lambda v, sort_keys=False: json.dumps(v, sort_keys=sort_keys),
             "dbt": SimpleNamespace(type_string=lambda: "varchar", type_bigint=lambda: "bigint",
                                    type_int=lambda: "integer"),
             "api": SimpleNamespace(Relation=SimpleNamespace(create=lambda **kw: _Rel(**kw))),
             "adapter": SimpleNamespace(
-                dispatch=lambda name, package: call("default__" + name),
+                dispatch=lambda name, package: call(("duckdb__" if "duckdb__" + name in NAMES
+                                                     else "default__") + name),
                 get_relation=lambda db, schema, name: name if name in tables() else None,
                 get_columns_in_relation=lambda rel: [SimpleNamespace(name=r[0]) for r in execute(
                     "select column_name from information_schema.columns"
@@ -101,6 +110,7 @@ def _caller(con: Any, sources: dict[str, str] | None = None):
 
 TRUTH = _Rel(database="d", schema="s", identifier="deid_suppressed")
 HISTORY = _Rel(database="d", schema="s", identifier="deid_release_history")
+STORE = _Rel(database="d", schema="s", identifier="deid_released_hierarchies")
 
 #: mrdx -> (level 3 chapter, level 2 block); every record's province at level 1
 CODES = {"A010": ("Chapter A", "A01-A13"), "A011": ("Chapter A", "A01-A13"),
@@ -124,16 +134,21 @@ def _database(codes: dict[str, tuple[str, str]], level: int = 3) -> Any:
                     [code, chapter, code, block])
     con.execute("create table deid_release_history (release_id varchar, release_name varchar,"
                 " release_version bigint, status varchar, recorded_at varchar,"
-                " hierarchy_values bigint)")
+                " hierarchy_values bigint, line_json varchar)")
     return con
 
 
 def _publish(con: Any, release_id: str, version: int, level: int = 3) -> None:
     """As record_release does: the pairs are written once, and the history row counts what
     was written (review 8 final, R1)."""
-    count = _caller(con)("record_released_hierarchies")(_cfg(level), TRUTH, release_id, version)
-    con.execute("insert into deid_release_history values (?, 'living', ?, 'published', ?, ?)",
-                [release_id, version, f"2026-11-2{version}", count])
+    call = _caller(con)
+    count = call("record_released_hierarchies")(_cfg(level), TRUTH, release_id, version)
+    # and the fingerprint of the pairs written (line_json's hierarchy_check; review 19, F2)
+    pairs = call("released_hierarchies_columns")()
+    check = call("stored_rows_check")(STORE, pairs[3:], release_id, pairs[:3])
+    con.execute("insert into deid_release_history values (?, 'living', ?, 'published', ?, ?, ?)",
+                [release_id, version, f"2026-11-2{version}", count,
+                 json.dumps({"hierarchy_check": check})])
 
 
 def _moves(con: Any, ids: list[str], level: int = 3) -> dict:
@@ -166,7 +181,7 @@ def test_a_grown_or_regenerated_hierarchy_moves_nothing() -> None:
     _publish(con, "r1", 1)
     # the same mapping, regenerated, with a new code in a new group and a new record holding it
     _replace_records(con, {**CODES, "Z999": ("Chapter Z", "Z90-Z99")})
-    assert _moves(con, ["r1"]) == {"moves": [], "lost": [], "total": 0}
+    assert _moves(con, ["r1"]) == {"moves": [], "lost": [], "edited": [], "total": 0}
 
 
 def test_a_released_value_in_another_group_is_a_move_named_by_counts_only() -> None:
@@ -177,7 +192,8 @@ def test_a_released_value_in_another_group_is_a_move_named_by_counts_only() -> N
     _replace_records(con, {**CODES, "J189": ("Chapter A", "J09-J18")})
     moved = _moves(con, ["r1", "r2"])
     assert moved == {"moves": [{"qi": "mrdx", "hierarchy": "diagnosis_hierarchy", "level": 3,
-                                "count": 1}], "lost": [], "total": 1}
+                                "count": 1}], "lost": [], "edited": [],
+                     "total": 1}
     message = _caller(con)("hierarchy_moves_message")(moved)
     assert message.startswith("hierarchy diagnosis_hierarchy of quasi-identifier mrdx: 1 value(s)"
                               " released by the line's published versions at level 3 are in"
@@ -215,8 +231,8 @@ def test_a_store_that_lost_rows_is_refused_and_an_older_version_is_not_compared(
     con = _database(CODES)
     # version 1 published before the mapping was kept: no count, no rows (not compared)
     con.execute("insert into deid_release_history values ('r0', 'living', 1, 'published',"
-                " '2026-11-20', null)")
-    assert _moves(con, ["r0"]) == {"moves": [], "lost": [], "total": 0}
+                " '2026-11-20', null, null)")
+    assert _moves(con, ["r0"]) == {"moves": [], "lost": [], "edited": [], "total": 0}
     _publish(con, "r1", 2)
     con.execute("delete from deid_released_hierarchies where original_value = 'J150'")
     moved = _moves(con, ["r0", "r1"])
@@ -224,6 +240,39 @@ def test_a_store_that_lost_rows_is_refused_and_an_older_version_is_not_compared(
     assert "lost the mapping of living version 2" in _caller(con)("hierarchy_moves_message")(moved)
     con.execute("drop table deid_released_hierarchies")
     assert _moves(con, ["r0", "r1"])["lost"] == ["living version 2 (0 of its 5 hierarchy value(s))"]
+
+
+def test_a_released_pair_edited_to_hide_a_move_is_refused() -> None:
+    """Review 19, F2: a code moved to another group in the hierarchy, and its released pair in
+    deid_released_hierarchies updated to the new group (counts unchanged): on 8b94a27
+    hierarchy_moves saw no move and the nightly refresh published. The pairs are compared with
+    the fingerprint the history row recorded at publish: refused, naming the version, never a
+    value; a version recorded without it (an older package version) is not compared."""
+    con = _database(CODES)
+    _publish(con, "r1", 1)
+    _publish(con, "r2", 2)
+    _replace_records(con, {**CODES, "J189": ("Chapter A", "J09-J18")})
+    con.execute("update deid_released_hierarchies set generalized_value = 'Chapter A'"
+                " where original_value = 'J189' and level = 3")
+    moved = _moves(con, ["r1", "r2"])
+    assert moved == {"moves": [], "lost": [], "edited": [
+        "living version 1 (release r1)", "living version 2 (release r2)"], "total": 0}
+    message = _caller(con)("hierarchy_moves_message")(moved)
+    assert ("deid_released_hierarchies does not hold the mapping released by living version 1"
+            " (release r1), living version 2 (release r2)") in message
+    assert "`restart: {reason: '...'}`" in message
+    assert "J189" not in message and "Chapter" not in message
+    # before a refresh (deid_patterns) too
+    con.execute("create table deid_release_records (release_id varchar)")
+    con.execute("insert into deid_release_records values ('r1'), ('r2')")
+    con.execute("create view deid_generalized as select mrdx__original, mrdx__generalized as mrdx,"
+                " province__original, province__generalized as province from deid_suppressed")
+    generalized = _Rel(database="d", schema="s", identifier="deid_generalized")
+    with pytest.raises(_Refused, match="does not hold the mapping released by living version 1"):
+        _caller(con)("assert_no_hierarchy_moves")(_cfg(), generalized, "deid_release_records")
+    # version 1 recorded without a check (published by an older package version): not compared
+    con.execute("update deid_release_history set line_json = null where release_id = 'r1'")
+    assert _moves(con, ["r1", "r2"])["edited"] == ["living version 2 (release r2)"]
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -6,10 +6,12 @@ DuckDB in memory."""
 from __future__ import annotations
 
 import json
+import re
 from types import SimpleNamespace
 from typing import Any
 
 import duckdb
+import pytest
 
 from tests.macro_render import macro_caller
 from tests.unit.test_line_lock_sql import ROOT
@@ -436,3 +438,157 @@ def test_the_key_records_the_epochs_that_stored_rows() -> None:
         call("record_stored_epoch")("hkey", {"name": name, "source": "main.src"})
     assert (con.execute("select stored_epochs from hkey").fetchone()[0]
             == "|x@-@main.src|x@abc@main.src|y@-@main.src|")
+
+
+# Review 19, F2: the stored rows bound to the fingerprint their history row recorded
+# (macros/gates/stored_rows_check.sql), with the engine's own fingerprint SQL (DuckDB's forms
+# of macros/publish/table_fingerprint.sql).
+CHECK_FILES = [ROOT / "macros" / "gates" / "stored_rows_check.sql",
+               ROOT / "macros" / "publish" / "table_fingerprint.sql"]
+#: The store's columns a release writes (release_records_columns: the line columns, one value
+#: per release, grouped; the record key, then per released QI its cell and its true value
+#: where it differs from the cell, fingerprinted).
+CONSTANTS = ["release_name", "release_id", "release_version", "key_check"]
+STORE_COLUMNS = ["record_key", "age", "age__generalized", "zip", "zip__generalized"]
+
+
+def _check_caller(con: Any, engine: str = "duckdb", grouped: bool | None = None):
+    """The macros of CHECK_FILES on ``con``; ``grouped`` forces stored_constants_grouped (True:
+    the constant columns grouped by, as on PostgreSQL and Spark; None: DuckDB's form, which
+    hashes them with the row)."""
+    run_query, columns = run_query_on(con), columns_on(con)
+    names = {m for f in CHECK_FILES for m in re.findall(r"{%-?\s*macro\s+(\w+)\s*\(",
+                                                        f.read_text())}
+
+    def context(call):
+        def dispatch(name: str, package: str):
+            return call(f"{engine}__{name}" if f"{engine}__{name}" in names
+                        else f"default__{name}")
+
+        class Namespace:
+            def __getattr__(self, name: str):
+                stubs = {"own": lambda m: m, **({} if grouped is None else {
+                             "stored_constants_grouped": lambda: grouped}),
+                         "literal": lambda v: "'" + str(v).replace("'", "''") + "'",
+                         "ident": lambda n: '"' + n + '"'}
+                return stubs[name] if name in stubs else call(name)
+
+        return {"dbt_deid": Namespace(), "target": SimpleNamespace(type=engine),
+                "adapter": SimpleNamespace(get_relation=lambda *a: True,
+                                           get_columns_in_relation=columns, dispatch=dispatch),
+                "run_query": run_query, "fromjson": json.loads,
+                "tojson": lambda v, sort_keys=False: json.dumps(v, sort_keys=sort_keys),
+                "dbt": SimpleNamespace(type_string=lambda: "varchar",
+                                       hash=lambda x: f"md5({x})",
+                                       concat=lambda xs: " || ".join(xs),
+                                       length=lambda x: f"length({x})",
+                                       listagg=lambda measure, delimiter, order_by:
+                                       f"string_agg({measure}, {delimiter} {order_by})")}
+    return macro_caller(CHECK_FILES, context)
+
+
+def _stored_line(con: Any, call) -> None:
+    """Two published versions of a line and another name's release: their rows, each recorded
+    with the check the publish step records (record_release_records -> stored_rows_check)."""
+    con.execute("create table store (release_name varchar, release_id varchar,"
+                " release_version bigint, record_key varchar, key_check varchar, age varchar,"
+                " age__generalized varchar, zip varchar, zip__generalized varchar)")
+    con.execute("create table hist (release_id varchar, release_name varchar,"
+                " release_version bigint, line_json varchar, status varchar,"
+                " recorded_at varchar)")
+    for rid, name, version in [("r1", "x", 1), ("r2", "x", 2), ("r3", "y", 1)]:
+        # every third cell suppressed: the true value kept beside it
+        con.execute(f"insert into store select '{name}', '{rid}', {version}, md5('k|' || range),"
+                    " 'kc', case when range % 3 = 0 then null else '40-49' end,"
+                    " case when range % 3 = 0 then '40-49' end,"
+                    " case when range % 3 = 1 then null else 'K1' end,"
+                    " case when range % 3 = 1 then 'K1' end from range(12)")
+        check = call("stored_rows_check")("store", STORE_COLUMNS, rid, CONSTANTS)
+        con.execute("insert into hist values (?, ?, ?, ?, 'published', ?)",
+                    [rid, name, version, json.dumps({"epoch": "", "store_check": check}), rid])
+
+
+@pytest.mark.parametrize("grouped", [None, True])
+def test_stored_cells_edited_by_hand_are_refused(grouped: bool | None) -> None:
+    """Review 19, F2: an UPDATE that blanked a version's stored cells (true values kept: row
+    count, keys and key_check untouched) passed store_integrity_problems, and the gate read
+    the blanked cells as what recipients hold: on 8b94a27 a refused level change published
+    (by person 4 records below k = 5, smallest 3). The stored rows are now compared with the
+    fingerprint their history row recorded at publish, naming the store, the release and its
+    version and the way out (`restart`), never a value."""
+    con = duckdb.connect()
+    call = _check_caller(con, grouped=grouped)
+    _stored_line(con, call)
+    problems = call("stored_rows_edited_problems")
+    assert problems("store", "hist", ["r1", "r2", "r3"]) == []
+    # the rows in another order, and a copy of the table: the same multiset, nothing refused
+    con.execute("create table shuffled as select * from store order by md5(record_key || 'x')")
+    con.execute("drop table store")
+    con.execute("alter table shuffled rename to store")
+    assert problems("store", "hist", ["r1", "r2", "r3"]) == []
+    con.execute("create table backup as select * from store")
+    # the reviewer's edit, on version 1 only: cells blanked, true values kept
+    con.execute("update store set age__generalized = coalesce(age__generalized, age), age = null,"
+                " zip__generalized = coalesce(zip__generalized, zip), zip = null"
+                " where release_id = 'r1'")
+    (msg,) = problems("store", "hist", ["r1", "r2", "r3"])
+    assert "the per-record store store does not hold the rows written when release(s) x" \
+        " version 1 (release r1) were published" in msg
+    assert "r2" not in msg and "r3" not in msg
+    assert "`restart: {reason: '...'}`" in msg and "Restore the store from a backup" in msg
+    assert "40-49" not in msg and "K1" not in msg
+    # one cell of one row of another release, a true value, a key: each is seen
+    for edit, rid in [("update store set age = '50-59' where release_id = 'r3'"
+                       " and record_key = md5('k|1')", "r3"),
+                      ("update store set zip__generalized = 'K2' where release_id = 'r2'"
+                       " and zip__generalized is not null", "r2"),
+                      ("update store set record_key = md5('k|99') where release_id = 'r2'"
+                       " and record_key = md5('k|1')", "r2"),
+                      # a column written with one value per release, on one row
+                      ("update store set release_version = 1 where release_id = 'r2'"
+                       " and record_key = md5('k|5')", "r2"),
+                      ("update store set key_check = null where release_id = 'r3'"
+                       " and record_key = md5('k|5')", "r3"),
+                      # values swapped between two rows of a release (the counts unchanged)
+                      ("update store set age = case when age is null then '40-49' end,"
+                       " age__generalized = case when age is null then null else '40-49' end"
+                       " where release_id = 'r2' and record_key in (md5('k|0'), md5('k|1'))",
+                       "r2")]:
+        con.execute("delete from store")
+        con.execute("insert into store select * from backup")
+        con.execute(edit)
+        (msg,) = problems("store", "hist", ["r1", "r2", "r3"])
+        assert f"(release {rid})" in msg and msg.count("(release ") == 1, (edit, msg)
+    # a release's rows deleted or one added (store_integrity_problems counts them too)
+    con.execute("delete from store")
+    con.execute("insert into store select * from backup where release_id <> 'r3'")
+    (msg,) = problems("store", "hist", ["r1", "r2", "r3"])
+    assert "y version 1 (release r3)" in msg
+    # only the releases asked for are read (the gate passes the releases it combines)
+    assert problems("store", "hist", ["r1", "r2"]) == []
+    # a column of the check dropped from the store
+    con.execute("delete from store")
+    con.execute("insert into store select * from backup")
+    con.execute("alter table store drop column zip__generalized")
+    (msg,) = problems("store", "hist", ["r1"])
+    assert "x version 1 (release r1) (column(s) zip__generalized missing)" in msg
+    con.execute("alter table store rename column key_check to kc")
+    (msg,) = problems("store", "hist", ["r1"])
+    assert "(column(s) key_check, zip__generalized missing)" in msg
+
+
+def test_a_release_recorded_without_a_check_is_not_compared() -> None:
+    """A version published before the history recorded its store's fingerprint (an older
+    package version: no `store_check` in line_json), or recorded by another fingerprint form
+    (another engine, a later change of the hash), is not compared: an upgrade must not refuse
+    every line (docs/combined-lines.md, "Review 19 F2"). The releases published after the
+    upgrade are checked."""
+    con = duckdb.connect()
+    call = _check_caller(con)
+    _stored_line(con, call)
+    con.execute("update hist set line_json = '{\"epoch\": \"\"}' where release_id = 'r1'")
+    con.execute("update hist set line_json = replace(line_json, 'duckdb-1', 'postgres-1')"
+                " where release_id = 'r3'")
+    con.execute("update store set age = null")
+    (msg,) = call("stored_rows_edited_problems")("store", "hist", ["r1", "r2", "r3"])
+    assert "x version 2 (release r2)" in msg and "r1" not in msg and "r3" not in msg
