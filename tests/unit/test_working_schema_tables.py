@@ -96,12 +96,17 @@ class _Refused(Exception):
     pass
 
 
-def _hook(nodes: dict, selected: list[str], which: str = "run", command: str | None = None) -> str:
+def _hook(nodes: dict, selected: list[str], which: str = "run", command: str | None = None,
+          histories: frozenset[str] = frozenset()) -> str:
     """check_working_schema_layout (the package's on-run-start hook), rendered outside dbt as
     dbt gives it: ``command`` is invocation_args_dict['invocation_command'] ("dbt <which> ..."
-    unless given)."""
+    unless given); ``histories``: the schemas holding a deid_release_history table."""
     def raise_error(message: str):
         raise _Refused(message)
+
+    def get_relation(database: str, schema: str, identifier: str):
+        return f"{schema}.{identifier}" if (identifier == "deid_release_history"
+                                            and schema in histories) else None
 
     def context(call):
         return {
@@ -111,6 +116,7 @@ def _hook(nodes: dict, selected: list[str], which: str = "run", command: str | N
             "selected_resources": selected,
             "graph": SimpleNamespace(nodes=nodes),
             "exceptions": SimpleNamespace(raise_compiler_error=raise_error),
+            "adapter": SimpleNamespace(get_relation=get_relation),
             "dbt_deid": SimpleNamespace(**vars(_namespace(call)),
                                         retry_invocation=call("default__retry_invocation")),
         }
@@ -152,6 +158,20 @@ def test_the_hook_passes_a_safe_layout_an_unselected_model_and_other_commands() 
     # commands that build no model
     for which in ("compile", "test", "seed", "docs"):
         assert _hook(nodes, [n.unique_id for n in nodes.values()], which) == ""
+
+
+def test_the_hook_refuses_a_working_schema_holding_a_release_history() -> None:
+    """Review 20, F-D: the var deid_work_schema pointed at another line's published schema
+    (it holds that line's deid_release_history) passed the hook, which compared the working
+    models with this graph's publish schemas only, and the input snapshot and the suppressed
+    records were built next to that mart. Refused now, before any node runs, naming the
+    schema; a working schema without a history passes."""
+    safe = _layout("main_deid_work")
+    selected = [n.unique_id for n in safe.values()]
+    with pytest.raises(_Refused, match=r"4 working model\(s\) would be built in "
+                       r"release\.main_deid_work, which holds a release history"):
+        _hook(safe, selected, histories=frozenset({"main_deid_work"}))
+    assert _hook(safe, selected, histories=frozenset({"main"})) == ""
 
 
 def test_the_hook_checks_every_working_model_in_a_retry_as_dbt_gives_it() -> None:
