@@ -91,16 +91,24 @@ def view_violations(columns: Sequence[str], truth: Sequence[tuple], cells: Seque
         if small:
             out.append(f"{'+'.join(b)}: {len(small)} class(es) below k = {k}"
                        f" (smallest {min(small)})")
-        below, smallest = 0, None
-        consistent = _consistent_counter(rows)
-        for target, n_records in Counter(tuple(t[j] for j in idx) for t in truth).items():
-            n = consistent(target)
-            smallest = n if smallest is None else min(smallest, n)
-            below += n_records if n < k else 0
-        if below:
-            out.append(f"{'+'.join(b)}: {below} record(s) consistent with fewer than k = {k}"
-                       f" rows (smallest {smallest})")
+        out.extend(_consistent_below_k(b, idx, rows, truth, k, "rows"))
     return out
+
+
+def _consistent_below_k(combination: Sequence[str], idx: list[int], rows: Counter,
+                        truth: Sequence[tuple], k: int, unit: str) -> list[str]:
+    """The message for the targets ``truth`` (on ``idx``) consistent with fewer than k of
+    ``rows`` (counts only), or none."""
+    below, smallest = 0, None
+    consistent = _consistent_counter(rows)
+    for target, n_records in Counter(tuple(t[j] for j in idx) for t in truth).items():
+        n = consistent(target)
+        smallest = n if smallest is None else min(smallest, n)
+        below += n_records if n < k else 0
+    if not below:
+        return []
+    return [f"{'+'.join(combination)}: {below} record(s) consistent with fewer than k = {k}"
+            f" {unit} (smallest {smallest})"]
 
 
 def version_violations(columns: Sequence[str], release: Release,
@@ -152,15 +160,7 @@ def person_violations(columns: Sequence[str], versions: Sequence[Release],
     for b in combinations:
         idx = [list(columns).index(c) for c in b]
         rows = Counter(tuple(p[j] for j in idx) for p in cells)
-        consistent = _consistent_counter(rows)
-        below, smallest = 0, None
-        for target, n_records in Counter(tuple(t[j] for j in idx) for t in truth).items():
-            n = consistent(target)
-            smallest = n if smallest is None else min(smallest, n)
-            below += n_records if n < k else 0
-        if below:
-            out.append(f"{'+'.join(b)}: {below} record(s) consistent with fewer than k = {k}"
-                       f" persons (smallest {smallest})")
+        out.extend(_consistent_below_k(b, idx, rows, truth, k, "persons"))
     return out
 
 

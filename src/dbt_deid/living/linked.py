@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dbt_deid.living.pairs import CONFLICT, RefreshInput, Status
-from dbt_deid.living.views import WorkTable
+from dbt_deid.living.views import WorkTable, suppress_in_order
 from dbt_deid.patterns import SUPPRESSED
 from dbt_deid.verify import coded_consistent_counts
 
@@ -277,17 +277,7 @@ def _recruit(work: WorkTable, inp: RefreshInput, idx: list[int], target: int, ne
     wrong = (late[fits] != SUPPRESSED) & (late[fits] != b)
     cost = wrong.sum(axis=1)
     order = np.lexsort((cand, cost))
-    cum = np.cumsum(work.counts[cand[order]])
-    last = int(np.searchsorted(cum, need))  # rows order[: last + 1] cover the need
-    take = order[: last + 1]
-    amounts = work.counts[cand[take]].copy()
-    if last < len(order):
-        amounts[-1] -= max(int(cum[last]) - need, 0)
-    moved = work.split(cand[take], amounts)
-    block = work.codes[np.ix_(moved, idx)]
-    block[wrong[take]] = SUPPRESSED
-    work.codes[np.ix_(moved, idx)] = block
-    return int((wrong[take].sum(axis=1) * amounts).sum())
+    return suppress_in_order(work, cand, order, need, idx, wrong)
 
 
 def linked_checks(work: WorkTable, inp: RefreshInput, combinations: Sequence[Sequence[str]],

@@ -45,7 +45,7 @@ import numpy as np
 
 from dbt_deid.coded import row_keys
 from dbt_deid.living.pairs import CONFLICT, RefreshInput, Status
-from dbt_deid.living.views import FIXED, FREE, WorkTable
+from dbt_deid.living.views import FIXED, FREE, WorkTable, suppress_in_order
 from dbt_deid.patterns import SUPPRESSED
 from dbt_deid.verify import CombinationCheck, coded_class_sizes, coded_consistent_counts
 
@@ -270,14 +270,4 @@ def _recruit(work: WorkTable, view: PersonView, idx: list[int], t: np.ndarray, n
     changed_first = view.target[cand].astype(np.int64)  # new records (targets) after
     cost = wrong.astype(float) @ w
     order = np.lexsort((rows, wrong.sum(axis=1), cost, changed_first))
-    cum = np.cumsum(work.counts[rows[order]])
-    last = int(np.searchsorted(cum, need))
-    take = order[: last + 1]
-    amounts = work.counts[rows[take]].copy()
-    if last < len(order):
-        amounts[-1] -= max(int(cum[last]) - need, 0)
-    moved = work.split(rows[take], amounts)
-    block = work.codes[np.ix_(moved, idx)]
-    block[wrong[take]] = SUPPRESSED
-    work.codes[np.ix_(moved, idx)] = block
-    return int((wrong[take].sum(axis=1) * amounts).sum())
+    return suppress_in_order(work, rows, order, need, idx, wrong)

@@ -98,3 +98,23 @@ class WorkTable:
     def suppressed_cells(self, rows: np.ndarray) -> int:
         """Record cells suppressed in ``rows``."""
         return int(((self.codes[rows] == SUPPRESSED).sum(axis=1) * self.counts[rows]).sum())
+
+
+def suppress_in_order(work: WorkTable, rows: np.ndarray, order: np.ndarray, need: int,
+                      idx: list[int], wrong: np.ndarray) -> int:
+    """Suppress the cells ``wrong`` (one row per entry of ``rows``, columns ``idx``) of the
+    work rows ``rows`` taken in ``order`` until their records cover ``need``; the last row
+    taken is split so that only the records needed change (seed 000's combinations algorithm
+    suppresses record by record, El Emam et al. 2011, "Suppression"). Returns the cells
+    suppressed. Shared by the linked guard and the guard by person."""
+    cum = np.cumsum(work.counts[rows[order]])
+    last = int(np.searchsorted(cum, need))  # rows order[: last + 1] cover the need
+    take = order[: last + 1]
+    amounts = work.counts[rows[take]].copy()
+    if last < len(order):
+        amounts[-1] -= max(int(cum[last]) - need, 0)
+    moved = work.split(rows[take], amounts)
+    block = work.codes[np.ix_(moved, idx)]
+    block[wrong[take]] = SUPPRESSED
+    work.codes[np.ix_(moved, idx)] = block
+    return int((wrong[take].sum(axis=1) * amounts).sum())
