@@ -164,6 +164,16 @@ def _replace_records(con: Any, codes: dict[str, tuple[str, str]], level: int = 3
         con.unregister("fresh")
 
 
+
+def _before_a_refresh(con) -> _Rel:  # noqa: ANN001 - a DuckDB connection
+    """The store of releases r1 and r2 and deid_generalized over deid_suppressed, as
+    assert_no_hierarchy_moves reads them in deid_patterns before a refresh."""
+    con.execute("create table deid_release_records (release_id varchar)")
+    con.execute("insert into deid_release_records values ('r1'), ('r2')")
+    con.execute("create view deid_generalized as select mrdx__original, mrdx__generalized as mrdx,"
+                " province__original, province__generalized as province from deid_suppressed")
+    return _Rel(database="d", schema="s", identifier="deid_generalized")
+
 def test_the_store_keeps_the_released_mapping_of_hierarchy_qis_only() -> None:
     con = _database(CODES)
     _publish(con, "r1", 1)
@@ -201,11 +211,7 @@ def test_a_released_value_in_another_group_is_a_move_named_by_counts_only() -> N
     assert "`restart: {reason: '...'}`" in message
     assert "J189" not in message and "Chapter" not in message
     # before a refresh (deid_patterns): the build fails with the same message
-    con.execute("create table deid_release_records (release_id varchar)")
-    con.execute("insert into deid_release_records values ('r1'), ('r2')")
-    con.execute("create view deid_generalized as select mrdx__original, mrdx__generalized as mrdx,"
-                " province__original, province__generalized as province from deid_suppressed")
-    generalized = _Rel(database="d", schema="s", identifier="deid_generalized")
+    generalized = _before_a_refresh(con)
     try:
         _caller(con)("assert_no_hierarchy_moves")(_cfg(), generalized, "deid_release_records")
     except _Refused as refused:
@@ -263,11 +269,7 @@ def test_a_released_pair_edited_to_hide_a_move_is_refused() -> None:
     assert "`restart: {reason: '...'}`" in message
     assert "J189" not in message and "Chapter" not in message
     # before a refresh (deid_patterns) too
-    con.execute("create table deid_release_records (release_id varchar)")
-    con.execute("insert into deid_release_records values ('r1'), ('r2')")
-    con.execute("create view deid_generalized as select mrdx__original, mrdx__generalized as mrdx,"
-                " province__original, province__generalized as province from deid_suppressed")
-    generalized = _Rel(database="d", schema="s", identifier="deid_generalized")
+    generalized = _before_a_refresh(con)
     with pytest.raises(_Refused, match="does not hold the mapping released by living version 1"):
         _caller(con)("assert_no_hierarchy_moves")(_cfg(), generalized, "deid_release_records")
     # version 1 recorded without a check (published by an older package version): not compared
